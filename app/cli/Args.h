@@ -1,0 +1,44 @@
+// A small, strict command-line parser for glint-cli: options are declared up front, unknown options and
+// malformed values are usage errors (exit code 2) with a message that names the option.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace glint::cli {
+
+struct OptionSpec {
+    std::set<std::string> valueOptions; // "--k", "--json", ... (take one value; may repeat)
+    std::set<std::string> flags;        // options without a value
+};
+
+class ParsedArgs {
+public:
+    std::vector<std::string> positionals;
+
+    bool has(const std::string& option) const { return options_.count(option) != 0; }
+    // The last value given for the option.
+    std::optional<std::string> value(const std::string& option) const;
+    std::string valueOr(const std::string& option, const std::string& fallback) const;
+    // Every value given for a repeatable option, in order.
+    std::vector<std::string> values(const std::string& option) const;
+
+    void add(const std::string& option, std::string value) { options_[option].push_back(std::move(value)); }
+
+private:
+    std::map<std::string, std::vector<std::string>> options_;
+};
+
+// Accepts "--opt value" and "--opt=value". A lone "-" is a positional (standard input/output).
+ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spec);
+
+// Value parsers: each throws UsageError naming the option when the text is not a valid value.
+long long parseInteger(const std::string& text, const std::string& option);
+double parseNumber(const std::string& text, const std::string& option);
+// "X,Y" or "X,Y,W,H" etc.: exactly `count` comma-separated numbers (count 0 = any even number >= 6).
+std::vector<double> parseNumberList(const std::string& text, const std::string& option, std::size_t count);
+
+} // namespace glint::cli

@@ -1,0 +1,85 @@
+// glint-cli: every Glint algorithm from the command line, with the JSON and exit codes of DESIGN.md.
+#include "Backends.h"
+#include "cli/Commands.h"
+#include "util/Errors.h"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void printUsage(std::ostream& out) {
+    out << "usage: glint-cli COMMAND [OPTIONS]\n\ncommands:\n";
+    for (const auto& c : glint::cli::commands()) out << "  " << c.name << "\t" << c.summary << "\n";
+    out << "\n";
+    for (const auto& c : glint::cli::commands()) out << c.usage << "\n";
+    out << "\nexit codes: 0 done, 2 bad usage or option value, 3 bad input, 4 backend not available\n";
+}
+
+// One line on stderr, whatever the message holds.
+void reportError(const std::string& message) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n' || c == '\r') c = ' ';
+    std::cerr << "glint-cli: " << line << std::endl;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        printUsage(std::cerr);
+        return 2;
+    }
+    if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+        printUsage(std::cout);
+        return 0;
+    }
+    if (args[0] == "--version") {
+        std::cout << "glint-cli " << GLINT_VERSION << "\n";
+        return 0;
+    }
+    const glint::cli::Command* command = nullptr;
+    for (const auto& c : glint::cli::commands())
+        if (args[0] == c.name) command = &c;
+    if (!command) {
+        reportError("unknown command '" + args[0] + "' (try glint-cli --help)");
+        return 2;
+    }
+    args.erase(args.begin());
+    for (const auto& a : args)
+        if (a == "-h" || a == "--help") {
+            std::cout << "usage: " << command->usage << "\n";
+            return 0;
+        }
+    try {
+        glint::initBackends();
+        return command->run(args);
+    } catch (const glint::UsageError& e) {
+        reportError(e.what());
+        std::cerr << "usage: " << command->usage << std::endl;
+        return 2;
+    } catch (const glint::InputError& e) {
+        reportError(e.what());
+        return 3;
+    } catch (const glint::OutputError& e) {
+        reportError(e.what());
+        return 3;
+    } catch (const glint::BackendUnavailable& e) {
+        reportError(e.what());
+        return 4;
+    } catch (const glint::Cancelled&) {
+        reportError("cancelled");
+        return 130;
+    } catch (const std::bad_alloc&) {
+        reportError("out of memory");
+        return 3;
+    } catch (const std::exception& e) {
+        reportError(std::string("internal error: ") + e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,97 @@
+#include "io/ImageLoader.h"
+
+#include "util/Errors.h"
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace glint {
+
+const char* fileFormatName(FileFormat format) {
+    switch (format) {
+    case FileFormat::Fits: return "FITS";
+    case FileFormat::Dicom: return "DICOM";
+    case FileFormat::Png: return "PNG";
+    case FileFormat::Pnm: return "PGM";
+    case FileFormat::Tiff: return "TIFF";
+    case FileFormat::Jpeg: return "JPEG";
+    case FileFormat::Bmp: return "BMP";
+    case FileFormat::Jpeg2000: return "JPEG2000";
+    case FileFormat::Text: return "CSV";
+    case FileFormat::Unknown: break;
+    }
+    return "unknown";
+}
+
+namespace {
+
+bool startsWith(const std::string& bytes, const char* prefix, std::size_t offset = 0) {
+    const std::size_t n = std::strlen(prefix);
+    return bytes.size() >= offset + n && bytes.compare(offset, n, prefix) == 0;
+}
+
+bool looksLikeText(const std::string& bytes) {
+    if (bytes.empty()) return false;
+    // Printable ASCII and white space only: the text loader then says which token is not a number.
+    for (unsigned char c : bytes)
+        if (!(c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f))) return false;
+    return true;
+}
+
+} // namespace
+
+FileFormat detectFileFormat(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw InputError("cannot open '" + path + "': no such file");
+    if (std::filesystem::is_directory(path, ec)) throw InputError("cannot open '" + path + "': it is a folder");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    std::string head(512, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.empty()) throw InputError("cannot open '" + path + "': the file is empty");
+
+    if (startsWith(head, "SIMPLE  =")) return FileFormat::Fits;
+    if (startsWith(head, "DICM", 128)) return FileFormat::Dicom;
+    if (startsWith(head, "\x89PNG\r\n\x1a\n")) return FileFormat::Png;
+    if (head.size() >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6') return FileFormat::Pnm;
+    if (head.compare(0, 4, std::string("II*\0", 4)) == 0 || head.compare(0, 4, std::string("MM\0*", 4)) == 0)
+        return FileFormat::Tiff;
+    if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xFF && static_cast<unsigned char>(head[1]) == 0xD8 &&
+        static_cast<unsigned char>(head[2]) == 0xFF)
+        return FileFormat::Jpeg;
+    if (startsWith(head, "BM")) return FileFormat::Bmp;
+    if (head.compare(0, 12, std::string("\0\0\0\x0CjP  \r\n\x87\n", 12)) == 0) return FileFormat::Jpeg2000;
+    // DICOM without the 128-byte preamble (old ACR-NEMA style): group 0x0008 or 0x0002 little endian.
+    if (head.size() >= 8 && (head[0] == 0x08 || head[0] == 0x02) && head[1] == 0x00 && head[3] == 0x00)
+        return FileFormat::Dicom;
+    if (looksLikeText(head)) return FileFormat::Text;
+    return FileFormat::Unknown;
+}
+
+Image loadImage(const std::string& path, const LoadOptions& options) {
+    const FileFormat format = detectFileFormat(path);
+    Image image;
+    switch (format) {
+    case FileFormat::Fits: image = loadFits(path, options); break;
+    case FileFormat::Dicom: image = loadDicom(path, options); break;
+    case FileFormat::Png:
+    case FileFormat::Pnm:
+    case FileFormat::Tiff:
+    case FileFormat::Jpeg:
+    case FileFormat::Bmp: image = loadRaster(path, format); break;
+    case FileFormat::Text: image = loadTextMatrix(path); break;
+    case FileFormat::Jpeg2000:
+        throw InputError("cannot open '" + path + "': bare JPEG 2000 files are not supported (DICOM with JPEG 2000 is)");
+    case FileFormat::Unknown:
+        throw InputError("cannot open '" + path + "': unsupported or unrecognised file format");
+    }
+    image.meta.path = path;
+    return image;
+}
+
+} // namespace glint

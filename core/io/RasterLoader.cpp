@@ -1,0 +1,80 @@
+// PNG/PGM/TIFF/JPEG/BMP through OpenCV, 8 and 16 bit (and TIFF's 32-bit and float samples), colour
+// converted to luminance the way ImageJ and OpenCV do (rounded to the native depth).
+#include "io/ImageLoader.h"
+#include "util/Errors.h"
+#include "util/StderrSilencer.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace glint {
+
+namespace {
+
+template <class T>
+Image imageFromMat(const cv::Mat& mat) {
+    std::vector<T> samples(static_cast<std::size_t>(mat.rows) * mat.cols);
+    for (int y = 0; y < mat.rows; ++y) {
+        const T* row = mat.ptr<T>(y);
+        std::copy(row, row + mat.cols, samples.begin() + static_cast<std::ptrdiff_t>(y) * mat.cols);
+    }
+    return Image::fromSamples<T>(mat.cols, mat.rows, std::move(samples));
+}
+
+} // namespace
+
+Image loadRaster(const std::string& path, FileFormat format) {
+    cv::Mat mat;
+    {
+        // libpng/libjpeg print their own warnings for damaged files; the user gets our one line instead.
+        StderrSilencer quiet;
+        try {
+            mat = cv::imread(path, cv::IMREAD_UNCHANGED);
+        } catch (const cv::Exception& e) {
+            mat.release();
+        }
+    }
+    if (mat.empty())
+        throw InputError("cannot open '" + path + "': the " + std::string(fileFormatName(format)) +
+                         " file is corrupt, truncated or of an unsupported kind");
+    checkImageDimensions(mat.cols, mat.rows, "'" + path + "'");
+
+    bool colour = false;
+    if (mat.channels() == 3 || mat.channels() == 4) {
+        cv::Mat grey;
+        cv::cvtColor(mat, grey, mat.channels() == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
+        mat = grey;
+        colour = true;
+    } else if (mat.channels() == 2) { // grey + alpha
+        cv::Mat planes[2];
+        cv::split(mat, planes);
+        mat = planes[0];
+    } else if (mat.channels() != 1) {
+        throw InputError("cannot open '" + path + "': " + std::to_string(mat.channels()) + " channels are not supported");
+    }
+
+    Image image;
+    switch (mat.depth()) {
+    case CV_8U: image = imageFromMat<std::uint8_t>(mat); break;
+    case CV_8S: image = imageFromMat<std::int8_t>(mat); break;
+    case CV_16U: image = imageFromMat<std::uint16_t>(mat); break;
+    case CV_16S: image = imageFromMat<std::int16_t>(mat); break;
+    case CV_32S: image = imageFromMat<std::int32_t>(mat); break;
+    case CV_32F: image = imageFromMat<float>(mat); break;
+    case CV_64F: image = imageFromMat<double>(mat); break;
+    default: throw InputError("cannot open '" + path + "': unsupported sample depth");
+    }
+    image.meta.format = fileFormatName(format);
+    image.meta.wasColour = colour;
+    if (image.sampleType() == SampleType::Float32 || image.sampleType() == SampleType::Float64) {
+        std::vector<std::uint8_t> blank(image.pixelCount());
+        image.visit([&](const auto* p) {
+            for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = (p[i] != p[i]) ? 1 : 0; // NaN
+        });
+        image.setBlankMask(std::move(blank));
+        image.updateIntegerValued();
+    }
+    return image;
+}
+
+} // namespace glint

@@ -1,0 +1,82 @@
+// CSV/TXT numeric matrices: one row a line, values separated by commas, semicolons or white space,
+// negative values allowed, NaN kept as a blank. Lines starting with '#' are comments.
+#include "io/ImageLoader.h"
+#include "util/Errors.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace glint {
+
+namespace {
+
+bool isSeparator(char c) { return c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\r'; }
+
+} // namespace
+
+Image loadTextMatrix(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    std::vector<double> values;
+    long long width = -1;
+    long long height = 0;
+    std::string line;
+    long long lineNumber = 0;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        std::size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') continue;
+        long long count = 0;
+        const char* p = line.c_str();
+        const char* end = p + line.size();
+        while (p < end) {
+            while (p < end && isSeparator(*p)) ++p;
+            if (p >= end) break;
+            const char* tokenStart = p;
+            while (p < end && !isSeparator(*p)) ++p;
+            const std::string token(tokenStart, p);
+            char* parsedEnd = nullptr;
+            errno = 0;
+            const double v = std::strtod(token.c_str(), &parsedEnd);
+            if (parsedEnd == token.c_str() || *parsedEnd != '\0')
+                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": '" + token +
+                                 "' is not a number");
+            if (std::isinf(v))
+                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": '" + token +
+                                 "' is out of range");
+            values.push_back(v);
+            ++count;
+            // a comma directly after another comma is an empty field: an error, not a silent skip
+            if (p < end && *p == ',') {
+                const char* q = p + 1;
+                while (q < end && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+                if (q < end && *q == ',')
+                    throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": empty field");
+            }
+        }
+        if (count == 0) continue;
+        if (width < 0) width = count;
+        else if (count != width)
+            throw InputError("'" + path + "' line " + std::to_string(lineNumber) + " has " + std::to_string(count) +
+                             " values, earlier rows have " + std::to_string(width));
+        ++height;
+        if (width * height > kMaxImagePixels) checkImageDimensions(width, height, "'" + path + "'");
+    }
+    if (in.bad()) throw InputError("cannot read '" + path + "'");
+    if (height == 0) throw InputError("'" + path + "' holds no numbers");
+    checkImageDimensions(width, height, "'" + path + "'");
+
+    std::vector<std::uint8_t> blank(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) blank[i] = std::isnan(values[i]) ? 1 : 0;
+    Image image = Image::fromSamples<double>(static_cast<int>(width), static_cast<int>(height), std::move(values));
+    image.setBlankMask(std::move(blank));
+    image.updateIntegerValued();
+    image.meta.format = "CSV";
+    return image;
+}
+
+} // namespace glint

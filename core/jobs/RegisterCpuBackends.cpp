@@ -1,0 +1,15 @@
+// The one place that lists every algorithm's reference and CPU backends.
+#include "jobs/Backend.h"
+
+#include <mutex>
+
+namespace glint {
+
+void registerCpuBackends() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // Each algorithm adds its line here: registerXxxCpuBackends();
+    });
+}
+
+} // namespace glint

@@ -1,0 +1,24 @@
+#include "Backends.h"
+
+#include "jobs/Backend.h"
+
+#include <mutex>
+
+#if GLINT_HAVE_CUDA
+#include "CudaDevice.h"
+#endif
+
+namespace glint {
+
+void initBackends() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerCpuBackends();
+#if GLINT_HAVE_CUDA
+        setCudaProbe(&cuda::probeDevice);
+        cuda::registerCudaBackends();
+#endif
+    });
+}
+
+} // namespace glint

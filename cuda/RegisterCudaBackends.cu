@@ -1,0 +1,10 @@
+// The one place that lists every algorithm's CUDA backend.
+#include "Backends.h"
+
+namespace glint::cuda {
+
+void registerCudaBackends() {
+    // Each algorithm adds its line here: registerXxxCuda();
+}
+
+} // namespace glint::cuda
