@@ -6,6 +6,10 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
         {"info", "glint-cli info IMAGE [--hdu N] [--plane N] [--frame N] [--json FILE|-]",
          "describe an image: size, depth, statistics, HDUs, WCS", &runInfo},
+        {"bench",
+         "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] [--repeat R]\n"
+         "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
+         "time the algorithms on generated cases, with speed-ups against reference and cpu", &runBench},
     };
     return list;
 }

@@ -17,5 +17,6 @@ struct Command {
 const std::vector<Command>& commands();
 
 int runInfo(const std::vector<std::string>& args);
+int runBench(const std::vector<std::string>& args);
 
 } // namespace glint::cli

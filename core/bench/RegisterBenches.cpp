@@ -1,0 +1,15 @@
+// The one place that lists every algorithm's bench.
+#include "bench/Bench.h"
+
+#include <mutex>
+
+namespace glint {
+
+void registerAllBenches() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // Each algorithm adds its line here: registerXxxBench();
+    });
+}
+
+} // namespace glint

@@ -1,0 +1,281 @@
+#include "display/Display.h"
+
+#include "io/ImageStats.h"
+#include "util/Errors.h"
+#include "util/Parallel.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace glint {
+
+DisplaySettings defaultDisplaySettings(const Image& image) {
+    DisplaySettings s;
+    if (image.meta.windowCenter && image.meta.windowWidth && *image.meta.windowWidth > 0) {
+        s.limits = LimitsMode::Window;
+        s.low = *image.meta.windowCenter - *image.meta.windowWidth / 2.0;
+        s.high = *image.meta.windowCenter + *image.meta.windowWidth / 2.0;
+    }
+    return s;
+}
+
+namespace {
+
+// Every finite non-blank value in storage order (row 0 first), as astropy sees a masked array.
+std::vector<double> finiteValues(const Image& image, std::size_t stride = 1) {
+    std::vector<double> out;
+    image.visit([&](const auto* p) {
+        const std::size_t n = image.pixelCount();
+        out.reserve(n / stride + 1);
+        for (std::size_t i = 0; i < n; i += stride) {
+            if (image.isBlank(i)) continue;
+            const double v = static_cast<double>(p[i]);
+            if (std::isfinite(v)) out.push_back(v);
+        }
+    });
+    return out;
+}
+
+DisplayLimits ordered(DisplayLimits l) {
+    if (!(l.high > l.low)) l.high = l.low + 1.0; // a flat image still maps to something
+    return l;
+}
+
+} // namespace
+
+DisplayLimits zscaleLimits(const Image& image, int nSamples, double contrast) {
+    std::vector<double> values = finiteValues(image);
+    if (values.empty()) return {0.0, 1.0};
+    const std::size_t stride = std::max<std::size_t>(1, static_cast<std::size_t>(
+                                                            static_cast<double>(values.size()) / nSamples));
+    std::vector<double> samples;
+    for (std::size_t i = 0; i < values.size() && samples.size() < static_cast<std::size_t>(nSamples); i += stride)
+        samples.push_back(values[i]);
+    std::sort(samples.begin(), samples.end());
+    const long npix = static_cast<long>(samples.size());
+    double vmin = samples.front();
+    double vmax = samples.back();
+
+    constexpr int kMinPixels = 5;
+    constexpr double kMaxReject = 0.5;
+    constexpr double kRej = 2.5;
+    constexpr int kMaxIterations = 5;
+    const long minpix = std::max<long>(kMinPixels, static_cast<long>(npix * kMaxReject));
+    const long ngrow = std::max<long>(1, static_cast<long>(npix * 0.01));
+    std::vector<char> bad(static_cast<std::size_t>(npix), 0);
+    long ngood = npix;
+    long lastNgood = npix + 1;
+    double slope = 0.0;
+    bool fitted = false;
+    for (int iter = 0; iter < kMaxIterations; ++iter) {
+        if (ngood >= lastNgood || ngood < minpix) break;
+        // least-squares line through the good samples (x = index)
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+        for (long i = 0; i < npix; ++i) {
+            if (bad[i]) continue;
+            const double x = static_cast<double>(i);
+            sx += x;
+            sy += samples[i];
+            sxx += x * x;
+            sxy += x * samples[i];
+            n += 1;
+        }
+        const double denom = n * sxx - sx * sx;
+        const double b = denom != 0.0 ? (n * sxy - sx * sy) / denom : 0.0;
+        const double a = (sy - b * sx) / n;
+        slope = b;
+        fitted = true;
+        std::vector<double> flat(static_cast<std::size_t>(npix));
+        double mean = 0.0;
+        for (long i = 0; i < npix; ++i) {
+            flat[i] = samples[i] - (a + b * static_cast<double>(i));
+            if (!bad[i]) mean += flat[i];
+        }
+        mean /= n;
+        double var = 0.0;
+        for (long i = 0; i < npix; ++i)
+            if (!bad[i]) var += (flat[i] - mean) * (flat[i] - mean);
+        const double threshold = kRej * std::sqrt(var / n);
+        for (long i = 0; i < npix; ++i)
+            if (flat[i] < -threshold || flat[i] > threshold) bad[i] = 1;
+        // dilate as numpy.convolve(bad, ones(ngrow), mode='same')
+        std::vector<char> grown(static_cast<std::size_t>(npix), 0);
+        const long c = (ngrow - 1) / 2;
+        for (long i = 0; i < npix; ++i) {
+            const long lo = std::max<long>(0, i + c - (ngrow - 1));
+            const long hi = std::min<long>(npix - 1, i + c);
+            for (long j = lo; j <= hi; ++j)
+                if (bad[j]) {
+                    grown[i] = 1;
+                    break;
+                }
+        }
+        bad.swap(grown);
+        lastNgood = ngood;
+        ngood = static_cast<long>(std::count(bad.begin(), bad.end(), 0));
+    }
+    if (fitted && ngood >= minpix) {
+        if (contrast > 0) slope /= contrast;
+        const long center = (npix - 1) / 2;
+        const double median = (npix % 2 == 1) ? samples[npix / 2] : 0.5 * (samples[npix / 2 - 1] + samples[npix / 2]);
+        vmin = std::max(vmin, median - static_cast<double>(center - 1) * slope);
+        vmax = std::min(vmax, median + static_cast<double>(npix - center) * slope);
+    }
+    return {vmin, vmax};
+}
+
+DisplayLimits computeLimits(const Image& image, const DisplaySettings& settings) {
+    switch (settings.limits) {
+    case LimitsMode::Manual:
+    case LimitsMode::Window: return ordered({settings.low, settings.high});
+    case LimitsMode::ZScale: return ordered(zscaleLimits(image));
+    case LimitsMode::MinMax: {
+        const ImageStats s = computeStats(image);
+        return ordered({s.min, s.max});
+    }
+    case LimitsMode::Percentile: {
+        // Large images: a regular subsample of about 4 million pixels is as good for display limits.
+        const std::size_t stride = std::max<std::size_t>(1, image.pixelCount() / (1u << 22));
+        std::vector<double> values = finiteValues(image, stride);
+        if (values.empty()) return {0.0, 1.0};
+        const double cut = (100.0 - std::clamp(settings.percentile, 0.0, 100.0)) / 2.0;
+        DisplayLimits l;
+        l.low = percentileOf(values, cut);
+        l.high = percentileOf(values, 100.0 - cut);
+        return ordered(l);
+    }
+    }
+    return {0.0, 1.0};
+}
+
+double stretch(double value, const DisplayLimits& limits, DisplayScale scale) {
+    double x = (value - limits.low) / (limits.high - limits.low);
+    x = std::clamp(x, 0.0, 1.0);
+    switch (scale) {
+    case DisplayScale::Linear: return x;
+    case DisplayScale::Log: return std::log10(1000.0 * x + 1.0) / std::log10(1000.0); // DS9, exponent 1000
+    case DisplayScale::Sqrt: return std::sqrt(x);
+    case DisplayScale::Asinh: return std::asinh(10.0 * x) / 3.0;                     // DS9
+    }
+    return x;
+}
+
+std::array<std::uint32_t, 256> colormapTable(Colormap colormap) {
+    std::array<std::uint32_t, 256> table{};
+    if (colormap == Colormap::Grey || colormap == Colormap::InvertedGrey) {
+        for (int i = 0; i < 256; ++i) {
+            const std::uint32_t g = colormap == Colormap::Grey ? i : 255 - i;
+            table[i] = 0xFF000000u | (g << 16) | (g << 8) | g;
+        }
+        return table;
+    }
+    int cvMap = cv::COLORMAP_VIRIDIS;
+    switch (colormap) {
+    case Colormap::Heat: cvMap = cv::COLORMAP_HOT; break;
+    case Colormap::Viridis: cvMap = cv::COLORMAP_VIRIDIS; break;
+    case Colormap::Cool: cvMap = cv::COLORMAP_COOL; break;
+    case Colormap::Rainbow: cvMap = cv::COLORMAP_TURBO; break;
+    default: break;
+    }
+    cv::Mat ramp(1, 256, CV_8UC1);
+    for (int i = 0; i < 256; ++i) ramp.at<std::uint8_t>(0, i) = static_cast<std::uint8_t>(i);
+    cv::Mat colours;
+    cv::applyColorMap(ramp, colours, cvMap);
+    for (int i = 0; i < 256; ++i) {
+        const cv::Vec3b bgr = colours.at<cv::Vec3b>(0, i);
+        table[i] = 0xFF000000u | (std::uint32_t(bgr[2]) << 16) | (std::uint32_t(bgr[1]) << 8) | bgr[0];
+    }
+    return table;
+}
+
+std::vector<std::uint32_t> renderImage(const Image& image, const DisplaySettings& settings,
+                                       const DisplayLimits& limits, std::uint32_t blankColour) {
+    const auto table = colormapTable(settings.colormap);
+    std::vector<std::uint32_t> out(image.pixelCount());
+    const auto index = [&](double v) {
+        return table[static_cast<std::size_t>(std::lround(stretch(v, limits, settings.scale) * 255.0))];
+    };
+    image.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        // Small integer types: one table entry per possible value.
+        std::vector<std::uint32_t> lut;
+        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
+            lut.resize(std::size_t(1) << (8 * sizeof(T)));
+            for (std::size_t k = 0; k < lut.size(); ++k)
+                lut[k] = index(static_cast<double>(static_cast<T>(std::numeric_limits<T>::min() + static_cast<long>(k))));
+        }
+        parallelFor(0, static_cast<std::size_t>(image.height()), 64, [&](std::size_t y0, std::size_t y1) {
+            for (std::size_t i = y0 * image.width(); i < y1 * image.width(); ++i) {
+                if (image.isBlank(i)) {
+                    out[i] = blankColour;
+                    continue;
+                }
+                if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
+                    out[i] = lut[static_cast<std::size_t>(static_cast<long>(p[i]) - std::numeric_limits<T>::min())];
+                } else {
+                    const double v = static_cast<double>(p[i]);
+                    out[i] = std::isnan(v) ? blankColour : index(v);
+                }
+            }
+        });
+    });
+    return out;
+}
+
+const char* displayScaleName(DisplayScale scale) {
+    switch (scale) {
+    case DisplayScale::Linear: return "linear";
+    case DisplayScale::Log: return "log";
+    case DisplayScale::Sqrt: return "sqrt";
+    case DisplayScale::Asinh: return "asinh";
+    }
+    return "linear";
+}
+
+const char* limitsModeName(LimitsMode mode) {
+    switch (mode) {
+    case LimitsMode::MinMax: return "minmax";
+    case LimitsMode::ZScale: return "zscale";
+    case LimitsMode::Percentile: return "percentile";
+    case LimitsMode::Window: return "window";
+    case LimitsMode::Manual: return "manual";
+    }
+    return "percentile";
+}
+
+const char* colormapName(Colormap colormap) {
+    switch (colormap) {
+    case Colormap::Grey: return "grey";
+    case Colormap::InvertedGrey: return "inverted grey";
+    case Colormap::Heat: return "heat";
+    case Colormap::Viridis: return "viridis";
+    case Colormap::Cool: return "cool";
+    case Colormap::Rainbow: return "rainbow";
+    }
+    return "grey";
+}
+
+DisplayScale parseDisplayScale(const std::string& name) {
+    for (auto s : {DisplayScale::Linear, DisplayScale::Log, DisplayScale::Sqrt, DisplayScale::Asinh})
+        if (name == displayScaleName(s)) return s;
+    throw UsageError("unknown display scale '" + name + "' (linear, log, sqrt, asinh)");
+}
+
+LimitsMode parseLimitsMode(const std::string& name) {
+    for (auto m : {LimitsMode::MinMax, LimitsMode::ZScale, LimitsMode::Percentile, LimitsMode::Window, LimitsMode::Manual})
+        if (name == limitsModeName(m)) return m;
+    throw UsageError("unknown display limits '" + name + "' (minmax, zscale, percentile, window, manual)");
+}
+
+Colormap parseColormap(const std::string& name) {
+    for (auto c : {Colormap::Grey, Colormap::InvertedGrey, Colormap::Heat, Colormap::Viridis, Colormap::Cool,
+                   Colormap::Rainbow})
+        if (name == colormapName(c)) return c;
+    if (name == "gray") return Colormap::Grey;
+    throw UsageError("unknown colormap '" + name + "'");
+}
+
+} // namespace glint
