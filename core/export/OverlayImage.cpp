@@ -3,7 +3,9 @@
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
 
+#if GLINT_WITH_IMGCODECS
 #include <opencv2/imgcodecs.hpp>
+#endif
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -129,9 +131,13 @@ void OverlayImage::drawLegend(const std::vector<std::pair<std::string, std::uint
 }
 
 void OverlayImage::savePng(const std::string& path) const {
+#if !GLINT_WITH_IMGCODECS
+    throw OutputError("cannot write '" + path + "': this headless build of Glint writes no PNG files");
+#else
     std::vector<std::uint8_t> bytes;
     if (!cv::imencode(".png", canvas_, bytes)) throw OutputError("cannot write '" + path + "': PNG encoding failed");
     writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+#endif
 }
 
 } // namespace glint

@@ -4,7 +4,9 @@
 #include "util/Errors.h"
 #include "util/StderrSilencer.h"
 
+#if GLINT_WITH_IMGCODECS
 #include <opencv2/imgcodecs.hpp>
+#endif
 #include <opencv2/imgproc.hpp>
 
 namespace glint {
@@ -25,6 +27,9 @@ Image imageFromMat(const cv::Mat& mat) {
 
 Image loadRaster(const std::string& path, FileFormat format) {
     cv::Mat mat;
+#if !GLINT_WITH_IMGCODECS
+    throw InputError("cannot open '" + path + "': this headless build of Glint reads FITS, DICOM and CSV, not " + std::string(fileFormatName(format)));
+#else
     {
         // libpng/libjpeg print their own warnings for damaged files; the user gets our one line instead.
         StderrSilencer quiet;
@@ -75,6 +80,7 @@ Image loadRaster(const std::string& path, FileFormat format) {
         image.updateIntegerValued();
     }
     return image;
+#endif
 }
 
 } // namespace glint
