@@ -1,15 +1,266 @@
 #include "MainWindow.h"
 
-#include "jobs/Backend.h"
+#include "AppContext.h"
+#include "SampleFiles.h"
+#include "StatusReadout.h"
+#include "display/DisplayPipeline.h"
+#include "canvas/ImageCanvas.h"
+#include "docks/DisplayDock.h"
+#include "docks/HeaderDock.h"
+#include "docks/LayerDock.h"
+#include "docks/ParametersDock.h"
+#include "docks/ResultsDock.h"
+#include "docks/TimingDock.h"
+#include "jobs/JobRunner.h"
+#include "jobs/JobStatusWidget.h"
+#include "modules/AnalysisModule.h"
+#include "modules/RegionStatisticsModule.h"
+#include "results/TimingLog.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QStatusBar>
+
+#include <algorithm>
 
 namespace glint::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+namespace {
+constexpr int kMaxRecentFiles = 10;
+} // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), options_(options), context_(new AppContext(this)), canvas_(new ImageCanvas) {
     setWindowTitle(QStringLiteral("Glint"));
-    statusBar()->showMessage(QString::fromStdString(backendStatusText()));
-    resize(1200, 800);
+    setAcceptDrops(true);
+    setCentralWidget(canvas_);
+    setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+    createDocks();
+    context_->setWindowParts(this, canvas_, resultsDock_);
+    createStatusBar();
+    createMenus();
+    registerModules();
+    connectContext();
+    resize(1280, 800);
+    if (options_.persistSettings) loadSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+// Every analysis module, one line each. A module brings its own menu actions and parameters panel.
+void MainWindow::registerModules() {
+    addModule(new RegionStatisticsModule(*context_));
+}
+
+void MainWindow::addModule(AnalysisModule* module) {
+    module->setParent(this);
+    modules_.append(module);
+    const QList<QAction*> actions = module->actions();
+    if (!actions.isEmpty()) {
+        analyzeMenu_->addSection(module->name());
+        analyzeMenu_->addActions(actions);
+    }
+    if (QWidget* panel = module->createPanel()) parametersDock_->addPanel(module->name(), panel);
+    connect(module, &AnalysisModule::panelRequested, this, [this, module] { parametersDock_->showPanel(module->name()); });
+}
+
+void MainWindow::createDocks() {
+    displayDock_ = new DisplayDock(*context_, this);
+    parametersDock_ = new ParametersDock(this);
+    layerDock_ = new LayerDock(*context_->layers(), this);
+    headerDock_ = new HeaderDock(this);
+    resultsDock_ = new ResultsDock(canvas_, this);
+    timingDock_ = new TimingDock(*context_->timingLog(), this);
+    addDockWidget(Qt::RightDockWidgetArea, displayDock_);
+    addDockWidget(Qt::RightDockWidgetArea, parametersDock_);
+    tabifyDockWidget(parametersDock_, layerDock_);
+    tabifyDockWidget(layerDock_, headerDock_);
+    parametersDock_->raise();
+    addDockWidget(Qt::BottomDockWidgetArea, resultsDock_);
+    tabifyDockWidget(resultsDock_, timingDock_);
+    resultsDock_->raise();
+    resizeDocks({displayDock_}, {330}, Qt::Horizontal);
+    resizeDocks({resultsDock_}, {170}, Qt::Vertical);
+}
+
+void MainWindow::createStatusBar() {
+    jobStatus_ = new JobStatusWidget(*context_->jobs(), this);
+    statusBar()->addWidget(jobStatus_);
+    readout_ = new StatusReadout(*statusBar(), this);
+    connect(canvas_, &ImageCanvas::cursorMoved, readout_, &StatusReadout::showCursor);
+    connect(canvas_, &ImageCanvas::cursorLeft, readout_, &StatusReadout::clearCursor);
+    connect(canvas_, &ImageCanvas::viewChanged, this, [this] { readout_->showZoom(canvas_->scale()); });
+}
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    QMenu* samples = file->addMenu(tr("Open &Sample"));
+    for (const QString& path : bundledSamples())
+        samples->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
+    samples->setEnabled(!samples->isEmpty());
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    const auto addView = [this](const QString& text, const QKeySequence& key, void (ImageCanvas::*slot)()) {
+        QAction* a = viewMenu_->addAction(text, canvas_, slot);
+        a->setShortcut(key);
+    };
+    addView(tr("Zoom &In   (wheel, +)"), QKeySequence::ZoomIn, &ImageCanvas::zoomIn);
+    addView(tr("Zoom &Out   (wheel, −)"), QKeySequence::ZoomOut, &ImageCanvas::zoomOut);
+    addView(tr("&Fit to Window   (F)"), QKeySequence(Qt::CTRL | Qt::Key_0), &ImageCanvas::fitToWindow);
+    addView(tr("&Actual Pixels 1:1   (1)"), QKeySequence(Qt::CTRL | Qt::Key_1), &ImageCanvas::zoomOneToOne);
+    viewMenu_->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
+
+    analyzeMenu_ = menuBar()->addMenu(tr("&Analyze"));
+    QAction* cancel = analyzeMenu_->addAction(tr("&Cancel Running Job"), context_->jobs(), &JobRunner::cancel);
+    cancel->setEnabled(false);
+    connect(context_->jobs(), &JobRunner::busyChanged, cancel, &QAction::setEnabled);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Glint"), this, [this] {
+        QMessageBox::about(this, tr("About Glint"),
+                           tr("<b>Glint %1</b><p>Find what stands out in images: brightest regions, K-maximum "
+                              "subarrays, common components, traced lines.</p><p>%2</p>")
+                               .arg(QStringLiteral(GLINT_VERSION), readout_->backendText()));
+    });
+    rebuildRecentMenu();
+}
+
+void MainWindow::connectContext() {
+    AppContext& ctx = *context_;
+    connect(&ctx, &AppContext::loadStarted, this,
+            [this](const QString& path) { statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName())); });
+    connect(&ctx, &AppContext::loadFailed, this, [this](const QString&, const QString& message) {
+        statusBar()->clearMessage();
+        reportError(tr("Cannot open the file"), message);
+    });
+    connect(&ctx, &AppContext::imageChanged, this, [this] {
+        const LoadedImage& loaded = context_->loaded();
+        resultsDock_->clear();
+        headerDock_->showImage(loaded);
+        readout_->setImage(loaded.image);
+        readout_->showZoom(canvas_->scale());
+        const QString name = QFileInfo(loaded.path).fileName();
+        setWindowTitle(name.isEmpty() ? QStringLiteral("Glint") : tr("%1 — Glint").arg(name));
+        statusBar()->showMessage(tr("%1: %2 × %3").arg(name).arg(loaded.image->width()).arg(loaded.image->height()), 5000);
+        if (QFileInfo::exists(loaded.path)) addRecentFile(loaded.path);
+    });
+    connect(ctx.display(), &DisplayPipeline::failed, this,
+            [this](const QString& message) { statusBar()->showMessage(tr("Display failed: %1").arg(message)); });
+    connect(&ctx, &AppContext::displaySettingsChanged, this, [this] {
+        if (options_.persistSettings) saveSettings();
+    });
+
+    JobRunner* jobs = ctx.jobs();
+    connect(jobs, &JobRunner::finished, this, [this](const QString& name, double ms) {
+        statusBar()->showMessage(tr("%1 done in %2 ms").arg(name).arg(ms, 0, 'f', 1), 8000);
+    });
+    connect(jobs, &JobRunner::cancelled, this,
+            [this](const QString& name) { statusBar()->showMessage(tr("%1 cancelled").arg(name), 5000); });
+    connect(jobs, &JobRunner::failed, this,
+            [this](const QString& name, const QString& message) { reportError(tr("%1 failed").arg(name), message); });
+    connect(jobs, &JobRunner::refused, this, [this](const QString& name, const QString& running) {
+        statusBar()->showMessage(tr("Cannot start %1: %2 is still running (cancel it first)").arg(name, running), 8000);
+    });
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+    statusBar()->showMessage(message, 10000);
+    if (options_.interactive) QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::openFile(const QString& path) {
+    lastDirectory_ = QFileInfo(path).absolutePath();
+    context_->openFile(path);
+}
+
+void MainWindow::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Image"), lastDirectory_,
+        tr("Images (*.fits *.fit *.fts *.fz *.dcm *.dicom *.png *.pgm *.pnm *.tif *.tiff *.jpg *.jpeg *.bmp *.csv *.txt);;"
+           "All files (*)"));
+    if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent_.removeAll(absolute);
+    recent_.prepend(absolute);
+    while (recent_.size() > kMaxRecentFiles) recent_.removeLast();
+    rebuildRecentMenu();
+    if (options_.persistSettings) saveSettings();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    for (const QString& path : recent_)
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::loadSettings() {
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    recent_ = s.value(QStringLiteral("files/recent")).toStringList();
+    lastDirectory_ = s.value(QStringLiteral("files/lastDirectory")).toString();
+    glint::DisplaySettings d = context_->preferredDisplay();
+    try {
+        d.scale = glint::parseDisplayScale(s.value(QStringLiteral("display/scale"), QStringLiteral("linear")).toString().toStdString());
+        d.limits = glint::parseLimitsMode(s.value(QStringLiteral("display/limits"), QStringLiteral("percentile")).toString().toStdString());
+        d.colormap = glint::parseColormap(s.value(QStringLiteral("display/colormap"), QStringLiteral("grey")).toString().toStdString());
+    } catch (const std::exception&) {
+        d = glint::DisplaySettings{}; // settings written by a different version: start from the defaults
+    }
+    d.percentile = std::clamp(s.value(QStringLiteral("display/percentile"), 99.5).toDouble(), 50.0, 100.0);
+    context_->setPreferredDisplay(d);
+    rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("files/recent"), recent_);
+    s.setValue(QStringLiteral("files/lastDirectory"), lastDirectory_);
+    const glint::DisplaySettings& d = context_->preferredDisplay();
+    s.setValue(QStringLiteral("display/scale"), QString::fromLatin1(glint::displayScaleName(d.scale)));
+    s.setValue(QStringLiteral("display/limits"), QString::fromLatin1(glint::limitsModeName(d.limits)));
+    s.setValue(QStringLiteral("display/colormap"), QString::fromLatin1(glint::colormapName(d.colormap)));
+    s.setValue(QStringLiteral("display/percentile"), d.percentile);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (options_.persistSettings) saveSettings();
+    context_->jobs()->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls() && !event->mimeData()->urls().isEmpty() && event->mimeData()->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    openFile(urls.first().toLocalFile());
+    event->acceptProposedAction();
 }
 
 } // namespace glint::ui

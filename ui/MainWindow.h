@@ -1,14 +1,91 @@
-// The main window of Glint.
+// The main window: the canvas in the middle; docks for display (histogram), parameters, layers, header,
+// results and timing; File/View/Analyze menus; the status bar readout and job progress. It assembles the
+// parts, registers the analysis modules, and keeps the settings.
 #pragma once
 
+#include <QList>
 #include <QMainWindow>
+#include <QStringList>
+
+class QMenu;
 
 namespace glint::ui {
+
+class AnalysisModule;
+class AppContext;
+class DisplayDock;
+class HeaderDock;
+class ImageCanvas;
+class JobStatusWidget;
+class LayerDock;
+class ParametersDock;
+class ResultsDock;
+class StatusReadout;
+class TimingDock;
+
+struct MainWindowOptions {
+    bool persistSettings = true; // read and write QSettings (off for screenshots: reproducible pictures)
+    bool interactive = true;     // message boxes for errors (off: status bar and signals only)
+};
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    AppContext& context() const { return *context_; }
+    ImageCanvas* canvas() const { return canvas_; }
+    DisplayDock* displayDock() const { return displayDock_; }
+    HeaderDock* headerDock() const { return headerDock_; }
+    LayerDock* layerDock() const { return layerDock_; }
+    ResultsDock* resultsDock() const { return resultsDock_; }
+    TimingDock* timingDock() const { return timingDock_; }
+    ParametersDock* parametersDock() const { return parametersDock_; }
+    StatusReadout* readout() const { return readout_; }
+    JobStatusWidget* jobStatus() const { return jobStatus_; }
+    const QList<AnalysisModule*>& modules() const { return modules_; }
+    QStringList recentFiles() const { return recent_; }
+
+    // Opens a file off the UI thread; on failure the current image stays and the loader's message is shown.
+    void openFile(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void registerModules();
+    void addModule(AnalysisModule* module);
+    void createDocks();
+    void createMenus();
+    void createStatusBar();
+    void connectContext();
+    void openDialog();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void loadSettings();
+    void saveSettings() const;
+    void reportError(const QString& title, const QString& message);
+
+    MainWindowOptions options_;
+    AppContext* context_;
+    ImageCanvas* canvas_;
+    DisplayDock* displayDock_ = nullptr;
+    HeaderDock* headerDock_ = nullptr;
+    LayerDock* layerDock_ = nullptr;
+    ResultsDock* resultsDock_ = nullptr;
+    TimingDock* timingDock_ = nullptr;
+    ParametersDock* parametersDock_ = nullptr;
+    StatusReadout* readout_ = nullptr;
+    JobStatusWidget* jobStatus_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QMenu* analyzeMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QList<AnalysisModule*> modules_;
+    QStringList recent_;
+    QString lastDirectory_;
 };
 
 } // namespace glint::ui

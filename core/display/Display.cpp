@@ -191,37 +191,95 @@ std::array<std::uint32_t, 256> colormapTable(Colormap colormap) {
     return table;
 }
 
-std::vector<std::uint32_t> renderImage(const Image& image, const DisplaySettings& settings,
-                                       const DisplayLimits& limits, std::uint32_t blankColour) {
-    const auto table = colormapTable(settings.colormap);
-    std::vector<std::uint32_t> out(image.pixelCount());
-    const auto index = [&](double v) {
-        return table[static_cast<std::size_t>(std::lround(stretch(v, limits, settings.scale) * 255.0))];
-    };
+DisplayRenderer::DisplayRenderer(const Image& image, const DisplaySettings& settings, const DisplayLimits& limits,
+                                 std::uint32_t blankColour)
+    : image_(image), limits_(limits), scale_(settings.scale), blank_(blankColour),
+      table_(colormapTable(settings.colormap)) {
+    // Levels change at 255 thresholds of the normalised value; finding them once by bisection lets every
+    // pixel skip the logarithm (or asinh, sqrt) of stretch() and still land on exactly its level.
+    const DisplayLimits unit{0.0, 1.0};
+    const auto levelOfUnit = [&](double x) { return static_cast<int>(std::lround(stretch(x, unit, scale_) * 255.0)); };
+    thresholds_[0] = -std::numeric_limits<double>::infinity();
+    for (int k = 1; k <= 255; ++k) {
+        double lo = 0.0, hi = 1.0; // levelOfUnit(lo) < k <= levelOfUnit(hi), as stretch(1) = 1
+        if (levelOfUnit(lo) >= k) {
+            thresholds_[k] = lo;
+            continue;
+        }
+        for (int i = 0; i < 200 && std::nextafter(lo, hi) < hi; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            (levelOfUnit(mid) >= k ? hi : lo) = mid;
+        }
+        thresholds_[k] = hi;
+    }
+    thresholds_[256] = std::numeric_limits<double>::infinity();
+    coarse_.resize(4096);
+    int k = 0;
+    for (std::size_t b = 0; b < coarse_.size(); ++b) {
+        const double x = static_cast<double>(b) / static_cast<double>(coarse_.size());
+        while (k < 255 && x >= thresholds_[k + 1]) ++k;
+        coarse_[b] = static_cast<std::uint8_t>(k);
+    }
     image.visit([&](const auto* p) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-        // Small integer types: one table entry per possible value.
-        std::vector<std::uint32_t> lut;
         if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
-            lut.resize(std::size_t(1) << (8 * sizeof(T)));
-            for (std::size_t k = 0; k < lut.size(); ++k)
-                lut[k] = index(static_cast<double>(static_cast<T>(std::numeric_limits<T>::min() + static_cast<long>(k))));
+            lut_.resize(std::size_t(1) << (8 * sizeof(T)));
+            for (std::size_t v = 0; v < lut_.size(); ++v)
+                lut_[v] = table_[static_cast<std::size_t>(level(static_cast<double>(static_cast<long>(v) + std::numeric_limits<T>::min())))];
         }
-        parallelFor(0, static_cast<std::size_t>(image.height()), 64, [&](std::size_t y0, std::size_t y1) {
-            for (std::size_t i = y0 * image.width(); i < y1 * image.width(); ++i) {
-                if (image.isBlank(i)) {
-                    out[i] = blankColour;
-                    continue;
-                }
-                if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
-                    out[i] = lut[static_cast<std::size_t>(static_cast<long>(p[i]) - std::numeric_limits<T>::min())];
-                } else {
-                    const double v = static_cast<double>(p[i]);
-                    out[i] = std::isnan(v) ? blankColour : index(v);
-                }
-            }
-        });
     });
+}
+
+int DisplayRenderer::level(double value) const {
+    const double x = (value - limits_.low) / (limits_.high - limits_.low);
+    if (!(x > 0.0)) return static_cast<int>(coarse_[0]);
+    if (x >= 1.0) return 255;
+    int k = coarse_[static_cast<std::size_t>(x * static_cast<double>(coarse_.size()))];
+    while (x >= thresholds_[k + 1]) ++k;
+    return k;
+}
+
+std::uint32_t DisplayRenderer::colourOf(double value) const {
+    return std::isnan(value) ? blank_ : table_[static_cast<std::size_t>(level(value))];
+}
+
+void DisplayRenderer::renderRow(int y, std::uint32_t* out) const {
+    const std::size_t width = static_cast<std::size_t>(image_.width());
+    const std::size_t first = static_cast<std::size_t>(y) * width;
+    image_.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        const T* row = p + first;
+        for (std::size_t x = 0; x < width; ++x) {
+            if constexpr (std::is_integral_v<T> && sizeof(T) <= 2)
+                out[x] = lut_[static_cast<std::size_t>(static_cast<long>(row[x]) - std::numeric_limits<T>::min())];
+            else
+                out[x] = colourOf(static_cast<double>(row[x]));
+        }
+    });
+    if (image_.hasBlanks()) {
+        const std::uint8_t* mask = image_.blankMask().data() + first;
+        for (std::size_t x = 0; x < width; ++x)
+            if (mask[x]) out[x] = blank_;
+    }
+}
+
+void DisplayRenderer::renderRows(int firstRow, int endRow, const std::function<std::uint32_t*(int y)>& rowOut) const {
+    firstRow = std::max(firstRow, 0);
+    endRow = std::min(endRow, image_.height());
+    if (endRow <= firstRow) return;
+    const std::size_t grain = std::max<std::size_t>(1, (std::size_t(1) << 16) / static_cast<std::size_t>(image_.width()));
+    parallelFor(static_cast<std::size_t>(firstRow), static_cast<std::size_t>(endRow), grain,
+                [&](std::size_t y0, std::size_t y1) {
+                    for (std::size_t y = y0; y < y1; ++y) renderRow(static_cast<int>(y), rowOut(static_cast<int>(y)));
+                });
+}
+
+std::vector<std::uint32_t> renderImage(const Image& image, const DisplaySettings& settings,
+                                       const DisplayLimits& limits, std::uint32_t blankColour) {
+    std::vector<std::uint32_t> out(image.pixelCount());
+    const DisplayRenderer renderer(image, settings, limits, blankColour);
+    renderer.renderRows(0, image.height(),
+                        [&](int y) { return out.data() + static_cast<std::size_t>(y) * image.width(); });
     return out;
 }
 

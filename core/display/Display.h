@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,32 @@ double stretch(double value, const DisplayLimits& limits, DisplayScale scale);
 
 // 256-entry colour table, 0xAARRGGBB (the layout of QImage::Format_ARGB32).
 std::array<std::uint32_t, 256> colormapTable(Colormap colormap);
+
+// Renders rows of an image through limits, stretch and colormap into buffers the caller owns (a QImage's
+// scan lines, say), so that a window can render in chunks it may cancel between and flip rows as it
+// likes. Built once per settings change; renderRows may be called from several threads at once.
+class DisplayRenderer {
+public:
+    DisplayRenderer(const Image& image, const DisplaySettings& settings, const DisplayLimits& limits,
+                    std::uint32_t blankColour = 0xFF000000u);
+    // Rows [firstRow, endRow) of the image, each written to rowOut(y) (width() pixels), on all CPU threads.
+    void renderRows(int firstRow, int endRow, const std::function<std::uint32_t*(int y)>& rowOut) const;
+    // The colour of one value: the same mapping renderRows applies (NaN gives the blank colour).
+    std::uint32_t colourOf(double value) const;
+
+private:
+    int level(double value) const;
+    void renderRow(int y, std::uint32_t* out) const;
+
+    const Image& image_;
+    DisplayLimits limits_;
+    DisplayScale scale_;
+    std::uint32_t blank_;
+    std::array<std::uint32_t, 256> table_{};
+    std::vector<std::uint32_t> lut_;     // 8- and 16-bit integer samples: one colour per possible value
+    std::array<double, 257> thresholds_{}; // thresholds_[k]: the least normalised value shown at level >= k
+    std::vector<std::uint8_t> coarse_;   // the level at the start of each of coarse_.size() equal bins of [0, 1)
+};
 
 // The whole image as 0xAARRGGBB pixels in storage order (row 0 first). Blank pixels get blankColour.
 std::vector<std::uint32_t> renderImage(const Image& image, const DisplaySettings& settings, const DisplayLimits& limits,

@@ -1,0 +1,168 @@
+#include "AppContext.h"
+
+#include "canvas/ImageCanvas.h"
+#include "display/DisplayPipeline.h"
+#include "jobs/JobRunner.h"
+#include "jobs/Timing.h"
+#include "overlay/LayerStack.h"
+#include "results/TimingLog.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <chrono>
+#include <exception>
+#include <optional>
+
+namespace glint::ui {
+
+LoadedImage LoadedImage::prepare(glint::Image image, const QString& path) {
+    LoadedImage loaded;
+    loaded.path = path;
+    loaded.stats = glint::computeStats(image);
+    if (loaded.stats.count > 0) {
+        const glint::HistogramRange range = glint::chooseHistogramRange(image, loaded.stats.min, loaded.stats.max);
+        loaded.histogram = glint::computeHistogram(image, range.low, range.high, range.bins);
+    }
+    loaded.image = std::make_shared<const glint::Image>(std::move(image));
+    return loaded;
+}
+
+AppContext::AppContext(QObject* parent)
+    : QObject(parent), pipeline_(new DisplayPipeline(this)), layers_(new LayerStack(this)), jobs_(new JobRunner(this)),
+      timingLog_(new TimingLog(this)) {
+    connect(pipeline_, &DisplayPipeline::frameReady, this, [this] {
+        renderDelivered_ = renderRequested_;
+        if (canvas_) canvas_->setFrame(pipeline_->frame());
+        emit frameReady();
+    });
+    connect(pipeline_, &DisplayPipeline::failed, this, [this] { renderDelivered_ = renderRequested_; });
+}
+
+AppContext::~AppContext() = default;
+
+void AppContext::setWindowParts(QMainWindow* window, ImageCanvas* canvas, ResultsDock* results) {
+    window_ = window;
+    canvas_ = canvas;
+    results_ = results;
+    if (canvas_) canvas_->setLayers(layers_);
+}
+
+void AppContext::openFile(const QString& path, const glint::LoadOptions& options) {
+    const quint64 generation = ++loadGeneration_;
+    emit loadStarted(path);
+    struct Outcome {
+        std::optional<LoadedImage> loaded;
+        QString error;
+    };
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
+        watcher->deleteLater();
+        if (generation != loadGeneration_) return; // superseded by a newer openFile()
+        Outcome outcome = watcher->result();
+        if (outcome.loaded) {
+            showLoaded(std::move(*outcome.loaded));
+        } else {
+            shownGeneration_ = generation;
+            emit loadFailed(path, outcome.error);
+        }
+    });
+    watcher->setFuture(QtConcurrent::run([path, options]() -> Outcome {
+        Outcome out;
+        try {
+            const auto start = std::chrono::steady_clock::now();
+            LoadedImage loaded = LoadedImage::prepare(glint::loadImage(path.toStdString(), options), path);
+            loaded.loadMs = glint::msSince(start);
+            out.loaded = std::move(loaded);
+        } catch (const std::bad_alloc&) {
+            out.error = QStringLiteral("cannot open '%1': not enough memory").arg(path);
+        } catch (const std::exception& e) {
+            out.error = QString::fromStdString(e.what());
+        }
+        return out;
+    }));
+}
+
+void AppContext::setImage(glint::Image image, const QString& path) {
+    ++loadGeneration_;
+    showLoaded(LoadedImage::prepare(std::move(image), path));
+}
+
+void AppContext::showLoaded(LoadedImage loaded) {
+    shownGeneration_ = loadGeneration_;
+    current_ = std::move(loaded);
+    display_ = settingsFor(*current_.image);
+    layers_->removeImageLayers();
+    if (canvas_) canvas_->setImageGeometry(QSize(current_.image->width(), current_.image->height()),
+                                           current_.image->meta.displayYUp);
+    requestRender();
+    emit imageChanged();
+    emit displaySettingsChanged();
+}
+
+glint::DisplaySettings AppContext::settingsFor(const glint::Image& image) const {
+    glint::DisplaySettings s = preferred_;
+    const glint::DisplaySettings imageDefault = glint::defaultDisplaySettings(image);
+    if (imageDefault.limits == glint::LimitsMode::Window) { // DICOM: the header's window first
+        s.limits = glint::LimitsMode::Window;
+        s.low = imageDefault.low;
+        s.high = imageDefault.high;
+    } else if (s.limits == glint::LimitsMode::Window || s.limits == glint::LimitsMode::Manual) {
+        s.limits = glint::LimitsMode::Percentile;
+    }
+    return s;
+}
+
+void AppContext::setPreferredDisplay(const glint::DisplaySettings& settings) {
+    preferred_ = settings;
+    if (preferred_.limits == glint::LimitsMode::Window || preferred_.limits == glint::LimitsMode::Manual)
+        preferred_.limits = glint::LimitsMode::Percentile;
+}
+
+void AppContext::setDisplaySettings(const glint::DisplaySettings& settings) {
+    display_ = settings;
+    if (display_.limits == glint::LimitsMode::Window && hasImage()) {
+        const glint::DisplaySettings d = glint::defaultDisplaySettings(*current_.image);
+        if (d.limits == glint::LimitsMode::Window) {
+            display_.low = d.low;
+            display_.high = d.high;
+        } else {
+            display_.limits = glint::LimitsMode::Percentile; // no window in this image
+        }
+    }
+    preferred_.scale = display_.scale;
+    preferred_.colormap = display_.colormap;
+    preferred_.percentile = display_.percentile;
+    if (display_.limits != glint::LimitsMode::Window && display_.limits != glint::LimitsMode::Manual)
+        preferred_.limits = display_.limits;
+    requestRender();
+    emit displaySettingsChanged();
+}
+
+void AppContext::setManualLimits(double low, double high) {
+    glint::DisplaySettings s = display_;
+    s.limits = glint::LimitsMode::Manual;
+    s.low = low;
+    s.high = high;
+    setDisplaySettings(s);
+}
+
+glint::DisplayLimits AppContext::displayLimits() const {
+    if (display_.limits == glint::LimitsMode::Manual || display_.limits == glint::LimitsMode::Window)
+        return {display_.low, display_.high};
+    const auto f = pipeline_->frame();
+    if (f && f->image == current_.image) return f->limits;
+    return {current_.stats.min, current_.stats.max};
+}
+
+std::shared_ptr<const DisplayFrame> AppContext::frame() const { return pipeline_->frame(); }
+
+bool AppContext::isRendering() const { return renderDelivered_ != renderRequested_; }
+
+void AppContext::requestRender() {
+    if (!current_.image) return;
+    ++renderRequested_;
+    pipeline_->request(current_.image, display_);
+}
+
+} // namespace glint::ui

@@ -1,0 +1,110 @@
+// What every part of the window and every analysis module shares: the current image (with its statistics
+// and histogram), the display settings and the rendered frame, and the canvas, layers, job runner,
+// results and timing record. Modules talk to the window only through this object.
+#pragma once
+
+#include "display/Display.h"
+#include "display/Histogram.h"
+#include "io/Image.h"
+#include "io/ImageLoader.h"
+#include "io/ImageStats.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QMainWindow;
+
+namespace glint::ui {
+
+class DisplayPipeline;
+struct DisplayFrame;
+class ImageCanvas;
+class JobRunner;
+class LayerStack;
+class ResultsDock;
+class TimingLog;
+
+// An image as the window holds it: shared read-only with jobs, plus what the docks need, computed once.
+struct LoadedImage {
+    std::shared_ptr<const glint::Image> image;
+    QString path;
+    glint::ImageStats stats;
+    glint::Histogram histogram;
+    double loadMs = 0.0;
+
+    // Statistics and histogram; runs on whatever thread calls it (the loader runs it off the UI thread).
+    static LoadedImage prepare(glint::Image image, const QString& path);
+};
+
+class AppContext : public QObject {
+    Q_OBJECT
+public:
+    explicit AppContext(QObject* parent = nullptr);
+    ~AppContext() override;
+
+    // --- The image
+    bool hasImage() const { return current_.image != nullptr; }
+    std::shared_ptr<const glint::Image> image() const { return current_.image; }
+    const LoadedImage& loaded() const { return current_; }
+    QString imagePath() const { return current_.path; }
+    bool isLoading() const { return loadGeneration_ != shownGeneration_; }
+    // Loads off the UI thread; imageChanged() on success, loadFailed() (current image kept) otherwise.
+    // A newer openFile() supersedes one still loading.
+    void openFile(const QString& path, const glint::LoadOptions& options = {});
+    // Shows an image made in memory (tests, generated images), synchronously.
+    void setImage(glint::Image image, const QString& path);
+
+    // --- Display
+    const glint::DisplaySettings& displaySettings() const { return display_; }
+    void setDisplaySettings(const glint::DisplaySettings& settings);
+    void setManualLimits(double low, double high);
+    // The limits in use: those of the frame on screen, or the manual/window ones as soon as they are set.
+    glint::DisplayLimits displayLimits() const;
+    // The user's choices that carry over to the next image (scale, colormap, limits mode, percentile).
+    const glint::DisplaySettings& preferredDisplay() const { return preferred_; }
+    void setPreferredDisplay(const glint::DisplaySettings& settings);
+    DisplayPipeline* display() const { return pipeline_; }
+    std::shared_ptr<const DisplayFrame> frame() const;
+    // True while the frame on screen is not yet the one for the current image and settings.
+    bool isRendering() const;
+
+    // --- The window's parts (set once by MainWindow)
+    ImageCanvas* canvas() const { return canvas_; }
+    LayerStack* layers() const { return layers_; }
+    JobRunner* jobs() const { return jobs_; }
+    TimingLog* timingLog() const { return timingLog_; }
+    ResultsDock* results() const { return results_; }
+    QMainWindow* window() const { return window_; }
+    void setWindowParts(QMainWindow* window, ImageCanvas* canvas, ResultsDock* results);
+
+signals:
+    void loadStarted(const QString& path);
+    void loadFailed(const QString& path, const QString& message);
+    void imageChanged();            // a new image is current (display settings already reset for it)
+    void displaySettingsChanged();
+    void frameReady();              // a new frame is on the canvas
+
+private:
+    void showLoaded(LoadedImage loaded);
+    glint::DisplaySettings settingsFor(const glint::Image& image) const;
+    void requestRender();
+
+    LoadedImage current_;
+    glint::DisplaySettings display_;
+    glint::DisplaySettings preferred_;
+    DisplayPipeline* pipeline_;
+    LayerStack* layers_;
+    JobRunner* jobs_;
+    TimingLog* timingLog_;
+    ImageCanvas* canvas_ = nullptr;
+    ResultsDock* results_ = nullptr;
+    QMainWindow* window_ = nullptr;
+    quint64 loadGeneration_ = 0;
+    quint64 shownGeneration_ = 0;
+    quint64 renderRequested_ = 0;
+    quint64 renderDelivered_ = 0;
+};
+
+} // namespace glint::ui

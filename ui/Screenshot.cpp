@@ -1,0 +1,88 @@
+#include "Screenshot.h"
+
+#include "AppContext.h"
+#include "MainWindow.h"
+#include "SampleFiles.h"
+#include "StatusReadout.h"
+#include "util/AtomicFile.h"
+
+#include <QBuffer>
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QImage>
+#include <QPixmap>
+#include <QRegularExpression>
+#include <QTimer>
+
+#include <cstdio>
+#include <exception>
+
+namespace glint::ui {
+
+namespace {
+void printError(const QString& message) {
+    std::fprintf(stderr, "glint: %s\n", message.toLocal8Bit().constData());
+    std::fflush(stderr);
+}
+} // namespace
+
+QSize parseWindowSize(const QString& text) {
+    static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX×](\\d{1,5})$"));
+    const QRegularExpressionMatch m = pattern.match(text.trimmed());
+    if (!m.hasMatch()) return {};
+    const int w = m.captured(1).toInt(), h = m.captured(2).toInt();
+    if (w < 64 || h < 64 || w > 16384 || h > 16384) return {};
+    return {w, h};
+}
+
+int takeScreenshot(MainWindow& window, const ScreenshotRequest& request, int timeoutMs) {
+    const QString image = request.image.isEmpty() ? defaultSample() : request.image;
+    if (image.isEmpty()) {
+        printError(QStringLiteral("no image given and the bundled samples were not found"));
+        return 3;
+    }
+    AppContext& ctx = window.context();
+    window.resize(request.size);
+    window.show();
+
+    QEventLoop loop;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, [&] {
+        printError(QStringLiteral("timed out while opening '%1'").arg(image));
+        loop.exit(3);
+    });
+    QObject::connect(&ctx, &AppContext::loadFailed, &loop, [&](const QString&, const QString& message) {
+        printError(message);
+        loop.exit(3);
+    });
+    QObject::connect(&ctx, &AppContext::frameReady, &loop, [&] {
+        if (ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering()) loop.exit(0);
+    });
+    timeout.start(timeoutMs);
+    window.openFile(image);
+    if (const int code = loop.exec(); code != 0) return code;
+
+    // Let layouts and pending paints settle, then show the readout of the central pixel so that the
+    // status bar fields appear in the picture as they do under a cursor.
+    QCoreApplication::processEvents();
+    window.readout()->showCursor(QPointF(ctx.image()->width() / 2, ctx.image()->height() / 2));
+    QCoreApplication::processEvents();
+    const QImage picture = window.grab().toImage();
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (picture.isNull() || !picture.save(&buffer, "PNG")) {
+        printError(QStringLiteral("could not render the window"));
+        return 3;
+    }
+    try {
+        glint::writeFileAtomically(request.output.toStdString(), png.toStdString());
+    } catch (const std::exception& e) {
+        printError(QString::fromStdString(e.what()));
+        return 3;
+    }
+    return 0;
+}
+
+} // namespace glint::ui

@@ -1,0 +1,79 @@
+#include "StatusReadout.h"
+
+#include "canvas/ViewTransform.h"
+#include "io/Image.h"
+#include "io/Wcs.h"
+#include "jobs/Backend.h"
+
+#include <QLabel>
+#include <QStatusBar>
+
+#include <cmath>
+
+namespace glint::ui {
+
+StatusReadout::StatusReadout(QStatusBar& bar, QObject* parent)
+    : QObject(parent), pixel_(new QLabel), value_(new QLabel), sky_(new QLabel), zoom_(new QLabel), backend_(new QLabel) {
+    pixel_->setMinimumWidth(120);
+    value_->setMinimumWidth(130);
+    sky_->setMinimumWidth(220);
+    zoom_->setMinimumWidth(80);
+    for (QLabel* l : {pixel_, value_, sky_, zoom_, backend_}) {
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        bar.addPermanentWidget(l);
+    }
+    backend_->setText(QString::fromStdString(glint::backendStatusText()));
+    backend_->setToolTip(tr("Where analyses run by default (auto backend)"));
+}
+
+void StatusReadout::setImage(std::shared_ptr<const glint::Image> image) {
+    image_ = std::move(image);
+    clearCursor();
+}
+
+QString StatusReadout::formatPixel(const glint::Image& image, int x, int y) {
+    if (x < 0 || y < 0 || x >= image.width() || y >= image.height()) return {};
+    return tr("x %1  y %2").arg(x).arg(y);
+}
+
+QString StatusReadout::formatValue(const glint::Image& image, int x, int y) {
+    if (x < 0 || y < 0 || x >= image.width() || y >= image.height()) return {};
+    if (image.isBlank(x, y)) return tr("value blank");
+    const double v = image.value(x, y);
+    if (std::isnan(v)) return tr("value blank");
+    if (image.meta.integerValued && std::abs(v) < 9.007199254740992e15)
+        return tr("value %1").arg(static_cast<qint64>(v));
+    return tr("value %1").arg(v, 0, 'g', 7);
+}
+
+QString StatusReadout::formatSky(const glint::Image& image, int x, int y) {
+    if (!image.meta.wcs || x < 0 || y < 0 || x >= image.width() || y >= image.height()) return {};
+    const auto sky = image.meta.wcs->pixelToSky(x, y);
+    if (!sky) return {};
+    return tr("RA %1  Dec %2 (J2000)")
+        .arg(QString::fromStdString(glint::formatRa(sky->ra)), QString::fromStdString(glint::formatDec(sky->dec)));
+}
+
+void StatusReadout::showCursor(QPointF imagePoint) {
+    if (!image_) return;
+    const QPoint p = ViewTransform::pixelAt(imagePoint);
+    pixel_->setText(formatPixel(*image_, p.x(), p.y()));
+    value_->setText(formatValue(*image_, p.x(), p.y()));
+    sky_->setText(formatSky(*image_, p.x(), p.y()));
+}
+
+void StatusReadout::clearCursor() {
+    pixel_->clear();
+    value_->clear();
+    sky_->clear();
+}
+
+void StatusReadout::showZoom(double scale) { zoom_->setText(tr("zoom %1%").arg(scale * 100.0, 0, 'f', scale < 0.1 ? 1 : 0)); }
+
+QString StatusReadout::pixelText() const { return pixel_->text(); }
+QString StatusReadout::valueText() const { return value_->text(); }
+QString StatusReadout::skyText() const { return sky_->text(); }
+QString StatusReadout::backendText() const { return backend_->text(); }
+QString StatusReadout::zoomText() const { return zoom_->text(); }
+
+} // namespace glint::ui

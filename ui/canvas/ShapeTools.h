@@ -1,0 +1,70 @@
+// Drawing tools for regions of interest and exclusions: a rectangle snapped to whole pixels and a
+// polygon with real-valued vertices. Each emits its shape in image coordinates when done.
+#pragma once
+
+#include "canvas/CanvasTool.h"
+
+#include <QPolygonF>
+#include <QRect>
+
+#include <optional>
+
+namespace glint::ui {
+
+// Press, drag, release: the whole pixels under the dragged box (clipped to the image). Esc cancels.
+class RectangleTool : public CanvasTool {
+    Q_OBJECT
+public:
+    // oneShot: hand the canvas back to the default tool after one rectangle.
+    explicit RectangleTool(bool oneShot = true, QObject* parent = nullptr);
+    QString name() const override { return tr("Draw rectangle"); }
+    bool mousePress(const CanvasMouseEvent& e) override;
+    bool mouseMove(const CanvasMouseEvent& e) override;
+    bool mouseRelease(const CanvasMouseEvent& e) override;
+    bool keyPress(QKeyEvent* e) override;
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+    void deactivated() override;
+
+    // The pixels covered by a drag from a to b (image points), clipped to imageSize; empty when outside.
+    static QRect pixelsBetween(QPointF a, QPointF b, QSize imageSize);
+
+signals:
+    void rectangleDrawn(const QRect& pixels);
+    void cancelled();
+
+private:
+    bool oneShot_;
+    std::optional<QPointF> anchor_;
+    QPointF current_;
+    QPointF anchorWidget_;
+};
+
+// Click to add vertices; double-click or Enter closes (three vertices at least); Backspace removes the
+// last vertex; Esc cancels.
+class PolygonTool : public CanvasTool {
+    Q_OBJECT
+public:
+    explicit PolygonTool(bool oneShot = true, QObject* parent = nullptr);
+    QString name() const override { return tr("Draw polygon"); }
+    bool mousePress(const CanvasMouseEvent& e) override;
+    bool mouseMove(const CanvasMouseEvent& e) override;
+    bool mouseDoubleClick(const CanvasMouseEvent& e) override;
+    bool keyPress(QKeyEvent* e) override;
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+    void deactivated() override;
+    const QPolygonF& vertices() const { return vertices_; }
+
+signals:
+    void polygonDrawn(const QPolygonF& imagePoints);
+    void cancelled();
+
+private:
+    void close();
+
+    bool oneShot_;
+    QPolygonF vertices_;
+    QPointF hover_;
+    bool hovering_ = false;
+};
+
+} // namespace glint::ui

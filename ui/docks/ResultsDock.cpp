@@ -1,0 +1,120 @@
+#include "docks/ResultsDock.h"
+
+#include "canvas/ImageCanvas.h"
+#include "overlay/OverlayLayer.h"
+#include "results/ResultsModel.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace glint::ui {
+
+ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
+    : QDockWidget(tr("Results"), parent), canvas_(canvas), chooser_(new QComboBox), table_(new QTableView),
+      proxy_(new QSortFilterProxyModel(this)) {
+    setObjectName(QStringLiteral("ResultsDock"));
+    auto* body = new QWidget;
+    auto* layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    chooser_->setPlaceholderText(tr("No results yet: run an analysis from the Analyze menu"));
+    layout->addWidget(chooser_);
+    layout->addWidget(table_);
+    setWidget(body);
+
+    proxy_->setSortRole(ResultsModel::RawValueRole);
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setStretchLastSection(true);
+
+    connect(chooser_, &QComboBox::currentIndexChanged, this, &ResultsDock::showSet);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsDock::onRowSelected);
+    connect(table_, &QTableView::doubleClicked, this, &ResultsDock::onRowActivated);
+}
+
+void ResultsDock::addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer) {
+    model->setParent(this);
+    sets_.append({title, model, layer});
+    if (layer) {
+        connect(layer, &OverlayLayer::selectionChanged, this, [this, layer](int item) {
+            if (current_ >= 0 && sets_[current_].layer == layer) onLayerSelection(item);
+        });
+    }
+    chooser_->addItem(title);
+    chooser_->setCurrentIndex(static_cast<int>(sets_.size()) - 1);
+}
+
+void ResultsDock::clear() {
+    chooser_->clear();
+    proxy_->setSourceModel(nullptr);
+    for (const ResultSet& s : sets_) {
+        if (s.layer) disconnect(s.layer, nullptr, this, nullptr);
+        s.model->deleteLater();
+    }
+    sets_.clear();
+    current_ = -1;
+}
+
+void ResultsDock::setCurrentResultSet(int index) { chooser_->setCurrentIndex(index); }
+
+ResultsModel* ResultsDock::currentModel() const { return current_ >= 0 ? sets_[current_].model : nullptr; }
+
+OverlayLayer* ResultsDock::currentLayer() const { return current_ >= 0 ? sets_[current_].layer.data() : nullptr; }
+
+void ResultsDock::showSet(int index) {
+    current_ = index >= 0 && index < sets_.size() ? index : -1;
+    proxy_->setSourceModel(currentModel());
+    table_->resizeColumnsToContents();
+    if (OverlayLayer* layer = currentLayer()) onLayerSelection(layer->selected());
+}
+
+void ResultsDock::selectRow(int row) {
+    if (!currentModel() || row < 0 || row >= currentModel()->rowCount()) {
+        table_->clearSelection();
+        return;
+    }
+    const QModelIndex at = proxy_->mapFromSource(currentModel()->index(row, 0));
+    table_->selectionModel()->select(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(at);
+}
+
+int ResultsDock::selectedRow() const {
+    const QModelIndexList rows = table_->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : proxy_->mapToSource(rows.first()).row();
+}
+
+void ResultsDock::onRowSelected() {
+    if (syncing_) return;
+    OverlayLayer* layer = currentLayer();
+    if (!layer) return;
+    syncing_ = true;
+    const int row = selectedRow();
+    layer->setSelected(row >= 0 ? currentModel()->overlayItem(row) : -1);
+    syncing_ = false;
+}
+
+void ResultsDock::onLayerSelection(int item) {
+    if (syncing_ || !currentModel()) return;
+    syncing_ = true;
+    selectRow(currentModel()->rowForOverlayItem(item));
+    syncing_ = false;
+}
+
+void ResultsDock::onRowActivated(const QModelIndex& index) {
+    OverlayLayer* layer = currentLayer();
+    if (!layer || !canvas_ || !index.isValid()) return;
+    const int item = currentModel()->overlayItem(proxy_->mapToSource(index).row());
+    const QRectF bounds = layer->itemBounds(item);
+    if (bounds.isValid() || !bounds.isNull()) canvas_->centerOn(bounds.center());
+}
+
+} // namespace glint::ui

@@ -1,0 +1,59 @@
+// The generic results table: result sets (one per run, chosen in a combo box) shown in a sortable table
+// and linked both ways with their overlay layer: selecting a row highlights the shape, clicking a shape
+// selects its row, double-clicking a row centres the view on the shape.
+#pragma once
+
+#include <QDockWidget>
+#include <QPointer>
+#include <QVector>
+
+class QComboBox;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace glint::ui {
+
+class ImageCanvas;
+class OverlayLayer;
+class ResultsModel;
+
+class ResultsDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit ResultsDock(ImageCanvas* canvas, QWidget* parent = nullptr);
+
+    // Shows a new result set and makes it current. Takes ownership of the model; the layer (may be null)
+    // stays owned by the layer stack.
+    void addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer);
+    void clear();
+    int resultSetCount() const { return static_cast<int>(sets_.size()); }
+    void setCurrentResultSet(int index);
+    ResultsModel* currentModel() const;
+    OverlayLayer* currentLayer() const;
+    QTableView* table() const { return table_; }
+    // Selects a row of the current set (source row), as a click would.
+    void selectRow(int row);
+    // The source row selected in the table, or -1.
+    int selectedRow() const;
+
+private:
+    struct ResultSet {
+        QString title;
+        ResultsModel* model;
+        QPointer<OverlayLayer> layer;
+    };
+    void showSet(int index);
+    void onRowSelected();
+    void onLayerSelection(int item);
+    void onRowActivated(const QModelIndex& index);
+
+    ImageCanvas* canvas_;
+    QComboBox* chooser_;
+    QTableView* table_;
+    QSortFilterProxyModel* proxy_;
+    QVector<ResultSet> sets_;
+    int current_ = -1;
+    bool syncing_ = false;
+};
+
+} // namespace glint::ui

@@ -1,0 +1,106 @@
+#include "jobs/JobRunner.h"
+
+#include "util/Errors.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace glint::ui {
+
+QString describeException(const std::exception_ptr& error) {
+    try {
+        if (error) std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    } catch (...) {
+        return QStringLiteral("unknown error");
+    }
+    return {};
+}
+
+JobRunner::JobRunner(QObject* parent) : QObject(parent) {
+    poll_.setInterval(50);
+    connect(&poll_, &QTimer::timeout, this, [this] {
+        const double p = progress();
+        if (p != lastProgress_) {
+            lastProgress_ = p;
+            emit progressChanged(p);
+        }
+    });
+    connect(&watcher_, &QFutureWatcher<void>::finished, this, &JobRunner::onWorkerFinished);
+}
+
+JobRunner::~JobRunner() {
+    if (control_) {
+        control_->requestCancel();
+        watcher_.waitForFinished();
+    }
+}
+
+double JobRunner::progress() const { return control_ ? control_->progress() : 0.0; }
+
+bool JobRunner::start(JobRequest request) {
+    if (control_) {
+        emit refused(request.name, name_);
+        return false;
+    }
+    control_ = std::make_shared<glint::JobControl>();
+    outcome_ = std::make_shared<Outcome>();
+    done_ = std::move(request.done);
+    name_ = request.name;
+    lastProgress_ = -1.0;
+    clock_.start();
+    // The worker holds its own references, so it never touches this object.
+    watcher_.setFuture(QtConcurrent::run([control = control_, outcome = outcome_, work = std::move(request.work)] {
+        try {
+            if (work) work(*control);
+        } catch (...) {
+            outcome->error = std::current_exception();
+        }
+    }));
+    poll_.start();
+    emit busyChanged(true);
+    emit started(name_);
+    emit progressChanged(0.0);
+    return true;
+}
+
+void JobRunner::cancel() {
+    if (control_) control_->requestCancel();
+}
+
+void JobRunner::onWorkerFinished() {
+    poll_.stop();
+    const std::shared_ptr<glint::JobControl> control = std::move(control_);
+    const std::shared_ptr<Outcome> outcome = std::move(outcome_);
+    auto done = std::move(done_);
+    const QString name = name_;
+    const double elapsed = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
+    name_.clear();
+    done_ = nullptr;
+    // Idle before anyone hears of the outcome, so that a handler may start the next job at once.
+    emit busyChanged(false);
+
+    bool wasCancelled = false;
+    try {
+        if (outcome->error) std::rethrow_exception(outcome->error);
+    } catch (const glint::Cancelled&) {
+        wasCancelled = true;
+    } catch (...) {
+        emit failed(name, describeException(outcome->error));
+        return;
+    }
+    if (wasCancelled || control->cancelRequested()) {
+        emit cancelled(name);
+        return;
+    }
+    try {
+        if (done) done(*control);
+    } catch (...) {
+        emit failed(name, describeException(std::current_exception()));
+        return;
+    }
+    emit progressChanged(1.0);
+    emit finished(name, elapsed);
+}
+
+} // namespace glint::ui

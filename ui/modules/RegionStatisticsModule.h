@@ -1,0 +1,42 @@
+// Statistics of a rectangle drawn on the image (pixels, min, max, mean, median): a small analysis that
+// uses every part of the module framework (panel, Analyze actions, canvas tool, job runner, results
+// dock linked to a layer, timing dock), and the example to copy when adding an algorithm.
+#pragma once
+
+#include "modules/AnalysisModule.h"
+#include "overlay/ShapeLayer.h"
+#include "results/ResultsModel.h"
+
+#include <QPointer>
+#include <QRect>
+
+namespace glint::ui {
+
+class RectangleTool;
+
+class RegionStatisticsModule : public AnalysisModule {
+    Q_OBJECT
+public:
+    explicit RegionStatisticsModule(AppContext& context, QObject* parent = nullptr);
+
+    QString name() const override { return tr("Region statistics"); }
+    QList<QAction*> actions() override { return {drawAction_, wholeImageAction_}; }
+    QWidget* createPanel() override;
+
+    // Measures a rectangle of whole pixels as a job; false when the runner is busy or there is no image.
+    bool measure(const QRect& pixels);
+    ShapeLayer* layer() const { return layer_; }
+    ResultsModel* model() const { return model_; }
+
+private:
+    void ensureOutputs();
+
+    RectangleTool* tool_;
+    QAction* drawAction_;
+    QAction* wholeImageAction_;
+    QPointer<ShapeLayer> layer_;
+    QPointer<ResultsModel> model_;
+    int count_ = 0;
+};
+
+} // namespace glint::ui

@@ -1,0 +1,71 @@
+#include "overlay/LayerStack.h"
+
+#include <algorithm>
+
+namespace glint::ui {
+
+LayerStack::LayerStack(QObject* parent) : QObject(parent) {}
+
+void LayerStack::add(OverlayLayer* layer) {
+    if (!layer || layers_.contains(layer)) return;
+    layer->setParent(this);
+    layers_.append(layer);
+    connect(layer, &OverlayLayer::changed, this, &LayerStack::repaintNeeded);
+    connect(layer, &OverlayLayer::propertiesChanged, this, &LayerStack::layersChanged);
+    connect(layer, &QObject::destroyed, this, [this, layer] {
+        if (layers_.removeOne(layer)) {
+            emit layersChanged();
+            emit repaintNeeded();
+        }
+    });
+    emit layersChanged();
+    emit repaintNeeded();
+}
+
+void LayerStack::remove(OverlayLayer* layer) {
+    if (!layers_.contains(layer)) return;
+    delete layer; // the destroyed() handler takes it off the list
+}
+
+void LayerStack::move(OverlayLayer* layer, int newIndex) {
+    const int from = layers_.indexOf(layer);
+    if (from < 0) return;
+    newIndex = std::clamp(newIndex, 0, static_cast<int>(layers_.size()) - 1);
+    if (newIndex == from) return;
+    layers_.move(from, newIndex);
+    emit layersChanged();
+    emit repaintNeeded();
+}
+
+void LayerStack::removeImageLayers() {
+    const QList<OverlayLayer*> all = layers_;
+    for (OverlayLayer* layer : all)
+        if (layer->removedWithImage()) delete layer;
+}
+
+int LayerStack::indexOf(const OverlayLayer* layer) const {
+    return layers_.indexOf(const_cast<OverlayLayer*>(layer));
+}
+
+bool LayerStack::selectAt(QPointF imagePoint, double tolerance) {
+    OverlayLayer* hitLayer = nullptr;
+    int hitItem = -1;
+    for (auto it = layers_.crbegin(); it != layers_.crend() && !hitLayer; ++it) {
+        if (!(*it)->isVisible()) continue;
+        const int item = (*it)->hitTest(imagePoint, tolerance);
+        if (item >= 0) {
+            hitLayer = *it;
+            hitItem = item;
+        }
+    }
+    for (OverlayLayer* layer : layers_)
+        if (layer != hitLayer) layer->setSelected(-1);
+    if (hitLayer) hitLayer->setSelected(hitItem);
+    return hitLayer != nullptr;
+}
+
+void LayerStack::clearSelection() {
+    for (OverlayLayer* layer : layers_) layer->setSelected(-1);
+}
+
+} // namespace glint::ui

@@ -1,0 +1,42 @@
+// The ordered list of overlay layers the canvas draws (first = bottom) and the layer dock lists.
+// Layers are owned by the stack once added.
+#pragma once
+
+#include "overlay/OverlayLayer.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+
+namespace glint::ui {
+
+class LayerStack : public QObject {
+    Q_OBJECT
+public:
+    explicit LayerStack(QObject* parent = nullptr);
+
+    // Takes ownership; the layer is drawn above those already there.
+    void add(OverlayLayer* layer);
+    // Deletes the layer.
+    void remove(OverlayLayer* layer);
+    void move(OverlayLayer* layer, int newIndex);
+    // Deletes every layer marked removedWithImage().
+    void removeImageLayers();
+
+    const QList<OverlayLayer*>& layers() const { return layers_; }
+    int indexOf(const OverlayLayer* layer) const;
+
+    // The topmost visible layer with an item within `tolerance` image pixels: selects that item and clears
+    // every other layer's selection. Returns false (and clears all) when nothing is hit.
+    bool selectAt(QPointF imagePoint, double tolerance);
+    void clearSelection();
+
+signals:
+    void layersChanged();  // added, removed, reordered, renamed, shown, hidden, recoloured
+    void repaintNeeded();
+
+private:
+    QList<OverlayLayer*> layers_;
+};
+
+} // namespace glint::ui

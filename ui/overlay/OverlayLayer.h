@@ -1,0 +1,58 @@
+// What the canvas draws over the image: a stack of layers, each with a name, visibility, colour, an
+// optional selected item and hit-testing, painted in image coordinates through one ViewTransform.
+#pragma once
+
+#include "canvas/ViewTransform.h"
+
+#include <QColor>
+#include <QObject>
+#include <QRectF>
+#include <QString>
+
+class QPainter;
+
+namespace glint::ui {
+
+class OverlayLayer : public QObject {
+    Q_OBJECT
+public:
+    OverlayLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+
+    QString name() const { return name_; }
+    void setName(const QString& name);
+    bool isVisible() const { return visible_; }
+    void setVisible(bool visible);
+    QColor colour() const { return colour_; }
+    void setColour(const QColor& colour);
+    // Layers that belong to one image (results, drawn shapes) are removed when another image is opened.
+    bool removedWithImage() const { return removedWithImage_; }
+    void setRemovedWithImage(bool removed) { removedWithImage_ = removed; }
+
+    // Items: what selection, hit-testing and "centre on" refer to. A layer without items has count 0.
+    virtual int itemCount() const { return 0; }
+    virtual QRectF itemBounds(int /*index*/) const { return {}; } // image coordinates
+    // The topmost item within `tolerance` image pixels of the point, or -1.
+    virtual int hitTest(QPointF /*imagePoint*/, double /*tolerance*/) const { return -1; }
+    int selected() const { return selected_; }
+    void setSelected(int index); // -1 clears
+
+    virtual void paint(QPainter& painter, const ViewTransform& view) const = 0;
+
+signals:
+    void changed();                      // the canvas repaints
+    void selectionChanged(int index);    // -1: nothing selected
+    void propertiesChanged();            // name, visibility or colour (the layer list updates)
+
+protected:
+    // Subclasses call this after changing their items.
+    void itemsChanged();
+
+private:
+    QString name_;
+    QColor colour_;
+    bool visible_ = true;
+    bool removedWithImage_ = true;
+    int selected_ = -1;
+};
+
+} // namespace glint::ui
