@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QPixmap>
 #include <QRegularExpression>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
@@ -66,6 +67,7 @@ int takeScreenshot(MainWindow& window, const ScreenshotRequest& request, int tim
     // Let layouts and pending paints settle, then show the readout of the central pixel so that the
     // status bar fields appear in the picture as they do under a cursor.
     QCoreApplication::processEvents();
+    window.statusBar()->clearMessage();
     window.readout()->showCursor(QPointF(ctx.image()->width() / 2, ctx.image()->height() / 2));
     QCoreApplication::processEvents();
     const QImage picture = window.grab().toImage();

@@ -123,8 +123,11 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
 
     p.setPen(palette().text().color());
     const QRectF textRow(r.left(), r.bottom() + 2, r.width(), fontMetrics().height());
-    p.drawText(textRow, Qt::AlignLeft | Qt::AlignVCenter, formatValue(histogram_.low));
-    p.drawText(textRow, Qt::AlignRight | Qt::AlignVCenter, formatValue(histogram_.high));
+    // One bin per integer level: label the first and last levels rather than the bins' outer edges.
+    const double w = histogram_.binWidth();
+    const double inset = std::abs(w - 1.0) < 1e-9 ? 0.5 : 0.0;
+    p.drawText(textRow, Qt::AlignLeft | Qt::AlignVCenter, formatValue(histogram_.low + inset));
+    p.drawText(textRow, Qt::AlignRight | Qt::AlignVCenter, formatValue(histogram_.high - inset));
     p.drawText(textRow, Qt::AlignHCenter | Qt::AlignVCenter,
                tr("limits %1 … %2").arg(formatValue(limits_.low), formatValue(limits_.high)));
 }

@@ -27,7 +27,7 @@ public:
     QRectF plotRect() const;
 
     QSize sizeHint() const override { return {300, 150}; }
-    QSize minimumSizeHint() const override { return {160, 90}; }
+    QSize minimumSizeHint() const override { return {160, 60}; }
 
 signals:
     void limitsDragged(double low, double high);  // continuously while dragging

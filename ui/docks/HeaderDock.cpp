@@ -70,6 +70,7 @@ HeaderDock::HeaderDock(QWidget* parent)
     table_->verticalHeader()->setVisible(false);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
+    table_->setMinimumHeight(40);
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
     clear();
 }

@@ -37,6 +37,7 @@ LayerDock::LayerDock(LayerStack& stack, QWidget* parent)
     for (QPushButton* b : {colour_, up_, down_, remove_}) buttons->addWidget(b);
     layout->addLayout(buttons);
     setWidget(body);
+    list_->setMinimumHeight(40);
     list_->setToolTip(tr("Tick to show a layer; double-click to recolour it"));
 
     connect(&stack_, &LayerStack::layersChanged, this, &LayerDock::rebuild);

@@ -29,12 +29,14 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     proxy_->setSortRole(ResultsModel::RawValueRole);
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
+    table_->sortByColumn(0, Qt::AscendingOrder); // rank 1 first
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->setVisible(false);
     table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setMinimumHeight(40);
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, &ResultsDock::showSet);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsDock::onRowSelected);

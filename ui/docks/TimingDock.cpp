@@ -17,6 +17,7 @@ TimingDock::TimingDock(TimingLog& log, QWidget* parent) : QDockWidget(tr("Timing
     tree_->setHeaderLabels({tr("Run / step"), tr("Backend"), tr("Device"), tr("Image"), tr("Parameters"), tr("ms"),
                             tr("vs reference")});
     tree_->setRootIsDecorated(true);
+    tree_->setMinimumHeight(40);
     tree_->setAlternatingRowColors(true);
     tree_->header()->setStretchLastSection(false);
     setWidget(tree_);

@@ -1,0 +1,61 @@
+// Helpers shared by the GUI tests: a window with settings isolated from the user's, waiting until an
+// image is loaded and drawn, and picture checks (is a grab blank?).
+#pragma once
+
+#include "AppContext.h"
+#include "MainWindow.h"
+#include "SampleFiles.h"
+#include "display/DisplayPipeline.h"
+
+#include <QImage>
+#include <QSet>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <cmath>
+
+namespace glint::test {
+
+// Call first in initTestCase(): QSettings and other files go to test locations, never the user's.
+inline void isolateSettings() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("GlintTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("GlintTests"));
+}
+
+// True once the context shows an image and its frame is the one for the current settings.
+inline bool imageShown(const ui::AppContext& ctx) {
+    return ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering() && ctx.frame() && ctx.frame()->image == ctx.image();
+}
+
+struct PictureStats {
+    double variance = 0.0; // of grey levels 0..255
+    int distinctColours = 0;
+};
+
+inline PictureStats pictureStats(const QImage& picture, const QRect& area = {}) {
+    const QImage img = picture.convertToFormat(QImage::Format_RGB32);
+    const QRect r = area.isNull() ? img.rect() : area.intersected(img.rect());
+    QSet<QRgb> colours;
+    double sum = 0, sum2 = 0;
+    const double n = static_cast<double>(r.width()) * r.height();
+    for (int y = r.top(); y <= r.bottom(); ++y) {
+        const auto* row = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+        for (int x = r.left(); x <= r.right(); ++x) {
+            const QRgb c = row[x];
+            if (colours.size() < 100000) colours.insert(c);
+            const double g = qGray(c);
+            sum += g;
+            sum2 += g * g;
+        }
+    }
+    PictureStats s;
+    s.variance = n > 0 ? sum2 / n - (sum / n) * (sum / n) : 0.0;
+    s.distinctColours = static_cast<int>(colours.size());
+    return s;
+}
+
+} // namespace glint::test
+
+// Waits (up to 30 s) until the window's image is loaded and drawn.
+#define GLINT_WAIT_FOR_IMAGE(window) QTRY_VERIFY_WITH_TIMEOUT(glint::test::imageShown((window).context()), 30000)
