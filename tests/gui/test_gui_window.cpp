@@ -15,6 +15,9 @@
 
 #include <QLabel>
 #include <QLineEdit>
+#include <QElapsedTimer>
+#include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
 
 using namespace glint;
@@ -202,6 +205,61 @@ private slots:
         QVERIFY(window.context().imagePath().endsWith(QLatin1String("aero.png")));
     }
 
+    void dropOpensFile() {
+        MainWindow window(quiet());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(test::samplePath(QStringLiteral("aero.png")))});
+        const QPoint at = window.canvas()->geometry().center();
+        QDragEnterEvent enter(at, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(at, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(window.context().imagePath().endsWith(QLatin1String("aero.png")));
+    }
+
+    void dicomWindowIsTheDefaultDisplay() {
+        Image image = brightTopRows(16, 16, 2, false);
+        image.meta.windowCenter = 100.0;
+        image.meta.windowWidth = 50.0;
+        MainWindow window(quiet());
+        window.context().setImage(std::move(image), QStringLiteral("dicom"));
+        QCOMPARE(window.context().displaySettings().limits, LimitsMode::Window);
+        QCOMPARE(window.context().displayLimits().low, 75.0);
+        QCOMPARE(window.context().displayLimits().high, 125.0);
+        // The next image without a window goes back to the preferred (percentile) limits.
+        window.context().setImage(brightTopRows(16, 16, 2, false), QStringLiteral("plain"));
+        QCOMPARE(window.context().displaySettings().limits, LimitsMode::Percentile);
+    }
+
+    void settingsPersist() {
+        QSettings().clear();
+        {
+            MainWindow window; // persisting, in the test-mode settings location
+            window.show();
+            window.openFile(test::samplePath(QStringLiteral("aero.png")));
+            GLINT_WAIT_FOR_IMAGE(window);
+            DisplaySettings s = window.context().displaySettings();
+            s.scale = DisplayScale::Sqrt;
+            s.colormap = Colormap::Viridis;
+            s.limits = LimitsMode::ZScale;
+            window.context().setDisplaySettings(s);
+            window.close();
+        }
+        MainWindow again;
+        QVERIFY(!again.recentFiles().isEmpty());
+        QVERIFY(again.recentFiles().first().endsWith(QLatin1String("aero.png")));
+        QCOMPARE(again.context().preferredDisplay().scale, DisplayScale::Sqrt);
+        QCOMPARE(again.context().preferredDisplay().colormap, Colormap::Viridis);
+        QCOMPARE(again.context().preferredDisplay().limits, LimitsMode::ZScale);
+        again.context().setImage(brightTopRows(8, 8, 1, false), QStringLiteral("next"));
+        QCOMPARE(again.context().displaySettings().scale, DisplayScale::Sqrt);
+        QSettings().clear();
+    }
+
     void headerFilter() {
         Image image = brightTopRows(8, 8, 1, false);
         image.meta.header = {{"OBJECT", "NGC 1316", "target"}, {"EXPTIME", "300", "seconds"}, {"FILTER", "R", "band"}};
@@ -215,6 +273,48 @@ private slots:
         QCOMPARE(dock->visibleRowCount(), 1);
         dock->filter()->clear();
         QCOMPARE(dock->visibleRowCount(), 3);
+    }
+
+    void bigImageZoomAndPanDoNotRerender() {
+        // 4096×4096 float samples: rendered once; zoom and pan only repaint the visible part.
+        std::vector<float> v(4096u * 4096u);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 2654435761u) % 100000u) / 10.0f;
+        MainWindow window(quiet());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QElapsedTimer clock;
+        clock.start();
+        window.context().setImage(Image::fromSamples<float>(4096, 4096, std::move(v)), QStringLiteral("big"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        const qint64 shownMs = clock.elapsed();
+        const auto frame = window.context().frame();
+        QVERIFY(!frame->mipmaps.empty());
+        ui::ImageCanvas* canvas = window.canvas();
+        const auto timePaint = [&] {
+            QElapsedTimer t;
+            t.start();
+            canvas->repaint();
+            return t.nsecsElapsed() / 1e6;
+        };
+        canvas->fitToWindow();
+        const double fitMs = timePaint();
+        canvas->setScaleAt(1.0, QPointF(300, 300));
+        const double oneMs = timePaint();
+        canvas->setScaleAt(8.0, QPointF(300, 300));
+        const double zoomedMs = timePaint();
+        double panMs = 0;
+        for (int i = 0; i < 20; ++i) {
+            canvas->panBy(QPointF(13, -7));
+            panMs = std::max(panMs, timePaint());
+        }
+        qInfo("4096x4096 float: shown after %lld ms (stats, histogram, render); paint: fit %.1f ms, 1:1 %.1f ms, "
+              "8x %.1f ms, pan (max of 20) %.1f ms",
+              static_cast<long long>(shownMs), fitMs, oneMs, zoomedMs, panMs);
+        QCOMPARE(window.context().frame(), frame); // no new render
+        QVERIFY(!window.context().display()->isBusy());
+        // Generous bounds (a shared, busy machine); typical figures are printed above.
+        QVERIFY(std::max({fitMs, oneMs, zoomedMs, panMs}) < 250.0);
     }
 
     void displaySettingsRerender() {
