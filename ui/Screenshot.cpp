@@ -4,6 +4,7 @@
 #include "MainWindow.h"
 #include "SampleFiles.h"
 #include "StatusReadout.h"
+#include "display/DisplayPipeline.h"
 #include "util/AtomicFile.h"
 
 #include <QBuffer>
@@ -55,6 +56,10 @@ int takeScreenshot(MainWindow& window, const ScreenshotRequest& request, int tim
     });
     QObject::connect(&ctx, &AppContext::loadFailed, &loop, [&](const QString&, const QString& message) {
         printError(message);
+        loop.exit(3);
+    });
+    QObject::connect(ctx.display(), &DisplayPipeline::failed, &loop, [&](const QString& message) {
+        printError(QStringLiteral("cannot display '%1': %2").arg(image, message));
         loop.exit(3);
     });
     QObject::connect(&ctx, &AppContext::frameReady, &loop, [&] {

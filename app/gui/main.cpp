@@ -21,7 +21,7 @@ const char* const kUsage =
     "\n"
     "  IMAGE              FITS, DICOM, PNG, PGM, TIFF, JPEG, BMP or CSV (default: a bundled sample)\n"
     "  --screenshot FILE  render the window offscreen with IMAGE to FILE (PNG) and exit\n"
-    "  --size WxH         window size for --screenshot (default 1280x800)\n"
+    "  --size WxH         window size for --screenshot (default 1280x800; at least the window's minimum)\n"
     "  --platform NAME    Qt platform plugin (as Qt's -platform); --style NAME likewise\n"
     "  --version          print the version\n"
     "\n"

@@ -1,10 +1,20 @@
 #include "overlay/LayerStack.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace glint::ui {
 
 LayerStack::LayerStack(QObject* parent) : QObject(parent) {}
+
+LayerStack::~LayerStack() {
+    // Delete the layers while the list still exists, without their destroyed() handlers touching it.
+    const QList<OverlayLayer*> all = std::exchange(layers_, {});
+    for (OverlayLayer* layer : all) {
+        disconnect(layer, nullptr, this, nullptr);
+        delete layer;
+    }
+}
 
 void LayerStack::add(OverlayLayer* layer) {
     if (!layer || layers_.contains(layer)) return;

@@ -14,6 +14,7 @@ class LayerStack : public QObject {
     Q_OBJECT
 public:
     explicit LayerStack(QObject* parent = nullptr);
+    ~LayerStack() override;
 
     // Takes ownership; the layer is drawn above those already there.
     void add(OverlayLayer* layer);
