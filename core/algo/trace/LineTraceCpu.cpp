@@ -102,7 +102,9 @@ protected:
             const float* s = seg_.data() + static_cast<std::size_t>(k - 1) * dd;
             std::uint16_t* back = back_.data() + static_cast<std::size_t>(k - 2) * dd;
             std::fill(next_.begin(), next_.end(), kNone);
-            parallelFor(0, d, std::max(1, d / 16), [&](std::size_t begin, std::size_t end) {
+            // Small steps (the live sizes) are faster on the calling thread than with threads started.
+            const std::size_t grain = dd <= (1u << 18) ? d : std::max(1, d / 16);
+            parallelFor(0, d, grain, [&](std::size_t begin, std::size_t end) {
                 std::vector<int> deque(d);
                 for (std::size_t c = begin; c < end; ++c)
                     slidingStep(g, static_cast<int>(c), score_.data() + c * d, s + c * d, back + c * d, deque);
