@@ -41,28 +41,29 @@ __global__ void packFieldKernel(const float2* __restrict__ xy, int width, int he
     packed[static_cast<std::size_t>(Y) * (width + 1) + X] = make_float4(left.x, left.y, right.x, right.y);
 }
 
-// The sample sum of TraceSampling.h's sampleSegment, on the packed field.
-__device__ __forceinline__ float sampleSegmentDevice(const float4* __restrict__ field, int width, int height, double px,
-                                                     double py, const FloatShape& s) {
-    const double x0 = floor(px), y0 = floor(py);
-    const int ox = static_cast<int>(x0) + 1, oy = static_cast<int>(y0) + 1; // +1: padded entry of the pixel
-    const float offX = static_cast<float>(px - x0), offY = static_cast<float>(py - y0);
+// The sample sum of TraceSampling.h's sampleSegment, on the packed field. Checked samples clamp positions
+// outside [-1, W-1] x [-1, H-1] to the zero border with weight 0; a warp whose segments all lie inside
+// the image skips those tests (six instructions of about thirty a sample).
+template <bool Checked>
+__device__ __forceinline__ float sampleLoop(const float4* __restrict__ field, int width, int height, int ox, int oy,
+                                            float offX, float offY, const FloatShape& s) {
     const unsigned pitch = static_cast<unsigned>(width) + 1u;
     float sum = 0.0f;
-    for (int m = 0; m < s.samples; ++m) {
-        const float t = static_cast<float>(m) + 0.5f;
+    float t = 0.5f;
+    for (int m = 0; m < s.samples; ++m, t += 1.0f) {
         const float lx = fmaf(t, s.stepX, offX), ly = fmaf(t, s.stepY, offY);
         const float flx = floorf(lx), fly = floorf(ly);
         float fx = lx - flx, fy = ly - fly;
         int X = ox + static_cast<int>(flx), Y = oy + static_cast<int>(fly);
-        // Outside [-1, W-1] x [-1, H-1] every corner is outside the image: read the zero border, weight 0.
-        if (static_cast<unsigned>(X) > static_cast<unsigned>(width)) {
-            X = 0;
-            fx = 0.0f;
-        }
-        if (static_cast<unsigned>(Y) > static_cast<unsigned>(height)) {
-            Y = 0;
-            fy = 0.0f;
+        if constexpr (Checked) {
+            if (static_cast<unsigned>(X) > static_cast<unsigned>(width)) {
+                X = 0;
+                fx = 0.0f;
+            }
+            if (static_cast<unsigned>(Y) > static_cast<unsigned>(height)) {
+                Y = 0;
+                fy = 0.0f;
+            }
         }
         const unsigned index = static_cast<unsigned>(Y) * pitch + static_cast<unsigned>(X);
         const float4 r0 = __ldg(field + index);
@@ -78,6 +79,21 @@ __device__ __forceinline__ float sampleSegmentDevice(const float4* __restrict__ 
     return sum * s.weight;
 }
 
+// Called by every thread of the warp (the fast-path vote needs all of them); `active` = has a segment.
+__device__ __forceinline__ float sampleSegmentDevice(const float4* __restrict__ field, int width, int height, double px,
+                                                     double py, const FloatShape& s, bool active = true) {
+    const double x0 = floor(px), y0 = floor(py);
+    const int ox = static_cast<int>(x0) + 1, oy = static_cast<int>(y0) + 1; // +1: padded entry of the pixel
+    const float offX = static_cast<float>(px - x0), offY = static_cast<float>(py - y0);
+    // Inside by a pixel at both ends means inside at every sample (as on the CPU).
+    const double ex = px + static_cast<double>(s.samples) * s.stepX, ey = py + static_cast<double>(s.samples) * s.stepY;
+    const bool inside = px >= 0.0 && px <= width - 1.0 && py >= 0.0 && py <= height - 1.0 && ex >= 0.0 &&
+                        ex <= width - 1.0 && ey >= 0.0 && ey <= height - 1.0;
+    if (__all_sync(0xffffffffu, inside || !active))
+        return sampleLoop<false>(field, width, height, ox, oy, offX, offY, s);
+    return sampleLoop<true>(field, width, height, ox, oy, offX, offY, s);
+}
+
 // seg[(k-1)*d*d + c*d + x] for transitions k = firstTransition + blockIdx.z: q_{k,c} -> q_{k+1,x}.
 __global__ void segmentScoresKernel(const float4* __restrict__ field, int width, int height, DeviceGeometry g,
                                     const FloatShape* __restrict__ interior, int firstTransition,
@@ -85,11 +101,12 @@ __global__ void segmentScoresKernel(const float4* __restrict__ field, int width,
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int c = blockIdx.y;
     const int k = firstTransition + static_cast<int>(blockIdx.z);
-    if (x >= g.d) return;
+    const bool active = x < g.d;
     double px, py;
     guidePoint(g, k, c, px, py);
-    const FloatShape shape = interior[x - c + g.d - 1];
-    seg[(static_cast<std::size_t>(k - 1) * g.d + c) * g.d + x] = sampleSegmentDevice(field, width, height, px, py, shape);
+    const FloatShape shape = active ? interior[x - c + g.d - 1] : FloatShape{0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    const float score = sampleSegmentDevice(field, width, height, px, py, shape, active);
+    if (active) seg[(static_cast<std::size_t>(k - 1) * g.d + c) * g.d + x] = score;
 }
 
 // ends[c] = a -> q_{1,c}; ends[d + c] = q_{n,c} -> b.
@@ -97,13 +114,16 @@ __global__ void endSegmentsKernel(const float4* __restrict__ field, int width, i
                                   const FloatShape* __restrict__ first, const FloatShape* __restrict__ last,
                                   float* __restrict__ ends) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= g.d) return;
+    const bool active = c < g.d;
+    const int i = active ? c : 0;
     if (blockIdx.y == 0) {
-        ends[c] = sampleSegmentDevice(field, width, height, g.ax, g.ay, first[c]);
+        const float score = sampleSegmentDevice(field, width, height, g.ax, g.ay, first[i], active);
+        if (active) ends[c] = score;
     } else {
         double px, py;
-        guidePoint(g, g.n, c, px, py);
-        ends[g.d + c] = sampleSegmentDevice(field, width, height, px, py, last[c]);
+        guidePoint(g, g.n, i, px, py);
+        const float score = sampleSegmentDevice(field, width, height, px, py, last[i], active);
+        if (active) ends[g.d + c] = score;
     }
 }
 
