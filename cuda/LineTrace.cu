@@ -142,6 +142,8 @@ protected:
         const std::size_t dd = static_cast<std::size_t>(d) * d;
         const int width = field_->width(), height = field_->height();
         const TableLayout layout(d);
+        // A trace that threw half-way may have left work queued; the pinned tables are rewritten below.
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
 
         // Buffers (grow-only): every transition's segment scores, two DP layers, the back-pointers.
         tables_.ensure(layout.total);
@@ -188,8 +190,8 @@ protected:
         trace::endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
             field, width, height, dg, first, last, ends);
         GLINT_CUDA_CHECK_LAUNCH();
-        const int perLaunch =
-            std::max(1, static_cast<int>(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition())));
+        const int perLaunch = static_cast<int>(
+            std::clamp(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition()), 1.0, static_cast<double>(n)));
         for (int k = 1; k < n; k += perLaunch) {
             const int count = std::min(perLaunch, n - k);
             trace::segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(

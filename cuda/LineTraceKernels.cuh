@@ -43,19 +43,24 @@ __global__ void packFieldKernel(const float2* __restrict__ xy, int width, int he
 
 // The sample sum of TraceSampling.h's sampleSegment, on the packed field. Checked samples clamp positions
 // outside [-1, W-1] x [-1, H-1] to the zero border with weight 0; a warp whose segments all lie inside
-// the image skips those tests (six instructions of about thirty a sample).
+// the image skips those tests and forms the load index with one conversion (eight instructions of about
+// thirty-five a sample).
 template <bool Checked>
 __device__ __forceinline__ float sampleLoop(const float4* __restrict__ field, int width, int height, int ox, int oy,
-                                            float offX, float offY, const FloatShape& s) {
+                                            float offX, float offY, const int samples, const float stepX,
+                                            const float stepY, const float dirX, const float dirY) {
     const unsigned pitch = static_cast<unsigned>(width) + 1u;
+    const float pitchF = static_cast<float>(pitch);
+    const unsigned origin = static_cast<unsigned>(oy) * pitch + static_cast<unsigned>(ox); // unchecked path only
     float sum = 0.0f;
     float t = 0.5f;
-    for (int m = 0; m < s.samples; ++m, t += 1.0f) {
-        const float lx = fmaf(t, s.stepX, offX), ly = fmaf(t, s.stepY, offY);
+    for (int m = 0; m < samples; ++m, t += 1.0f) {
+        const float lx = fmaf(t, stepX, offX), ly = fmaf(t, stepY, offY);
         const float flx = floorf(lx), fly = floorf(ly);
         float fx = lx - flx, fy = ly - fly;
-        int X = ox + static_cast<int>(flx), Y = oy + static_cast<int>(fly);
+        unsigned index;
         if constexpr (Checked) {
+            int X = ox + static_cast<int>(flx), Y = oy + static_cast<int>(fly);
             if (static_cast<unsigned>(X) > static_cast<unsigned>(width)) {
                 X = 0;
                 fx = 0.0f;
@@ -64,19 +69,23 @@ __device__ __forceinline__ float sampleLoop(const float4* __restrict__ field, in
                 Y = 0;
                 fy = 0.0f;
             }
+            index = static_cast<unsigned>(Y) * pitch + static_cast<unsigned>(X);
+        } else {
+            // The local offset fly * pitch + flx is an integer below 2^24 (checked by the caller), so float
+            // holds it exactly: one conversion a sample instead of two, and no integer multiply.
+            index = origin + static_cast<unsigned>(__float2int_rn(fmaf(fly, pitchF, flx)));
         }
-        const unsigned index = static_cast<unsigned>(Y) * pitch + static_cast<unsigned>(X);
         const float4 r0 = __ldg(field + index);
         const float4 r1 = __ldg(field + index + pitch);
-        const float c00 = fabsf(r0.x * s.dirY - r0.y * s.dirX);
-        const float c10 = fabsf(r0.z * s.dirY - r0.w * s.dirX);
-        const float c01 = fabsf(r1.x * s.dirY - r1.y * s.dirX);
-        const float c11 = fabsf(r1.z * s.dirY - r1.w * s.dirX);
+        const float c00 = fabsf(r0.x * dirY - r0.y * dirX);
+        const float c10 = fabsf(r0.z * dirY - r0.w * dirX);
+        const float c01 = fabsf(r1.x * dirY - r1.y * dirX);
+        const float c11 = fabsf(r1.z * dirY - r1.w * dirX);
         const float top = fmaf(fx, c10 - c00, c00);
         const float bottom = fmaf(fx, c11 - c01, c01);
         sum += fmaf(fy, bottom - top, top);
     }
-    return sum * s.weight;
+    return sum;
 }
 
 // Called by every thread of the warp (the fast-path vote needs all of them); `active` = has a segment.
@@ -87,11 +96,19 @@ __device__ __forceinline__ float sampleSegmentDevice(const float4* __restrict__ 
     const float offX = static_cast<float>(px - x0), offY = static_cast<float>(py - y0);
     // Inside by a pixel at both ends means inside at every sample (as on the CPU).
     const double ex = px + static_cast<double>(s.samples) * s.stepX, ey = py + static_cast<double>(s.samples) * s.stepY;
+    const double pitch = width + 1.0;
     const bool inside = px >= 0.0 && px <= width - 1.0 && py >= 0.0 && py <= height - 1.0 && ex >= 0.0 &&
-                        ex <= width - 1.0 && ey >= 0.0 && ey <= height - 1.0;
+                        ex <= width - 1.0 && ey >= 0.0 && ey <= height - 1.0 &&
+                        (fabs(ey - py) + 2.0) * pitch + fabs(ex - px) + 2.0 < 16777216.0;
+    // The shape in registers: the loads inside the loop must not re-read it every sample.
+    const int samples = s.samples;
+    const float stepX = s.stepX, stepY = s.stepY, dirX = s.dirX, dirY = s.dirY, weight = s.weight;
+    float sum;
     if (__all_sync(0xffffffffu, inside || !active))
-        return sampleLoop<false>(field, width, height, ox, oy, offX, offY, s);
-    return sampleLoop<true>(field, width, height, ox, oy, offX, offY, s);
+        sum = sampleLoop<false>(field, width, height, ox, oy, offX, offY, samples, stepX, stepY, dirX, dirY);
+    else
+        sum = sampleLoop<true>(field, width, height, ox, oy, offX, offY, samples, stepX, stepY, dirX, dirY);
+    return sum * weight;
 }
 
 // seg[(k-1)*d*d + c*d + x] for transitions k = firstTransition + blockIdx.z: q_{k,c} -> q_{k+1,x}.
@@ -104,7 +121,8 @@ __global__ void segmentScoresKernel(const float4* __restrict__ field, int width,
     const bool active = x < g.d;
     double px, py;
     guidePoint(g, k, c, px, py);
-    const FloatShape shape = active ? interior[x - c + g.d - 1] : FloatShape{0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    FloatShape shape{0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    if (active) shape = interior[x - c + g.d - 1];
     const float score = sampleSegmentDevice(field, width, height, px, py, shape, active);
     if (active) seg[(static_cast<std::size_t>(k - 1) * g.d + c) * g.d + x] = score;
 }
@@ -115,16 +133,13 @@ __global__ void endSegmentsKernel(const float4* __restrict__ field, int width, i
                                   float* __restrict__ ends) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     const bool active = c < g.d;
-    const int i = active ? c : 0;
-    if (blockIdx.y == 0) {
-        const float score = sampleSegmentDevice(field, width, height, g.ax, g.ay, first[i], active);
-        if (active) ends[c] = score;
-    } else {
-        double px, py;
-        guidePoint(g, g.n, i, px, py);
-        const float score = sampleSegmentDevice(field, width, height, px, py, last[i], active);
-        if (active) ends[g.d + c] = score;
-    }
+    // Lanes past d sample nothing (zero samples), whichever loop the warp's vote picks.
+    FloatShape shape{0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    if (active) shape = blockIdx.y == 0 ? first[c] : last[c];
+    double px = g.ax, py = g.ay;
+    if (blockIdx.y == 1) guidePoint(g, g.n, active ? c : 0, px, py);
+    const float score = sampleSegmentDevice(field, width, height, px, py, shape, active);
+    if (active) ends[blockIdx.y * g.d + c] = score;
 }
 
 // score[x*d + c] = best path a, q_{1,c}, q_{2,x}: the first turn needs no maximum, only its test.

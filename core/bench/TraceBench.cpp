@@ -143,9 +143,12 @@ std::vector<BenchRow> timingCases(const BenchOptions& options) {
             log(options, "  trace " + c.name + " on " + backendName(backend));
             JobControl check;
             const TraceLeg leg = tracer->trace(c.a, c.b, c.params, check);
-            const bool slow = backend != Backend::Cuda && samples > 2e8;
+            // Slow CPU rows are timed fewer times: their spread is small next to their length.
+            const int repeat = backend == Backend::Cuda ? options.repeat
+                               : samples > 2e8 || backend == Backend::Reference ? std::min(options.repeat, 2)
+                                                                                : options.repeat;
             BenchRow row = measure(
-                "trace", c.name, backend, slow ? 1 : options.repeat,
+                "trace", c.name, backend, repeat,
                 [&](JobControl& job) { tracer->trace(c.a, c.b, c.params, job); });
             row.params = {{"guides", n}, {"points", d}, {"half_width", c.params.halfWidth},
                           {"max_angle", c.params.maxAngleDeg}, {"ab", 900}, {"samples", samples}};
@@ -190,7 +193,8 @@ std::vector<BenchRow> liveCase(const BenchOptions& options) {
         tracer->setField(field, setup);
         const TraceLeg leg = tracer->trace(a, b, params, setup);
         if (!oracle) oracle = leg.score;
-        BenchRow row = measure("trace", "live |ab|=400 n6 d128 45 deg", backend, std::max(options.repeat, 9),
+        const int repeat = backend == Backend::Reference ? std::min(options.repeat, 3) : std::max(options.repeat, 9);
+        BenchRow row = measure("trace", "live |ab|=400 n6 d128 45 deg", backend, repeat,
                                [&](JobControl& job) { tracer->trace(a, b, params, job); });
         row.params = {{"guides", 6}, {"points", 128}, {"ab", 400}, {"samples", totalSamples(TraceGeometry(a, b, params))}};
         row.verified = std::fabs(leg.score - *oracle) <= 1e-4 * std::max(1.0, *oracle);
@@ -263,7 +267,8 @@ std::vector<BenchRow> accuracyCases(const BenchOptions& options) {
         const cv::Point from(static_cast<int>(std::lround(scene.from.x)), static_cast<int>(std::lround(scene.from.y)));
         const cv::Point to(static_cast<int>(std::lround(scene.to.x)), static_cast<int>(std::lround(scene.to.y)));
         std::vector<cv::Point> contour;
-        BenchRow row = measure("trace-accuracy", scene.name + ", intelligent scissors", Backend::Cpu, options.repeat,
+        BenchRow row = measure("trace-accuracy", scene.name + ", intelligent scissors", Backend::Cpu,
+                               std::min(options.repeat, 3),
                                [&](JobControl& job) {
                                    {
                                        auto step = job.timing().scope("build map");

@@ -19,22 +19,6 @@ SegmentShape makeShape(double dx, double dy, double length) {
     return shape;
 }
 
-// First index in [lo, hi] where pred holds, for pred false...false true...true; hi + 1 when none.
-template <class Pred>
-int firstTrue(int lo, int hi, Pred pred) {
-    int count = hi - lo + 1;
-    while (count > 0) {
-        const int half = count / 2;
-        if (!pred(lo + half)) {
-            lo += half + 1;
-            count -= half + 1;
-        } else {
-            count = half;
-        }
-    }
-    return lo;
-}
-
 } // namespace
 
 TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params)
@@ -82,30 +66,37 @@ TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& para
     for (int i = 0; i < d_; ++i) lastAngle_[i] = -firstAngle_[i];
 
     // Interior turns: for the outgoing offset delta, incoming offsets m with angle(m) in
-    // [angle(delta) - theta, angle(delta) + theta]; angle(m) is non-decreasing, so binary searches find it.
+    // [angle(delta) - theta, angle(delta) + theta]. angle(m) is non-decreasing, so each end of that range is
+    // the first m where a monotone test flips, and both ends only move up as delta (or c below) grows: one
+    // sweep each, with branches that predict well (binary searches mispredicted half their steps).
     const int lo = -(d_ - 1), hi = d_ - 1;
+    const double limit = limit_;
     incoming_.resize(2 * d_ - 1);
-    for (int delta = lo; delta <= hi; ++delta) {
+    for (int delta = lo, mLo = lo, mEnd = lo; delta <= hi; ++delta) {
         const double out = interiorAngle(delta);
-        IndexRange r;
-        r.lo = firstTrue(lo, delta, [&](int m) { return turnAllowed(interiorAngle(m), out); });
-        r.hi = firstTrue(delta, hi, [&](int m) { return !turnAllowed(interiorAngle(m), out); }) - 1;
-        incoming_[delta + d_ - 1] = r;
+        while (out - interiorAngle(mLo) > limit) ++mLo;                      // stops at m = delta at the latest
+        if (mEnd < mLo) mEnd = mLo;
+        while (mEnd <= hi && out - interiorAngle(mEnd) >= -limit) ++mEnd;   // first m past the range
+        incoming_[delta + d_ - 1] = {mLo, mEnd - 1};
     }
     firstNext_.resize(d_);
     lastPrev_.resize(d_);
-    for (int c = 0; c < d_; ++c) {
-        // After a -> q_{1,c}: outgoing offsets delta with out - in in [-theta, theta]; out - in rises with delta.
+    // After a -> q_{1,c}: outgoing offsets delta with angle(delta) - in in [-theta, theta]; in grows with c.
+    for (int c = 0, dLo = lo, dEnd = lo; c < d_; ++c) {
         const double in = firstAngle_[c];
-        const double limit = limit_;
-        const int dLo = firstTrue(lo, hi, [&](int delta) { return interiorAngle(delta) - in >= -limit; });
-        const int dHi = firstTrue(lo, hi, [&](int delta) { return interiorAngle(delta) - in > limit; }) - 1;
-        firstNext_[c] = {std::max(0, c + dLo), std::min(d_ - 1, c + dHi)};
-        // Before q_{n,c} -> b: incoming offsets m = c - p with out - angle(m) in [-theta, theta].
+        while (dLo <= hi && interiorAngle(dLo) - in < -limit) ++dLo;
+        if (dEnd < dLo) dEnd = dLo;
+        while (dEnd <= hi && interiorAngle(dEnd) - in <= limit) ++dEnd;
+        firstNext_[c] = {std::max(0, c + dLo), std::min(d_ - 1, c + dEnd - 1)};
+    }
+    // Before q_{n,c} -> b: incoming offsets m = c - p with out - angle(m) in [-theta, theta]; out grows as c
+    // falls, so sweep c downwards.
+    for (int c = d_ - 1, mLo = lo, mEnd = lo; c >= 0; --c) {
         const double out = lastAngle_[c];
-        const int mLo = firstTrue(lo, hi, [&](int m) { return out - interiorAngle(m) <= limit; });
-        const int mHi = firstTrue(lo, hi, [&](int m) { return out - interiorAngle(m) < -limit; }) - 1;
-        lastPrev_[c] = {std::max(0, c - mHi), std::min(d_ - 1, c - mLo)};
+        while (mLo <= hi && out - interiorAngle(mLo) > limit) ++mLo;
+        if (mEnd < mLo) mEnd = mLo;
+        while (mEnd <= hi && out - interiorAngle(mEnd) >= -limit) ++mEnd;
+        lastPrev_[c] = {std::max(0, c - (mEnd - 1)), std::min(d_ - 1, c - mLo)};
     }
 
     double samples = 0.0;
