@@ -9,6 +9,7 @@
 #include "util/Errors.h"
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 namespace glint::cli {

@@ -43,7 +43,7 @@ private slots:
         QFETCH(int, score);
         QFETCH(int, polarity);
         QFETCH(bool, toCentre);
-        for (std::uint32_t seed : {11u, 12u, 13u}) {
+        for (std::uint32_t seed : {11u, 12u}) {
             const TraceScene scene = makeTraceScene(static_cast<TraceSceneKind>(kind), width, seed);
             TraceFieldOptions options;
             options.score = static_cast<TraceScore>(score);

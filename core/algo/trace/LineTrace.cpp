@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -13,7 +14,17 @@ namespace glint {
 
 namespace {
 
-std::string pointText(TracePoint p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
+std::string pointText(TracePoint p) {
+    std::ostringstream text;
+    text << p.x << "," << p.y;
+    return text.str();
+}
+
+std::string degreesText(double v) {
+    std::ostringstream text;
+    text << v;
+    return text.str();
+}
 
 } // namespace
 
@@ -86,7 +97,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     }
     const Optimum optimum = solve(*geometry, job);
     if (optimum.indices.empty() || !std::isfinite(optimum.score))
-        throw UsageError("no path keeps every turn within " + std::to_string(params.maxAngleDeg) +
+        throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
                          " degrees (raise the maximum angle, or use more points per guide)");
     auto step = job.timing().scope("assemble");
     return assembleLeg(*field_, *geometry, optimum.indices, optimum.score);

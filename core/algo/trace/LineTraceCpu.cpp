@@ -53,11 +53,17 @@ protected:
         seg_.resize(static_cast<std::size_t>(n - 1) * dd);
         {
             auto step = job.timing().scope("segment scores");
-            const SplitPoint a = splitPoint(g.a());
+            // a -> q_{1,c} is a fan from a; q_{n,c} -> b, walked backwards, a fan from b with the same
+            // sample points (midpoints are symmetric, and |G x v| ignores the sign of v).
+            std::vector<FloatShape> firstShapes(d), lastShapes(d);
             for (int c = 0; c < d; ++c) {
-                first_[c] = sampleSegment(field, a, toFloatShape(g.firstShape(c)));
-                last_[c] = sampleSegment(field, splitPoint(g.point(n, c)), toFloatShape(g.lastShape(c)));
+                firstShapes[c] = toFloatShape(g.firstShape(c));
+                lastShapes[c] = toFloatShape(g.lastShape(c));
+                lastShapes[c].stepX = -lastShapes[c].stepX;
+                lastShapes[c].stepY = -lastShapes[c].stepY;
             }
+            sampleFan(field, splitPoint(g.a()), firstShapes.data(), d, first_.data());
+            sampleFan(field, splitPoint(g.b()), lastShapes.data(), d, last_.data());
             const std::size_t rows = static_cast<std::size_t>(n - 1) * d;
             // About 1e5 samples a chunk: fine enough to balance two threads, coarse enough for no overhead.
             const double perRow = g.samplesPerTransition() / d;

@@ -32,8 +32,8 @@ protected:
                 last[c] = segmentScoreExact(field, g.point(n, ci), g.lastShape(ci));
             }
             for (int k = 1; k < n; ++k) {
-                job.throwIfCancelled();
                 for (std::size_t c = 0; c < d; ++c) {
+                    job.throwIfCancelled(); // a row is at most d segments: well within Cancel's 100 ms
                     const TracePoint p = g.point(k, static_cast<int>(c));
                     for (std::size_t x = 0; x < d; ++x)
                         seg[k - 1][c * d + x] =

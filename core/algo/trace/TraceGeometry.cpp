@@ -113,11 +113,6 @@ TracePoint TraceGeometry::point(int guide, int index) const {
     return {a_.x + f * (b_.x - a_.x) + t * px_, a_.y + f * (b_.y - a_.y) + t * py_};
 }
 
-IndexRange TraceGeometry::predecessors(int c, int x) const {
-    const IndexRange m = allowedIncomingDeltas(x - c);
-    return {std::max(0, c - m.hi), std::min(d_ - 1, c - m.lo)};
-}
-
 namespace {
 
 double cornerScore(const TraceField& field, long long x, long long y, double vx, double vy) {

@@ -60,7 +60,10 @@ public:
     // Interval form of the same predicate, for the fast DPs. The angles are non-decreasing in the offset, so
     // for a fixed outgoing segment the incoming ones that turnAllowed accepts form one contiguous range.
     // Turn at q_{k,c} (1 < k < n) towards q_{k+1,x}: allowed predecessors p on guide k-1.
-    IndexRange predecessors(int c, int x) const;
+    IndexRange predecessors(int c, int x) const {
+        const IndexRange m = incoming_[x - c + d_ - 1];
+        return {c - m.hi < 0 ? 0 : c - m.hi, c - m.lo > d_ - 1 ? d_ - 1 : c - m.lo};
+    }
     // Allowed m = c - p of an interior turn whose outgoing segment has offset delta (never empty: m = delta).
     IndexRange allowedIncomingDeltas(int delta) const { return incoming_[delta + d_ - 1]; }
     // n >= 2: after a -> q_{1,c}, the allowed q_{2,x}; before q_{n,c} -> b, the allowed q_{n-1,p}.
