@@ -10,6 +10,11 @@ const std::vector<Command>& commands() {
          "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] [--repeat R]\n"
          "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
          "time the algorithms on generated cases, with speed-ups against reference and cpu", &runBench},
+        {"trace",
+         "glint-cli trace IMAGE --from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
+         "          [--max-angle DEG] [--score magnitude|sine|ridge] [--width PX] [--polarity bright|dark|both]\n"
+         "          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]",
+         "trace a line between clicked points (best path over guides, exact DP)", &runTrace},
     };
     return list;
 }

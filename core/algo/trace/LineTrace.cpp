@@ -1,0 +1,123 @@
+#include "algo/trace/LineTrace.h"
+
+#include "algo/trace/TraceGeometry.h"
+#include "util/Errors.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace glint {
+
+namespace {
+
+std::string pointText(TracePoint p) {
+    std::ostringstream text;
+    text << p.x << "," << p.y;
+    return text.str();
+}
+
+std::string degreesText(double v) {
+    std::ostringstream text;
+    text << v;
+    return text.str();
+}
+
+} // namespace
+
+void validateTraceParams(const TraceParams& params) {
+    if (params.guides < 1) throw UsageError("the number of guides must be at least 1");
+    if (params.guides > kMaxTraceGuides)
+        throw UsageError("the number of guides must be at most " + std::to_string(kMaxTraceGuides));
+    if (params.points < 2) throw UsageError("the number of points per guide must be at least 2");
+    if (params.points > kMaxTracePoints)
+        throw UsageError("the number of points per guide must be at most " + std::to_string(kMaxTracePoints));
+    if (static_cast<long long>(params.guides) * params.points * params.points > kMaxTraceGuidePointPairs)
+        throw UsageError("guides x points^2 must be at most " + std::to_string(kMaxTraceGuidePointPairs) +
+                         " (fewer guides or points per guide)");
+    if (!std::isfinite(params.maxAngleDeg) || params.maxAngleDeg <= 0.0 || params.maxAngleDeg > 180.0)
+        throw UsageError("the maximum turning angle must be in (0, 180] degrees");
+    if (!std::isfinite(params.halfWidth) || params.halfWidth < 0.0)
+        throw UsageError("the half-width must be a positive number of pixels (0 = a quarter of the distance)");
+    if (params.halfWidth > 1e6) throw UsageError("the half-width must be at most 1e6 pixels");
+}
+
+void validateTracePoints(const std::vector<TracePoint>& points, int width, int height) {
+    if (points.size() < 2) throw UsageError("a trace needs at least two points");
+    for (const TracePoint& p : points) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) throw UsageError("trace points must be finite");
+        if (p.x < -0.5 || p.y < -0.5 || p.x > width - 0.5 || p.y > height - 0.5)
+            throw UsageError("trace point " + pointText(p) + " lies outside the image (" + std::to_string(width) +
+                             " x " + std::to_string(height) + ")");
+    }
+    for (std::size_t i = 1; i < points.size(); ++i)
+        if (points[i].x == points[i - 1].x && points[i].y == points[i - 1].y)
+            throw UsageError("consecutive trace points are equal (" + pointText(points[i]) + ")");
+}
+
+double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params) {
+    if (params.halfWidth > 0.0) return params.halfWidth;
+    return std::max(8.0, 0.25 * std::hypot(b.x - a.x, b.y - a.y));
+}
+
+std::vector<TracePoint> TraceResult::polyline() const {
+    std::vector<TracePoint> out;
+    for (const TraceLeg& leg : legs)
+        for (std::size_t i = out.empty() ? 0 : 1; i < leg.points.size(); ++i) out.push_back(leg.points[i]);
+    return out;
+}
+
+std::vector<double> TraceResult::segmentScores() const {
+    std::vector<double> out;
+    for (const TraceLeg& leg : legs) out.insert(out.end(), leg.segmentScores.begin(), leg.segmentScores.end());
+    return out;
+}
+
+void LineTracer::setField(std::shared_ptr<const TraceField> field, JobControl&) { field_ = std::move(field); }
+
+TraceLeg LineTracer::trace(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job) {
+    const auto start = std::chrono::steady_clock::now();
+    TraceLeg leg = traceLeg(a, b, params, job);
+    job.timing().setTotal(msSince(start));
+    return leg;
+}
+
+TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job) {
+    if (!field_) throw std::logic_error("LineTracer::trace before setField");
+    validateTraceParams(params);
+    validateTracePoints({a, b}, field_->width(), field_->height());
+    job.setDevice(deviceNameFor(backend()));
+    std::optional<TraceGeometry> geometry;
+    {
+        auto step = job.timing().scope("geometry");
+        geometry.emplace(a, b, params);
+    }
+    const Optimum optimum = solve(*geometry, job);
+    if (optimum.indices.empty() || !std::isfinite(optimum.score))
+        throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
+                         " degrees (raise the maximum angle, or use more points per guide)");
+    auto step = job.timing().scope("assemble");
+    return assembleLeg(*field_, *geometry, optimum.indices, optimum.score);
+}
+
+TraceResult LineTracer::traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params,
+                                   JobControl& job) {
+    if (!field_) throw std::logic_error("LineTracer::traceChain before setField");
+    validateTraceParams(params);
+    validateTracePoints(clicks, field_->width(), field_->height());
+    const auto start = std::chrono::steady_clock::now();
+    TraceResult result;
+    for (std::size_t i = 0; i + 1 < clicks.size(); ++i) {
+        job.throwIfCancelled();
+        result.legs.push_back(traceLeg(clicks[i], clicks[i + 1], params, job));
+        result.score += result.legs.back().score;
+        job.setProgress(static_cast<double>(i + 1) / static_cast<double>(clicks.size() - 1));
+    }
+    job.timing().setTotal(msSince(start));
+    return result;
+}
+
+} // namespace glint

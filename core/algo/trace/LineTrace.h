@@ -1,0 +1,151 @@
+// Line tracing between clicked points (DESIGN.md "Line trace"): the per-image score field, the parameters
+// and result of a trace, and the backend interface that the reference, CPU and CUDA implementations share.
+#pragma once
+
+#include "io/Image.h"
+#include "jobs/Backend.h"
+#include "jobs/JobControl.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace glint {
+
+class TraceGeometry;
+
+enum class TraceScore { Magnitude, Sine, Ridge };
+enum class TracePolarity { Bright, Dark, Both };
+
+const char* traceScoreName(TraceScore score);
+const char* tracePolarityName(TracePolarity polarity);
+TraceScore parseTraceScore(std::string_view name);       // throws UsageError
+TracePolarity parseTracePolarity(std::string_view name); // throws UsageError
+
+struct TraceFieldOptions {
+    TraceScore score = TraceScore::Magnitude;
+    double lineWidth = 5.0;                      // ridge: width of the line in pixels; sigma = width / (2 sqrt 3)
+    TracePolarity polarity = TracePolarity::Both; // ridge: bright lines, dark lines or both
+    double sineThresholdFraction = 0.1;          // sine: of the 99th-percentile gradient magnitude
+};
+// Throws UsageError for a non-positive or absurd line width or a threshold fraction outside [0, 1].
+void validateTraceFieldOptions(const TraceFieldOptions& options);
+
+// The per-pixel vector field G of a score mode. Every mode scores a sample point X on a segment of unit
+// direction v as the bilinear interpolation, over the four pixels around X, of |G x v|:
+//   magnitude: G = Sobel gradient (intensity per pixel)   -> |grad I| |sin(grad, v)|
+//   sine:      G = gradient / |gradient| where |gradient| > threshold, else 0  -> |sin| (the paper's form)
+//   ridge:     G = s * n, n the normal of the line (Hessian eigenvector), s Steger's line strength
+//              -> s |cos(line direction, v)|
+// Interpolating |G x v| rather than G keeps the sign-free ridge normal from cancelling between pixels.
+// Computed once per image and mode; every trace on that image shares it (and the GPU uploads it once).
+class TraceField {
+public:
+    static std::shared_ptr<const TraceField> compute(const Image& image, const TraceFieldOptions& options);
+    // A field given directly as x,y pairs in storage order (tests and benches).
+    static std::shared_ptr<const TraceField> fromVectors(int width, int height, std::vector<float> xy,
+                                                         const TraceFieldOptions& options = {});
+
+    int width() const { return width_; }
+    int height() const { return height_; }
+    const float* vectors() const { return xy_.data(); } // 2 floats a pixel, index 2*(y*width + x)
+    const TraceFieldOptions& options() const { return options_; }
+    double sineThreshold() const { return sineThreshold_; } // the magnitude threshold used (sine mode)
+    std::uint64_t id() const { return id_; }                // unique per field, for device-side caches
+
+private:
+    TraceField(int width, int height, std::vector<float> xy, const TraceFieldOptions& options);
+    int width_ = 0;
+    int height_ = 0;
+    std::vector<float> xy_;
+    TraceFieldOptions options_;
+    double sineThreshold_ = 0.0;
+    std::uint64_t id_ = 0;
+};
+
+struct TracePoint {
+    double x = 0.0;
+    double y = 0.0;
+};
+
+struct TraceParams {
+    int guides = 6;            // n
+    int points = 256;          // d, points per guide
+    double halfWidth = 0.0;    // w; 0 = a quarter of |ab|, at least 8 px
+    double maxAngleDeg = 45.0; // theta, in (0, 180]; 180 = unconstrained
+};
+
+// Largest sizes accepted: d fits the 16-bit back-pointers and the GPU's shared memory; guides * points^2
+// bounds the memory of the DP tables (about 6 bytes per entry).
+constexpr int kMaxTracePoints = 4096;
+constexpr int kMaxTraceGuides = 1024;
+constexpr long long kMaxTraceGuidePointPairs = 1LL << 26;
+
+// Throws UsageError: n < 1, d < 2, angle outside (0, 180], negative or non-finite half-width, sizes too large.
+void validateTraceParams(const TraceParams& params);
+// Throws UsageError when a point lies outside the image ([-0.5, W-0.5] x [-0.5, H-0.5]), is not finite,
+// or two consecutive points are equal.
+void validateTracePoints(const std::vector<TracePoint>& points, int width, int height);
+// The half-width a leg a -> b uses: params.halfWidth, or max(8, |ab| / 4).
+double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
+
+// One leg a -> b: the optimum path a, q_1..q_n, b.
+struct TraceLeg {
+    TracePoint from;
+    TracePoint to;
+    double halfWidth = 0.0;
+    std::vector<int> guideIndices;      // q_k is point guideIndices[k-1] (0..d-1) of guide k
+    std::vector<TracePoint> points;     // a, q_1..q_n, b
+    std::vector<double> segmentScores;  // n + 1, each segment's score evaluated in double precision
+    double score = 0.0;                 // sum of segmentScores
+    double optimumScore = 0.0;          // the optimum as the backend's DP found it (float on cpu/cuda)
+};
+
+// Chained legs through clicks p0 -> p1 -> ... -> pm.
+struct TraceResult {
+    std::vector<TraceLeg> legs;
+    double score = 0.0;
+    std::vector<TracePoint> polyline() const;        // every leg's points, shared click points once
+    std::vector<double> segmentScores() const;       // every leg's segment scores, in order
+};
+
+// One backend of the trace. Bind it to an image's field once (setField), then call trace() for each
+// pair of points: the prepared state (the field on the GPU, scratch buffers) is reused, so live tracing
+// under the mouse costs only the trace itself. One trace at a time per tracer object.
+class LineTracer {
+public:
+    virtual ~LineTracer() = default;
+    virtual Backend backend() const = 0;
+    // Binds the field (the CUDA backend uploads it here, timed as "upload field" in job).
+    virtual void setField(std::shared_ptr<const TraceField> field, JobControl& job);
+    const std::shared_ptr<const TraceField>& field() const { return field_; }
+    // The best path from a to b. Throws UsageError for invalid points or parameters, or when no path keeps
+    // every turn within the angle limit (possible only for tiny limits); Cancelled when cancelled. Records
+    // the steps in job.timing() and sets its total to the call's wall time.
+    TraceLeg trace(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
+    // Legs through clicks p0 -> p1 -> ... -> pm, each traced on its own: a click is a vertex the user
+    // placed, so the turn at a --via point is not limited (a road's corner is where one clicks), and a leg
+    // already fixed in the window never changes when the next one is traced.
+    TraceResult traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params, JobControl& job);
+
+protected:
+    // The backend's optimum: the guide indices of q_1..q_n and its DP score (-inf when none is feasible).
+    struct Optimum {
+        std::vector<int> indices;
+        double score = 0.0;
+    };
+    virtual Optimum solve(const TraceGeometry& geometry, JobControl& job) = 0;
+    std::shared_ptr<const TraceField> field_;
+
+private:
+    TraceLeg traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
+};
+
+std::unique_ptr<LineTracer> makeLineTracerReference();
+std::unique_ptr<LineTracer> makeLineTracerCpu();
+// Registers reference and cpu with BackendRegistry<LineTracer> (called from registerCpuBackends()).
+void registerLineTraceCpuBackends();
+
+} // namespace glint

@@ -1,0 +1,229 @@
+// The score fields of the three modes: Sobel gradient (magnitude), thresholded unit gradient (sine), and
+// Steger's Hessian line measure with the line normal (ridge).
+#include "algo/trace/LineTrace.h"
+
+#include "io/ImageStats.h"
+#include "util/Errors.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numbers>
+
+namespace glint {
+
+namespace {
+
+std::uint64_t nextFieldId() {
+    static std::atomic<std::uint64_t> counter{1};
+    return counter.fetch_add(1);
+}
+
+// The image as doubles, blanks (and NaN) replaced by the mean of the other pixels so that they make no
+// edge of their own; `blank` is 255 where a pixel was blank.
+cv::Mat imageForFiltering(const Image& image, cv::Mat& blank) {
+    cv::Mat values(image.height(), image.width(), CV_64F);
+    blank = cv::Mat::zeros(image.height(), image.width(), CV_8U);
+    const std::vector<double> v = image.toDoubles();
+    double sum = 0.0;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!image.isBlank(i) && std::isfinite(v[i])) {
+            sum += v[i];
+            ++count;
+        }
+    const double fill = count ? sum / count : 0.0;
+    auto* out = values.ptr<double>();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const bool isBlank = image.isBlank(i) || !std::isfinite(v[i]);
+        out[i] = isBlank ? fill : v[i];
+        if (isBlank) blank.data[i] = 255;
+    }
+    return values;
+}
+
+// Pixels whose filter support (radius r) reaches a blank get no score: their values are made up.
+void clearNearBlanks(std::vector<float>& xy, const cv::Mat& blank, int radius) {
+    if (cv::countNonZero(blank) == 0) return;
+    cv::Mat near;
+    cv::dilate(blank, near, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * radius + 1, 2 * radius + 1)));
+    for (std::size_t i = 0; i < near.total(); ++i)
+        if (near.data[i]) xy[2 * i] = xy[2 * i + 1] = 0.0f;
+}
+
+void sobel(const cv::Mat& values, cv::Mat& gx, cv::Mat& gy) {
+    // Scale 1/8 turns the Sobel kernel into a derivative: intensity per pixel.
+    cv::Sobel(values, gx, CV_64F, 1, 0, 3, 1.0 / 8.0, 0.0, cv::BORDER_REPLICATE);
+    cv::Sobel(values, gy, CV_64F, 0, 1, 3, 1.0 / 8.0, 0.0, cv::BORDER_REPLICATE);
+}
+
+// Sampled Gaussian and its first two derivatives as correlation kernels, corrected so that they give
+// exactly 1, x and x^2/2 -> 1 on polynomials (sampling a narrow Gaussian is otherwise noticeably off).
+void gaussianKernels(double sigma, int radius, cv::Mat& g0, cv::Mat& g1, cv::Mat& g2) {
+    const int size = 2 * radius + 1;
+    g0.create(size, 1, CV_64F);
+    g1.create(size, 1, CV_64F);
+    g2.create(size, 1, CV_64F);
+    double sum0 = 0.0;
+    for (int i = -radius; i <= radius; ++i) {
+        const double g = std::exp(-0.5 * i * i / (sigma * sigma));
+        g0.at<double>(i + radius) = g;
+        sum0 += g;
+    }
+    g0 /= sum0;
+    double m1 = 0.0, sum2 = 0.0;
+    for (int i = -radius; i <= radius; ++i) {
+        const double g = g0.at<double>(i + radius);
+        g1.at<double>(i + radius) = i * g;                // correlation with f(x + i): odd, weights i
+        g2.at<double>(i + radius) = (i * i - sigma * sigma) * g;
+        m1 += i * i * g;
+        sum2 += (i * i - sigma * sigma) * g;
+    }
+    g1 /= m1; // sum of i * g1 = 1: exact on f = x
+    // Zero response to constants (remove the sum in proportion to g0, keeping the kernel even), then
+    // normalise so that f = x^2 / 2 gives 1.
+    double m2 = 0.0;
+    for (int i = -radius; i <= radius; ++i) {
+        g2.at<double>(i + radius) -= sum2 * g0.at<double>(i + radius);
+        m2 += 0.5 * i * i * g2.at<double>(i + radius);
+    }
+    g2 /= m2;
+}
+
+} // namespace
+
+const char* traceScoreName(TraceScore score) {
+    switch (score) {
+    case TraceScore::Magnitude: return "magnitude";
+    case TraceScore::Sine: return "sine";
+    case TraceScore::Ridge: return "ridge";
+    }
+    return "magnitude";
+}
+
+const char* tracePolarityName(TracePolarity polarity) {
+    switch (polarity) {
+    case TracePolarity::Bright: return "bright";
+    case TracePolarity::Dark: return "dark";
+    case TracePolarity::Both: return "both";
+    }
+    return "both";
+}
+
+TraceScore parseTraceScore(std::string_view name) {
+    if (name == "magnitude") return TraceScore::Magnitude;
+    if (name == "sine") return TraceScore::Sine;
+    if (name == "ridge") return TraceScore::Ridge;
+    throw UsageError("unknown score '" + std::string(name) + "' (magnitude, sine or ridge)");
+}
+
+TracePolarity parseTracePolarity(std::string_view name) {
+    if (name == "bright") return TracePolarity::Bright;
+    if (name == "dark") return TracePolarity::Dark;
+    if (name == "both") return TracePolarity::Both;
+    throw UsageError("unknown polarity '" + std::string(name) + "' (bright, dark or both)");
+}
+
+void validateTraceFieldOptions(const TraceFieldOptions& options) {
+    if (!std::isfinite(options.lineWidth) || options.lineWidth <= 0.0 || options.lineWidth > 1000.0)
+        throw UsageError("the line width must be more than 0 and at most 1000 pixels");
+    if (!(options.sineThresholdFraction >= 0.0 && options.sineThresholdFraction <= 1.0))
+        throw UsageError("the sine threshold fraction must be between 0 and 1");
+}
+
+TraceField::TraceField(int width, int height, std::vector<float> xy, const TraceFieldOptions& options)
+    : width_(width), height_(height), xy_(std::move(xy)), options_(options), id_(nextFieldId()) {}
+
+std::shared_ptr<const TraceField> TraceField::fromVectors(int width, int height, std::vector<float> xy,
+                                                          const TraceFieldOptions& options) {
+    checkImageDimensions(width, height, "trace field");
+    if (xy.size() != 2 * static_cast<std::size_t>(width) * height)
+        throw InputError("trace field: expected 2 values per pixel");
+    for (float v : xy)
+        if (!std::isfinite(v)) throw InputError("trace field: values must be finite");
+    return std::shared_ptr<const TraceField>(new TraceField(width, height, std::move(xy), options));
+}
+
+std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const TraceFieldOptions& options) {
+    validateTraceFieldOptions(options);
+    if (image.empty()) throw InputError("trace: the image is empty");
+    cv::Mat blank;
+    const cv::Mat values = imageForFiltering(image, blank);
+    const std::size_t pixels = image.pixelCount();
+    std::vector<float> xy(2 * pixels, 0.0f);
+    double threshold = 0.0;
+
+    if (options.score == TraceScore::Magnitude || options.score == TraceScore::Sine) {
+        cv::Mat gx, gy;
+        sobel(values, gx, gy);
+        const auto* px = gx.ptr<double>();
+        const auto* py = gy.ptr<double>();
+        if (options.score == TraceScore::Magnitude) {
+            for (std::size_t i = 0; i < pixels; ++i) {
+                xy[2 * i] = static_cast<float>(px[i]);
+                xy[2 * i + 1] = static_cast<float>(py[i]);
+            }
+        } else {
+            std::vector<double> magnitude(pixels);
+            for (std::size_t i = 0; i < pixels; ++i) magnitude[i] = std::hypot(px[i], py[i]);
+            std::vector<double> sorted = magnitude;
+            threshold = options.sineThresholdFraction * percentileOf(sorted, 99.0);
+            for (std::size_t i = 0; i < pixels; ++i)
+                if (magnitude[i] > threshold) {
+                    xy[2 * i] = static_cast<float>(px[i] / magnitude[i]);
+                    xy[2 * i + 1] = static_cast<float>(py[i] / magnitude[i]);
+                }
+        }
+        clearNearBlanks(xy, blank, 1);
+    } else {
+        // Steger: a line of width W is best seen at sigma = W / (2 sqrt 3); sigma^2 makes the measure
+        // independent of the scale (intensity units).
+        const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
+        const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
+        cv::Mat g0, g1, g2, rxx, ryy, rxy;
+        gaussianKernels(sigma, radius, g0, g1, g2);
+        cv::sepFilter2D(values, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        const auto* a = rxx.ptr<double>();
+        const auto* c = ryy.ptr<double>();
+        const auto* bxy = rxy.ptr<double>();
+        const double norm = sigma * sigma;
+        for (std::size_t i = 0; i < pixels; ++i) {
+            const double mean = 0.5 * (a[i] + c[i]);
+            const double r = std::hypot(0.5 * (a[i] - c[i]), bxy[i]);
+            if (r <= 0.0) continue; // isotropic: no line direction
+            const double lambdaMin = mean - r, lambdaMax = mean + r;
+            double lambda = 0.0, strength = 0.0;
+            switch (options.polarity) {
+            case TracePolarity::Bright: lambda = lambdaMin; strength = std::max(0.0, -lambdaMin); break;
+            case TracePolarity::Dark: lambda = lambdaMax; strength = std::max(0.0, lambdaMax); break;
+            case TracePolarity::Both:
+                lambda = std::fabs(lambdaMin) > std::fabs(lambdaMax) ? lambdaMin : lambdaMax;
+                strength = std::fabs(lambda);
+                break;
+            }
+            if (strength <= 0.0) continue;
+            // Eigenvector of lambda (the line's normal), from whichever form is better conditioned.
+            double nx = bxy[i], ny = lambda - a[i];
+            const double mx = lambda - c[i], my = bxy[i];
+            if (mx * mx + my * my > nx * nx + ny * ny) {
+                nx = mx;
+                ny = my;
+            }
+            const double len = std::hypot(nx, ny);
+            if (len <= 0.0) continue;
+            const double s = strength * norm / len;
+            xy[2 * i] = static_cast<float>(nx * s);
+            xy[2 * i + 1] = static_cast<float>(ny * s);
+        }
+        clearNearBlanks(xy, blank, radius);
+    }
+    auto field = std::shared_ptr<TraceField>(new TraceField(image.width(), image.height(), std::move(xy), options));
+    field->sineThreshold_ = threshold;
+    return field;
+}
+
+} // namespace glint

@@ -1,0 +1,312 @@
+// The CUDA line tracer (see LineTraceCuda.h): host side. Buffers grow once and are reused, so a live trace
+// under the mouse costs one small upload, a handful of launches and one small download.
+#include "LineTraceCuda.h"
+
+#include "CudaDevice.h"
+#include "LineTraceKernels.cuh"
+#include "algo/trace/TraceGeometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace glint::cuda {
+
+namespace {
+
+using trace::DeviceGeometry;
+
+// A device allocation that only grows; freed with its owner.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    void ensure(std::size_t wanted) {
+        if (wanted <= bytes) return;
+        release();
+        GLINT_CUDA_CHECK(cudaMalloc(&ptr, wanted));
+        bytes = wanted;
+    }
+    void release() noexcept {
+        if (ptr) cudaFree(ptr);
+        ptr = nullptr;
+        bytes = 0;
+    }
+    template <class T>
+    T* as(std::size_t byteOffset = 0) const {
+        return reinterpret_cast<T*>(static_cast<char*>(ptr) + byteOffset);
+    }
+};
+
+struct PinnedBuffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    void ensure(std::size_t wanted) {
+        if (wanted <= bytes) return;
+        release();
+        GLINT_CUDA_CHECK(cudaMallocHost(&ptr, wanted));
+        bytes = wanted;
+    }
+    void release() noexcept {
+        if (ptr) cudaFreeHost(ptr);
+        ptr = nullptr;
+        bytes = 0;
+    }
+};
+
+std::size_t align16(std::size_t v) { return (v + 15) & ~static_cast<std::size_t>(15); }
+
+// Where each table lives in the per-trace upload.
+struct TableLayout {
+    std::size_t interior, first, last, incoming, firstNext, lastPrev, single, total;
+    explicit TableLayout(int d) {
+        std::size_t at = 0;
+        auto take = [&](std::size_t bytes) {
+            const std::size_t here = at;
+            at = align16(at + bytes);
+            return here;
+        };
+        interior = take(sizeof(FloatShape) * (2 * d - 1));
+        first = take(sizeof(FloatShape) * d);
+        last = take(sizeof(FloatShape) * d);
+        incoming = take(sizeof(int2) * (2 * d - 1));
+        firstNext = take(sizeof(int2) * d);
+        lastPrev = take(sizeof(int2) * d);
+        single = take(sizeof(int) * d);
+        total = at;
+    }
+};
+
+// Work of one segment launch: at most about this many samples (a few ms on an H100), so that Cancel is
+// seen between launches well within 100 ms even on the largest traces.
+constexpr double kSamplesPerLaunch = 4e9;
+
+class LineTracerCuda final : public LineTracer {
+public:
+    LineTracerCuda() {
+        try {
+            GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+            for (auto& e : events_) GLINT_CUDA_CHECK(cudaEventCreate(&e));
+        } catch (...) {
+            releaseAll();
+            throw;
+        }
+    }
+    ~LineTracerCuda() override { releaseAll(); }
+    LineTracerCuda(const LineTracerCuda&) = delete;
+    LineTracerCuda& operator=(const LineTracerCuda&) = delete;
+
+    Backend backend() const override { return Backend::Cuda; }
+
+    void releaseAll() noexcept {
+        for (auto& e : events_)
+            if (e) cudaEventDestroy(e);
+        if (stream_) cudaStreamDestroy(stream_);
+        for (DeviceBuffer* b : {&field4_, &tables_, &seg_, &ends_, &scoreA_, &scoreB_, &back_, &final_, &result_})
+            b->release();
+        hostTables_.release();
+        hostResult_.release();
+        stream_ = nullptr;
+        for (auto& e : events_) e = nullptr;
+    }
+
+    void setField(std::shared_ptr<const TraceField> field, JobControl& job) override {
+        if (field_ && field && field_->id() == field->id()) return; // already on the device
+        auto step = job.timing().scope("upload field");
+        const int w = field->width(), h = field->height();
+        DeviceBuffer raw;
+        try {
+            raw.ensure(sizeof(float2) * static_cast<std::size_t>(w) * h);
+            field4_.ensure(sizeof(float4) * static_cast<std::size_t>(w + 1) * (h + 2));
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.ptr, field->vectors(), raw.bytes, cudaMemcpyHostToDevice, stream_));
+            const dim3 block(256);
+            const dim3 grid((w + 1 + 255) / 256, h + 2);
+            trace::packFieldKernel<<<grid, block, 0, stream_>>>(raw.as<float2>(), w, h, field4_.as<float4>());
+            GLINT_CUDA_CHECK_LAUNCH();
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        } catch (...) {
+            raw.release();
+            field_.reset();
+            throw;
+        }
+        raw.release();
+        field_ = std::move(field);
+        job.setDevice(deviceNameFor(Backend::Cuda));
+    }
+
+protected:
+    Optimum solve(const TraceGeometry& g, JobControl& job) override {
+        const int n = g.guides(), d = g.points();
+        const std::size_t dd = static_cast<std::size_t>(d) * d;
+        const int width = field_->width(), height = field_->height();
+        const TableLayout layout(d);
+        // A trace that threw half-way may have left work queued; the pinned tables are rewritten below.
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+        // Buffers (grow-only): every transition's segment scores, two DP layers, the back-pointers.
+        tables_.ensure(layout.total);
+        hostTables_.ensure(layout.total);
+        seg_.ensure(sizeof(float) * std::max<std::size_t>(1, static_cast<std::size_t>(n - 1) * dd));
+        ends_.ensure(sizeof(float) * 2 * d);
+        scoreA_.ensure(sizeof(float) * dd);
+        scoreB_.ensure(sizeof(float) * dd);
+        back_.ensure(sizeof(std::uint16_t) * std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0, n - 2)) * dd));
+        final_.ensure((sizeof(float) + sizeof(int)) * d);
+        result_.ensure(sizeof(int) * (n + 1));
+        hostResult_.ensure(sizeof(int) * (n + 1));
+
+        packTables(g, layout);
+        DeviceGeometry dg{};
+        dg.ax = g.a().x;
+        dg.ay = g.a().y;
+        dg.bx = g.b().x;
+        dg.by = g.b().y;
+        normal(g, dg.px, dg.py);
+        dg.w = g.halfWidth();
+        dg.s = g.spacing();
+        dg.n = n;
+        dg.d = d;
+
+        const auto* interior = tables_.as<FloatShape>(layout.interior);
+        const auto* first = tables_.as<FloatShape>(layout.first);
+        const auto* last = tables_.as<FloatShape>(layout.last);
+        const auto* incoming = tables_.as<int2>(layout.incoming);
+        const auto* firstNext = tables_.as<int2>(layout.firstNext);
+        const auto* lastPrev = tables_.as<int2>(layout.lastPrev);
+        const auto* single = tables_.as<int>(layout.single);
+        const auto* field = field4_.as<float4>();
+        float* seg = seg_.as<float>();
+        float* ends = ends_.as<float>();
+
+        GLINT_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.ptr, hostTables_.ptr, layout.total, cudaMemcpyHostToDevice, stream_));
+        GLINT_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+
+        // Segment scores, in launches of bounded work so that a cancel is seen between them.
+        const int threads = std::min(256, (d + 31) / 32 * 32);
+        const dim3 block(threads);
+        trace::endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
+            field, width, height, dg, first, last, ends);
+        GLINT_CUDA_CHECK_LAUNCH();
+        const int perLaunch = static_cast<int>(
+            std::clamp(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition()), 1.0, static_cast<double>(n)));
+        for (int k = 1; k < n; k += perLaunch) {
+            const int count = std::min(perLaunch, n - k);
+            trace::segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(
+                field, width, height, dg, interior, k, seg);
+            GLINT_CUDA_CHECK_LAUNCH();
+            if (k + count < n) {
+                GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+                job.throwIfCancelled();
+                job.setProgress(0.9 * (k + count - 1) / std::max(1, n - 1));
+            }
+        }
+        GLINT_CUDA_CHECK(cudaEventRecord(events_[2], stream_));
+
+        // The DP: the first turn (a test only), then one interval-maximum step per interior guide.
+        float* score = scoreA_.as<float>();
+        float* next = scoreB_.as<float>();
+        auto* back = back_.as<std::uint16_t>();
+        float* bestScore = final_.as<float>();
+        int* bestPrev = reinterpret_cast<int*>(bestScore + d);
+        if (n >= 2) {
+            trace::dpFirstKernel<<<dim3((d + threads - 1) / threads, d), block, 0, stream_>>>(ends, seg, firstNext, d,
+                                                                                               score);
+            GLINT_CUDA_CHECK_LAUNCH();
+        }
+        int levels = 0;
+        while ((2 << levels) <= d) ++levels; // floor(log2 d)
+        const std::size_t tableEntries =
+            levels > 0 ? static_cast<std::size_t>(levels) * (d + 1) - ((std::size_t{2} << levels) - 2) : 0;
+        const std::size_t sharedBytes = sizeof(float) * d + sizeof(std::uint16_t) * tableEntries;
+        if (sharedBytes > 48 * 1024)
+            GLINT_CUDA_CHECK(cudaFuncSetAttribute(trace::dpStepKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(sharedBytes)));
+        for (int k = 2; k < n; ++k) {
+            trace::dpStepKernel<<<d, 256, sharedBytes, stream_>>>(score, seg + static_cast<std::size_t>(k - 1) * dd,
+                                                                  incoming, d, levels, next,
+                                                                  back + static_cast<std::size_t>(k - 2) * dd);
+            GLINT_CUDA_CHECK_LAUNCH();
+            std::swap(score, next);
+        }
+        trace::dpFinalKernel<<<d, 256, 0, stream_>>>(score, ends, lastPrev, single, n, d, bestScore, bestPrev);
+        GLINT_CUDA_CHECK_LAUNCH();
+        trace::backtrackKernel<<<1, 1024, 0, stream_>>>(bestScore, bestPrev, back, n, d, result_.as<int>());
+        GLINT_CUDA_CHECK_LAUNCH();
+        GLINT_CUDA_CHECK(cudaEventRecord(events_[3], stream_));
+        GLINT_CUDA_CHECK(
+            cudaMemcpyAsync(hostResult_.ptr, result_.ptr, sizeof(int) * (n + 1), cudaMemcpyDeviceToHost, stream_));
+        GLINT_CUDA_CHECK(cudaEventRecord(events_[4], stream_));
+        GLINT_CUDA_CHECK(cudaEventSynchronize(events_[4]));
+
+        const char* names[] = {"upload", "segment scores", "dp", "download"};
+        for (int i = 0; i < 4; ++i) {
+            float ms = 0.0f;
+            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
+            job.timing().add(names[i], ms);
+        }
+        job.setProgress(1.0);
+
+        const int* r = static_cast<const int*>(hostResult_.ptr);
+        float best;
+        std::memcpy(&best, r, sizeof best);
+        Optimum optimum;
+        optimum.score = best;
+        if (best == -std::numeric_limits<float>::infinity()) return optimum;
+        optimum.indices.assign(r + 1, r + 1 + n);
+        for (int v : optimum.indices)
+            if (v < 0 || v >= d) throw std::runtime_error("CUDA trace: invalid path index from the device");
+        return optimum;
+    }
+
+private:
+    // The unit normal of ab exactly as TraceGeometry computes it (p = (-u.y, u.x)).
+    static void normal(const TraceGeometry& g, double& px, double& py) {
+        const double dx = g.b().x - g.a().x, dy = g.b().y - g.a().y;
+        const double length = std::sqrt(dx * dx + dy * dy);
+        px = -(dy / length);
+        py = dx / length;
+    }
+
+    void packTables(const TraceGeometry& g, const TableLayout& layout) {
+        const int d = g.points();
+        auto* base = static_cast<char*>(hostTables_.ptr);
+        auto* interior = reinterpret_cast<FloatShape*>(base + layout.interior);
+        auto* first = reinterpret_cast<FloatShape*>(base + layout.first);
+        auto* last = reinterpret_cast<FloatShape*>(base + layout.last);
+        auto* incoming = reinterpret_cast<int2*>(base + layout.incoming);
+        auto* firstNext = reinterpret_cast<int2*>(base + layout.firstNext);
+        auto* lastPrev = reinterpret_cast<int2*>(base + layout.lastPrev);
+        auto* single = reinterpret_cast<int*>(base + layout.single);
+        for (int delta = -(d - 1); delta < d; ++delta) {
+            interior[delta + d - 1] = toFloatShape(g.interiorShape(delta));
+            const IndexRange m = g.allowedIncomingDeltas(delta);
+            incoming[delta + d - 1] = make_int2(m.lo, m.hi);
+        }
+        for (int c = 0; c < d; ++c) {
+            first[c] = toFloatShape(g.firstShape(c));
+            last[c] = toFloatShape(g.lastShape(c));
+            const IndexRange f = g.firstTurnSuccessors(c), l = g.lastTurnPredecessors(c);
+            firstNext[c] = make_int2(f.lo, f.hi);
+            lastPrev[c] = make_int2(l.lo, l.hi);
+            single[c] = g.singleGuideAllowed(c) ? 1 : 0;
+        }
+    }
+
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t events_[5] = {};
+    DeviceBuffer field4_, tables_, seg_, ends_, scoreA_, scoreB_, back_, final_, result_;
+    PinnedBuffer hostTables_, hostResult_;
+};
+
+} // namespace
+
+std::unique_ptr<LineTracer> makeLineTracerCuda() { return std::make_unique<LineTracerCuda>(); }
+
+void registerLineTraceCuda() {
+    BackendRegistry<LineTracer>::add(Backend::Cuda, [] { return makeLineTracerCuda(); });
+}
+
+} // namespace glint::cuda

@@ -1,0 +1,129 @@
+// glint-cli trace: the JSON contract (points, score, segment_scores, legs with --via), the overlay, and
+// exit codes with one clear line on stderr for bad input.
+#include "TestSupport.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace glint;
+
+class TestTraceCli : public QObject {
+    Q_OBJECT
+
+    QString image_;
+
+private slots:
+    // A 90 x 60 CSV matrix with a bright curved line across it.
+    void initTestCase() {
+        image_ = test::tempDir() + "/line.csv";
+        QFile f(image_);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int y = 0; y < 60; ++y) {
+            QStringList row;
+            for (int x = 0; x < 90; ++x)
+                row << QString::number(std::fabs(y - 30 - 8 * std::sin(x / 14.0)) < 2.0 ? 200 : 20 + (x * 7 + y * 3) % 11);
+            f.write(row.join(',').toUtf8() + "\n");
+        }
+    }
+
+    void json() {
+        auto onLine = [](double x) { return QString("%1,%2").arg(x).arg(30 + 8 * std::sin(x / 14.0), 0, 'g', 17); };
+        const auto r = test::runCli({"trace", image_, "--from", onLine(5), "--to", onLine(84.5), "--via", onLine(45.5),
+                                     "--guides", "4", "--points", "40", "--score", "ridge", "--polarity", "bright",
+                                     "--backend", "cpu", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.err.isEmpty());
+        QJsonParseError error;
+        const QJsonObject doc = QJsonDocument::fromJson(r.out, &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(doc["algorithm"].toString(), QString("trace"));
+        QCOMPARE(doc["backend"].toString(), QString("cpu"));
+        QVERIFY(!doc["device"].toString().isEmpty());
+        QVERIFY(doc["timing_ms"].toObject()["total"].toDouble() > 0.0);
+        QVERIFY(doc["timing_ms"].toObject()["steps"].toObject().contains("segment scores"));
+        const QJsonArray points = doc["points"].toArray();
+        const QJsonArray scores = doc["segment_scores"].toArray();
+        QCOMPARE(points.size(), 2 * 5 + 1); // two legs of 4 guides, the via point once
+        QCOMPARE(scores.size(), 2 * 5);
+        QCOMPARE(points[0].toArray()[0].toDouble(), 5.0);
+        QCOMPARE(points[5].toArray()[0].toDouble(), 45.5);
+        QCOMPARE(points[10].toArray()[0].toDouble(), 84.5);
+        double sum = 0.0;
+        for (const auto& s : scores) sum += s.toDouble();
+        QVERIFY(std::fabs(sum - doc["score"].toDouble()) < 1e-9 * sum);
+        QVERIFY(doc["score"].toDouble() > 0.0);
+        QCOMPARE(doc["legs"].toArray().size(), 2);
+        // The ridge trace stays near the drawn line's centre.
+        for (const auto& p : points) {
+            const double x = p.toArray()[0].toDouble(), y = p.toArray()[1].toDouble();
+            QVERIFY2(std::fabs(y - 30 - 8 * std::sin(x / 14.0)) < 2.5, qPrintable(QString("point %1,%2").arg(x).arg(y)));
+        }
+    }
+
+    void textAndOverlay() {
+        const QString overlay = test::tempDir() + "/trace.png";
+        const auto r = test::runCli({"trace", image_, "--from", "5,30", "--to", "84,30", "--points", "32", "--overlay", overlay});
+#if GLINT_WITH_IMGCODECS
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("score"));
+        QVERIFY(QFileInfo(overlay).size() > 100);
+#else
+        QVERIFY(r.exitCode != 0);
+        QVERIFY(!QFileInfo::exists(overlay));
+#endif
+    }
+
+    void badInput_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QStringList ab = {"--from", "5,30", "--to", "60,30"};
+        QTest::newRow("equal points") << QStringList{"--from", "5,30", "--to", "5,30"} << 2 << "equal";
+        QTest::newRow("outside") << QStringList{"--from", "5,30", "--to", "95,30"} << 2 << "outside";
+        QTest::newRow("negative") << QStringList{"--from", "-1,30", "--to", "50,30"} << 2 << "outside";
+        QTest::newRow("via outside") << (ab + QStringList{"--via", "40,70"}) << 2 << "outside";
+        QTest::newRow("via equal") << (ab + QStringList{"--via", "60,30"}) << 2 << "equal";
+        QTest::newRow("d < 2") << (ab + QStringList{"--points", "1"}) << 2 << "points per guide";
+        QTest::newRow("n < 1") << (ab + QStringList{"--guides", "0"}) << 2 << "guides";
+        QTest::newRow("angle 0") << (ab + QStringList{"--max-angle", "0"}) << 2 << "angle";
+        QTest::newRow("angle 180.5") << (ab + QStringList{"--max-angle", "180.5"}) << 2 << "angle";
+        QTest::newRow("angle nan") << (ab + QStringList{"--max-angle", "nan"}) << 2 << "max-angle";
+        QTest::newRow("half-width 0") << (ab + QStringList{"--half-width", "0"}) << 2 << "half-width";
+        QTest::newRow("width -1") << (ab + QStringList{"--width", "-1"}) << 2 << "width";
+        QTest::newRow("score") << (ab + QStringList{"--score", "edges"}) << 2 << "score";
+        QTest::newRow("polarity") << (ab + QStringList{"--polarity", "grey"}) << 2 << "polarity";
+        QTest::newRow("backend") << (ab + QStringList{"--backend", "gpu"}) << 2 << "backend";
+        QTest::newRow("no --to") << QStringList{"--from", "5,30"} << 2 << "--to";
+        QTest::newRow("bad point") << QStringList{"--from", "5", "--to", "60,30"} << 2 << "--from";
+        QTest::newRow("unknown option") << (ab + QStringList{"--colour", "red"}) << 2 << "colour";
+        QTest::newRow("too many points") << (ab + QStringList{"--points", "100000"}) << 2 << "at most";
+    }
+    void badInput() {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const QString json = test::tempDir() + "/bad.json";
+        const auto r = test::runCli(QStringList{"trace", image_} + args + QStringList{"--json", json});
+        QCOMPARE(r.exitCode, exitCode);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.startsWith("glint-cli: ") && err.contains(message, Qt::CaseInsensitive), qPrintable(err));
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(json));
+    }
+
+    void unreadableImageAndBackend() {
+        const auto missing = test::runCli({"trace", test::tempDir() + "/none.csv", "--from", "1,1", "--to", "5,5"});
+        QCOMPARE(missing.exitCode, 3);
+        const auto cuda = test::runCli({"trace", image_, "--from", "5,30", "--to", "60,30", "--backend", "cuda"});
+        QCOMPARE(cuda.exitCode, test::cudaUsable() ? 0 : 4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceCli)
+#include "test_trace_cli.moc"
