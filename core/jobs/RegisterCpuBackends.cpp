@@ -1,6 +1,8 @@
 // The one place that lists every algorithm's reference and CPU backends.
 #include "jobs/Backend.h"
 
+#include "algo/common/CommonComponent.h"
+
 #include <mutex>
 
 namespace glint {
@@ -9,6 +11,7 @@ void registerCpuBackends() {
     static std::once_flag once;
     std::call_once(once, [] {
         // Each algorithm adds its line here: registerXxxCpuBackends();
+        registerCommonComponentCpuBackends();
     });
 }
 
