@@ -10,6 +10,10 @@ const std::vector<Command>& commands() {
          "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] [--repeat R]\n"
          "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
          "time the algorithms on generated cases, with speed-ups against reference and cpu", &runBench},
+        {"common",
+         "glint-cli common IMAGE_A IMAGE_B [--tolerance T] [--max-shift S] [--backend auto|cuda|cpu|reference]\n"
+         "          [--json FILE|-] [--overlay OUT.png] [--mask OUT.png]",
+         "the largest 4-connected component two images share at some offset", &runCommon},
     };
     return list;
 }

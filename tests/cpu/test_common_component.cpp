@@ -6,6 +6,7 @@
 #include "Backends.h"
 #include "algo/common/CommonComponent.h"
 #include "algo/common/StripLabellerCpu.h"
+#include "io/ImageLoader.h"
 #include "util/Errors.h"
 
 #include <QFile>
@@ -23,6 +24,25 @@ class TestCommonComponent : public QObject {
     Q_OBJECT
 
 private:
+    static QString writeCsv(const QString& name, const QByteArray& text) {
+        const QString path = test::tempDir() + "/" + name;
+        QFile f(path);
+        f.open(QIODevice::WriteOnly);
+        f.write(text);
+        return path;
+    }
+    static QJsonObject runJson(const QStringList& args, int expectedExit = 0) {
+        const auto r = test::runCli(args);
+        if (r.exitCode != expectedExit) qWarning() << r.err;
+        [&] { QCOMPARE(r.exitCode, expectedExit); }();
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out);
+        [&] { QVERIFY(doc.isObject()); }();
+        return doc.object();
+    }
+    // The paper's matrices as CSV (letters as numbers).
+    static QString paperA() { return writeCsv("paper_a.csv", "1,1,8\n3,13,1\n4,6,20\n6,25,7\n5,25,2\n"); }
+    static QString paperB() { return writeCsv("paper_b.csv", "13,18,14\n6,20,2\n5,7,2\n"); }
+
     static Image letters(int width, int height, const char* text) {
         std::vector<std::int32_t> v;
         for (const char* p = text; *p; ++p)
@@ -274,6 +294,112 @@ private slots:
                 if (largest) QCOMPARE(sizes[static_cast<std::size_t>(out.y) * w + out.x], largest);
             }
         }
+    }
+
+    void cliJson_data() {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("auto") << "auto";
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("reference") << "reference";
+    }
+    void cliJson() {
+        QFETCH(QString, backend);
+        const QJsonObject j = runJson({"common", paperA(), paperB(), "--backend", backend, "--json", "-"});
+        QCOMPARE(j["algorithm"].toString(), QString("common"));
+        if (backend != "auto") QCOMPARE(j["backend"].toString(), backend);
+        QVERIFY(!j["device"].toString().isEmpty());
+        QVERIFY(j["timing_ms"].toObject().contains("total"));
+        QCOMPARE(j["size"].toInt(), 4);
+        QCOMPARE(j["offset"].toObject()["dx"].toInt(), -1);
+        QCOMPARE(j["offset"].toObject()["dy"].toInt(), -1);
+        const QJsonObject box = j["bbox"].toObject();
+        QCOMPARE(box["x"].toInt(), 1);
+        QCOMPARE(box["y"].toInt(), 1);
+        QCOMPARE(box["width"].toInt(), 2);
+        QCOMPARE(box["height"].toInt(), 3);
+        QCOMPARE(j["tolerance"].toDouble(), 0.0);
+        QCOMPARE(j["offsets"].toObject()["searched"].toInt(), 35);
+        QCOMPARE(j["images"].toObject()["a"].toObject()["height"].toInt(), 5);
+    }
+
+    void cliMaxShiftAndTolerance() {
+        const QJsonObject j = runJson({"common", paperA(), paperB(), "--max-shift", "0", "--json", "-"});
+        QCOMPARE(j["offset"].toObject()["dx"].toInt(), 0);
+        QCOMPARE(j["offset"].toObject()["dy"].toInt(), 0);
+        QCOMPARE(j["max_shift"].toInt(), 0);
+        const QString a = writeCsv("tol_a.csv", "1.0,2.0\n3.0,4.0\n");
+        const QString b = writeCsv("tol_b.csv", "1.4,2.4\n3.4,4.6\n");
+        QCOMPARE(runJson({"common", a, b, "--json", "-"})["size"].toInt(), 0);
+        const QJsonObject t = runJson({"common", a, b, "--tolerance", "0.5", "--json", "-"});
+        QCOMPARE(t["size"].toInt(), 3);
+        QCOMPARE(t["tolerance"].toDouble(), 0.5);
+    }
+
+    void cliNoMatch() {
+        const QString a = writeCsv("ones.csv", "1,1,1\n1,1,1\n");
+        const QString b = writeCsv("twos.csv", "2,2\n2,2\n");
+        const QJsonObject j = runJson({"common", a, b, "--json", "-"});
+        QVERIFY(j["offset"].isNull());
+        QVERIFY(j["bbox"].isNull());
+        QCOMPARE(j["size"].toInt(), 0);
+        const auto text = test::runCli({"common", a, b});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("no common component"));
+    }
+
+    void cliBadInput_data() {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("negative tolerance") << QStringList{"--tolerance", "-1"} << 2;
+        QTest::newRow("tolerance not a number") << QStringList{"--tolerance", "abc"} << 2;
+        QTest::newRow("negative max shift") << QStringList{"--max-shift", "-3"} << 2;
+        QTest::newRow("unknown option") << QStringList{"--frobnicate", "1"} << 2;
+        QTest::newRow("unknown backend") << QStringList{"--backend", "gpu"} << 2;
+        QTest::newRow("unreadable image") << QStringList{"/nonexistent/image.png"} << 3;
+    }
+    void cliBadInput() {
+        QFETCH(QStringList, extra);
+        QFETCH(int, exitCode);
+        QStringList args = {"common", paperA()};
+        if (!extra.first().startsWith("/")) args << paperB();
+        args << extra;
+        const auto r = test::runCli(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY(!r.err.isEmpty());
+        QCOMPARE(r.err.trimmed().count('\n') <= 1 || exitCode == 2, true); // one line (usage errors add the synopsis)
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void cliMissingImageAndGarbage() {
+        QCOMPARE(test::runCli({"common", paperA()}).exitCode, 2);
+        const QString junk = writeCsv("junk.bin", QByteArray("\x01\x02\x03\xff", 4));
+        const auto r = test::runCli({"common", paperA(), junk});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+    }
+
+    void cliWritesMaskAndOverlay() {
+#if !GLINT_WITH_IMGCODECS
+        QSKIP("this build writes no PNG files");
+#endif
+        const QString mask = test::tempDir() + "/mask.png", overlay = test::tempDir() + "/overlay.png";
+        const auto r = test::runCli({"common", paperA(), paperB(), "--mask", mask, "--overlay", overlay});
+        QCOMPARE(r.exitCode, 0);
+        const Image m = loadImage(mask.toStdString());
+        QCOMPARE(m.width(), 3);
+        QCOMPARE(m.height(), 5);
+        int on = 0;
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 3; ++x) on += m.value(x, y) == 255.0;
+        QCOMPARE(on, 4);
+        QCOMPARE(m.value(1, 1), 255.0); // M
+        QCOMPARE(m.value(1, 3), 0.0);
+        const Image o = loadImage(overlay.toStdString());
+        QVERIFY(o.width() > 3 + 3);
+        QCOMPARE(o.height(), 5);
+        // An output that cannot be written: exit 3, and nothing half-written is left.
+        const auto bad = test::runCli({"common", paperA(), paperB(), "--mask", "/nonexistent/dir/mask.png"});
+        QCOMPARE(bad.exitCode, 3);
     }
 
     void resultThroughJobFunction() {

@@ -81,6 +81,8 @@ public:
             job_.setProgress(0.05);
             if (c_.twoPartitions) searchWith<8>();
             else searchWith<4>();
+        } else {
+            stats_.prunedByArea = stats_.offsets; // nothing can match: no offset needs a look
         }
         auto step = job_.timing().scope("mask");
         CommonComponentResult result = componentFromSeed(c_, bestDx_, bestDy_, seedX_, seedY_, best_.load());
@@ -280,7 +282,7 @@ private:
             }
             job_.throwIfCancelled();
             parallelFor(next, end, 1, [&](std::size_t b, std::size_t e) {
-                CpuStripLabeller labeller;
+                thread_local CpuStripLabeller labeller; // keeps its buffers from one offset to the next
                 for (std::size_t i = b; i < e; ++i) {
                     const Candidate& k = candidates[i];
                     if (k.bound <= best_.load()) {
