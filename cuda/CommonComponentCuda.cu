@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -80,10 +81,18 @@ public:
     CancelFlag() : flag_(1) {
         GLINT_CUDA_CHECK(cudaMallocHost(&host_, sizeof(int)));
         *host_ = 0;
-        GLINT_CUDA_CHECK(cudaMemset(flag_.get(), 0, sizeof(int)));
+        // Cleared and finished before any kernel of the (non-blocking) work stream can read it.
+        GLINT_CUDA_CHECK(cudaMemsetAsync(flag_.get(), 0, sizeof(int), control_));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(control_));
     }
     ~CancelFlag() { cudaFreeHost(host_); }
     const volatile int* device() const { return flag_.get(); }
+    void reset() {
+        raised_ = false;
+        *host_ = 0;
+        GLINT_CUDA_CHECK(cudaMemsetAsync(flag_.get(), 0, sizeof(int), control_));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(control_));
+    }
     void raise() {
         if (raised_) return;
         raised_ = true;
@@ -99,6 +108,31 @@ private:
     bool raised_ = false;
 };
 
+// What one run needs on the device, kept from run to run (buffers only grow): repeated runs, as in the
+// window or the bench, then pay for no allocation. One run at a time uses it (workspaceMutex).
+struct Workspace {
+    Stream stream;
+    Event start, stop;
+    CancelFlag cancel;
+    DeviceBuffer<unsigned char> lo, span, code; // typed codes, reinterpreted as T
+    DeviceBuffer<std::uint8_t> binA, binB;
+    DeviceBuffer<std::uint32_t> counters{8};
+    DeviceBuffer<unsigned long long> bestKey{1};
+    DeviceBuffer<std::uint32_t> scratch;
+    DeviceBuffer<int2> batchOffsets, batchSeeds, patches, hits;
+    DeviceBuffer<std::uint32_t> batchCounts, batchSizes;
+    DeviceBuffer<std::uint32_t> planesA, planesB, bound, keys, values, keys2, values2;
+    DeviceBuffer<unsigned char> sortTemp;
+};
+std::mutex& workspaceMutex() {
+    static std::mutex m;
+    return m;
+}
+Workspace& workspace() {
+    static Workspace* w = new Workspace; // never destroyed: the CUDA runtime may be gone at exit
+    return *w;
+}
+
 template <class T, bool Span>
 class Search {
 public:
@@ -108,6 +142,7 @@ public:
 
     CommonComponentResult run() {
         stats_.offsets = range_.count();
+        cancel_.reset();
         upload();
         configureLabeller();
         seed();
@@ -148,6 +183,11 @@ private:
         if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
     }
     template <class U>
+    void copyBytes(DeviceBuffer<unsigned char>& dst, const U* src, std::size_t n) {
+        dst.resize(n * sizeof(U));
+        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
+    }
+    template <class U>
     U fetch(const U* src) {
         U v{};
         GLINT_CUDA_CHECK(cudaMemcpyAsync(&v, src, sizeof(U), cudaMemcpyDeviceToHost, stream_));
@@ -157,8 +197,8 @@ private:
 
     void upload() {
         auto step = job_.timing().scope("upload");
-        auto narrow = [](const std::vector<std::uint32_t>& in, bool isA) {
-            std::vector<T> out(in.size());
+        auto narrow = [](const PixelVector<std::uint32_t>& in, bool isA) {
+            PixelVector<T> out(in.size());
             constexpr T top = std::numeric_limits<T>::max();
             parallelFor(0, in.size(), 1 << 16, [&](std::size_t b, std::size_t e) {
                 for (std::size_t i = b; i < e; ++i) {
@@ -170,25 +210,23 @@ private:
         };
         const auto lo = narrow(c_.loA, true);
         const auto code = narrow(c_.codeB, false);
-        copyTo(lo_, lo.data(), lo.size());
-        copyTo(code_, code.data(), code.size());
-        std::vector<T> span;
+        copyBytes(ws_.lo, lo.data(), lo.size());
+        copyBytes(ws_.code, code.data(), code.size());
+        PixelVector<T> span;
         if (Span) {
-            span.resize(c_.spanA.size());
-            for (std::size_t i = 0; i < span.size(); ++i) span[i] = static_cast<T>(c_.spanA[i]);
-            copyTo(span_, span.data(), span.size());
+            span = narrow(c_.spanA, false);
+            copyBytes(ws_.span, span.data(), span.size());
         }
-        copyTo(binA_, c_.binA.data(), c_.binA.size());
-        copyTo(binB_, c_.binB.data(), c_.binB.size());
+        copyTo(ws_.binA, c_.binA.data(), c_.binA.size());
+        copyTo(ws_.binB, c_.binB.data(), c_.binB.size());
         GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        m_.lo = lo_.get();
-        m_.span = Span ? span_.get() : nullptr;
-        m_.code = code_.get();
+        m_.lo = reinterpret_cast<const T*>(ws_.lo.get());
+        m_.span = Span ? reinterpret_cast<const T*>(ws_.span.get()) : nullptr;
+        m_.code = reinterpret_cast<const T*>(ws_.code.get());
         m_.wA = c_.widthA;
         m_.hA = c_.heightA;
         m_.wB = c_.widthB;
         m_.hB = c_.heightB;
-        counters_.resize(8);
     }
 
     // Shared memory of the labeller: a node array of at least two rows of the widest overlap.
@@ -277,9 +315,10 @@ private:
         if (patches.empty()) return;
         std::vector<int2> pos;
         for (const auto& p : patches) pos.push_back(make_int2(p.x, p.y));
-        DeviceBuffer<int2> dPatches;
+        DeviceBuffer<int2>& dPatches = ws_.patches;
         copyTo(dPatches, pos.data(), pos.size());
-        DeviceBuffer<int2> hits(kMaxSeedHits);
+        DeviceBuffer<int2>& hits = ws_.hits;
+        hits.resize(kMaxSeedHits);
         GLINT_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(std::uint32_t), stream_));
         const dim3 block(32, 8);
         const dim3 grid((c_.widthB - cd::kSeedPatch + 1 + 31) / 32, (c_.heightB - cd::kSeedPatch + 1 + 7) / 8);
@@ -290,7 +329,10 @@ private:
         wait(start_, stop_, "seed kernel");
         const std::size_t n = std::min<std::size_t>(fetch(counters_.get()), kMaxSeedHits);
         std::vector<int2> raw(n);
-        if (n) GLINT_CUDA_CHECK(cudaMemcpy(raw.data(), hits.get(), n * sizeof(int2), cudaMemcpyDeviceToHost));
+        if (n) {
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.data(), hits.get(), n * sizeof(int2), cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        }
         std::vector<std::pair<int, int>> found;
         for (const auto& h : raw) found.push_back({h.x, h.y});
         const auto offsets = rankSeedOffsets(found, range_);
@@ -307,27 +349,27 @@ private:
     template <int NP>
     void searchWith() {
         const int wordsA = (c_.widthA + 31) / 32, wordsB = (c_.widthB + 31) / 32;
-        DeviceBuffer<std::uint32_t> planesA(static_cast<std::size_t>(c_.heightA) * wordsA * NP);
-        DeviceBuffer<std::uint32_t> planesB(static_cast<std::size_t>(c_.heightB) * wordsB * NP);
+        DeviceBuffer<std::uint32_t>& planesA = ws_.planesA;
+        DeviceBuffer<std::uint32_t>& planesB = ws_.planesB;
+        planesA.resize(static_cast<std::size_t>(c_.heightA) * wordsA * NP);
+        planesB.resize(static_cast<std::size_t>(c_.heightB) * wordsB * NP);
         GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
         auto build = [&](const std::uint8_t* bins, int w, int h, int words, std::uint32_t* out) {
             const long long threads = static_cast<long long>(h) * words * 32;
             cd::buildPlanesKernel<NP><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, stream_>>>(bins, w, h, words, out);
             GLINT_CUDA_CHECK_LAUNCH();
         };
-        build(binA_.get(), c_.widthA, c_.heightA, wordsA, planesA.get());
-        build(binB_.get(), c_.widthB, c_.heightB, wordsB, planesB.get());
+        build(ws_.binA.get(), c_.widthA, c_.heightA, wordsA, planesA.get());
+        build(ws_.binB.get(), c_.widthB, c_.heightB, wordsB, planesB.get());
         wait(start_, stop_, "bound kernel");
 
         const std::uint64_t dyCount = range_.dyCount();
         const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
         const std::size_t bandOffsets = static_cast<std::size_t>(std::min<std::uint64_t>(range_.dxCount(), band)) * dyCount;
-        DeviceBuffer<std::uint32_t> bound(bandOffsets), keys(bandOffsets), values(bandOffsets), keys2(bandOffsets),
-            values2(bandOffsets);
-        std::size_t sortBytes = 0;
-        GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sortBytes, keys.get(), keys2.get(),
-                                                                   values.get(), values2.get(), static_cast<int>(bandOffsets)));
-        DeviceBuffer<unsigned char> sortTemp(sortBytes);
+        DeviceBuffer<std::uint32_t>&bound = ws_.bound, &keys = ws_.keys, &values = ws_.values, &keys2 = ws_.keys2,
+                                     &values2 = ws_.values2;
+        for (auto* b : {&bound, &keys, &values}) b->resize(bandOffsets);
+        DeviceBuffer<unsigned char>& sortTemp = ws_.sortTemp;
 
         for (int dxLo = range_.dxMin; dxLo <= range_.dxMax; dxLo += band) {
             const int dxCount = std::min(band, range_.dxMax - dxLo + 1);
@@ -364,6 +406,12 @@ private:
             const std::uint32_t m = counts[0];
             std::vector<std::uint32_t> hostKeys(m), hostValues(m);
             if (m) {
+                keys2.resize(m);
+                values2.resize(m);
+                std::size_t sortBytes = 0;
+                GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sortBytes, keys.get(), keys2.get(),
+                                                                           values.get(), values2.get(), static_cast<int>(m)));
+                sortTemp.resize(std::max<std::size_t>(sortBytes, 16));
                 GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(sortTemp.get(), sortBytes, keys.get(),
                                                                            keys2.get(), values.get(), values2.get(),
                                                                            static_cast<int>(m), 0, 32, stream_));
@@ -417,6 +465,8 @@ private:
         stats_.prunedByBound += keys.size() - pos;
     }
 
+    std::lock_guard<std::mutex> lock_{workspaceMutex()};
+    Workspace& ws_ = workspace();
     const CommonCoding& c_;
     JobControl& job_;
     OffsetRange range_;
@@ -425,17 +475,18 @@ private:
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;
     double kernelMs_ = 0;
 
-    Stream stream_;
-    Event start_, stop_;
-    CancelFlag cancel_;
+    Stream& stream_ = ws_.stream;
+    Event& start_ = ws_.start;
+    Event& stop_ = ws_.stop;
+    CancelFlag& cancel_ = ws_.cancel;
+    DeviceBuffer<std::uint32_t>& counters_ = ws_.counters;
+    DeviceBuffer<unsigned long long>& bestKey_ = ws_.bestKey;
+    DeviceBuffer<std::uint32_t>& scratch_ = ws_.scratch;
+    DeviceBuffer<int2>& batchOffsets_ = ws_.batchOffsets;
+    DeviceBuffer<int2>& batchSeeds_ = ws_.batchSeeds;
+    DeviceBuffer<std::uint32_t>& batchCounts_ = ws_.batchCounts;
+    DeviceBuffer<std::uint32_t>& batchSizes_ = ws_.batchSizes;
     cd::MatchData<T, Span> m_;
-    DeviceBuffer<T> lo_, span_, code_;
-    DeviceBuffer<std::uint8_t> binA_, binB_;
-    DeviceBuffer<std::uint32_t> counters_;
-    DeviceBuffer<unsigned long long> bestKey_{1};
-    DeviceBuffer<std::uint32_t> scratch_;
-    DeviceBuffer<int2> batchOffsets_, batchSeeds_;
-    DeviceBuffer<std::uint32_t> batchCounts_, batchSizes_;
     int sms_ = 1, labelGrid_ = 1, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
     std::size_t smemBytes_ = 0;
 };

@@ -192,27 +192,34 @@ __global__ void __launch_bounds__(kBoundThreads) boundKernel(BoundArgs args) {
     for (int y = yLo; y < yHi; y += kBoundRows) {
         for (int jc = j0; jc < j1; jc += wc) {
             __syncthreads();
-            for (int e = tid; e < kBoundRows * wc * NP; e += kBoundThreads) {
-                const int p = e % NP, k = (e / NP) % wc, r = e / (NP * wc);
-                const int ya = y + r, j = jc + k;
-                std::uint32_t v = 0;
-                if (ya < args.hA && j < j1) v = args.planesA[(static_cast<std::size_t>(ya) * args.wordsA + j) * NP + p];
-                tileA[boundSlot<NP>(r, k) + boundHalf<NP>(r, p / 4) + p % 4] = v;
+            // One (row, word) per step: its NP planes move as 16-byte vectors; B's are shifted to A's
+            // bit alignment (bit b of A's word j faces B column 32j + dx + b) with funnel shifts.
+            for (int e = tid; e < kBoundRows * wc; e += kBoundThreads) {
+                const int k = e % wc, r = e / wc, ya = y + r, j = jc + k;
+                const bool inside = ya < args.hA && j < j1;
+                const uint4* src = reinterpret_cast<const uint4*>(args.planesA + (static_cast<std::size_t>(inside ? ya : 0) * args.wordsA + (inside ? j : 0)) * NP);
+#pragma unroll
+                for (int h = 0; h < NP / 4; ++h)
+                    *reinterpret_cast<uint4*>(tileA + boundSlot<NP>(r, k) + boundHalf<NP>(r, h)) =
+                        inside ? src[h] : make_uint4(0, 0, 0, 0);
             }
-            for (int e = tid; e < bRows * wc * NP; e += kBoundThreads) {
-                const int p = e % NP, k = (e / NP) % wc, r = e / (NP * wc);
-                const int yb = y + dy0 + r, j = jc + k;
-                std::uint32_t v = 0;
-                if (yb >= 0 && yb < args.hB && j < j1) {
-                    const int start = 32 * j + dx; // B column facing bit 0 of A's word j
-                    const int q = start >= 0 ? start / 32 : -((31 - start) / 32);
-                    const int s = start - 32 * q;
-                    const std::uint32_t* row = args.planesB + static_cast<std::size_t>(yb) * args.wordsB * NP;
-                    const std::uint32_t lo = q >= 0 && q < args.wordsB ? row[q * NP + p] : 0u;
-                    const std::uint32_t hi = q + 1 >= 0 && q + 1 < args.wordsB ? row[(q + 1) * NP + p] : 0u;
-                    v = s == 0 ? lo : (lo >> s) | (hi << (32 - s));
+            for (int e = tid; e < bRows * wc; e += kBoundThreads) {
+                const int k = e % wc, r = e / wc, yb = y + dy0 + r, j = jc + k;
+                const int start = 32 * j + dx;
+                const int q = start >= 0 ? start / 32 : -((31 - start) / 32);
+                const int s = start - 32 * q;
+                const bool rowInside = yb >= 0 && yb < args.hB && j < j1;
+                const bool loInside = rowInside && q >= 0 && q < args.wordsB;
+                const bool hiInside = rowInside && q + 1 >= 0 && q + 1 < args.wordsB;
+                const uint4* row = reinterpret_cast<const uint4*>(args.planesB + static_cast<std::size_t>(rowInside ? yb : 0) * args.wordsB * NP);
+#pragma unroll
+                for (int h = 0; h < NP / 4; ++h) {
+                    const uint4 lo = loInside ? row[q * (NP / 4) + h] : make_uint4(0, 0, 0, 0);
+                    const uint4 hi = hiInside ? row[(q + 1) * (NP / 4) + h] : make_uint4(0, 0, 0, 0);
+                    *reinterpret_cast<uint4*>(tileB + boundSlot<NP>(r, k) + boundHalf<NP>(r, h)) =
+                        make_uint4(__funnelshift_r(lo.x, hi.x, s), __funnelshift_r(lo.y, hi.y, s),
+                                   __funnelshift_r(lo.z, hi.z, s), __funnelshift_r(lo.w, hi.w, s));
                 }
-                tileB[boundSlot<NP>(r, k) + boundHalf<NP>(r, p / 4) + p % 4] = v;
             }
             __syncthreads();
             for (int k = tw; k < wc; k += 4) {
@@ -412,17 +419,24 @@ __global__ void __launch_bounds__(256) labelKernel(MatchData<T, Span> m, LabelAr
             const int fresh = min(stripRows, o.height - y0);
             s.rows = fresh + 1;
             const int words = s.words;
-            // Mask rows 1..fresh: one warp per word, one lane per pixel.
-            for (int e = warp; e < fresh * words; e += warps) {
-                const int r = 1 + e / words, w = e % words, x = w * 32 + lane;
-                bool bit = false;
-                if (x < o.width) {
-                    const int ya = o.y0 + y0 + r - 1;
-                    bit = m.match(static_cast<std::size_t>(ya) * m.wA + o.x0 + x,
-                                  static_cast<std::size_t>(ya + off.y) * m.wB + o.x0 + x + off.x);
+            // Mask rows 1..fresh: one lane per pixel, four words per warp at a time so that their loads overlap.
+            for (int e0 = warp * 4; e0 < fresh * words; e0 += warps * 4) {
+                bool bit[4];
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    const int e = e0 + u, r = 1 + e / words, x = (e % words) * 32 + lane;
+                    bit[u] = false;
+                    if (e < fresh * words && x < o.width) {
+                        const int ya = o.y0 + y0 + r - 1;
+                        bit[u] = m.match(static_cast<std::size_t>(ya) * m.wA + o.x0 + x,
+                                         static_cast<std::size_t>(ya + off.y) * m.wB + o.x0 + x + off.x);
+                    }
                 }
-                const std::uint32_t bits = __ballot_sync(kFullWarp, bit);
-                if (lane == 0) mask[r * words + w] = bits;
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    const std::uint32_t bits = __ballot_sync(kFullWarp, bit[u]);
+                    if (lane == 0 && e0 + u < fresh * words) mask[words + e0 + u] = bits;
+                }
             }
             __syncthreads();
             for (int r = warp; r <= fresh; r += warps) warpRunEntry(s, r, lane);

@@ -137,17 +137,21 @@ BenchRow singleRun(const Case& c, Backend backend, CommonComponentResult& result
 }
 
 std::vector<BenchRow> runCommonBench(const BenchOptions& options) {
-    std::vector<int> sides;
-    for (const auto& s : options.sizes) {
-        char* end = nullptr;
-        const long v = std::strtol(s.c_str(), &end, 10);
-        if (s.empty() || *end != '\0' || v < 16 || v > 8192)
-            throw UsageError("bench common: --sizes takes image sides from 16 to 8192 (got '" + s + "')");
-        sides.push_back(static_cast<int>(v));
-    }
+    // --sizes: a side for both cases ("512"), or one case at a side ("crops:1024", "random4:256").
     std::vector<std::pair<std::string, int>> specs;
-    if (sides.empty()) specs = {{"crops", 1024}, {"random4", 512}};
-    for (int s : sides) specs.push_back({"crops", s}), specs.push_back({"random4", s});
+    for (const auto& item : options.sizes) {
+        const auto colon = item.find(':');
+        const std::string kind = colon == std::string::npos ? "" : item.substr(0, colon);
+        const std::string side = colon == std::string::npos ? item : item.substr(colon + 1);
+        char* end = nullptr;
+        const long v = std::strtol(side.c_str(), &end, 10);
+        if (side.empty() || *end != '\0' || v < 16 || v > 8192 || (!kind.empty() && kind != "crops" && kind != "random4"))
+            throw UsageError("bench common: --sizes takes sides from 16 to 8192, optionally as crops:N or random4:N (got '" +
+                             item + "')");
+        if (kind.empty() || kind == "crops") specs.push_back({"crops", static_cast<int>(v)});
+        if (kind.empty() || kind == "random4") specs.push_back({"random4", static_cast<int>(v)});
+    }
+    if (specs.empty()) specs = {{"crops", 1024}, {"random4", 512}};
     const double clockHz = 1.755e9; // H100 boost clock; the floor is an estimate
     const int sms = cudaDevice().usable ? cudaDevice().multiprocessors : 0;
 

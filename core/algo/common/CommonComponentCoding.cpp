@@ -52,7 +52,7 @@ void countSmall(const Image& image, std::vector<std::uint64_t>& counts) {
 }
 
 // Code of every pixel through a per-value table (small integers).
-void codeSmall(const Image& image, const std::vector<std::uint32_t>& codeOfValue, std::vector<std::uint32_t>& codes) {
+void codeSmall(const Image& image, const std::vector<std::uint32_t>& codeOfValue, PixelVector<std::uint32_t>& codes) {
     codes.resize(image.pixelCount());
     image.visit([&](const auto* p) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
@@ -75,7 +75,7 @@ void gatherValues(const Image& image, std::vector<double>& out) {
 }
 
 // Code of every pixel by binary search in the sorted distinct values.
-void codeGeneral(const Image& image, const std::vector<double>& values, std::vector<std::uint32_t>& codes) {
+void codeGeneral(const Image& image, const std::vector<double>& values, PixelVector<std::uint32_t>& codes) {
     codes.resize(image.pixelCount());
     image.visit([&](const auto* p) {
         parallelFor(0, image.pixelCount(), kGrain, [&](std::size_t b, std::size_t e) {
@@ -91,7 +91,7 @@ void codeGeneral(const Image& image, const std::vector<double>& values, std::vec
     });
 }
 
-void countCodes(const std::vector<std::uint32_t>& codes, std::vector<std::uint64_t>& counts) {
+void countCodes(const PixelVector<std::uint32_t>& codes, std::vector<std::uint64_t>& counts) {
     for (std::uint32_t c : codes)
         if (c != kBlankCode) ++counts[c];
 }
@@ -172,7 +172,7 @@ CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobCon
     coding.twoPartitions = tolerance > 0.0;
 
     ValueTable table;
-    std::vector<std::uint32_t> codeA;
+    PixelVector<std::uint32_t> codeA;
     if (isSmallInteger(a.sampleType()) && isSmallInteger(b.sampleType())) {
         std::vector<std::uint64_t> countA(kSmallRange, 0), countB(kSmallRange, 0);
         countSmall(a, countA);
@@ -313,41 +313,53 @@ CommonComponentResult componentFromSeed(const CommonCoding& c, int dx, int dy, i
     result.maskHeight = c.heightA;
     if (expectedSize == 0) return result;
     const Overlap o = overlapOf(c.widthA, c.heightA, c.widthB, c.heightB, dx, dy);
-    auto inside = [&](int x, int y) { return x >= o.x0 && x < o.x0 + o.width && y >= o.y0 && y < o.y0 + o.height; };
-    if (!inside(seedX, seedY) || !c.matchAt(seedX, seedY, dx, dy))
+    const int w = o.width, h = o.height;
+    const int sx = seedX - o.x0, sy = seedY - o.y0;
+    if (sx < 0 || sx >= w || sy < 0 || sy >= h || !c.matchAt(seedX, seedY, dx, dy))
         throw std::logic_error("common component: the seed pixel does not match");
-    result.mask.assign(static_cast<std::size_t>(c.widthA) * c.heightA, 0);
-    std::vector<std::pair<int, int>> stack = {{seedX, seedY}};
-    result.mask[static_cast<std::size_t>(seedY) * c.widthA + seedX] = 1;
-    int x0 = seedX, x1 = seedX, y0 = seedY, y1 = seedY;
+    // The match mask of the overlap (1 = matches), then a scanline fill that marks the component 2.
+    PixelVector<std::uint8_t> m(static_cast<std::size_t>(w) * h);
+    parallelFor(0, static_cast<std::size_t>(h), 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t y = b; y < e; ++y)
+            for (int x = 0; x < w; ++x)
+                m[y * w + x] = c.matchAt(o.x0 + x, o.y0 + static_cast<int>(y), dx, dy) ? 1 : 0;
+    });
+    std::vector<std::pair<int, int>> stack = {{sx, sy}};
     std::uint64_t size = 0;
+    int x0 = sx, x1 = sx, y0 = sy, y1 = sy;
     while (!stack.empty()) {
         const auto [x, y] = stack.back();
         stack.pop_back();
-        ++size;
-        x0 = std::min(x0, x);
-        x1 = std::max(x1, x);
-        y0 = std::min(y0, y);
-        y1 = std::max(y1, y);
-        const int nx[4] = {x - 1, x + 1, x, x};
-        const int ny[4] = {y, y, y - 1, y + 1};
-        for (int k = 0; k < 4; ++k) {
-            if (!inside(nx[k], ny[k])) continue;
-            std::uint8_t& m = result.mask[static_cast<std::size_t>(ny[k]) * c.widthA + nx[k]];
-            if (m || !c.matchAt(nx[k], ny[k], dx, dy)) continue;
-            m = 1;
-            stack.push_back({nx[k], ny[k]});
+        std::uint8_t* row = m.data() + static_cast<std::size_t>(y) * w;
+        if (row[x] != 1) continue;
+        int left = x, right = x;
+        while (left > 0 && row[left - 1] == 1) --left;
+        while (right + 1 < w && row[right + 1] == 1) ++right;
+        std::fill(row + left, row + right + 1, std::uint8_t{2});
+        size += static_cast<std::uint64_t>(right - left + 1);
+        x0 = std::min(x0, left), x1 = std::max(x1, right), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        for (int ny : {y - 1, y + 1}) {
+            if (ny < 0 || ny >= h) continue;
+            const std::uint8_t* next = m.data() + static_cast<std::size_t>(ny) * w;
+            for (int nx = left; nx <= right; ++nx)
+                if (next[nx] == 1 && (nx == left || next[nx - 1] != 1)) stack.push_back({nx, ny});
         }
     }
     if (size != expectedSize)
         throw std::logic_error("common component: labelled size " + std::to_string(expectedSize) +
                                " but the component holds " + std::to_string(size) + " pixels");
+    result.mask.assign(static_cast<std::size_t>(c.widthA) * c.heightA, 0);
+    parallelFor(static_cast<std::size_t>(y0), static_cast<std::size_t>(y1) + 1, 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t y = b; y < e; ++y)
+            for (int x = x0; x <= x1; ++x)
+                if (m[y * w + x] == 2) result.mask[(o.y0 + y) * c.widthA + o.x0 + x] = 1;
+    });
     result.found = true;
     result.dx = dx;
     result.dy = dy;
     result.size = size;
-    result.bboxX = x0;
-    result.bboxY = y0;
+    result.bboxX = o.x0 + x0;
+    result.bboxY = o.y0 + y0;
     result.bboxWidth = x1 - x0 + 1;
     result.bboxHeight = y1 - y0 + 1;
     return result;

@@ -7,10 +7,35 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace glint::common_component {
+
+// Leaves new elements uninitialised, so that the per-pixel arrays are first touched (and their pages
+// faulted in) by the parallel loops that fill them, not by a zero fill on one thread.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = UninitialisedAllocator<U>;
+    };
+    UninitialisedAllocator() = default;
+    template <class U>
+    UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+template <class T>
+using PixelVector = std::vector<T, UninitialisedAllocator<T>>;
 
 // A blank (or non-finite) pixel of A has lo = kBlankLo and span 0; of B, code kBlankCode. With unsigned
 // arithmetic code - lo <= span then never holds for a blank on either side.
@@ -32,11 +57,11 @@ struct CommonCoding {
     int widthA = 0, heightA = 0, widthB = 0, heightB = 0;
     double tolerance = 0.0;
     std::uint64_t codeCount = 0;      // distinct matchable values in A and B
-    std::vector<std::uint32_t> loA;   // per A pixel
-    std::vector<std::uint32_t> spanA; // per A pixel; empty when the tolerance is 0 (all spans 0)
-    std::vector<std::uint32_t> codeB; // per B pixel
-    std::vector<std::uint8_t> binA;   // per A pixel, see kBinValid
-    std::vector<std::uint8_t> binB;
+    PixelVector<std::uint32_t> loA;   // per A pixel
+    PixelVector<std::uint32_t> spanA; // per A pixel; empty when the tolerance is 0 (all spans 0)
+    PixelVector<std::uint32_t> codeB; // per B pixel
+    PixelVector<std::uint8_t> binA;   // per A pixel, see kBinValid
+    PixelVector<std::uint8_t> binB;
     bool twoPartitions = false;       // tolerance > 0: a pair matches when either bin agrees
     bool boundExact = false;          // the bin test is the match relation itself (tolerance 0, <= 8 codes)
 
@@ -80,7 +105,7 @@ OffsetRange offsetRange(int wA, int hA, int wB, int hB, long long maxShift);
 // Patch seeds: small textured patches of A looked up in B; offsets where several agree are labelled
 // first, so that the overlap-area and code bounds prune the rest from the start.
 constexpr int kSeedPatchSize = 8;
-constexpr std::size_t kMaxSeedHits = 1u << 20;
+constexpr std::size_t kMaxSeedHits = 1u << 16;
 constexpr std::size_t kMaxSeedOffsets = 8;
 struct SeedPatch {
     int x = 0, y = 0; // top-left corner in A
@@ -89,7 +114,7 @@ std::vector<SeedPatch> chooseSeedPatches(const CommonCoding& coding);
 // hits: the offsets (dx, dy) at which some patch matched. Returns the most voted offsets in range.
 std::vector<std::pair<int, int>> rankSeedOffsets(const std::vector<std::pair<int, int>>& hits, const OffsetRange& range);
 
-// The component through A pixel (seedX, seedY) at offset (dx, dy), by a breadth-first search, as the
+// The component through A pixel (seedX, seedY) at offset (dx, dy), by a scanline flood fill, as the
 // result the backends return. Throws std::logic_error when its size differs from expectedSize (a
 // backend's labelling disagreeing with the search would be a bug, never a result).
 CommonComponentResult componentFromSeed(const CommonCoding& coding, int dx, int dy, int seedX, int seedY,

@@ -28,7 +28,7 @@ struct Planes {
     int width = 0, height = 0, words = 0;
     std::vector<std::uint64_t> bits;
 
-    void build(const std::vector<std::uint8_t>& bins, int w, int h) {
+    void build(const PixelVector<std::uint8_t>& bins, int w, int h) {
         width = w;
         height = h;
         words = (w + 63) / 64;
