@@ -5,6 +5,7 @@
 
 #include "Backends.h"
 #include "algo/common/CommonComponent.h"
+#include "algo/common/CommonComponentCases.h"
 #include "algo/common/StripLabellerCpu.h"
 #include "io/ImageLoader.h"
 #include "util/Errors.h"
@@ -14,7 +15,9 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 using namespace glint;
 using glint::test::checkComponent;
@@ -264,6 +267,22 @@ private slots:
             job.requestCancel();
             QVERIFY_THROWS_EXCEPTION(Cancelled, findCommonComponent(a, a, {}, backend, job));
         }
+    }
+
+    void cancelWhileRunning() {
+        const auto [a, b] = common_component::randomValuePair(200, 4, 6);
+        JobControl job;
+        std::chrono::steady_clock::time_point requested;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            requested = std::chrono::steady_clock::now();
+            job.requestCancel();
+        });
+        QVERIFY_THROWS_EXCEPTION(Cancelled, findCommonComponent(a, b, {}, Backend::Cpu, job));
+        const double latency = msSince(requested);
+        canceller.join();
+        qInfo("cancel latency %.2f ms", latency);
+        QVERIFY(latency < 100.0);
     }
 
     // The strip labeller alone, on random masks, with strips as thin as one row: the carry between

@@ -14,7 +14,9 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 using namespace glint;
 using glint::test::checkComponent;
@@ -191,6 +193,26 @@ private slots:
         JobControl job;
         job.requestCancel();
         QVERIFY_THROWS_EXCEPTION(Cancelled, findCommonComponent(a, b, {}, Backend::Cuda, job));
+    }
+
+    void cancelWhileRunning() {
+        // Cancel requested while the kernels run: the search stops within 100 ms of the request.
+        const auto [a, b] = common_component::randomValuePair(448, 4, 6);
+        JobControl job;
+        std::chrono::steady_clock::time_point requested;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            requested = std::chrono::steady_clock::now();
+            job.requestCancel();
+        });
+        QVERIFY_THROWS_EXCEPTION(Cancelled, findCommonComponent(a, b, {}, Backend::Cuda, job));
+        const double latency = msSince(requested);
+        canceller.join();
+        qInfo("cancel latency %.2f ms", latency);
+        QVERIFY(latency < 100.0);
+        // The workspace is fine afterwards.
+        const auto [c, d] = common_component::randomValuePair(40, 3, 7);
+        compare(c, d, {}, Backend::Reference);
     }
 
     void cliWithCuda() {

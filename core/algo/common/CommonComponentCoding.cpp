@@ -51,20 +51,6 @@ void countSmall(const Image& image, std::vector<std::uint64_t>& counts) {
     });
 }
 
-// Code of every pixel through a per-value table (small integers).
-void codeSmall(const Image& image, const std::vector<std::uint32_t>& codeOfValue, PixelVector<std::uint32_t>& codes) {
-    codes.resize(image.pixelCount());
-    image.visit([&](const auto* p) {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
-            parallelFor(0, image.pixelCount(), kGrain, [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i)
-                    codes[i] = image.isBlank(i) ? kBlankCode : codeOfValue[static_cast<int>(p[i]) + kSmallOffset];
-            });
-        }
-    });
-}
-
 void gatherValues(const Image& image, std::vector<double>& out) {
     image.visit([&](const auto* p) {
         for (std::size_t i = 0; i < image.pixelCount(); ++i) {
@@ -172,12 +158,14 @@ CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobCon
     coding.twoPartitions = tolerance > 0.0;
 
     ValueTable table;
-    PixelVector<std::uint32_t> codeA;
-    if (isSmallInteger(a.sampleType()) && isSmallInteger(b.sampleType())) {
+    const bool small = isSmallInteger(a.sampleType()) && isSmallInteger(b.sampleType());
+    std::vector<std::uint32_t> codeOfValue; // small integers: code of value + kSmallOffset
+    PixelVector<std::uint32_t> codeA;       // otherwise: the code of every pixel of A
+    if (small) {
         std::vector<std::uint64_t> countA(kSmallRange, 0), countB(kSmallRange, 0);
         countSmall(a, countA);
         countSmall(b, countB);
-        std::vector<std::uint32_t> codeOfValue(kSmallRange, kBlankCode);
+        codeOfValue.assign(kSmallRange, kBlankCode);
         for (int k = 0; k < kSmallRange; ++k) {
             if (countA[k] + countB[k] == 0) continue;
             codeOfValue[k] = static_cast<std::uint32_t>(table.values.size());
@@ -185,9 +173,6 @@ CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobCon
             table.countA.push_back(countA[k]);
             table.countB.push_back(countB[k]);
         }
-        job.throwIfCancelled();
-        codeSmall(a, codeOfValue, codeA);
-        codeSmall(b, codeOfValue, coding.codeB);
     } else {
         std::vector<double> all;
         all.reserve(a.pixelCount() + b.pixelCount());
@@ -223,26 +208,52 @@ CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobCon
     std::vector<std::uint32_t> bin1, bin2;
     buildBins(table, lo, hi, tolerance, bin1, bin2);
     coding.boundExact = tolerance == 0.0 && n <= 8;
+    std::vector<std::uint8_t> binOf(n);
+    for (std::size_t i = 0; i < n; ++i)
+        binOf[i] = static_cast<std::uint8_t>(kBinValid | (bin1[i] & 7u) | ((bin2[i] & 7u) << 3));
 
-    coding.loA.resize(codeA.size());
-    if (tolerance > 0.0) coding.spanA.resize(codeA.size());
-    coding.binA.resize(codeA.size());
-    coding.binB.resize(coding.codeB.size());
-    auto binByte = [&](std::uint32_t code) -> std::uint8_t {
-        if (code == kBlankCode) return 0;
-        return static_cast<std::uint8_t>(kBinValid | (bin1[code] & 7u) | ((bin2[code] & 7u) << 3));
+    // One pass per image writes its per-pixel arrays from each pixel's code.
+    coding.loA.resize(a.pixelCount());
+    if (tolerance > 0.0) coding.spanA.resize(a.pixelCount());
+    coding.binA.resize(a.pixelCount());
+    coding.codeB.resize(b.pixelCount());
+    coding.binB.resize(b.pixelCount());
+    auto fillA = [&](auto codeAt) {
+        parallelFor(0, a.pixelCount(), kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t c = codeAt(i);
+                const bool blank = c == kBlankCode;
+                coding.binA[i] = blank ? 0 : binOf[c];
+                coding.loA[i] = blank ? kBlankLo : lo[c];
+                if (!coding.spanA.empty()) coding.spanA[i] = blank ? 0u : hi[c] - lo[c];
+            }
+        });
     };
-    parallelFor(0, codeA.size(), kGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::uint32_t c = codeA[i];
-            coding.binA[i] = binByte(c);
-            coding.loA[i] = c == kBlankCode ? kBlankLo : lo[c];
-            if (!coding.spanA.empty()) coding.spanA[i] = c == kBlankCode ? 0u : hi[c] - lo[c];
-        }
-    });
-    parallelFor(0, coding.codeB.size(), kGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) coding.binB[i] = binByte(coding.codeB[i]);
-    });
+    auto fillB = [&](auto codeAt) {
+        parallelFor(0, b.pixelCount(), kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t c = codeAt(i);
+                coding.codeB[i] = c;
+                coding.binB[i] = c == kBlankCode ? 0 : binOf[c];
+            }
+        });
+    };
+    if (small) {
+        auto viaTable = [&](const Image& image, auto fill) {
+            image.visit([&](const auto* p) {
+                using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+                if constexpr (std::is_integral_v<T> && sizeof(T) <= 2)
+                    fill([&](std::size_t i) {
+                        return image.isBlank(i) ? kBlankCode : codeOfValue[static_cast<int>(p[i]) + kSmallOffset];
+                    });
+            });
+        };
+        viaTable(a, fillA);
+        viaTable(b, fillB);
+    } else {
+        fillA([&](std::size_t i) { return codeA[i]; });
+        fillB([&](std::size_t i) { return coding.codeB[i]; });
+    }
     return coding;
 }
 
