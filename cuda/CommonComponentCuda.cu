@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -247,8 +249,11 @@ private:
         auto kernel = cd::labelKernel<T, Span>;
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(smemBytes_)));
+        // Threads per labelling block: 256 unless GLINT_COMMON_LABEL_THREADS says 512 (a tuning knob).
+        const char* knob = std::getenv("GLINT_COMMON_LABEL_THREADS");
+        labelThreads_ = knob && std::string(knob) == "512" ? 512 : 256;
         int perSm = 0;
-        GLINT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, 256, smemBytes_));
+        GLINT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, labelThreads_, smemBytes_));
         labelGrid_ = sms * std::max(1, perSm);
         scratch_.resize(static_cast<std::size_t>(labelGrid_) * widest);
         scratchStride_ = widest;
@@ -290,7 +295,7 @@ private:
         args.rowsCap = rowsCap_;
         args.cancel = cancel_.device();
         GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        cd::labelKernel<T, Span><<<labelGrid_, 256, smemBytes_, stream_>>>(m_, args);
+        cd::labelKernel<T, Span><<<labelGrid_, labelThreads_, smemBytes_, stream_>>>(m_, args);
         GLINT_CUDA_CHECK_LAUNCH();
         wait(start_, stop_, "label kernel");
         const unsigned long long key = fetch(bestKey_.get());
@@ -487,7 +492,7 @@ private:
     DeviceBuffer<std::uint32_t>& batchCounts_ = ws_.batchCounts;
     DeviceBuffer<std::uint32_t>& batchSizes_ = ws_.batchSizes;
     cd::MatchData<T, Span> m_;
-    int sms_ = 1, labelGrid_ = 1, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
+    int sms_ = 1, labelGrid_ = 1, labelThreads_ = 256, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
     std::size_t smemBytes_ = 0;
 };
 

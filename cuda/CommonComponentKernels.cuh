@@ -339,6 +339,8 @@ __global__ void seedKernel(MatchData<T, Span> m, const int2* patches, int patchC
 }
 
 // ---- the batched labeller ------------------------------------------------------------------------------
+constexpr int kLabelMaxThreads = 512;
+
 struct LabelArgs {
     const int2* offsets;
     std::uint32_t count;
@@ -378,7 +380,7 @@ __device__ inline void warpRunEntry(const StripView& s, int r, int lane) {
 }
 
 template <class T, bool Span>
-__global__ void __launch_bounds__(256) labelKernel(MatchData<T, Span> m, LabelArgs args) {
+__global__ void __launch_bounds__(kLabelMaxThreads) labelKernel(MatchData<T, Span> m, LabelArgs args) {
     namespace cc = glint::common_component;
     extern __shared__ __align__(16) std::uint32_t shared[];
     __shared__ std::uint32_t item;
@@ -446,9 +448,7 @@ __global__ void __launch_bounds__(256) labelKernel(MatchData<T, Span> m, LabelAr
             __syncthreads();
             for (int e = tid; e < newWords; e += blockDim.x) cc::unionWord<DeviceOps>(s, 1 + e / words, e % words);
             __syncthreads();
-            for (int e = tid; e < allWords; e += blockDim.x) cc::flattenWord<DeviceOps>(s, e / words, e % words);
-            __syncthreads();
-            for (int e = tid; e < allWords; e += blockDim.x) cc::sizeWord<DeviceOps>(s, e / words, e % words);
+            for (int e = tid; e < allWords; e += blockDim.x) cc::flattenAndSizeWord<DeviceOps>(s, e / words, e % words);
             __syncthreads();
             unsigned long long local = 0;
             for (int e = tid; e < allWords; e += blockDim.x) {

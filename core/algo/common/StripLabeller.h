@@ -151,46 +151,40 @@ GLINT_HD void unionWord(const StripView& s, int r, int w) {
     }
 }
 
-// Phase 3 (all rows): every run start points straight at its root.
+// Phase 3 (all rows): every run start of word w points straight at its root, and sizes gather at the
+// roots: new rows add their pixels, run piece by run piece (a run may span words); a carried canonical
+// run that is no longer a root hands its size to its root. Other threads may follow a pointer that is
+// being shortened: either value leads to the same root.
 template <class Ops>
-GLINT_HD void flattenWord(const StripView& s, int r, int w) {
-    std::uint32_t starts = s.runStarts(r, w);
-    while (starts) {
-        const int b = lowestBit32(starts);
-        starts &= starts - 1;
-        const std::uint32_t i = s.nodeIndex(r, w * 32 + b);
-        s.node[i] = findRoot<Ops>(s.node, i);
-    }
-}
-
-// Phase 4 (all rows): sizes gather at the roots. New rows add their pixels, run piece by run piece (a
-// run may span words); a carried canonical run that is no longer a root hands its size to its root.
-template <class Ops>
-GLINT_HD void sizeWord(const StripView& s, int r, int w) {
+GLINT_HD void flattenAndSizeWord(const StripView& s, int r, int w) {
     if (r == 0) {
         std::uint32_t starts = s.runStarts(0, w);
         while (starts) {
             const int b = lowestBit32(starts);
             starts &= starts - 1;
             const std::uint32_t i = s.nodeIndex(0, w * 32 + b);
+            const std::uint32_t root = findRoot<Ops>(s.node, i);
             const std::uint32_t carried = s.node[i + 1];
-            const std::uint32_t root = s.node[i];
+            s.node[i] = root;
             if (carried && root != i) Ops::atomicAdd(s.node + root + 1, carried);
         }
         return;
     }
+    const std::uint32_t starts = s.runStarts(r, w);
     std::uint32_t m = s.word(r, w);
     while (m) {
         const int b = lowestBit32(m);
         const std::uint32_t rest = ~(m >> b);
         const int length = rest ? lowestBit32(rest) : 32;
         m &= length == 32 ? 0u : ~(((1u << length) - 1u) << b);
-        const std::uint32_t root = s.node[s.nodeIndex(r, s.runStartColumn(r, w * 32 + b))];
+        const std::uint32_t start = s.nodeIndex(r, s.runStartColumn(r, w * 32 + b));
+        const std::uint32_t root = findRoot<Ops>(s.node, start);
+        if ((starts >> b) & 1u) s.node[start] = root; // the run starts in this word: this thread owns it
         Ops::atomicAdd(s.node + root + 1, static_cast<std::uint32_t>(length));
     }
 }
 
-// Phase 5 (all rows): the largest root of word w, packed as (size << 32) | (r * (width + 1) + c); 0 if none.
+// Phase 4 (all rows): the largest root of word w, packed as (size << 32) | (r * (width + 1) + c); 0 if none.
 GLINT_HD std::uint64_t largestRootInWord(const StripView& s, int r, int w) {
     std::uint64_t best = 0;
     std::uint32_t starts = s.runStarts(r, w);

@@ -54,9 +54,7 @@ public:
             for (int r = 1; r <= fresh; ++r)
                 for (int w = 0; w < words; ++w) unionWord<SequentialOps>(s, r, w);
             for (int r = 0; r <= fresh; ++r)
-                for (int w = 0; w < words; ++w) flattenWord<SequentialOps>(s, r, w);
-            for (int r = 0; r <= fresh; ++r)
-                for (int w = 0; w < words; ++w) sizeWord<SequentialOps>(s, r, w);
+                for (int w = 0; w < words; ++w) flattenAndSizeWord<SequentialOps>(s, r, w);
             for (int r = 0; r <= fresh; ++r)
                 for (int w = 0; w < words; ++w) {
                     const std::uint64_t key = largestRootInWord(s, r, w);
