@@ -1,12 +1,14 @@
 // The one place that lists every algorithm's CUDA backend.
 #include "Backends.h"
 #include "LineTraceCuda.h"
+#include "CommonComponentCuda.h"
 
 namespace glint::cuda {
 
 void registerCudaBackends() {
     // Each algorithm adds its line here: registerXxxCuda();
     registerLineTraceCuda();
+    registerCommonComponentCuda();
 }
 
 } // namespace glint::cuda

@@ -15,6 +15,10 @@ const std::vector<Command>& commands() {
          "          [--max-angle DEG] [--score magnitude|sine|ridge] [--width PX] [--polarity bright|dark|both]\n"
          "          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]",
          "trace a line between clicked points (best path over guides, exact DP)", &runTrace},
+        {"common",
+         "glint-cli common IMAGE_A IMAGE_B [--tolerance T] [--max-shift S] [--backend auto|cuda|cpu|reference]\n"
+         "          [--json FILE|-] [--overlay OUT.png] [--mask OUT.png]",
+         "the largest 4-connected component two images share at some offset", &runCommon},
     };
     return list;
 }

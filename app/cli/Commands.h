@@ -19,5 +19,6 @@ const std::vector<Command>& commands();
 int runInfo(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
+int runCommon(const std::vector<std::string>& args);
 
 } // namespace glint::cli

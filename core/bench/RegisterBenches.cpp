@@ -6,12 +6,14 @@
 namespace glint {
 
 void registerTraceBench(); // core/bench/TraceBench.cpp
+void registerCommonBench();
 
 void registerAllBenches() {
     static std::once_flag once;
     std::call_once(once, [] {
         // Each algorithm adds its line here: registerXxxBench();
         registerTraceBench();
+        registerCommonBench();
     });
 }
 

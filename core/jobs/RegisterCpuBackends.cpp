@@ -2,6 +2,7 @@
 #include "jobs/Backend.h"
 
 #include "algo/trace/LineTrace.h"
+#include "algo/common/CommonComponent.h"
 
 #include <mutex>
 
@@ -12,6 +13,7 @@ void registerCpuBackends() {
     std::call_once(once, [] {
         // Each algorithm adds its line here: registerXxxCpuBackends();
         registerLineTraceCpuBackends();
+        registerCommonComponentCpuBackends();
     });
 }
 

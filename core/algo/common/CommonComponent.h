@@ -1,0 +1,76 @@
+// Common component of two images (2-D longest common substring): the offset and the largest 4-connected
+// set of pixels where image A matches image B shifted by that offset. Interface, result and job function.
+#pragma once
+
+#include "io/Image.h"
+#include "jobs/Backend.h"
+#include "jobs/JobControl.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace glint {
+
+struct CommonComponentParams {
+    // A(x, y) matches B(x + dx, y + dy) when both exist, neither is blank and |A - B| <= tolerance.
+    double tolerance = 0.0;
+    // Only offsets with |dx|, |dy| <= maxShift are searched; negative = every offset with any overlap.
+    long long maxShift = -1;
+};
+
+// How much of the offset space each stage settled: the GUI and the CLI JSON show these.
+struct CommonComponentStats {
+    std::uint64_t offsets = 0;        // offsets searched (with overlap, within the maximum shift)
+    std::uint64_t prunedByArea = 0;   // overlap area no larger than the best component already found
+    std::uint64_t prunedByBound = 0;  // quantised-code match count no larger than the best
+    std::uint64_t prunedByCount = 0;  // exact match count no larger than the best
+    std::uint64_t labelled = 0;       // offsets whose match mask was labelled
+    std::uint64_t seedCandidates = 0; // offsets proposed by patch matching before the search
+};
+
+struct CommonComponentResult {
+    bool found = false;            // false: no pixel of A matches B at any offset (size 0, no offset)
+    int dx = 0;                    // A(x, y) <-> B(x + dx, y + dy)
+    int dy = 0;
+    std::uint64_t size = 0;        // pixels in the component
+    int bboxX = 0;                 // bounding box of the component in A's frame
+    int bboxY = 0;
+    int bboxWidth = 0;
+    int bboxHeight = 0;
+    int maskWidth = 0;             // = width of A
+    int maskHeight = 0;            // = height of A
+    std::vector<std::uint8_t> mask; // maskWidth * maskHeight bytes, 1 = in the component; empty when !found
+    CommonComponentStats stats;
+};
+
+class CommonComponentAlgorithm {
+public:
+    virtual ~CommonComponentAlgorithm() = default;
+    // Throws UsageError for invalid parameters, Cancelled when job is cancelled, BackendUnavailable when
+    // the device cannot run it.
+    virtual CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
+                                      JobControl& job) = 0;
+};
+
+using CommonComponentRegistry = BackendRegistry<CommonComponentAlgorithm>;
+
+// The job function the CLI and the window call: picks the backend, records the device and the total
+// time in job, and returns the result. resolvedBackend (optional) receives the backend that ran.
+CommonComponentResult findCommonComponent(const Image& a, const Image& b, const CommonComponentParams& params,
+                                          Backend backend, JobControl& job, Backend* resolvedBackend = nullptr);
+
+// Throws UsageError for a negative or non-finite tolerance.
+void validateCommonComponentParams(const CommonComponentParams& params);
+
+// The match relation every backend implements (blank and non-finite samples never match).
+inline bool samplesMatch(double a, double b, double tolerance) {
+    const double d = a - b;
+    return (d < 0 ? -d : d) <= tolerance;
+}
+
+// Registers the reference and cpu backends (called from registerCpuBackends()).
+void registerCommonComponentCpuBackends();
+
+} // namespace glint

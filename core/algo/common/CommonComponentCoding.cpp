@@ -1,0 +1,379 @@
+#include "algo/common/CommonComponentCoding.h"
+
+#include "util/Errors.h"
+#include "util/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+
+namespace glint::common_component {
+
+namespace {
+
+constexpr std::size_t kGrain = 1 << 16;
+
+// Distinct matchable values, ascending, with how often each occurs in A and in B.
+struct ValueTable {
+    std::vector<double> values;
+    std::vector<std::uint64_t> countA, countB;
+};
+
+bool isSmallInteger(SampleType t) {
+    return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
+}
+
+// Samples of at most 16 bits are counted in a table indexed by value + 32768: no sort needed.
+constexpr int kSmallOffset = 32768;
+constexpr int kSmallRange = 65536 + 32768;
+
+void countSmall(const Image& image, std::vector<std::uint64_t>& counts) {
+    image.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
+            constexpr int range = 1 << (8 * sizeof(T));
+            constexpr int lowest = std::numeric_limits<T>::min();
+            std::mutex merge;
+            parallelFor(0, image.pixelCount(), std::max<std::size_t>(kGrain, image.pixelCount() / 64 + 1),
+                        [&](std::size_t b, std::size_t e) {
+                            std::vector<std::uint32_t> local(range, 0);
+                            for (std::size_t i = b; i < e; ++i)
+                                if (!image.isBlank(i)) ++local[static_cast<int>(p[i]) - lowest];
+                            std::lock_guard lock(merge);
+                            for (int k = 0; k < range; ++k) counts[k + lowest + kSmallOffset] += local[k];
+                        });
+        }
+    });
+}
+
+void gatherValues(const Image& image, std::vector<double>& out) {
+    image.visit([&](const auto* p) {
+        for (std::size_t i = 0; i < image.pixelCount(); ++i) {
+            const double v = static_cast<double>(p[i]);
+            if (!image.isBlank(i) && std::isfinite(v)) out.push_back(v);
+        }
+    });
+}
+
+// Code of every pixel by binary search in the sorted distinct values.
+void codeGeneral(const Image& image, const std::vector<double>& values, PixelVector<std::uint32_t>& codes) {
+    codes.resize(image.pixelCount());
+    image.visit([&](const auto* p) {
+        parallelFor(0, image.pixelCount(), kGrain, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const double v = static_cast<double>(p[i]);
+                if (image.isBlank(i) || !std::isfinite(v)) {
+                    codes[i] = kBlankCode;
+                    continue;
+                }
+                codes[i] = static_cast<std::uint32_t>(std::lower_bound(values.begin(), values.end(), v) - values.begin());
+            }
+        });
+    });
+}
+
+void countCodes(const PixelVector<std::uint32_t>& codes, std::vector<std::uint64_t>& counts) {
+    for (std::uint32_t c : codes)
+        if (c != kBlankCode) ++counts[c];
+}
+
+// Partitions of the distinct values into bins, per value. Tolerance 0: equal-population bins (any
+// partition works, since equal values share every bin). Tolerance t > 0: bins of the first partition
+// wider than 2t, and a second partition cut at the middles of the first's bins; a pair within t then
+// never straddles a cut of both. Checked on the actual values (rounding!); widened until it holds.
+bool buildBins(const ValueTable& table, const std::vector<std::uint32_t>& lo, const std::vector<std::uint32_t>& hi,
+               double tolerance, std::vector<std::uint32_t>& bin1, std::vector<std::uint32_t>& bin2) {
+    const std::vector<double>& u = table.values;
+    const std::size_t n = u.size();
+    bin1.assign(n, 0);
+    bin2.assign(n, 0);
+    if (n == 0) return true;
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) total += table.countA[i] + table.countB[i];
+    if (tolerance == 0.0) {
+        if (n <= 8) {
+            for (std::size_t i = 0; i < n; ++i) bin1[i] = static_cast<std::uint32_t>(i);
+            return true;
+        }
+        std::uint64_t before = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t w = table.countA[i] + table.countB[i];
+            bin1[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(7, (before + w / 2) * 8 / std::max<std::uint64_t>(1, total)));
+            before += w;
+        }
+        return true;
+    }
+    const std::uint64_t target = std::max<std::uint64_t>(1, total / 8);
+    for (double minWidth = 2.0 * tolerance; std::isfinite(minWidth); minWidth *= 2.0) {
+        std::vector<std::size_t> starts;
+        std::size_t start = 0;
+        std::uint64_t acc = 0;
+        for (std::size_t i = 1; i < n; ++i) {
+            acc += table.countA[i - 1] + table.countB[i - 1];
+            if (acc >= target && u[i] - u[start] > minWidth) {
+                starts.push_back(i);
+                start = i;
+                acc = 0;
+            }
+        }
+        while (!starts.empty() && !(u[n - 1] - u[starts.back()] > minWidth)) starts.pop_back();
+        std::vector<double> edges = {u[0]};
+        for (std::size_t s : starts) edges.push_back(u[s]);
+        edges.push_back(u[n - 1]);
+        std::vector<double> middles;
+        for (std::size_t k = 0; k + 1 < edges.size(); ++k) middles.push_back(0.5 * edges[k] + 0.5 * edges[k + 1]);
+        std::size_t k1 = 0, k2 = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            while (k1 < starts.size() && starts[k1] <= i) ++k1;
+            while (k2 < middles.size() && middles[k2] <= u[i]) ++k2;
+            bin1[i] = static_cast<std::uint32_t>(k1);
+            bin2[i] = static_cast<std::uint32_t>(k2);
+        }
+        bool ok = true;
+        for (std::size_t i = 0; i < n && ok; ++i)
+            for (std::uint32_t j : {lo[i], hi[i]})
+                if (bin1[j] != bin1[i] && bin2[j] != bin2[i]) ok = false;
+        if (ok) return true;
+    }
+    bin1.assign(n, 0); // one bin: the bound degrades to the count of valid pixel pairs, still valid
+    bin2.assign(n, 0);
+    return false;
+}
+
+} // namespace
+
+CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobControl& job) {
+    validateCommonComponentParams({tolerance, -1});
+    CommonCoding coding;
+    coding.widthA = a.width();
+    coding.heightA = a.height();
+    coding.widthB = b.width();
+    coding.heightB = b.height();
+    coding.tolerance = tolerance;
+    coding.twoPartitions = tolerance > 0.0;
+
+    ValueTable table;
+    const bool small = isSmallInteger(a.sampleType()) && isSmallInteger(b.sampleType());
+    std::vector<std::uint32_t> codeOfValue; // small integers: code of value + kSmallOffset
+    PixelVector<std::uint32_t> codeA;       // otherwise: the code of every pixel of A
+    if (small) {
+        std::vector<std::uint64_t> countA(kSmallRange, 0), countB(kSmallRange, 0);
+        countSmall(a, countA);
+        countSmall(b, countB);
+        codeOfValue.assign(kSmallRange, kBlankCode);
+        for (int k = 0; k < kSmallRange; ++k) {
+            if (countA[k] + countB[k] == 0) continue;
+            codeOfValue[k] = static_cast<std::uint32_t>(table.values.size());
+            table.values.push_back(static_cast<double>(k - kSmallOffset));
+            table.countA.push_back(countA[k]);
+            table.countB.push_back(countB[k]);
+        }
+    } else {
+        std::vector<double> all;
+        all.reserve(a.pixelCount() + b.pixelCount());
+        gatherValues(a, all);
+        gatherValues(b, all);
+        std::sort(all.begin(), all.end());
+        // -0.0 and 0.0 compare equal and become one value.
+        all.erase(std::unique(all.begin(), all.end(), [](double x, double y) { return x == y; }), all.end());
+        table.values = std::move(all);
+        job.throwIfCancelled();
+        codeGeneral(a, table.values, codeA);
+        codeGeneral(b, table.values, coding.codeB);
+        table.countA.assign(table.values.size(), 0);
+        table.countB.assign(table.values.size(), 0);
+        countCodes(codeA, table.countA);
+        countCodes(coding.codeB, table.countB);
+    }
+    job.throwIfCancelled();
+    const std::size_t n = table.values.size();
+    if (n >= static_cast<std::size_t>(kBlankCode)) throw InputError("the images hold too many distinct values");
+    coding.codeCount = n;
+
+    // Matching codes of each value: an interval, found with two pointers (the same test as the reference).
+    std::vector<std::uint32_t> lo(n), hi(n);
+    std::size_t j = 0, k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        while (!samplesMatch(table.values[i], table.values[j], tolerance)) ++j;
+        k = std::max(k, i);
+        while (k + 1 < n && samplesMatch(table.values[i], table.values[k + 1], tolerance)) ++k;
+        lo[i] = static_cast<std::uint32_t>(j);
+        hi[i] = static_cast<std::uint32_t>(k);
+    }
+    std::vector<std::uint32_t> bin1, bin2;
+    buildBins(table, lo, hi, tolerance, bin1, bin2);
+    coding.boundExact = tolerance == 0.0 && n <= 8;
+    std::vector<std::uint8_t> binOf(n);
+    for (std::size_t i = 0; i < n; ++i)
+        binOf[i] = static_cast<std::uint8_t>(kBinValid | (bin1[i] & 7u) | ((bin2[i] & 7u) << 3));
+
+    // One pass per image writes its per-pixel arrays from each pixel's code.
+    coding.loA.resize(a.pixelCount());
+    if (tolerance > 0.0) coding.spanA.resize(a.pixelCount());
+    coding.binA.resize(a.pixelCount());
+    coding.codeB.resize(b.pixelCount());
+    coding.binB.resize(b.pixelCount());
+    auto fillA = [&](auto codeAt) {
+        parallelFor(0, a.pixelCount(), kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t c = codeAt(i);
+                const bool blank = c == kBlankCode;
+                coding.binA[i] = blank ? 0 : binOf[c];
+                coding.loA[i] = blank ? kBlankLo : lo[c];
+                if (!coding.spanA.empty()) coding.spanA[i] = blank ? 0u : hi[c] - lo[c];
+            }
+        });
+    };
+    auto fillB = [&](auto codeAt) {
+        parallelFor(0, b.pixelCount(), kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t c = codeAt(i);
+                coding.codeB[i] = c;
+                coding.binB[i] = c == kBlankCode ? 0 : binOf[c];
+            }
+        });
+    };
+    if (small) {
+        auto viaTable = [&](const Image& image, auto fill) {
+            image.visit([&](const auto* p) {
+                using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+                if constexpr (std::is_integral_v<T> && sizeof(T) <= 2)
+                    fill([&](std::size_t i) {
+                        return image.isBlank(i) ? kBlankCode : codeOfValue[static_cast<int>(p[i]) + kSmallOffset];
+                    });
+            });
+        };
+        viaTable(a, fillA);
+        viaTable(b, fillB);
+    } else {
+        fillA([&](std::size_t i) { return codeA[i]; });
+        fillB([&](std::size_t i) { return coding.codeB[i]; });
+    }
+    return coding;
+}
+
+OffsetRange offsetRange(int wA, int hA, int wB, int hB, long long maxShift) {
+    OffsetRange r;
+    r.dxMin = -(wA - 1);
+    r.dxMax = wB - 1;
+    r.dyMin = -(hA - 1);
+    r.dyMax = hB - 1;
+    if (maxShift >= 0) {
+        const int s = static_cast<int>(std::min<long long>(maxShift, std::numeric_limits<int>::max() / 2));
+        r.dxMin = std::max(r.dxMin, -s);
+        r.dxMax = std::min(r.dxMax, s);
+        r.dyMin = std::max(r.dyMin, -s);
+        r.dyMax = std::min(r.dyMax, s);
+    }
+    return r;
+}
+
+std::vector<SeedPatch> chooseSeedPatches(const CommonCoding& c) {
+    constexpr int s = kSeedPatchSize;
+    constexpr int grid = 8;
+    std::vector<SeedPatch> patches;
+    if (c.widthA < s || c.heightA < s || c.widthB < s || c.heightB < s) return patches;
+    for (int gy = 0; gy < grid; ++gy) {
+        for (int gx = 0; gx < grid; ++gx) {
+            const SeedPatch p{(c.widthA - s) * gx / (grid - 1), (c.heightA - s) * gy / (grid - 1)};
+            bool duplicate = false;
+            for (const auto& q : patches) duplicate = duplicate || (q.x == p.x && q.y == p.y);
+            if (duplicate) continue;
+            // Textured and free of blanks: a flat patch would match everywhere and vote for nothing.
+            std::vector<std::uint32_t> codes;
+            bool blank = false;
+            for (int y = 0; y < s && !blank; ++y)
+                for (int x = 0; x < s; ++x) {
+                    const std::uint32_t lo = c.loA[static_cast<std::size_t>(p.y + y) * c.widthA + p.x + x];
+                    blank = blank || lo == kBlankLo;
+                    codes.push_back(lo);
+                }
+            if (blank) continue;
+            std::sort(codes.begin(), codes.end());
+            if (std::unique(codes.begin(), codes.end()) - codes.begin() >= 4) patches.push_back(p);
+        }
+    }
+    return patches;
+}
+
+std::vector<std::pair<int, int>> rankSeedOffsets(const std::vector<std::pair<int, int>>& hits, const OffsetRange& range) {
+    std::unordered_map<long long, int> votes;
+    for (const auto& [dx, dy] : hits)
+        if (range.contains(dx, dy)) ++votes[(static_cast<long long>(dx) << 32) ^ static_cast<std::uint32_t>(dy)];
+    std::vector<std::pair<int, std::pair<int, int>>> ranked;
+    for (const auto& [key, count] : votes)
+        ranked.push_back({count, {static_cast<int>(key >> 32), static_cast<int>(static_cast<std::uint32_t>(key))}});
+    std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+        if (x.first != y.first) return x.first > y.first;
+        return x.second < y.second;
+    });
+    std::vector<std::pair<int, int>> out;
+    for (std::size_t i = 0; i < ranked.size() && i < kMaxSeedOffsets; ++i) out.push_back(ranked[i].second);
+    return out;
+}
+
+CommonComponentResult componentFromSeed(const CommonCoding& c, int dx, int dy, int seedX, int seedY,
+                                        std::uint64_t expectedSize) {
+    CommonComponentResult result;
+    result.maskWidth = c.widthA;
+    result.maskHeight = c.heightA;
+    if (expectedSize == 0) return result;
+    const Overlap o = overlapOf(c.widthA, c.heightA, c.widthB, c.heightB, dx, dy);
+    const int w = o.width, h = o.height;
+    const int sx = seedX - o.x0, sy = seedY - o.y0;
+    if (sx < 0 || sx >= w || sy < 0 || sy >= h || !c.matchAt(seedX, seedY, dx, dy))
+        throw std::logic_error("common component: the seed pixel does not match");
+    // The match mask of the overlap (1 = matches), then a scanline fill that marks the component 2.
+    PixelVector<std::uint8_t> m(static_cast<std::size_t>(w) * h);
+    parallelFor(0, static_cast<std::size_t>(h), 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t y = b; y < e; ++y)
+            for (int x = 0; x < w; ++x)
+                m[y * w + x] = c.matchAt(o.x0 + x, o.y0 + static_cast<int>(y), dx, dy) ? 1 : 0;
+    });
+    std::vector<std::pair<int, int>> stack = {{sx, sy}};
+    std::uint64_t size = 0;
+    int x0 = sx, x1 = sx, y0 = sy, y1 = sy;
+    while (!stack.empty()) {
+        const auto [x, y] = stack.back();
+        stack.pop_back();
+        std::uint8_t* row = m.data() + static_cast<std::size_t>(y) * w;
+        if (row[x] != 1) continue;
+        int left = x, right = x;
+        while (left > 0 && row[left - 1] == 1) --left;
+        while (right + 1 < w && row[right + 1] == 1) ++right;
+        std::fill(row + left, row + right + 1, std::uint8_t{2});
+        size += static_cast<std::uint64_t>(right - left + 1);
+        x0 = std::min(x0, left), x1 = std::max(x1, right), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        for (int ny : {y - 1, y + 1}) {
+            if (ny < 0 || ny >= h) continue;
+            const std::uint8_t* next = m.data() + static_cast<std::size_t>(ny) * w;
+            for (int nx = left; nx <= right; ++nx)
+                if (next[nx] == 1 && (nx == left || next[nx - 1] != 1)) stack.push_back({nx, ny});
+        }
+    }
+    if (size != expectedSize)
+        throw std::logic_error("common component: labelled size " + std::to_string(expectedSize) +
+                               " but the component holds " + std::to_string(size) + " pixels");
+    result.mask.assign(static_cast<std::size_t>(c.widthA) * c.heightA, 0);
+    parallelFor(static_cast<std::size_t>(y0), static_cast<std::size_t>(y1) + 1, 64, [&](std::size_t b, std::size_t e) {
+        for (std::size_t y = b; y < e; ++y)
+            for (int x = x0; x <= x1; ++x)
+                if (m[y * w + x] == 2) result.mask[(o.y0 + y) * c.widthA + o.x0 + x] = 1;
+    });
+    result.found = true;
+    result.dx = dx;
+    result.dy = dy;
+    result.size = size;
+    result.bboxX = o.x0 + x0;
+    result.bboxY = o.y0 + y0;
+    result.bboxWidth = x1 - x0 + 1;
+    result.bboxHeight = y1 - y0 + 1;
+    return result;
+}
+
+} // namespace glint::common_component
