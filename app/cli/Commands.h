@@ -18,5 +18,6 @@ const std::vector<Command>& commands();
 
 int runInfo(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
+int runBrightestCommand(const std::vector<std::string>& args);
 
 } // namespace glint::cli

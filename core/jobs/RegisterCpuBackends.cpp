@@ -1,4 +1,5 @@
 // The one place that lists every algorithm's reference and CPU backends.
+#include "algo/brightest/Brightest.h"
 #include "jobs/Backend.h"
 
 #include <mutex>
@@ -9,6 +10,7 @@ void registerCpuBackends() {
     static std::once_flag once;
     std::call_once(once, [] {
         // Each algorithm adds its line here: registerXxxCpuBackends();
+        registerBrightestCpuBackends();
     });
 }
 
