@@ -1,10 +1,12 @@
 // The one place that lists every algorithm's CUDA backend.
 #include "Backends.h"
+#include "MaxSubarrayCuda.cuh"
 
 namespace glint::cuda {
 
 void registerCudaBackends() {
     // Each algorithm adds its line here: registerXxxCuda();
+    registerBrightestCuda();
 }
 
 } // namespace glint::cuda

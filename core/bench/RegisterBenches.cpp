@@ -5,10 +5,13 @@
 
 namespace glint {
 
+void registerBrightestBench(); // core/bench/BrightestBench.cpp
+
 void registerAllBenches() {
     static std::once_flag once;
     std::call_once(once, [] {
         // Each algorithm adds its line here: registerXxxBench();
+        registerBrightestBench();
     });
 }
 
