@@ -125,12 +125,22 @@ StripKernel stripKernel() {
     return k;
 }
 
+// 4x4 (64 x 64 strips a block) unless the image has too few strips to fill the GPU with such tiles:
+// then 2x4 or 2x2, whose smaller tiles make more blocks. GLINT_MSP_TILE=TxB forces a shape.
 template <class V>
-StripKernel chooseStripKernel() {
+StripKernel chooseStripKernel(int rows) {
     const char* env = std::getenv("GLINT_MSP_TILE");
-    const std::string shape = env ? env : "4x4";
-    if (shape == "8x4") return stripKernel<V, 8, 4>();
-    if (shape == "4x8") return stripKernel<V, 4, 8>();
+    std::string shape = env ? env : "";
+    if (shape.empty()) {
+        auto tiles = [&](int tops, int bottoms) {
+            const long long t = (rows + tops - 1) / tops, b = (rows + bottoms - 1) / bottoms;
+            return t * b / 2 + t;
+        };
+        const long long enough = 3LL * std::max(1, cudaDevice().multiprocessors);
+        shape = tiles(64, 64) >= enough ? "4x4" : tiles(32, 64) >= enough ? "2x4" : "2x2";
+    }
+    if (shape == "2x2") return stripKernel<V, 2, 2>();
+    if (shape == "2x4") return stripKernel<V, 2, 4>();
     return stripKernel<V, 4, 4>();
 }
 
@@ -157,7 +167,7 @@ private:
 
         Run(const WorkArray& w, int k, JobControl& job, ProgressSpan span)
             : w_(w), k_(k), job_(job), span_(span), rows_(w.rows), cols_(w.cols),
-              pitch_((w.cols + kChunk - 1) / kChunk * kChunk), kernel_(chooseStripKernel<V>()) {}
+              pitch_((w.cols + kChunk - 1) / kChunk * kChunk), kernel_(chooseStripKernel<V>(w.rows)) {}
 
         std::vector<WorkRect> solve() {
             checkMemory();
@@ -269,13 +279,22 @@ private:
             }
         }
 
-        void buildBlocking() {
-            next_ = arena().get<int>("next", cells(rows_ + 1));
-            nextMin_ = arena().get<int>("nextMin", cells(rows_ + 1) / kChunk);
-            nextExcludedKernel<<<(pitch_ + 127) / 128, 128>>>(mask_, rows_, cols_, pitch_, next_);
+        // The blocking index, for all columns and rows, or for the columns and rows a region changed.
+        void buildBlocking(int colBegin = 0, int colEnd = -1, int rowLast = -1) {
+            if (colEnd < 0) colEnd = pitch_;
+            if (rowLast < 0) rowLast = rows_ - 1;
+            if (!next_) {
+                next_ = arena().get<int>("next", cells(rows_ + 1));
+                nextMin_ = arena().get<int>("nextMin", cells(rows_ + 1) / kChunk);
+            }
+            const int n = colEnd - colBegin;
+            nextExcludedKernel<<<(n + 127) / 128, 128>>>(mask_, rows_, cols_, pitch_, next_, colBegin, colEnd, rowLast);
             GLINT_CUDA_CHECK_LAUNCH();
-            const long long n = static_cast<long long>(rows_ + 1) * (pitch_ / kChunk);
-            nextMinKernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(next_, rows_, pitch_, nextMin_);
+            const int chunkBegin = colBegin / kChunk, chunkEnd = (colEnd + kChunk - 1) / kChunk;
+            const int rowCount = rowLast == rows_ - 1 ? rows_ + 1 : rowLast + 1;
+            const long long items = static_cast<long long>(rowCount) * (chunkEnd - chunkBegin);
+            nextMinKernel<<<static_cast<unsigned>((items + 255) / 256), 256>>>(next_, pitch_, rowCount, chunkBegin,
+                                                                                chunkEnd, nextMin_);
             GLINT_CUDA_CHECK_LAUNCH();
         }
 
@@ -437,7 +456,7 @@ private:
             markRectKernel<<<(n + 255) / 256, 256>>>(mask_, cols_, r.row0, r.rows, r.col0, r.cols);
             GLINT_CUDA_CHECK_LAUNCH();
             hasMask_ = true;
-            buildBlocking();
+            buildBlocking(r.col0, r.col0 + r.cols, r.row0 + r.rows - 1);
             job_.timing().add("exclude", timer.stop());
             std::vector<int> dirty;
             const int last = r.row0 + r.rows - 1;

@@ -84,27 +84,38 @@ __global__ void prefixKernel(PrefixArgs a, Exact pivot) {
 }
 
 // next[r][c]: the first excluded row >= r in column c (rows when none); nextMin[r][chunk]: its
-// minimum over the chunk's columns, so that a strip tile can skip the blocking test.
-__global__ void nextExcludedKernel(const std::uint8_t* mask, int rows, int cols, int pitch, int* next) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= pitch) return;
-    int n = rows;
-    next[static_cast<std::size_t>(rows) * pitch + c] = rows;
-    for (int r = rows - 1; r >= 0; --r) {
-        if (c < cols && mask[static_cast<std::size_t>(r) * cols + c]) n = r;
-        next[static_cast<std::size_t>(r) * pitch + c] = n;
+// minimum over the chunk's columns, so that a strip tile can skip the blocking test. Both can be
+// rebuilt for a range of columns and the rows 0..rowLast only (what removing a region changes).
+__global__ void nextExcludedKernel(const std::uint8_t* mask, int rows, int cols, int pitch, int* next, int colBegin,
+                                   int colEnd, int rowLast) {
+    const int c = colBegin + blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= colEnd) return;
+    if (rowLast == rows - 1) next[static_cast<std::size_t>(rows) * pitch + c] = rows;
+    int n = next[static_cast<std::size_t>(rowLast + 1) * pitch + c];
+    constexpr int kAhead = 16;
+    for (int r0 = rowLast; r0 >= 0; r0 -= kAhead) {
+        bool m[kAhead];
+#pragma unroll
+        for (int k = 0; k < kAhead; ++k)
+            m[k] = r0 - k >= 0 && c < cols && mask[static_cast<std::size_t>(r0 - k) * cols + c];
+#pragma unroll
+        for (int k = 0; k < kAhead; ++k) {
+            if (r0 - k < 0) break;
+            if (m[k]) n = r0 - k;
+            next[static_cast<std::size_t>(r0 - k) * pitch + c] = n;
+        }
     }
 }
 
-__global__ void nextMinKernel(const int* next, int rows, int pitch, int* nextMin) {
-    const int chunks = pitch / kChunk;
+__global__ void nextMinKernel(const int* next, int pitch, int rowCount, int chunkBegin, int chunkEnd, int* nextMin) {
+    const int chunks = pitch / kChunk, span = chunkEnd - chunkBegin;
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= static_cast<long long>(rows + 1) * chunks) return;
-    const int r = static_cast<int>(i / chunks), ch = static_cast<int>(i % chunks);
+    if (i >= static_cast<long long>(rowCount) * span) return;
+    const int r = static_cast<int>(i / span), ch = chunkBegin + static_cast<int>(i % span);
     const int* p = next + static_cast<std::size_t>(r) * pitch + ch * kChunk;
     int m = p[0];
     for (int k = 1; k < kChunk; ++k) m = min(m, p[k]);
-    nextMin[i] = m;
+    nextMin[static_cast<std::size_t>(r) * chunks + ch] = m;
 }
 
 __global__ void markRectKernel(std::uint8_t* mask, int cols, int row0, int nrows, int col0, int ncols) {
@@ -156,7 +167,7 @@ constexpr int stripSharedBytes(bool excl) {
 }
 
 template <class V, int T, int B, bool Excl>
-__global__ void __launch_bounds__(kThreads, 2) stripMaxKernel(StripArgs a) {
+__global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(StripArgs a) {
     constexpr int kTops = 16 * T, kBots = 16 * B, kRow = kChunk + 4, kPieces = kChunk / 4;
     extern __shared__ __align__(16) unsigned char smemRaw[];
     V* sTop = reinterpret_cast<V*>(smemRaw);           // [2][kTops][kRow]

@@ -132,16 +132,18 @@ struct Case {
     int size;
 };
 
-// The instructions per cell of the strip kernel's inner loop (from its SASS): exact path
-// IADD + VIADDMNMX + half a VIMNMX3; screen path FADD + FADD + FMNMX + half a VIMNMX3.
+// The strip kernel's floor. Per cell its inner loop issues (SASS) on the exact path IMAD.IADD (FMA
+// pipe) + VIADDMNMX + half a VIMNMX3 (ALU pipe), on the screen path 2 FADD (FMA) + FMNMX + half a
+// VIMNMX3 (ALU). An SM issues 4 x 32 lanes a clock, and its ALU pipe takes 64 lanes a clock: the floor
+// is the larger of the issue and the ALU times.
 double cudaFloorMs(const WorkArray& w, const std::string& kind) {
     const CudaDeviceInfo& d = cudaDevice();
     if (!d.usable || d.clockKHz <= 0 || kind == "u8-k10") return -1.0;
     const double pitch = std::ceil(w.cols / 32.0) * 32.0;
     const double cells = static_cast<double>(w.rows) * (w.rows + 1) / 2.0 * pitch;
-    const double perCell = w.fitsInt32() ? 2.5 : 3.5;
-    const double issuePerMs = static_cast<double>(d.multiprocessors) * 4 * 32 * d.clockKHz; // lanes per ms
-    return cells * perCell / issuePerMs;
+    const double issue = (w.fitsInt32() ? 2.5 : 3.5) / (128.0 * d.multiprocessors * d.clockKHz);
+    const double alu = 1.5 / (64.0 * d.multiprocessors * d.clockKHz);
+    return cells * std::max(issue, alu);
 }
 
 std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {

@@ -1,8 +1,9 @@
 // The CPU backend: every core, and several strips per SIMD register. The column prefix sums are stored
-// column-major so that the bottoms of one column are contiguous: a vector holds consecutive bottoms,
-// each thread tile covers a few tops times a few vectors of bottoms (register blocking), and the
-// arithmetic per lane is the reference's, so results agree bit for bit. For K regions the per-strip
-// maxima are kept and only the strips that cross a removed region are computed again.
+// in panels of BW consecutive prefix rows, column after column ([row / BW][column][row % BW]), so that a
+// vector holds consecutive bottoms and a tile streams its panel in order. Each tile covers a few tops
+// times one panel of bottoms (register blocking); the arithmetic per lane is the reference's, so the
+// results agree bit for bit. For K regions the per-strip maxima are kept and only the strips that
+// cross a removed region are computed again.
 #include "algo/brightest/MaxSubarray.h"
 
 #include "util/Errors.h"
@@ -20,21 +21,26 @@ namespace {
 
 template <class V>
 struct Problem {
-    const V* PT = nullptr;   // PT[c * stride + r] = P[r][c]
-    std::size_t stride = 0;  // >= rows + 1 + one tile of bottoms (zero padding)
+    const V* panels = nullptr; // P[r][c] at ((r / bw) * cols + c) * bw + r % bw
+    int bw = 0;                // prefix rows per panel (the tile's bottoms)
     int rows = 0;
     int cols = 0;
     const ExclusionIndex* exclusions = nullptr; // null when nothing is excluded
+    const V* rowStart(int r) const {
+        return panels + (static_cast<std::size_t>(r / bw) * cols) * bw + r % bw;
+    }
 };
 
 // Lane index type of the same width as V, for the blocking masks.
 template <class V>
 using LaneInt = std::conditional_t<sizeof(V) == 4, std::int32_t, std::int64_t>;
 
-// Per-strip maxima of tops t0..t0+TT-1 and bottoms b0..b0+L*NV-1 into out[i * L*NV + j].
+// Per-strip maxima of tops t0..t0+TT-1 and the bottoms q0-1..q0+L*NV-2 (prefix rows q0.., one panel)
+// into out[i * L*NV + j].
 template <class V, int Bytes, int TT, int NV, bool Blocked>
-[[gnu::always_inline]] inline void tileKernel(const Problem<V>& p, int t0, int b0, V* out) {
+[[gnu::always_inline]] inline void tileKernel(const Problem<V>& p, int t0, int q0, V* out) {
     constexpr int L = Bytes / static_cast<int>(sizeof(V));
+    constexpr int BW = L * NV;
     typedef V vec __attribute__((vector_size(Bytes)));
     typedef LaneInt<V> ivec __attribute__((vector_size(Bytes)));
     const vec zero = {};
@@ -42,29 +48,30 @@ template <class V, int Bytes, int TT, int NV, bool Blocked>
     vec best[TT][NV];
     ivec bottom[NV];
     for (int v = 0; v < NV; ++v) {
-        for (int l = 0; l < L; ++l) bottom[v][l] = b0 + v * L + l;
+        for (int l = 0; l < L; ++l) bottom[v][l] = q0 - 1 + v * L + l;
         for (int i = 0; i < TT; ++i) run[i][v] = best[i][v] = zero;
     }
+    const V* panel = p.panels + static_cast<std::size_t>(q0 / BW) * p.cols * BW;
+    const V* tops[TT];
+    for (int i = 0; i < TT; ++i) tops[i] = p.rowStart(std::min(t0 + i, p.rows));
     for (int c = 0; c < p.cols; ++c) {
-        const V* col = p.PT + static_cast<std::size_t>(c) * p.stride;
         vec pb[NV];
-        for (int v = 0; v < NV; ++v) std::memcpy(&pb[v], col + b0 + 1 + v * L, sizeof(vec));
+        for (int v = 0; v < NV; ++v) std::memcpy(&pb[v], panel + static_cast<std::size_t>(c) * BW + v * L, sizeof(vec));
         for (int i = 0; i < TT; ++i) {
-            const vec pt = zero + col[t0 + i];
+            const vec pt = zero + tops[i][static_cast<std::size_t>(c) * BW];
+            ivec next{};
+            if constexpr (Blocked) next = next + static_cast<LaneInt<V>>(p.exclusions->row(std::min(t0 + i, p.rows - 1))[c]);
             for (int v = 0; v < NV; ++v) {
                 const vec s = pb[v] - pt;
                 vec r = (run[i][v] > zero ? run[i][v] : zero) + s;
-                if constexpr (Blocked) {
-                    const ivec next = ivec{} + static_cast<LaneInt<V>>(p.exclusions->row(t0 + i)[c]);
-                    r = next <= bottom[v] ? zero : r;
-                }
+                if constexpr (Blocked) r = next <= bottom[v] ? zero : r;
                 run[i][v] = r;
                 best[i][v] = r > best[i][v] ? r : best[i][v];
             }
         }
     }
     for (int i = 0; i < TT; ++i)
-        for (int v = 0; v < NV; ++v) std::memcpy(out + i * L * NV + v * L, &best[i][v], sizeof(vec));
+        for (int v = 0; v < NV; ++v) std::memcpy(out + i * BW + v * L, &best[i][v], sizeof(vec));
 }
 
 template <class V>
@@ -147,35 +154,40 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
     Problem<V> p;
     p.rows = rows;
     p.cols = cols;
-    p.stride = static_cast<std::size_t>(rows) + 1 + g.bottoms;
-    std::vector<V> PT;
+    p.bw = g.bottoms;
+    std::vector<V> panels;
     {
         auto step = job.timing().scope("prefix sums");
         using Wide = std::conditional_t<std::is_floating_point_v<V>, double, std::int64_t>;
         std::vector<Wide> P;
         if constexpr (std::is_floating_point_v<V>) P = columnPrefixSumsReal(work);
         else P = columnPrefixSumsInteger(work);
-        PT.assign(p.stride * cols, V(0));
-        // Blocked transpose; the int32 narrowing is exact when fitsInt32() holds.
-        parallelFor(0, static_cast<std::size_t>(cols), 64, [&](std::size_t c0, std::size_t c1) {
-            for (std::size_t r0 = 0; r0 <= static_cast<std::size_t>(rows); r0 += 64)
-                for (std::size_t c = c0; c < c1; ++c)
-                    for (std::size_t r = r0; r < std::min<std::size_t>(r0 + 64, rows + 1); ++r)
-                        PT[c * p.stride + r] = static_cast<V>(P[r * cols + c]);
+        const std::size_t panelCount = static_cast<std::size_t>(rows + 1 + p.bw) / p.bw + 1;
+        panels.assign(panelCount * cols * p.bw, V(0));
+        // Panel by panel; the int32 narrowing is exact when fitsInt32() holds.
+        parallelFor(0, panelCount, 1, [&](std::size_t q0, std::size_t q1) {
+            for (std::size_t q = q0; q < q1; ++q)
+                for (int k = 0; k < p.bw; ++k) {
+                    const std::size_t r = q * p.bw + k;
+                    if (r > static_cast<std::size_t>(rows)) break;
+                    const Wide* src = P.data() + r * cols;
+                    V* dst = panels.data() + q * cols * p.bw + k;
+                    for (int c = 0; c < cols; ++c) dst[static_cast<std::size_t>(c) * p.bw] = static_cast<V>(src[c]);
+                }
         });
     }
-    p.PT = PT.data();
+    p.panels = panels.data();
     ExclusionIndex exclusions(rows, cols, work.excluded);
 
-    // Tiles: a block of tops times a block of bottoms that holds at least one strip top <= bottom.
+    // Tiles: a block of tops times a panel of bottoms that holds at least one strip top <= bottom.
+    // Panel-major order, so that consecutive tiles share their panel in the cache.
     struct Tile {
         int top;
-        int bottom;
+        int panel; // first prefix row q0; bottoms q0-1 .. q0+bw-2
     };
     std::vector<Tile> tiles;
-    for (int t0 = 0; t0 < rows; t0 += g.tops)
-        for (int b0 = (t0 / g.bottoms) * g.bottoms; b0 < rows; b0 += g.bottoms) tiles.push_back({t0, b0});
-
+    for (int q0 = 0; q0 <= rows; q0 += g.bottoms)
+        for (int t0 = 0; t0 < rows && t0 <= q0 + g.bottoms - 2; t0 += g.tops) tiles.push_back({t0, q0});
     const bool keepTable = k > 1 && StripTable<V>::bytesFor(rows) <= (std::size_t{1} << 30);
     std::unique_ptr<StripTable<V>> table = keepTable ? std::make_unique<StripTable<V>>(rows) : nullptr;
     std::vector<WorkRect> found;
@@ -194,11 +206,11 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
             for (std::size_t i = i0; i < i1; ++i) {
                 job.throwIfCancelled();
                 const Tile t = tiles[i];
-                const bool dirty = t.top <= dirtyLast && t.bottom + g.bottoms - 1 >= dirtyFirst;
-                if (dirty) kernel(p, t.top, t.bottom, out.data());
+                const bool dirty = t.top <= dirtyLast && t.panel + g.bottoms - 2 >= dirtyFirst;
+                if (dirty) kernel(p, t.top, t.panel, out.data());
                 for (int a = 0; a < g.tops && t.top + a < rows; ++a)
-                    for (int b = 0; b < g.bottoms && t.bottom + b < rows; ++b) {
-                        const int top = t.top + a, bottom = t.bottom + b;
+                    for (int b = 0; b < g.bottoms && t.panel - 1 + b < rows; ++b) {
+                        const int top = t.top + a, bottom = t.panel - 1 + b;
                         if (bottom < top) continue;
                         V v;
                         if (!table) v = out[static_cast<std::size_t>(a) * g.bottoms + b];
@@ -214,8 +226,7 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
             roundSpan.set(job, static_cast<double>(done += i1 - i0) / tiles.size());
         });
         if (best.top < 0) break;
-        const StripBest<V> s = scanStrip(PT.data() + best.top, PT.data() + best.bottom + 1,
-                                         static_cast<std::ptrdiff_t>(p.stride), cols, best.bottom,
+        const StripBest<V> s = scanStrip(p.rowStart(best.top), p.rowStart(best.bottom + 1), p.bw, cols, best.bottom,
                                          exclusions.any() ? exclusions.row(best.top) : nullptr);
         WorkRect rect = stripRect(best.top, best.bottom, s);
         if constexpr (std::is_same_v<V, std::int32_t>) rect.sumInt = s.sum; // exact: fitsInt32 holds

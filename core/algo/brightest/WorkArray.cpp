@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <functional>
+#include <type_traits>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,41 +43,53 @@ std::vector<std::uint8_t> roiExclusionMask(const Image& image, const PixelRect& 
     auto ensure = [&] {
         if (mask.empty()) mask.assign(n, 0);
     };
+    // Blanks and non-finite samples, found row by row on every core (a float image is first only
+    // scanned: most have no NaN, and then no mask is made).
     const bool floating = !isIntegerSampleType(image.sampleType());
     bool nonFinite = false;
-    if (floating) {
+    if (floating && !image.hasBlanks()) {
+        std::atomic<bool> any{false};
         image.visit([&](const auto* p) {
             using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
             if constexpr (std::is_floating_point_v<T>) {
-                for (int y = 0; y < roi.height && !nonFinite; ++y) {
-                    const T* row = p + static_cast<std::size_t>(roi.y + y) * image.width() + roi.x;
-                    for (int x = 0; x < roi.width; ++x)
-                        if (!std::isfinite(row[x])) {
-                            nonFinite = true;
-                            break;
-                        }
-                }
+                parallelFor(0, static_cast<std::size_t>(roi.height), 16, [&](std::size_t y0, std::size_t y1) {
+                    bool found = false;
+                    for (std::size_t y = y0; y < y1 && !found; ++y) {
+                        const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+                        T acc = T(0);
+                        for (int x = 0; x < roi.width; ++x) acc += row[x] - row[x]; // NaN unless all finite
+                        found = !(acc == T(0));
+                    }
+                    if (found) any = true;
+                });
             }
         });
+        nonFinite = any;
     }
     if (image.hasBlanks() || nonFinite) {
-        ensure();
-        bool any = false;
+        std::vector<std::uint8_t> m(n, 0);
+        std::atomic<bool> any{false};
         image.visit([&](const auto* p) {
             using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            for (int y = 0; y < roi.height; ++y) {
-                const std::size_t base = static_cast<std::size_t>(roi.y + y) * image.width() + roi.x;
-                for (int x = 0; x < roi.width; ++x) {
-                    bool out = image.isBlank(base + x);
-                    if constexpr (std::is_floating_point_v<T>) out = out || !std::isfinite(p[base + x]);
-                    if (out) {
-                        mask[static_cast<std::size_t>(y) * roi.width + x] = 1;
-                        any = true;
+            parallelFor(0, static_cast<std::size_t>(roi.height), 16, [&](std::size_t y0, std::size_t y1) {
+                bool found = false;
+                for (std::size_t y = y0; y < y1; ++y) {
+                    const std::size_t base = (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+                    std::uint8_t* out = m.data() + y * roi.width;
+                    if (image.hasBlanks()) {
+                        const std::uint8_t* blank = image.blankMask().data() + base;
+                        for (int x = 0; x < roi.width; ++x) out[x] = blank[x] != 0;
                     }
+                    if constexpr (std::is_floating_point_v<T>) {
+                        const T* row = p + base;
+                        for (int x = 0; x < roi.width; ++x) out[x] |= !(row[x] - row[x] == T(0)); // NaN or inf
+                    }
+                    for (int x = 0; x < roi.width; ++x) found |= out[x] != 0;
                 }
-            }
+                if (found) any = true;
+            });
         });
-        if (!any) mask.clear();
+        if (any) mask = std::move(m);
     }
     for (const PixelRect& e : params.excludeRects) {
         if (e.width <= 0 || e.height <= 0)
@@ -107,6 +122,8 @@ struct IncludedStats {
     double min = 0.0;
     double max = 0.0;
     double pivot = 0.0;
+    std::vector<std::uint64_t> histogram; // small integer types: counts by value - histogramOffset
+    long long histogramOffset = 0;
 };
 
 double orderStatisticInterpolated(std::size_t n, double p, const std::function<double(std::size_t)>& kth) {
@@ -147,6 +164,7 @@ IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& ro
     for (const auto& h : partial)
         for (std::size_t i = 0; i < h.size(); ++i) hist[i] += h[i];
     IncludedStats s;
+    s.histogramOffset = kOffset;
     long long sum = 0;
     bool first = true;
     for (std::size_t i = 0; i < kBins; ++i) {
@@ -173,6 +191,7 @@ IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& ro
         s.pivot = orderStatisticInterpolated(s.count, percentileOfSpec(spec), kth);
     }
     }
+    s.histogram = std::move(hist);
     return s;
 }
 
@@ -190,15 +209,19 @@ IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi,
         for (std::size_t y = b; y < e; ++y) {
             const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
             const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + y * roi.width;
-            RowStats& r = rows[y];
+            // Locals, not the row's record: an 80-bit long double kept in memory stalls every addition.
+            std::size_t count = 0;
+            long double sum = 0.0L;
+            double mn = std::numeric_limits<double>::infinity(), mx = -mn;
             for (int x = 0; x < roi.width; ++x) {
                 if (m && m[x]) continue;
                 const double v = static_cast<double>(row[x]);
-                ++r.count;
-                r.sum += static_cast<long double>(row[x]);
-                r.min = std::min(r.min, v);
-                r.max = std::max(r.max, v);
+                ++count;
+                sum += static_cast<long double>(row[x]);
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
             }
+            rows[y] = {count, sum, mn, mx};
         }
     });
     IncludedStats s;
@@ -266,22 +289,94 @@ std::vector<V> prefixSums(const WorkArray& w) {
     const std::size_t cols = static_cast<std::size_t>(w.cols);
     std::vector<V> P((static_cast<std::size_t>(w.rows) + 1) * cols);
     // Column blocks: each block walks down the rows, so a transposed frame still reads image rows in order.
-    parallelFor(0, cols, 64, [&](std::size_t c0, std::size_t c1) {
+    parallelFor(0, cols, 256, [&](std::size_t c0, std::size_t c1) {
         w.image->visit([&](const auto* p) {
             using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
             for (std::size_t c = c0; c < c1; ++c) P[c] = V(0);
             for (int r = 0; r < w.rows; ++r) {
                 const V* above = P.data() + static_cast<std::size_t>(r) * cols;
                 V* row = P.data() + static_cast<std::size_t>(r + 1) * cols;
+                const std::uint8_t* m = w.excluded.empty() ? nullptr : w.excluded.data() + static_cast<std::size_t>(r) * cols;
+                if (!w.transposed && (std::is_floating_point_v<V> || !std::is_floating_point_v<T>)) {
+                    // The common cases, in loops the compiler vectorises (the same arithmetic as cellValue).
+                    const T* src = p + (w.roi.y + r) * static_cast<std::size_t>(w.image->width()) + w.roi.x;
+                    const V pivot = std::is_floating_point_v<V> ? static_cast<V>(w.pivot) : static_cast<V>(w.pivotInt);
+                    for (std::size_t c = c0; c < c1; ++c)
+                        row[c] = above[c] + ((m && m[c]) ? V(0) : static_cast<V>(src[c]) - pivot);
+                    continue;
+                }
                 for (std::size_t c = c0; c < c1; ++c) {
                     const int ci = static_cast<int>(c);
-                    const V a = w.isExcluded(r, ci) ? V(0) : cellValue<T, V>(w, p, r, ci);
+                    const V a = (m && m[c]) ? V(0) : cellValue<T, V>(w, p, r, ci);
                     row[c] = above[c] + a;
                 }
             }
         });
     });
     return P;
+}
+
+void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<std::uint8_t>& roiMask) {
+    if (!stats.histogram.empty()) {
+        long double real = 0.0L;
+        std::int64_t exact = 0;
+        for (std::size_t i = 0; i < stats.histogram.size(); ++i) {
+            if (!stats.histogram[i]) continue;
+            const long long v = static_cast<long long>(i) - stats.histogramOffset;
+            const auto n = static_cast<std::int64_t>(stats.histogram[i]);
+            if (w.integer && v > w.pivotInt) exact += (v - w.pivotInt) * n;
+            if (!w.integer && v > w.pivot) real += (static_cast<long double>(v) - w.pivot) * n;
+        }
+        w.positiveSumInt = exact;
+        w.positiveSum = w.integer ? static_cast<double>(exact) : static_cast<double>(real) * (1.0 + 1e-9) + 1e-300;
+        return;
+    }
+    const PixelRect& roi = w.roi;
+    std::vector<std::int64_t> rowInt(static_cast<std::size_t>(roi.height), 0);
+    std::vector<double> rowReal(static_cast<std::size_t>(roi.height), 0.0);
+    w.image->visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        parallelFor(0, rowInt.size(), 16, [&](std::size_t y0, std::size_t y1) {
+            for (std::size_t y = y0; y < y1; ++y) {
+                const T* row = p + (roi.y + y) * static_cast<std::size_t>(w.image->width()) + roi.x;
+                const std::uint8_t* m = roiMask.empty() ? nullptr : roiMask.data() + y * roi.width;
+                if (w.integer) {
+                    std::int64_t s = 0;
+                    for (int x = 0; x < roi.width; ++x) {
+                        if (m && m[x]) continue;
+                        std::int64_t v;
+                        if constexpr (std::is_floating_point_v<T>) v = static_cast<std::int64_t>(std::llround(row[x]));
+                        else v = static_cast<std::int64_t>(row[x]);
+                        const auto a = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) -
+                                                                 static_cast<std::uint64_t>(w.pivotInt));
+                        s += a > 0 ? a : 0;
+                    }
+                    rowInt[y] = s;
+                } else {
+                    double s[4] = {0.0, 0.0, 0.0, 0.0}; // four chains: the additions overlap
+                    int x = 0;
+                    for (; x + 4 <= roi.width; x += 4)
+                        for (int k = 0; k < 4; ++k) {
+                            const double a = static_cast<double>(row[x + k]) - w.pivot;
+                            s[k] += (m && m[x + k]) || !(a > 0) ? 0.0 : a;
+                        }
+                    for (; x < roi.width; ++x) {
+                        const double a = static_cast<double>(row[x]) - w.pivot;
+                        s[0] += (m && m[x]) || !(a > 0) ? 0.0 : a;
+                    }
+                    rowReal[y] = (s[0] + s[1]) + (s[2] + s[3]);
+                }
+            }
+        });
+    });
+    if (w.integer) {
+        for (std::int64_t v : rowInt) w.positiveSumInt += v;
+        w.positiveSum = static_cast<double>(w.positiveSumInt);
+    } else {
+        double s = 0.0;
+        for (double v : rowReal) s += v;
+        w.positiveSum = s * (1.0 + 1e-9) + 1e-300;
+    }
 }
 
 } // namespace
@@ -318,6 +413,14 @@ WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
     w.transposed = w.roi.height > w.roi.width;
     w.rows = w.transposed ? w.roi.width : w.roi.height;
     w.cols = w.transposed ? w.roi.height : w.roi.width;
+    if (stats.count > 0) {
+        w.maxAbs = std::max(std::fabs(stats.max - w.pivot), std::fabs(stats.min - w.pivot));
+        const bool integerSamples = isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
+        w.integer = integerSamples && std::floor(w.pivot) == w.pivot && std::fabs(w.pivot) < 9.0e15 &&
+                    w.maxAbs * static_cast<double>(stats.count) < 4.0e18;
+        if (w.integer) w.pivotInt = static_cast<std::int64_t>(w.pivot);
+        positiveSums(w, stats, mask);
+    }
     if (!mask.empty() && w.transposed) {
         std::vector<std::uint8_t> t(mask.size());
         for (int y = 0; y < w.roi.height; ++y)
@@ -326,38 +429,6 @@ WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
         mask.swap(t);
     }
     w.excluded = std::move(mask);
-    if (stats.count == 0) return w; // everything excluded: an empty result
-
-    w.maxAbs = std::max(std::fabs(stats.max - w.pivot), std::fabs(stats.min - w.pivot));
-    const bool integerSamples = isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
-    w.integer = integerSamples && std::floor(w.pivot) == w.pivot && std::fabs(w.pivot) < 9.0e15 &&
-                w.maxAbs * static_cast<double>(stats.count) < 4.0e18;
-    if (w.integer) w.pivotInt = static_cast<std::int64_t>(w.pivot);
-
-    // Positive sum, per row and then in row order (deterministic whatever the thread count).
-    std::vector<std::int64_t> rowInt(static_cast<std::size_t>(w.rows), 0);
-    std::vector<double> rowReal(static_cast<std::size_t>(w.rows), 0.0);
-    parallelFor(0, static_cast<std::size_t>(w.rows), 8, [&](std::size_t b, std::size_t e) {
-        std::vector<std::int64_t> ib(w.integer ? w.cols : 0);
-        std::vector<double> rb(w.integer ? 0 : w.cols);
-        for (std::size_t r = b; r < e; ++r) {
-            if (w.integer) {
-                w.rowInteger(static_cast<int>(r), ib.data());
-                for (std::int64_t v : ib) rowInt[r] += v > 0 ? v : 0;
-            } else {
-                w.rowReal(static_cast<int>(r), rb.data());
-                for (double v : rb) rowReal[r] += v > 0 ? v : 0.0;
-            }
-        }
-    });
-    if (w.integer) {
-        for (std::int64_t v : rowInt) w.positiveSumInt += v;
-        w.positiveSum = static_cast<double>(w.positiveSumInt);
-    } else {
-        double s = 0.0;
-        for (double v : rowReal) s += v;
-        w.positiveSum = s * (1.0 + 1e-9) + 1e-300;
-    }
     return w;
 }
 
