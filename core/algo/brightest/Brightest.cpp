@@ -6,6 +6,7 @@
 #include "util/Errors.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -131,7 +132,9 @@ BrightestResult runBrightest(const Image& image, const BrightestParams& params, 
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
     job.setProgress(0.0);
+    const auto start = std::chrono::steady_clock::now();
     BrightestResult result = runOne(image, params, resolved, *solver, job, {});
+    job.timing().setTotal(msSince(start)); // the whole call, not only the named steps
     job.setProgress(1.0);
     return result;
 }
@@ -147,6 +150,7 @@ std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestPa
     const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
+    const auto start = std::chrono::steady_clock::now();
     std::vector<BrightestResult> results;
     const ProgressSpan all;
     for (std::size_t i = 0; i < pivots.size(); ++i) {
@@ -155,6 +159,7 @@ std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestPa
         const double n = static_cast<double>(pivots.size());
         results.push_back(runOne(image, one, resolved, *solver, job, all.part(i / n, (i + 1) / n)));
     }
+    job.timing().setTotal(msSince(start));
     job.setProgress(1.0);
     return results;
 }

@@ -159,21 +159,22 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
     {
         auto step = job.timing().scope("prefix sums");
         using Wide = std::conditional_t<std::is_floating_point_v<V>, double, std::int64_t>;
-        std::vector<Wide> P;
-        if constexpr (std::is_floating_point_v<V>) P = columnPrefixSumsReal(work);
-        else P = columnPrefixSumsInteger(work);
         const std::size_t panelCount = static_cast<std::size_t>(rows + 1 + p.bw) / p.bw + 1;
         panels.assign(panelCount * cols * p.bw, V(0));
-        // Panel by panel; the int32 narrowing is exact when fitsInt32() holds.
-        parallelFor(0, panelCount, 1, [&](std::size_t q0, std::size_t q1) {
-            for (std::size_t q = q0; q < q1; ++q)
-                for (int k = 0; k < p.bw; ++k) {
-                    const std::size_t r = q * p.bw + k;
-                    if (r > static_cast<std::size_t>(rows)) break;
-                    const Wide* src = P.data() + r * cols;
-                    V* dst = panels.data() + q * cols * p.bw + k;
-                    for (int c = 0; c < cols; ++c) dst[static_cast<std::size_t>(c) * p.bw] = static_cast<V>(src[c]);
+        // Column blocks walk down the rows, adding in the reference's order; the int32 narrowing is
+        // exact when fitsInt32() holds. Row 0 of P is the zeros already there.
+        parallelFor(0, static_cast<std::size_t>(cols), 64, [&](std::size_t c0, std::size_t c1) {
+            const int n = static_cast<int>(c1 - c0);
+            std::vector<Wide> acc(n, Wide(0)), a(n);
+            for (int r = 0; r < rows; ++r) {
+                if constexpr (std::is_floating_point_v<V>) work.rowReal(r, a.data(), static_cast<int>(c0), static_cast<int>(c1));
+                else work.rowInteger(r, a.data(), static_cast<int>(c0), static_cast<int>(c1));
+                V* dst = panels.data() + (static_cast<std::size_t>((r + 1) / p.bw) * cols + c0) * p.bw + (r + 1) % p.bw;
+                for (int c = 0; c < n; ++c) {
+                    acc[c] = acc[c] + a[c];
+                    dst[static_cast<std::size_t>(c) * p.bw] = static_cast<V>(acc[c]);
                 }
+            }
         });
     }
     p.panels = panels.data();

@@ -262,7 +262,7 @@ IncludedStats includedStats(const Image& image, const PixelRect& roi, const std:
     });
 }
 
-// Calls fn(r, c, a) ... through a typed accessor of cell (r, c); a in the work array's number format.
+// The value a of cell (r, c) in the work array's number format, through the typed sample pointer.
 template <class T, class V>
 V cellValue(const WorkArray& w, const T* p, int r, int c) {
     const std::size_t idx = static_cast<std::size_t>(w.imageY(r, c)) * w.image->width() + w.imageX(r, c);
@@ -278,44 +278,41 @@ V cellValue(const WorkArray& w, const T* p, int r, int c) {
 }
 
 template <class V>
-void fillRow(const WorkArray& w, int r, V* out) {
+void fillRow(const WorkArray& w, int r, V* out, int c0, int c1) {
+    if (c1 < 0) c1 = w.cols;
+    const std::uint8_t* m = w.excluded.empty() ? nullptr : w.excluded.data() + static_cast<std::size_t>(r) * w.cols;
     w.image->visit([&](const auto* p) {
-        for (int c = 0; c < w.cols; ++c) out[c] = w.isExcluded(r, c) ? V(0) : cellValue<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>, V>(w, p, r, c);
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if (!w.transposed && (std::is_floating_point_v<V> || !std::is_floating_point_v<T>)) {
+            // The common case, in a loop the compiler vectorises (the same arithmetic as cellValue).
+            const T* src = p + (w.roi.y + r) * static_cast<std::size_t>(w.image->width()) + w.roi.x;
+            const V pivot = std::is_floating_point_v<V> ? static_cast<V>(w.pivot) : static_cast<V>(w.pivotInt);
+            for (int c = c0; c < c1; ++c) out[c - c0] = (m && m[c]) ? V(0) : static_cast<V>(src[c]) - pivot;
+            return;
+        }
+        for (int c = c0; c < c1; ++c) out[c - c0] = (m && m[c]) ? V(0) : cellValue<T, V>(w, p, r, c);
     });
 }
 
 template <class V>
 std::vector<V> prefixSums(const WorkArray& w) {
     const std::size_t cols = static_cast<std::size_t>(w.cols);
-    std::vector<V> P((static_cast<std::size_t>(w.rows) + 1) * cols);
-    // Column blocks: each block walks down the rows, so a transposed frame still reads image rows in order.
+    std::vector<V> P((static_cast<std::size_t>(w.rows) + 1) * cols, V(0));
+    // Column blocks walk down the rows (a transposed frame still reads image rows in order).
     parallelFor(0, cols, 256, [&](std::size_t c0, std::size_t c1) {
-        w.image->visit([&](const auto* p) {
-            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            for (std::size_t c = c0; c < c1; ++c) P[c] = V(0);
-            for (int r = 0; r < w.rows; ++r) {
-                const V* above = P.data() + static_cast<std::size_t>(r) * cols;
-                V* row = P.data() + static_cast<std::size_t>(r + 1) * cols;
-                const std::uint8_t* m = w.excluded.empty() ? nullptr : w.excluded.data() + static_cast<std::size_t>(r) * cols;
-                if (!w.transposed && (std::is_floating_point_v<V> || !std::is_floating_point_v<T>)) {
-                    // The common cases, in loops the compiler vectorises (the same arithmetic as cellValue).
-                    const T* src = p + (w.roi.y + r) * static_cast<std::size_t>(w.image->width()) + w.roi.x;
-                    const V pivot = std::is_floating_point_v<V> ? static_cast<V>(w.pivot) : static_cast<V>(w.pivotInt);
-                    for (std::size_t c = c0; c < c1; ++c)
-                        row[c] = above[c] + ((m && m[c]) ? V(0) : static_cast<V>(src[c]) - pivot);
-                    continue;
-                }
-                for (std::size_t c = c0; c < c1; ++c) {
-                    const int ci = static_cast<int>(c);
-                    const V a = (m && m[c]) ? V(0) : cellValue<T, V>(w, p, r, ci);
-                    row[c] = above[c] + a;
-                }
-            }
-        });
+        std::vector<V> a(c1 - c0);
+        for (int r = 0; r < w.rows; ++r) {
+            fillRow(w, r, a.data(), static_cast<int>(c0), static_cast<int>(c1));
+            const V* above = P.data() + static_cast<std::size_t>(r) * cols;
+            V* row = P.data() + static_cast<std::size_t>(r + 1) * cols;
+            for (std::size_t c = c0; c < c1; ++c) row[c] = above[c] + a[c - c0];
+        }
     });
     return P;
 }
 
+// The sum of the positive a over the included pixels: exact in integer mode, rounded up otherwise.
+// From the histogram when there is one; otherwise row by row on every core, rows added in order.
 void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<std::uint8_t>& roiMask) {
     if (!stats.histogram.empty()) {
         long double real = 0.0L;
@@ -386,8 +383,8 @@ PixelRect WorkArray::toImage(int row0, int col0, int nrows, int ncols) const {
     return {roi.x + col0, roi.y + row0, ncols, nrows};
 }
 
-void WorkArray::rowInteger(int r, std::int64_t* out) const { fillRow(*this, r, out); }
-void WorkArray::rowReal(int r, double* out) const { fillRow(*this, r, out); }
+void WorkArray::rowInteger(int r, std::int64_t* out, int c0, int c1) const { fillRow(*this, r, out, c0, c1); }
+void WorkArray::rowReal(int r, double* out, int c0, int c1) const { fillRow(*this, r, out, c0, c1); }
 
 bool WorkArray::fitsInt32() const {
     if (!integer) return false;

@@ -45,9 +45,10 @@ struct WorkArray {
     // The image rectangle of a work rectangle.
     PixelRect toImage(int row0, int col0, int nrows, int ncols) const;
 
-    // Row r of a; excluded cells read 0 (their value never counts: backends block them).
-    void rowInteger(int r, std::int64_t* out) const;
-    void rowReal(int r, double* out) const;
+    // Row r of a, columns c0..c1-1 (all by default) into out[0..]; excluded cells read 0 (their
+    // value never counts: backends block them).
+    void rowInteger(int r, std::int64_t* out, int c0 = 0, int c1 = -1) const;
+    void rowReal(int r, double* out, int c0 = 0, int c1 = -1) const;
 
     // Whether every column-strip sum, every prefix sum and every Kadane partial sum (r + s included)
     // provably fits a signed 32-bit integer: integer mode, rows*maxAbs < 2^30 and
