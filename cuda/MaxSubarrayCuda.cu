@@ -404,7 +404,6 @@ private:
                     std::vector<Exact> values(n);
                     GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), c.out, n * sizeof(int2), cudaMemcpyDeviceToHost));
                     GLINT_CUDA_CHECK(cudaMemcpy(values.data(), results, n * sizeof(Exact), cudaMemcpyDeviceToHost));
-                    candidates_ += n;
                     for (unsigned i = 0; i < n; ++i) {
                         const Exact v = values[i];
                         const int t = strips[i].x, b = strips[i].y;
@@ -486,7 +485,6 @@ private:
         unsigned long long* scalars_ = nullptr; // [0] key, [1] candidate count, [3] max |P| bits
         double pmax_ = 0.0;
         std::vector<int2> tiles_;
-        std::size_t candidates_ = 0;
     };
 };
 
