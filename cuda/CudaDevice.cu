@@ -31,6 +31,10 @@ CudaDeviceInfo probeDevice() {
     info.computeMajor = prop.major;
     info.computeMinor = prop.minor;
     info.multiprocessors = prop.multiProcessorCount;
+    if (cudaDeviceGetAttribute(&info.clockKHz, cudaDevAttrClockRate, 0) != cudaSuccess) {
+        cudaGetLastError();
+        info.clockKHz = 0;
+    }
     info.totalMemory = prop.totalGlobalMem;
     // A device we have no machine code or PTX for would fail at the first launch: test one now.
     void* probe = nullptr;

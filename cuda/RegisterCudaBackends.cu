@@ -2,6 +2,7 @@
 #include "Backends.h"
 #include "LineTraceCuda.h"
 #include "CommonComponentCuda.h"
+#include "MaxSubarrayCuda.cuh"
 
 namespace glint::cuda {
 
@@ -9,6 +10,7 @@ void registerCudaBackends() {
     // Each algorithm adds its line here: registerXxxCuda();
     registerLineTraceCuda();
     registerCommonComponentCuda();
+    registerBrightestCuda();
 }
 
 } // namespace glint::cuda

@@ -20,5 +20,6 @@ int runInfo(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
 int runCommon(const std::vector<std::string>& args);
+int runBrightestCommand(const std::vector<std::string>& args);
 
 } // namespace glint::cli

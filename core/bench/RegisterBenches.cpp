@@ -7,6 +7,7 @@ namespace glint {
 
 void registerTraceBench(); // core/bench/TraceBench.cpp
 void registerCommonBench();
+void registerBrightestBench(); // core/bench/BrightestBench.cpp
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -14,6 +15,7 @@ void registerAllBenches() {
         // Each algorithm adds its line here: registerXxxBench();
         registerTraceBench();
         registerCommonBench();
+        registerBrightestBench();
     });
 }
 

@@ -27,6 +27,7 @@ struct CudaDeviceInfo {
     int computeMajor = 0;
     int computeMinor = 0;
     int multiprocessors = 0;
+    int clockKHz = 0;          // peak SM clock, for the bench's computed floors
     std::size_t totalMemory = 0;
     std::string reason;        // why not usable, in words
 };

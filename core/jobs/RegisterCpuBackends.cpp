@@ -1,4 +1,5 @@
 // The one place that lists every algorithm's reference and CPU backends.
+#include "algo/brightest/Brightest.h"
 #include "jobs/Backend.h"
 
 #include "algo/trace/LineTrace.h"
@@ -14,6 +15,7 @@ void registerCpuBackends() {
         // Each algorithm adds its line here: registerXxxCpuBackends();
         registerLineTraceCpuBackends();
         registerCommonComponentCpuBackends();
+        registerBrightestCpuBackends();
     });
 }
 

@@ -1,0 +1,139 @@
+// glint-cli brightest: the brightest region, or the K brightest disjoint regions, of an image.
+#include "algo/brightest/Brightest.h"
+#include "cli/Args.h"
+#include "cli/Commands.h"
+#include "export/JsonOutput.h"
+#include "export/OverlayImage.h"
+#include "io/ImageLoader.h"
+#include "util/Errors.h"
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace glint::cli {
+
+namespace {
+
+int nonNegativeOption(const ParsedArgs& a, const std::string& name) {
+    const long long v = parseInteger(*a.value(name), name);
+    if (v < 0 || v > INT_MAX) throw UsageError("option '" + name + "' must be 0 or more");
+    return static_cast<int>(v);
+}
+
+PixelRect parseRect(const std::string& text, const std::string& option) {
+    const std::vector<double> v = parseNumberList(text, option, 4);
+    for (double d : v)
+        if (d != std::floor(d) || std::fabs(d) > INT_MAX)
+            throw UsageError("option '" + option + "' takes whole pixels X,Y,W,H, got '" + text + "'");
+    const PixelRect r{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), static_cast<int>(v[3])};
+    if (r.width <= 0 || r.height <= 0)
+        throw UsageError("option '" + option + "' needs a positive width and height, got '" + text + "'");
+    return r;
+}
+
+Json sumJson(const BrightestRegion& r) { return r.exactInteger ? Json(r.sumInt) : Json(r.sum); }
+
+void drawOverlay(const Image& image, const BrightestResult& result, const std::string& path) {
+    OverlayImage overlay(image, defaultDisplaySettings(image));
+    for (const BrightestRegion& r : result.regions) {
+        const std::uint32_t colour = overlayPaletteColour(static_cast<std::size_t>(r.rank - 1));
+        overlay.drawRectangle(r.x, r.y, r.width, r.height, colour);
+        std::ostringstream label;
+        label << "#" << r.rank << "  ";
+        if (r.exactInteger) label << r.sumInt;
+        else label << std::setprecision(6) << r.sum;
+        overlay.drawLabel(r.x, r.y, label.str(), colour);
+    }
+    overlay.savePng(path);
+}
+
+} // namespace
+
+int runBrightestCommand(const std::vector<std::string>& args) {
+    const ParsedArgs a = parseArgs(args, {{"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon",
+                                           "--backend", "--json", "--overlay", "--hdu", "--plane", "--frame"},
+                                          {}});
+    if (a.positionals.size() != 1) throw UsageError("brightest takes exactly one IMAGE");
+    BrightestParams params;
+    if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
+    if (auto v = a.value("--k")) {
+        const long long k = parseInteger(*v, "--k");
+        if (k <= 0) throw UsageError("option '--k' must be at least 1 (got " + *v + ")");
+        if (k > INT_MAX) throw UsageError("option '--k' is too large (got " + *v + ")");
+        params.k = static_cast<int>(k);
+    }
+    if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
+    if (params.mode == BrightestMode::Overlap) throw UsageError("overlap mode is not available yet");
+    if (auto v = a.value("--roi")) {
+        params.hasRoi = true;
+        params.roi = parseRect(*v, "--roi");
+    }
+    for (const auto& v : a.values("--exclude")) params.excludeRects.push_back(parseRect(v, "--exclude"));
+    for (const auto& v : a.values("--exclude-polygon")) {
+        const std::vector<double> xy = parseNumberList(v, "--exclude-polygon", 0);
+        PixelPolygon polygon;
+        for (std::size_t i = 0; i + 1 < xy.size(); i += 2) polygon.points.emplace_back(xy[i], xy[i + 1]);
+        params.excludePolygons.push_back(std::move(polygon));
+    }
+    const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
+    const auto overlayPath = a.value("--overlay");
+    if (overlayPath && !GLINT_WITH_IMGCODECS)
+        throw OutputError("cannot write '" + *overlayPath + "': this headless build of Glint writes no PNG files");
+    LoadOptions options;
+    if (a.has("--hdu")) options.hdu = nonNegativeOption(a, "--hdu");
+    if (a.has("--plane")) options.plane = nonNegativeOption(a, "--plane");
+    if (a.has("--frame")) options.frame = nonNegativeOption(a, "--frame");
+
+    const std::string path = a.positionals[0];
+    const Image image = loadImage(path, options);
+
+    JobControl job;
+    const auto start = std::chrono::steady_clock::now();
+    const BrightestResult result = runBrightest(image, params, backend, job);
+    job.timing().setTotal(msSince(start));
+
+    Json doc = resultDocument("brightest", backendName(result.backend), result.device, job.timing());
+    doc["image"] = {{"path", path}, {"width", image.width()}, {"height", image.height()}};
+    doc["pivot"] = result.pivot;
+    doc["pivot_spec"] = result.pivotSpec.text();
+    doc["mode"] = brightestModeName(result.mode);
+    doc["k"] = params.k;
+    doc["exact_integer"] = result.exactInteger;
+    doc["included_pixels"] = result.includedPixels;
+    Json regions = Json::array();
+    for (const BrightestRegion& r : result.regions) {
+        regions.push_back({{"rank", r.rank},
+                           {"x", r.x},
+                           {"y", r.y},
+                           {"width", r.width},
+                           {"height", r.height},
+                           {"sum", sumJson(r)},
+                           {"mean", result.regionMean(r)},
+                           {"pixels", r.pixels()}});
+    }
+    doc["regions"] = regions;
+
+    if (auto dest = a.value("--json")) writeJson(doc, *dest);
+    if (overlayPath) drawOverlay(image, result, *overlayPath);
+    if (!a.value("--json") || *a.value("--json") != "-") {
+        std::cout << path << ": " << image.width() << "x" << image.height() << ", pivot "
+                  << std::setprecision(10) << result.pivot << " (" << result.pivotSpec.text() << "), "
+                  << backendName(result.backend) << " on " << result.device << ", " << std::fixed
+                  << std::setprecision(2) << job.timing().total() << " ms\n";
+        if (result.regions.empty()) std::cout << "  no region has a positive sum\n";
+        for (const BrightestRegion& r : result.regions) {
+            std::cout << "  #" << r.rank << "  x " << r.x << "  y " << r.y << "  " << r.width << "x" << r.height
+                      << "  sum ";
+            if (r.exactInteger) std::cout << r.sumInt;
+            else std::cout << std::setprecision(6) << std::defaultfloat << r.sum << std::fixed;
+            std::cout << "  mean " << std::setprecision(4) << result.regionMean(r) << "\n";
+        }
+    }
+    return 0;
+}
+
+} // namespace glint::cli

@@ -1,0 +1,172 @@
+#include "algo/brightest/Brightest.h"
+
+#include "algo/brightest/MaxSubarray.h"
+#include "algo/brightest/WorkArray.h"
+#include "io/Image.h"
+#include "util/Errors.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace glint {
+
+namespace {
+
+bool parseDouble(const std::string& text, double& out) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+    errno = 0;
+    char* end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && errno != ERANGE;
+}
+
+std::string shortNumber(double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+PivotSpec PivotSpec::parse(const std::string& text) {
+    PivotSpec spec;
+    if (text == "mean") return spec;
+    if (text == "median") {
+        spec.kind = Kind::Median;
+        return spec;
+    }
+    double v = 0.0;
+    if (text.size() > 1 && (text[0] == 'p' || text[0] == 'P') && parseDouble(text.substr(1), v)) {
+        if (!(v >= 0.0 && v <= 100.0))
+            throw UsageError("the pivot percentile '" + text + "' must be between p0 and p100");
+        spec.kind = Kind::Percentile;
+        spec.value = v;
+        return spec;
+    }
+    if (!parseDouble(text, v))
+        throw UsageError("invalid pivot '" + text + "' (expected mean, median, pNN or a number)");
+    if (!std::isfinite(v)) throw UsageError("the pivot '" + text + "' is not a finite number");
+    spec.kind = Kind::Number;
+    spec.value = v;
+    return spec;
+}
+
+std::string PivotSpec::text() const {
+    switch (kind) {
+    case Kind::Mean: return "mean";
+    case Kind::Median: return "median";
+    case Kind::Percentile: {
+        std::string out(1, 'p'); // not "p" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+        out += shortNumber(value);
+        return out;
+    }
+    case Kind::Number: return shortNumber(value);
+    }
+    return "mean";
+}
+
+const char* brightestModeName(BrightestMode mode) { return mode == BrightestMode::Overlap ? "overlap" : "disjoint"; }
+
+BrightestMode parseBrightestMode(const std::string& name) {
+    if (name == "disjoint") return BrightestMode::Disjoint;
+    if (name == "overlap") return BrightestMode::Overlap;
+    throw UsageError("invalid mode '" + name + "' (expected disjoint or overlap)");
+}
+
+namespace {
+
+void validate(const BrightestParams& params) {
+    if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
+    // Temporary: K-MSP (overlapping regions) arrives with issue 4, on top of the same prefix sums.
+    if (params.mode == BrightestMode::Overlap) throw UsageError("overlap mode is not available yet");
+    if ((params.pivot.kind == PivotSpec::Kind::Number && !std::isfinite(params.pivot.value)) ||
+        (params.pivot.kind == PivotSpec::Kind::Percentile && !(params.pivot.value >= 0 && params.pivot.value <= 100)))
+        throw UsageError("invalid pivot '" + params.pivot.text() + "'");
+}
+
+BrightestResult runOne(const Image& image, const BrightestParams& params, Backend resolved, MaxSubarraySolver& solver,
+                       JobControl& job, ProgressSpan span) {
+    BrightestResult result;
+    result.pivotSpec = params.pivot;
+    result.mode = params.mode;
+    result.imageWidth = image.width();
+    result.imageHeight = image.height();
+    result.backend = resolved;
+    result.device = job.device();
+    WorkArray work;
+    {
+        auto step = job.timing().scope("preprocess");
+        work = prepareWorkArray(image, params);
+    }
+    job.throwIfCancelled();
+    result.pivot = work.pivot;
+    result.exactInteger = work.integer;
+    result.includedPixels = work.includedCount;
+    const std::vector<WorkRect> rects = solver.solveDisjoint(work, params.k, job, span);
+    int rank = 0;
+    for (const WorkRect& w : rects) {
+        const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
+        BrightestRegion region;
+        region.rank = ++rank;
+        region.x = r.x;
+        region.y = r.y;
+        region.width = r.width;
+        region.height = r.height;
+        region.exactInteger = work.integer;
+        region.sumInt = w.sumInt;
+        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
+        result.regions.push_back(region);
+    }
+    return result;
+}
+
+} // namespace
+
+BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
+    validate(params);
+    const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
+    auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
+    job.setDevice(deviceNameFor(resolved));
+    job.setProgress(0.0);
+    const auto start = std::chrono::steady_clock::now();
+    BrightestResult result = runOne(image, params, resolved, *solver, job, {});
+    job.timing().setTotal(msSince(start)); // the whole call, not only the named steps
+    job.setProgress(1.0);
+    return result;
+}
+
+std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestParams& params,
+                                           const std::vector<PivotSpec>& pivots, Backend backend, JobControl& job) {
+    validate(params);
+    for (const PivotSpec& p : pivots) {
+        BrightestParams one = params;
+        one.pivot = p;
+        validate(one);
+    }
+    const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
+    auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
+    job.setDevice(deviceNameFor(resolved));
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<BrightestResult> results;
+    const ProgressSpan all;
+    for (std::size_t i = 0; i < pivots.size(); ++i) {
+        BrightestParams one = params;
+        one.pivot = pivots[i];
+        const double n = static_cast<double>(pivots.size());
+        results.push_back(runOne(image, one, resolved, *solver, job, all.part(i / n, (i + 1) / n)));
+    }
+    job.timing().setTotal(msSince(start));
+    job.setProgress(1.0);
+    return results;
+}
+
+void registerBrightestCpuBackends() {
+    BackendRegistry<MaxSubarraySolver>::add(Backend::Reference, &makeReferenceMaxSubarraySolver);
+    BackendRegistry<MaxSubarraySolver>::add(Backend::Cpu, &makeCpuMaxSubarraySolver);
+}
+
+} // namespace glint

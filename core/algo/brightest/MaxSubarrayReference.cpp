@@ -1,0 +1,98 @@
+// The reference backend: the papers' plain O(rows^2 * cols) algorithm on one thread (column prefix
+// sums, then Kadane's scan of every strip). It is the oracle of the tests and the speed-up baseline.
+#include "algo/brightest/MaxSubarray.h"
+
+#include "util/Errors.h"
+
+#include <algorithm>
+
+namespace glint {
+
+ExclusionIndex::ExclusionIndex(int rows, int cols, const std::vector<std::uint8_t>& excluded)
+    : rows_(rows), cols_(cols), mask_(excluded) {
+    next_.assign((static_cast<std::size_t>(rows) + 1) * cols, rows);
+    if (mask_.empty()) return;
+    any_ = true;
+    for (int r = rows - 1; r >= 0; --r) {
+        const std::uint8_t* m = mask_.data() + static_cast<std::size_t>(r) * cols;
+        std::int32_t* out = next_.data() + static_cast<std::size_t>(r) * cols;
+        const std::int32_t* below = out + cols;
+        for (int c = 0; c < cols; ++c) out[c] = m[c] ? r : below[c];
+    }
+}
+
+void ExclusionIndex::exclude(const WorkRect& rect) {
+    if (mask_.empty()) mask_.assign(static_cast<std::size_t>(rows_) * cols_, 0);
+    any_ = true;
+    for (int r = rect.row0; r < rect.row0 + rect.rows; ++r)
+        std::fill_n(mask_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * cols_ + rect.col0),
+                    rect.cols, std::uint8_t{1});
+    // Only rows at or above the rectangle's last row can change, and only in its columns.
+    for (int r = rect.row0 + rect.rows - 1; r >= 0; --r) {
+        const std::uint8_t* m = mask_.data() + static_cast<std::size_t>(r) * cols_;
+        std::int32_t* out = next_.data() + static_cast<std::size_t>(r) * cols_;
+        const std::int32_t* below = out + cols_;
+        for (int c = rect.col0; c < rect.col0 + rect.cols; ++c) out[c] = m[c] ? r : below[c];
+    }
+}
+
+namespace {
+
+class ReferenceSolver final : public MaxSubarraySolver {
+public:
+    std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
+        if (work.includedCount == 0) return {};
+        return work.integer ? run(columnPrefix<std::int64_t>(work, job), work, k, job, span)
+                            : run(columnPrefix<double>(work, job), work, k, job, span);
+    }
+
+private:
+    template <class V>
+    static std::vector<V> columnPrefix(const WorkArray& work, JobControl& job) {
+        auto step = job.timing().scope("prefix sums");
+        if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
+        else return columnPrefixSumsReal(work);
+    }
+
+    template <class V>
+    static std::vector<WorkRect> run(const std::vector<V>& P, const WorkArray& work, int k, JobControl& job,
+                                     ProgressSpan span) {
+        const int rows = work.rows;
+        const int cols = work.cols;
+        ExclusionIndex exclusions(rows, cols, work.excluded);
+        std::vector<WorkRect> found;
+        for (int round = 0; round < k; ++round) {
+            auto step = job.timing().scope("search");
+            StripBest<V> best;
+            int bestTop = 0, bestBottom = 0;
+            for (int top = 0; top < rows; ++top) {
+                const std::int32_t* blocked = exclusions.any() ? exclusions.row(top) : nullptr;
+                for (int bottom = top; bottom < rows; ++bottom) {
+                    job.throwIfCancelled();
+                    const StripBest<V> s =
+                        scanStrip(P.data() + static_cast<std::size_t>(top) * cols,
+                                  P.data() + static_cast<std::size_t>(bottom + 1) * cols, 1, cols, bottom, blocked);
+                    if (s.sum > best.sum) {
+                        best = s;
+                        bestTop = top;
+                        bestBottom = bottom;
+                    }
+                }
+                // Work done for tops 0..top is proportional to 1 - ((rows-top-1)/rows)^2.
+                const double left = static_cast<double>(rows - top - 1) / rows;
+                span.set(job, (round + 1.0 - left * left) / k);
+            }
+            if (!(best.sum > V(0))) break;
+            found.push_back(stripRect(bestTop, bestBottom, best));
+            exclusions.exclude(found.back());
+        }
+        span.set(job, 1.0);
+        return found;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<MaxSubarraySolver> makeReferenceMaxSubarraySolver() { return std::make_unique<ReferenceSolver>(); }
+
+} // namespace glint

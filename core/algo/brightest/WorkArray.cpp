@@ -1,0 +1,468 @@
+#include "algo/brightest/WorkArray.h"
+
+#include "io/Image.h"
+#include "io/ImageStats.h"
+#include "util/Errors.h"
+#include "util/Parallel.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <functional>
+#include <type_traits>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace glint {
+
+namespace {
+
+std::string rectText(const PixelRect& r) {
+    return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.width) + "," +
+           std::to_string(r.height);
+}
+
+PixelRect checkedRoi(const Image& image, const BrightestParams& params) {
+    if (!params.hasRoi) return {0, 0, image.width(), image.height()};
+    const PixelRect& r = params.roi;
+    if (r.width <= 0 || r.height <= 0)
+        throw UsageError("the ROI " + rectText(r) + " must have a positive width and height");
+    if (r.x < 0 || r.y < 0 || static_cast<long long>(r.x) + r.width > image.width() ||
+        static_cast<long long>(r.y) + r.height > image.height())
+        throw UsageError("the ROI " + rectText(r) + " does not lie inside the " + std::to_string(image.width()) + "x" +
+                         std::to_string(image.height()) + " image");
+    return r;
+}
+
+// The exclusion mask in the ROI's own frame (row-major, roi.width per row); empty when nothing is
+// excluded. Blanks, non-finite samples, exclusion rectangles (clipped) and polygons.
+std::vector<std::uint8_t> roiExclusionMask(const Image& image, const PixelRect& roi, const BrightestParams& params) {
+    const std::size_t n = static_cast<std::size_t>(roi.width) * roi.height;
+    std::vector<std::uint8_t> mask;
+    auto ensure = [&] {
+        if (mask.empty()) mask.assign(n, 0);
+    };
+    // Blanks and non-finite samples, found row by row on every core (a float image is first only
+    // scanned: most have no NaN, and then no mask is made).
+    const bool floating = !isIntegerSampleType(image.sampleType());
+    bool nonFinite = false;
+    if (floating && !image.hasBlanks()) {
+        std::atomic<bool> any{false};
+        image.visit([&](const auto* p) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+            if constexpr (std::is_floating_point_v<T>) {
+                parallelFor(0, static_cast<std::size_t>(roi.height), 16, [&](std::size_t y0, std::size_t y1) {
+                    bool found = false;
+                    for (std::size_t y = y0; y < y1 && !found; ++y) {
+                        const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+                        T acc = T(0);
+                        for (int x = 0; x < roi.width; ++x) acc += row[x] - row[x]; // NaN unless all finite
+                        found = !(acc == T(0));
+                    }
+                    if (found) any = true;
+                });
+            }
+        });
+        nonFinite = any;
+    }
+    if (image.hasBlanks() || nonFinite) {
+        std::vector<std::uint8_t> m(n, 0);
+        std::atomic<bool> any{false};
+        image.visit([&](const auto* p) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+            parallelFor(0, static_cast<std::size_t>(roi.height), 16, [&](std::size_t y0, std::size_t y1) {
+                bool found = false;
+                for (std::size_t y = y0; y < y1; ++y) {
+                    const std::size_t base = (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+                    std::uint8_t* out = m.data() + y * roi.width;
+                    if (image.hasBlanks()) {
+                        const std::uint8_t* blank = image.blankMask().data() + base;
+                        for (int x = 0; x < roi.width; ++x) out[x] = blank[x] != 0;
+                    }
+                    if constexpr (std::is_floating_point_v<T>) {
+                        const T* row = p + base;
+                        for (int x = 0; x < roi.width; ++x) out[x] |= !(row[x] - row[x] == T(0)); // NaN or inf
+                    }
+                    for (int x = 0; x < roi.width; ++x) found |= out[x] != 0;
+                }
+                if (found) any = true;
+            });
+        });
+        if (any) mask = std::move(m);
+    }
+    for (const PixelRect& e : params.excludeRects) {
+        if (e.width <= 0 || e.height <= 0)
+            throw UsageError("the exclusion rectangle " + rectText(e) + " must have a positive width and height");
+        const long long x0 = std::max<long long>(e.x, roi.x), y0 = std::max<long long>(e.y, roi.y);
+        const long long x1 = std::min<long long>(static_cast<long long>(e.x) + e.width, roi.x + roi.width);
+        const long long y1 = std::min<long long>(static_cast<long long>(e.y) + e.height, roi.y + roi.height);
+        if (x0 >= x1 || y0 >= y1) continue;
+        ensure();
+        for (long long y = y0; y < y1; ++y)
+            std::fill_n(mask.begin() + static_cast<std::ptrdiff_t>((y - roi.y) * roi.width + (x0 - roi.x)), x1 - x0,
+                        std::uint8_t{1});
+    }
+    for (const PixelPolygon& polygon : params.excludePolygons) {
+        PixelPolygon shifted = polygon;
+        for (auto& [x, y] : shifted.points) {
+            x -= roi.x;
+            y -= roi.y;
+        }
+        ensure();
+        rasterizePolygon(shifted, roi.width, roi.height, mask);
+    }
+    if (!mask.empty() && std::find(mask.begin(), mask.end(), 1) == mask.end()) mask.clear();
+    return mask;
+}
+
+// Statistics of the included values that the pivot and the number formats need.
+struct IncludedStats {
+    std::size_t count = 0;
+    double min = 0.0;
+    double max = 0.0;
+    double pivot = 0.0;
+    std::vector<std::uint64_t> histogram; // small integer types: counts by value - histogramOffset
+    long long histogramOffset = 0;
+};
+
+double orderStatisticInterpolated(std::size_t n, double p, const std::function<double(std::size_t)>& kth) {
+    // The same interpolation as percentileOf (NumPy's default), over order statistics given by kth.
+    const double rank = p / 100.0 * static_cast<double>(n - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(rank));
+    const double frac = rank - static_cast<double>(lo);
+    const double a = kth(lo);
+    if (frac == 0.0 || lo + 1 >= n) return a;
+    const double b = kth(lo + 1);
+    return a + (b - a) * frac;
+}
+
+double percentileOfSpec(const PivotSpec& spec) {
+    return spec.kind == PivotSpec::Kind::Median ? 50.0 : spec.value;
+}
+
+// Small integer samples: one histogram pass gives the exact mean, median and percentiles.
+template <class T>
+IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
+                             const PivotSpec& spec) {
+    constexpr long long kOffset = -static_cast<long long>(std::numeric_limits<T>::min());
+    constexpr std::size_t kBins = std::size_t{1} << (8 * sizeof(T));
+    const int chunks = std::max(1, std::min(cpuThreadCount(), roi.height));
+    std::vector<std::vector<std::uint64_t>> partial(static_cast<std::size_t>(chunks));
+    const std::size_t grain = (static_cast<std::size_t>(roi.height) + chunks - 1) / chunks;
+    parallelFor(0, static_cast<std::size_t>(roi.height), grain, [&](std::size_t b, std::size_t e) {
+        std::vector<std::uint64_t>& h = partial[b / grain];
+        h.assign(kBins, 0);
+        for (std::size_t y = b; y < e; ++y) {
+            const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+            const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + y * roi.width;
+            for (int x = 0; x < roi.width; ++x)
+                if (!m || !m[x]) ++h[static_cast<std::size_t>(static_cast<long long>(row[x]) + kOffset)];
+        }
+    });
+    std::vector<std::uint64_t> hist(kBins, 0);
+    for (const auto& h : partial)
+        for (std::size_t i = 0; i < h.size(); ++i) hist[i] += h[i];
+    IncludedStats s;
+    s.histogramOffset = kOffset;
+    long long sum = 0;
+    bool first = true;
+    for (std::size_t i = 0; i < kBins; ++i) {
+        if (!hist[i]) continue;
+        const long long v = static_cast<long long>(i) - kOffset;
+        s.count += hist[i];
+        sum += v * static_cast<long long>(hist[i]);
+        if (first) s.min = static_cast<double>(v);
+        s.max = static_cast<double>(v);
+        first = false;
+    }
+    if (s.count == 0) return s;
+    switch (spec.kind) {
+    case PivotSpec::Kind::Number: s.pivot = spec.value; break;
+    case PivotSpec::Kind::Mean:
+        s.pivot = static_cast<double>(static_cast<long double>(sum) / static_cast<long double>(s.count));
+        break;
+    default: {
+        std::size_t bin = 0, below = 0; // kth walks forward: order statistics are asked for in increasing k
+        auto kth = [&](std::size_t k) {
+            while (below + hist[bin] <= k) below += hist[bin++];
+            return static_cast<double>(static_cast<long long>(bin) - kOffset);
+        };
+        s.pivot = orderStatisticInterpolated(s.count, percentileOfSpec(spec), kth);
+    }
+    }
+    s.histogram = std::move(hist);
+    return s;
+}
+
+template <class T>
+IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
+                           const PivotSpec& spec) {
+    struct RowStats {
+        std::size_t count = 0;
+        long double sum = 0.0L;
+        double min = std::numeric_limits<double>::infinity();
+        double max = -std::numeric_limits<double>::infinity();
+    };
+    std::vector<RowStats> rows(static_cast<std::size_t>(roi.height));
+    parallelFor(0, rows.size(), 16, [&](std::size_t b, std::size_t e) {
+        for (std::size_t y = b; y < e; ++y) {
+            const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
+            const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + y * roi.width;
+            // Locals, not the row's record: an 80-bit long double kept in memory stalls every addition.
+            std::size_t count = 0;
+            long double sum = 0.0L;
+            double mn = std::numeric_limits<double>::infinity(), mx = -mn;
+            for (int x = 0; x < roi.width; ++x) {
+                if (m && m[x]) continue;
+                const double v = static_cast<double>(row[x]);
+                ++count;
+                sum += static_cast<long double>(row[x]);
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+            }
+            rows[y] = {count, sum, mn, mx};
+        }
+    });
+    IncludedStats s;
+    long double sum = 0.0L;
+    s.min = std::numeric_limits<double>::infinity();
+    s.max = -std::numeric_limits<double>::infinity();
+    for (const RowStats& r : rows) {
+        s.count += r.count;
+        sum += r.sum;
+        s.min = std::min(s.min, r.min);
+        s.max = std::max(s.max, r.max);
+    }
+    if (s.count == 0) return {};
+    switch (spec.kind) {
+    case PivotSpec::Kind::Number: s.pivot = spec.value; break;
+    case PivotSpec::Kind::Mean: s.pivot = static_cast<double>(sum / static_cast<long double>(s.count)); break;
+    default: {
+        std::vector<double> values;
+        values.reserve(s.count);
+        for (int y = 0; y < roi.height; ++y) {
+            const T* row = p + static_cast<std::size_t>(roi.y + y) * image.width() + roi.x;
+            const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + static_cast<std::size_t>(y) * roi.width;
+            for (int x = 0; x < roi.width; ++x)
+                if (!m || !m[x]) values.push_back(static_cast<double>(row[x]));
+        }
+        s.pivot = percentileOf(values, percentileOfSpec(spec));
+    }
+    }
+    return s;
+}
+
+IncludedStats includedStats(const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
+                            const PivotSpec& spec) {
+    return image.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) return histogramStats<T>(p, image, roi, mask, spec);
+        else return generalStats<T>(p, image, roi, mask, spec);
+    });
+}
+
+// The value a of cell (r, c) in the work array's number format, through the typed sample pointer.
+template <class T, class V>
+V cellValue(const WorkArray& w, const T* p, int r, int c) {
+    const std::size_t idx = static_cast<std::size_t>(w.imageY(r, c)) * w.image->width() + w.imageX(r, c);
+    if constexpr (std::is_same_v<V, std::int64_t>) {
+        // Wrapping subtraction: |v - pivot| < 2^62 is guaranteed in integer mode, whatever v's type.
+        std::int64_t v;
+        if constexpr (std::is_floating_point_v<T>) v = static_cast<std::int64_t>(std::llround(p[idx]));
+        else v = static_cast<std::int64_t>(p[idx]);
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(w.pivotInt));
+    } else {
+        return static_cast<double>(p[idx]) - w.pivot;
+    }
+}
+
+template <class V>
+void fillRow(const WorkArray& w, int r, V* out, int c0, int c1) {
+    if (c1 < 0) c1 = w.cols;
+    const std::uint8_t* m = w.excluded.empty() ? nullptr : w.excluded.data() + static_cast<std::size_t>(r) * w.cols;
+    w.image->visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if (!w.transposed && (std::is_floating_point_v<V> || !std::is_floating_point_v<T>)) {
+            // The common case, in a loop the compiler vectorises (the same arithmetic as cellValue).
+            const T* src = p + (w.roi.y + r) * static_cast<std::size_t>(w.image->width()) + w.roi.x;
+            const V pivot = std::is_floating_point_v<V> ? static_cast<V>(w.pivot) : static_cast<V>(w.pivotInt);
+            for (int c = c0; c < c1; ++c) out[c - c0] = (m && m[c]) ? V(0) : static_cast<V>(src[c]) - pivot;
+            return;
+        }
+        for (int c = c0; c < c1; ++c) out[c - c0] = (m && m[c]) ? V(0) : cellValue<T, V>(w, p, r, c);
+    });
+}
+
+template <class V>
+std::vector<V> prefixSums(const WorkArray& w) {
+    const std::size_t cols = static_cast<std::size_t>(w.cols);
+    std::vector<V> P((static_cast<std::size_t>(w.rows) + 1) * cols, V(0));
+    // Column blocks walk down the rows (a transposed frame still reads image rows in order).
+    parallelFor(0, cols, 256, [&](std::size_t c0, std::size_t c1) {
+        std::vector<V> a(c1 - c0);
+        for (int r = 0; r < w.rows; ++r) {
+            fillRow(w, r, a.data(), static_cast<int>(c0), static_cast<int>(c1));
+            const V* above = P.data() + static_cast<std::size_t>(r) * cols;
+            V* row = P.data() + static_cast<std::size_t>(r + 1) * cols;
+            for (std::size_t c = c0; c < c1; ++c) row[c] = above[c] + a[c - c0];
+        }
+    });
+    return P;
+}
+
+// The sum of the positive a over the included pixels: exact in integer mode, rounded up otherwise.
+// From the histogram when there is one; otherwise row by row on every core, rows added in order.
+void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<std::uint8_t>& roiMask) {
+    if (!stats.histogram.empty()) {
+        long double real = 0.0L;
+        std::int64_t exact = 0;
+        for (std::size_t i = 0; i < stats.histogram.size(); ++i) {
+            if (!stats.histogram[i]) continue;
+            const long long v = static_cast<long long>(i) - stats.histogramOffset;
+            const auto n = static_cast<std::int64_t>(stats.histogram[i]);
+            if (w.integer && v > w.pivotInt) exact += (v - w.pivotInt) * n;
+            if (!w.integer && v > w.pivot) real += (static_cast<long double>(v) - w.pivot) * n;
+        }
+        w.positiveSumInt = exact;
+        w.positiveSum = w.integer ? static_cast<double>(exact) : static_cast<double>(real) * (1.0 + 1e-9) + 1e-300;
+        return;
+    }
+    const PixelRect& roi = w.roi;
+    std::vector<std::int64_t> rowInt(static_cast<std::size_t>(roi.height), 0);
+    std::vector<double> rowReal(static_cast<std::size_t>(roi.height), 0.0);
+    w.image->visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        parallelFor(0, rowInt.size(), 16, [&](std::size_t y0, std::size_t y1) {
+            for (std::size_t y = y0; y < y1; ++y) {
+                const T* row = p + (roi.y + y) * static_cast<std::size_t>(w.image->width()) + roi.x;
+                const std::uint8_t* m = roiMask.empty() ? nullptr : roiMask.data() + y * roi.width;
+                if (w.integer) {
+                    std::int64_t s = 0;
+                    for (int x = 0; x < roi.width; ++x) {
+                        if (m && m[x]) continue;
+                        std::int64_t v;
+                        if constexpr (std::is_floating_point_v<T>) v = static_cast<std::int64_t>(std::llround(row[x]));
+                        else v = static_cast<std::int64_t>(row[x]);
+                        const auto a = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) -
+                                                                 static_cast<std::uint64_t>(w.pivotInt));
+                        s += a > 0 ? a : 0;
+                    }
+                    rowInt[y] = s;
+                } else {
+                    double s[4] = {0.0, 0.0, 0.0, 0.0}; // four chains: the additions overlap
+                    int x = 0;
+                    for (; x + 4 <= roi.width; x += 4)
+                        for (int k = 0; k < 4; ++k) {
+                            const double a = static_cast<double>(row[x + k]) - w.pivot;
+                            s[k] += (m && m[x + k]) || !(a > 0) ? 0.0 : a;
+                        }
+                    for (; x < roi.width; ++x) {
+                        const double a = static_cast<double>(row[x]) - w.pivot;
+                        s[0] += (m && m[x]) || !(a > 0) ? 0.0 : a;
+                    }
+                    rowReal[y] = (s[0] + s[1]) + (s[2] + s[3]);
+                }
+            }
+        });
+    });
+    if (w.integer) {
+        for (std::int64_t v : rowInt) w.positiveSumInt += v;
+        w.positiveSum = static_cast<double>(w.positiveSumInt);
+    } else {
+        double s = 0.0;
+        for (double v : rowReal) s += v;
+        w.positiveSum = s * (1.0 + 1e-9) + 1e-300;
+    }
+}
+
+} // namespace
+
+PixelRect WorkArray::toImage(int row0, int col0, int nrows, int ncols) const {
+    if (transposed) return {roi.x + row0, roi.y + col0, nrows, ncols};
+    return {roi.x + col0, roi.y + row0, ncols, nrows};
+}
+
+void WorkArray::rowInteger(int r, std::int64_t* out, int c0, int c1) const { fillRow(*this, r, out, c0, c1); }
+void WorkArray::rowReal(int r, double* out, int c0, int c1) const { fillRow(*this, r, out, c0, c1); }
+
+bool WorkArray::fitsInt32() const {
+    if (!integer) return false;
+    const double a = static_cast<double>(rows) * maxAbs;
+    return a < 1073741824.0 && static_cast<double>(positiveSumInt) + a < 2147483647.0;
+}
+
+double computePivot(const Image& image, const BrightestParams& params) {
+    const PixelRect roi = checkedRoi(image, params);
+    const auto mask = roiExclusionMask(image, roi, params);
+    return includedStats(image, roi, mask, params.pivot).pivot;
+}
+
+WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
+    WorkArray w;
+    w.image = &image;
+    w.roi = checkedRoi(image, params);
+    std::vector<std::uint8_t> mask = roiExclusionMask(image, w.roi, params);
+    const IncludedStats stats = includedStats(image, w.roi, mask, params.pivot);
+    w.includedCount = stats.count;
+    w.pivot = params.pivot.kind == PivotSpec::Kind::Number ? params.pivot.value : stats.pivot;
+    if (!std::isfinite(w.pivot)) throw UsageError("the pivot is not a finite number");
+    w.transposed = w.roi.height > w.roi.width;
+    w.rows = w.transposed ? w.roi.width : w.roi.height;
+    w.cols = w.transposed ? w.roi.height : w.roi.width;
+    if (stats.count > 0) {
+        w.maxAbs = std::max(std::fabs(stats.max - w.pivot), std::fabs(stats.min - w.pivot));
+        const bool integerSamples = isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
+        w.integer = integerSamples && std::floor(w.pivot) == w.pivot && std::fabs(w.pivot) < 9.0e15 &&
+                    w.maxAbs * static_cast<double>(stats.count) < 4.0e18;
+        if (w.integer) w.pivotInt = static_cast<std::int64_t>(w.pivot);
+        positiveSums(w, stats, mask);
+    }
+    if (!mask.empty() && w.transposed) {
+        std::vector<std::uint8_t> t(mask.size());
+        for (int y = 0; y < w.roi.height; ++y)
+            for (int x = 0; x < w.roi.width; ++x)
+                t[static_cast<std::size_t>(x) * w.cols + y] = mask[static_cast<std::size_t>(y) * w.roi.width + x];
+        mask.swap(t);
+    }
+    w.excluded = std::move(mask);
+    return w;
+}
+
+std::vector<std::int64_t> columnPrefixSumsInteger(const WorkArray& work) { return prefixSums<std::int64_t>(work); }
+std::vector<double> columnPrefixSumsReal(const WorkArray& work) { return prefixSums<double>(work); }
+
+void rasterizePolygon(const PixelPolygon& polygon, int width, int height, std::vector<std::uint8_t>& mask) {
+    const auto& pts = polygon.points;
+    if (pts.size() < 3) throw UsageError("an exclusion polygon needs at least three points");
+    for (const auto& [x, y] : pts)
+        if (!std::isfinite(x) || !std::isfinite(y)) throw UsageError("an exclusion polygon has a non-finite point");
+    double ymin = pts[0].second, ymax = pts[0].second;
+    for (const auto& pt : pts) {
+        ymin = std::min(ymin, pt.second);
+        ymax = std::max(ymax, pt.second);
+    }
+    const int y0 = std::max(0, static_cast<int>(std::floor(ymin)));
+    const int y1 = std::min(height - 1, static_cast<int>(std::ceil(ymax)));
+    std::vector<double> cross;
+    for (int y = y0; y <= y1; ++y) {
+        const double yc = y;
+        cross.clear();
+        // PNPOLY's test: an edge counts when it straddles the row, half-open at its upper end.
+        for (std::size_t i = 0, j = pts.size() - 1; i < pts.size(); j = i++) {
+            const auto [xi, yi] = pts[i];
+            const auto [xj, yj] = pts[j];
+            if ((yi > yc) != (yj > yc)) cross.push_back((xj - xi) * (yc - yi) / (yj - yi) + xi);
+        }
+        std::sort(cross.begin(), cross.end());
+        // Centre x is inside when an odd number of crossings lie strictly right of it: c[2k] <= x < c[2k+1].
+        for (std::size_t k = 0; k + 1 < cross.size(); k += 2) {
+            const double lo = std::max(std::ceil(cross[k]), 0.0);
+            const double hi = std::min(std::ceil(cross[k + 1]) - 1.0, static_cast<double>(width - 1));
+            for (long long x = static_cast<long long>(lo); x <= static_cast<long long>(hi); ++x)
+                mask[static_cast<std::size_t>(y) * width + static_cast<std::size_t>(x)] = 1;
+        }
+    }
+}
+
+} // namespace glint

@@ -1,0 +1,75 @@
+// Preprocessing shared by every maximum-subarray backend (brightest, and K-MSP later): the pivot, the
+// ROI crop, the exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
+#pragma once
+
+#include "algo/brightest/Brightest.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace glint {
+
+// The work array is a view of the image: cell (r, c) is the ROI pixel (c, r), or (r, c) when the
+// frame is transposed. It is transposed when the ROI is taller than wide so that rows <= cols: the
+// algorithms are cubic in rows and linear in cols.
+struct WorkArray {
+    const Image* image = nullptr;
+    PixelRect roi;           // in image coordinates (the whole image when no ROI was given)
+    int rows = 0;
+    int cols = 0;
+    bool transposed = false;
+
+    // integer: a = v - pivotInt is computed in exact 64-bit integers (integer-valued samples, integer
+    // pivot, and every sum provably inside int64); otherwise a = double(v) - pivot.
+    bool integer = false;
+    double pivot = 0.0;
+    std::int64_t pivotInt = 0;
+
+    // rows*cols bytes in work coordinates, 1 = excluded; empty when nothing is excluded.
+    std::vector<std::uint8_t> excluded;
+
+    // Over the included cells: their number, max |a|, and the sum of the positive a (rounded up in
+    // the double case). The positive sum bounds every rectangle's sum.
+    std::size_t includedCount = 0;
+    double maxAbs = 0.0;
+    double positiveSum = 0.0;
+    std::int64_t positiveSumInt = 0; // exact, in integer mode
+
+    bool hasExclusions() const { return !excluded.empty(); }
+    bool isExcluded(int r, int c) const {
+        return !excluded.empty() && excluded[static_cast<std::size_t>(r) * cols + c] != 0;
+    }
+    int imageX(int r, int c) const { return roi.x + (transposed ? r : c); }
+    int imageY(int r, int c) const { return roi.y + (transposed ? c : r); }
+    // The image rectangle of a work rectangle.
+    PixelRect toImage(int row0, int col0, int nrows, int ncols) const;
+
+    // Row r of a, columns c0..c1-1 (all by default) into out[0..]; excluded cells read 0 (their
+    // value never counts: backends block them).
+    void rowInteger(int r, std::int64_t* out, int c0 = 0, int c1 = -1) const;
+    void rowReal(int r, double* out, int c0 = 0, int c1 = -1) const;
+
+    // Whether every column-strip sum, every prefix sum and every Kadane partial sum (r + s included)
+    // provably fits a signed 32-bit integer: integer mode, rows*maxAbs < 2^30 and
+    // positiveSum + rows*maxAbs < 2^31 - 1.
+    bool fitsInt32() const;
+};
+
+// Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
+// included pixels and builds the work array. `image` must outlive the result.
+WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
+
+// The pivot's value over the included pixels (values of the ROI that are not excluded). Exposed for
+// the window's pivot readout and the tests; prepareWorkArray uses the same computation.
+double computePivot(const Image& image, const BrightestParams& params);
+
+// Column prefix sums P[r][c] = sum of a[0..r-1][c] over rows 0..rows, row-major ((rows+1) x cols),
+// computed top to bottom (every backend adds in this order, so double sums agree bit for bit).
+std::vector<std::int64_t> columnPrefixSumsInteger(const WorkArray& work);
+std::vector<double> columnPrefixSumsReal(const WorkArray& work);
+
+// Marks the pixels inside a polygon (pixel centre inside, even-odd rule) in a width*height mask.
+void rasterizePolygon(const PixelPolygon& polygon, int width, int height, std::vector<std::uint8_t>& mask);
+
+} // namespace glint

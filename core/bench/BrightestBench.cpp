@@ -1,0 +1,236 @@
+// glint-cli bench brightest: the issue's cases on generated, realistic images (an 8-bit mammogram-like
+// picture with an integer pivot, a float32 sky field with the mean pivot, and K = 10 disjoint regions),
+// each backend checked against the reference (or the exact CPU backend where the reference would take
+// too long) before it is timed. Reference and CPU times above their size limits are extrapolated.
+#include "algo/brightest/Brightest.h"
+#include "algo/brightest/WorkArray.h"
+#include "bench/Bench.h"
+#include "io/Image.h"
+#include "util/Errors.h"
+#include "util/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+namespace glint {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+double uniform(std::uint64_t key) { return static_cast<double>(mix(key) >> 11) * 0x1.0p-53; }
+// Roughly normal (sum of four uniforms), cheap and the same on every machine.
+double noise(std::uint64_t key) {
+    return (uniform(key) + uniform(key ^ 0x51ull) + uniform(key ^ 0xa2ull) + uniform(key ^ 0xf3ull) - 2.0) * 1.732;
+}
+
+// A mammogram-like 8-bit picture: dark background, a bright breast against the left edge with
+// smooth texture, a brighter pectoral wedge, two dense masses, and a saturated film label.
+Image mammogram(int n) {
+    std::vector<std::uint8_t> px(static_cast<std::size_t>(n) * n);
+    std::vector<double> sx(n), cy(n);
+    for (int i = 0; i < n; ++i) {
+        sx[i] = std::sin(i * 37.0 / n);
+        cy[i] = std::cos(i * 23.0 / n);
+    }
+    parallelFor(0, static_cast<std::size_t>(n), 16, [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y)
+            for (int x = 0; x < n; ++x) {
+                const double u = x / (0.72 * n), v = (static_cast<double>(y) - 0.5 * n) / (0.44 * n);
+                const double d2 = u * u + v * v;
+                double value = 14.0;
+                if (d2 < 1.0) {
+                    value = 85.0 + 55.0 * std::sqrt(1.0 - d2) + 14.0 * sx[x] * cy[y];
+                    if (x < 0.25 * n - 0.5 * static_cast<double>(y)) value += 35.0; // pectoral muscle
+                    for (const auto& [mx, my] : {std::pair{0.35, 0.42}, std::pair{0.22, 0.66}}) {
+                        const double dx = (x - mx * n) / (0.03 * n), dy = (y - my * n) / (0.03 * n);
+                        value += 55.0 * std::exp(-0.5 * (dx * dx + dy * dy));
+                    }
+                }
+                if (x > 0.85 * n && y < 0.06 * n) value = 255.0; // film label
+                value += 6.0 * noise(y * 0x10000ull + x);
+                px[y * n + x] = static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L));
+            }
+    });
+    return Image::fromSamples<std::uint8_t>(n, n, std::move(px));
+}
+
+// A float32 sky field: background with a gradient and noise, a few hundred stars and an extended galaxy.
+Image skyField(int n) {
+    std::vector<float> px(static_cast<std::size_t>(n) * n);
+    parallelFor(0, static_cast<std::size_t>(n), 16, [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y)
+            for (int x = 0; x < n; ++x) {
+                const double gx = (x - 0.62 * n) / (0.07 * n), gy = (static_cast<double>(y) - 0.38 * n) / (0.04 * n);
+                const double galaxy = 40.0 * std::exp(-0.5 * (gx * gx + gy * gy));
+                px[y * n + x] = static_cast<float>(100.0 + 8.0 * x / n + galaxy + 5.0 * noise(0xabcdull + y * 0x10000ull + x));
+            }
+    });
+    const int stars = std::max(10, n * n / 40000);
+    for (int s = 0; s < stars; ++s) {
+        const double cx = uniform(s * 3ull) * n, cyy = uniform(s * 3ull + 1) * n;
+        const double flux = 20.0 * std::exp(5.0 * uniform(s * 3ull + 2));
+        for (int y = std::max(0, static_cast<int>(cyy) - 5); y <= std::min(n - 1, static_cast<int>(cyy) + 5); ++y)
+            for (int x = std::max(0, static_cast<int>(cx) - 5); x <= std::min(n - 1, static_cast<int>(cx) + 5); ++x) {
+                const double dx = x - cx, dy = y - cyy;
+                px[static_cast<std::size_t>(y) * n + x] += static_cast<float>(flux * std::exp(-(dx * dx + dy * dy) / 4.5));
+            }
+    }
+    Image image = Image::fromSamples<float>(n, n, std::move(px));
+    image.meta.format = "FITS";
+    image.meta.bitDepth = 32;
+    return image;
+}
+
+bool sameRegions(const BrightestResult& a, const BrightestResult& b) {
+    if (a.regions.size() != b.regions.size()) return false;
+    for (std::size_t i = 0; i < a.regions.size(); ++i) {
+        const BrightestRegion &p = a.regions[i], &q = b.regions[i];
+        if (p.x != q.x || p.y != q.y || p.width != q.width || p.height != q.height || p.sum != q.sum ||
+            p.sumInt != q.sumInt)
+            return false;
+    }
+    return true;
+}
+
+std::string regionText(const BrightestResult& r) {
+    if (r.regions.empty()) return "empty";
+    const BrightestRegion& g = r.regions.front();
+    std::ostringstream s;
+    s.precision(12);
+    s << "#1 " << g.x << "," << g.y << " " << g.width << "x" << g.height << " sum ";
+    if (g.exactInteger) s << g.sumInt;
+    else s << g.sum;
+    return s.str();
+}
+
+int parseSize(const std::string& text) {
+    std::size_t pos = 0;
+    int n = 0;
+    try {
+        n = std::stoi(text, &pos);
+    } catch (...) {
+        pos = 0;
+    }
+    if (pos != text.size() || n < 1 || n > 32768)
+        throw UsageError("bench brightest takes square sizes from 1 to 32768 (got '" + text + "')");
+    return n;
+}
+
+struct Case {
+    std::string name;
+    std::string kind; // "u8", "f32", "u8-k10"
+    int size;
+};
+
+// The strip kernel's floor. Per cell its inner loop issues (SASS) on the exact path IMAD.IADD (FMA
+// pipe) + VIADDMNMX + half a VIMNMX3 (ALU pipe), on the screen path 2 FADD (FMA) + FMNMX + half a
+// VIMNMX3 (ALU). An SM issues 4 x 32 lanes a clock, and its ALU pipe takes 64 lanes a clock: the floor
+// is the larger of the issue and the ALU times.
+double cudaFloorMs(const WorkArray& w, const std::string& kind) {
+    const CudaDeviceInfo& d = cudaDevice();
+    if (!d.usable || d.clockKHz <= 0 || kind == "u8-k10") return -1.0;
+    const double pitch = std::ceil(w.cols / 32.0) * 32.0;
+    const double cells = static_cast<double>(w.rows) * (w.rows + 1) / 2.0 * pitch;
+    const double issue = (w.fitsInt32() ? 2.5 : 3.5) / (128.0 * d.multiprocessors * d.clockKHz);
+    const double alu = 1.5 / (64.0 * d.multiprocessors * d.clockKHz);
+    return cells * std::max(issue, alu);
+}
+
+std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
+    std::vector<int> sizes;
+    for (const auto& s : options.sizes) sizes.push_back(parseSize(s));
+    if (sizes.empty()) sizes = options.wants(Backend::Cuda) ? std::vector<int>{1024, 4096, 8192} : std::vector<int>{1024, 2048};
+    constexpr int kReferenceMax = 2048; // the reference takes seconds here; above, it is extrapolated
+    constexpr int kCpuMax = 4096;
+    std::vector<Case> cases;
+    for (int n : sizes) {
+        const std::string dim = std::to_string(n) + "x" + std::to_string(n);
+        cases.push_back({"u8 " + dim + ", integer pivot", "u8", n});
+        cases.push_back({"f32 " + dim + ", mean pivot", "f32", n});
+        if (n == 4096) cases.push_back({"u8 " + dim + ", K=10 disjoint", "u8-k10", n});
+    }
+    std::vector<BenchRow> rows;
+    std::map<std::string, std::pair<int, double>> measuredAt; // backend+kind -> largest size and its time
+    auto log = [&](const std::string& line) {
+        if (options.log) *options.log << "  " << line << std::endl;
+    };
+    for (const Case& c : cases) {
+        const Image image = c.kind == "f32" ? skyField(c.size) : mammogram(c.size);
+        BrightestParams params;
+        if (c.kind != "f32") {
+            const double mean = computePivot(image, params); // default pivot: the mean
+            params.pivot.kind = PivotSpec::Kind::Number;
+            params.pivot.value = std::round(mean); // an integer pivot near the mean
+        }
+        if (c.kind == "u8-k10") params.k = 10;
+        const WorkArray work = prepareWorkArray(image, params);
+        const std::string path = work.fitsInt32() ? "exact int32 path" : work.integer ? "float screen + int64 recheck"
+                                                                                       : "float screen + double recheck";
+        // The oracle: the reference where it runs in reasonable time, else the exact CPU backend.
+        const Backend oracleBackend = c.size <= kReferenceMax && c.kind != "u8-k10" ? Backend::Reference : Backend::Cpu;
+        BrightestResult oracle;
+        {
+            JobControl job;
+            oracle = runBrightest(image, params, oracleBackend, job);
+        }
+        log(c.name + ": " + regionText(oracle) + " (" + backendName(oracleBackend) + ", " + path + ")");
+        for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Cuda}) {
+            if (!options.wants(b) || (b == Backend::Cuda && !cudaDevice().usable)) continue;
+            const std::string key = std::string(backendName(b)) + "/" + c.kind;
+            const int limit = b == Backend::Reference ? (c.kind == "u8-k10" ? 0 : kReferenceMax)
+                                                      : b == Backend::Cpu ? kCpuMax : 1 << 30;
+            if (c.size > limit) {
+                if (!measuredAt.count(key)) continue;
+                const auto [n0, ms0] = measuredAt[key];
+                BenchRow row;
+                row.algorithm = "brightest";
+                row.caseName = c.name;
+                row.backend = backendName(b);
+                row.device = deviceNameFor(b);
+                row.totalMs = ms0 * std::pow(static_cast<double>(c.size) / n0, 3.0);
+                row.minMs = row.totalMs;
+                row.extrapolated = true;
+                row.note = "O(rows^2*cols) from " + std::to_string(n0) + "x" + std::to_string(n0);
+                row.params = {{"size", c.size}, {"k", params.k}, {"pivot", oracle.pivot}};
+                rows.push_back(row);
+                continue;
+            }
+            BrightestResult last;
+            const int repeat = b == Backend::Reference ? std::min(options.repeat, 2)
+                               : b == Backend::Cpu && c.size >= 4096 ? std::min(options.repeat, 3)
+                                                                     : options.repeat;
+            BenchRow row = measure(
+                "brightest", c.name, b, repeat,
+                [&](JobControl& job) { last = runBrightest(image, params, b, job); }, "kernel");
+            row.verified = sameRegions(last, oracle);
+            if (!row.verified) row.note = "MISMATCH: " + regionText(last) + " vs " + regionText(oracle) + "; ";
+            row.note += path;
+            row.params = {{"size", c.size}, {"k", params.k}, {"pivot", oracle.pivot}, {"regions", last.regions.size()}};
+            row.extra = {{"oracle", backendName(oracleBackend)}, {"result", regionText(last)}};
+            if (b == Backend::Cuda) {
+                const double floor = cudaFloorMs(work, c.kind);
+                if (floor > 0) row.floorMs = floor;
+            }
+            measuredAt[key] = {c.size, row.totalMs};
+            log(row.backend + " " + std::to_string(row.totalMs) + " ms" + (row.verified ? "" : " MISMATCH"));
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
+} // namespace
+
+void registerBrightestBench() { registerBench("brightest", &runBrightestBench); }
+
+} // namespace glint

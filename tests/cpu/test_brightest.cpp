@@ -1,0 +1,464 @@
+// Brightest region and K brightest disjoint regions on the reference and CPU backends: brute force on
+// hundreds of random matrices, the paper's example, exclusions, ROI, pivots, K rounds, errors, the CLI.
+#include "TestSupport.h"
+
+#include "Backends.h"
+#include "algo/brightest/Brightest.h"
+#include "algo/brightest/WorkArray.h"
+#include "io/ImageStats.h"
+#include "util/Errors.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+using namespace glint;
+
+namespace {
+
+// Every rectangle, by 2-D prefix sums in long double: the largest sum of a rectangle free of excluded
+// pixels (0 when none is positive). O(H^2 W^2).
+struct Brute {
+    long double best = 0;
+    int count = 0; // rectangles reaching best (when best > 0)
+};
+
+long double pixelValue(const Image& im, int x, int y, double pivot) {
+    return static_cast<long double>(im.value(x, y)) - static_cast<long double>(pivot);
+}
+
+Brute bruteSearch(const Image& im, double pivot, const std::vector<std::uint8_t>& excluded) {
+    const int W = im.width(), H = im.height();
+    std::vector<long double> S((W + 1) * (H + 1), 0);
+    std::vector<int> E((W + 1) * (H + 1), 0);
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const bool ex = excluded[y * W + x];
+            const long double v = ex ? 0 : pixelValue(im, x, y, pivot);
+            S[(y + 1) * (W + 1) + x + 1] = v + S[y * (W + 1) + x + 1] + S[(y + 1) * (W + 1) + x] - S[y * (W + 1) + x];
+            E[(y + 1) * (W + 1) + x + 1] = ex + E[y * (W + 1) + x + 1] + E[(y + 1) * (W + 1) + x] - E[y * (W + 1) + x];
+        }
+    auto rect = [&](const auto& A, int x0, int y0, int x1, int y1) {
+        return A[y1 * (W + 1) + x1] - A[y0 * (W + 1) + x1] - A[y1 * (W + 1) + x0] + A[y0 * (W + 1) + x0];
+    };
+    Brute b;
+    for (int y0 = 0; y0 < H; ++y0)
+        for (int y1 = y0 + 1; y1 <= H; ++y1)
+            for (int x0 = 0; x0 < W; ++x0)
+                for (int x1 = x0 + 1; x1 <= W; ++x1) {
+                    if (rect(E, x0, y0, x1, y1) != 0) continue;
+                    const long double s = rect(S, x0, y0, x1, y1);
+                    if (s > b.best) b = {s, 1};
+                }
+    return b;
+}
+
+std::vector<std::uint8_t> exclusionMask(const Image& im, const BrightestParams& p) {
+    std::vector<std::uint8_t> m(im.pixelCount(), 0);
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i] = im.isBlank(i) || !std::isfinite(im.value(i));
+    for (const auto& r : p.excludeRects)
+        for (int y = std::max(0, r.y); y < std::min(im.height(), r.y + r.height); ++y)
+            for (int x = std::max(0, r.x); x < std::min(im.width(), r.x + r.width); ++x) m[y * im.width() + x] = 1;
+    for (const auto& poly : p.excludePolygons) rasterizePolygon(poly, im.width(), im.height(), m);
+    if (p.hasRoi)
+        for (int y = 0; y < im.height(); ++y)
+            for (int x = 0; x < im.width(); ++x)
+                if (x < p.roi.x || y < p.roi.y || x >= p.roi.x + p.roi.width || y >= p.roi.y + p.roi.height)
+                    m[y * im.width() + x] = 1;
+    return m;
+}
+
+long double directSum(const Image& im, const BrightestRegion& r, double pivot) {
+    long double s = 0;
+    for (int y = r.y; y < r.y + r.height; ++y)
+        for (int x = r.x; x < r.x + r.width; ++x) s += pixelValue(im, x, y, pivot);
+    return s;
+}
+
+bool touches(const BrightestRegion& r, const std::vector<std::uint8_t>& mask, int width) {
+    for (int y = r.y; y < r.y + r.height; ++y)
+        for (int x = r.x; x < r.x + r.width; ++x)
+            if (mask[y * width + x]) return true;
+    return false;
+}
+
+BrightestResult run(const Image& im, const BrightestParams& p, Backend b) {
+    JobControl job;
+    return runBrightest(im, p, b, job);
+}
+
+void checkSame(const BrightestResult& a, const BrightestResult& b) {
+    QCOMPARE(a.regions.size(), b.regions.size());
+    for (std::size_t i = 0; i < a.regions.size(); ++i) {
+        const auto &p = a.regions[i], &q = b.regions[i];
+        QCOMPARE(p.x, q.x);
+        QCOMPARE(p.y, q.y);
+        QCOMPARE(p.width, q.width);
+        QCOMPARE(p.height, q.height);
+        QCOMPARE(p.sumInt, q.sumInt);
+        QVERIFY2(p.sum == q.sum, "sums differ (must agree bit for bit)");
+    }
+}
+
+Image fromRows(int w, int h, std::vector<std::int32_t> v) { return Image::fromSamples<std::int32_t>(w, h, std::move(v)); }
+
+} // namespace
+
+class TestBrightest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { initBackends(); }
+
+    void paperExample_data() {
+        QTest::addColumn<int>("backend");
+        QTest::newRow("reference") << static_cast<int>(Backend::Reference);
+        QTest::newRow("cpu") << static_cast<int>(Backend::Cpu);
+    }
+    void paperExample() {
+        QFETCH(int, backend);
+        const Image im = fromRows(8, 4, {-1, 2, -3, 5, -4, -8, 3, -3, 2, -4, -6, -8, 2, -5, 4, 1,
+                                         3, -2, 9, -9, 3, 6, -5, 2, 1, -3, 5, -7, 8, -2, 2, -6});
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("0");
+        const auto r = run(im, p, static_cast<Backend>(backend));
+        QCOMPARE(r.regions.size(), std::size_t(1));
+        const auto& g = r.regions[0];
+        QVERIFY(g.exactInteger);
+        QCOMPARE(g.sumInt, std::int64_t(15));
+        // The paper's corners (3,5) and (4,6), 1-based (row, column).
+        QCOMPARE(g.x, 4);
+        QCOMPARE(g.y, 2);
+        QCOMPARE(g.width, 2);
+        QCOMPARE(g.height, 2);
+    }
+
+    // Hundreds of random matrices of many shapes and kinds against brute force.
+    void bruteForce_data() {
+        QTest::addColumn<QString>("kind");
+        for (const char* k : {"int", "float", "negative", "equal", "blanks", "shapes", "nan"}) QTest::newRow(k) << k;
+    }
+    void bruteForce() {
+        QFETCH(QString, kind);
+        std::mt19937 rng(qHash(kind));
+        const std::vector<std::pair<int, int>> shapes = {{1, 1}, {1, 7}, {7, 1}, {2, 2}, {3, 5}, {5, 3}, {9, 4},
+                                                         {4, 9}, {11, 13}, {16, 16}, {17, 6}, {1, 33}, {33, 1}};
+        int checked = 0;
+        for (int seed = 0; seed < 4; ++seed)
+            for (const auto& [w, h] : shapes) {
+                Image im;
+                BrightestParams p;
+                p.pivot = PivotSpec::parse("0");
+                if (kind == "int") im = test::randomIntImage(w, h, -20, 20, rng);
+                else if (kind == "float") im = test::randomFloatImage(w, h, -1.0, 1.0, rng);
+                else if (kind == "negative") im = test::randomIntImage(w, h, -9, -1, rng);
+                else if (kind == "equal") im = test::randomIntImage(w, h, 3, 3, rng);
+                else if (kind == "blanks") im = test::randomIntImage(w, h, -10, 12, rng, 0.2);
+                else if (kind == "nan") {
+                    im = test::randomFloatImage(w, h, -1.0, 1.2, rng);
+                    im.mutableSamples<double>()[rng() % im.pixelCount()] = std::nan("");
+                } else {
+                    im = test::randomIntImage(w, h, 0, 255, rng);
+                    p.pivot = PivotSpec::parse(seed % 2 ? "mean" : "median");
+                    if (w > 2 && h > 2) p.excludeRects.push_back({w / 3, h / 3, 1 + w / 3, 1 + h / 3});
+                }
+                if (kind == "equal" && seed % 2) p.pivot = PivotSpec::parse("2");
+                const double pivot = computePivot(im, p);
+                const auto mask = exclusionMask(im, p);
+                const Brute brute = bruteSearch(im, pivot, mask);
+                const auto ref = run(im, p, Backend::Reference);
+                const auto cpu = run(im, p, Backend::Cpu);
+                checkSame(ref, cpu);
+                if (brute.best <= 0) {
+                    QVERIFY2(ref.regions.empty(), "a region where no rectangle has a positive sum");
+                    continue;
+                }
+                QCOMPARE(ref.regions.size(), std::size_t(1));
+                const auto& g = ref.regions[0];
+                QVERIFY(!touches(g, mask, w));
+                const long double direct = directSum(im, g, pivot);
+                if (ref.exactInteger) {
+                    QCOMPARE(static_cast<long double>(g.sumInt), brute.best);
+                    QCOMPARE(static_cast<long double>(g.sumInt), direct);
+                } else {
+                    QVERIFY(std::fabs(static_cast<double>(g.sum - brute.best)) <= 1e-9 * (1 + std::fabs(g.sum)));
+                    QVERIFY(std::fabs(static_cast<double>(g.sum - direct)) <= 1e-9 * (1 + std::fabs(g.sum)));
+                }
+                ++checked;
+            }
+        QVERIFY(kind == "negative" || checked > 0);
+    }
+
+    // K disjoint: pairwise disjoint, non-increasing, each the best of what was left.
+    void disjointRounds_data() {
+        QTest::addColumn<bool>("floating");
+        QTest::newRow("int") << false;
+        QTest::newRow("float") << true;
+    }
+    void disjointRounds() {
+        QFETCH(bool, floating);
+        std::mt19937 rng(floating ? 7 : 8);
+        for (int seed = 0; seed < 6; ++seed) {
+            const int w = 5 + seed * 3, h = 4 + seed * 2;
+            Image im = floating ? test::randomFloatImage(w, h, -1, 1.1, rng) : test::randomIntImage(w, h, -9, 10, rng, 0.05);
+            BrightestParams p;
+            p.pivot = PivotSpec::parse("0");
+            p.k = 6;
+            const auto ref = run(im, p, Backend::Reference);
+            checkSame(ref, run(im, p, Backend::Cpu));
+            auto mask = exclusionMask(im, p);
+            double previous = INFINITY;
+            for (const auto& r : ref.regions) {
+                QVERIFY(r.sum > 0);
+                QVERIFY(r.sum <= previous);
+                previous = r.sum;
+                QVERIFY(!touches(r, mask, w)); // disjoint from the earlier ones and the blanks
+                const Brute b = bruteSearch(im, 0.0, mask);
+                QVERIFY(std::fabs(static_cast<double>(b.best - r.sum)) <= 1e-9 * (1 + std::fabs(r.sum)));
+                for (int y = r.y; y < r.y + r.height; ++y)
+                    for (int x = r.x; x < r.x + r.width; ++x) mask[y * w + x] = 1;
+            }
+            if (ref.regions.size() < 6) QVERIFY(bruteSearch(im, 0.0, mask).best <= 0); // stopped: nothing left
+        }
+    }
+
+    void cpuAgreesWithReferenceOnLargerImages_data() {
+        QTest::addColumn<int>("size");
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("u8 160") << 160 << "u8";
+        QTest::newRow("big sums 150") << 150 << "big";
+        QTest::newRow("float 140x90") << 140 << "float";
+        QTest::newRow("tall u8 70x200") << 70 << "tall";
+    }
+    void cpuAgreesWithReferenceOnLargerImages() {
+        QFETCH(int, size);
+        QFETCH(QString, kind);
+        std::mt19937 rng(size);
+        Image im;
+        if (kind == "u8") im = test::randomIntImage(size, size, 0, 255, rng, 0.01);
+        else if (kind == "big") im = test::randomIntImage(size, size, 0, 1000000, rng);
+        else if (kind == "float") im = test::randomFloatImage(size, 90, -3, 3.1, rng, 0.02);
+        else im = test::randomIntImage(size, 200, 0, 255, rng);
+        BrightestParams p;
+        p.pivot = PivotSpec::parse(kind == "big" ? "200000" : kind == "float" ? "mean" : "p60");
+        p.k = 3;
+        p.excludePolygons.push_back({{{10, 10}, {60.5, 15}, {30, 70.2}}});
+        const auto ref = run(im, p, Backend::Reference);
+        const auto cpu = run(im, p, Backend::Cpu);
+        QVERIFY(!ref.regions.empty());
+        checkSame(ref, cpu);
+        if (kind == "big") QVERIFY(ref.regions[0].sumInt > (std::int64_t(1) << 31)); // beyond int32
+    }
+
+    void polygonIsEvenOddPixelCentres() {
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> c(-3, 23);
+        for (int trial = 0; trial < 50; ++trial) {
+            PixelPolygon poly;
+            for (int i = 0; i < 3 + trial % 6; ++i) poly.points.emplace_back(c(rng), c(rng));
+            if (trial % 5 == 0) poly.points = {{2, 2}, {10, 2}, {10, 10}, {2, 10}}; // centres on edges
+            std::vector<std::uint8_t> mask(20 * 20, 0);
+            rasterizePolygon(poly, 20, 20, mask);
+            for (int y = 0; y < 20; ++y)
+                for (int x = 0; x < 20; ++x) {
+                    bool inside = false; // PNPOLY
+                    const auto& p = poly.points;
+                    for (std::size_t i = 0, j = p.size() - 1; i < p.size(); j = i++)
+                        if ((p[i].second > y) != (p[j].second > y) &&
+                            x < (p[j].first - p[i].first) * (y - p[i].second) / (p[j].second - p[i].second) + p[i].first)
+                            inside = !inside;
+                    QCOMPARE(bool(mask[y * 20 + x]), inside);
+                }
+        }
+    }
+
+    void pivots() {
+        std::mt19937 rng(11);
+        for (bool floating : {false, true}) {
+            Image im = floating ? test::randomFloatImage(37, 23, -5, 50, rng, 0.1) : test::randomIntImage(37, 23, 0, 200, rng, 0.1);
+            BrightestParams p;
+            p.excludeRects.push_back({3, 3, 5, 5});
+            const auto mask = exclusionMask(im, p);
+            std::vector<double> values;
+            long double sum = 0;
+            for (std::size_t i = 0; i < im.pixelCount(); ++i)
+                if (!mask[i]) {
+                    values.push_back(im.value(i));
+                    sum += im.value(i);
+                }
+            QCOMPARE(computePivot(im, p), static_cast<double>(sum / values.size()));
+            p.pivot = PivotSpec::parse("median");
+            auto v = values;
+            QCOMPARE(computePivot(im, p), percentileOf(v, 50));
+            p.pivot = PivotSpec::parse("p90");
+            v = values;
+            QCOMPARE(computePivot(im, p), percentileOf(v, 90));
+            p.pivot = PivotSpec::parse("-7.5");
+            QCOMPARE(computePivot(im, p), -7.5);
+        }
+        // 8-bit samples take the histogram path: same values as the general one.
+        std::vector<std::uint8_t> bytes(29 * 31);
+        for (auto& b : bytes) b = static_cast<std::uint8_t>(rng() % 256);
+        const Image u8 = Image::fromSamples<std::uint8_t>(29, 31, bytes);
+        for (const char* spec : {"mean", "median", "p0", "p33.3", "p100"}) {
+            BrightestParams p;
+            p.pivot = PivotSpec::parse(spec);
+            std::vector<double> values(bytes.begin(), bytes.end());
+            const double expected = std::string(spec) == "mean" ? computeStats(u8).mean
+                                                                : percentileOf(values, std::string(spec) == "median" ? 50 : std::stod(spec + 1));
+            QCOMPARE(computePivot(u8, p), expected);
+        }
+    }
+
+    void roiAndEmptyResults() {
+        std::mt19937 rng(5);
+        const Image im = test::randomIntImage(40, 30, -5, 5, rng);
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("0");
+        p.hasRoi = true;
+        p.roi = {10, 5, 12, 20};
+        p.k = 4;
+        for (Backend b : {Backend::Reference, Backend::Cpu}) {
+            const auto r = run(im, p, b);
+            QVERIFY(!r.regions.empty());
+            for (const auto& g : r.regions)
+                QVERIFY(g.x >= 10 && g.y >= 5 && g.x + g.width <= 22 && g.y + g.height <= 25);
+        }
+        BrightestParams all;
+        all.excludeRects.push_back({-5, -5, 100, 100});
+        QVERIFY(run(im, all, Backend::Cpu).regions.empty());
+        QVERIFY(run(im, all, Backend::Reference).regions.empty());
+        BrightestParams high;
+        high.pivot = PivotSpec::parse("5");
+        QVERIFY(run(im, high, Backend::Cpu).regions.empty());
+        QVERIFY(run(im, high, Backend::Reference).regions.empty());
+    }
+
+    void usageErrors() {
+        std::mt19937 rng(5);
+        const Image im = test::randomIntImage(10, 10, -5, 5, rng);
+        BrightestParams p;
+        p.k = 0;
+        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
+        p.k = 1;
+        p.mode = BrightestMode::Overlap;
+        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
+        p.mode = BrightestMode::Disjoint;
+        p.hasRoi = true;
+        p.roi = {5, 5, 6, 2};
+        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
+        p.roi = {-1, 0, 3, 3};
+        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
+        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("nan"));
+        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("p101"));
+        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("bright"));
+        QCOMPARE(PivotSpec::parse("p99.5").value, 99.5);
+    }
+
+    void pivotSweep() {
+        std::mt19937 rng(9);
+        const Image im = test::randomIntImage(30, 20, 0, 100, rng);
+        const std::vector<PivotSpec> pivots = {PivotSpec::parse("mean"), PivotSpec::parse("p75"), PivotSpec::parse("90")};
+        JobControl job;
+        const auto sweep = runPivotSweep(im, BrightestParams{}, pivots, Backend::Cpu, job);
+        QCOMPARE(sweep.size(), pivots.size());
+        for (std::size_t i = 0; i < pivots.size(); ++i) {
+            BrightestParams p;
+            p.pivot = pivots[i];
+            checkSame(sweep[i], run(im, p, Backend::Reference));
+        }
+        QCOMPARE(job.progress(), 1.0);
+    }
+
+    void cancelActsQuickly_data() {
+        QTest::addColumn<int>("backend");
+        QTest::newRow("reference") << static_cast<int>(Backend::Reference);
+        QTest::newRow("cpu") << static_cast<int>(Backend::Cpu);
+    }
+    void cancelActsQuickly() {
+        QFETCH(int, backend);
+        std::mt19937 rng(1);
+        const Image im = test::randomIntImage(1500, 1500, 0, 255, rng);
+        JobControl job;
+        std::atomic<bool> cancelled{false};
+        std::chrono::steady_clock::time_point requested;
+        std::thread worker([&] {
+            try {
+                runBrightest(im, BrightestParams{}, static_cast<Backend>(backend), job);
+            } catch (const Cancelled&) {
+                cancelled = true;
+            }
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        requested = std::chrono::steady_clock::now();
+        job.requestCancel();
+        worker.join();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - requested).count();
+        QVERIFY(cancelled);
+        QVERIFY2(ms < 250, qPrintable(QString("cancel took %1 ms").arg(ms)));
+    }
+
+    void cli() {
+        const QString dir = test::tempDir();
+        const QString csv = dir + "/m.csv";
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("-1,2,-3,5,-4,-8,3,-3\n2,-4,-6,-8,2,-5,4,1\n3,-2,9,-9,3,6,-5,2\n1,-3,5,-7,8,-2,2,-6\n");
+        }
+        auto json = [](const test::CliResult& r) { return QJsonDocument::fromJson(r.out).object(); };
+        auto r = test::runCli({"brightest", csv, "--pivot", "0", "--json", "-", "--backend", "cpu"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject doc = json(r);
+        QCOMPARE(doc["algorithm"].toString(), QString("brightest"));
+        QCOMPARE(doc["mode"].toString(), QString("disjoint"));
+        QVERIFY(doc.contains("timing_ms") && doc.contains("device") && doc.contains("backend"));
+        QCOMPARE(doc["image"].toObject()["width"].toInt(), 8);
+        QCOMPARE(doc["regions"].toArray()[0].toObject()["sum"].toInteger(), 15);
+
+        // --exclude and --exclude-polygon keep every region off those pixels.
+        r = test::runCli({"brightest", csv, "--pivot", "0", "--k", "5", "--json", "-", "--exclude", "4,2,1,1",
+                          "--exclude-polygon", "1.5,1.5,3.4,1.5,3.4,3.4"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray regions = json(r)["regions"].toArray();
+        QVERIFY(!regions.isEmpty());
+        for (const auto& v : regions) {
+            const QJsonObject g = v.toObject();
+            const int x = g["x"].toInt(), y = g["y"].toInt(), w = g["width"].toInt(), h = g["height"].toInt();
+            QVERIFY(!(x <= 4 && 4 < x + w && y <= 2 && 2 < y + h));
+            for (const auto& [px, py] : {std::pair{2, 2}, std::pair{3, 2}, std::pair{3, 3}})
+                QVERIFY(!(x <= px && px < x + w && y <= py && py < y + h));
+        }
+
+        QCOMPARE(test::runCli({"brightest", csv, "--k", "0"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", csv, "--k", "-3"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", csv, "--pivot", "nan"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", csv, "--roi", "6,0,5,2"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", csv, "--mode", "overlap"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", dir + "/missing.fits"}).exitCode, 3);
+        r = test::runCli({"brightest", csv, "--pivot", "100", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(json(r)["regions"].toArray().isEmpty());
+        r = test::runCli({"brightest", csv, "--exclude", "0,0,8,4", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(json(r)["regions"].toArray().isEmpty());
+#if GLINT_WITH_IMGCODECS
+        const QString png = dir + "/overlay.png";
+        QCOMPARE(test::runCli({"brightest", csv, "--pivot", "0", "--k", "2", "--overlay", png}).exitCode, 0);
+        QFile f(png);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(8).startsWith("\x89PNG"));
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBrightest)
+#include "test_brightest.moc"
