@@ -10,6 +10,7 @@
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -332,6 +333,82 @@ void checkNotTruncated(fitsfile* f, const std::string& path, const HduInfo& hdu,
                        std::to_string(size));
 }
 
+bool startsWithKey(const std::string& card, const std::string& key) {
+    return card.compare(0, key.size(), key) == 0 && card.find_first_not_of(' ', key.size()) >= 8;
+}
+
+bool isIndexedKey(const std::string& card, const std::string& stem) {
+    if (card.compare(0, stem.size(), stem) != 0) return false;
+    std::size_t i = stem.size();
+    if (i >= 8 || !std::isdigit(static_cast<unsigned char>(card[i]))) return false;
+    while (i < 8 && std::isdigit(static_cast<unsigned char>(card[i]))) ++i;
+    return card.find_first_not_of(' ', i) >= 8;
+}
+
+// The uncompressed image's header rebuilt from a tile-compressed HDU's table header, for the files
+// CFITSIO's own conversion refuses (astropy writes some without ZTENSION): Z-prefixed image keywords
+// take their place, the table's own keywords go.
+std::string imageHeaderFromTable(const std::string& table, int tableCards, int& cardCount) {
+    static const char* dropped[] = {"XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP",
+                                    "ZIMAGE", "ZCMPTYPE", "ZQUANTIZ", "ZDITHER0", "ZMASKCMP", "ZSIMPLE",
+                                    "ZEXTEND", "ZTENSION", "ZPCOUNT", "ZGCOUNT", "ZHECKSUM", "ZDATASUM",
+                                    "CHECKSUM", "DATASUM", "ZBLANK", "ZBLOCKED", "END"};
+    static const char* droppedStems[] = {"NAXIS", "TTYPE", "TFORM", "TUNIT", "TSCAL", "TZERO", "TNULL",
+                                         "TDIM", "ZTILE", "ZNAME", "ZVAL"};
+    std::vector<std::string> in;
+    for (int i = 0; i < tableCards; ++i) in.push_back(table.substr(static_cast<std::size_t>(i) * 80, 80));
+    const auto pad = [](std::string card) {
+        card.resize(80, ' ');
+        return card;
+    };
+    const auto value = [&](const std::string& key) -> std::string {
+        for (const auto& c : in)
+            if (startsWithKey(c, key)) return c.substr(8);
+        return {};
+    };
+    std::vector<std::string> out;
+    const std::string ztension = value("ZTENSION");
+    out.push_back(pad(!value("ZSIMPLE").empty() ? "SIMPLE  =                    T"
+                                                : "XTENSION" + (ztension.empty() ? "= 'IMAGE   '" : ztension)));
+    out.push_back(pad("BITPIX  " + value("ZBITPIX")));
+    out.push_back(pad("NAXIS   " + value("ZNAXIS")));
+    for (const auto& c : in)
+        if (isIndexedKey(c, "ZNAXIS")) out.push_back(pad(c.substr(1, 7) + " " + c.substr(8)));
+    if (value("ZSIMPLE").empty()) {
+        out.push_back(pad("PCOUNT  =                    0"));
+        out.push_back(pad("GCOUNT  =                    1"));
+    }
+    for (const auto& c : in) {
+        bool drop = startsWithKey(c, "ZBITPIX") || startsWithKey(c, "ZNAXIS") || isIndexedKey(c, "ZNAXIS");
+        for (const char* key : dropped) drop = drop || startsWithKey(c, key);
+        for (const char* stem : droppedStems) drop = drop || isIndexedKey(c, stem);
+        if (!drop) out.push_back(c);
+    }
+    cardCount = static_cast<int>(out.size());
+    std::string header;
+    for (const auto& c : out) header += c;
+    return header;
+}
+
+// The header as an uncompressed image would have it (tile-compressed HDUs are converted back).
+std::string imageHeader(fitsfile* f, const std::string& path, bool compressed, int& cardCount) {
+    char* text = nullptr;
+    int status = 0;
+    if (fits_convert_hdr2str(f, 0, nullptr, 0, &text, &cardCount, &status) == 0) {
+        std::string header(text, static_cast<std::size_t>(cardCount) * 80);
+        fits_free_memory(text, &status);
+        return header;
+    }
+    if (!compressed) failCfitsio(path, "corrupt header", status);
+    fits_clear_errmsg();
+    status = 0;
+    int tableCards = 0;
+    if (fits_hdr2str(f, 0, nullptr, 0, &text, &tableCards, &status)) failCfitsio(path, "corrupt header", status);
+    const std::string table(text, static_cast<std::size_t>(tableCards) * 80);
+    fits_free_memory(text, &status);
+    return imageHeaderFromTable(table, tableCards, cardCount);
+}
+
 } // namespace
 
 Image loadFits(const std::string& path, const LoadOptions& options) {
@@ -381,13 +458,8 @@ Image loadFits(const std::string& path, const LoadOptions& options) {
     if (chosen->kind == "image")
         checkNotTruncated(f, path, *chosen, static_cast<long double>(axes[0]) * (axes.size() > 1 ? axes[1] : 1) * planes);
 
-    // The header as an uncompressed image would have it (tile-compressed HDUs are converted back).
-    char* headerText = nullptr;
     int cardCount = 0;
-    if (fits_convert_hdr2str(f, 0, nullptr, 0, &headerText, &cardCount, &status))
-        failCfitsio(path, "corrupt header", status);
-    const std::string header(headerText, static_cast<std::size_t>(cardCount) * 80);
-    fits_free_memory(headerText, &status);
+    const std::string header = imageHeader(f, path, chosen->kind == "compressed image", cardCount);
     std::vector<HeaderCard> cards = parseCards(header, cardCount);
     const double bscale = cardNumber(cards, "BSCALE", 1.0, path);
     double bzero = cardNumber(cards, "BZERO", 0.0, path);
