@@ -178,19 +178,25 @@ DicomColour colourOf(const gdcm::PhotometricInterpretation& pi, const gdcm::Tran
                    " is not supported");
 }
 
-// Native (uncompressed) pixel data shorter than the image needs: GDCM would pad it silently.
-void checkNativeLength(const gdcm::DataSet& ds, const gdcm::TransferSyntax& ts, const DicomPixelLayout& layout,
-                       bool subsampled422, const std::string& path) {
-    if (ts.IsEncapsulated()) return;
-    const gdcm::ByteValue* bv = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetByteValue();
-    std::size_t needed = layout.bufferBytes();
-    if (subsampled422) needed = needed / 3 * 2; // Y Y Cb Cr for every two pixels
-    const std::size_t have = bv ? static_cast<std::size_t>(bv->GetLength()) : 0;
-    if (have < needed)
-        fail(path, "the pixel data are truncated (" + std::to_string(have) + " bytes of " + std::to_string(needed) + ")");
-    // A file that ends inside its pixel data is read without complaint and padded: compare where the
-    // pixel data start (GDCM stops there when told to skip them) with the file's size.
-    if (ts == gdcm::TransferSyntax::DeflatedExplicitVRLittleEndian) return;
+// GDCM reads a file that ends inside its pixel data without complaint: native data are padded, a cut
+// JPEG or JPEG 2000 stream is decoded as far as it goes. The pixel data must fit in the file: where
+// they start (GDCM stops there when told to skip them) plus the bytes the image needs (native) or the
+// declared fragment lengths (encapsulated) must not pass the end of the file.
+void checkPixelDataComplete(const gdcm::DataSet& ds, const gdcm::TransferSyntax& ts, const DicomPixelLayout& layout,
+                            bool subsampled422, const std::string& path) {
+    const gdcm::DataElement& element = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010));
+    std::size_t needed = 0;
+    if (const gdcm::SequenceOfFragments* fragments = element.GetSequenceOfFragments()) {
+        needed = fragments->ComputeLength();
+    } else {
+        needed = layout.bufferBytes();
+        if (subsampled422) needed = needed / 3 * 2; // Y Y Cb Cr for every two pixels
+        const gdcm::ByteValue* bv = element.GetByteValue();
+        const std::size_t have = bv ? static_cast<std::size_t>(bv->GetLength()) : 0;
+        if (have < needed)
+            fail(path, "the pixel data are truncated (" + std::to_string(have) + " bytes of " + std::to_string(needed) + ")");
+    }
+    if (ts == gdcm::TransferSyntax::DeflatedExplicitVRLittleEndian) return; // offsets are in the inflated stream
     auto reader = std::make_unique<gdcm::Reader>();
     reader->SetFileName(path.c_str());
     bool ok = false;
@@ -271,6 +277,8 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     const gdcm::PhotometricInterpretation pi = image.GetPhotometricInterpretation();
     const bool palette = pi == gdcm::PhotometricInterpretation::PALETTE_COLOR;
 
+    const gdcm::PixelFormat storedFormat = image.GetPixelFormat(); // before the lookup table replaces it
+
     // Palette colour becomes RGB through GDCM's lookup-table filter, which then owns the pixels.
     gdcm::ImageApplyLookupTable lookup;
     const gdcm::Image* pixels = &image;
@@ -298,11 +306,33 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     // GDCM 3.0 swaps big-endian pixel data in 16-bit words, which leaves the halves of 32-bit samples
     // exchanged (checked against pydicom on rtdose_expb.dcm).
     layout.swapWordHalves = ts.GetSwapCode() == gdcm::SwapCode::BigEndian && layout.bitsAllocated == 32 && !layout.isFloat;
-    if (!palette)
-        checkNativeLength(ds, ts, layout, pi == gdcm::PhotometricInterpretation::YBR_FULL_422, path);
+    // Read from memory after a repair, the file's offsets no longer apply. The stored pixels are the
+    // palette indices, not the RGB the lookup table made of them.
+    if (!source.stream) {
+        DicomPixelLayout stored = layout;
+        stored.samplesPerPixel = storedFormat.GetSamplesPerPixel();
+        stored.bitsAllocated = storedFormat.GetBitsAllocated();
+        checkPixelDataComplete(ds, ts, stored, pi == gdcm::PhotometricInterpretation::YBR_FULL_422, path);
+    }
 
     FrameValues frame;
-    {
+    if (ts == gdcm::TransferSyntax::RLELossless && !palette) {
+        // One fragment per frame (PS3.5 A.4.2), decoded here: see decodeRleFrame.
+        const gdcm::SequenceOfFragments* fragments =
+            ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetSequenceOfFragments();
+        if (!fragments || fragments->GetNumberOfFragments() != static_cast<unsigned>(frames))
+            fail(path, "the RLE pixel data are truncated or damaged (" +
+                           std::to_string(fragments ? fragments->GetNumberOfFragments() : 0) + " fragments for " +
+                           std::to_string(frames) + " frames)");
+        const gdcm::ByteValue* bv = fragments->GetFragment(static_cast<unsigned>(options.frame)).GetByteValue();
+        if (!bv || !bv->GetPointer()) fail(path, "the RLE frame is empty");
+        DicomPixelLayout one = layout;
+        one.frames = 1;
+        one.planar = false;
+        const std::vector<char> decoded = decodeRleFrame(reinterpret_cast<const unsigned char*>(bv->GetPointer()),
+                                                         bv->GetLength(), one, path);
+        frame = extractFrame(decoded.data(), decoded.size(), one, 0, path);
+    } else {
         const unsigned long length = pixels->GetBufferLength();
         if (length < layout.bufferBytes())
             fail(path, "the pixel data do not match the image size (" + std::to_string(length) + " bytes for " +

@@ -167,6 +167,53 @@ FrameValues extractFrame(const char* buffer, std::size_t length, const DicomPixe
     return out;
 }
 
+std::vector<char> decodeRleFrame(const unsigned char* fragment, std::size_t length, const DicomPixelLayout& layout,
+                                 const std::string& path) {
+    if (layout.bitsAllocated % 8 != 0 || layout.isFloat)
+        fail(path, "RLE with " + std::to_string(layout.bitsAllocated) + " bits allocated is not supported");
+    const std::size_t bytesPerSample = static_cast<std::size_t>(layout.bitsAllocated / 8);
+    const std::size_t spp = static_cast<std::size_t>(layout.samplesPerPixel);
+    const std::size_t pixels = static_cast<std::size_t>(layout.columns) * static_cast<std::size_t>(layout.rows);
+    const std::size_t segments = spp * bytesPerSample;
+    const auto u32 = [&](std::size_t at) {
+        return static_cast<std::uint32_t>(fragment[at]) | (static_cast<std::uint32_t>(fragment[at + 1]) << 8) |
+               (static_cast<std::uint32_t>(fragment[at + 2]) << 16) | (static_cast<std::uint32_t>(fragment[at + 3]) << 24);
+    };
+    if (length < 64 || u32(0) != segments)
+        fail(path, "the RLE frame is damaged (" + std::string(length < 64 ? "no header" : "wrong number of segments") + ")");
+
+    std::vector<char> out(pixels * segments);
+    std::vector<unsigned char> plane(pixels);
+    for (std::size_t s = 0; s < segments; ++s) {
+        const std::size_t begin = u32(4 + 4 * s);
+        const std::size_t end = s + 1 < segments ? u32(8 + 4 * s) : length;
+        if (begin < 64 || begin > end || end > length) fail(path, "the RLE frame is damaged or truncated");
+        std::size_t in = begin, produced = 0;
+        while (produced < pixels && in < end) {
+            const int n = static_cast<signed char>(fragment[in++]);
+            if (n >= 0) { // n + 1 literal bytes
+                const std::size_t count = static_cast<std::size_t>(n) + 1;
+                if (in + count > end || produced + count > pixels) break;
+                std::memcpy(plane.data() + produced, fragment + in, count);
+                in += count;
+                produced += count;
+            } else if (n != -128) { // the next byte, 1 - n times
+                const std::size_t count = static_cast<std::size_t>(1 - n);
+                if (in >= end || produced + count > pixels) break;
+                std::memset(plane.data() + produced, fragment[in++], count);
+                produced += count;
+            }
+        }
+        if (produced != pixels) fail(path, "the RLE frame is damaged or truncated");
+        // Segment s holds byte (most significant first) s % bytesPerSample of sample s / bytesPerSample.
+        const std::size_t sample = s / bytesPerSample;
+        const std::size_t byte = bytesPerSample - 1 - s % bytesPerSample; // little-endian position
+        for (std::size_t p = 0; p < pixels; ++p)
+            out[(p * spp + sample) * bytesPerSample + byte] = static_cast<char>(plane[p]);
+    }
+    return out;
+}
+
 bool jpegComponentsAreYcbcr(const unsigned char* s, std::size_t n) {
     bool jfif = false, adobe = false;
     int transform = -1;

@@ -39,6 +39,13 @@ struct FrameValues {
 FrameValues extractFrame(const char* buffer, std::size_t length, const DicomPixelLayout& layout, int frame,
                          const std::string& path);
 
+// Decodes one RLE Lossless frame (DICOM PS3.5 annex G: a 64-byte header of segment offsets, then one
+// PackBits segment per byte of each sample, most significant first) into the layout GDCM's decoders
+// produce: samples interleaved, little endian. GDCM 3.0 scrambles the bytes of RLE colour samples wider
+// than 8 bits, so Glint decodes RLE itself. Throws InputError on a damaged or truncated segment.
+std::vector<char> decodeRleFrame(const unsigned char* fragment, std::size_t length, const DicomPixelLayout& layout,
+                                 const std::string& path);
+
 // Whether a JPEG stream's three components are YCbCr, by the rules libjpeg applies (JFIF marker,
 // Adobe transform flag, component identifiers). GDCM hands lossy JPEG components over unconverted.
 bool jpegComponentsAreYcbcr(const unsigned char* stream, std::size_t length);
