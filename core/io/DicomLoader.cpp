@@ -4,6 +4,7 @@
 // so every call into it runs under runGuardedAgainstAbort.
 #include "io/AbortGuard.h"
 #include "io/DicomPixels.h"
+#include "io/DicomScan.h"
 #include "io/ImageLoader.h"
 #include "io/IntegerRange.h"
 #include "util/Errors.h"
@@ -24,7 +25,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -178,41 +178,17 @@ DicomColour colourOf(const gdcm::PhotometricInterpretation& pi, const gdcm::Tran
                    " is not supported");
 }
 
-// GDCM reads a file that ends inside its pixel data without complaint: native data are padded, a cut
-// JPEG or JPEG 2000 stream is decoded as far as it goes. The pixel data must fit in the file: where
-// they start (GDCM stops there when told to skip them) plus the bytes the image needs (native) or the
-// declared fragment lengths (encapsulated) must not pass the end of the file.
-void checkPixelDataComplete(const gdcm::DataSet& ds, const gdcm::TransferSyntax& ts, const DicomPixelLayout& layout,
-                            bool subsampled422, const std::string& path) {
-    const gdcm::DataElement& element = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010));
-    std::size_t needed = 0;
-    if (const gdcm::SequenceOfFragments* fragments = element.GetSequenceOfFragments()) {
-        needed = fragments->ComputeLength();
-    } else {
-        needed = layout.bufferBytes();
-        if (subsampled422) needed = needed / 3 * 2; // Y Y Cb Cr for every two pixels
-        const gdcm::ByteValue* bv = element.GetByteValue();
-        const std::size_t have = bv ? static_cast<std::size_t>(bv->GetLength()) : 0;
-        if (have < needed)
-            fail(path, "the pixel data are truncated (" + std::to_string(have) + " bytes of " + std::to_string(needed) + ")");
-    }
-    if (ts == gdcm::TransferSyntax::DeflatedExplicitVRLittleEndian) return; // offsets are in the inflated stream
-    auto reader = std::make_unique<gdcm::Reader>();
-    reader->SetFileName(path.c_str());
-    bool ok = false;
-    std::size_t start = 0;
-    if (!runGuardedAgainstAbort([&] {
-            ok = reader->ReadUpToTag(gdcm::Tag(0x7fe0, 0x0010), {gdcm::Tag(0x7fe0, 0x0010)});
-            start = reader->GetStreamCurrentPosition();
-        })) {
-        (void)reader.release();
-        return;
-    }
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ok && !ec && start > 0 && start + needed > size)
-        fail(path, "the file is truncated inside its pixel data (" + std::to_string(size > start ? size - start : 0) +
-                       " bytes of " + std::to_string(needed) + ")");
+// Native pixel data shorter than the image needs (GDCM would pad them). Files that end inside their
+// pixel data are caught before, by checkDicomElementLengths.
+void checkNativeLength(const gdcm::DataSet& ds, const gdcm::TransferSyntax& ts, const DicomPixelLayout& layout,
+                       bool subsampled422, const std::string& path) {
+    if (ts.IsEncapsulated()) return;
+    std::size_t needed = layout.bufferBytes();
+    if (subsampled422) needed = needed / 3 * 2; // Y Y Cb Cr for every two pixels
+    const gdcm::ByteValue* bv = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetByteValue();
+    const std::size_t have = bv ? static_cast<std::size_t>(bv->GetLength()) : 0;
+    if (have < needed)
+        fail(path, "the pixel data are truncated (" + std::to_string(have) + " bytes of " + std::to_string(needed) + ")");
 }
 
 std::vector<HeaderCard> tagsThatMatter(const gdcm::File& file, const std::string& tsUid) {
@@ -256,6 +232,7 @@ Image imageFrom(int width, int height, const std::vector<double>& values) {
 
 Image loadDicom(const std::string& path, const LoadOptions& options) {
     silenceGdcm();
+    checkDicomElementLengths(path);
     StderrSilencer quiet;
     DicomSource source = open(path);
     const gdcm::File& file = source.reader->GetFile();
@@ -306,14 +283,11 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     // GDCM 3.0 swaps big-endian pixel data in 16-bit words, which leaves the halves of 32-bit samples
     // exchanged (checked against pydicom on rtdose_expb.dcm).
     layout.swapWordHalves = ts.GetSwapCode() == gdcm::SwapCode::BigEndian && layout.bitsAllocated == 32 && !layout.isFloat;
-    // Read from memory after a repair, the file's offsets no longer apply. The stored pixels are the
-    // palette indices, not the RGB the lookup table made of them.
-    if (!source.stream) {
-        DicomPixelLayout stored = layout;
-        stored.samplesPerPixel = storedFormat.GetSamplesPerPixel();
-        stored.bitsAllocated = storedFormat.GetBitsAllocated();
-        checkPixelDataComplete(ds, ts, stored, pi == gdcm::PhotometricInterpretation::YBR_FULL_422, path);
-    }
+    // The stored pixels are the palette indices, not the RGB the lookup table made of them.
+    DicomPixelLayout stored = layout;
+    stored.samplesPerPixel = storedFormat.GetSamplesPerPixel();
+    stored.bitsAllocated = storedFormat.GetBitsAllocated();
+    checkNativeLength(ds, ts, stored, pi == gdcm::PhotometricInterpretation::YBR_FULL_422, path);
 
     FrameValues frame;
     if (ts == gdcm::TransferSyntax::RLELossless && !palette) {
