@@ -145,10 +145,9 @@ private:
             last = tag;
             std::uint32_t length = 0;
             char vr[2] = {'?', '?'};
-            if (explicit_) {
-                vr[0] = static_cast<char>(h[4]);
-                vr[1] = static_cast<char>(h[5]);
-                if (!knownVr(vr)) return Outcome::Lost;
+            vr[0] = static_cast<char>(h[4]);
+            vr[1] = static_cast<char>(h[5]);
+            if (explicit_ && knownVr(vr)) {
                 length = u16(h + 6, bigEndian_);
                 if (longVr(vr)) {
                     unsigned char l[4];
@@ -156,7 +155,9 @@ private:
                     length = u32(l, bigEndian_);
                 }
             } else {
+                // Implicit VR, or (as GDCM reads it) an element whose VR is not one: a 32-bit length.
                 length = u32(h + 4, bigEndian_);
+                vr[0] = vr[1] = '?';
             }
             if (depth == 0 && (tag == 0x00280010u || tag == 0x00280011u) && length == 2) {
                 unsigned char v[2];
@@ -168,7 +169,7 @@ private:
                 skip(tag, length);
                 continue;
             }
-            if (explicit_ && !isVr(vr, "SQUNOBOW")) return Outcome::Lost;
+            if (vr[0] != '?' && !isVr(vr, "SQUNOBOW")) return Outcome::Lost;
             if (scanItems(tag == kPixelData, depth) == Outcome::Lost) return Outcome::Lost;
         }
         return Outcome::Ended;

@@ -92,8 +92,12 @@ std::shared_ptr<const Wcs> Wcs::fromHeader(const std::string& header, int cardCo
     impl->frame = *frame;
 
     std::shared_ptr<Wcs> wcs(new Wcs(std::move(impl)));
-    // A description that cannot map even its own reference pixel is of no use to a readout.
-    if (!wcs->pixelToSky(wcs->impl_->wcs->crpix[0] - 1.0, wcs->impl_->wcs->crpix[1] - 1.0)) return nullptr;
+    // A description that cannot map its own reference pixel to the sky and back (a singular matrix, a
+    // projection that cannot hold it) is of no use to readouts and region files.
+    const double x0 = wcs->impl_->wcs->crpix[0] - 1.0, y0 = wcs->impl_->wcs->crpix[1] - 1.0;
+    const auto sky = wcs->pixelToSky(x0, y0);
+    const auto back = sky ? wcs->skyToPixel(*sky) : std::nullopt;
+    if (!back || std::fabs(back->first - x0) > 1e-3 || std::fabs(back->second - y0) > 1e-3) return nullptr;
     return wcs;
 }
 
