@@ -13,9 +13,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -208,47 +210,69 @@ std::string hduSummary(const std::vector<HduInfo>& hdus) {
     return s;
 }
 
-// Raw samples exactly as stored (CFITSIO's own scaling is switched off), with CFITSIO's null flags:
-// BLANK for integer images, NaN for floating ones, ZBLANK in tile-compressed ones.
+// Raw samples exactly as stored (CFITSIO's own scaling is switched off). Floating images come back
+// with NaN where CFITSIO knows of undefined pixels (ZBLANK of quantised tile-compressed images).
 template <class Raw>
 std::vector<Raw> readRaw(fitsfile* f, int datatype, std::vector<LONGLONG>& first, std::size_t count,
-                         std::vector<char>& nulls, const std::string& path) {
+                         const std::string& path) {
     std::vector<Raw> raw(count);
-    nulls.assign(count, 0);
     int anyNull = 0;
     int status = 0;
+    Raw nan = std::numeric_limits<Raw>::quiet_NaN();
     fits_set_bscale(f, 1.0, 0.0, &status);
-    fits_read_pixnullll(f, datatype, first.data(), static_cast<LONGLONG>(count), raw.data(), nulls.data(), &anyNull,
-                        &status);
+    fits_read_pixll(f, datatype, first.data(), static_cast<LONGLONG>(count), std::is_floating_point_v<Raw> ? &nan : nullptr,
+                    raw.data(), &anyNull, &status);
     if (status) failCfitsio(path, "the image data are truncated or corrupt", status);
     return raw;
 }
 
+// Which raw values are undefined: BLANK for integer images, NaN for floating ones.
+template <class Raw>
+struct BlankTest {
+    std::optional<long long> blank;
+    bool operator()(Raw v) const {
+        if constexpr (std::is_floating_point_v<Raw>) return std::isnan(v);
+        else return blank && static_cast<long long>(v) == *blank;
+    }
+};
+
+// Converts in place when the type does not change, so that a large image is held once, not twice; the
+// blank mask is only allocated when a blank turns up.
 template <class T, class Raw, class F>
-Image buildImage(int width, int height, const std::vector<Raw>& raw, const std::vector<char>& nulls, F&& convert) {
-    std::vector<T> samples(raw.size());
-    std::vector<std::uint8_t> blank(raw.size(), 0);
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        if (nulls[i]) {
+Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<Raw>& isBlank, F&& convert) {
+    std::vector<T> samples;
+    if constexpr (std::is_same_v<T, Raw>) samples = std::move(raw);
+    else samples.resize(raw.size());
+    std::vector<std::uint8_t> blank;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        Raw v;
+        if constexpr (std::is_same_v<T, Raw>) v = samples[i];
+        else v = raw[i];
+        if (isBlank(v)) {
+            if (blank.empty()) blank.assign(samples.size(), 0);
             blank[i] = 1;
             samples[i] = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
             continue;
         }
-        samples[i] = convert(raw[i]);
+        samples[i] = static_cast<T>(convert(v));
         if constexpr (std::numeric_limits<T>::has_quiet_NaN)
-            if (std::isnan(samples[i])) blank[i] = 1;
+            if (std::isnan(samples[i])) {
+                if (blank.empty()) blank.assign(samples.size(), 0);
+                blank[i] = 1;
+            }
     }
+    std::vector<Raw>().swap(raw);
     Image image = Image::fromSamples<T>(width, height, std::move(samples));
     image.setBlankMask(std::move(blank));
     return image;
 }
 
 template <class Raw>
-Image toPhysical(int width, int height, const std::vector<Raw>& raw, const std::vector<char>& nulls, double bscale,
+Image toPhysical(int width, int height, std::vector<Raw> raw, const BlankTest<Raw>& isBlank, double bscale,
                  double bzero) {
     const bool identity = bscale == 1.0 && bzero == 0.0;
     if constexpr (std::is_floating_point_v<Raw>) {
-        if (identity) return buildImage<Raw>(width, height, raw, nulls, [](Raw v) { return v; });
+        if (identity) return buildImage<Raw>(width, height, raw, isBlank, [](Raw v) { return v; });
     } else {
         if (bscale == 1.0 && bzero == std::nearbyint(bzero)) {
             const long double z = bzero;
@@ -259,13 +283,13 @@ Image toPhysical(int width, int height, const std::vector<Raw>& raw, const std::
                 const std::int64_t offset = static_cast<std::int64_t>(z);
                 const auto shifted = [offset](Raw v) { return static_cast<std::int64_t>(v) + offset; };
                 switch (*type) {
-                case SampleType::UInt8: return buildImage<std::uint8_t>(width, height, raw, nulls, shifted);
-                case SampleType::Int8: return buildImage<std::int8_t>(width, height, raw, nulls, shifted);
-                case SampleType::UInt16: return buildImage<std::uint16_t>(width, height, raw, nulls, shifted);
-                case SampleType::Int16: return buildImage<std::int16_t>(width, height, raw, nulls, shifted);
-                case SampleType::UInt32: return buildImage<std::uint32_t>(width, height, raw, nulls, shifted);
-                case SampleType::Int32: return buildImage<std::int32_t>(width, height, raw, nulls, shifted);
-                default: return buildImage<std::int64_t>(width, height, raw, nulls, shifted);
+                case SampleType::UInt8: return buildImage<std::uint8_t>(width, height, raw, isBlank, shifted);
+                case SampleType::Int8: return buildImage<std::int8_t>(width, height, raw, isBlank, shifted);
+                case SampleType::UInt16: return buildImage<std::uint16_t>(width, height, raw, isBlank, shifted);
+                case SampleType::Int16: return buildImage<std::int16_t>(width, height, raw, isBlank, shifted);
+                case SampleType::UInt32: return buildImage<std::uint32_t>(width, height, raw, isBlank, shifted);
+                case SampleType::Int32: return buildImage<std::int32_t>(width, height, raw, isBlank, shifted);
+                default: return buildImage<std::int64_t>(width, height, raw, isBlank, shifted);
                 }
             }
             // BITPIX 64 with an offset (the unsigned 64-bit convention, BZERO = 2^63): int64 when the
@@ -273,24 +297,24 @@ Image toPhysical(int width, int height, const std::vector<Raw>& raw, const std::
             bool fits = true;
             for (std::size_t i = 0; i < raw.size() && fits; ++i) {
                 const long double v = static_cast<long double>(raw[i]) + z;
-                fits = nulls[i] || (v >= -9223372036854775808.0L && v <= 9223372036854775807.0L);
+                fits = isBlank(raw[i]) || (v >= -9223372036854775808.0L && v <= 9223372036854775807.0L);
             }
             if (fits)
-                return buildImage<std::int64_t>(width, height, raw, nulls, [z](Raw v) {
+                return buildImage<std::int64_t>(width, height, raw, isBlank, [z](Raw v) {
                     return static_cast<std::int64_t>(static_cast<long double>(v) + z);
                 });
-            return buildImage<double>(width, height, raw, nulls, [z](Raw v) {
+            return buildImage<double>(width, height, raw, isBlank, [z](Raw v) {
                 return static_cast<double>(static_cast<long double>(v) + z);
             });
         }
     }
     // Any other scaling: double, computed as the FITS standard and astropy do (raw * BSCALE + BZERO).
-    return buildImage<double>(width, height, raw, nulls,
+    return buildImage<double>(width, height, raw, isBlank,
                               [bscale, bzero](Raw v) { return static_cast<double>(v) * bscale + bzero; });
 }
 
 Image readPlane(fitsfile* f, const std::string& path, int bitpix, const std::vector<LONGLONG>& axes, int plane,
-                double bscale, double bzero) {
+                double bscale, double bzero, std::optional<long long> blank) {
     const int width = static_cast<int>(axes[0]);
     const int height = axes.size() > 1 ? static_cast<int>(axes[1]) : 1;
     std::vector<LONGLONG> first(axes.size(), 1);
@@ -299,21 +323,24 @@ Image readPlane(fitsfile* f, const std::string& path, int bitpix, const std::vec
         first[k] = rest % axes[k] + 1;
         rest /= axes[k];
     }
-    const std::size_t count = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-    std::vector<char> nulls;
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     switch (bitpix) {
     case BYTE_IMG:
-        return toPhysical(width, height, readRaw<std::uint8_t>(f, TBYTE, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<std::uint8_t>(f, TBYTE, first, n, path),
+                          BlankTest<std::uint8_t>{blank}, bscale, bzero);
     case SHORT_IMG:
-        return toPhysical(width, height, readRaw<std::int16_t>(f, TSHORT, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<std::int16_t>(f, TSHORT, first, n, path),
+                          BlankTest<std::int16_t>{blank}, bscale, bzero);
     case LONG_IMG:
-        return toPhysical(width, height, readRaw<std::int32_t>(f, TINT, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<std::int32_t>(f, TINT, first, n, path),
+                          BlankTest<std::int32_t>{blank}, bscale, bzero);
     case LONGLONG_IMG:
-        return toPhysical(width, height, readRaw<std::int64_t>(f, TLONGLONG, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<std::int64_t>(f, TLONGLONG, first, n, path),
+                          BlankTest<std::int64_t>{blank}, bscale, bzero);
     case FLOAT_IMG:
-        return toPhysical(width, height, readRaw<float>(f, TFLOAT, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<float>(f, TFLOAT, first, n, path), BlankTest<float>{}, bscale, bzero);
     case DOUBLE_IMG:
-        return toPhysical(width, height, readRaw<double>(f, TDOUBLE, first, count, nulls, path), nulls, bscale, bzero);
+        return toPhysical(width, height, readRaw<double>(f, TDOUBLE, first, n, path), BlankTest<double>{}, bscale, bzero);
     default: fail(path, "BITPIX = " + std::to_string(bitpix) + " is not a valid FITS sample type");
     }
 }
@@ -467,7 +494,14 @@ Image loadFits(const std::string& path, const LoadOptions& options) {
     if (bitpix == LONGLONG_IMG && std::fabs(bzero - 9223372036854775808.0) < 1.0e5) bzero = 9223372036854775808.0;
     if (bscale == 0.0) fail(path, "BSCALE = 0 makes every pixel the same value");
 
-    Image image = readPlane(f, path, bitpix, axes, options.plane, bscale, bzero);
+    std::optional<long long> blank;
+    if (const HeaderCard* c = findCard(cards, "BLANK"); c && bitpix > 0) {
+        char* end = nullptr;
+        const long long v = std::strtoll(c->value.c_str(), &end, 10);
+        if (end == c->value.c_str() || *end != '\0') fail(path, "BLANK = '" + c->value + "' is not an integer");
+        blank = v;
+    }
+    Image image = readPlane(f, path, bitpix, axes, options.plane, bscale, bzero, blank);
     image.meta.format = "FITS";
     image.meta.bitDepth = std::abs(bitpix);
     image.meta.hdu = chosen->index;

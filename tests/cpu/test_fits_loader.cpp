@@ -43,6 +43,7 @@ struct WriteSpec {
     double bzero = 0.0;
     std::optional<long long> blank;
     int compression = 0; // 0 = none, else RICE_1 / GZIP_1
+    bool quantiseFloats = false; // CFITSIO's default lossy float compression, else lossless
 };
 
 void check(int status, const char* what) {
@@ -60,7 +61,7 @@ void writeImage(fitsfile* f, const WriteSpec& spec, const std::vector<long>& axe
     int status = 0;
     if (spec.compression) {
         fits_set_compression_type(f, spec.compression, &status);
-        if (spec.bitpix < 0) fits_set_quantize_level(f, 0.0f, &status); // lossless floats
+        if (spec.bitpix < 0 && !spec.quantiseFloats) fits_set_quantize_level(f, 0.0f, &status); // lossless
     }
     std::vector<long> naxes = axes;
     fits_create_img(f, spec.bitpix, static_cast<int>(naxes.size()), naxes.data(), &status);
@@ -80,6 +81,17 @@ void writeImage(fitsfile* f, const WriteSpec& spec, const std::vector<long>& axe
         for (std::size_t i = 0; i < raw.size(); ++i) v[i] = static_cast<decltype(sample)>(raw[i]);
         fits_write_img(f, datatype, 1, static_cast<LONGLONG>(v.size()), v.data(), &status);
     };
+    if (spec.quantiseFloats) {
+        // The compressor finds NaN only when told to look for undefined pixels.
+        std::vector<float> v(raw.begin(), raw.end());
+        float nulval = -1.0e30f;
+        for (float& x : v)
+            if (std::isnan(x)) x = nulval;
+        LONGLONG first[2] = {1, 1};
+        fits_write_pixnullll(f, TFLOAT, first, static_cast<LONGLONG>(v.size()), v.data(), &nulval, &status);
+        check(status, "writing the quantised image");
+        return;
+    }
     switch (spec.bitpix) {
     case 8: write(static_cast<unsigned char>(0), TBYTE); break;
     case 16: write(static_cast<short>(0), TSHORT); break;
@@ -228,6 +240,24 @@ private slots:
         image = loadImage(writeFile("u64big.fits", spec, {kWidth, kHeight}, raw).toStdString());
         QCOMPARE(image.sampleType(), SampleType::Float64);
         QCOMPARE(image.value(3), 9223372036854775813.0);
+    }
+
+    // Quantised (lossy) tile compression of floats marks NaN with ZBLANK: they must come back blank.
+    void quantisedFloatCompression() {
+        std::vector<long double> raw;
+        std::mt19937 rng(11);
+        std::normal_distribution<double> noise(100.0, 5.0);
+        for (int i = 0; i < 64 * 64; ++i)
+            raw.push_back(i % 97 == 3 ? std::numeric_limits<long double>::quiet_NaN() : noise(rng));
+        WriteSpec spec{-32, 1.0, 0.0, std::nullopt, RICE_1, true};
+        const Image image = loadImage(writeFile("quantised.fits", spec, {64, 64}, raw).toStdString());
+        QCOMPARE(image.sampleType(), SampleType::Float32);
+        double worst = 0;
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            QCOMPARE(image.isBlank(i), bool(std::isnan(raw[i])));
+            if (!std::isnan(raw[i])) worst = std::max(worst, std::fabs(image.value(i) - double(raw[i])));
+        }
+        QVERIFY2(worst > 0 && worst < 2.0, qPrintable(QString("largest quantisation error %1").arg(worst)));
     }
 
     void cubeByPlane() {
