@@ -3,6 +3,7 @@
 // one Wcs holds its mutex; wcspih's parser is not trusted to be reentrant either.
 #include "io/Wcs.h"
 
+#include "io/AbortGuard.h"
 #include "io/SkyFrames.h"
 
 #include <wcslib/wcs.h>
@@ -60,6 +61,35 @@ std::vector<int> axisLengths(const std::string& header, int cardCount) {
     return lengths;
 }
 
+// wcslib 7's header parser crashes on some damaged cards (bytes outside printable ASCII, a string
+// value without its closing quote overruns a buffer) and echoes others to standard output (a keyword
+// with no value), where `--json -` must write nothing else. Such cards are blanked: no WCS needs them.
+void sanitiseForWcslib(std::string& text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7E) c = ' ';
+    for (std::size_t at = 0; at + 80 <= text.size(); at += 80) {
+        const std::string card = text.substr(at, 80);
+        if (card.compare(8, 2, "= ") != 0) continue;
+        const std::size_t open = card.find_first_not_of(' ', 10);
+        if (open == std::string::npos || card[open] == '/') { // an undefined value: wcspih prints to stdout
+            text.replace(at, 80, 80, ' ');
+            continue;
+        }
+        if (card[open] != '\'') continue;
+        bool closed = false;
+        for (std::size_t i = open + 1; i < 80; ++i) {
+            if (card[i] != '\'') continue;
+            if (i + 1 < 80 && card[i + 1] == '\'') { // '' is a quote inside the string
+                ++i;
+                continue;
+            }
+            closed = true;
+            break;
+        }
+        if (!closed) text.replace(at, 80, 80, ' ');
+    }
+}
+
 } // namespace
 
 Wcs::Wcs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -69,11 +99,20 @@ std::shared_ptr<const Wcs> Wcs::fromHeader(const std::string& header, int cardCo
     if (cardCount <= 0 || header.size() < static_cast<std::size_t>(cardCount) * 80) return nullptr;
     auto impl = std::make_unique<Impl>();
     std::string text = header.substr(0, static_cast<std::size_t>(cardCount) * 80);
+    sanitiseForWcslib(text);
     {
         std::lock_guard lock(parserMutex());
         int rejected = 0;
-        // ctrl 0: wcslib reports nothing on stderr about the cards it does not take.
-        if (wcspih(text.data(), cardCount, WCSHDR_all, 0, &rejected, &impl->count, &impl->all) != 0) return nullptr;
+        int status = -1;
+        // ctrl 0: wcslib reports nothing on stderr about the cards it does not take. A damaged card the
+        // sanitiser did not foresee may still trip glibc's buffer-overflow check (an abort): guard it.
+        wcsprm* all = nullptr;
+        int count = 0;
+        if (!runGuardedAgainstAbort([&] { status = wcspih(text.data(), cardCount, WCSHDR_all, 0, &rejected, &count, &all); }))
+            return nullptr;
+        impl->count = count;
+        impl->all = all;
+        if (status != 0) return nullptr;
     }
     if (impl->count <= 0 || !impl->all) return nullptr;
     int alternates[27];

@@ -127,6 +127,24 @@ private slots:
         QVERIFY(text.out.contains("WCS (ICRS)"));
     }
 
+    // Header cards that make wcslib write to standard output must not reach it: only the JSON does.
+    void damagedHeaderKeepsStdoutClean() {
+        const QByteArray cards[] = {"SIMPLE  =                    T", "BITPIX  =                    8",
+                                    "NAXIS   =                    2", "NAXIS1  =                    2",
+                                    "NAXIS2  =                    2", "CTYPE1  = 'RA---TAN-SIP'",
+                                    "CTYPE2  = 'DEC--TAN-SIP'",      "CDELT1  =                -0.01",
+                                    "CDELT2  =                 0.01", "A_ORDER =",
+                                    "B_ORDER =",                      "OBJECT  = 'no closing quote",
+                                    "END"};
+        QByteArray header;
+        for (const QByteArray& c : cards) header += c.leftJustified(80, ' ');
+        const QString path = writeText("damaged.fits", header.leftJustified(2880, ' ') + QByteArray(2880, '\x07'));
+        const test::CliResult r = test::runCli({"info", path, "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith('{'), r.out.left(40).constData());
+        QCOMPARE(parseJson(r.out)["wcs"].toBool(), true);
+    }
+
     void csvJson() {
         const QString path = writeText("m.csv", "1,2\n3,4\n");
         const test::CliResult r = test::runCli({"info", path, "--json", "-"});

@@ -414,6 +414,20 @@ private slots:
         }
     }
 
+    // A transfer syntax GDCM does not decode (JPIP: the pixels live on a server), named in the message.
+    void unsupportedTransferSyntax() {
+        REAL_FILE(original, "MR_small_jp2klossless.dcm");
+        QByteArray bytes = readBytes(original);
+        QVERIFY(bytes.contains("1.2.840.10008.1.2.4.90"));
+        bytes.replace("1.2.840.10008.1.2.4.90", "1.2.840.10008.1.2.4.94");
+        try {
+            load(writeBytes("jpip.dcm", bytes));
+            QFAIL("a JPIP file was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("1.2.840.10008.1.2.4.94 (JPIP Referenced)"), e.what());
+        }
+    }
+
     // Damaged, truncated and image-less files: one InputError each, never a crash.
     void badFiles_data() {
         QTest::addColumn<QString>("name");

@@ -188,6 +188,20 @@ private slots:
         QVERIFY(separation(a->ra, a->dec, b->ra, b->dec) > 1.0);
     }
 
+    // Damaged cards that crash wcslib 7 or make it write to standard output are dropped, the rest used.
+    void damagedCardsAreDropped() {
+        Cards cards = kFk4;
+        cards.push_back({"OBJECT", "'no closing quote"});
+        cards.push_back({"B_ORDER", ""});
+        cards.push_back({"HISTORY", std::string("bytes \xba\xfd\x01 from a bad disk")});
+        const auto clean = wcsOf(kFk4);
+        const auto damaged = wcsOf(cards);
+        QVERIFY(clean && damaged);
+        const auto a = clean->pixelToSky(30, 80), b = damaged->pixelToSky(30, 80);
+        QCOMPARE(a->ra, b->ra);
+        QCOMPARE(a->dec, b->dec);
+    }
+
     void noUsableWcs_data() {
         QTest::addColumn<QString>("what");
         QTest::newRow("no keywords") << "none";
