@@ -1,4 +1,5 @@
-// glint-cli info: what a file holds, as JSON or as a short text summary.
+// glint-cli info: what a file holds, as JSON (DESIGN.md's fields, and a few more) or as a short text
+// summary. Bad option values exit 2; a file that cannot be read, or a chosen HDU with no image, exits 3.
 #include "cli/Args.h"
 #include "cli/Commands.h"
 #include "export/JsonOutput.h"
@@ -8,7 +9,9 @@
 #include "jobs/Backend.h"
 #include "util/Errors.h"
 
+#include <cmath>
 #include <iostream>
+#include <optional>
 
 namespace glint::cli {
 
@@ -21,8 +24,19 @@ Json hduJson(const HduInfo& h) {
     j["name"] = h.name;
     j["bitpix"] = h.bitpix;
     j["axes"] = h.axes;
+    j["image"] = h.hasImage();
     return j;
 }
+
+std::optional<int> indexOption(const ParsedArgs& a, const std::string& option) {
+    const auto v = a.value(option);
+    if (!v) return std::nullopt;
+    const long long n = parseInteger(*v, option);
+    if (n < 0 || n > 1'000'000'000) throw UsageError("option '" + option + "' must be a number from 0");
+    return static_cast<int>(n);
+}
+
+Json numberOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 } // namespace
 
@@ -30,22 +44,20 @@ int runInfo(const std::vector<std::string>& args) {
     const ParsedArgs a = parseArgs(args, {{"--hdu", "--plane", "--frame", "--json"}, {}});
     if (a.positionals.size() != 1) throw UsageError("info takes exactly one IMAGE");
     LoadOptions options;
-    if (auto v = a.value("--hdu")) {
-        const long long hdu = parseInteger(*v, "--hdu");
-        if (hdu < 0) throw UsageError("option '--hdu' must be 0 or more");
-        options.hdu = static_cast<int>(hdu);
-    }
-    if (auto v = a.value("--plane")) {
-        const long long plane = parseInteger(*v, "--plane");
-        if (plane < 0) throw UsageError("option '--plane' must be 0 or more");
-        options.plane = static_cast<int>(plane);
-    }
-    if (auto v = a.value("--frame")) {
-        const long long frame = parseInteger(*v, "--frame");
-        if (frame < 0) throw UsageError("option '--frame' must be 0 or more");
-        options.frame = static_cast<int>(frame);
-    }
+    const auto hdu = indexOption(a, "--hdu");
+    const auto plane = indexOption(a, "--plane");
+    const auto frame = indexOption(a, "--frame");
+    if (hdu) options.hdu = *hdu;
+    if (plane) options.plane = *plane;
+    if (frame) options.frame = *frame;
     const std::string path = a.positionals[0];
+    const FileFormat format = detectFileFormat(path);
+    // An option that cannot apply to the file is a mistake worth saying, not something to ignore.
+    if ((hdu || plane) && format != FileFormat::Fits)
+        throw UsageError(std::string("'") + (hdu ? "--hdu" : "--plane") + "' applies to FITS files; '" + path +
+                         "' is " + fileFormatName(format));
+    if (frame && format != FileFormat::Dicom)
+        throw UsageError("'--frame' applies to DICOM files; '" + path + "' is " + fileFormatName(format));
     const Image image = loadImage(path, options);
 
     Timing timing;
@@ -54,6 +66,9 @@ int runInfo(const std::vector<std::string>& args) {
         auto step = timing.scope("stats");
         stats = computeStats(image);
     }
+    std::optional<SkyCoord> centre;
+    if (image.meta.wcs) centre = image.meta.wcs->pixelToSky((image.width() - 1) / 2.0, (image.height() - 1) / 2.0);
+
     Json doc = resultDocument("info", "cpu", cpuDeviceName(), timing);
     doc["path"] = path;
     doc["format"] = image.meta.format;
@@ -62,12 +77,12 @@ int runInfo(const std::vector<std::string>& args) {
     doc["bit_depth"] = image.meta.bitDepth;
     doc["sample_type"] = sampleTypeName(image.sampleType());
     doc["integer_valued"] = image.meta.integerValued;
-    doc["min"] = stats.min;
-    doc["max"] = stats.max;
-    doc["mean"] = stats.mean;
-    doc["median"] = stats.median;
+    doc["min"] = numberOrNull(stats.min);
+    doc["max"] = numberOrNull(stats.max);
+    doc["mean"] = numberOrNull(stats.mean);
+    doc["median"] = numberOrNull(stats.median);
     doc["blank_count"] = image.blankCount();
-    doc["hdu"] = image.meta.hdu;
+    doc["hdu"] = image.meta.hdu >= 0 ? Json(image.meta.hdu) : Json(nullptr);
     Json hdus = Json::array();
     for (const auto& h : image.meta.hdus) hdus.push_back(hduJson(h));
     doc["hdus"] = hdus;
@@ -78,8 +93,8 @@ int runInfo(const std::vector<std::string>& args) {
     doc["colour"] = image.meta.wasColour;
     doc["wcs"] = image.meta.wcs != nullptr;
     if (image.meta.wcs) {
-        if (auto c = image.meta.wcs->pixelToSky((image.width() - 1) / 2.0, (image.height() - 1) / 2.0))
-            doc["center_radec_j2000"] = {c->ra, c->dec};
+        doc["wcs_frame"] = image.meta.wcs->nativeFrame();
+        if (centre) doc["center_radec_j2000"] = {centre->ra, centre->dec};
     }
     if (image.meta.windowCenter && image.meta.windowWidth)
         doc["window"] = {{"center", *image.meta.windowCenter}, {"width", *image.meta.windowWidth}};
@@ -90,10 +105,22 @@ int runInfo(const std::vector<std::string>& args) {
     }
     std::cout << path << ": " << image.meta.format << ", " << image.width() << " x " << image.height() << ", "
               << image.meta.bitDepth << "-bit " << sampleTypeName(image.sampleType())
-              << (image.meta.integerValued ? " (integer-valued)" : "") << "\n"
+              << (image.meta.integerValued ? " (integer-valued)" : "") << (image.meta.wasColour ? ", from colour" : "")
+              << "\n"
               << "  min " << stats.min << "  max " << stats.max << "  mean " << stats.mean << "  median "
               << stats.median << "\n"
-              << "  blank pixels " << image.blankCount() << (image.meta.wcs ? ", WCS present" : ", no WCS") << "\n";
+              << "  blank pixels " << image.blankCount();
+    if (image.meta.wcs) {
+        std::cout << ", WCS (" << image.meta.wcs->nativeFrame() << ")";
+        if (centre) std::cout << ", centre " << formatRa(centre->ra) << " " << formatDec(centre->dec) << " (FK5 J2000)";
+    } else {
+        std::cout << ", no WCS";
+    }
+    std::cout << "\n";
+    if (image.meta.planeCount > 1) std::cout << "  plane " << image.meta.plane << " of " << image.meta.planeCount << "\n";
+    if (image.meta.frameCount > 1) std::cout << "  frame " << image.meta.frame << " of " << image.meta.frameCount << "\n";
+    if (image.meta.windowCenter && image.meta.windowWidth)
+        std::cout << "  window centre " << *image.meta.windowCenter << ", width " << *image.meta.windowWidth << "\n";
     if (!image.meta.hdus.empty()) {
         std::cout << "  HDUs:";
         for (const auto& h : image.meta.hdus) {

@@ -120,7 +120,10 @@ DisplayLimits zscaleLimits(const Image& image, int nSamples, double contrast) {
     if (fitted && ngood >= minpix) {
         if (contrast > 0) slope /= contrast;
         const long center = (npix - 1) / 2;
-        const double median = (npix % 2 == 1) ? samples[npix / 2] : 0.5 * (samples[npix / 2 - 1] + samples[npix / 2]);
+        double median = (npix % 2 == 1) ? samples[npix / 2] : 0.5 * (samples[npix / 2 - 1] + samples[npix / 2]);
+        // numpy takes the median of float32 samples in float32: so must we, to give astropy's limits.
+        if (image.sampleType() == SampleType::Float32 && npix % 2 == 0)
+            median = (static_cast<float>(samples[npix / 2 - 1]) + static_cast<float>(samples[npix / 2])) / 2.0f;
         vmin = std::max(vmin, median - static_cast<double>(center - 1) * slope);
         vmax = std::min(vmax, median + static_cast<double>(npix - center) * slope);
     }

@@ -42,6 +42,20 @@ bool looksLikeText(const std::string& bytes) {
     return true;
 }
 
+// DICOM without the 128-byte preamble (old ACR-NEMA style, or a dataset saved bare): it opens with an
+// element of group 0x0002 or 0x0008, little or big endian, explicit VR (two capital letters) or
+// implicit (a 32-bit length, small for these groups).
+bool looksLikeBareDicom(const std::string& bytes) {
+    if (bytes.size() < 8) return false;
+    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+    const bool explicitVr = std::isupper(b(4)) && std::isupper(b(5));
+    const bool little = (b(0) == 0x02 || b(0) == 0x08) && b(1) == 0x00 && b(3) == 0x00;
+    const bool big = b(0) == 0x00 && (b(1) == 0x02 || b(1) == 0x08) && b(2) == 0x00;
+    if (little) return explicitVr || (b(6) == 0 && b(7) == 0);
+    if (big) return explicitVr || (b(4) == 0 && b(5) == 0);
+    return false;
+}
+
 } // namespace
 
 FileFormat detectFileFormat(const std::string& path) {
@@ -66,9 +80,7 @@ FileFormat detectFileFormat(const std::string& path) {
         return FileFormat::Jpeg;
     if (startsWith(head, "BM")) return FileFormat::Bmp;
     if (head.compare(0, 12, std::string("\0\0\0\x0CjP  \r\n\x87\n", 12)) == 0) return FileFormat::Jpeg2000;
-    // DICOM without the 128-byte preamble (old ACR-NEMA style): group 0x0008 or 0x0002 little endian.
-    if (head.size() >= 8 && (head[0] == 0x08 || head[0] == 0x02) && head[1] == 0x00 && head[3] == 0x00)
-        return FileFormat::Dicom;
+    if (looksLikeBareDicom(head)) return FileFormat::Dicom;
     if (looksLikeText(head)) return FileFormat::Text;
     return FileFormat::Unknown;
 }

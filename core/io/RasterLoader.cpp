@@ -4,6 +4,10 @@
 #include "util/Errors.h"
 #include "util/StderrSilencer.h"
 
+#include <fstream>
+#include <iterator>
+#include <vector>
+
 #if GLINT_WITH_IMGCODECS
 #include <opencv2/imgcodecs.hpp>
 #endif
@@ -22,6 +26,36 @@ Image imageFromMat(const cv::Mat& mat) {
     }
     return Image::fromSamples<T>(mat.cols, mat.rows, std::move(samples));
 }
+
+#if GLINT_WITH_IMGCODECS
+// libjpeg fills a truncated JPEG with grey and calls it a warning. Entropy-coded data cannot hold the
+// end-of-image marker, so a whole file has one after its first scan; a cut file has none.
+bool jpegIsComplete(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<unsigned char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::size_t i = 2;
+    while (i + 4 <= b.size()) {
+        if (b[i] != 0xFF) return true; // not where a marker should be: libjpeg has the last word
+        const unsigned char marker = b[i + 1];
+        if (marker == 0xFF) {
+            ++i;
+            continue;
+        }
+        if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+            i += 2;
+            continue;
+        }
+        const std::size_t length = (static_cast<std::size_t>(b[i + 2]) << 8) | b[i + 3];
+        if (marker == 0xDA) {
+            for (std::size_t k = i + 2 + length; k + 1 < b.size(); ++k)
+                if (b[k] == 0xFF && b[k + 1] == 0xD9) return true;
+            return false;
+        }
+        i += 2 + length;
+    }
+    return false; // the file ends inside its headers
+}
+#endif
 
 } // namespace
 
@@ -42,6 +76,8 @@ Image loadRaster(const std::string& path, FileFormat format) {
     if (mat.empty())
         throw InputError("cannot open '" + path + "': the " + std::string(fileFormatName(format)) +
                          " file is corrupt, truncated or of an unsupported kind");
+    if (format == FileFormat::Jpeg && !jpegIsComplete(path))
+        throw InputError("cannot open '" + path + "': the JPEG file is truncated (it has no end-of-image marker)");
     checkImageDimensions(mat.cols, mat.rows, "'" + path + "'");
 
     bool colour = false;

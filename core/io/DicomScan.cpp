@@ -1,0 +1,250 @@
+#include "io/DicomScan.h"
+
+#include "util/Errors.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace glint {
+
+namespace {
+
+constexpr std::uint32_t kUndefined = 0xFFFFFFFFu;
+constexpr std::uint32_t kItem = 0xFFFEE000u;
+constexpr std::uint32_t kItemEnd = 0xFFFEE00Du;
+constexpr std::uint32_t kSequenceEnd = 0xFFFEE0DDu;
+constexpr std::uint32_t kPixelData = 0x7FE00010u;
+
+bool isVr(const char* vr, const char* list) {
+    for (const char* p = list; *p; p += 2)
+        if (vr[0] == p[0] && vr[1] == p[1]) return true;
+    return false;
+}
+bool knownVr(const char* vr) {
+    return isVr(vr, "AEASATCSDADSDTFLFDISLOLTPNSHSLSSSTTMUIULUSOBODOFOLOVOWSQUCUNURUTSVUV");
+}
+bool longVr(const char* vr) { return isVr(vr, "OBODOFOLOVOWSQUCUNURUTSVUV"); }
+
+enum class Outcome { Ended, ItemEnded, Lost };
+
+class Scanner {
+public:
+    explicit Scanner(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+        std::error_code ec;
+        size_ = std::filesystem::file_size(path, ec);
+        if (ec) in_.setstate(std::ios::failbit);
+    }
+
+    void run() {
+        if (!in_) return;
+        unsigned char head[132];
+        std::uint64_t start = 0;
+        if (read(head, 132) && std::memcmp(head + 128, "DICM", 4) == 0) start = 132;
+        seek(start);
+        unsigned char first[6];
+        if (!read(first, 6)) return;
+        seek(start);
+        const std::uint16_t group = static_cast<std::uint16_t>(first[0] | (first[1] << 8));
+        if (group == 0x0002) {
+            if (!scanMeta()) return;
+        } else {
+            // A bare dataset: its encoding guessed from its first element, as the format detection does.
+            explicit_ = std::isupper(first[4]) && std::isupper(first[5]);
+            bigEndian_ = first[0] == 0x00 && first[1] != 0x00;
+        }
+        if (deflated_) return;
+        (void)scanDataset(0);
+    }
+
+private:
+    bool read(void* buffer, std::size_t n) {
+        in_.read(static_cast<char*>(buffer), static_cast<std::streamsize>(n));
+        return static_cast<std::size_t>(in_.gcount()) == n;
+    }
+    void seek(std::uint64_t position) {
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(position));
+    }
+    std::uint64_t position() { return static_cast<std::uint64_t>(in_.tellg()); }
+    std::uint16_t u16(const unsigned char* p, bool big) const {
+        return static_cast<std::uint16_t>(big ? (p[0] << 8) | p[1] : p[0] | (p[1] << 8));
+    }
+    std::uint32_t u32(const unsigned char* p, bool big) const {
+        return big ? (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3]
+                   : p[0] | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) | (std::uint32_t(p[3]) << 24);
+    }
+
+    [[noreturn]] void damaged(std::uint32_t tag, std::uint64_t length, std::uint64_t left) const {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "element (%04X,%04X) claims %llu bytes but only %llu remain", tag >> 16,
+                      tag & 0xFFFF, static_cast<unsigned long long>(length), static_cast<unsigned long long>(left));
+        throw InputError("cannot open '" + path_ + "': the DICOM file is truncated or damaged (" + buf + ")");
+    }
+
+    // Skips a value of known length, after checking that the file holds it.
+    bool skip(std::uint32_t tag, std::uint64_t length) {
+        const std::uint64_t here = position();
+        if (here > size_ || length > size_ - here) damaged(tag, length, size_ > here ? size_ - here : 0);
+        seek(here + length);
+        return true;
+    }
+
+    // File meta information: always explicit VR little endian; (0002,0010) sets what follows.
+    bool scanMeta() {
+        for (;;) {
+            const std::uint64_t at = position();
+            unsigned char h[8];
+            if (!read(h, 8)) return false;
+            const std::uint16_t group = u16(h, false);
+            if (group != 0x0002) {
+                seek(at);
+                return true;
+            }
+            const std::uint32_t tag = (std::uint32_t(group) << 16) | u16(h + 2, false);
+            const char vr[2] = {static_cast<char>(h[4]), static_cast<char>(h[5])};
+            if (!knownVr(vr)) return false;
+            std::uint32_t length = u16(h + 6, false);
+            if (longVr(vr)) {
+                unsigned char l[4];
+                if (!read(l, 4)) return false;
+                length = u32(l, false);
+            }
+            if (length == kUndefined) return false;
+            if (tag == 0x00020010u && length < 80) {
+                char uid[80] = {};
+                if (!read(uid, length)) damaged(tag, length, size_ - at);
+                std::string ts(uid, length);
+                while (!ts.empty() && (ts.back() == '\0' || ts.back() == ' ')) ts.pop_back();
+                explicit_ = ts != "1.2.840.10008.1.2";
+                bigEndian_ = ts == "1.2.840.10008.1.2.2";
+                deflated_ = ts == "1.2.840.10008.1.2.1.99";
+                continue;
+            }
+            skip(tag, length);
+        }
+    }
+
+    Outcome scanDataset(int depth) {
+        std::uint32_t last = 0;
+        while (position() < size_) {
+            if (++steps_ > 2'000'000 || depth > 64) return Outcome::Lost;
+            unsigned char h[8];
+            if (!read(h, 8)) return Outcome::Lost;
+            const std::uint32_t tag = (std::uint32_t(u16(h, bigEndian_)) << 16) | u16(h + 2, bigEndian_);
+            if (tag == kItemEnd) return Outcome::ItemEnded;
+            if (tag == kItem || tag == kSequenceEnd) return Outcome::Lost; // out of step
+            // Without VRs to check, descending tags are the only sign of having lost step. With VRs,
+            // a file whose tags are out of order (GDCM reads those) is still followed.
+            if (!explicit_ && tag < last) return Outcome::Lost;
+            last = tag;
+            std::uint32_t length = 0;
+            char vr[2] = {'?', '?'};
+            vr[0] = static_cast<char>(h[4]);
+            vr[1] = static_cast<char>(h[5]);
+            if (explicit_ && knownVr(vr)) {
+                length = u16(h + 6, bigEndian_);
+                if (longVr(vr)) {
+                    unsigned char l[4];
+                    if (!read(l, 4)) return Outcome::Lost;
+                    length = u32(l, bigEndian_);
+                }
+            } else {
+                // Implicit VR, or (as GDCM reads it) an element whose VR is not one: a 32-bit length.
+                length = u32(h + 4, bigEndian_);
+                vr[0] = vr[1] = '?';
+            }
+            if (depth == 0 && (tag == 0x00280010u || tag == 0x00280011u) && length == 2) {
+                unsigned char v[2];
+                if (!read(v, 2)) return Outcome::Lost;
+                (tag == 0x00280010u ? rows_ : columns_) = u16(v, bigEndian_);
+                continue;
+            }
+            if (length != kUndefined) {
+                skip(tag, length);
+                continue;
+            }
+            if (vr[0] != '?' && !isVr(vr, "SQUNOBOW")) return Outcome::Lost;
+            if (scanItems(tag == kPixelData, depth) == Outcome::Lost) return Outcome::Lost;
+        }
+        return Outcome::Ended;
+    }
+
+    // The size a compressed frame declares: JPEG and JPEG-LS in their start-of-frame marker, JPEG 2000
+    // in its SIZ marker. A decoder believes it and allocates accordingly, so it must match the header.
+    void checkCodestream(std::uint32_t length) {
+        if (rows_ == 0 || columns_ == 0) return;
+        std::vector<unsigned char> b(std::min<std::uint32_t>(length, 65536));
+        const std::uint64_t here = position();
+        if (!read(b.data(), b.size())) return;
+        seek(here);
+        std::uint64_t width = 0, height = 0;
+        const auto be16 = [&](std::size_t i) { return std::uint32_t(b[i]) << 8 | b[i + 1]; };
+        const auto be32 = [&](std::size_t i) { return be16(i) << 16 | be16(i + 2); };
+        if (b.size() >= 24 && b[0] == 0xFF && b[1] == 0x4F && b[2] == 0xFF && b[3] == 0x51) { // J2K SOC, SIZ
+            width = std::uint64_t(be32(8)) - std::min(be32(8), be32(16));
+            height = std::uint64_t(be32(12)) - std::min(be32(12), be32(20));
+        } else if (b.size() >= 4 && b[0] == 0xFF && b[1] == 0xD8) { // JPEG SOI: walk to the frame header
+            for (std::size_t i = 2; i + 9 < b.size();) {
+                if (b[i] != 0xFF) break;
+                const unsigned char m = b[i + 1];
+                if ((m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) || m == 0xF7) {
+                    height = be16(i + 5);
+                    width = be16(i + 7);
+                    break;
+                }
+                if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+                    i += 2;
+                    continue;
+                }
+                i += 2 + be16(i + 2);
+            }
+        }
+        if ((width && width != columns_) || (height && height > rows_)) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "a compressed frame of %llu x %llu pixels in a %u x %u image",
+                          static_cast<unsigned long long>(width), static_cast<unsigned long long>(height), columns_, rows_);
+            throw InputError("cannot open '" + path_ + "': the DICOM file is damaged (" + buf + ")");
+        }
+    }
+
+    // The items of an undefined-length sequence, or the fragments of encapsulated pixel data.
+    Outcome scanItems(bool fragments, int depth) {
+        int item = 0;
+        for (;;) {
+            if (++steps_ > 2'000'000) return Outcome::Lost;
+            unsigned char h[8];
+            if (!read(h, 8)) return Outcome::Lost;
+            const std::uint32_t tag = (std::uint32_t(u16(h, bigEndian_)) << 16) | u16(h + 2, bigEndian_);
+            const std::uint32_t length = u32(h + 4, bigEndian_);
+            if (tag == kSequenceEnd) return Outcome::Ended;
+            if (tag != kItem) return Outcome::Lost;
+            if (length != kUndefined) {
+                if (fragments && ++item == 2) checkCodestream(length); // item 1 is the offset table
+                skip(tag, length);
+                continue;
+            }
+            if (fragments || scanDataset(depth + 1) != Outcome::ItemEnded) return Outcome::Lost;
+        }
+    }
+
+    const std::string& path_;
+    std::ifstream in_;
+    std::uint64_t size_ = 0;
+    bool explicit_ = true;
+    bool bigEndian_ = false;
+    bool deflated_ = false;
+    long steps_ = 0;
+    unsigned rows_ = 0, columns_ = 0;
+};
+
+} // namespace
+
+void checkDicomElementLengths(const std::string& path) { Scanner(path).run(); }
+
+} // namespace glint
