@@ -12,6 +12,7 @@
 #include "canvas/ImageCanvas.h"
 #include "docks/ParametersDock.h"
 #include "docks/ResultsDock.h"
+#include "docks/TimingDock.h"
 #include "jobs/LatestRequestRunner.h"
 #include "modules/TraceModule.h"
 #include "modules/TraceTool.h"
@@ -450,6 +451,10 @@ private slots:
         QVERIFY2(slowestMs < 50, qPrintable(QString::number(slowestMs)));
         WAIT_LIVE_AT(m, imageAt(canvas, last));
         WAIT_IDLE(m);
+        qInfo("live trace (%d guides x %d points, |ab| = %.0f px): %.1f ms", settings.params.guides,
+              settings.liveParams().points, std::hypot(m->livePolyline().last().x() - m->livePolyline().first().x(),
+                                                       m->livePolyline().last().y() - m->livePolyline().first().y()),
+              m->lastLiveMs());
         // The first move starts at once (the runner was idle); the other 39 replace one another while it
         // runs, and only the 40th is started: 38 replaced while waiting plus the cancelled first one.
         QCOMPARE(m->runner()->startedCount() - started, 2);
@@ -529,6 +534,10 @@ private slots:
             const QString name = QFileInfo(sample).completeBaseName();
             QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("trace-%1-window.png").arg(name))));
             QVERIFY(grab.save(QDir(dir).filePath(QStringLiteral("trace-%1-canvas.png").arg(name))));
+            window.timingDock()->show();
+            window.timingDock()->raise();
+            QCoreApplication::processEvents();
+            QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("trace-%1-timing.png").arg(name))));
             // Close-ups at 2.5x, to judge whether the lines sit on the features.
             const QList<std::pair<QString, QRectF>> closeUps{{QStringLiteral("finished"), m->layer()->itemBounds(0)},
                                                               {QStringLiteral("live"), m->livePolyline().boundingRect()}};

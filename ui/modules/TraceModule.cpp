@@ -257,6 +257,7 @@ void TraceModule::requestLive(QPointF p) {
     runner_->request(
         [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
             outcome->leg = worker->tracer(settings.field, settings.backend).trace(a, b, settings.liveParams(), job);
+            outcome->timing = job.timing();
         },
         [this, generation = generation_, outcome] { onLive(generation, *outcome); });
 }
@@ -265,6 +266,7 @@ void TraceModule::onLive(quint64 generation, const LegOutcome& outcome) {
     if (generation != generation_ || !session_ || !samePoint(outcome.leg.from, session_->clicks.back())) return;
     session_->live = outcome.leg;
     ++liveShown_;
+    lastLiveMs_ = outcome.timing.total();
     updatePreview();
     emit liveTraceShown();
 }

@@ -53,6 +53,7 @@ public:
     QPolygonF livePolyline() const;  // the live leg on screen (image coordinates); empty when none
     QPolygonF fixedPolyline() const; // the fixed legs of the trace in progress
     int liveTracesShown() const { return liveShown_; }
+    double lastLiveMs() const { return lastLiveMs_; } // the trace() time of the newest live trace shown
     QString lastMessage() const { return lastMessage_; }
 
 public slots:
@@ -102,6 +103,7 @@ private:
     bool fixing_ = false;                 // a fixed leg is being traced; live requests wait for it
     int count_ = 0;
     int liveShown_ = 0;
+    double lastLiveMs_ = 0.0;
     QString lastMessage_;
     // Declared last so that it is destroyed first: its destructor waits for the running work, which may
     // still post field reports to this module.
