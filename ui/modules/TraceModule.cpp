@@ -309,11 +309,12 @@ void TraceModule::onFailed(const QString& message) {
     switch (std::exchange(newest_, Request::None)) {
     case Request::Fixed:
         if (session_) {
-            // The leg cannot be traced (no path within the angle, backend missing): its click goes.
+            // The leg cannot be traced (no path within the angle, backend missing): its click goes, and so do
+            // clicks made after it, whose legs would have started there.
             Session& s = *session_;
             fixing_ = false;
             s.clicks.resize(s.legs.size() + 1);
-            showMessage(tr("Trace: %1 — the last point was removed").arg(message));
+            showMessage(tr("Trace: %1 — the click was taken back").arg(message));
             if (std::exchange(s.finishRequested, false) && !s.legs.empty()) return completeTrace();
             if (hover_) requestLive(*hover_);
             updatePreview();
