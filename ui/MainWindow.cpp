@@ -15,6 +15,7 @@
 #include "jobs/JobStatusWidget.h"
 #include "modules/AnalysisModule.h"
 #include "modules/RegionStatisticsModule.h"
+#include "modules/TraceModule.h"
 #include "results/TimingLog.h"
 
 #include <QAction>
@@ -59,6 +60,7 @@ MainWindow::~MainWindow() = default;
 // Every analysis module, one line each. A module brings its own menu actions and parameters panel.
 void MainWindow::registerModules() {
     addModule(new RegionStatisticsModule(*context_));
+    addModule(new TraceModule(*context_));
 }
 
 void MainWindow::addModule(AnalysisModule* module) {

@@ -1,0 +1,461 @@
+#include "modules/TraceModule.h"
+
+#include "AppContext.h"
+#include "canvas/ImageCanvas.h"
+#include "docks/ResultsDock.h"
+#include "jobs/JobControl.h"
+#include "jobs/LatestRequestRunner.h"
+#include "modules/TraceLayer.h"
+#include "modules/TraceTool.h"
+#include "modules/TraceWorker.h"
+#include "overlay/LayerStack.h"
+#include "results/ResultsModel.h"
+#include "results/TimingLog.h"
+#include "util/Errors.h"
+
+#include <QAction>
+#include <QMainWindow>
+#include <QStatusBar>
+
+#include <cmath>
+#include <utility>
+
+namespace glint::ui {
+
+struct TraceModule::LegOutcome {
+    glint::TraceLeg leg;
+    glint::Timing timing;
+    std::string device;
+    glint::Backend backend = glint::Backend::Cpu;
+};
+
+// One trace in progress: its clicks and the legs fixed between them. Its settings are frozen once a leg is
+// fixed, so that the finished trace (and its timing record) has one set of parameters.
+struct TraceModule::Session {
+    std::shared_ptr<const glint::Image> image;
+    std::shared_ptr<TraceWorker> worker;
+    TraceSettings settings;
+    std::vector<glint::TracePoint> clicks;
+    std::vector<glint::TraceLeg> legs; // legs[i]: clicks[i] -> clicks[i + 1], full parameters
+    std::vector<glint::Timing> legTimings;
+    std::string device;
+    glint::Backend backend = glint::Backend::Cpu;
+    std::optional<glint::TraceLeg> live; // the newest live trace (it may start at an earlier click)
+    bool finishRequested = false;        // Enter or a double-click while a leg was still being fixed
+};
+
+namespace {
+
+glint::TracePoint tracePoint(QPointF p) { return {p.x(), p.y()}; }
+QPointF qpoint(glint::TracePoint p) { return {p.x, p.y}; }
+bool samePoint(glint::TracePoint a, glint::TracePoint b) { return a.x == b.x && a.y == b.y; }
+
+QPolygonF polygon(const std::vector<glint::TracePoint>& points) {
+    QPolygonF out;
+    out.reserve(static_cast<qsizetype>(points.size()));
+    for (const glint::TracePoint& p : points) out.append(qpoint(p));
+    return out;
+}
+
+// Every leg's points, the shared click points once (as TraceResult::polyline does).
+QPolygonF legsPolyline(const std::vector<glint::TraceLeg>& legs) {
+    glint::TraceResult result;
+    result.legs = legs;
+    return polygon(result.polyline());
+}
+
+double polylineLength(const QPolygonF& p) {
+    double length = 0.0;
+    for (qsizetype i = 1; i < p.size(); ++i) length += std::hypot(p[i].x() - p[i - 1].x(), p[i].y() - p[i - 1].y());
+    return length;
+}
+
+// DESIGN.md's guides of a leg (where its trace was free to go), as the CLI's overlay draws them.
+QList<QLineF> guideLines(const glint::TraceLeg& leg, int guides) {
+    QList<QLineF> out;
+    const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y;
+    const double length = std::hypot(dx, dy);
+    if (length <= 0.0) return out;
+    const double px = -dy / length * leg.halfWidth, py = dx / length * leg.halfWidth;
+    for (int k = 1; k <= guides; ++k) {
+        const double f = static_cast<double>(k) / (guides + 1);
+        const QPointF c(leg.from.x + f * dx, leg.from.y + f * dy);
+        out.append(QLineF(c - QPointF(px, py), c + QPointF(px, py)));
+    }
+    return out;
+}
+
+QString clicksText(const std::vector<glint::TracePoint>& clicks) {
+    QStringList parts;
+    for (const glint::TracePoint& p : clicks) parts << QStringLiteral("%1,%2").arg(p.x, 0, 'f', 1).arg(p.y, 0, 'f', 1);
+    return parts.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+TraceModule::TraceModule(AppContext& context, QObject* parent)
+    : AnalysisModule(context, parent), tool_(new TraceTool(this)), traceAction_(new QAction(tr("Trace Line"), this)),
+      runner_(std::make_unique<LatestRequestRunner>()) {
+    traceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
+    connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
+    connect(tool_, &ClickTool::clicked, this, [this](QPointF p, Qt::MouseButton button, Qt::KeyboardModifiers) {
+        if (button == Qt::LeftButton) click(p);
+    });
+    connect(tool_, &ClickTool::hovered, this, &TraceModule::hover);
+    connect(tool_, &ClickTool::finished, this, &TraceModule::finishTrace);
+    connect(tool_, &ClickTool::cancelled, this, &TraceModule::cancelTrace);
+    connect(tool_, &TraceTool::undoRequested, this, &TraceModule::removeLastPoint);
+    // Another tool took the canvas (or the window is closing): drop the half-made trace without a word.
+    connect(tool_, &TraceTool::toolDeactivated, this, &TraceModule::dropTrace);
+    connect(runner_.get(), &LatestRequestRunner::failed, this, &TraceModule::onFailed);
+    connect(&context, &AppContext::imageChanged, this, [this] {
+        dropTrace();
+        worker_.reset();
+        hover_.reset();
+        // The results dock deletes the old model later and the layer stack drops the old layer: the next
+        // trace starts a new result set on the new image.
+        layer_ = nullptr;
+        model_ = nullptr;
+        count_ = 0;
+    });
+}
+
+TraceModule::~TraceModule() {
+    runner_.reset(); // waits for the running work before anything it reports to is gone
+}
+
+QWidget* TraceModule::createPanel() {
+    panel_ = new TracePanel(settings_);
+    connect(panel_, &TracePanel::changed, this, [this] { setSettings(panel_->settings()); });
+    connect(panel_, &TracePanel::traceRequested, traceAction_, &QAction::trigger);
+    return panel_;
+}
+
+void TraceModule::setSettings(const TraceSettings& settings) {
+    settings_ = settings;
+    if (panel_) panel_->setSettings(settings);
+    if (!session_) return;
+    Session& s = *session_;
+    if (s.legs.empty() && !fixing_) {
+        s.settings = settings;
+        if (hover_) requestLive(*hover_);
+    } else {
+        s.settings.showGuides = settings.showGuides;
+        s.settings.livePoints = settings.livePoints;
+    }
+    updatePreview();
+}
+
+int TraceModule::clickCount() const { return session_ ? static_cast<int>(session_->clicks.size()) : 0; }
+int TraceModule::fixedLegCount() const { return session_ ? static_cast<int>(session_->legs.size()) : 0; }
+QPolygonF TraceModule::livePolyline() const { return tool_->preview().live; }
+QPolygonF TraceModule::fixedPolyline() const { return session_ ? legsPolyline(session_->legs) : QPolygonF(); }
+
+void TraceModule::showMessage(const QString& message) {
+    lastMessage_ = message;
+    if (QMainWindow* window = context().window()) window->statusBar()->showMessage(message, 10000);
+    emit messageShown(message);
+}
+
+bool TraceModule::insideImage(QPointF p) const {
+    const auto image = context().image();
+    return image && p.x() >= -0.5 && p.y() >= -0.5 && p.x() <= image->width() - 0.5 && p.y() <= image->height() - 0.5;
+}
+
+bool TraceModule::ensureWorker() {
+    const auto image = context().image();
+    if (!image) return false;
+    if (worker_ && worker_->image() == image) return true;
+    // The report comes from the worker thread; the timing log and status bar are the UI thread's.
+    worker_ = std::make_shared<TraceWorker>(image, [this, image](const TraceWorker::FieldReport& report) {
+        QMetaObject::invokeMethod(this, [this, image, report] {
+            glint::JobControl job;
+            for (const glint::TimingStep& s : report.steps) job.timing().add(s.name, s.ms);
+            job.timing().setTotal(report.totalMs);
+            job.setDevice(report.device);
+            QString parameters = QStringLiteral("score=%1").arg(QLatin1String(glint::traceScoreName(report.options.score)));
+            if (report.options.score == glint::TraceScore::Ridge)
+                parameters += QStringLiteral(" width=%1 polarity=%2")
+                                  .arg(report.options.lineWidth)
+                                  .arg(QLatin1String(glint::tracePolarityName(report.options.polarity)));
+            context().timingLog()->add(RunRecord::fromJob(QStringLiteral("trace field"), report.backend, job, *image, parameters));
+        }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void TraceModule::startTool() {
+    emit panelRequested();
+    if (!context().hasImage() || !context().canvas()) {
+        showMessage(tr("Trace: open an image first"));
+        return;
+    }
+    context().canvas()->setTool(tool_);
+    showMessage(tr("Trace: click the start point"));
+    if (!session_) requestPrepare();
+}
+
+// The field is computed as soon as the tool is picked, so that the first trace under the mouse is quick.
+void TraceModule::requestPrepare() {
+    if (!ensureWorker()) return;
+    newest_ = Request::Prepare;
+    runner_->request([worker = worker_, s = settings_](glint::JobControl&) { worker->tracer(s.field, s.backend); }, nullptr);
+}
+
+void TraceModule::click(QPointF p) {
+    if (!context().hasImage()) {
+        showMessage(tr("Trace: open an image first"));
+        return;
+    }
+    if (!insideImage(p)) {
+        showMessage(tr("Trace: click inside the image (%1 × %2 pixels)").arg(context().image()->width()).arg(context().image()->height()));
+        return;
+    }
+    if (!session_) {
+        try {
+            glint::validateTraceParams(settings_.params);
+            glint::validateTraceFieldOptions(settings_.field);
+        } catch (const std::exception& e) {
+            showMessage(tr("Trace: %1").arg(QString::fromStdString(e.what())));
+            return;
+        }
+        ensureWorker();
+        session_ = std::make_unique<Session>();
+        session_->image = context().image();
+        session_->worker = worker_;
+        session_->settings = settings_;
+        session_->clicks.push_back(tracePoint(p));
+        ++generation_;
+        tool_->setTracing(true);
+        requestPrepare();
+        updatePreview();
+        showMessage(tr("Trace: move to where the line goes and click; Enter or a double-click finishes"));
+        return;
+    }
+    Session& s = *session_;
+    if (samePoint(tracePoint(p), s.clicks.back())) {
+        showMessage(tr("Trace: the point equals the previous click"));
+        return;
+    }
+    s.clicks.push_back(tracePoint(p));
+    if (!fixing_) requestFixed();
+    updatePreview();
+}
+
+void TraceModule::hover(QPointF p) {
+    hover_ = p;
+    if (session_ && !fixing_) requestLive(p);
+}
+
+void TraceModule::requestLive(QPointF p) {
+    Session& s = *session_;
+    const glint::TracePoint a = s.clicks.back(), b = tracePoint(p);
+    if (!insideImage(p) || samePoint(a, b)) return; // the previous trace stays until the cursor is back
+    auto outcome = std::make_shared<LegOutcome>();
+    newest_ = Request::Live;
+    runner_->request(
+        [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
+            outcome->leg = worker->tracer(settings.field, settings.backend).trace(a, b, settings.liveParams(), job);
+            outcome->timing = job.timing();
+        },
+        [this, generation = generation_, outcome] { onLive(generation, *outcome); });
+}
+
+void TraceModule::onLive(quint64 generation, const LegOutcome& outcome) {
+    if (generation != generation_ || !session_ || !samePoint(outcome.leg.from, session_->clicks.back())) return;
+    session_->live = outcome.leg;
+    ++liveShown_;
+    lastLiveMs_ = outcome.timing.total();
+    updatePreview();
+    emit liveTraceShown();
+}
+
+// A click's leg, always with the full parameters. Live requests wait while it runs (they would cancel it);
+// the mouse position is remembered and traced as soon as the leg is in.
+void TraceModule::requestFixed() {
+    Session& s = *session_;
+    const std::size_t i = s.legs.size();
+    const glint::TracePoint a = s.clicks[i], b = s.clicks[i + 1];
+    auto outcome = std::make_shared<LegOutcome>();
+    fixing_ = true;
+    newest_ = Request::Fixed;
+    runner_->request(
+        [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
+            outcome->leg = worker->tracer(settings.field, settings.backend).trace(a, b, settings.params, job);
+            outcome->timing = job.timing();
+            outcome->device = job.device();
+            outcome->backend = worker->resolvedBackend();
+        },
+        [this, generation = generation_, outcome] { onLegFixed(generation, *outcome); });
+}
+
+void TraceModule::onLegFixed(quint64 generation, const LegOutcome& outcome) {
+    if (generation != generation_ || !session_) return;
+    fixing_ = false;
+    Session& s = *session_;
+    s.legs.push_back(outcome.leg);
+    s.legTimings.push_back(outcome.timing);
+    s.device = outcome.device;
+    s.backend = outcome.backend;
+    emit legFixed(static_cast<int>(s.legs.size()));
+    if (s.legs.size() + 1 < s.clicks.size()) requestFixed();
+    else if (s.finishRequested) return completeTrace();
+    else if (hover_) requestLive(*hover_);
+    updatePreview();
+}
+
+void TraceModule::onFailed(const QString& message) {
+    switch (std::exchange(newest_, Request::None)) {
+    case Request::Fixed:
+        if (session_) {
+            // The leg cannot be traced (no path within the angle, backend missing): its click goes, and so do
+            // clicks made after it, whose legs would have started there.
+            Session& s = *session_;
+            fixing_ = false;
+            s.clicks.resize(s.legs.size() + 1);
+            showMessage(tr("Trace: %1 — the click was taken back").arg(message));
+            if (std::exchange(s.finishRequested, false) && !s.legs.empty()) return completeTrace();
+            if (hover_) requestLive(*hover_);
+            updatePreview();
+            return;
+        }
+        break;
+    case Request::Live:
+        if (session_) {
+            session_->live.reset();
+            updatePreview();
+        }
+        break;
+    default: break;
+    }
+    showMessage(tr("Trace: %1").arg(message));
+}
+
+void TraceModule::removeLastPoint() {
+    if (!session_) return;
+    Session& s = *session_;
+    if (s.clicks.size() == 1) return cancelTrace();
+    const std::size_t removed = s.clicks.size() - 1;
+    s.clicks.pop_back();
+    s.finishRequested = false;
+    if (s.legs.size() > removed - 1) {
+        s.legs.pop_back();
+        s.legTimings.pop_back();
+    }
+    if (fixing_ && removed == s.legs.size() + 1) {
+        // The leg being traced ends at the removed point: nothing it returns is wanted any more.
+        runner_->cancelAll();
+        fixing_ = false;
+        ++generation_;
+    }
+    if (hover_ && !fixing_) requestLive(*hover_);
+    updatePreview();
+    showMessage(tr("Trace: last point removed (%1 left)").arg(s.clicks.size()));
+}
+
+void TraceModule::cancelTrace() {
+    if (!session_) return;
+    dropTrace();
+    showMessage(tr("Trace cancelled"));
+}
+
+void TraceModule::dropTrace() {
+    if (!session_ && !fixing_) return;
+    runner_->cancelAll();
+    fixing_ = false;
+    ++generation_;
+    session_.reset();
+    tool_->setTracing(false);
+    updatePreview();
+}
+
+void TraceModule::finishTrace() {
+    if (!session_) return;
+    if (fixing_) {
+        session_->finishRequested = true; // the leg being traced is part of the trace: finish when it is in
+        return;
+    }
+    if (session_->legs.empty()) {
+        showMessage(tr("Trace: click the end point first (Esc cancels)"));
+        return;
+    }
+    completeTrace();
+}
+
+void TraceModule::completeTrace() {
+    const std::unique_ptr<Session> s = std::move(session_);
+    runner_->cancelAll(); // a live trace of the finished one is of no use
+    fixing_ = false;
+    ++generation_;
+    tool_->setTracing(false);
+    updatePreview();
+    if (context().image() != s->image) return; // cannot happen (a new image drops the trace), but be sure
+
+    glint::TraceResult result;
+    result.legs = s->legs;
+    for (const glint::TraceLeg& leg : s->legs) result.score += leg.score;
+    const QPolygonF line = polygon(result.polyline());
+    const double length = polylineLength(line);
+    const int id = ++count_;
+    ensureOutputs();
+    const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(id)));
+    if (model_)
+        model_->addRow({id, static_cast<int>(s->legs.size()), length, result.score,
+                        QLatin1String(glint::traceScoreName(s->settings.field.score)),
+                        QLatin1String(glint::backendName(s->backend))},
+                       item);
+
+    glint::JobControl merged; // the fixed legs' steps and times; live traces are previews, not runs
+    for (const glint::Timing& t : s->legTimings) merged.timing().merge(t);
+    merged.setDevice(s->device);
+    context().timingLog()->add(RunRecord::fromJob(QStringLiteral("trace"), s->backend, merged, *s->image,
+                                                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)));
+    showMessage(tr("Trace #%1: %2 leg(s), %3 px, score %4 (%5, %6 ms)")
+                    .arg(id)
+                    .arg(s->legs.size())
+                    .arg(length, 0, 'f', 1)
+                    .arg(result.score, 0, 'g', 6)
+                    .arg(QLatin1String(glint::backendName(s->backend)))
+                    .arg(merged.timing().total(), 0, 'f', 1));
+    emit traceFinished(id);
+}
+
+void TraceModule::ensureOutputs() {
+    AppContext& ctx = context();
+    if (!layer_) {
+        layer_ = new TraceLayer(name(), TraceTool::traceColour());
+        ctx.layers()->add(layer_);
+    }
+    if (!model_ && ctx.results()) {
+        model_ = new ResultsModel({tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend")});
+        ctx.results()->addResultSet(name(), model_, layer_);
+    }
+}
+
+void TraceModule::updatePreview() {
+    TracePreview p;
+    if (session_) {
+        const Session& s = *session_;
+        for (const glint::TracePoint& c : s.clicks) p.clicks.append(qpoint(c));
+        p.fixed = legsPolyline(s.legs);
+        const glint::TraceLeg* current = nullptr;
+        for (std::size_t i = s.legs.size(); i + 1 < s.clicks.size(); ++i) {
+            // A leg being fixed shows its live trace while that ended at the click, else a straight dash.
+            if (s.live && samePoint(s.live->from, s.clicks[i]) && samePoint(s.live->to, s.clicks[i + 1])) {
+                p.pending.append(polygon(s.live->points));
+                current = &*s.live;
+            } else {
+                p.pending.append(QPolygonF{qpoint(s.clicks[i]), qpoint(s.clicks[i + 1])});
+            }
+        }
+        if (s.live && !fixing_ && samePoint(s.live->from, s.clicks.back())) {
+            p.live = polygon(s.live->points);
+            current = &*s.live;
+        }
+        if (current && s.settings.showGuides) p.guides = guideLines(*current, s.settings.params.guides);
+    }
+    tool_->setPreview(std::move(p));
+}
+
+} // namespace glint::ui

@@ -1,0 +1,113 @@
+// Line tracing in the window (DESIGN.md "Line trace", issue 6): the Trace tool's clicks become legs traced
+// with the full parameters, the leg to the cursor is traced live off the UI thread (the newest mouse
+// position wins), and each finished trace becomes an overlay polyline, a results row and a timing record.
+#pragma once
+
+#include "algo/trace/LineTrace.h"
+#include "jobs/Timing.h"
+#include "modules/AnalysisModule.h"
+#include "modules/TraceLayer.h"
+#include "modules/TracePanel.h"
+#include "results/ResultsModel.h"
+
+#include <QPointF>
+#include <QPointer>
+#include <QPolygonF>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace glint::ui {
+
+class LatestRequestRunner;
+class TraceTool;
+class TraceWorker;
+
+class TraceModule : public AnalysisModule {
+    Q_OBJECT
+public:
+    explicit TraceModule(AppContext& context, QObject* parent = nullptr);
+    ~TraceModule() override;
+
+    QString name() const override { return tr("Line trace"); }
+    QList<QAction*> actions() override { return {traceAction_}; }
+    QWidget* createPanel() override;
+
+    TraceSettings settings() const { return settings_; }
+    // Shows the settings in the panel too. Changes reach a trace in progress only while it has no fixed
+    // leg (a finished trace is traced with one set of parameters); guides and live points apply at once.
+    void setSettings(const TraceSettings& settings);
+
+    // What is going on, for the status of the window and for tests.
+    TraceTool* tool() const { return tool_; }
+    TraceLayer* layer() const { return layer_; }
+    ResultsModel* model() const { return model_; }
+    LatestRequestRunner* runner() const { return runner_.get(); }
+    std::shared_ptr<const TraceWorker> worker() const { return worker_; }
+    bool isTracing() const { return session_ != nullptr; }
+    bool isFixing() const { return fixing_; }
+    int clickCount() const;
+    int fixedLegCount() const;
+    QPolygonF livePolyline() const;  // the live leg on screen (image coordinates); empty when none
+    QPolygonF fixedPolyline() const; // the fixed legs of the trace in progress
+    int liveTracesShown() const { return liveShown_; }
+    double lastLiveMs() const { return lastLiveMs_; } // the trace() time of the newest live trace shown
+    QString lastMessage() const { return lastMessage_; }
+
+public slots:
+    void startTool(); // Analyze ▸ Trace Line: the canvas gets the Trace tool
+    void click(QPointF imagePoint);
+    void hover(QPointF imagePoint);
+    void removeLastPoint(); // Backspace
+    void cancelTrace();     // Esc
+    void finishTrace();     // Enter, double-click
+
+signals:
+    void liveTraceShown();
+    void legFixed(int legs);
+    void traceFinished(int id);
+    void messageShown(const QString& message);
+
+private:
+    enum class Request { None, Prepare, Live, Fixed };
+    struct LegOutcome;
+    struct Session;
+
+    bool ensureWorker();
+    void requestPrepare();
+    void requestFixed();
+    void requestLive(QPointF imagePoint);
+    void onLegFixed(quint64 generation, const LegOutcome& outcome);
+    void onLive(quint64 generation, const LegOutcome& outcome);
+    void onFailed(const QString& message);
+    void completeTrace();
+    void dropTrace();
+    void updatePreview();
+    void ensureOutputs();
+    void showMessage(const QString& message);
+    bool insideImage(QPointF p) const;
+
+    TraceSettings settings_;
+    TraceTool* tool_;
+    QAction* traceAction_;
+    QPointer<TracePanel> panel_;
+    QPointer<TraceLayer> layer_;
+    QPointer<ResultsModel> model_;
+    std::shared_ptr<TraceWorker> worker_; // for the current image
+    std::unique_ptr<Session> session_;    // the trace in progress, if any
+    std::optional<QPointF> hover_;
+    quint64 generation_ = 0;              // bumped whenever results in flight stop being wanted
+    Request newest_ = Request::None;
+    bool fixing_ = false;                 // a fixed leg is being traced; live requests wait for it
+    int count_ = 0;
+    int liveShown_ = 0;
+    double lastLiveMs_ = 0.0;
+    QString lastMessage_;
+    // Declared last so that it is destroyed first: its destructor waits for the running work, which may
+    // still post field reports to this module.
+    std::unique_ptr<LatestRequestRunner> runner_;
+};
+
+} // namespace glint::ui

@@ -1,0 +1,61 @@
+// The Trace tool's parameters (DESIGN.md "Line trace": guides, points per guide, half-width, turning
+// angle, score mode with ridge width and polarity, backend) and the panel that edits them.
+#pragma once
+
+#include "algo/trace/LineTrace.h"
+#include "jobs/Backend.h"
+
+#include <QString>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QPushButton;
+class QSpinBox;
+
+namespace glint::ui {
+
+struct TraceSettings {
+    glint::TraceParams params;       // what a fixed leg (a click) is traced with
+    int livePoints = 128;            // points per guide while the mouse moves (never more than params.points)
+    glint::TraceFieldOptions field;
+    glint::Backend backend = glint::Backend::Auto;
+    bool showGuides = false;
+
+    // The parameters of a trace under the mouse: the full ones with fewer points per guide (DESIGN allows it).
+    glint::TraceParams liveParams() const;
+    // "guides=6 points=256 half-width=auto max-angle=45 score=ridge width=5 polarity=both"
+    QString describe() const;
+};
+
+class TracePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TracePanel(const TraceSettings& settings, QWidget* parent = nullptr);
+
+    TraceSettings settings() const;
+    void setSettings(const TraceSettings& settings); // no changed() signal
+
+signals:
+    void changed();
+    void traceRequested(); // the "Trace Line" button
+
+private:
+    void updateEnabled();
+
+    QSpinBox* guides_;
+    QSpinBox* points_;
+    QSpinBox* livePoints_;
+    QDoubleSpinBox* halfWidth_;
+    QDoubleSpinBox* maxAngle_;
+    QComboBox* score_;
+    QDoubleSpinBox* lineWidth_;
+    QComboBox* polarity_;
+    QComboBox* backend_;
+    QCheckBox* showGuides_;
+    QPushButton* trace_;
+    bool updating_ = false;
+};
+
+} // namespace glint::ui

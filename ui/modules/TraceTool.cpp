@@ -1,0 +1,68 @@
+#include "modules/TraceTool.h"
+
+#include <QKeyEvent>
+#include <QPainter>
+
+namespace glint::ui {
+
+void paintHaloPolyline(QPainter& painter, const QPolygonF& w, const QColor& colour, double width, Qt::PenStyle style) {
+    if (w.size() < 2) return;
+    QPen halo(QColor(0, 0, 0, 170), width + 2.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    painter.setPen(halo);
+    painter.drawPolyline(w);
+    QPen pen(colour, width, style, Qt::RoundCap, Qt::RoundJoin);
+    painter.setPen(pen);
+    painter.drawPolyline(w);
+}
+
+TraceTool::TraceTool(QObject* parent) : ClickTool(tr("Trace line"), parent) {}
+
+void TraceTool::setPreview(TracePreview preview) {
+    preview_ = std::move(preview);
+    emit repaintNeeded();
+}
+
+bool TraceTool::keyPress(QKeyEvent* e) {
+    switch (e->key()) {
+    case Qt::Key_Backspace:
+    case Qt::Key_Delete:
+        if (!tracing_) return false;
+        emit undoRequested();
+        return true;
+    case Qt::Key_Escape:
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        // Nothing in progress: Esc falls through to the canvas, which hands it back to the pan tool.
+        return tracing_ && ClickTool::keyPress(e);
+    default: return false;
+    }
+}
+
+void TraceTool::deactivated() {
+    ClickTool::deactivated();
+    emit toolDeactivated();
+}
+
+void TraceTool::paint(QPainter& painter, const ViewTransform& view) const {
+    if (preview_.isEmpty()) return;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setBrush(Qt::NoBrush);
+    if (!preview_.guides.isEmpty()) {
+        painter.setPen(QPen(QColor(79, 195, 247, 150), 1.0));
+        for (const QLineF& g : preview_.guides) painter.drawLine(view.imageToWidget(g.p1()), view.imageToWidget(g.p2()));
+    }
+    for (const QPolygonF& leg : preview_.pending) paintHaloPolyline(painter, view.imageToWidget(leg), traceColour(), 2.0, Qt::DashLine);
+    paintHaloPolyline(painter, view.imageToWidget(preview_.fixed), traceColour(), 2.0);
+    paintHaloPolyline(painter, view.imageToWidget(preview_.live), liveColour(), 2.0);
+    for (const QPointF& c : preview_.clicks) {
+        const QPointF w = view.imageToWidget(c);
+        painter.setPen(QPen(QColor(0, 0, 0, 170), 4.0));
+        painter.drawEllipse(w, 4.5, 4.5);
+        painter.setPen(QPen(QColor(255, 82, 82), 2.0));
+        painter.drawEllipse(w, 4.5, 4.5);
+    }
+    painter.restore();
+}
+
+} // namespace glint::ui

@@ -1,0 +1,55 @@
+// The Trace tool on the canvas: clicks, hover positions and keys (Backspace, Esc, Enter) for the Trace
+// module, and the drawing of the trace in progress (fixed legs, the live leg, clicks, guides).
+#pragma once
+
+#include "canvas/CanvasTool.h"
+
+#include <QLineF>
+#include <QList>
+#include <QPointF>
+#include <QPolygonF>
+
+namespace glint::ui {
+
+// What the tool draws, in image coordinates. The module rebuilds it whenever a trace arrives.
+struct TracePreview {
+    QPolygonF fixed;           // the fixed legs, one polyline through every click so far
+    QList<QPolygonF> pending;  // legs clicked but not traced yet (drawn dashed)
+    QPolygonF live;            // the best trace from the last click to the cursor
+    QList<QPointF> clicks;
+    QList<QLineF> guides;      // the guides of the current leg, when asked for
+    bool isEmpty() const { return clicks.isEmpty(); }
+};
+
+class TraceTool : public ClickTool {
+    Q_OBJECT
+public:
+    explicit TraceTool(QObject* parent = nullptr);
+
+    void setPreview(TracePreview preview);
+    const TracePreview& preview() const { return preview_; }
+    // While a trace is in progress Esc, Enter and Backspace belong to it; otherwise Esc leaves the tool.
+    void setTracing(bool tracing) { tracing_ = tracing; }
+
+    bool keyPress(QKeyEvent* e) override;
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+    void deactivated() override;
+
+    // Colours, shared with the finished traces' layer.
+    static QColor traceColour() { return {255, 235, 59}; }
+    static QColor liveColour() { return {0, 229, 255}; }
+
+signals:
+    void undoRequested();    // Backspace
+    void toolDeactivated();  // another tool took the canvas: the trace in progress is dropped
+
+private:
+    TracePreview preview_;
+    bool tracing_ = false;
+};
+
+// A polyline drawn twice, a wide dark halo under the colour, so that it reads on bright and dark images.
+void paintHaloPolyline(QPainter& painter, const QPolygonF& widgetPoints, const QColor& colour, double width,
+                       Qt::PenStyle style = Qt::SolidLine);
+
+} // namespace glint::ui
