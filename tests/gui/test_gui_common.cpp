@@ -9,7 +9,6 @@
 #include "Backends.h"
 #include "algo/common/CommonComponent.h"
 #include "canvas/ImageCanvas.h"
-#include "docks/ParametersDock.h"
 #include "docks/ResultsDock.h"
 #include "io/ImageLoader.h"
 #include "jobs/JobRunner.h"
@@ -209,6 +208,10 @@ private slots:
         QVERIFY(checkTints(sideBySide));
         QCOMPARE(onA->canvasBox(), QRect(140, 120, 160, 140));
         QCOMPARE(onB->canvasBox(), QRect(305, 0, 160, 140));
+        // The outline of the rectangular overlap: its four pixel-edge sides.
+        QCOMPARE(onA->outline().size(), 4);
+        QCOMPARE(onA->outline().first(), QLineF(139.5, 119.5, 299.5, 119.5));
+        QCOMPARE(onB->outline().first(), QLineF(304.5, -0.5, 464.5, -0.5));
         // ... and painted there: tinted inside on both, untouched grey outside.
         canvas->repaint();
         QImage grab = canvas->grab().toImage();
@@ -221,6 +224,10 @@ private slots:
         QCOMPARE(onA->selected(), 0);
         QCOMPARE(onB->selected(), 0);
         saveScreenshot(window, QStringLiteral("common-side-by-side.png"));
+        // The panel reads B under the cursor.
+        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(305 + 80, 70)).toPoint());
+        QTRY_VERIFY(panel->cursorLabel()->text().contains(
+            QStringLiteral("x 80  y 70  value %1").arg(module->secondImage()->value(80, 70))));
 
         // Blended: B over A at (-dx, -dy); the tints on A and on B then cover the same canvas pixels.
         QToolButton* blendButton = nullptr;
@@ -291,6 +298,71 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown() && module->secondLayer()->frame()->settings.limits ==
                                                                      LimitsMode::Percentile, 10000);
         QCOMPARE(module->secondLayer()->frame()->limits.high, computeLimits(*module->secondImage(), s).high);
+    }
+
+    // B keeps A's orientation whatever its own y-up flag (the offset relates stored rows): with A shown
+    // y-up (FITS), B's stored row 0 is drawn at the bottom beside A's row 0.
+    void secondImageFollowsTheCanvasOrientation_data() {
+        QTest::addColumn<bool>("aYUp");
+        QTest::addColumn<bool>("bYUp");
+        QTest::newRow("both y-up") << true << true;
+        QTest::newRow("A y-up, B not") << true << false;
+        QTest::newRow("B y-up, A not") << false << true;
+        QTest::newRow("neither") << false << false;
+    }
+
+    void secondImageFollowsTheCanvasOrientation() {
+        QFETCH(bool, aYUp);
+        QFETCH(bool, bYUp);
+        MainWindow window({false, false});
+        window.resize(900, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Image a(10, 8, SampleType::UInt8);
+        a.meta.displayYUp = aYUp;
+        window.context().setImage(std::move(a), QStringLiteral("A"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        std::vector<std::uint8_t> samples(6 * 5, 0);
+        samples[2] = 255; // B(2, 0)
+        Image b = Image::fromSamples<std::uint8_t>(6, 5, std::move(samples));
+        b.meta.displayYUp = bYUp;
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(std::move(b), QStringLiteral("B"));
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 10000);
+        const QPoint placement = module->secondPlacement();
+        QCOMPARE(placement, QPoint(14, 0));
+        ImageCanvas* canvas = window.canvas();
+        canvas->repaint();
+        const QImage grab = canvas->grab().toImage();
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(2, 0))) > 200);
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(2, 4))) < 50);
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(3, 0))) < 50);
+        // And row 0 is where A's row 0 is drawn: the bottom of the picture when A is y-up.
+        const double row0 = canvas->view().imageToWidget(QPointF(16, 0)).y();
+        const double row4 = canvas->view().imageToWidget(QPointF(16, 4)).y();
+        QCOMPARE(row0 > row4, aYUp);
+    }
+
+    // The outline of a pixel set: the outer edge and the edge of each hole, collinear edges merged.
+    void boundaryOfARing() {
+        const std::vector<std::uint8_t> ring{1, 1, 1, 1, 0, 1, 1, 1, 1};
+        const QVector<QLineF> lines = maskBoundary(3, 3, ring);
+        QCOMPARE(lines.size(), 8);
+        double length = 0;
+        for (const QLineF& l : lines) length += l.length();
+        QCOMPARE(length, 16.0);
+        QVERIFY(lines.contains(QLineF(-0.5, -0.5, 2.5, -0.5)));
+        QVERIFY(lines.contains(QLineF(0.5, 0.5, 1.5, 0.5)));   // the hole's top
+        QVERIFY(lines.contains(QLineF(1.5, 0.5, 1.5, 1.5)));   // the hole's right
+        QVERIFY(lines.contains(QLineF(2.5, -0.5, 2.5, 2.5)));  // the right side, one line
+        // Diagonal neighbours: the edges meeting at the shared corner continue one another and are drawn
+        // as one line (6 lines, the 8 unit edges' length).
+        const QVector<QLineF> diagonal = maskBoundary(2, 2, {1, 0, 0, 1});
+        QCOMPARE(diagonal.size(), 6);
+        double diagonalLength = 0;
+        for (const QLineF& l : diagonal) diagonalLength += l.length();
+        QCOMPARE(diagonalLength, 8.0);
+        QVERIFY(diagonal.contains(QLineF(-0.5, 0.5, 1.5, 0.5)));
     }
 
     // No pixel matches: a result that says so, no component layers, no error.

@@ -77,35 +77,46 @@ void SecondImageLayer::paint(QPainter& painter, const ViewTransform& view) const
 ComponentLayer::ComponentLayer(const QString& name, const QColor& colour, QObject* parent)
     : MaskLayer(name, colour, parent) {}
 
-void ComponentLayer::setComponent(int width, int height, const std::vector<std::uint8_t>& mask, const QRect& bbox,
-                                  QPoint frameOrigin) {
+ComponentShape ComponentShape::fromMask(int width, int height, const std::vector<std::uint8_t>& mask, const QRect& bbox) {
     if (width <= 0 || height <= 0 || mask.size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height))
         throw std::invalid_argument("component mask size does not match its width and height");
     if (bbox.isEmpty() || !QRect(0, 0, width, height).contains(bbox))
         throw std::invalid_argument("component bounding box outside its mask");
     // Only the bounding box is kept and tinted: a small component of a large image stays cheap to draw.
-    bbox_ = bbox;
-    cropped_.resize(static_cast<std::size_t>(bbox.width()) * bbox.height());
+    ComponentShape shape;
+    shape.bbox = bbox;
+    shape.mask.resize(static_cast<std::size_t>(bbox.width()) * bbox.height());
     for (int y = 0; y < bbox.height(); ++y) {
         const auto* row = mask.data() + static_cast<std::size_t>(bbox.y() + y) * width + bbox.x();
-        std::copy(row, row + bbox.width(), cropped_.begin() + static_cast<std::ptrdiff_t>(y) * bbox.width());
+        std::copy(row, row + bbox.width(), shape.mask.begin() + static_cast<std::ptrdiff_t>(y) * bbox.width());
     }
-    edges_ = maskBoundary(bbox.width(), bbox.height(), cropped_);
+    shape.edges = maskBoundary(bbox.width(), bbox.height(), shape.mask);
+    return shape;
+}
+
+void ComponentLayer::setComponent(std::shared_ptr<const ComponentShape> shape, QPoint frameOrigin) {
+    shape_ = std::move(shape);
     frameOrigin_ = frameOrigin;
     place();
 }
 
 void ComponentLayer::setFrameOrigin(QPoint frameOrigin) {
-    if (frameOrigin == frameOrigin_ || bbox_.isEmpty()) return;
+    if (frameOrigin == frameOrigin_ || !shape_) return;
     frameOrigin_ = frameOrigin;
     place();
 }
 
 void ComponentLayer::place() {
-    const QPoint topLeft = bbox_.topLeft() + frameOrigin_;
-    outline_.resize(edges_.size());
-    for (qsizetype i = 0; i < edges_.size(); ++i) outline_[i] = edges_[i].translated(topLeft);
-    setMask(bbox_.width(), bbox_.height(), cropped_, topLeft); // emits changed()
+    if (!shape_) {
+        outline_.clear();
+        clear();
+        itemsChanged();
+        return;
+    }
+    const QPoint topLeft = shape_->bbox.topLeft() + frameOrigin_;
+    outline_.resize(shape_->edges.size());
+    for (qsizetype i = 0; i < shape_->edges.size(); ++i) outline_[i] = shape_->edges[i].translated(topLeft);
+    setMask(shape_->bbox.width(), shape_->bbox.height(), shape_->mask, topLeft); // emits changed()
     itemsChanged();
 }
 
@@ -116,11 +127,11 @@ void ComponentLayer::setTintShown(bool shown) {
 }
 
 QRectF ComponentLayer::itemBounds(int index) const {
-    return index == 0 && !bbox_.isEmpty() ? ViewTransform::pixelArea(canvasBox()) : QRectF();
+    return index == 0 && shape_ ? ViewTransform::pixelArea(canvasBox()) : QRectF();
 }
 
 int ComponentLayer::hitTest(QPointF imagePoint, double tolerance) const {
-    if (bbox_.isEmpty()) return -1;
+    if (!shape_) return -1;
     const QPoint p = ViewTransform::pixelAt(imagePoint);
     if (isSet(p.x(), p.y())) return 0;
     for (const QLineF& edge : outline_) // a click just outside the boundary still picks it

@@ -43,6 +43,18 @@ private:
     double opacity_ = 1.0;
 };
 
+// What both component layers draw, prepared once (on the worker thread, for large components): the
+// bounding-box part of the mask and its boundary.
+struct ComponentShape {
+    QRect bbox;                      // in the mask's frame
+    std::vector<std::uint8_t> mask;  // the bbox part, bbox.width() bytes per row, non-zero = in it
+    QVector<QLineF> edges;           // the boundary, with the bbox's top-left pixel at (0, 0)
+
+    // mask: width*height bytes (row 0 first); bbox: the component's bounding box there. Throws
+    // std::invalid_argument when they disagree.
+    static ComponentShape fromMask(int width, int height, const std::vector<std::uint8_t>& mask, const QRect& bbox);
+};
+
 // The component on one of the images: the mask's pixels tinted and its boundary (outer edge and holes)
 // drawn as pixel-edge lines, thicker when selected. One item (the component), for the results dock.
 class ComponentLayer : public MaskLayer {
@@ -50,22 +62,20 @@ class ComponentLayer : public MaskLayer {
 public:
     ComponentLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
 
-    // mask: width*height bytes (the result's frame, row 0 first, non-zero = in the component), bbox its
-    // bounding box there; frameOrigin: the canvas pixel where the mask frame's (0, 0) lies.
-    void setComponent(int width, int height, const std::vector<std::uint8_t>& mask, const QRect& bbox,
-                      QPoint frameOrigin);
+    // frameOrigin: the canvas pixel where the mask frame's (0, 0) lies.
+    void setComponent(std::shared_ptr<const ComponentShape> shape, QPoint frameOrigin);
     // Moves the component (the mask frame's (0, 0) to this canvas pixel).
     void setFrameOrigin(QPoint frameOrigin);
     QPoint frameOrigin() const { return frameOrigin_; }
     // The bounding box in canvas pixels.
-    QRect canvasBox() const { return bbox_.translated(frameOrigin_); }
+    QRect canvasBox() const { return shape_ ? shape_->bbox.translated(frameOrigin_) : QRect(); }
     // Off: only the outline is drawn (the tint of another layer lies on the same pixels).
     void setTintShown(bool shown);
     bool isTintShown() const { return tintShown_; }
     // Boundary segments in canvas image coordinates (pixel edges), collinear edges merged.
     const QVector<QLineF>& outline() const { return outline_; }
 
-    int itemCount() const override { return bbox_.isEmpty() ? 0 : 1; }
+    int itemCount() const override { return shape_ ? 1 : 0; }
     QRectF itemBounds(int index) const override;
     int hitTest(QPointF imagePoint, double tolerance) const override;
     void paint(QPainter& painter, const ViewTransform& view) const override;
@@ -73,12 +83,10 @@ public:
 private:
     void place(); // tint and outline at frameOrigin_
 
-    std::vector<std::uint8_t> cropped_; // the bbox part of the mask, bbox.width() per row
-    QRect bbox_;                         // in the mask frame
+    std::shared_ptr<const ComponentShape> shape_;
     QPoint frameOrigin_;
     bool tintShown_ = true;
-    QVector<QLineF> edges_;              // relative to the bbox's top-left pixel centre
-    QVector<QLineF> outline_;            // edges_ placed in the canvas
+    QVector<QLineF> outline_; // the shape's edges placed in the canvas
 };
 
 // The boundary of a pixel set as pixel-edge segments (between a set pixel and an unset or outside one),

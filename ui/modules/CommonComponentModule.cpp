@@ -287,16 +287,22 @@ bool CommonComponentModule::run() {
     const glint::Backend requested = backend_;
     auto result = std::make_shared<glint::CommonComponentResult>();
     auto resolved = std::make_shared<glint::Backend>(requested);
+    auto shape = std::make_shared<std::shared_ptr<const ComponentShape>>();
     JobRequest job;
     job.name = name();
-    job.work = [a, b, params, requested, result, resolved](glint::JobControl& control) {
+    job.work = [a, b, params, requested, result, resolved, shape](glint::JobControl& control) {
         *result = glint::findCommonComponent(*a, *b, params, requested, control, resolved.get());
+        // What the layers draw, prepared here so that a large component does not stall the window.
+        if (result->found)
+            *shape = std::make_shared<const ComponentShape>(ComponentShape::fromMask(
+                result->maskWidth, result->maskHeight, result->mask,
+                QRect(result->bboxX, result->bboxY, result->bboxWidth, result->bboxHeight)));
     };
     const QString parameters = parameterText();
-    job.done = [this, a, b, result, resolved, parameters](glint::JobControl& control) {
+    job.done = [this, a, b, result, resolved, shape, parameters](glint::JobControl& control) {
         AppContext& ctx = context();
         if (ctx.image() != a || second_ != b) return; // A or B changed meanwhile: the answer is for neither
-        showResult(result, *resolved, control);
+        showResult(result, *shape, *resolved, control);
         RunRecord record = RunRecord::fromJob(name(), *resolved, control, *a, parameters);
         if (record.imagePath.isEmpty()) record.imagePath = ctx.imagePath();
         ctx.timingLog()->add(record);
@@ -314,18 +320,18 @@ void CommonComponentModule::dropResult() {
 }
 
 void CommonComponentModule::showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
-                                       glint::Backend resolved, const glint::JobControl& job) {
+                                       const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
+                                       const glint::JobControl& job) {
     AppContext& ctx = context();
     dropResult();
     result_ = result;
     ++runs_;
     const glint::CommonComponentResult& r = *result;
-    if (r.found) {
-        const QRect bbox(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight);
+    if (r.found && shape) {
         layerA_ = new ComponentLayer(tr("Common component on A"), kComponentColour);
-        layerA_->setComponent(r.maskWidth, r.maskHeight, r.mask, bbox, QPoint(0, 0));
+        layerA_->setComponent(shape, QPoint(0, 0));
         layerB_ = new ComponentLayer(tr("Common component on B"), kComponentColour);
-        layerB_->setComponent(r.maskWidth, r.maskHeight, r.mask, bbox, QPoint(0, 0)); // placed below
+        layerB_->setComponent(shape, QPoint(0, 0)); // placed on B below
         ctx.layers()->add(layerA_);
         ctx.layers()->add(layerB_);
         // Selecting the component on B selects the row too (the dock follows layer A).

@@ -17,6 +17,7 @@ namespace glint::ui {
 
 class CommonComponentPanel;
 class ComponentLayer;
+struct ComponentShape;
 class DisplayPipeline;
 class ResultsModel;
 class SecondImageLayer;
@@ -80,7 +81,8 @@ private:
     void renderSecond();
     void ensureSecondLayer();
     void dropResult();
-    void showResult(const std::shared_ptr<const glint::CommonComponentResult>& result, glint::Backend resolved,
+    void showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
+                    const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
                     const glint::JobControl& job);
     void place();
     void showCursor(QPointF imagePoint);
