@@ -525,6 +525,29 @@ private slots:
         QCOMPARE(shown.count(), 0);
         QVERIFY(!module->result());
         QVERIFY(window.context().timingLog()->records().empty());
+        QCOMPARE(module->panel()->summaryLabel()->text(), QStringLiteral("The search was cancelled."));
+    }
+
+    // A backend that cannot run is a clear message, not a crash; the window stays usable.
+    void unavailableBackendIsAMessage() {
+        if (test::cudaUsable()) QSKIP("a CUDA device is usable here");
+        MainWindow window({false, false});
+        window.show();
+        std::mt19937 rng(5);
+        window.context().setImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("A"));
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(test::randomIntImage(9, 11, 0, 3, rng), QStringLiteral("B"));
+        module->panel()->backendBox()->setCurrentText(QStringLiteral("cuda"));
+        QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+        QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("CUDA")));
+        QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("The search failed: ")));
+        QVERIFY(!module->result());
+        module->setBackend(Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 10000);
     }
 };
 

@@ -94,6 +94,13 @@ CommonComponentModule::CommonComponentModule(AppContext& context, QObject* paren
         });
     }
     connect(context.jobs(), &JobRunner::busyChanged, this, &CommonComponentModule::updateActions);
+    // The panel says how a run ended when it shows no result (the window reports failures too).
+    connect(context.jobs(), &JobRunner::failed, this, [this](const QString& job, const QString& message) {
+        if (job == name() && panel_) panel_->setSummary(tr("The search failed: %1").arg(message), true);
+    });
+    connect(context.jobs(), &JobRunner::cancelled, this, [this](const QString& job) {
+        if (job == name() && panel_) panel_->setSummary(tr("The search was cancelled."));
+    });
     updateActions();
 }
 
