@@ -14,6 +14,7 @@
 #include "jobs/JobRunner.h"
 #include "jobs/JobStatusWidget.h"
 #include "modules/AnalysisModule.h"
+#include "modules/CommonComponentModule.h"
 #include "modules/RegionStatisticsModule.h"
 #include "modules/TraceModule.h"
 #include "results/TimingLog.h"
@@ -61,6 +62,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::registerModules() {
     addModule(new RegionStatisticsModule(*context_));
     addModule(new TraceModule(*context_));
+    addModule(new CommonComponentModule(*context_));
 }
 
 void MainWindow::addModule(AnalysisModule* module) {
@@ -71,6 +73,7 @@ void MainWindow::addModule(AnalysisModule* module) {
         analyzeMenu_->addSection(module->name());
         analyzeMenu_->addActions(actions);
     }
+    fileMenu_->insertActions(fileModulesEnd_, module->fileActions());
     if (QWidget* panel = module->createPanel()) parametersDock_->addPanel(module->name(), panel);
     connect(module, &AnalysisModule::panelRequested, this, [this, module] { parametersDock_->showPanel(module->name()); });
 }
@@ -104,7 +107,7 @@ void MainWindow::createStatusBar() {
 }
 
 void MainWindow::createMenus() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QMenu* file = fileMenu_ = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -112,7 +115,7 @@ void MainWindow::createMenus() {
     for (const QString& path : bundledSamples())
         samples->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
     samples->setEnabled(!samples->isEmpty());
-    file->addSeparator();
+    fileModulesEnd_ = file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 

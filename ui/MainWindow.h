@@ -80,6 +80,8 @@ private:
     ParametersDock* parametersDock_ = nullptr;
     StatusReadout* readout_ = nullptr;
     JobStatusWidget* jobStatus_ = nullptr;
+    QMenu* fileMenu_ = nullptr;
+    QAction* fileModulesEnd_ = nullptr; // modules' File entries go above this separator
     QMenu* viewMenu_ = nullptr;
     QMenu* analyzeMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;

@@ -88,9 +88,22 @@ void ImageCanvas::selectAt(QPointF imagePoint) {
     if (layers_) layers_->selectAt(imagePoint, kHitTolerancePx / scale_);
 }
 
+void ImageCanvas::setExtraContent(const QRectF& imageArea) {
+    if (imageArea == extraContent_) return;
+    extraContent_ = imageArea;
+    if (fitMode_) fitToWindow();
+}
+
+QRectF ImageCanvas::contentAtUnitScale() const {
+    QRectF area = ViewTransform::pixelArea(QRect(QPoint(0, 0), imageSize_));
+    if (!extraContent_.isEmpty()) area = area.united(extraContent_);
+    return ViewTransform(imageSize_, yUp_, 1.0, {}).imageToWidget(area);
+}
+
 double ImageCanvas::fitScale() const {
     if (imageSize_.isEmpty()) return 1.0;
-    return std::min(width() / static_cast<double>(imageSize_.width()), height() / static_cast<double>(imageSize_.height()));
+    const QRectF content = contentAtUnitScale();
+    return std::min(width() / content.width(), height() / content.height());
 }
 
 double ImageCanvas::clampScale(double scale) const {
@@ -114,8 +127,7 @@ void ImageCanvas::setView(double scale, QPointF origin) {
 void ImageCanvas::fitToWindow() {
     fitMode_ = true;
     const double s = fitScale();
-    const QPointF size(imageSize_.width() * s, imageSize_.height() * s);
-    setView(s, (QPointF(width(), height()) - size) / 2.0);
+    setView(s, QRectF(rect()).center() - contentAtUnitScale().center() * s);
 }
 
 void ImageCanvas::zoomOneToOne() { setScaleAt(1.0, zoomAnchor()); }

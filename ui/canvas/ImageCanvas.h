@@ -29,6 +29,10 @@ public:
     void setFrame(std::shared_ptr<const DisplayFrame> frame);
     std::shared_ptr<const DisplayFrame> frame() const { return frame_; }
     void setLayers(LayerStack* layers);
+    // More of the scene than the image, in image coordinates (a second image drawn beside it by a layer):
+    // fit-to-window keeps it in view too. An empty rectangle: the image alone.
+    void setExtraContent(const QRectF& imageArea);
+    QRectF extraContent() const { return extraContent_; }
 
     ViewTransform view() const;
     double scale() const { return scale_; }
@@ -77,12 +81,14 @@ protected:
 private:
     void paintImage(QPainter& painter, const QRect& dirty) const;
     double fitScale() const;
+    QRectF contentAtUnitScale() const; // image plus extra content, display coordinates at scale 1
     double clampScale(double scale) const;
     QPointF zoomAnchor() const; // the cursor when over the canvas, else the centre
     void setView(double scale, QPointF origin);
 
     std::shared_ptr<const DisplayFrame> frame_;
     QSize imageSize_;
+    QRectF extraContent_;
     bool yUp_ = false;
     double scale_ = 1.0;
     QPointF origin_;

@@ -23,6 +23,8 @@ public:
     virtual QString name() const = 0;
     // Analyze-menu entries; the module owns them. Shortcuts are welcome.
     virtual QList<QAction*> actions() { return {}; }
+    // File-menu entries (opening an input the module needs besides the image); the module owns them.
+    virtual QList<QAction*> fileActions() { return {}; }
     // The parameters panel, created once; the parameters dock takes ownership. nullptr: no panel.
     virtual QWidget* createPanel() { return nullptr; }
 

@@ -1,0 +1,555 @@
+// Common component in the window: two overlapping crops of the aerial sample opened as A and B, the
+// search run from the Analyze menu, its answer equal to `glint-cli common A B --json -` and to the
+// construction, the tint on the right pixels of both images side by side and blended, switching views,
+// B's own display limits, no match as a result (not an error), pairs of different sizes against the
+// reference, B from a drop, a load failure, and Cancel within 100 ms of a long reference run.
+#include "GuiTestSupport.h"
+#include "TestSupport.h"
+
+#include "Backends.h"
+#include "algo/common/CommonComponent.h"
+#include "canvas/ImageCanvas.h"
+#include "docks/ResultsDock.h"
+#include "io/ImageLoader.h"
+#include "jobs/JobRunner.h"
+#include "jobs/JobStatusWidget.h"
+#include "modules/CommonComponentLayers.h"
+#include "modules/CommonComponentModule.h"
+#include "modules/CommonComponentPanel.h"
+#include "overlay/LayerStack.h"
+#include "results/ResultsModel.h"
+#include "results/TimingLog.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QToolButton>
+
+#include <random>
+
+using namespace glint;
+using namespace glint::ui;
+
+namespace {
+
+// The crops cut from aero.png (512 × 512): A at (40, 30), B at (180, 150), so A(x, y) = B(x - 140, y - 120).
+const QRect kCropA(40, 30, 300, 260);
+const QRect kCropB(180, 150, 280, 300);
+
+Image crop(const Image& source, const QRect& r) {
+    std::vector<std::uint8_t> samples;
+    samples.reserve(static_cast<std::size_t>(r.width()) * r.height());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x) samples.push_back(static_cast<std::uint8_t>(source.value(x, y)));
+    return Image::fromSamples<std::uint8_t>(r.width(), r.height(), std::move(samples));
+}
+
+// Writes an 8-bit image as a grey PNG (what a user would have on disk).
+QString writePng(const Image& image, const QString& name) {
+    QImage picture(image.width(), image.height(), QImage::Format_Grayscale8);
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) picture.scanLine(y)[x] = static_cast<uchar>(image.value(x, y));
+    const QString path = QDir(test::tempDir()).filePath(name);
+    if (!picture.save(path, "PNG")) qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+template <class T>
+T* findModule(MainWindow& window) {
+    for (AnalysisModule* m : window.modules())
+        if (auto* t = qobject_cast<T*>(m)) return t;
+    return nullptr;
+}
+
+QMenu* menuNamed(MainWindow& window, const QString& title) {
+    for (QAction* a : window.menuBar()->actions())
+        if (a->text().remove(QLatin1Char('&')) == title) return a->menu();
+    return nullptr;
+}
+
+// The component in A's frame, as the test expects it to be tinted.
+bool inComponent(const CommonComponentResult& r, int x, int y) {
+    return x >= 0 && y >= 0 && x < r.maskWidth && y < r.maskHeight && r.mask[static_cast<std::size_t>(y) * r.maskWidth + x];
+}
+
+// The grabbed canvas colour at the centre of a canvas image pixel.
+QRgb canvasColour(const QImage& grab, const ImageCanvas& canvas, QPoint pixel) {
+    const QPointF w = canvas.view().imageToWidget(QPointF(pixel));
+    const double dpr = grab.devicePixelRatio();
+    return grab.pixel(static_cast<int>(w.x() * dpr), static_cast<int>(w.y() * dpr));
+}
+// Cyan tint over grey: blue well above red.
+bool tinted(QRgb c) { return qBlue(c) - qRed(c) > 60; }
+
+// GLINT_SCREENSHOT_DIR=DIR: pictures of the window to look at.
+void saveScreenshot(QWidget& widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("GLINT_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QCoreApplication::processEvents();
+    widget.grab().save(QDir(dir).filePath(name));
+}
+
+} // namespace
+
+class TestGuiCommon : public QObject {
+    Q_OBJECT
+
+private:
+    QString pathA_, pathB_;
+
+    static void waitIdle(MainWindow& window) {
+        QTRY_VERIFY_WITH_TIMEOUT(!window.context().jobs()->isBusy(), 60000);
+    }
+
+private slots:
+    void initTestCase() {
+        test::isolateSettings();
+        initBackends();
+        const Image aero = loadImage(test::samplePath(QStringLiteral("aero.png")).toStdString());
+        QCOMPARE(aero.width(), 512);
+        pathA_ = writePng(crop(aero, kCropA), QStringLiteral("aero-a.png"));
+        pathB_ = writePng(crop(aero, kCropB), QStringLiteral("aero-b.png"));
+    }
+
+    void aerialCropsEndToEnd() {
+        MainWindow window({false, false});
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* module = findModule<CommonComponentModule>(window);
+        QVERIFY(module);
+        // File ▸ Open Second Image and Analyze ▸ Find are there.
+        QVERIFY(menuNamed(window, QStringLiteral("File"))->actions().contains(module->fileActions().first()));
+        QVERIFY(menuNamed(window, QStringLiteral("Analyze"))->actions().contains(module->actions().first()));
+
+        window.openFile(pathA_);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QSignalSpy changed(module, &CommonComponentModule::secondImageChanged);
+        module->openSecondImage(pathB_);
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 30000);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(module->panel()->secondImageLabel()->text().contains(QStringLiteral("280 × 300")));
+
+        // Side by side: B right of A, with the gap of the CLI's overlay, and fit-to-window shows both.
+        ImageCanvas* canvas = window.canvas();
+        const QPoint sideBySide(300 + 5, 0);
+        QCOMPARE(module->secondPlacement(), sideBySide);
+        QCOMPARE(module->secondLayer()->placement(), sideBySide);
+        QCOMPARE(canvas->extraContent(), QRectF(304.5, -0.5, 280, 300));
+        QVERIFY(canvas->view().imageToWidget(QPointF(584, 299)).x() <= canvas->width());
+
+        // Run it as a user does: backend from the panel, Analyze ▸ Find Common Component.
+        CommonComponentPanel* panel = module->panel();
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QCOMPARE(module->backend(), Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
+        module->actions().first()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 60000);
+        QCOMPARE(failed.count(), 0);
+        const CommonComponentResult& r = *module->result();
+        QVERIFY(r.found);
+
+        // The same answer as the command line, and as the construction.
+        const test::CliResult cli = test::runCli({QStringLiteral("common"), pathA_, pathB_, QStringLiteral("--json"), QStringLiteral("-")});
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(cli.out).object();
+        QCOMPARE(r.dx, doc[QStringLiteral("offset")].toObject()[QStringLiteral("dx")].toInt());
+        QCOMPARE(r.dy, doc[QStringLiteral("offset")].toObject()[QStringLiteral("dy")].toInt());
+        QCOMPARE(static_cast<qint64>(r.size), doc[QStringLiteral("size")].toInteger());
+        const QJsonObject bbox = doc[QStringLiteral("bbox")].toObject();
+        QCOMPARE(QRect(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight),
+                 QRect(bbox[QStringLiteral("x")].toInt(), bbox[QStringLiteral("y")].toInt(),
+                       bbox[QStringLiteral("width")].toInt(), bbox[QStringLiteral("height")].toInt()));
+        QCOMPARE(r.dx, kCropA.x() - kCropB.x());
+        QCOMPARE(r.dy, kCropA.y() - kCropB.y());
+        QCOMPARE(r.size, std::uint64_t(160 * 140));
+
+        // The results dock row: offset, size, box.
+        ResultsModel* model = module->model();
+        QVERIFY(model);
+        QCOMPARE(window.resultsDock()->currentModel(), model);
+        QCOMPARE(model->rowCount(), 1);
+        QCOMPARE(model->value(0, 1).toInt(), r.dx);
+        QCOMPARE(model->value(0, 2).toInt(), r.dy);
+        QCOMPARE(model->value(0, 3).toULongLong(), r.size);
+        QCOMPARE(model->value(0, 4).toInt(), r.bboxX);
+        QCOMPARE(model->value(0, 7).toInt(), r.bboxHeight);
+        QVERIFY(panel->summaryLabel()->text().contains(QStringLiteral("dx -140, dy -120")));
+
+        // One timing record with the job's named steps.
+        const auto& records = window.context().timingLog()->records();
+        QCOMPARE(records.size(), std::size_t(1));
+        QCOMPARE(records[0].algorithm, module->name());
+        QCOMPARE(records[0].backend, QStringLiteral("cpu"));
+        QVERIFY(!records[0].steps.empty());
+        QVERIFY(records[0].parameters.contains(QStringLiteral("tolerance=0")));
+
+        // The tint: A at the component's pixels, B at those pixels + offset (in the canvas, + B's placement).
+        ComponentLayer* onA = module->componentLayerA();
+        ComponentLayer* onB = module->componentLayerB();
+        QVERIFY(onA && onB);
+        const auto checkTints = [&](QPoint placementB) {
+            for (int y = -1; y <= 260; ++y)
+                for (int x = -1; x <= 300; ++x)
+                    if (onA->isSet(x, y) != inComponent(r, x, y)) return false;
+            for (int y = -1; y <= 300; ++y)
+                for (int x = -1; x <= 280; ++x)
+                    if (onB->isSet(placementB.x() + x, placementB.y() + y) != inComponent(r, x - r.dx, y - r.dy)) return false;
+            return true;
+        };
+        QVERIFY(checkTints(sideBySide));
+        QCOMPARE(onA->canvasBox(), QRect(140, 120, 160, 140));
+        QCOMPARE(onB->canvasBox(), QRect(305, 0, 160, 140));
+        // The outline of the rectangular overlap: its four pixel-edge sides.
+        QCOMPARE(onA->outline().size(), 4);
+        QCOMPARE(onA->outline().first(), QLineF(139.5, 119.5, 299.5, 119.5));
+        QCOMPARE(onB->outline().first(), QLineF(304.5, -0.5, 464.5, -0.5));
+        // ... and painted there: tinted inside on both, untouched grey outside.
+        canvas->repaint();
+        QImage grab = canvas->grab().toImage();
+        QVERIFY(tinted(canvasColour(grab, *canvas, {220, 190})));
+        QVERIFY(tinted(canvasColour(grab, *canvas, {305 + 80, 70})));
+        QVERIFY(!tinted(canvasColour(grab, *canvas, {60, 60})));
+        QVERIFY(!tinted(canvasColour(grab, *canvas, {305 + 200, 250})));
+        // The results row and the component are linked: selecting the row selects it on both images.
+        window.resultsDock()->selectRow(0);
+        QCOMPARE(onA->selected(), 0);
+        QCOMPARE(onB->selected(), 0);
+        saveScreenshot(window, QStringLiteral("common-side-by-side.png"));
+        // The panel reads B under the cursor.
+        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(305 + 80, 70)).toPoint());
+        QTRY_VERIFY(panel->cursorLabel()->text().contains(
+            QStringLiteral("x 80  y 70  value %1").arg(module->secondImage()->value(80, 70))));
+
+        // Blended: B over A at (-dx, -dy); the tints on A and on B then cover the same canvas pixels.
+        QToolButton* blendButton = nullptr;
+        for (QToolButton* b : panel->findChildren<QToolButton*>())
+            if (b->defaultAction() == module->actions().at(3)) blendButton = b;
+        QVERIFY(blendButton);
+        QVERIFY(!panel->opacitySlider()->isEnabled());
+        blendButton->click();
+        QCOMPARE(module->view(), CommonComponentModule::View::Blend);
+        QVERIFY(panel->opacitySlider()->isEnabled());
+        const QPoint blended(140, 120);
+        QCOMPARE(module->secondLayer()->placement(), blended);
+        QCOMPARE(module->secondLayer()->opacity(), 0.5);
+        QVERIFY(checkTints(blended));
+        QCOMPARE(onB->canvasBox(), onA->canvasBox());
+        QVERIFY(onA->isTintShown() && !onB->isTintShown()); // one tint where both lie
+        QCOMPARE(canvas->extraContent(), QRectF(139.5, 119.5, 280, 300));
+        panel->opacitySlider()->setValue(80);
+        QCOMPARE(module->secondLayer()->opacity(), 0.8);
+        canvas->repaint();
+        grab = canvas->grab().toImage();
+        QVERIFY(tinted(canvasColour(grab, *canvas, {220, 190})));
+        // Where only B lies (right of and below A), B's picture is drawn, not the canvas background.
+        const QRgb bOnly = canvasColour(grab, *canvas, {400, 380});
+        QVERIFY2(bOnly != qRgb(58, 58, 58), "B is not drawn beyond A");
+        saveScreenshot(window, QStringLiteral("common-blended.png"));
+        saveScreenshot(*panel, QStringLiteral("common-panel.png"));
+
+        // And back.
+        module->actions().at(2)->trigger();
+        QCOMPARE(module->view(), CommonComponentModule::View::SideBySide);
+        QCOMPARE(module->secondLayer()->placement(), sideBySide);
+        QCOMPARE(module->secondLayer()->opacity(), 1.0);
+        QVERIFY(checkTints(sideBySide));
+        QVERIFY(onB->isTintShown());
+
+        // A new A drops the result (tints, results) but keeps B, placed for the new A.
+        Image other = crop(loadImage(pathA_.toStdString()), QRect(0, 0, 100, 80));
+        window.context().setImage(std::move(other), QStringLiteral("smaller"));
+        QVERIFY(!module->result());
+        QVERIFY(!module->componentLayerA() && !module->componentLayerB());
+        QVERIFY(module->secondLayer());
+        QCOMPARE(module->secondLayer()->placement(), QPoint(100 + 4, 0)); // gap max(4, min(100, 280) / 50)
+        QCOMPARE(window.resultsDock()->resultSetCount(), 0);
+    }
+
+    // B is drawn with A's kind of display settings and its own limits.
+    void secondImageHasItsOwnLimits() {
+        MainWindow window({false, false});
+        window.show();
+        std::mt19937 rng(3);
+        window.context().setImage(test::randomIntImage(40, 30, 0, 255, rng), QStringLiteral("A"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        DisplaySettings s = window.context().displaySettings();
+        s.limits = LimitsMode::MinMax;
+        window.context().setDisplaySettings(s);
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(test::randomIntImage(30, 20, 1000, 5000, rng), QStringLiteral("B"));
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 10000);
+        const auto frame = module->secondLayer()->frame();
+        QCOMPARE(frame->settings.limits, LimitsMode::MinMax);
+        QCOMPARE(frame->limits.low, computeStats(*module->secondImage()).min);
+        QCOMPARE(frame->limits.high, computeStats(*module->secondImage()).max);
+        // A change of A's settings renders B again with them (its own limits still).
+        s.limits = LimitsMode::Percentile;
+        s.percentile = 90.0;
+        window.context().setDisplaySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown() && module->secondLayer()->frame()->settings.limits ==
+                                                                     LimitsMode::Percentile, 10000);
+        QCOMPARE(module->secondLayer()->frame()->limits.high, computeLimits(*module->secondImage(), s).high);
+    }
+
+    // B keeps A's orientation whatever its own y-up flag (the offset relates stored rows): with A shown
+    // y-up (FITS), B's stored row 0 is drawn at the bottom beside A's row 0.
+    void secondImageFollowsTheCanvasOrientation_data() {
+        QTest::addColumn<bool>("aYUp");
+        QTest::addColumn<bool>("bYUp");
+        QTest::newRow("both y-up") << true << true;
+        QTest::newRow("A y-up, B not") << true << false;
+        QTest::newRow("B y-up, A not") << false << true;
+        QTest::newRow("neither") << false << false;
+    }
+
+    void secondImageFollowsTheCanvasOrientation() {
+        QFETCH(bool, aYUp);
+        QFETCH(bool, bYUp);
+        MainWindow window({false, false});
+        window.resize(900, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Image a(10, 8, SampleType::UInt8);
+        a.meta.displayYUp = aYUp;
+        window.context().setImage(std::move(a), QStringLiteral("A"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        std::vector<std::uint8_t> samples(6 * 5, 0);
+        samples[2] = 255; // B(2, 0)
+        Image b = Image::fromSamples<std::uint8_t>(6, 5, std::move(samples));
+        b.meta.displayYUp = bYUp;
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(std::move(b), QStringLiteral("B"));
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 10000);
+        const QPoint placement = module->secondPlacement();
+        QCOMPARE(placement, QPoint(14, 0));
+        ImageCanvas* canvas = window.canvas();
+        canvas->repaint();
+        const QImage grab = canvas->grab().toImage();
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(2, 0))) > 200);
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(2, 4))) < 50);
+        QVERIFY(qGray(canvasColour(grab, *canvas, placement + QPoint(3, 0))) < 50);
+        // And row 0 is where A's row 0 is drawn: the bottom of the picture when A is y-up.
+        const double row0 = canvas->view().imageToWidget(QPointF(16, 0)).y();
+        const double row4 = canvas->view().imageToWidget(QPointF(16, 4)).y();
+        QCOMPARE(row0 > row4, aYUp);
+    }
+
+    // The outline of a pixel set: the outer edge and the edge of each hole, collinear edges merged.
+    void boundaryOfARing() {
+        const std::vector<std::uint8_t> ring{1, 1, 1, 1, 0, 1, 1, 1, 1};
+        const QVector<QLineF> lines = maskBoundary(3, 3, ring);
+        QCOMPARE(lines.size(), 8);
+        double length = 0;
+        for (const QLineF& l : lines) length += l.length();
+        QCOMPARE(length, 16.0);
+        QVERIFY(lines.contains(QLineF(-0.5, -0.5, 2.5, -0.5)));
+        QVERIFY(lines.contains(QLineF(0.5, 0.5, 1.5, 0.5)));   // the hole's top
+        QVERIFY(lines.contains(QLineF(1.5, 0.5, 1.5, 1.5)));   // the hole's right
+        QVERIFY(lines.contains(QLineF(2.5, -0.5, 2.5, 2.5)));  // the right side, one line
+        // Diagonal neighbours: the edges meeting at the shared corner continue one another and are drawn
+        // as one line (6 lines, the 8 unit edges' length).
+        const QVector<QLineF> diagonal = maskBoundary(2, 2, {1, 0, 0, 1});
+        QCOMPARE(diagonal.size(), 6);
+        double diagonalLength = 0;
+        for (const QLineF& l : diagonal) diagonalLength += l.length();
+        QCOMPARE(diagonalLength, 8.0);
+        QVERIFY(diagonal.contains(QLineF(-0.5, 0.5, 1.5, 0.5)));
+    }
+
+    // No pixel matches: a result that says so, no component layers, no error.
+    void noMatchIsAResult() {
+        MainWindow window({false, false});
+        window.show();
+        window.context().setImage(Image(20, 15, SampleType::UInt8), QStringLiteral("zeros"));
+        auto* module = findModule<CommonComponentModule>(window);
+        std::vector<std::uint8_t> ones(12 * 9, 1);
+        module->setSecondImage(Image::fromSamples<std::uint8_t>(12, 9, std::move(ones)), QStringLiteral("ones"));
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 10000);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(!module->result()->found);
+        QVERIFY(!module->componentLayerA() && !module->componentLayerB());
+        QCOMPARE(module->model()->rowCount(), 1);
+        QCOMPARE(module->model()->value(0, 0).toString(), QStringLiteral("no common pixel"));
+        QCOMPARE(module->model()->value(0, 3).toULongLong(), 0ull);
+        QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("No common pixel")));
+        QCOMPARE(window.context().timingLog()->records().size(), std::size_t(1));
+    }
+
+    // Images of different sizes, tolerance and maximum shift, every CPU backend: the window shows what
+    // the reference computes.
+    void differentSizesAgainstReference_data() {
+        QTest::addColumn<int>("wA");
+        QTest::addColumn<int>("hA");
+        QTest::addColumn<int>("wB");
+        QTest::addColumn<int>("hB");
+        QTest::addColumn<int>("values");
+        QTest::addColumn<double>("tolerance");
+        QTest::addColumn<int>("maxShift");
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("wide A, tall B, cpu") << 23 << 9 << 7 << 17 << 3 << 0.0 << -1 << "cpu";
+        QTest::newRow("1x1 B, reference") << 13 << 11 << 1 << 1 << 2 << 0.0 << -1 << "reference";
+        QTest::newRow("tolerance 1, cpu") << 16 << 12 << 14 << 15 << 6 << 1.0 << -1 << "cpu";
+        QTest::newRow("max shift 3, cpu") << 18 << 18 << 20 << 16 << 4 << 0.0 << 3 << "cpu";
+        QTest::newRow("auto") << 11 << 19 << 19 << 11 << 3 << 0.0 << -1 << "auto";
+    }
+
+    void differentSizesAgainstReference() {
+        QFETCH(int, wA);
+        QFETCH(int, hA);
+        QFETCH(int, wB);
+        QFETCH(int, hB);
+        QFETCH(int, values);
+        QFETCH(double, tolerance);
+        QFETCH(int, maxShift);
+        QFETCH(QString, backend);
+        std::mt19937 rng(static_cast<unsigned>(wA * 131 + hB));
+        Image a = test::randomIntImage(wA, hA, 0, values - 1, rng, 0.05);
+        Image b = test::randomIntImage(wB, hB, 0, values - 1, rng);
+        CommonComponentParams params;
+        params.tolerance = tolerance;
+        params.maxShift = maxShift;
+        JobControl job;
+        const CommonComponentResult expected = findCommonComponent(a, b, params, Backend::Reference, job);
+
+        MainWindow window({false, false});
+        window.show();
+        window.context().setImage(std::move(a), QStringLiteral("A"));
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(std::move(b), QStringLiteral("B"));
+        module->setParameters(params);
+        module->setBackend(parseBackend(backend.toStdString()));
+        QCOMPARE(module->panel()->tolerance(), tolerance);
+        QCOMPARE(module->panel()->maxShift(), static_cast<long long>(maxShift));
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        const CommonComponentResult& r = *module->result();
+        QCOMPARE(r.size, expected.size);
+        QCOMPARE(r.found, expected.found);
+        if (!r.found) return;
+        // Ties may pick another offset; whatever is shown must be a component of that size at its offset,
+        // tinted on A where the mask is and on B at the mask + offset.
+        std::uint64_t tintedOnA = 0;
+        const QPoint placement = module->secondPlacement();
+        for (int y = 0; y < hA; ++y)
+            for (int x = 0; x < wA; ++x) {
+                QCOMPARE(module->componentLayerA()->isSet(x, y), inComponent(r, x, y));
+                if (!inComponent(r, x, y)) continue;
+                ++tintedOnA;
+                QVERIFY(module->componentLayerB()->isSet(placement.x() + x + r.dx, placement.y() + y + r.dy));
+                QVERIFY(!module->secondImage()->isBlank(x + r.dx, y + r.dy));
+                QVERIFY(samplesMatch(window.context().image()->value(x, y), module->secondImage()->value(x + r.dx, y + r.dy),
+                                     tolerance));
+            }
+        QCOMPARE(tintedOnA, r.size);
+        if (maxShift >= 0) QVERIFY(std::abs(r.dx) <= maxShift && std::abs(r.dy) <= maxShift);
+    }
+
+    // B dropped on the panel is opened; a file that cannot be read leaves B as it was, with a message.
+    void dropAndLoadFailure() {
+        MainWindow window({false, false});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* module = findModule<CommonComponentModule>(window);
+        CommonComponentPanel* panel = module->panel();
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(pathB_)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(panel, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(panel, &drop);
+        QTRY_VERIFY_WITH_TIMEOUT(module->secondImage() && !module->isLoadingSecond(), 10000);
+        QCOMPARE(module->secondImagePath(), pathB_);
+        QCOMPARE(module->secondImage()->width(), 280);
+
+        QSignalSpy failed(module, &CommonComponentModule::secondImageFailed);
+        const QString missing = QDir(test::tempDir()).filePath(QStringLiteral("no-such-image.png"));
+        module->openSecondImage(missing);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+        QVERIFY(!failed.at(0).at(1).toString().isEmpty());
+        QCOMPARE(module->secondImagePath(), pathB_);
+        QVERIFY(panel->summaryLabel()->text().startsWith(QStringLiteral("Cannot open image B")));
+        // Without A the search says what is missing instead of starting.
+        QVERIFY(!module->run());
+    }
+
+    // Cancel from the status bar stops a long reference search within 100 ms; nothing is shown.
+    void cancelWithin100ms() {
+        std::mt19937 rng(11);
+        MainWindow window({false, false});
+        window.show();
+        // Tall and narrow: ~10 s of reference search in all, while the reference checks Cancel once per
+        // row of offsets (95 offsets of 48 x 640 pixels here: a few ms).
+        window.context().setImage(test::randomIntImage(48, 640, 0, 3, rng), QStringLiteral("A"));
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(test::randomIntImage(48, 640, 0, 3, rng), QStringLiteral("B"));
+        module->setBackend(Backend::Reference);
+        JobRunner* jobs = window.context().jobs();
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QElapsedTimer running;
+        running.start();
+        QTRY_VERIFY_WITH_TIMEOUT(jobs->progress() > 0.02, 20000); // well into the search
+        qInfo("progress %.3f after %lld ms", jobs->progress(), static_cast<long long>(running.elapsed()));
+
+        QEventLoop loop;
+        QElapsedTimer clock;
+        qint64 cancelledAfter = -1;
+        connect(jobs, &JobRunner::cancelled, &loop, [&] {
+            cancelledAfter = clock.elapsed();
+            loop.quit();
+        });
+        QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+        QVERIFY(jobs->isBusy() && jobs->progress() < 0.5);
+        clock.start();
+        window.jobStatus()->cancelButton()->click();
+        loop.exec();
+        QVERIFY2(cancelledAfter >= 0, "the search did not stop");
+        qInfo("cancel to idle: %lld ms", static_cast<long long>(cancelledAfter));
+        QVERIFY2(cancelledAfter < 100, qPrintable(QStringLiteral("cancel took %1 ms").arg(cancelledAfter)));
+        QVERIFY(!jobs->isBusy());
+        QTest::qWait(50);
+        QCOMPARE(shown.count(), 0);
+        QVERIFY(!module->result());
+        QVERIFY(window.context().timingLog()->records().empty());
+        QCOMPARE(module->panel()->summaryLabel()->text(), QStringLiteral("The search was cancelled."));
+    }
+
+    // A backend that cannot run is a clear message, not a crash; the window stays usable.
+    void unavailableBackendIsAMessage() {
+        if (test::cudaUsable()) QSKIP("a CUDA device is usable here");
+        MainWindow window({false, false});
+        window.show();
+        std::mt19937 rng(5);
+        window.context().setImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("A"));
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(test::randomIntImage(9, 11, 0, 3, rng), QStringLiteral("B"));
+        module->panel()->backendBox()->setCurrentText(QStringLiteral("cuda"));
+        QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+        QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("CUDA")));
+        QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("The search failed: ")));
+        QVERIFY(!module->result());
+        module->setBackend(Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 10000);
+    }
+};
+
+QTEST_MAIN(TestGuiCommon)
+#include "test_gui_common.moc"

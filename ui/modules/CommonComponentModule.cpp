@@ -1,0 +1,446 @@
+#include "modules/CommonComponentModule.h"
+
+#include "AppContext.h"
+#include "StatusReadout.h"
+#include "canvas/ImageCanvas.h"
+#include "display/DisplayPipeline.h"
+#include "docks/ResultsDock.h"
+#include "io/ImageLoader.h"
+#include "jobs/JobRunner.h"
+#include "modules/CommonComponentLayers.h"
+#include "modules/CommonComponentPanel.h"
+#include "overlay/LayerStack.h"
+#include "results/ResultsModel.h"
+#include "results/TimingLog.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <exception>
+#include <new>
+#include <optional>
+
+namespace glint::ui {
+
+namespace {
+const QColor kComponentColour(0x00, 0xE5, 0xFF); // the CLI overlay's first palette colour
+const QColor kSecondFrameColour(0xFF, 0xEA, 0x00);
+
+// The gap between A and B side by side: the CLI overlay's, so that both pictures look alike.
+int sideBySideGap(int widthA, int widthB) { return std::max(4, std::min(widthA, widthB) / 50); }
+} // namespace
+
+CommonComponentModule::CommonComponentModule(AppContext& context, QObject* parent)
+    : AnalysisModule(context, parent), openSecondAction_(new QAction(tr("Open Second Image (Common Component)…"), this)),
+      findAction_(new QAction(tr("Find Common Component"), this)),
+      sideBySideAction_(new QAction(tr("Show A and B Side by Side"), this)),
+      blendAction_(new QAction(tr("Show B Blended over A at the Offset"), this)), viewGroup_(new QActionGroup(this)),
+      secondDisplay_(new DisplayPipeline(this)) {
+    // Panel buttons show the short icon texts; the menus the full ones.
+    openSecondAction_->setIconText(tr("Open Image B…"));
+    findAction_->setIconText(tr("Find Common Component"));
+    sideBySideAction_->setIconText(tr("Side by side"));
+    blendAction_->setIconText(tr("Blended"));
+    findAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    openSecondAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    sideBySideAction_->setCheckable(true);
+    blendAction_->setCheckable(true);
+    sideBySideAction_->setChecked(true);
+    viewGroup_->addAction(sideBySideAction_);
+    viewGroup_->addAction(blendAction_);
+
+    connect(openSecondAction_, &QAction::triggered, this, [this] {
+        emit panelRequested();
+        chooseSecondFile();
+    });
+    connect(findAction_, &QAction::triggered, this, [this] {
+        emit panelRequested();
+        run();
+    });
+    connect(sideBySideAction_, &QAction::triggered, this, [this] { setView(View::SideBySide); });
+    connect(blendAction_, &QAction::triggered, this, [this] { setView(View::Blend); });
+
+    connect(secondDisplay_, &DisplayPipeline::frameReady, this, [this] {
+        if (secondLayer_) secondLayer_->setFrame(secondDisplay_->frame());
+    });
+    connect(secondDisplay_, &DisplayPipeline::failed, this, [this](const QString& message) {
+        if (panel_) panel_->setSummary(tr("Cannot display B: %1").arg(message), true);
+    });
+    // B is drawn with A's kind of display settings (scale, colormap, limits mode) and its own limits.
+    connect(&context, &AppContext::displaySettingsChanged, this, &CommonComponentModule::renderSecond);
+    connect(&context, &AppContext::imageChanged, this, [this] {
+        result_.reset(); // its layers went with the old A
+        if (panel_) panel_->setSummary({});
+        place();
+        updateActions();
+    });
+    if (ImageCanvas* canvas = context.canvas()) {
+        connect(canvas, &ImageCanvas::cursorMoved, this, &CommonComponentModule::showCursor);
+        connect(canvas, &ImageCanvas::cursorLeft, this, [this] {
+            if (panel_) panel_->setCursorText({});
+        });
+    }
+    connect(context.jobs(), &JobRunner::busyChanged, this, &CommonComponentModule::updateActions);
+    // The panel says how a run ended when it shows no result (the window reports failures too).
+    connect(context.jobs(), &JobRunner::failed, this, [this](const QString& job, const QString& message) {
+        if (job == name() && panel_) panel_->setSummary(tr("The search failed: %1").arg(message), true);
+    });
+    connect(context.jobs(), &JobRunner::cancelled, this, [this](const QString& job) {
+        if (job == name() && panel_) panel_->setSummary(tr("The search was cancelled."));
+    });
+    updateActions();
+}
+
+CommonComponentModule::~CommonComponentModule() = default;
+
+SecondImageLayer* CommonComponentModule::secondLayer() const { return secondLayer_; }
+ComponentLayer* CommonComponentModule::componentLayerA() const { return layerA_; }
+ComponentLayer* CommonComponentModule::componentLayerB() const { return layerB_; }
+ResultsModel* CommonComponentModule::model() const { return model_; }
+CommonComponentPanel* CommonComponentModule::panel() const { return panel_; }
+
+QList<QAction*> CommonComponentModule::actions() {
+    return {findAction_, openSecondAction_, sideBySideAction_, blendAction_};
+}
+
+QList<QAction*> CommonComponentModule::fileActions() { return {openSecondAction_}; }
+
+QWidget* CommonComponentModule::createPanel() {
+    auto* panel = new CommonComponentPanel({openSecondAction_, findAction_, sideBySideAction_, blendAction_});
+    panel_ = panel;
+    panel->toleranceBox()->setValue(params_.tolerance);
+    panel->maxShiftCheck()->setChecked(params_.maxShift >= 0);
+    if (params_.maxShift >= 0) panel->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params_.maxShift, INT_MAX)));
+    panel->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend_)));
+    panel->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
+    panel->setSecondImageText(secondDescription());
+    const auto readParameters = [this] {
+        if (!panel_) return;
+        params_.tolerance = panel_->tolerance();
+        params_.maxShift = panel_->maxShift();
+        backend_ = panel_->backend();
+    };
+    connect(panel->toleranceBox(), &QDoubleSpinBox::valueChanged, this, readParameters);
+    connect(panel->maxShiftCheck(), &QCheckBox::toggled, this, readParameters);
+    connect(panel->maxShiftBox(), &QSpinBox::valueChanged, this, readParameters);
+    connect(panel->backendBox(), &QComboBox::currentTextChanged, this, readParameters);
+    connect(panel, &CommonComponentPanel::opacityChanged, this, &CommonComponentModule::setBlendOpacity);
+    connect(panel, &CommonComponentPanel::fileDropped, this, &CommonComponentModule::openSecondImage);
+    return panel;
+}
+
+void CommonComponentModule::setParameters(const glint::CommonComponentParams& params) {
+    params_ = params;
+    if (!panel_) return;
+    panel_->toleranceBox()->setValue(params.tolerance);
+    panel_->maxShiftCheck()->setChecked(params.maxShift >= 0);
+    if (params.maxShift >= 0) panel_->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params.maxShift, INT_MAX)));
+    params_ = params; // the widgets may have clamped what they show; the module keeps what it was given
+}
+
+void CommonComponentModule::setBackend(glint::Backend backend) {
+    backend_ = backend;
+    if (panel_) panel_->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Image B
+
+void CommonComponentModule::chooseSecondFile() {
+    QWidget* parent = context().window();
+    const QString start = secondPath_.isEmpty() ? QFileInfo(context().imagePath()).absolutePath()
+                                                : QFileInfo(secondPath_).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        parent, tr("Open Second Image"), start,
+        tr("Images (*.fits *.fit *.fts *.fz *.dcm *.dicom *.png *.pgm *.pnm *.tif *.tiff *.jpg *.jpeg *.bmp *.csv *.txt);;"
+           "All files (*)"));
+    if (!path.isEmpty()) openSecondImage(path);
+}
+
+void CommonComponentModule::openSecondImage(const QString& path) {
+    const quint64 generation = ++loadGeneration_;
+    if (panel_) panel_->setSummary(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    struct Outcome {
+        std::shared_ptr<const glint::Image> image;
+        QString error;
+    };
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
+        watcher->deleteLater();
+        if (generation != loadGeneration_) return; // a newer one was asked for
+        shownGeneration_ = generation;
+        Outcome outcome = watcher->result();
+        if (outcome.image) {
+            showSecond(std::move(outcome.image), path);
+            return;
+        }
+        if (panel_) panel_->setSummary(tr("Cannot open image B: %1").arg(outcome.error), true);
+        if (auto* window = qobject_cast<QMainWindow*>(context().window()))
+            window->statusBar()->showMessage(outcome.error, 10000);
+        emit secondImageFailed(path, outcome.error);
+    });
+    watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
+        Outcome out;
+        try {
+            out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
+        } catch (const std::bad_alloc&) {
+            out.error = tr("cannot open '%1': not enough memory").arg(path);
+        } catch (const std::exception& e) {
+            out.error = QString::fromStdString(e.what());
+        }
+        return out;
+    }));
+}
+
+void CommonComponentModule::setSecondImage(glint::Image image, const QString& path) {
+    shownGeneration_ = ++loadGeneration_;
+    showSecond(std::make_shared<const glint::Image>(std::move(image)), path);
+}
+
+void CommonComponentModule::showSecond(std::shared_ptr<const glint::Image> image, const QString& path) {
+    second_ = std::move(image);
+    secondPath_ = path;
+    dropResult(); // it was B's predecessor's
+    if (panel_) {
+        panel_->setSecondImageText(secondDescription());
+        panel_->setSummary({});
+    }
+    ensureSecondLayer();
+    secondLayer_->setFrame(nullptr);
+    renderSecond();
+    place();
+    updateActions();
+    emit secondImageChanged();
+}
+
+bool CommonComponentModule::isSecondImageShown() const {
+    const auto frame = secondDisplay_->frame();
+    return second_ && !isLoadingSecond() && !secondDisplay_->isBusy() && frame && frame->image == second_ && secondLayer_ &&
+           secondLayer_->frame() == frame;
+}
+
+void CommonComponentModule::renderSecond() {
+    if (!second_) return;
+    glint::DisplaySettings s = context().displaySettings();
+    if (s.limits == glint::LimitsMode::Window) {
+        const glint::DisplaySettings own = glint::defaultDisplaySettings(*second_);
+        if (own.limits == glint::LimitsMode::Window) {
+            s.low = own.low;
+            s.high = own.high;
+        } else {
+            s.limits = glint::LimitsMode::Percentile; // B has no window of its own
+        }
+    }
+    // Manual limits stay A's numbers: the two images hold the same kind of values (they are compared
+    // value by value), so one mapping shows what matches as the same grey.
+    secondDisplay_->request(second_, s);
+}
+
+QString CommonComponentModule::secondDescription() const {
+    if (!second_) return {};
+    return tr("%1 — %2 × %3").arg(QFileInfo(secondPath_).fileName()).arg(second_->width()).arg(second_->height());
+}
+
+void CommonComponentModule::ensureSecondLayer() {
+    if (!secondLayer_) {
+        secondLayer_ = new SecondImageLayer(tr("Image B"), kSecondFrameColour);
+        if (second_ && secondDisplay_->frame() && secondDisplay_->frame()->image == second_)
+            secondLayer_->setFrame(secondDisplay_->frame());
+        context().layers()->add(secondLayer_);
+    }
+    // B lies under the component it shows; a layer re-created after the user removed it goes down again.
+    LayerStack* layers = context().layers();
+    int lowest = layers->indexOf(secondLayer_);
+    for (OverlayLayer* l : {static_cast<OverlayLayer*>(layerA_.data()), static_cast<OverlayLayer*>(layerB_.data())})
+        if (l) lowest = std::min(lowest, layers->indexOf(l));
+    if (lowest < layers->indexOf(secondLayer_)) layers->move(secondLayer_, lowest);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Running
+
+QString CommonComponentModule::parameterText() const {
+    return QStringLiteral("tolerance=%1 max_shift=%2 B=%3")
+        .arg(params_.tolerance, 0, 'g', 17)
+        .arg(params_.maxShift >= 0 ? QString::number(params_.maxShift) : QStringLiteral("none"))
+        .arg(secondPath_);
+}
+
+bool CommonComponentModule::run() {
+    AppContext& ctx = context();
+    if (!ctx.hasImage() || !second_) {
+        if (panel_)
+            panel_->setSummary(ctx.hasImage() ? tr("Open image B first (File ▸ Open Second Image, or drop it here).")
+                                              : tr("Open image A first (File ▸ Open)."),
+                               true);
+        return false;
+    }
+    const std::shared_ptr<const glint::Image> a = ctx.image();
+    const std::shared_ptr<const glint::Image> b = second_;
+    const glint::CommonComponentParams params = params_;
+    const glint::Backend requested = backend_;
+    auto result = std::make_shared<glint::CommonComponentResult>();
+    auto resolved = std::make_shared<glint::Backend>(requested);
+    auto shape = std::make_shared<std::shared_ptr<const ComponentShape>>();
+    JobRequest job;
+    job.name = name();
+    job.work = [a, b, params, requested, result, resolved, shape](glint::JobControl& control) {
+        *result = glint::findCommonComponent(*a, *b, params, requested, control, resolved.get());
+        // What the layers draw, prepared here so that a large component does not stall the window.
+        if (result->found)
+            *shape = std::make_shared<const ComponentShape>(ComponentShape::fromMask(
+                result->maskWidth, result->maskHeight, result->mask,
+                QRect(result->bboxX, result->bboxY, result->bboxWidth, result->bboxHeight)));
+    };
+    const QString parameters = parameterText();
+    job.done = [this, a, b, result, resolved, shape, parameters](glint::JobControl& control) {
+        AppContext& ctx = context();
+        if (ctx.image() != a || second_ != b) return; // A or B changed meanwhile: the answer is for neither
+        showResult(result, *shape, *resolved, control);
+        RunRecord record = RunRecord::fromJob(name(), *resolved, control, *a, parameters);
+        if (record.imagePath.isEmpty()) record.imagePath = ctx.imagePath();
+        ctx.timingLog()->add(record);
+    };
+    if (panel_) panel_->setSummary(tr("Searching…"));
+    const bool started = ctx.jobs()->start(std::move(job));
+    if (!started && panel_) panel_->setSummary(tr("Another analysis is running: cancel it first."), true);
+    return started;
+}
+
+void CommonComponentModule::dropResult() {
+    result_.reset();
+    if (layerA_) context().layers()->remove(layerA_);
+    if (layerB_) context().layers()->remove(layerB_);
+}
+
+void CommonComponentModule::showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
+                                       const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
+                                       const glint::JobControl& job) {
+    AppContext& ctx = context();
+    dropResult();
+    result_ = result;
+    ++runs_;
+    const glint::CommonComponentResult& r = *result;
+    if (r.found && shape) {
+        layerA_ = new ComponentLayer(tr("Common component on A"), kComponentColour);
+        layerA_->setComponent(shape, QPoint(0, 0));
+        layerB_ = new ComponentLayer(tr("Common component on B"), kComponentColour);
+        layerB_->setComponent(shape, QPoint(0, 0)); // placed on B below
+        ctx.layers()->add(layerA_);
+        ctx.layers()->add(layerB_);
+        // Selecting the component on B selects the row too (the dock follows layer A).
+        connect(layerB_, &OverlayLayer::selectionChanged, this, [this](int item) {
+            if (layerA_) layerA_->setSelected(item);
+        });
+        connect(layerA_, &OverlayLayer::selectionChanged, this, [this](int item) {
+            if (layerB_) layerB_->setSelected(item);
+        });
+    }
+    ensureSecondLayer();
+    place();
+
+    const QString backend = QString::fromLatin1(glint::backendName(resolved));
+    model_ = new ResultsModel({tr("result"), tr("offset dx"), tr("offset dy"), tr("size"), tr("bbox x"), tr("bbox y"),
+                               tr("bbox width"), tr("bbox height"), tr("tolerance"), tr("backend")});
+    if (r.found)
+        model_->addRow({tr("common component"), r.dx, r.dy, static_cast<qulonglong>(r.size), r.bboxX, r.bboxY, r.bboxWidth,
+                        r.bboxHeight, params_.tolerance, backend},
+                       0);
+    else
+        model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, params_.tolerance, backend}, -1);
+    if (ctx.results()) ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_);
+
+    if (panel_) {
+        const QString time = tr("%1 ms on %2").arg(job.timing().total(), 0, 'f', 1).arg(backend);
+        if (r.found)
+            panel_->setSummary(tr("Offset dx %1, dy %2 · %3 pixels · box in A: x %4, y %5, %6 × %7 · %8")
+                                   .arg(r.dx)
+                                   .arg(r.dy)
+                                   .arg(r.size)
+                                   .arg(r.bboxX)
+                                   .arg(r.bboxY)
+                                   .arg(r.bboxWidth)
+                                   .arg(r.bboxHeight)
+                                   .arg(time));
+        else
+            panel_->setSummary(tr("No common pixel: no pixel of A matches B at any offset searched (%1 offsets) · %2")
+                                   .arg(r.stats.offsets)
+                                   .arg(time));
+    }
+    updateActions();
+    emit resultShown();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The view
+
+void CommonComponentModule::setView(View view) {
+    view_ = view;
+    (view == View::SideBySide ? sideBySideAction_ : blendAction_)->setChecked(true);
+    place();
+}
+
+void CommonComponentModule::setBlendOpacity(double opacity) {
+    blendOpacity_ = std::clamp(opacity, 0.0, 1.0);
+    if (panel_ && panel_->opacitySlider()->value() != static_cast<int>(std::lround(blendOpacity_ * 100)))
+        panel_->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
+    place();
+}
+
+QPoint CommonComponentModule::secondPlacement() const {
+    const auto a = context().image();
+    if (view_ == View::SideBySide) {
+        const int widthA = a ? a->width() : 0;
+        return {widthA + sideBySideGap(widthA, second_ ? second_->width() : 0), 0};
+    }
+    // Blended: B's pixel (x + dx, y + dy) lies on A's pixel (x, y).
+    if (result_ && result_->found) return {-result_->dx, -result_->dy};
+    return {0, 0};
+}
+
+void CommonComponentModule::place() {
+    ImageCanvas* canvas = context().canvas();
+    if (!second_) {
+        if (canvas) canvas->setExtraContent({});
+        return;
+    }
+    ensureSecondLayer();
+    const QPoint placement = secondPlacement();
+    secondLayer_->setPlacement(placement);
+    secondLayer_->setOpacity(view_ == View::Blend ? blendOpacity_ : 1.0);
+    if (layerA_) layerA_->setFrameOrigin({0, 0});
+    if (result_ && result_->found && layerB_) {
+        layerB_->setFrameOrigin(placement + QPoint(result_->dx, result_->dy));
+        // Blended, B's component lies on A's: one tint, not two stacked into an opaque one.
+        layerB_->setTintShown(view_ == View::SideBySide);
+    }
+    if (canvas) canvas->setExtraContent(ViewTransform::pixelArea(QRect(placement, QSize(second_->width(), second_->height()))));
+}
+
+void CommonComponentModule::showCursor(QPointF imagePoint) {
+    if (!panel_ || !second_) return;
+    const QPoint p = ViewTransform::pixelAt(imagePoint) - secondPlacement();
+    const QString pixel = StatusReadout::formatPixel(*second_, p.x(), p.y());
+    panel_->setCursorText(pixel.isEmpty() ? QString()
+                                          : tr("B under the cursor: %1  %2").arg(pixel, StatusReadout::formatValue(*second_, p.x(), p.y())));
+}
+
+void CommonComponentModule::updateActions() {
+    // Find stays available without B: run() then says what is missing.
+    findAction_->setEnabled(!context().jobs()->isBusy());
+}
+
+} // namespace glint::ui

@@ -1,0 +1,117 @@
+// Common component in the window: a second image (B) opened beside the current one (A), the search run
+// as a job (core's findCommonComponent), and the answer shown on both images, side by side or with B
+// blended over A at the found offset, plus a results row and a timing record per run.
+#pragma once
+
+#include "algo/common/CommonComponent.h"
+#include "modules/AnalysisModule.h"
+
+#include <QPoint>
+#include <QPointer>
+
+#include <memory>
+
+class QActionGroup;
+
+namespace glint::ui {
+
+class CommonComponentPanel;
+class ComponentLayer;
+struct ComponentShape;
+class DisplayPipeline;
+class ResultsModel;
+class SecondImageLayer;
+
+class CommonComponentModule : public AnalysisModule {
+    Q_OBJECT
+public:
+    enum class View { SideBySide, Blend };
+
+    explicit CommonComponentModule(AppContext& context, QObject* parent = nullptr);
+    ~CommonComponentModule() override;
+
+    QString name() const override { return tr("Common component"); }
+    QList<QAction*> actions() override;
+    QList<QAction*> fileActions() override;
+    QWidget* createPanel() override;
+
+    // --- Image B
+    // Loads off the UI thread: secondImageChanged() on success, secondImageFailed() (B kept) otherwise.
+    void openSecondImage(const QString& path);
+    // An image made in memory, shown at once (tests, generated pairs).
+    void setSecondImage(glint::Image image, const QString& path);
+    std::shared_ptr<const glint::Image> secondImage() const { return second_; }
+    QString secondImagePath() const { return secondPath_; }
+    bool isLoadingSecond() const { return loadGeneration_ != shownGeneration_; }
+    // B is loaded and its frame, for the current display settings, is the one the canvas paints.
+    bool isSecondImageShown() const;
+
+    // --- Parameters (the panel edits them)
+    glint::CommonComponentParams parameters() const { return params_; }
+    void setParameters(const glint::CommonComponentParams& params);
+    glint::Backend backend() const { return backend_; }
+    void setBackend(glint::Backend backend);
+
+    // Starts the search as a job; false when A or B is missing or another job runs.
+    bool run();
+
+    // --- The last result shown (for the images current now), and the view
+    const glint::CommonComponentResult* result() const { return result_.get(); }
+    View view() const { return view_; }
+    void setView(View view);
+    double blendOpacity() const { return blendOpacity_; }
+    void setBlendOpacity(double opacity);
+    // Where B's pixel (0, 0) lies in the canvas (A's image coordinates) in the current view.
+    QPoint secondPlacement() const;
+
+    SecondImageLayer* secondLayer() const;
+    ComponentLayer* componentLayerA() const;
+    ComponentLayer* componentLayerB() const;
+    ResultsModel* model() const;
+    CommonComponentPanel* panel() const;
+
+signals:
+    void secondImageChanged();
+    void secondImageFailed(const QString& path, const QString& message);
+    void resultShown(); // a run's answer (found or not) is on screen
+
+private:
+    void showSecond(std::shared_ptr<const glint::Image> image, const QString& path);
+    void chooseSecondFile();
+    void renderSecond();
+    void ensureSecondLayer();
+    void dropResult();
+    void showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
+                    const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
+                    const glint::JobControl& job);
+    void place();
+    void showCursor(QPointF imagePoint);
+    void updateActions();
+    QString secondDescription() const;
+    QString parameterText() const;
+
+    QAction* openSecondAction_;
+    QAction* findAction_;
+    QAction* sideBySideAction_;
+    QAction* blendAction_;
+    QActionGroup* viewGroup_;
+    DisplayPipeline* secondDisplay_;
+    QPointer<CommonComponentPanel> panel_;
+    QPointer<SecondImageLayer> secondLayer_;
+    QPointer<ComponentLayer> layerA_;
+    QPointer<ComponentLayer> layerB_;
+    QPointer<ResultsModel> model_;
+
+    std::shared_ptr<const glint::Image> second_;
+    QString secondPath_;
+    quint64 loadGeneration_ = 0;
+    quint64 shownGeneration_ = 0;
+    glint::CommonComponentParams params_;
+    glint::Backend backend_ = glint::Backend::Auto;
+    std::shared_ptr<const glint::CommonComponentResult> result_;
+    View view_ = View::SideBySide;
+    double blendOpacity_ = 0.5;
+    int runs_ = 0;
+};
+
+} // namespace glint::ui
