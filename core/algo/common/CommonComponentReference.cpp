@@ -35,9 +35,10 @@ public:
         std::vector<int> label(match.size());
         std::vector<int> queue;
         for (int dy = dyMin; dy <= dyMax; ++dy) {
-            job.throwIfCancelled();
             job.setProgress(static_cast<double>(dy - dyMin) / (dyMax - dyMin + 1));
             for (int dx = dxMin; dx <= dxMax; ++dx) {
+                // Per offset, not per row of offsets: one row of a 512² pair is about a second of work.
+                job.throwIfCancelled();
                 ++best.stats.offsets;
                 // The match mask in A's frame: A(x, y) against B(x + dx, y + dy).
                 for (int y = 0; y < hA; ++y) {
