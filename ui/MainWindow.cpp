@@ -14,6 +14,7 @@
 #include "jobs/JobRunner.h"
 #include "jobs/JobStatusWidget.h"
 #include "modules/AnalysisModule.h"
+#include "modules/BrightestModule.h"
 #include "modules/RegionStatisticsModule.h"
 #include "results/TimingLog.h"
 
@@ -59,6 +60,7 @@ MainWindow::~MainWindow() = default;
 // Every analysis module, one line each. A module brings its own menu actions and parameters panel.
 void MainWindow::registerModules() {
     addModule(new RegionStatisticsModule(*context_));
+    addModule(new BrightestModule(*context_));
 }
 
 void MainWindow::addModule(AnalysisModule* module) {
