@@ -506,6 +506,7 @@ private slots:
         canvas->fitToWindow();
         QTest::qWait(50);
         saveShot(window, QStringLiteral("mammogram-exclusions"));
+        saveShot(*panel, QStringLiteral("brightest-panel"));
 
         // The exclusion list and the shapes select each other; Delete removes one.
         QListWidget* list = panel->exclusionList();
@@ -538,6 +539,10 @@ private slots:
         BrightestPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         panel->sweepEdit()->setText(QStringLiteral("mean, p90 p95;p99"));
+        // As the paper does: the chest wall, the film label and the lead marker out of the way first.
+        module->addExclusionPolygon(QPolygonF{QPointF(-1, -1), QPointF(306, -1), QPointF(-1, 636)});
+        module->addExclusionRectangle(QRect(736, 864, 288, 160));
+        module->addExclusionRectangle(QRect(850, 40, 174, 80));
         QString message;
         QVERIFY2(runAndWait(module, [&] { panel->sweepButton()->click(); }, &message), qPrintable(message));
         BrightestSweepLayer* sweep = module->sweepLayer();
@@ -553,7 +558,7 @@ private slots:
             colours.insert(layer->colour().rgb());
             QVERIFY2(sweep->legendText(i).startsWith(pivots[i]), qPrintable(sweep->legendText(i)));
             // The same region as a run of that pivot alone.
-            glint::BrightestParams one;
+            glint::BrightestParams one = module->currentParams(1);
             one.pivot = PivotSpec::parse(pivots[i].toStdString());
             JobControl job;
             const BrightestResult alone = runBrightest(image, one, Backend::Cpu, job);
@@ -566,7 +571,7 @@ private slots:
         }
         QCOMPARE(colours.size(), 4);
         ImageCanvas* canvas = window.canvas();
-        const QRect legend = sweep->legendRect(QRectF(canvas->rect())).toAlignedRect();
+        const QRect legend = sweep->legendRect(QRectF(canvas->rect()), canvas->view()).toAlignedRect();
         QVERIFY(canvas->rect().contains(legend));
         const auto swatchPixels = [&](const QColor& colour) {
             const QImage grab = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace glint::ui {
 
@@ -33,6 +34,52 @@ void drawHaloText(QPainter& painter, QPointF baseline, const QFont& font, const 
     painter.fillPath(path, withOpacity(colour, opacity));
 }
 
+
+// Greedy placement in the order given: each label takes the first spot around its rectangle (above left,
+// below left, above right, below right, inside at the top) that lies in the viewport and covers no label
+// placed before it nor anything in `taken`; a label with no free spot is left out (zooming in makes room),
+// except a selected one. Drawn with a halo, the selected one last (on top).
+void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, QVector<QRectF> taken) {
+    const QFont font = labelFont(painter.font());
+    const QFontMetricsF metrics(font);
+    const double height = metrics.height() + 2.0;
+    struct Placed {
+        int index;
+        QPointF baseline;
+    };
+    QVector<Placed> placed;
+    for (int i = 0; i < labels.size(); ++i) {
+        const RegionLabel& label = labels[i];
+        const QRectF t = label.target;
+        if (label.text.isEmpty() || !t.intersects(viewport)) continue;
+        const double width = metrics.horizontalAdvance(label.text) + 4.0;
+        const QPointF spots[] = {{t.left(), t.top() - height - 1.0}, {t.left(), t.bottom() + 1.0},
+                                 {t.right() - width, t.top() - height - 1.0}, {t.right() - width, t.bottom() + 1.0},
+                                 {t.left() + 2.0, t.top() + 2.0}};
+        std::optional<QRectF> chosen;
+        for (const QPointF& spot : spots) {
+            QRectF box(spot, QSizeF(width, height));
+            // Slide along the viewport's edges, so that a region partly off screen keeps its label in view.
+            box.moveLeft(std::clamp(box.left(), viewport.left() + 2.0, std::max(viewport.left() + 2.0, viewport.right() - width - 2.0)));
+            if (&spot == &spots[4]) box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height)));
+            if (!viewport.contains(box)) continue;
+            if (std::any_of(taken.cbegin(), taken.cend(), [&](const QRectF& r) { return r.intersects(box); })) continue;
+            chosen = box;
+            break;
+        }
+        if (!chosen && label.selected) chosen = QRectF(QPointF(std::max(viewport.left(), t.left()), std::max(viewport.top(), t.top() + 2.0)), QSizeF(width, height));
+        if (!chosen) continue;
+        taken.append(*chosen);
+        placed.append({i, QPointF(chosen->left() + 2.0, chosen->top() + 1.0 + metrics.ascent())});
+    }
+    std::stable_partition(placed.begin(), placed.end(), [&](const Placed& p) { return !labels[p.index].selected; });
+    for (const Placed& p : placed) {
+        const RegionLabel& label = labels[p.index];
+        drawHaloText(painter, p.baseline, font, label.text, label.selected ? label.colour.lighter(150) : label.colour,
+                     label.selected ? 1.0 : std::max(0.45, label.opacity));
+    }
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------------
@@ -55,6 +102,25 @@ double BrightestRegionLayer::opacityForRank(int rank) const {
     if (!fade_ || k < 2 || rank <= 1) return 1.0;
     // Logarithmic, so that the first few ranks stay distinct and the long tail recedes together.
     return 1.0 - 0.75 * std::log(static_cast<double>(std::min(rank, k))) / std::log(static_cast<double>(k));
+}
+
+void BrightestRegionLayer::setShowLabels(bool show) {
+    showLabels_ = show;
+    emit changed();
+}
+
+QVector<RegionLabel> BrightestRegionLayer::labels(const ViewTransform& view) const {
+    // The selected region first, then by rank: when labels compete for room, these win.
+    QVector<RegionLabel> out;
+    out.reserve(regions_.size());
+    const auto add = [&](int i) {
+        out.append({view.imageToWidget(itemBounds(i)), regions_[i].label, colour(), opacityForRank(regions_[i].rank),
+                    i == selected()});
+    };
+    if (selected() >= 0) add(selected());
+    for (int i = 0; i < regions_.size(); ++i)
+        if (i != selected()) add(i);
+    return out;
 }
 
 QRectF BrightestRegionLayer::itemBounds(int index) const {
@@ -100,40 +166,7 @@ void BrightestRegionLayer::paint(QPainter& painter, const ViewTransform& view) c
         painter.drawRect(w);
     }
 
-    // Labels: the selected region first, then by rank; one that would cover a label already placed is left
-    // out (zooming in makes room for it).
-    const QFont font = labelFont(painter.font());
-    const QFontMetricsF metrics(font);
-    QVector<int> order;
-    order.reserve(regions_.size());
-    if (selectedItem >= 0) order.append(selectedItem);
-    for (int i = 0; i < regions_.size(); ++i)
-        if (i != selectedItem) order.append(i);
-    struct Placed {
-        int item;
-        QRectF box;
-        QPointF baseline;
-    };
-    QVector<Placed> placed;
-    for (int i : order) {
-        const RegionMark& r = regions_[i];
-        if (r.label.isEmpty()) continue;
-        const QRectF w = view.imageToWidget(itemBounds(i));
-        const double width = metrics.horizontalAdvance(r.label) + 2.0;
-        double x = std::clamp(w.left(), viewport.left() + 2.0, std::max(viewport.left() + 2.0, viewport.right() - width - 2.0));
-        double baseline = w.top() - metrics.descent() - 3.0;
-        if (baseline - metrics.ascent() < viewport.top()) baseline = w.top() + metrics.ascent() + 3.0; // inside, at the top
-        const QRectF box(x - 1.0, baseline - metrics.ascent() - 1.0, width, metrics.height() + 2.0);
-        if (!box.intersects(viewport)) continue;
-        const bool clash = std::any_of(placed.cbegin(), placed.cend(), [&](const Placed& p) { return p.box.intersects(box); });
-        if (clash && i != selectedItem) continue;
-        placed.append({i, box, QPointF(x, baseline)});
-    }
-    for (auto it = placed.crbegin(); it != placed.crend(); ++it) { // the selected one is drawn last, on top
-        const bool isSelected = it->item == selectedItem;
-        const double opacity = isSelected ? 1.0 : std::max(0.45, opacityForRank(regions_[it->item].rank));
-        drawHaloText(painter, it->baseline, font, regions_[it->item].label, isSelected ? colour.lighter(150) : colour, opacity);
-    }
+    if (showLabels_) drawLabels(painter, labels(view), viewport, {});
     painter.restore();
 }
 
@@ -186,21 +219,56 @@ constexpr double kLegendPadding = 7.0;
 constexpr double kSwatch = 12.0;
 } // namespace
 
-QRectF BrightestSweepLayer::legendRect(const QRectF& viewport) const {
+QRectF BrightestSweepLayer::legendRect(const QRectF& viewport, const ViewTransform& view) const {
     if (pivots_.isEmpty()) return {};
     const QFontMetricsF metrics(legendFont());
     double textWidth = 0.0;
     for (const Pivot& p : pivots_) textWidth = std::max(textWidth, metrics.horizontalAdvance(p.text));
     const double line = std::max(metrics.height(), kSwatch) + 3.0;
     const QSizeF size(textWidth + kSwatch + 6.0 + 2 * kLegendPadding, pivots_.size() * line - 3.0 + 2 * kLegendPadding);
-    return {QPointF(viewport.right() - kLegendMargin - size.width(), viewport.top() + kLegendMargin), size};
+    const double left = viewport.left() + kLegendMargin;
+    const double right = viewport.right() - kLegendMargin - size.width();
+    const double top = viewport.top() + kLegendMargin;
+    const double bottom = viewport.bottom() - kLegendMargin - size.height();
+    const QRectF corners[4] = {QRectF(QPointF(right, top), size), QRectF(QPointF(left, top), size),
+                               QRectF(QPointF(right, bottom), size), QRectF(QPointF(left, bottom), size)};
+    // What the legend should not cover: the shown regions with room for their labels above, then the image.
+    QVector<QRectF> regions;
+    for (const Pivot& p : pivots_) {
+        if (!p.layer || !p.layer->isVisible()) continue;
+        for (int i = 0; i < p.layer->itemCount(); ++i)
+            regions.append(view.imageToWidget(p.layer->itemBounds(i)).adjusted(0, -metrics.height() - 4.0, 0, 0));
+    }
+    const QRectF image = view.imageRectInWidget();
+    const auto area = [](const QRectF& r) { return r.isValid() ? r.width() * r.height() : 0.0; };
+    QRectF best = corners[0];
+    double bestCost = std::numeric_limits<double>::infinity();
+    for (const QRectF& c : corners) {
+        double cost = area(c.intersected(image));
+        for (const QRectF& r : regions) cost += 100.0 * area(c.intersected(r));
+        if (cost < bestCost - 1e-9) {
+            bestCost = cost;
+            best = c;
+        }
+    }
+    return best;
 }
 
-void BrightestSweepLayer::paint(QPainter& painter, const ViewTransform&) const {
-    const QRectF box = legendRect(QRectF(painter.viewport()));
+void BrightestSweepLayer::paint(QPainter& painter, const ViewTransform& view) const {
+    const QRectF viewport(painter.viewport());
+    const QRectF box = legendRect(viewport, view);
     if (box.isEmpty()) return;
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
+    // The pivots' labels, placed together (selected ones first, then pivot by pivot) and clear of the legend.
+    QVector<RegionLabel> labels;
+    QVector<RegionLabel> rest;
+    for (const Pivot& p : pivots_) {
+        if (!p.layer || !p.layer->isVisible()) continue;
+        for (const RegionLabel& label : p.layer->labels(view)) (label.selected ? labels : rest).append(label);
+    }
+    labels += rest;
+    drawLabels(painter, labels, viewport, {box});
     painter.setPen(QPen(QColor(255, 255, 255, 90), 1.0));
     painter.setBrush(QColor(0, 0, 0, 175));
     painter.drawRoundedRect(box, 4.0, 4.0);

@@ -19,6 +19,15 @@ struct RegionMark {
     QString label;
 };
 
+// A label as drawn: next to its rectangle on screen (widget coordinates).
+struct RegionLabel {
+    QRectF target;
+    QString text;
+    QColor colour;
+    double opacity = 1.0;
+    bool selected = false;
+};
+
 // The regions of one run, drawn so that rank 1 is on top. Labels are drawn in screen space with a dark
 // halo, so they stay legible at any zoom and on bright or dark pixels; where labels would collide, the
 // better rank keeps its label (the selected region always shows its own). With fading on (K brightest
@@ -34,6 +43,10 @@ public:
     bool fadesWithRank() const { return fade_; }
     // The opacity a region of this rank is drawn with (1 without fading).
     double opacityForRank(int rank) const;
+    // Off when another layer places this one's labels together with its own (a pivot sweep).
+    void setShowLabels(bool show);
+    // The labels in the order they claim room: the selected region first, then by rank.
+    QVector<RegionLabel> labels(const ViewTransform& view) const;
 
     int itemCount() const override { return static_cast<int>(regions_.size()); }
     QRectF itemBounds(int index) const override;
@@ -43,10 +56,12 @@ public:
 private:
     QVector<RegionMark> regions_;
     bool fade_ = false;
+    bool showLabels_ = true;
 };
 
-// The legend of a pivot sweep, drawn in the top-right corner of the view: one swatch per pivot in the
-// colour of that pivot's layer (recolouring or hiding a pivot in the Layers dock shows here at once).
+// The legend of a pivot sweep, drawn in a corner of the view: one swatch per pivot in the colour of that
+// pivot's layer (recolouring or hiding a pivot in the Layers dock shows here at once). It also draws the
+// labels of all the pivots' regions, placed together so that nested regions' labels do not overlap.
 // It also stands for the sweep as a whole towards the results dock: its items are the regions of all
 // pivot layers in turn, and selecting one here selects it in its own layer, and the other way round.
 class BrightestSweepLayer : public OverlayLayer {
@@ -59,8 +74,9 @@ public:
     int pivotCount() const { return static_cast<int>(pivots_.size()); }
     BrightestRegionLayer* pivotLayer(int index) const { return pivots_.at(index).layer; }
     QString legendText(int index) const { return pivots_.at(index).text; }
-    // The legend box in widget coordinates for a view of this size (empty without pivots).
-    QRectF legendRect(const QRectF& viewport) const;
+    // The legend box in widget coordinates (empty without pivots): in the corner of the viewport where it
+    // hides the least of the pivots' rectangles and their labels, then the least of the image.
+    QRectF legendRect(const QRectF& viewport, const ViewTransform& view) const;
 
     int itemCount() const override { return total_; }
     QRectF itemBounds(int index) const override;

@@ -15,6 +15,7 @@
 #include <QListWidget>
 #include <QPushButton>
 
+#include <cmath>
 #include <exception>
 #include <iterator>
 
@@ -32,8 +33,10 @@ const QColor kSweepPalette[] = {QColor(255, 64, 64),  QColor(255, 210, 0),   QCo
 
 QString number(double v) { return QString::number(v, 'g', 7); }
 
+// Large sums in full rather than in exponent form ("3251375749", not "3.251376e+09"): easier to compare.
 QString sumText(const glint::BrightestRegion& r) {
-    return r.exactInteger ? QString::number(static_cast<qlonglong>(r.sumInt)) : number(r.sum);
+    if (r.exactInteger) return QString::number(static_cast<qlonglong>(r.sumInt));
+    return std::abs(r.sum) >= 1e6 && std::abs(r.sum) < 1e15 ? QString::number(r.sum, 'f', 0) : number(r.sum);
 }
 
 QVariant sumValue(const glint::BrightestRegion& r) {
@@ -301,7 +304,7 @@ void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& resul
     retirePreviousRun();
     ++runCount_;
     const QString title = tr("Brightest #%1: pivot sweep").arg(runCount_);
-    auto* legend = new BrightestSweepLayer(tr("%1 (legend)").arg(title));
+    auto* legend = new BrightestSweepLayer(tr("%1 (legend, labels)").arg(title));
     auto* model = new ResultsModel({tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
                                     tr("height"), tr("sum"), tr("mean")});
     int item = 0;
@@ -322,6 +325,7 @@ void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& resul
                                                kSweepPalette[i % std::size(kSweepPalette)]);
         layer->setRegions(std::move(marks));
         layer->setFadeWithRank(result.mode == glint::BrightestMode::Overlap);
+        layer->setShowLabels(false); // the legend layer places every pivot's labels together
         ctx.layers()->add(layer);
         runLayers_.append(layer);
         legend->addPivot(layer, result.regions.empty() ? tr("%1 — no region").arg(pivotText(result)) : pivotText(result));
