@@ -329,6 +329,8 @@ void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& resul
         ctx.layers()->add(layer);
         runLayers_.append(layer);
         legend->addPivot(layer, result.regions.empty() ? tr("%1 — no region").arg(pivotText(result)) : pivotText(result));
+        // Without the legend layer (removed in the Layers dock) each pivot labels its own regions again.
+        connect(legend, &QObject::destroyed, layer, [layer] { layer->setShowLabels(true); });
     }
     ctx.layers()->add(legend); // on top of its pivots
     runLayers_.append(legend);
