@@ -19,6 +19,7 @@
 
 #include <QListWidget>
 #include <QMenuBar>
+#include <QPainter>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -538,6 +539,55 @@ private slots:
         QVERIFY(!module->regionLayer());
         QCOMPARE(window.resultsDock()->resultSetCount(), 0);
         QVERIFY(window.context().timingLog()->records().empty());
+    }
+
+    // The region layer on its own: with fading (overlap mode) rank 1 is drawn strongest and rank K faintest,
+    // and a thousand regions with labels paint quickly (labels that would overlap are left out).
+    void regionLayerFadesAndScales() {
+        BrightestRegionLayer nested(QStringLiteral("nested"), QColor(255, 176, 0));
+        QVector<RegionMark> rings;
+        for (int rank = 1; rank <= 20; ++rank) // rank 1 the innermost, as K-MSP's best regions nest in the others
+            rings.append({rank, QRect(100 - 4 * rank, 100 - 4 * rank, 8 * rank + 1, 8 * rank + 1), QStringLiteral("#%1").arg(rank)});
+        nested.setRegions(rings);
+        nested.setFadeWithRank(true);
+        QVERIFY(nested.opacityForRank(1) == 1.0 && nested.opacityForRank(20) >= 0.25 && nested.opacityForRank(20) < 0.3);
+        QImage picture(400, 400, QImage::Format_RGB32);
+        picture.fill(Qt::black);
+        const ViewTransform view(QSize(200, 200), false, 2.0, QPointF(0, 0));
+        {
+            QPainter painter(&picture);
+            nested.paint(painter, view);
+        }
+        const auto edgeRed = [&](int rank) { // the middle of the region's left edge on screen
+            const QRectF w = view.imageToWidget(nested.itemBounds(rank - 1));
+            int best = 0;
+            for (int dx = -1; dx <= 1; ++dx) best = std::max(best, qRed(picture.pixel(static_cast<int>(std::lround(w.left())) + dx, static_cast<int>(w.center().y()))));
+            return best;
+        };
+        QVERIFY2(edgeRed(1) > edgeRed(10) && edgeRed(10) > edgeRed(20) + 20,
+                 qPrintable(QStringLiteral("%1 %2 %3").arg(edgeRed(1)).arg(edgeRed(10)).arg(edgeRed(20))));
+        if (!qEnvironmentVariableIsEmpty("GLINT_SCREENSHOT_DIR"))
+            picture.save(QDir(qEnvironmentVariable("GLINT_SCREENSHOT_DIR")).filePath(QStringLiteral("overlap-fading.png")));
+
+        std::mt19937 rng(9);
+        std::uniform_int_distribution<int> at(0, 1980), side(2, 60);
+        QVector<RegionMark> many;
+        for (int rank = 1; rank <= 1000; ++rank)
+            many.append({rank, QRect(at(rng), at(rng), side(rng), side(rng)), QStringLiteral("#%1  %2").arg(rank).arg(1000000 - rank)});
+        BrightestRegionLayer layer(QStringLiteral("many"), QColor(255, 176, 0));
+        layer.setRegions(many);
+        layer.setSelected(999);
+        QImage canvas(1400, 900, QImage::Format_RGB32);
+        canvas.fill(Qt::black);
+        QElapsedTimer clock;
+        clock.start();
+        {
+            QPainter painter(&canvas);
+            layer.paint(painter, ViewTransform(QSize(2048, 2048), false, 0.43, QPointF(0, 0)));
+        }
+        qInfo("1000 regions painted in %lld ms", static_cast<long long>(clock.elapsed()));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY(test::pictureStats(canvas).distinctColours > 10);
     }
 
     // Overlap (K-MSP) is one more mode: until the core has it, its message is shown; once it has, the

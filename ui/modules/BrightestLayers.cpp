@@ -1,8 +1,8 @@
 #include "modules/BrightestLayers.h"
 
 #include <QFontMetricsF>
+#include <QHash>
 #include <QPainter>
-#include <QPainterPath>
 
 #include <algorithm>
 #include <cmath>
@@ -24,25 +24,64 @@ QColor withOpacity(QColor colour, double opacity) {
     return colour;
 }
 
-// Text with a dark halo: legible over any pixel.
+// Text with a dark halo: legible over any pixel. The halo is the text drawn dark at the eight neighbouring
+// offsets (glyph-cached, so a thousand labels stay fast; a stroked QPainterPath was ten times slower).
 void drawHaloText(QPainter& painter, QPointF baseline, const QFont& font, const QString& text, const QColor& colour,
                   double opacity) {
-    QPainterPath path;
-    path.addText(baseline, font, text);
-    painter.strokePath(path, QPen(QColor(0, 0, 0, static_cast<int>(200 * opacity)), 3.0, Qt::SolidLine, Qt::RoundCap,
-                                  Qt::RoundJoin));
-    painter.fillPath(path, withOpacity(colour, opacity));
+    painter.setFont(font);
+    painter.setPen(QColor(0, 0, 0, static_cast<int>(170 * opacity)));
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            if (dx || dy) painter.drawText(baseline + QPointF(dx, dy), text);
+    painter.setPen(withOpacity(colour, opacity));
+    painter.drawText(baseline, text);
 }
 
+// The label boxes placed so far, bucketed by screen area, so that a thousand labels are placed in
+// near-linear time rather than each one tested against all the others.
+class LabelBoxes {
+public:
+    void add(const QRectF& box) {
+        const int index = static_cast<int>(boxes_.size());
+        boxes_.append(box);
+        forCells(box, [&](quint64 cell) {
+            cells_[cell].append(index);
+            return false;
+        });
+    }
+    bool overlaps(const QRectF& box) const {
+        return forCells(box, [&](quint64 cell) {
+            const auto it = cells_.constFind(cell);
+            if (it == cells_.cend()) return false;
+            return std::any_of(it->cbegin(), it->cend(), [&](int i) { return boxes_[i].intersects(box); });
+        });
+    }
+
+private:
+    static constexpr double kCell = 64.0;
+    template <class F>
+    static bool forCells(const QRectF& box, F&& f) {
+        const auto x0 = static_cast<qint32>(std::floor(box.left() / kCell)), x1 = static_cast<qint32>(std::floor(box.right() / kCell));
+        const auto y0 = static_cast<qint32>(std::floor(box.top() / kCell)), y1 = static_cast<qint32>(std::floor(box.bottom() / kCell));
+        for (qint32 y = y0; y <= y1; ++y)
+            for (qint32 x = x0; x <= x1; ++x)
+                if (f((static_cast<quint64>(static_cast<quint32>(y)) << 32) | static_cast<quint32>(x))) return true;
+        return false;
+    }
+    QVector<QRectF> boxes_;
+    QHash<quint64, QVector<int>> cells_;
+};
 
 // Greedy placement in the order given: each label takes the first spot around its rectangle (above left,
 // below left, above right, below right, inside at the top) that lies in the viewport and covers no label
 // placed before it nor anything in `taken`; a label with no free spot is left out (zooming in makes room),
 // except a selected one. Drawn with a halo, the selected one last (on top).
-void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, QVector<QRectF> taken) {
+void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, const QVector<QRectF>& taken) {
     const QFont font = labelFont(painter.font());
     const QFontMetricsF metrics(font);
     const double height = metrics.height() + 2.0;
+    LabelBoxes boxes;
+    for (const QRectF& r : taken) boxes.add(r);
     struct Placed {
         int index;
         QPointF baseline;
@@ -61,15 +100,16 @@ void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRe
             QRectF box(spot, QSizeF(width, height));
             // Slide along the viewport's edges, so that a region partly off screen keeps its label in view.
             box.moveLeft(std::clamp(box.left(), viewport.left() + 2.0, std::max(viewport.left() + 2.0, viewport.right() - width - 2.0)));
-            if (&spot == &spots[4]) box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height)));
-            if (!viewport.contains(box)) continue;
-            if (std::any_of(taken.cbegin(), taken.cend(), [&](const QRectF& r) { return r.intersects(box); })) continue;
+            if (&spot == &spots[4])
+                box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height)));
+            if (!viewport.contains(box) || boxes.overlaps(box)) continue;
             chosen = box;
             break;
         }
-        if (!chosen && label.selected) chosen = QRectF(QPointF(std::max(viewport.left(), t.left()), std::max(viewport.top(), t.top() + 2.0)), QSizeF(width, height));
+        if (!chosen && label.selected)
+            chosen = QRectF(QPointF(std::max(viewport.left(), t.left()), std::max(viewport.top(), t.top() + 2.0)), QSizeF(width, height));
         if (!chosen) continue;
-        taken.append(*chosen);
+        boxes.add(*chosen);
         placed.append({i, QPointF(chosen->left() + 2.0, chosen->top() + 1.0 + metrics.ascent())});
     }
     std::stable_partition(placed.begin(), placed.end(), [&](const Placed& p) { return !labels[p.index].selected; });
