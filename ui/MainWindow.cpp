@@ -15,6 +15,7 @@
 #include "jobs/JobStatusWidget.h"
 #include "modules/AnalysisModule.h"
 #include "modules/CommonComponentModule.h"
+#include "modules/BrightestModule.h"
 #include "modules/RegionStatisticsModule.h"
 #include "modules/TraceModule.h"
 #include "results/TimingLog.h"
@@ -63,6 +64,7 @@ void MainWindow::registerModules() {
     addModule(new RegionStatisticsModule(*context_));
     addModule(new TraceModule(*context_));
     addModule(new CommonComponentModule(*context_));
+    addModule(new BrightestModule(*context_));
 }
 
 void MainWindow::addModule(AnalysisModule* module) {

@@ -1,0 +1,108 @@
+// The overlays of the brightest-region analysis: the regions of one run (labelled with rank and sum in
+// screen space), the legend of a pivot sweep, and the hatched exclusion shapes the search must avoid.
+#pragma once
+
+#include "overlay/OverlayLayer.h"
+#include "overlay/ShapeLayer.h"
+
+#include <QPointer>
+#include <QRect>
+#include <QString>
+#include <QVector>
+
+namespace glint::ui {
+
+// One found region as the overlay shows it: whole pixels and the label text ("#1  51234").
+struct RegionMark {
+    int rank = 0;
+    QRect pixels;
+    QString label;
+};
+
+// A label as drawn: next to its rectangle on screen (widget coordinates).
+struct RegionLabel {
+    QRectF target;
+    QString text;
+    QColor colour;
+    double opacity = 1.0;
+    bool selected = false;
+};
+
+// The regions of one run, drawn so that rank 1 is on top. Labels are drawn in screen space with a dark
+// halo, so they stay legible at any zoom and on bright or dark pixels; where labels would collide, the
+// better rank keeps its label (the selected region always shows its own). With fading on (K brightest
+// regions that may overlap), rectangles and labels get dimmer as the rank grows.
+class BrightestRegionLayer : public OverlayLayer {
+    Q_OBJECT
+public:
+    BrightestRegionLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+
+    void setRegions(QVector<RegionMark> regions); // in rank order; item i = regions[i]
+    const QVector<RegionMark>& regions() const { return regions_; }
+    void setFadeWithRank(bool fade);
+    bool fadesWithRank() const { return fade_; }
+    // The opacity a region of this rank is drawn with (1 without fading).
+    double opacityForRank(int rank) const;
+    // Off when another layer places this one's labels together with its own (a pivot sweep).
+    void setShowLabels(bool show);
+    // The labels in the order they claim room: the selected region first, then by rank.
+    QVector<RegionLabel> labels(const ViewTransform& view) const;
+
+    int itemCount() const override { return static_cast<int>(regions_.size()); }
+    QRectF itemBounds(int index) const override;
+    int hitTest(QPointF imagePoint, double tolerance) const override;
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+
+private:
+    QVector<RegionMark> regions_;
+    bool fade_ = false;
+    bool showLabels_ = true;
+};
+
+// The legend of a pivot sweep, drawn in a corner of the view: one swatch per pivot in the colour of that
+// pivot's layer (recolouring or hiding a pivot in the Layers dock shows here at once). It also draws the
+// labels of all the pivots' regions, placed together so that nested regions' labels do not overlap.
+// It also stands for the sweep as a whole towards the results dock: its items are the regions of all
+// pivot layers in turn, and selecting one here selects it in its own layer, and the other way round.
+class BrightestSweepLayer : public OverlayLayer {
+    Q_OBJECT
+public:
+    BrightestSweepLayer(const QString& name, QObject* parent = nullptr);
+
+    // Adds a pivot's layer (owned by the layer stack) and the legend text for it.
+    void addPivot(BrightestRegionLayer* layer, const QString& legendText);
+    int pivotCount() const { return static_cast<int>(pivots_.size()); }
+    BrightestRegionLayer* pivotLayer(int index) const { return pivots_.at(index).layer; }
+    QString legendText(int index) const { return pivots_.at(index).text; }
+    // The legend box in widget coordinates (empty without pivots): in the corner of the viewport where it
+    // hides the least of the pivots' rectangles and their labels, then the least of the image.
+    QRectF legendRect(const QRectF& viewport, const ViewTransform& view) const;
+
+    int itemCount() const override { return total_; }
+    QRectF itemBounds(int index) const override;
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+
+private:
+    struct Pivot {
+        QPointer<BrightestRegionLayer> layer;
+        QString text;
+        int first = 0; // the index of its first region among this layer's items
+        int count = 0;
+    };
+    void forwardSelection(int index);
+    void pivotSelectionChanged(int pivot, int item);
+
+    QVector<Pivot> pivots_;
+    int total_ = 0;
+    bool forwarding_ = false;
+};
+
+// Exclusion shapes: filled and hatched, so that it is plain which pixels no region may use.
+class BrightestExclusionLayer : public ShapeLayer {
+    Q_OBJECT
+public:
+    BrightestExclusionLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+    void paint(QPainter& painter, const ViewTransform& view) const override;
+};
+
+} // namespace glint::ui

@@ -1,0 +1,457 @@
+#include "modules/BrightestModule.h"
+
+#include "AppContext.h"
+#include "canvas/ImageCanvas.h"
+#include "canvas/ShapeTools.h"
+#include "docks/ResultsDock.h"
+#include "jobs/JobRunner.h"
+#include "modules/BrightestPanel.h"
+#include "overlay/LayerStack.h"
+#include "overlay/ShapeLayer.h"
+#include "results/ResultsModel.h"
+#include "results/TimingLog.h"
+
+#include <QAction>
+#include <QListWidget>
+#include <QPushButton>
+
+#include <cmath>
+#include <exception>
+#include <iterator>
+
+namespace glint::ui {
+
+namespace {
+
+const QColor kRegionColour(255, 176, 0);
+const QColor kExclusionColour(255, 60, 200);
+const QColor kRoiColour(80, 200, 255);
+
+// One colour per pivot of a sweep, far apart in hue and all visible on grey images.
+const QColor kSweepPalette[] = {QColor(255, 64, 64),  QColor(255, 210, 0),   QColor(0, 220, 90),   QColor(0, 170, 255),
+                                QColor(230, 90, 255), QColor(255, 140, 0),   QColor(0, 235, 235),  QColor(255, 130, 190)};
+
+QString number(double v) { return QString::number(v, 'g', 7); }
+
+// Large sums in full rather than in exponent form ("3251375749", not "3.251376e+09"): easier to compare.
+QString sumText(const glint::BrightestRegion& r) {
+    if (r.exactInteger) return QString::number(static_cast<qlonglong>(r.sumInt));
+    return std::abs(r.sum) >= 1e6 && std::abs(r.sum) < 1e15 ? QString::number(r.sum, 'f', 0) : number(r.sum);
+}
+
+QVariant sumValue(const glint::BrightestRegion& r) {
+    return r.exactInteger ? QVariant(static_cast<qlonglong>(r.sumInt)) : QVariant(r.sum);
+}
+
+QString pivotText(const glint::BrightestResult& r) {
+    const QString spec = QString::fromStdString(r.pivotSpec.text());
+    return r.pivotSpec.kind == glint::PivotSpec::Kind::Number ? spec : QStringLiteral("%1 = %2").arg(spec, number(r.pivot));
+}
+
+QString rectText(const QRect& r) {
+    return QStringLiteral("x %1, y %2, %3 × %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+} // namespace
+
+BrightestModule::BrightestModule(AppContext& context, QObject* parent)
+    : AnalysisModule(context, parent), roiTool_(new RectangleTool(true, this)), excludeRectTool_(new RectangleTool(true, this)),
+      excludePolygonTool_(new PolygonTool(true, this)), brightestAction_(new QAction(tr("Brightest Region"), this)),
+      kBrightestAction_(new QAction(tr("K Brightest Regions"), this)),
+      sweepAction_(new QAction(tr("Brightest: Pivot Sweep"), this)),
+      drawRoiAction_(new QAction(tr("Brightest: Draw ROI"), this)),
+      excludeRectAction_(new QAction(tr("Brightest: Exclude Rectangle"), this)),
+      excludePolygonAction_(new QAction(tr("Brightest: Exclude Polygon"), this)) {
+    brightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    brightestAction_->setStatusTip(tr("The rectangle with the largest sum of (value − pivot)"));
+    kBrightestAction_->setStatusTip(tr("The K brightest regions, with the panel's K and mode"));
+    connect(brightestAction_, &QAction::triggered, this, [this] {
+        emit panelRequested();
+        run(1);
+    });
+    connect(kBrightestAction_, &QAction::triggered, this, [this] {
+        emit panelRequested();
+        run(0);
+    });
+    connect(sweepAction_, &QAction::triggered, this, [this] {
+        emit panelRequested();
+        runSweep();
+    });
+    const auto useTool = [this](CanvasTool* tool) {
+        emit panelRequested();
+        if (this->context().canvas() && this->context().hasImage()) this->context().canvas()->setTool(tool);
+    };
+    connect(drawRoiAction_, &QAction::triggered, this, [useTool, this] { useTool(roiTool_); });
+    connect(excludeRectAction_, &QAction::triggered, this, [useTool, this] { useTool(excludeRectTool_); });
+    connect(excludePolygonAction_, &QAction::triggered, this, [useTool, this] { useTool(excludePolygonTool_); });
+    connect(roiTool_, &RectangleTool::rectangleDrawn, this, &BrightestModule::setRoi);
+    connect(excludeRectTool_, &RectangleTool::rectangleDrawn, this, &BrightestModule::addExclusionRectangle);
+    connect(excludePolygonTool_, &PolygonTool::polygonDrawn, this, &BrightestModule::addExclusionPolygon);
+    connect(&context, &AppContext::imageChanged, this, &BrightestModule::onImageChanged);
+
+    // The runner does one job at a time, so whatever ends while we wait for ours is ours.
+    JobRunner* jobs = context.jobs();
+    connect(jobs, &JobRunner::finished, this, [this](const QString&, double) {
+        if (!running_) return;
+        running_ = false;
+        emit runFinished();
+    });
+    connect(jobs, &JobRunner::failed, this, [this](const QString&, const QString& message) {
+        if (!running_) return;
+        running_ = false;
+        fail(message);
+    });
+    connect(jobs, &JobRunner::cancelled, this, [this](const QString&) {
+        if (!running_) return;
+        running_ = false;
+        if (panel_) panel_->setStatus(tr("Cancelled."));
+        emit runCancelled();
+    });
+}
+
+QList<QAction*> BrightestModule::actions() {
+    return {brightestAction_, kBrightestAction_, sweepAction_, drawRoiAction_, excludeRectAction_, excludePolygonAction_};
+}
+
+QWidget* BrightestModule::createPanel() {
+    if (panel_) return nullptr; // created once; the parameters dock owns it
+    panel_ = new BrightestPanel;
+    connect(panel_->runButton(), &QPushButton::clicked, kBrightestAction_, &QAction::trigger);
+    connect(panel_->sweepButton(), &QPushButton::clicked, sweepAction_, &QAction::trigger);
+    connect(panel_->drawRoiButton(), &QPushButton::clicked, drawRoiAction_, &QAction::trigger);
+    connect(panel_->clearRoiButton(), &QPushButton::clicked, this, &BrightestModule::clearRoi);
+    connect(panel_->excludeRectangleButton(), &QPushButton::clicked, excludeRectAction_, &QAction::trigger);
+    connect(panel_->excludePolygonButton(), &QPushButton::clicked, excludePolygonAction_, &QAction::trigger);
+    connect(panel_->clearExclusionsButton(), &QPushButton::clicked, this, &BrightestModule::clearExclusions);
+    QListWidget* list = panel_->exclusionList();
+    connect(panel_->deleteExclusionButton(), &QPushButton::clicked, this, [this, list] { removeExclusion(list->currentRow()); });
+    auto* deleteKey = new QAction(list);
+    deleteKey->setShortcuts({QKeySequence::Delete, QKeySequence(Qt::Key_Backspace)});
+    deleteKey->setShortcutContext(Qt::WidgetShortcut);
+    list->addAction(deleteKey);
+    connect(deleteKey, &QAction::triggered, this, [this, list] { removeExclusion(list->currentRow()); });
+    connect(list, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (exclusionLayer_) exclusionLayer_->setSelected(row);
+    });
+    connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
+    refreshExclusions();
+    refreshRoi();
+    return panel_;
+}
+
+glint::BrightestParams BrightestModule::currentParams(int k) const {
+    glint::BrightestParams params;
+    if (panel_) {
+        params.pivot = panel_->pivot();
+        params.mode = panel_->mode();
+    }
+    params.k = k;
+    if (roi_) {
+        params.hasRoi = true;
+        params.roi = {roi_->x(), roi_->y(), roi_->width(), roi_->height()};
+    }
+    for (const Exclusion& e : exclusions_) {
+        if (!e.polygon) {
+            params.excludeRects.push_back({e.rect.x(), e.rect.y(), e.rect.width(), e.rect.height()});
+            continue;
+        }
+        glint::PixelPolygon polygon;
+        for (const QPointF& p : e.points) polygon.points.emplace_back(p.x(), p.y());
+        params.excludePolygons.push_back(std::move(polygon));
+    }
+    return params;
+}
+
+bool BrightestModule::run(int k) { return start({}, k); }
+
+bool BrightestModule::runSweep() {
+    if (!panel_) return false;
+    try {
+        return start(panel_->sweepPivots(), 0);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
+    AppContext& ctx = context();
+    if (!panel_) return false;
+    if (!ctx.hasImage()) {
+        fail(tr("Open an image first."));
+        return false;
+    }
+    glint::BrightestParams params;
+    glint::Backend backend = glint::Backend::Auto;
+    try {
+        params = currentParams(k > 0 ? k : panel_->k());
+        backend = panel_->backend();
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    const bool isSweep = !sweep.empty();
+    const QString parameters = parametersText(params, sweep);
+    const std::shared_ptr<const glint::Image> image = ctx.image();
+    auto results = std::make_shared<std::vector<glint::BrightestResult>>();
+    JobRequest job;
+    job.name = isSweep ? tr("Brightest region: pivot sweep") : name();
+    job.work = [image, params, sweep, backend, results](glint::JobControl& control) {
+        if (sweep.empty()) results->push_back(glint::runBrightest(*image, params, backend, control));
+        else *results = glint::runPivotSweep(*image, params, sweep, backend, control);
+    };
+    job.done = [this, image, results, parameters, isSweep, k = params.k](glint::JobControl& control) {
+        if (context().image() != image) return; // another image was opened meanwhile
+        lastResults_ = *results;
+        if (isSweep) showSweep(*results, control, *image, parameters);
+        else showSingle(results->front(), k, control, *image, parameters);
+    };
+    if (!ctx.jobs()->start(std::move(job))) {
+        fail(tr("%1 is still running: wait for it or cancel it.").arg(ctx.jobs()->currentName()));
+        return false;
+    }
+    running_ = true;
+    panel_->setStatus(isSweep ? tr("Running a sweep of %1 pivots…").arg(sweep.size()) : tr("Running…"));
+    return true;
+}
+
+QString BrightestModule::parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const {
+    QStringList parts;
+    if (sweep.empty()) {
+        parts << QStringLiteral("pivot=%1").arg(QString::fromStdString(params.pivot.text()));
+    } else {
+        QStringList pivots;
+        for (const glint::PivotSpec& p : sweep) pivots << QString::fromStdString(p.text());
+        parts << QStringLiteral("pivots=%1").arg(pivots.join(QLatin1Char(',')));
+    }
+    parts << QStringLiteral("k=%1").arg(params.k) << QStringLiteral("mode=%1").arg(glint::brightestModeName(params.mode));
+    if (params.hasRoi)
+        parts << QStringLiteral("roi=%1,%2,%3,%4").arg(params.roi.x).arg(params.roi.y).arg(params.roi.width).arg(params.roi.height);
+    if (!exclusions_.isEmpty()) {
+        // The shapes themselves would not fit a line: their count and a digest, so that runs with the same
+        // shapes (and only those) are compared in the timing dock.
+        QStringList coordinates;
+        for (const Exclusion& e : exclusions_) {
+            if (!e.polygon) coordinates << rectText(e.rect);
+            for (const QPointF& p : e.points) coordinates << QString::number(p.x(), 'g', 17) + QLatin1Char(',') + QString::number(p.y(), 'g', 17);
+            coordinates << QStringLiteral(";");
+        }
+        parts << QStringLiteral("exclusions=%1[%2]")
+                     .arg(exclusions_.size())
+                     .arg(qHash(coordinates.join(QLatin1Char(' '))) & 0xffffff, 6, 16, QLatin1Char('0'));
+    }
+    return parts.join(QLatin1Char(' '));
+}
+
+void BrightestModule::retirePreviousRun() {
+    // Older runs stay in the Layers dock (tick them to compare), hidden so that the picture stays readable.
+    for (const QPointer<OverlayLayer>& layer : runLayers_)
+        if (layer) layer->setVisible(false);
+    runLayers_.clear();
+}
+
+void BrightestModule::showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job,
+                                 const glint::Image& image, const QString& parameters) {
+    AppContext& ctx = context();
+    retirePreviousRun();
+    ++runCount_;
+    const QString pivot = QString::fromStdString(result.pivotSpec.text());
+    const QString title = k == 1 ? tr("Brightest #%1: pivot %2").arg(runCount_).arg(pivot)
+                                 : tr("Brightest #%1: K=%2 %3, pivot %4")
+                                       .arg(runCount_)
+                                       .arg(k)
+                                       .arg(QString::fromLatin1(glint::brightestModeName(result.mode)), pivot);
+    QVector<RegionMark> marks;
+    auto* model = new ResultsModel({tr("rank"), tr("x"), tr("y"), tr("width"), tr("height"), tr("sum"), tr("mean")});
+    for (const glint::BrightestRegion& r : result.regions) {
+        marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(sumText(r))});
+        model->addRow({r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)}, static_cast<int>(marks.size()) - 1);
+    }
+    auto* layer = new BrightestRegionLayer(title, kRegionColour);
+    layer->setRegions(std::move(marks));
+    layer->setFadeWithRank(result.mode == glint::BrightestMode::Overlap);
+    ctx.layers()->add(layer);
+    runLayers_ = {layer};
+    regionLayer_ = layer;
+    sweepLayer_ = nullptr;
+    model_ = model;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, layer);
+    else model->deleteLater();
+    ctx.timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
+
+    QString text = tr("Pivot %1.").arg(pivotText(result));
+    if (result.regions.empty())
+        text += QLatin1Char(' ') + tr("No region has a positive sum: every included pixel is at or below the pivot, "
+                                      "or everything is excluded.");
+    else if (result.regions.size() == 1)
+        text += QLatin1Char(' ') + tr("Sum %1 over %2 × %3 pixels.").arg(sumText(result.regions.front()))
+                                       .arg(result.regions.front().width)
+                                       .arg(result.regions.front().height);
+    else
+        text += QLatin1Char(' ') + tr("%1 regions, sums %2 … %3.")
+                                       .arg(result.regions.size())
+                                       .arg(sumText(result.regions.front()), sumText(result.regions.back()));
+    text += QLatin1Char(' ') + tr("%1 on %2, %3 ms.")
+                                   .arg(QString::fromLatin1(glint::backendName(result.backend)),
+                                        QString::fromStdString(result.device))
+                                   .arg(job.timing().total(), 0, 'f', 1);
+    panel_->setStatus(text);
+}
+
+void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& results, const glint::JobControl& job,
+                                const glint::Image& image, const QString& parameters) {
+    AppContext& ctx = context();
+    retirePreviousRun();
+    ++runCount_;
+    const QString title = tr("Brightest #%1: pivot sweep").arg(runCount_);
+    auto* legend = new BrightestSweepLayer(tr("%1 (legend, labels)").arg(title));
+    auto* model = new ResultsModel({tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
+                                    tr("height"), tr("sum"), tr("mean")});
+    int item = 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const glint::BrightestResult& result = results[i];
+        const QString pivot = QString::fromStdString(result.pivotSpec.text());
+        const bool several = result.regions.size() > 1;
+        QVector<RegionMark> marks;
+        for (const glint::BrightestRegion& r : result.regions) {
+            const QString label = several ? QStringLiteral("%1 #%2  %3").arg(pivot).arg(r.rank).arg(sumText(r))
+                                          : QStringLiteral("%1  %2").arg(pivot, sumText(r));
+            marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), label});
+            model->addRow({static_cast<int>(i) + 1, pivot, result.pivot, r.rank, r.x, r.y, r.width, r.height, sumValue(r),
+                           result.regionMean(r)},
+                          item++);
+        }
+        auto* layer = new BrightestRegionLayer(tr("%1: pivot %2").arg(title, pivot),
+                                               kSweepPalette[i % std::size(kSweepPalette)]);
+        layer->setRegions(std::move(marks));
+        layer->setFadeWithRank(result.mode == glint::BrightestMode::Overlap);
+        layer->setShowLabels(false); // the legend layer places every pivot's labels together
+        ctx.layers()->add(layer);
+        runLayers_.append(layer);
+        legend->addPivot(layer, result.regions.empty() ? tr("%1 — no region").arg(pivotText(result)) : pivotText(result));
+        // Without the legend layer (removed in the Layers dock) each pivot labels its own regions again.
+        connect(legend, &QObject::destroyed, layer, [layer] { layer->setShowLabels(true); });
+    }
+    ctx.layers()->add(legend); // on top of its pivots
+    runLayers_.append(legend);
+    regionLayer_ = nullptr;
+    sweepLayer_ = legend;
+    model_ = model;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, legend);
+    else model->deleteLater();
+    RunRecord record = RunRecord::fromJob(tr("Brightest region (pivot sweep)"), results.front().backend, job, image, parameters);
+    ctx.timingLog()->add(record);
+    panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.")
+                          .arg(results.size())
+                          .arg(item)
+                          .arg(QString::fromLatin1(glint::backendName(results.front().backend)),
+                               QString::fromStdString(results.front().device))
+                          .arg(job.timing().total(), 0, 'f', 1));
+}
+
+void BrightestModule::fail(const QString& message) {
+    if (panel_) panel_->setStatus(message, true);
+    emit runFailed(message);
+}
+
+// --- ROI and exclusions -------------------------------------------------------------------------------------
+
+void BrightestModule::setRoi(const QRect& pixels) {
+    if (!context().hasImage()) return;
+    const QRect r = pixels.intersected(QRect(0, 0, context().image()->width(), context().image()->height()));
+    if (r.isEmpty()) return;
+    roi_ = r;
+    refreshRoi();
+}
+
+void BrightestModule::clearRoi() {
+    roi_.reset();
+    refreshRoi();
+}
+
+void BrightestModule::refreshRoi() {
+    if (roi_ && !roiLayer_) {
+        roiLayer_ = new ShapeLayer(tr("Brightest: region of interest"), kRoiColour);
+        connect(roiLayer_, &QObject::destroyed, this, [this] { // removed in the Layers dock, or with the image
+            roi_.reset();
+            if (panel_) panel_->setRoiText({});
+        });
+        context().layers()->add(roiLayer_);
+    }
+    if (roiLayer_) {
+        if (roi_) roiLayer_->setShapes({OverlayShape::pixelRectangle(*roi_, tr("ROI"))});
+        else roiLayer_->clear();
+    }
+    if (panel_) panel_->setRoiText(roi_ ? tr("ROI: %1").arg(rectText(*roi_)) : QString());
+}
+
+void BrightestModule::addExclusionRectangle(const QRect& pixels) {
+    if (!context().hasImage() || pixels.isEmpty()) return;
+    exclusions_.append({false, pixels, {}});
+    refreshExclusions();
+}
+
+void BrightestModule::addExclusionPolygon(const QPolygonF& points) {
+    if (!context().hasImage() || points.size() < 3) return;
+    exclusions_.append({true, {}, points});
+    refreshExclusions();
+}
+
+void BrightestModule::removeExclusion(int index) {
+    if (index < 0 || index >= exclusions_.size()) return;
+    exclusions_.remove(index);
+    refreshExclusions();
+    if (panel_ && !exclusions_.isEmpty()) panel_->exclusionList()->setCurrentRow(std::min(index, static_cast<int>(exclusions_.size()) - 1));
+}
+
+void BrightestModule::clearExclusions() {
+    exclusions_.clear();
+    refreshExclusions();
+}
+
+void BrightestModule::refreshExclusions() {
+    if (!exclusions_.isEmpty() && !exclusionLayer_) {
+        exclusionLayer_ = new BrightestExclusionLayer(tr("Brightest: exclusions"), kExclusionColour);
+        connect(exclusionLayer_, &QObject::destroyed, this, [this] { // removed in the Layers dock, or with the image
+            exclusions_.clear();
+            if (panel_) panel_->exclusionList()->clear();
+        });
+        connect(exclusionLayer_, &OverlayLayer::selectionChanged, this, [this](int item) {
+            if (panel_) panel_->exclusionList()->setCurrentRow(item);
+        });
+        context().layers()->add(exclusionLayer_);
+    }
+    QVector<OverlayShape> shapes;
+    QStringList rows;
+    for (int i = 0; i < exclusions_.size(); ++i) {
+        const Exclusion& e = exclusions_[i];
+        const QString label = QString::number(i + 1);
+        shapes.append(e.polygon ? OverlayShape::polygon(e.points, label) : OverlayShape::pixelRectangle(e.rect, label));
+        rows << (e.polygon ? tr("%1. Polygon, %2 vertices").arg(i + 1).arg(e.points.size())
+                           : tr("%1. Rectangle %2").arg(i + 1).arg(rectText(e.rect)));
+    }
+    if (exclusionLayer_) exclusionLayer_->setShapes(std::move(shapes));
+    if (!panel_) return;
+    QListWidget* list = panel_->exclusionList();
+    const QSignalBlocker block(list);
+    list->clear();
+    list->addItems(rows);
+    panel_->deleteExclusionButton()->setEnabled(!rows.isEmpty());
+    panel_->clearExclusionsButton()->setEnabled(!rows.isEmpty());
+}
+
+void BrightestModule::onImageChanged() {
+    // The old image's layers are gone (and with them its ROI and exclusions): pixel positions belong to one image.
+    roi_.reset();
+    exclusions_.clear();
+    refreshRoi();
+    refreshExclusions();
+    runLayers_.clear();
+    lastResults_.clear();
+    runCount_ = 0;
+    if (!panel_) return;
+    panel_->setStatus({});
+    if (context().hasImage()) panel_->setImageMean(context().loaded().stats.mean);
+}
+
+} // namespace glint::ui

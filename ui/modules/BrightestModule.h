@@ -1,0 +1,110 @@
+// Analyze ▸ Brightest region: the brightest region, the K brightest regions and pivot sweeps of the
+// current image, with an ROI and exclusion shapes drawn on the canvas; runs core's runBrightest /
+// runPivotSweep as a job and shows the regions as overlay layers, result rows and timing records.
+#pragma once
+
+#include "algo/brightest/Brightest.h"
+#include "modules/AnalysisModule.h"
+#include "modules/BrightestLayers.h"
+
+#include <QPointer>
+#include <QPolygonF>
+#include <QRect>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace glint::ui {
+
+class BrightestPanel;
+class PolygonTool;
+class RectangleTool;
+class ResultsModel;
+class ShapeLayer;
+
+class BrightestModule : public AnalysisModule {
+    Q_OBJECT
+public:
+    explicit BrightestModule(AppContext& context, QObject* parent = nullptr);
+
+    QString name() const override { return tr("Brightest region"); }
+    QList<QAction*> actions() override;
+    QWidget* createPanel() override;
+    BrightestPanel* panel() const { return panel_; }
+
+    // Starts a run with the panel's parameters; k <= 0 takes the panel's K. False (and a message on the
+    // panel) when there is no image, a parameter is wrong, or another job is running.
+    bool run(int k = 0);
+    // One run per pivot of the panel's sweep list, each drawn in its own colour with a legend.
+    bool runSweep();
+
+    // The region of interest and the exclusions (image pixels; polygons through pixel centres, even-odd).
+    void setRoi(const QRect& pixels);
+    void clearRoi();
+    std::optional<QRect> roi() const { return roi_; }
+    void addExclusionRectangle(const QRect& pixels);
+    void addExclusionPolygon(const QPolygonF& points);
+    void removeExclusion(int index);
+    void clearExclusions();
+    int exclusionCount() const { return static_cast<int>(exclusions_.size()); }
+    // The parameters a run would use now; throws UsageError for a wrong pivot.
+    glint::BrightestParams currentParams(int k) const;
+
+    // The latest run's outputs (null before the first run, or once removed).
+    BrightestRegionLayer* regionLayer() const { return regionLayer_; }
+    BrightestSweepLayer* sweepLayer() const { return sweepLayer_; }
+    ResultsModel* model() const { return model_; }
+    const std::vector<glint::BrightestResult>& lastResults() const { return lastResults_; }
+    BrightestExclusionLayer* exclusionLayer() const { return exclusionLayer_; }
+    ShapeLayer* roiLayer() const { return roiLayer_; }
+
+signals:
+    void runFinished();
+    void runFailed(const QString& message); // also for a refused start and wrong parameters
+    void runCancelled();
+
+private:
+    struct Exclusion {
+        bool polygon = false;
+        QRect rect;
+        QPolygonF points;
+    };
+    bool start(std::vector<glint::PivotSpec> sweep, int k);
+    void showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job, const glint::Image& image,
+                    const QString& parameters);
+    void showSweep(const std::vector<glint::BrightestResult>& results, const glint::JobControl& job,
+                   const glint::Image& image, const QString& parameters);
+    QString parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const;
+    void retirePreviousRun();
+    void refreshExclusions();
+    void refreshRoi();
+    void fail(const QString& message);
+    void onImageChanged();
+
+    BrightestPanel* panel_ = nullptr;
+    RectangleTool* roiTool_;
+    RectangleTool* excludeRectTool_;
+    PolygonTool* excludePolygonTool_;
+    QAction* brightestAction_;
+    QAction* kBrightestAction_;
+    QAction* sweepAction_;
+    QAction* drawRoiAction_;
+    QAction* excludeRectAction_;
+    QAction* excludePolygonAction_;
+
+    std::optional<QRect> roi_;
+    QVector<Exclusion> exclusions_;
+    QPointer<ShapeLayer> roiLayer_;
+    QPointer<BrightestExclusionLayer> exclusionLayer_;
+    QPointer<BrightestRegionLayer> regionLayer_;
+    QPointer<BrightestSweepLayer> sweepLayer_;
+    QVector<QPointer<OverlayLayer>> runLayers_; // the latest run's layers, hidden when the next run shows
+    QPointer<ResultsModel> model_;
+    std::vector<glint::BrightestResult> lastResults_;
+    int runCount_ = 0;
+    bool running_ = false;
+};
+
+} // namespace glint::ui
