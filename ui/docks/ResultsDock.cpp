@@ -35,7 +35,9 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // Compact rows, columns as wide as their numbers: a result table is read like a spreadsheet.
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(false);
     table_->setMinimumHeight(40);
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, &ResultsDock::showSet);

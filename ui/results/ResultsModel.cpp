@@ -43,7 +43,15 @@ QString ResultsModel::format(const QVariant& value) {
     if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::Float) {
         const double v = value.toDouble();
         if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15) return QString::number(static_cast<qint64>(v));
-        return QString::number(v, 'g', 10);
+        // Three decimals read well for means, lengths and scores; tiny values keep 6 significant digits.
+        // The exact value stays in RawValueRole and the tooltip.
+        if (std::isfinite(v) && std::abs(v) >= 0.01 && std::abs(v) < 1e12) {
+            QString text = QString::number(v, 'f', 3);
+            while (text.endsWith(QLatin1Char('0'))) text.chop(1);
+            if (text.endsWith(QLatin1Char('.'))) text.chop(1);
+            return text;
+        }
+        return QString::number(v, 'g', 6);
     }
     return value.toString();
 }
@@ -54,6 +62,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole: return format(v);
     case RawValueRole: return v;
+    case Qt::ToolTipRole:
+        return v.typeId() == QMetaType::Double ? QString::number(v.toDouble(), 'g', 17) : QVariant();
     case Qt::TextAlignmentRole:
         return v.canConvert<double>() && v.typeId() != QMetaType::QString ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                          : QVariant(Qt::AlignLeft | Qt::AlignVCenter);

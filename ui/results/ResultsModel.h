@@ -31,7 +31,7 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-    // How numbers are shown: integers as integers, other doubles with 10 significant digits.
+    // How numbers are shown: integers as integers, other doubles with up to 3 decimals (tooltip: all digits).
     static QString format(const QVariant& value);
 
 private:
