@@ -197,7 +197,14 @@ Ds9File parseDs9Regions(const std::string& text) {
                 body = trim(body.substr(1));
             }
             const std::size_t open = body.find('(');
-            const std::size_t close = body.rfind(')');
+            std::size_t close = std::string::npos;
+            for (std::size_t i = open, depth = 0; open != std::string::npos && i < body.size(); ++i) {
+                if (body[i] == '(') ++depth;
+                if (body[i] == ')' && --depth == 0) {
+                    close = i;
+                    break;
+                }
+            }
             if (open == std::string::npos || close == std::string::npos || close < open)
                 fail(lineNumber, "expected SHAPE(ARGUMENTS), got '" + body + "'");
             shape.type = lower(trim(body.substr(0, open)));

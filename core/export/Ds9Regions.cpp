@@ -40,7 +40,7 @@ std::string hexColour(std::uint32_t rgb) {
 }
 
 std::string skyNumber(double degrees) { return formatDecimals(degrees, 10); }
-std::string arcsec(double value) { return formatDecimals(value, 4) + "\""; }
+std::string arcsec(double value) { return formatDecimals(value, 6) + "\""; }
 
 std::string tagOf(const ExportRegion& r) { return std::string(regionKindName(r.kind)) + " " + std::to_string(r.rank); }
 
