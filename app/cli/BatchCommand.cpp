@@ -113,7 +113,7 @@ BatchAlgorithm brightestAlgorithm(const ParsedArgs& a, Backend backend) {
                                                brightestModeName(r.mode)};
         if (r.regions.empty()) {
             std::vector<std::string> row = head;
-            row.resize(head.size() + 7);
+            row.resize(table.header().size());
             table.addRow(std::move(row)); // the file was done: no region has a positive sum
         }
         for (const BrightestRegion& g : r.regions) {
@@ -325,8 +325,6 @@ int runBatch(const std::vector<std::string>& args) {
         const std::string& path = mine[k];
         const std::string progress = "batch " + std::string(*algoName) + ": [" + std::to_string(k + 1) + "/" +
                                      std::to_string(mine.size()) + "] " + shortName(path);
-        if (tty) std::cerr << "\r\033[K" << progress << std::flush;
-        else std::cerr << progress << "\n";
         try {
             if (folderFiles.count(path)) {
                 // Inside a folder only the files Glint can open count; others are not input at all.
@@ -336,6 +334,8 @@ int runBatch(const std::vector<std::string>& args) {
                     continue;
                 }
             }
+            if (tty) std::cerr << "\r\033[K" << progress << std::flush;
+            else std::cerr << progress << "\n";
             const Image image = loadImage(path, load);
             algo.run(path, image, table);
             ++done;
