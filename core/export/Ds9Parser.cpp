@@ -279,7 +279,7 @@ std::vector<ExportRegion> regionsFromDs9(const Ds9File& file) {
             const auto tag = s.properties.find("tag");
             const std::pair<double, double> a{s.numbers[0] - 1.0, s.numbers[1] - 1.0}, b{s.numbers[2] - 1.0, s.numbers[3] - 1.0};
             const bool continues = lastLineTag && tag != s.properties.end() && *lastLineTag == tag->second &&
-                                   !out.empty() && out.back().points.back() == a;
+                                   !out.empty() && !out.back().points.empty() && out.back().points.back() == a;
             if (!continues) {
                 ExportRegion r;
                 r.kind = RegionKind::Trace;

@@ -95,7 +95,21 @@ std::string geoJsonRegionText(const RegionDocument& document) {
     return out;
 }
 
+namespace {
+std::vector<ExportRegion> parseFeatures(const std::string& text);
+} // namespace
+
 std::vector<ExportRegion> regionsFromGeoJson(const std::string& text) {
+    try {
+        return parseFeatures(text);
+    } catch (const Json::exception& e) {
+        // A member of the wrong type (a string where a number belongs, ...).
+        fail(std::string("unexpected content (") + e.what() + ")");
+    }
+}
+
+namespace {
+std::vector<ExportRegion> parseFeatures(const std::string& text) {
     Json doc;
     try {
         doc = Json::parse(text);
@@ -156,5 +170,7 @@ std::vector<ExportRegion> regionsFromGeoJson(const std::string& text) {
     }
     return out;
 }
+
+} // namespace
 
 } // namespace glint

@@ -11,8 +11,10 @@
 #include "export/ExportRegions.h"
 #include "export/GeoJsonRegions.h"
 #include "export/JsonOutput.h"
+#include "export/MaskPng.h"
 #include "export/RegionCsv.h"
 #include "io/ImageLoader.h"
+#include "io/ImageStats.h"
 #include "util/Errors.h"
 
 #include <QDir>
@@ -357,6 +359,8 @@ private slots:
 
         QVERIFY_THROWS_EXCEPTION(InputError, regionsFromGeoJson("{\"type\": \"Feature\"}"));
         QVERIFY_THROWS_EXCEPTION(InputError, regionsFromGeoJson("{\"type\": \"FeatureCollection\", \"features\": [1"));
+        QVERIFY_THROWS_EXCEPTION(InputError, regionsFromGeoJson(R"({"type": "FeatureCollection", "features": [{"type":
+            "Feature", "geometry": {"type": "LineString", "coordinates": [["a", "b"], [1, 2]]}}]})"));
         QCOMPARE(Json::parse(geoJsonRegionText(RegionDocument{}))["features"].size(), std::size_t(0));
     }
 
@@ -489,6 +493,27 @@ private slots:
         QCOMPARE(f.shapes[0].system, std::string("fk5"));
         QCOMPARE(f.shapes[1].system, std::string("image"));
         QCOMPARE(f.shapes[1].numbers[0], 62.5);
+    }
+
+    void maskPng() {
+        if (!GLINT_WITH_IMGCODECS) QSKIP("this build writes no PNG files");
+        CommonComponentResult c;
+        c.found = true;
+        int w = 0, h = 0;
+        c.mask = maskFrom("#..#/.##./....", w, h);
+        c.maskWidth = w;
+        c.maskHeight = h;
+        const QString path = test::tempDir() + "/mask.png";
+        writeComponentMaskPng(path.toStdString(), c, w, h);
+        const Image image = loadImage(path.toStdString());
+        QCOMPARE(image.width(), w);
+        QCOMPARE(image.height(), h);
+        for (int i = 0; i < w * h; ++i) QCOMPARE(image.value(static_cast<std::size_t>(i)), c.mask[i] ? 255.0 : 0.0);
+        // Nothing found: an all-black mask of A's size.
+        writeComponentMaskPng(path.toStdString(), CommonComponentResult{}, 5, 3);
+        const Image empty = loadImage(path.toStdString());
+        QCOMPARE(empty.width(), 5);
+        QCOMPARE(computeStats(empty).max, 0.0);
     }
 
     void formatsByName() {
