@@ -44,12 +44,8 @@ int runBench(const std::vector<std::string>& args) {
             options.backends.push_back(b);
         }
     }
-    if (auto report = a.value("--report")) {
-        const auto dot = report->rfind('.');
-        const std::string ext = dot == std::string::npos ? "" : report->substr(dot + 1);
-        if (ext != "json" && ext != "csv" && ext != "html" && ext != "md")
-            throw UsageError("--report must end in .json, .csv, .html or .md");
-    }
+    // Checked before the (long) run: an unknown extension is a usage error, not a lost bench.
+    if (auto report = a.value("--report")) timingReportFormatForPath(*report);
 
     std::vector<BenchRow> rows;
     bool found = false;

@@ -2,6 +2,8 @@
 #include "algo/brightest/Brightest.h"
 #include "cli/Args.h"
 #include "cli/Commands.h"
+#include "export/CsvTable.h"
+#include "export/ExportRegions.h"
 #include "export/JsonOutput.h"
 #include "export/OverlayImage.h"
 #include "io/ImageLoader.h"
@@ -55,7 +57,7 @@ void drawOverlay(const Image& image, const BrightestResult& result, const std::s
 
 int runBrightestCommand(const std::vector<std::string>& args) {
     const ParsedArgs a = parseArgs(args, {{"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon",
-                                           "--backend", "--json", "--overlay", "--hdu", "--plane", "--frame"},
+                                           "--backend", "--json", "--overlay", "--hdu", "--plane", "--frame", "--regions"},
                                           {}});
     if (a.positionals.size() != 1) throw UsageError("brightest takes exactly one IMAGE");
     BrightestParams params;
@@ -83,6 +85,7 @@ int runBrightestCommand(const std::vector<std::string>& args) {
     const auto overlayPath = a.value("--overlay");
     if (overlayPath && !GLINT_WITH_IMGCODECS)
         throw OutputError("cannot write '" + *overlayPath + "': this headless build of Glint writes no PNG files");
+    for (const auto& out : a.values("--regions")) regionFormatForPath(out); // a bad extension is a usage error now
     LoadOptions options;
     if (a.has("--hdu")) options.hdu = nonNegativeOption(a, "--hdu");
     if (a.has("--plane")) options.plane = nonNegativeOption(a, "--plane");
@@ -119,6 +122,14 @@ int runBrightestCommand(const std::vector<std::string>& args) {
 
     if (auto dest = a.value("--json")) writeJson(doc, *dest);
     if (overlayPath) drawOverlay(image, result, *overlayPath);
+    for (const auto& out : a.values("--regions")) {
+        // .reg is fk5 (J2000) when the image has a WCS, image coordinates otherwise.
+        RegionDocument regionDoc = regionDocumentFor(image);
+        regionDoc.description = "brightest, pivot " + formatNumber(result.pivot) + " (" + result.pivotSpec.text() +
+                                "), mode " + brightestModeName(result.mode) + ", k " + std::to_string(params.k);
+        regionDoc.regions = regionsFromBrightest(result);
+        writeRegionFile(out, regionDoc);
+    }
     if (!a.value("--json") || *a.value("--json") != "-") {
         std::cout << path << ": " << image.width() << "x" << image.height() << ", pivot "
                   << std::setprecision(10) << result.pivot << " (" << result.pivotSpec.text() << "), "

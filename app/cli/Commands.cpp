@@ -9,7 +9,8 @@ const std::vector<Command>& commands() {
         {"brightest",
          "glint-cli brightest IMAGE [--pivot mean|median|pNN|NUMBER] [--k K] [--mode disjoint|overlap]\n"
          "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
-         "          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png] [--hdu N] [--plane N] [--frame N]",
+         "          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png] [--hdu N] [--plane N] [--frame N]\n"
+         "          [--regions OUT.reg|OUT.geojson|OUT.csv]...",
          "the brightest rectangle (maximum sum of I - pivot), or the K brightest disjoint ones", &runBrightestCommand},
         {"bench",
          "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] [--repeat R]\n"
@@ -24,6 +25,11 @@ const std::vector<Command>& commands() {
          "glint-cli common IMAGE_A IMAGE_B [--tolerance T] [--max-shift S] [--backend auto|cuda|cpu|reference]\n"
          "          [--json FILE|-] [--overlay OUT.png] [--mask OUT.png]",
          "the largest 4-connected component two images share at some offset", &runCommon},
+        {"batch",
+         "glint-cli batch --algo info|brightest|trace|common [ALGO OPTIONS] [--shard I/N] [--hdu N] [--plane N] [--frame N]\n"
+         "          --out RESULTS.csv|- FILE_OR_DIR...\n"
+         "          (trace: the same --from/--to/--via for every file; common: --with IMAGE_B, every file against it)",
+         "one algorithm over many files into one CSV; bad files are reported and skipped", &runBatch},
     };
     return list;
 }

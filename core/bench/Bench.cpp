@@ -1,14 +1,10 @@
 #include "bench/Bench.h"
 
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "export/TimingReport.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <iomanip>
 #include <map>
-#include <sstream>
 
 namespace glint {
 
@@ -29,42 +25,6 @@ double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string fmt(double v, int precision = 3) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(precision) << v;
-    return s.str();
-}
-
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string htmlEscape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '&': out += "&amp;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
-
-std::string stepsText(const BenchRow& r) {
-    std::string out;
-    for (const auto& s : r.steps) out += (out.empty() ? "" : "; ") + s.name + " " + fmt(s.ms);
-    return out;
 }
 
 } // namespace
@@ -122,109 +82,50 @@ std::optional<double> speedup(const std::vector<BenchRow>& rows, const BenchRow&
     return std::nullopt;
 }
 
-Json benchReportJson(const std::vector<BenchRow>& rows) {
-    Json list = Json::array();
+std::vector<TimingRun> benchTimingRuns(const std::vector<BenchRow>& rows) {
+    std::vector<TimingRun> runs;
     for (const auto& r : rows) {
-        Json j = Json::object();
-        j["algorithm"] = r.algorithm;
-        j["case"] = r.caseName;
-        j["backend"] = r.backend;
-        j["device"] = r.device;
-        j["params"] = r.params;
-        j["repeats"] = r.repeats;
-        Timing t;
-        for (const auto& s : r.steps) t.add(s.name, s.ms);
-        t.setTotal(r.totalMs);
-        j["timing_ms"] = timingJson(t);
-        j["min_ms"] = r.minMs;
-        j["kernel_ms"] = r.kernelMs ? Json(*r.kernelMs) : Json(nullptr);
-        j["floor_ms"] = r.floorMs ? Json(*r.floorMs) : Json(nullptr);
-        const auto vsRef = speedup(rows, r, "reference");
-        const auto vsCpu = speedup(rows, r, "cpu");
-        j["speedup_vs_reference"] = vsRef ? Json(*vsRef) : Json(nullptr);
-        j["speedup_vs_cpu"] = vsCpu ? Json(*vsCpu) : Json(nullptr);
-        j["extrapolated"] = r.extrapolated;
-        j["verified"] = r.verified;
-        j["note"] = r.note;
-        j["extra"] = r.extra;
-        list.push_back(j);
+        TimingRun t;
+        t.algorithm = r.algorithm;
+        t.caseName = r.caseName;
+        t.backend = r.backend;
+        t.device = r.device;
+        t.params = r.params;
+        // The structured parameters as text too, for the table and the CSV ("k=5 size=4096").
+        for (const auto& [key, value] : r.params.items())
+            t.parameters += (t.parameters.empty() ? "" : " ") + key + "=" +
+                            (value.is_string() ? value.get<std::string>() : value.dump());
+        t.steps = r.steps;
+        t.totalMs = r.totalMs;
+        t.minMs = r.minMs;
+        t.kernelMs = r.kernelMs;
+        t.floorMs = r.floorMs;
+        t.repeats = r.repeats;
+        t.verified = r.verified;
+        t.extrapolated = r.extrapolated;
+        t.note = r.note;
+        t.extra = r.extra;
+        runs.push_back(std::move(t));
     }
-    Json doc = Json::object();
-    doc["algorithm"] = "bench";
-    doc["device"] = backendStatusText();
-    doc["rows"] = list;
-    return doc;
+    return runs;
 }
 
-std::string benchTextTable(const std::vector<BenchRow>& rows) {
-    std::ostringstream out;
-    out << std::left << std::setw(11) << "algorithm" << std::setw(44) << "case" << std::setw(10) << "backend"
-        << std::right << std::setw(11) << "total ms" << std::setw(11) << "kernel ms" << std::setw(10) << "floor ms"
-        << std::setw(10) << "vs ref" << std::setw(9) << "vs cpu" << "  note\n";
-    for (const auto& r : rows) {
-        const auto vsRef = speedup(rows, r, "reference");
-        const auto vsCpu = speedup(rows, r, "cpu");
-        out << std::left << std::setw(11) << r.algorithm << std::setw(44) << r.caseName.substr(0, 43) << std::setw(10)
-            << r.backend << std::right << std::setw(11) << fmt(r.totalMs) << std::setw(11)
-            << (r.kernelMs ? fmt(*r.kernelMs) : "-") << std::setw(10) << (r.floorMs ? fmt(*r.floorMs) : "-")
-            << std::setw(10) << (vsRef ? fmt(*vsRef, 1) + "x" : "-") << std::setw(9)
-            << (vsCpu ? fmt(*vsCpu, 1) + "x" : "-") << "  " << (r.extrapolated ? "[extrapolated] " : "")
-            << (r.verified ? "" : "[unverified] ") << r.note << "\n";
-    }
-    return out.str();
+namespace {
+TimingReportInfo benchReportInfo() {
+    TimingReportInfo info;
+    info.title = "Glint bench";
+    info.kind = "bench";
+    info.environment = backendStatusText();
+    return info;
 }
+} // namespace
+
+Json benchReportJson(const std::vector<BenchRow>& rows) { return timingReportJson(benchTimingRuns(rows), benchReportInfo()); }
+
+std::string benchTextTable(const std::vector<BenchRow>& rows) { return timingReportText(benchTimingRuns(rows)); }
 
 void writeBenchReport(const std::vector<BenchRow>& rows, const std::string& path) {
-    const auto dot = path.rfind('.');
-    const std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
-    if (ext == "json") {
-        writeJson(benchReportJson(rows), path);
-        return;
-    }
-    std::ostringstream out;
-    if (ext == "csv") {
-        out << "algorithm,case,backend,device,repeats,total_ms,min_ms,kernel_ms,floor_ms,speedup_vs_reference,"
-               "speedup_vs_cpu,extrapolated,verified,steps,note\n";
-        for (const auto& r : rows) {
-            const auto vsRef = speedup(rows, r, "reference");
-            const auto vsCpu = speedup(rows, r, "cpu");
-            out << csvField(r.algorithm) << ',' << csvField(r.caseName) << ',' << r.backend << ','
-                << csvField(r.device) << ',' << r.repeats << ',' << fmt(r.totalMs, 6) << ',' << fmt(r.minMs, 6)
-                << ',' << (r.kernelMs ? fmt(*r.kernelMs, 6) : "") << ',' << (r.floorMs ? fmt(*r.floorMs, 6) : "")
-                << ',' << (vsRef ? fmt(*vsRef, 3) : "") << ',' << (vsCpu ? fmt(*vsCpu, 3) : "") << ','
-                << (r.extrapolated ? 1 : 0) << ',' << (r.verified ? 1 : 0) << ',' << csvField(stepsText(r)) << ','
-                << csvField(r.note) << '\n';
-        }
-    } else if (ext == "md") {
-        out << "# Glint bench\n\nDevice: " << backendStatusText() << "\n\n"
-            << "| algorithm | case | backend | total ms | kernel ms | floor ms | vs reference | vs cpu | steps | note |\n"
-            << "|---|---|---|---:|---:|---:|---:|---:|---|---|\n";
-        for (const auto& r : rows) {
-            const auto vsRef = speedup(rows, r, "reference");
-            const auto vsCpu = speedup(rows, r, "cpu");
-            out << "| " << r.algorithm << " | " << r.caseName << " | " << r.backend << " | " << fmt(r.totalMs) << " | "
-                << (r.kernelMs ? fmt(*r.kernelMs) : "") << " | " << (r.floorMs ? fmt(*r.floorMs) : "") << " | "
-                << (vsRef ? fmt(*vsRef, 1) + "×" : "") << " | " << (vsCpu ? fmt(*vsCpu, 1) + "×" : "") << " | "
-                << stepsText(r) << " | " << (r.extrapolated ? "extrapolated; " : "") << r.note << " |\n";
-        }
-    } else if (ext == "html") {
-        out << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Glint bench</title></head><body>\n"
-            << "<h1>Glint bench</h1><p>Device: " << htmlEscape(backendStatusText()) << "</p>\n<table border=\"1\">"
-            << "<tr><th>algorithm</th><th>case</th><th>backend</th><th>total ms</th><th>kernel ms</th>"
-            << "<th>vs reference</th><th>vs cpu</th><th>steps</th><th>note</th></tr>\n";
-        for (const auto& r : rows) {
-            const auto vsRef = speedup(rows, r, "reference");
-            const auto vsCpu = speedup(rows, r, "cpu");
-            out << "<tr><td>" << htmlEscape(r.algorithm) << "</td><td>" << htmlEscape(r.caseName) << "</td><td>"
-                << r.backend << "</td><td>" << fmt(r.totalMs) << "</td><td>" << (r.kernelMs ? fmt(*r.kernelMs) : "")
-                << "</td><td>" << (vsRef ? fmt(*vsRef, 1) : "") << "</td><td>" << (vsCpu ? fmt(*vsCpu, 1) : "")
-                << "</td><td>" << htmlEscape(stepsText(r)) << "</td><td>" << htmlEscape(r.note) << "</td></tr>\n";
-        }
-        out << "</table></body></html>\n";
-    } else {
-        throw UsageError("--report must end in .json, .csv, .html or .md");
-    }
-    writeFileAtomically(path, out.str());
+    writeTimingReport(path, benchTimingRuns(rows), benchReportInfo());
 }
 
 } // namespace glint

@@ -1,9 +1,10 @@
 // glint-cli bench: each algorithm registers a bench that builds its own cases, runs them on the chosen
 // backends (correctness checked against the reference before timing), and returns one row per
-// case and backend with median timings. Reports (text table, JSON, CSV, Markdown, HTML) are made here.
+// case and backend with median timings. Reports are the timing reports of export/TimingReport.h.
 #pragma once
 
 #include "export/JsonOutput.h"
+#include "export/TimingReport.h"
 #include "jobs/Backend.h"
 #include "jobs/JobControl.h"
 
@@ -58,10 +59,13 @@ BenchRow measure(const std::string& algorithm, const std::string& caseName, Back
 // Speed-up of `row` against the row of the same algorithm and case on `baseline`, if present.
 std::optional<double> speedup(const std::vector<BenchRow>& rows, const BenchRow& row, const std::string& baseline);
 
+// The rows as timing-report runs (parameters as text and as the structured params).
+std::vector<TimingRun> benchTimingRuns(const std::vector<BenchRow>& rows);
 Json benchReportJson(const std::vector<BenchRow>& rows);
 // A fixed-width text table for the terminal.
 std::string benchTextTable(const std::vector<BenchRow>& rows);
-// By extension: .json, .csv, .md, .html. Written atomically. Throws UsageError for other extensions.
+// By extension: .json, .csv, .md, .html (writeTimingReport). Written atomically. Throws UsageError for
+// other extensions.
 void writeBenchReport(const std::vector<BenchRow>& rows, const std::string& path);
 
 } // namespace glint

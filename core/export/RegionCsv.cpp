@@ -1,0 +1,55 @@
+#include "export/RegionCsv.h"
+
+#include "export/CsvTable.h"
+
+namespace glint {
+
+namespace {
+// Value columns, filled from ExportRegion::values by name.
+const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance"};
+} // namespace
+
+const std::vector<std::string>& regionCsvColumns() {
+    static const std::vector<std::string> columns = [] {
+        std::vector<std::string> c = {"kind", "rank", "label", "x", "y", "width", "height", "center_x", "center_y",
+                                      "ra", "dec"};
+        c.insert(c.end(), kValueColumns.begin(), kValueColumns.end());
+        c.push_back("points");
+        return c;
+    }();
+    return columns;
+}
+
+std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToSky& pixelToSky) {
+    const auto [cx, cy] = region.centre();
+    std::vector<std::string> row = {regionKindName(region.kind),     std::to_string(region.rank),
+                                    region.label,                    std::to_string(region.x),
+                                    std::to_string(region.y),        std::to_string(region.width),
+                                    std::to_string(region.height),   formatNumber(cx),
+                                    formatNumber(cy)};
+    std::optional<SkyCoord> sky;
+    if (pixelToSky) sky = pixelToSky(cx, cy);
+    row.push_back(sky ? formatNumber(sky->ra) : "");
+    row.push_back(sky ? formatNumber(sky->dec) : "");
+    for (const auto& name : kValueColumns) {
+        const RegionValue* v = region.value(name);
+        row.push_back(v ? v->text() : "");
+    }
+    std::string points;
+    for (const auto& [px, py] : region.points) {
+        if (!points.empty()) points += ';';
+        points += formatNumber(px);
+        points += ' ';
+        points += formatNumber(py);
+    }
+    row.push_back(points);
+    return row;
+}
+
+std::string regionCsvText(const RegionDocument& document) {
+    CsvTable table(regionCsvColumns());
+    for (const auto& region : document.regions) table.addRow(regionCsvRow(region, document.pixelToSky));
+    return table.text();
+}
+
+} // namespace glint
