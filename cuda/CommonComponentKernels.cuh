@@ -299,7 +299,11 @@ __global__ void countKernel(MatchData<T, Span> m, const int2* offsets, std::uint
             const std::size_t ib = static_cast<std::size_t>(o.y0 + y + off.y) * m.wB + (o.x0 + off.x);
             for (int x = lane; x < o.width; x += 32) c += m.match(ia + x, ib + x);
         }
+#if __CUDA_ARCH__ >= 800
         c = __reduce_add_sync(kFullWarp, c);
+#else
+        for (int step = 16; step > 0; step /= 2) c += __shfl_xor_sync(kFullWarp, c, step);
+#endif
         if (lane == 0 && c) atomicAdd(&total, c);
         __syncthreads();
         if (threadIdx.x == 0) out[it] = total;

@@ -141,14 +141,26 @@ struct StripArgs {
     const int* nextMin;    // (rows+1) x (pitch / kChunk), or null
 };
 
+// cp.async exists from sm_80 on. Older devices (sm_75, through the PTX we ship) copy synchronously:
+// the kernel's wait + __syncthreads pairs then order ordinary stores just as well.
 __device__ __forceinline__ void cpAsync16(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+#else
+    *static_cast<int4*>(smem) = *static_cast<const int4*>(gmem);
+#endif
 }
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cpAsyncCommit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
 }
 
 // One Kadane step on int32 (DPX: max(a + b, c) in one instruction on Hopper) or float.
