@@ -48,7 +48,7 @@ void drawOverlay(const Image& image, const BrightestResult& result, const std::s
         label << "#" << r.rank << "  ";
         if (r.exactInteger) label << r.sumInt;
         else label << std::setprecision(6) << r.sum;
-        overlay.drawLabel(r.x, r.y, label.str(), colour);
+        overlay.drawRectangleLabel(r.x, r.y, r.width, r.height, label.str(), colour);
     }
     overlay.savePng(path);
 }

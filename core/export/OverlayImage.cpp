@@ -104,6 +104,15 @@ void OverlayImage::drawLabel(double x, double y, const std::string& text, std::u
                 cv::LINE_AA);
 }
 
+void OverlayImage::drawRectangleLabel(int x, int y, int w, int h, const std::string& text, std::uint32_t rgb) {
+    int baseline = 0;
+    const int thickness = std::max(1, lineWidth_);
+    const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &baseline);
+    const int gap = lineWidth_ + 2;
+    const int above = y - gap - size.height - baseline;
+    drawLabel(x, above >= 0 ? above : y + h + gap, text, rgb);
+}
+
 void OverlayImage::drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
     if (entries.empty()) return;
     int baseline = 0;

@@ -35,6 +35,9 @@ public:
                   std::uint32_t rgb, double alpha);
     // Text with a dark halo so it reads on any background; (x, y) is its top-left corner in pixels.
     void drawLabel(double x, double y, const std::string& text, std::uint32_t rgb);
+    // A label for the rectangle x, y, w, h: just above it when there is room, else just below it, so
+    // that the label never hides a small region.
+    void drawRectangleLabel(int x, int y, int width, int height, const std::string& text, std::uint32_t rgb);
     // A legend box in the top-left corner: one coloured line per entry.
     void drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries);
     // Line width and font scale grow with the image so that labels stay readable.
