@@ -21,5 +21,6 @@ int runBench(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
 int runCommon(const std::vector<std::string>& args);
 int runBrightestCommand(const std::vector<std::string>& args);
+int runKMax1dCommand(const std::vector<std::string>& args);
 
 } // namespace glint::cli
