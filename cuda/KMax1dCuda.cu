@@ -1,0 +1,227 @@
+// The CUDA 1-D K-MSP backend. load() uploads the values once (step "upload"); each search then builds
+// the prefix sums on the device (CUB scans for integers; the canonical chunked order for doubles, so
+// that every backend reports the same double sums), the best start of every end (a min-scan, segmented
+// at blanks), and hands them to the engine (KMaxEngine.cuh), which finds the k largest sums exactly.
+#include "KMaxCuda.h"
+#include "KMaxEngine.cuh"
+
+#include "algo/kmax/KMax.h"
+
+#include <cub/device/device_scan.cuh>
+
+#include <mutex>
+
+namespace glint::cuda {
+
+namespace {
+
+using namespace kmaxdetail;
+
+std::mutex& engineMutex() {
+    static std::mutex m;
+    return m;
+}
+Arena& arena() {
+    static Arena* a = new Arena; // never destroyed: freeing after the runtime shut down fails
+    return *a;
+}
+
+struct MinOp {
+    template <class T>
+    __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+// A run of starts between blanks: the running minimum and where the run began (start < 0: it goes on).
+template <class V>
+struct MinRun {
+    V v;
+    int start;
+};
+struct MinRunOp {
+    template <class T>
+    __device__ T operator()(const T& a, const T& b) const {
+        if (b.start >= 0) return b;
+        return T{b.v < a.v ? b.v : a.v, a.start};
+    }
+};
+
+// Canonical double prefix: each chunk summed from its start, then the chunk offsets in order.
+__global__ void chunkLocalKernel(const double* a, long long n, double* p, double* totals, int chunks) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= chunks) return;
+    const long long e0 = static_cast<long long>(c) * static_cast<long long>(kPrefixChunk);
+    const long long e1 = min(n, e0 + static_cast<long long>(kPrefixChunk));
+    double local = 0.0;
+    for (long long e = e0; e < e1; ++e) {
+        local = local + a[e];
+        p[e + 1] = local;
+    }
+    totals[c] = local;
+}
+__global__ void chunkOffsetKernel(const double* totals, int chunks, double* offsets) {
+    double off = 0.0;
+    offsets[0] = 0.0;
+    for (int c = 0; c < chunks; ++c) {
+        off = off + totals[c];
+        offsets[c + 1] = off;
+    }
+}
+__global__ void chunkApplyKernel(double* p, long long n, const double* offsets) {
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+         e += static_cast<long long>(gridDim.x) * blockDim.x)
+        p[e + 1] = offsets[e / static_cast<long long>(kPrefixChunk)] + p[e + 1];
+    if (blockIdx.x == 0 && threadIdx.x == 0) p[0] = 0.0;
+}
+
+template <class V>
+__global__ void runInputKernel(const V* p, const unsigned char* blank, long long n, MinRun<V>* runs) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        runs[i] = {p[i], i == 0 || blank[i - 1] ? static_cast<int>(i) : -1};
+}
+// End j pairs with the starts of the run that holds j - 1, unless value j - 1 is blank.
+template <class V>
+__global__ void finishEndsKernel(const MinRun<V>* runs, const unsigned char* blank, const V* p, long long n, V* m, int* lo) {
+    for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j <= n;
+         j += static_cast<long long>(gridDim.x) * blockDim.x) {
+        if (j == 0 || blank[j - 1]) {
+            lo[j] = static_cast<int>(j);
+            m[j] = p[j];
+        } else {
+            lo[j] = runs[j - 1].start;
+            m[j] = runs[j - 1].v;
+        }
+    }
+}
+
+class Cuda1dSolver final : public KMax1dSolver {
+public:
+    ~Cuda1dSolver() override {
+        if (values_) cudaFree(values_);
+        if (blank_) cudaFree(blank_);
+    }
+
+    void load(const KMaxSequence& seq, JobControl& job) override {
+        job.setDevice(cudaDevice().name);
+        auto step = job.timing().scope("upload");
+        n_ = static_cast<long long>(seq.size());
+        if (n_ >= (1LL << 30))
+            throw BackendUnavailable("the CUDA backend takes sequences of up to 2^30 values; use --backend cpu");
+        kind_ = !seq.integer ? Kind::Real : seq.maxAbs * static_cast<double>(n_) < 1073741824.0 ? Kind::Int32 : Kind::Int64;
+        const std::size_t elem = kind_ == Kind::Int32 ? 4 : 8;
+        // p, m, the input, a run per value when there are blanks, the tree and the end list.
+        const std::size_t need = static_cast<std::size_t>(n_ + 1) * (3 * elem + 4 + (seq.blank.empty() ? 0 : 21)) +
+                                 static_cast<std::size_t>(n_) * elem / 16 + (std::size_t{64} << 20);
+        std::size_t freeBytes = 0, total = 0;
+        GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+        if (need > freeBytes + arena().held())
+            throw BackendUnavailable("the sequence needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
+                                     std::to_string((freeBytes + arena().held()) >> 20) + " MiB are free; use --backend cpu");
+        if (values_) cudaFree(values_);
+        if (blank_) cudaFree(blank_);
+        values_ = nullptr;
+        blank_ = nullptr;
+        GLINT_CUDA_CHECK(cudaMalloc(&values_, std::max<std::size_t>(1, static_cast<std::size_t>(n_) * elem)));
+        if (kind_ == Kind::Int32) upload<int>(seq);
+        else if (kind_ == Kind::Int64) upload<long long>(seq);
+        else upload<double>(seq);
+        if (!seq.blank.empty()) {
+            GLINT_CUDA_CHECK(cudaMalloc(&blank_, static_cast<std::size_t>(n_)));
+            GLINT_CUDA_CHECK(cudaMemcpy(blank_, seq.blank.data(), static_cast<std::size_t>(n_), cudaMemcpyHostToDevice));
+        }
+    }
+
+    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
+        job.setDevice(cudaDevice().name);
+        std::lock_guard lock(engineMutex());
+        if (kind_ == Kind::Int32) return run<int>(k, job);
+        if (kind_ == Kind::Int64) return run<long long>(k, job);
+        return run<double>(k, job);
+    }
+
+private:
+    enum class Kind { Int32, Int64, Real };
+
+    template <class V>
+    void upload(const KMaxSequence& seq) {
+        std::vector<V> host(static_cast<std::size_t>(n_));
+        for (std::size_t i = 0; i < host.size(); ++i) {
+            if (seq.isBlank(i)) host[i] = V(0);
+            else if constexpr (std::is_floating_point_v<V>) host[i] = seq.integer ? static_cast<double>(seq.ints[i]) : seq.reals[i];
+            else host[i] = static_cast<V>(seq.ints[i]);
+        }
+        GLINT_CUDA_CHECK(cudaMemcpy(values_, host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
+    }
+
+    template <class V>
+    std::vector<KMaxSegment> run(std::size_t k, JobControl& job) {
+        StepEvents steps;
+        const std::size_t n = static_cast<std::size_t>(n_);
+        V* p = arena().get<V>("1d p", n + 1);
+        V* m = arena().get<V>("1d m", n + 1);
+        int* lo = blank_ ? arena().get<int>("1d lo", n + 1) : nullptr;
+        const V* a = static_cast<const V*>(values_);
+        const int grid = gridFor(n_ + 1, 256);
+        std::size_t tempBytes = 0;
+        if constexpr (std::is_floating_point_v<V>) {
+            const int chunks = static_cast<int>((n + kPrefixChunk - 1) / kPrefixChunk);
+            double* totals = arena().get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
+            double* offsets = arena().get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
+            chunkLocalKernel<<<(chunks + 127) / 128, 128>>>(a, n_, p, totals, chunks);
+            chunkOffsetKernel<<<1, 1>>>(totals, chunks, offsets);
+            chunkApplyKernel<<<grid, 256>>>(p, n_, offsets);
+            GLINT_CUDA_CHECK_LAUNCH();
+        } else {
+            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V)));
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, a, p + 1, static_cast<int>(n)));
+            void* temp = arena().get("1d scan temp", tempBytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, tempBytes, a, p + 1, static_cast<int>(n)));
+        }
+        if (!blank_) {
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, tempBytes, p, m + 1, MinOp{}, static_cast<int>(n)));
+            void* temp = arena().get("1d scan temp", tempBytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, tempBytes, p, m + 1, MinOp{}, static_cast<int>(n)));
+        } else {
+            MinRun<V>* runs = arena().get<MinRun<V>>("1d runs", n);
+            MinRun<V>* scanned = arena().get<MinRun<V>>("1d runs scanned", n);
+            runInputKernel<V><<<grid, 256>>>(p, static_cast<const unsigned char*>(blank_), n_, runs);
+            GLINT_CUDA_CHECK_LAUNCH();
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, tempBytes, runs, scanned, MinRunOp{}, static_cast<int>(n)));
+            void* temp = arena().get("1d scan temp", tempBytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, tempBytes, runs, scanned, MinRunOp{}, static_cast<int>(n)));
+            finishEndsKernel<V><<<grid, 256>>>(scanned, static_cast<const unsigned char*>(blank_), p, n_, m, lo);
+            GLINT_CUDA_CHECK_LAUNCH();
+        }
+        steps.mark("prefix sums");
+        job.setProgress(0.2);
+        Engine<V> engine(arena(), job, steps);
+        const std::vector<PairFound<V>> pairs = engine.topK(Seq{p, m, lo, static_cast<int>(n)}, k);
+        steps.report(job);
+        std::vector<KMaxSegment> out(pairs.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            KMaxSegment& s = out[i];
+            s.first = pairs[i].start;
+            s.last = pairs[i].end - 1;
+            if constexpr (std::is_floating_point_v<V>) {
+                s.sum = pairs[i].value;
+            } else {
+                s.sumInt = pairs[i].value;
+                s.sum = static_cast<double>(pairs[i].value);
+            }
+        }
+        return out;
+    }
+
+    long long n_ = 0;
+    Kind kind_ = Kind::Int64;
+    void* values_ = nullptr;
+    void* blank_ = nullptr;
+};
+
+} // namespace
+
+void registerKMax1dCuda() {
+    BackendRegistry<KMax1dSolver>::add(Backend::Cuda, [] { return std::make_unique<Cuda1dSolver>(); });
+}
+
+} // namespace glint::cuda
