@@ -9,22 +9,12 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include <mutex>
 
 namespace glint::cuda {
 
 namespace {
 
 using namespace kmaxdetail;
-
-std::mutex& engineMutex() {
-    static std::mutex m;
-    return m;
-}
-Arena& arena() {
-    static Arena* a = new Arena; // never destroyed: freeing after the runtime shut down fails
-    return *a;
-}
 
 struct MinOp {
     template <class T>
@@ -94,16 +84,32 @@ __global__ void finishEndsKernel(const MinRun<V>* runs, const unsigned char* bla
     }
 }
 
+// Each solver owns its buffers and stream: a search it has run before with the same k is replayed as a
+// CUDA graph (one launch instead of some thirty), whose captured pointers must stay valid.
 class Cuda1dSolver final : public KMax1dSolver {
 public:
     ~Cuda1dSolver() override {
+        dropGraph();
         if (values_) cudaFree(values_);
         if (blank_) cudaFree(blank_);
+        if (header_) cudaFreeHost(header_);
+        if (preview_) cudaFreeHost(preview_);
+        if (stream_) cudaStreamDestroy(stream_);
+        for (cudaEvent_t e : {start_, stop_})
+            if (e) cudaEventDestroy(e);
     }
 
     void load(const KMaxSequence& seq, JobControl& job) override {
         job.setDevice(cudaDevice().name);
         auto step = job.timing().scope("upload");
+        dropGraph();
+        lastK_ = 0;
+        if (!stream_) {
+            GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+            GLINT_CUDA_CHECK(cudaEventCreate(&start_));
+            GLINT_CUDA_CHECK(cudaEventCreate(&stop_));
+            GLINT_CUDA_CHECK(cudaMallocHost(&header_, sizeof(State)));
+        }
         n_ = static_cast<long long>(seq.size());
         if (n_ >= (1LL << 30))
             throw BackendUnavailable("the CUDA backend takes sequences of up to 2^30 values; use --backend cpu");
@@ -114,9 +120,9 @@ public:
                                  static_cast<std::size_t>(n_) * elem / 16 + (std::size_t{64} << 20);
         std::size_t freeBytes = 0, total = 0;
         GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
-        if (need > freeBytes + arena().held())
+        if (need > freeBytes + arena_.held())
             throw BackendUnavailable("the sequence needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
-                                     std::to_string((freeBytes + arena().held()) >> 20) + " MiB are free; use --backend cpu");
+                                     std::to_string((freeBytes + arena_.held()) >> 20) + " MiB are free; use --backend cpu");
         if (values_) cudaFree(values_);
         if (blank_) cudaFree(blank_);
         values_ = nullptr;
@@ -133,7 +139,6 @@ public:
 
     std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
         job.setDevice(cudaDevice().name);
-        std::lock_guard lock(engineMutex());
         if (kind_ == Kind::Int32) return run<int>(k, job);
         if (kind_ == Kind::Int64) return run<long long>(k, job);
         return run<double>(k, job);
@@ -141,6 +146,7 @@ public:
 
 private:
     enum class Kind { Int32, Int64, Real };
+    static constexpr std::size_t kPreview = 16384; // pairs copied back with the state in one go
 
     template <class V>
     void upload(const KMaxSequence& seq) {
@@ -153,50 +159,112 @@ private:
         GLINT_CUDA_CHECK(cudaMemcpy(values_, host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
     }
 
+    void dropGraph() {
+        if (graph_) cudaGraphExecDestroy(graph_);
+        graph_ = nullptr;
+    }
+
     template <class V>
-    std::vector<KMaxSegment> run(std::size_t k, JobControl& job) {
-        StepEvents steps;
+    Seq sequence() {
         const std::size_t n = static_cast<std::size_t>(n_);
-        V* p = arena().get<V>("1d p", n + 1);
-        V* m = arena().get<V>("1d m", n + 1);
-        int* lo = blank_ ? arena().get<int>("1d lo", n + 1) : nullptr;
+        return Seq{arena_.get<V>("1d p", n + 1), arena_.get<V>("1d m", n + 1), blank_ ? arena_.get<int>("1d lo", n + 1) : nullptr,
+                   static_cast<int>(n)};
+    }
+
+    // The prefix sums and every end's best start (a min-scan, segmented at blanks), queued on the stream.
+    template <class V>
+    void enqueuePrefix(const Seq& q) {
+        const std::size_t n = static_cast<std::size_t>(n_);
+        V* p = const_cast<V*>(static_cast<const V*>(q.p));
+        V* m = const_cast<V*>(static_cast<const V*>(q.m));
         const V* a = static_cast<const V*>(values_);
         const int grid = gridFor(n_ + 1, 256);
-        std::size_t tempBytes = 0;
         if constexpr (std::is_floating_point_v<V>) {
             const int chunks = static_cast<int>((n + kPrefixChunk - 1) / kPrefixChunk);
-            double* totals = arena().get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
-            double* offsets = arena().get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
-            chunkLocalKernel<<<(chunks + 127) / 128, 128>>>(a, n_, p, totals, chunks);
-            chunkOffsetKernel<<<1, 1>>>(totals, chunks, offsets);
-            chunkApplyKernel<<<grid, 256>>>(p, n_, offsets);
+            double* totals = arena_.get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
+            double* offsets = arena_.get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
+            chunkLocalKernel<<<(chunks + 127) / 128, 128, 0, stream_>>>(a, n_, p, totals, chunks);
+            chunkOffsetKernel<<<1, 1, 0, stream_>>>(totals, chunks, offsets);
+            chunkApplyKernel<<<grid, 256, 0, stream_>>>(p, n_, offsets);
             GLINT_CUDA_CHECK_LAUNCH();
         } else {
-            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V)));
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, a, p + 1, static_cast<int>(n)));
-            void* temp = arena().get("1d scan temp", tempBytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, tempBytes, a, p + 1, static_cast<int>(n)));
+            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V), stream_));
+            std::size_t bytes = 0;
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a, p + 1, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d sum temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, a, p + 1, static_cast<int>(n), stream_));
         }
+        std::size_t bytes = 0;
         if (!blank_) {
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, tempBytes, p, m + 1, MinOp{}, static_cast<int>(n)));
-            void* temp = arena().get("1d scan temp", tempBytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, tempBytes, p, m + 1, MinOp{}, static_cast<int>(n)));
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
         } else {
-            MinRun<V>* runs = arena().get<MinRun<V>>("1d runs", n);
-            MinRun<V>* scanned = arena().get<MinRun<V>>("1d runs scanned", n);
-            runInputKernel<V><<<grid, 256>>>(p, static_cast<const unsigned char*>(blank_), n_, runs);
+            MinRun<V>* runs = arena_.get<MinRun<V>>("1d runs", n);
+            MinRun<V>* scanned = arena_.get<MinRun<V>>("1d runs scanned", n);
+            runInputKernel<V><<<grid, 256, 0, stream_>>>(p, static_cast<const unsigned char*>(blank_), n_, runs);
             GLINT_CUDA_CHECK_LAUNCH();
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, tempBytes, runs, scanned, MinRunOp{}, static_cast<int>(n)));
-            void* temp = arena().get("1d scan temp", tempBytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, tempBytes, runs, scanned, MinRunOp{}, static_cast<int>(n)));
-            finishEndsKernel<V><<<grid, 256>>>(scanned, static_cast<const unsigned char*>(blank_), p, n_, m, lo);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
+            finishEndsKernel<V><<<grid, 256, 0, stream_>>>(scanned, static_cast<const unsigned char*>(blank_), p, n_, m,
+                                                           const_cast<int*>(q.lo));
             GLINT_CUDA_CHECK_LAUNCH();
         }
-        steps.mark("prefix sums");
-        job.setProgress(0.2);
-        Engine<V> engine(arena(), job, steps);
-        const std::vector<PairFound<V>> pairs = engine.topK(Seq{p, m, lo, static_cast<int>(n)}, k);
-        steps.report(job);
+    }
+
+    template <class V>
+    std::vector<KMaxSegment> run(std::size_t k, JobControl& job) {
+        const Seq q = sequence<V>();
+        const std::size_t preview = std::min(k, kPreview);
+        if (previewSize_ < preview) {
+            dropGraph();
+            if (preview_) cudaFreeHost(preview_);
+            preview_ = nullptr;
+            GLINT_CUDA_CHECK(cudaMallocHost(&preview_, preview * sizeof(Found)));
+            previewSize_ = preview;
+        }
+        Engine<V> engine(arena_, job, stream_);
+        if (k != graphK_) dropGraph();
+        if (!graph_ && k == lastK_) {
+            // The same search again: capture it once (every buffer already exists), replay from now on.
+            cudaGraph_t graph = nullptr;
+            GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+            try {
+                enqueuePrefix<V>(q);
+                engine.enqueue(q, k, header_, preview_, preview, nullptr);
+            } catch (...) {
+                cudaStreamEndCapture(stream_, &graph);
+                if (graph) cudaGraphDestroy(graph);
+                throw;
+            }
+            GLINT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+            const cudaError_t made = cudaGraphInstantiate(&graph_, graph, 0);
+            cudaGraphDestroy(graph);
+            if (made != cudaSuccess) graph_ = nullptr;
+            GLINT_CUDA_CHECK(made);
+            graphK_ = k;
+        }
+        if (graph_) {
+            GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
+            GLINT_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+            GLINT_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            float ms = 0.0f;
+            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+            job.timing().add("search (graph)", ms);
+        } else {
+            StepEvents steps(stream_);
+            enqueuePrefix<V>(q);
+            steps.mark("prefix sums");
+            engine.enqueue(q, k, header_, preview_, preview, &steps);
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            steps.report(job);
+        }
+        lastK_ = k;
+        job.setProgress(0.8);
+        const auto post = job.timing().scope("finish");
+        const std::vector<PairFound<V>> pairs = engine.finish(q, k, header_, preview_, preview);
         std::vector<KMaxSegment> out(pairs.size());
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             KMaxSegment& s = out[i];
@@ -212,6 +280,14 @@ private:
         return out;
     }
 
+    Arena arena_;
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    cudaGraphExec_t graph_ = nullptr;
+    std::size_t graphK_ = 0, lastK_ = 0;
+    State* header_ = nullptr;
+    Found* preview_ = nullptr;
+    std::size_t previewSize_ = 0;
     long long n_ = 0;
     Kind kind_ = Kind::Int64;
     void* values_ = nullptr;

@@ -60,50 +60,74 @@ struct StripItems {
     }
 };
 
-// One thread per listed strip: its prefix Q (left to right, the canonical order), and for each end the
-// first start it may use (after the last blocked column) and the smallest Q among its starts. Strip s
-// occupies positions s*W .. s*W + W - 1; the ends at its first position and past its last column have
-// no start.
+// One warp per listed strip: its prefix Q (left to right, the canonical order: the warp walks its 32
+// staged columns one after the other), and for each end the first start it may use (after the last
+// blocked column) and the smallest Q among its starts. Strip s occupies positions s*W .. s*W + W - 1;
+// the ends at its first position and past its last column have no start.
 template <class PT, class E>
 __global__ void buildStripsKernel(const PT* P, int pitch, int cols, const int* next, const int* list, int rows, int count,
                                   int W, E* p, E* m, int* lo) {
-    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     if (s >= count) return;
     const int id = list[s], t = id / rows, b = id % rows;
     const PT* pt = P + static_cast<std::size_t>(t) * pitch;
     const PT* pb = P + static_cast<std::size_t>(b + 1) * pitch;
     const int* nt = next ? next + static_cast<std::size_t>(t) * pitch : nullptr;
     const long long base = static_cast<long long>(s) * W;
-    E q = E(0), low = E(0);
+    E q = E(0), low = E(0); // the same in every lane
     int runStart = 0, arg = -1;
-    p[base] = E(0);
-    m[base] = E(0);
-    lo[base] = static_cast<int>(base);
-    for (int c = 0; c < cols; ++c) {
-        const E sc = static_cast<E>(pb[c]) - static_cast<E>(pt[c]);
-        const long long j = base + c + 1;
-        if (nt && nt[c] <= b) {
-            runStart = c + 1;
-            arg = -1;
-            lo[j] = static_cast<int>(j);
-            m[j] = q;
-        } else {
-            if (arg < 0 || q < low) {
-                arg = c;
-                low = q;
-            }
-            lo[j] = static_cast<int>(base + runStart);
-            m[j] = low;
-        }
-        q = q + sc;
-        p[j] = q;
+    if (lane == 0) {
+        p[base] = E(0);
+        m[base] = E(0);
+        lo[base] = static_cast<int>(base);
     }
-    for (int c = cols + 1; c < W; ++c) {
+    for (int c0 = 0; c0 < cols; c0 += 32) {
+        const int c = c0 + lane;
+        E sc = E(0);
+        int blocked = 0;
+        if (c < cols) {
+            sc = static_cast<E>(pb[c]) - static_cast<E>(pt[c]);
+            blocked = nt && nt[c] <= b;
+        }
+        E myQ = E(0), myM = E(0);
+        int myLo = -1;
+        const int steps = min(32, cols - c0);
+        for (int i = 0; i < steps; ++i) {
+            const E si = __shfl_sync(0xffffffffu, sc, i);
+            const int bi = __shfl_sync(0xffffffffu, blocked, i);
+            int loI = -1;
+            E mI = q;
+            if (bi) {
+                runStart = c0 + i + 1;
+                arg = -1;
+            } else {
+                if (arg < 0 || q < low) {
+                    arg = c0 + i;
+                    low = q;
+                }
+                loI = runStart;
+                mI = low;
+            }
+            q = q + si;
+            if (lane == i) {
+                myQ = q;
+                myM = mI;
+                myLo = loI;
+            }
+        }
+        if (c < cols) {
+            const long long j = base + c + 1;
+            p[j] = myQ;
+            m[j] = myM;
+            lo[j] = static_cast<int>(myLo < 0 ? j : base + myLo);
+        }
+    }
+    for (int c = cols + 1 + lane; c < W; c += 32) {
         p[base + c] = q;
         m[base + c] = q;
         lo[base + c] = static_cast<int>(base + c);
     }
-    if (s == count - 1) {
+    if (s == count - 1 && lane == 0) {
         const long long L = static_cast<long long>(count) * W;
         p[L] = E(0);
         m[L] = E(0);
@@ -189,12 +213,12 @@ private:
                 E* p = arena().get<E>("2d p", static_cast<std::size_t>(L) + 1);
                 E* m = arena().get<E>("2d m", static_cast<std::size_t>(L) + 1);
                 int* lo = arena().get<int>("2d lo", static_cast<std::size_t>(L) + 1);
-                buildStripsKernel<PT, E><<<(count + 127) / 128, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
-                                                                     dList + first, rows_, count, W, p, m, lo);
+                buildStripsKernel<PT, E><<<(count + 3) / 4, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
+                                                                 dList + first, rows_, count, W, p, m, lo);
                 GLINT_CUDA_CHECK_LAUNCH();
                 steps_.mark("strip build");
-                Engine<E> engine(arena(), job_, steps_);
-                for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k)) {
+                Engine<E> engine(arena(), job_);
+                for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k, &steps_)) {
                     const int s = f.start / W, id = strips[first + s];
                     if (f.end / W != s) throw std::runtime_error("K-MSP (CUDA): a pair crosses two strips");
                     WorkRect r;

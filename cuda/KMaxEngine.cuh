@@ -32,6 +32,13 @@ namespace glint::cuda::kmaxdetail {
 // Device buffers kept between runs (cudaMalloc costs more than a small search), grown on demand.
 class Arena {
 public:
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena() {
+        for (auto& [name, b] : buffers_)
+            if (b.ptr) cudaFree(b.ptr); // unchecked: the runtime may already be shutting down
+    }
     void* get(const std::string& name, std::size_t bytes) {
         Buffer& b = buffers_[name];
         if (b.bytes < bytes) {
@@ -60,10 +67,10 @@ private:
     std::map<std::string, Buffer> buffers_;
 };
 
-// Named steps timed by CUDA events on the default stream; read once, after the last synchronisation.
+// Named steps timed by CUDA events on one stream; read once, after the last synchronisation.
 class StepEvents {
 public:
-    StepEvents() { mark(""); }
+    explicit StepEvents(cudaStream_t stream = 0) : stream_(stream) { mark(""); }
     ~StepEvents() {
         for (auto& [name, e] : marks_) cudaEventDestroy(e);
     }
@@ -71,7 +78,7 @@ public:
     void mark(const std::string& name) {
         cudaEvent_t e;
         GLINT_CUDA_CHECK(cudaEventCreate(&e));
-        GLINT_CUDA_CHECK(cudaEventRecord(e));
+        GLINT_CUDA_CHECK(cudaEventRecord(e, stream_));
         marks_.emplace_back(name, e);
     }
     void report(JobControl& job) {
@@ -84,6 +91,7 @@ public:
     }
 
 private:
+    cudaStream_t stream_;
     std::vector<std::pair<std::string, cudaEvent_t>> marks_;
 };
 
@@ -114,73 +122,135 @@ V valueOfKey(u64 key) {
 template <class V>
 class Engine {
 public:
-    Engine(Arena& arena, JobControl& job, StepEvents& steps) : arena_(arena), job_(job), steps_(steps) {}
+    Engine(Arena& arena, JobControl& job, cudaStream_t stream = 0) : arena_(arena), job_(job), stream_(stream) {}
 
-    // The k largest pair sums of s (arrays on the device), largest first (ties in any order).
-    std::vector<PairFound<V>> topK(const Seq& s, std::size_t k) {
-        buildTree(s);
-        steps_.mark("tree");
-        st_ = arena_.get<State>("kmax state", 1);
-        ends_ = arena_.get<int>("kmax ends", static_cast<std::size_t>(s.L) + 1);
+    // Queues the whole usual search on the stream, with no synchronisation (so that it can be captured
+    // in a CUDA graph): the min-tree, the end threshold D0, a sampling pass and two counting passes, the
+    // collecting pass when they resolved the k-th, and the copies of the state header and of the first
+    // `preview` pairs into host memory. steps, when given, marks the stages.
+    void enqueue(const Seq& s, std::size_t k, State* hostHeader, Found* hostFound, std::size_t preview, StepEvents* steps) {
+        layout(s, k);
+        for (int l = 1; l <= tree_.top; ++l)
+            treeLevelKernel<V><<<gridFor(static_cast<long long>(tree_.size[l]) * 32, 256), 256, 0, stream_>>>(
+                tree_.level[l - 1], tree_.size[l - 1], const_cast<V*>(tree_.level[l]), tree_.size[l]);
+        if (steps) steps->mark("tree");
         const int grid = gridFor(static_cast<long long>(s.L) + 1, 256);
-        initStateKernel<<<1, 256>>>(st_, k, kCap);
         const EndItems<V> items{s};
-        keyMaxKernel<<<grid, 256>>>(items, st_);
-        keyHistogramKernel<<<grid, 256>>>(items, st_);
-        chooseFirstKernel<<<1, 256>>>(st_);
-        compactKernel<<<grid, 256>>>(items, st_, ends_);
-        GLINT_CUDA_CHECK_LAUNCH();
-        steps_.mark("threshold");
-        // Two counting passes resolve the usual cases; the state is read once after them.
+        initStateKernel<<<1, 256, 0, stream_>>>(st_, k, kCap);
+        keyMaxKernel<<<grid, 256, 0, stream_>>>(items, st_);
+        keyHistogramKernel<<<grid, 256, 0, stream_>>>(items, st_);
+        chooseFirstKernel<<<1, 256, 0, stream_>>>(st_);
+        compactKernel<<<grid, 256, 0, stream_>>>(items, st_, ends_);
+        if (steps) steps->mark("threshold");
+        countPassKernel<true, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, kSampleCap);
+        chooseSampleKernel<<<1, 256, 0, stream_>>>(st_);
         for (int i = 0; i < 2; ++i) {
-            countPassKernel<V><<<passGrid(), kPassThreads>>>(s, tree_, ends_, st_);
-            chooseKernel<<<1, 256>>>(st_);
+            countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
+            chooseKernel<<<1, 256, 0, stream_>>>(st_);
         }
+        if (steps) steps->mark("count");
+        prepareCollectKernel<<<1, 1, 0, stream_>>>(st_, k);
+        collectKernel<V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, out_);
+        if (steps) steps->mark("collect");
         GLINT_CUDA_CHECK_LAUNCH();
-        readHeader();
-        for (int round = 0; !h_.resolved; ++round) {
-            job_.throwIfCancelled();
-            if (round > 400) throw std::runtime_error("K-MSP (CUDA): the threshold search does not converge");
-            if (!h_.failed) {
-                countPassKernel<V><<<passGrid(), kPassThreads>>>(s, tree_, ends_, st_);
-                chooseKernel<<<1, 256>>>(st_);
-                GLINT_CUDA_CHECK_LAUNCH();
-                readHeader();
-            } else {
-                narrowOnHost(s);
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(hostHeader, st_, offsetof(State, hist), cudaMemcpyDeviceToHost, stream_));
+        if (preview)
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(hostFound, out_, std::min(k, preview) * sizeof(Found), cudaMemcpyDeviceToHost, stream_));
+        if (steps) steps->mark("download");
+    }
+
+    // After the queued work has completed: the k largest pair sums, largest first (ties in any order).
+    // When the queued passes did not resolve the k-th sum, the search goes on here, step by step.
+    std::vector<PairFound<V>> finish(const Seq& s, std::size_t k, const State* hostHeader, const Found* hostFound,
+                                     std::size_t preview) {
+        layout(s, k);
+        std::memcpy(&h_, hostHeader, offsetof(State, hist));
+        if (!h_.resolved || h_.failed) {
+            for (int round = 0; !h_.resolved; ++round) {
+                job_.throwIfCancelled();
+                if (round > 400) throw std::runtime_error("K-MSP (CUDA): the threshold search does not converge");
+                if (!h_.failed) {
+                    countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
+                    chooseKernel<<<1, 256, 0, stream_>>>(st_);
+                    GLINT_CUDA_CHECK_LAUNCH();
+                    readHeader();
+                } else {
+                    narrowOnHost(s);
+                    setResolvedKernel<<<1, 1, 0, stream_>>>(st_, h_.dlo, h_.below, h_.resolved);
+                }
             }
+            prepareCollectKernel<<<1, 1, 0, stream_>>>(st_, k);
+            collectKernel<V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, out_);
+            GLINT_CUDA_CHECK_LAUNCH();
+            readHeader();
+            preview = 0;
         }
-        steps_.mark("count");
-        return collect(s, k);
+        const u64 n = h_.collectAll ? h_.lessCount : h_.nLess + std::min(h_.eqCount, h_.eqLimit);
+        if (h_.collectSkip || n > k || (!h_.collectAll && (h_.lessCount != h_.nLess || n != k)))
+            throw std::runtime_error("K-MSP (CUDA): collected " + std::to_string(h_.lessCount) + " + " +
+                                     std::to_string(h_.eqCount) + " pairs, expected " + std::to_string(h_.nLess) +
+                                     " below the k-th and " + std::to_string(k) + " in all");
+        std::vector<Found> found(n);
+        const std::size_t have = std::min<std::size_t>(n, preview);
+        std::copy(hostFound, hostFound + have, found.begin());
+        if (n > have) {
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(found.data() + have, out_ + have, (n - have) * sizeof(Found),
+                                             cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        }
+        std::vector<PairFound<V>> pairs(n);
+        for (std::size_t i = 0; i < n; ++i)
+            pairs[i] = {static_cast<int>(found[i].pair >> 32), static_cast<int>(found[i].pair & 0xffffffffu),
+                        valueOfKey<V>(h_.maxKey - found[i].d)};
+        std::sort(pairs.begin(), pairs.end(), [](const PairFound<V>& x, const PairFound<V>& y) { return x.value > y.value; });
+        return pairs;
+    }
+
+    // enqueue, wait, finish.
+    std::vector<PairFound<V>> topK(const Seq& s, std::size_t k, StepEvents* steps) {
+        State header;
+        const std::size_t preview = std::min<std::size_t>(k, 4096);
+        std::vector<Found> found(preview);
+        enqueue(s, k, &header, found.data(), preview, steps);
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        return finish(s, k, &header, found.data(), preview);
     }
 
 private:
-    static constexpr u64 kCap = 1ull << 28; // pairs a counting pass may visit before it stops
+    static constexpr u64 kCap = 1ull << 28;  // pairs a counting pass may visit before it stops
+    static constexpr u64 kSampleCap = 64;    // pairs a sampling walk takes from one end
 
     int passGrid() const { return 2 * std::max(1, cudaDevice().multiprocessors); }
 
-    void buildTree(const Seq& s) {
+    // The device buffers of a search of s for k (the same ones every time: the arena keeps them).
+    void layout(const Seq& s, std::size_t k) {
+        tree_ = {};
         tree_.level[0] = static_cast<const V*>(s.p);
         tree_.size[0] = s.L;
         int l = 0;
         while (tree_.size[l] > 32) {
             const int n = (tree_.size[l] + 31) / 32;
-            V* out = arena_.get<V>("kmax tree " + std::to_string(l + 1), static_cast<std::size_t>(n));
-            treeLevelKernel<V><<<gridFor(static_cast<long long>(n) * 32, 256), 256>>>(tree_.level[l], tree_.size[l], out, n);
-            GLINT_CUDA_CHECK_LAUNCH();
-            ++l;
-            tree_.level[l] = out;
-            tree_.size[l] = n;
+            tree_.level[l + 1] = arena_.get<V>("kmax tree " + std::to_string(l + 1), static_cast<std::size_t>(n));
+            tree_.size[++l] = n;
         }
         tree_.top = l;
+        st_ = arena_.get<State>("kmax state", 1);
+        ends_ = arena_.get<int>("kmax ends", static_cast<std::size_t>(s.L) + 1);
+        out_ = arena_.get<Found>("kmax found", std::max<std::size_t>(k, 1));
     }
 
-    void readHeader() { GLINT_CUDA_CHECK(cudaMemcpy(&h_, st_, offsetof(State, hist), cudaMemcpyDeviceToHost)); }
-    void readAll() { GLINT_CUDA_CHECK(cudaMemcpy(&h_, st_, sizeof(State), cudaMemcpyDeviceToHost)); }
+    void readHeader() {
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(&h_, st_, offsetof(State, hist), cudaMemcpyDeviceToHost, stream_));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    void readAll() {
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(&h_, st_, sizeof(State), cudaMemcpyDeviceToHost, stream_));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
 
     void runPass(u64 lo, u64 hi, u64 below, const Seq& s) {
-        setPassKernel<<<1, 256>>>(st_, lo, hi, below);
-        countPassKernel<V><<<passGrid(), kPassThreads>>>(s, tree_, ends_, st_);
+        setPassKernel<<<1, 256, 0, stream_>>>(st_, lo, hi, below);
+        countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
         GLINT_CUDA_CHECK_LAUNCH();
         readAll();
     }
@@ -248,43 +318,13 @@ private:
         h_.below = nLess;
     }
 
-    std::vector<PairFound<V>> collect(const Seq& s, std::size_t k) {
-        Found* out = arena_.get<Found>("kmax found", k);
-        CollectArgs a{};
-        a.all = h_.resolved == 2;
-        a.dstar = a.all ? ~0ull : h_.dlo;
-        a.nLess = a.all ? 0 : h_.below;
-        a.eqLimit = a.all ? 0 : k - h_.below;
-        a.capacity = k;
-        prepareCollectKernel<<<1, 1>>>(st_);
-        collectKernel<V><<<passGrid(), kPassThreads>>>(s, tree_, ends_, st_, out, a);
-        GLINT_CUDA_CHECK_LAUNCH();
-        u64 counts[2];
-        GLINT_CUDA_CHECK(cudaMemcpy(counts, &st_->lessCount, sizeof(counts), cudaMemcpyDeviceToHost));
-        steps_.mark("collect");
-        const u64 n = a.all ? counts[0] : a.nLess + std::min(counts[1], a.eqLimit);
-        if (n > k || (!a.all && (counts[0] != a.nLess || n != k)))
-            throw std::runtime_error("K-MSP (CUDA): collected " + std::to_string(counts[0]) + " + " +
-                                     std::to_string(counts[1]) + " pairs, expected " + std::to_string(a.nLess) +
-                                     " below the k-th and " + std::to_string(k) + " in all");
-        std::vector<Found> found(n);
-        if (n) GLINT_CUDA_CHECK(cudaMemcpy(found.data(), out, n * sizeof(Found), cudaMemcpyDeviceToHost));
-        steps_.mark("download");
-        std::vector<PairFound<V>> pairs(n);
-        for (std::size_t i = 0; i < n; ++i)
-            pairs[i] = {static_cast<int>(found[i].pair >> 32), static_cast<int>(found[i].pair & 0xffffffffu),
-                        valueOfKey<V>(h_.maxKey - found[i].d)};
-        std::sort(pairs.begin(), pairs.end(), [](const PairFound<V>& x, const PairFound<V>& y) { return x.value > y.value; });
-        (void)s;
-        return pairs;
-    }
-
     Arena& arena_;
     JobControl& job_;
-    StepEvents& steps_;
+    cudaStream_t stream_;
     Tree<V> tree_{};
     State* st_ = nullptr;
     int* ends_ = nullptr;
+    Found* out_ = nullptr;
     State h_{}; // host copy
 };
 

@@ -73,6 +73,10 @@ struct State {
     int nEnds;      // ends in the list
     int nextEnd;    // work counter of the walking kernels
     u64 validEnds;  // ends with at least one start
+    // The collecting pass (prepareCollectKernel): every pair with d < dstar, and up to eqLimit at dstar.
+    u64 dstar, nLess, eqLimit, capacity;
+    int collectAll;  // every pair (fewer than k)
+    int collectSkip; // unresolved: the collecting pass does nothing (the host takes over)
     u64 hist[kBins];
 };
 
@@ -213,13 +217,6 @@ __global__ void setPassKernel(State* st, u64 dlo, u64 dhi, u64 below) {
     }
 }
 
-__global__ void prepareCollectKernel(State* st) {
-    st->lessCount = 0;
-    st->eqCount = 0;
-    st->eqFull = 0;
-    st->nextEnd = 0;
-}
-
 // One block: D0 = the top of the log bucket that holds the k-th best end (every end when fewer than k),
 // so that at least k distinct pairs have d <= D0. Clears the histogram for the first pass.
 __global__ void chooseFirstKernel(State* st) {
@@ -247,15 +244,17 @@ __global__ void chooseFirstKernel(State* st) {
 // ---- the walk: one warp enumerates the starts of end j whose d <= dmax ----------------------------
 
 // Calls leaf(i, d, ok) once per 32 starts considered (all lanes; ok marks the lanes whose start i has
-// d <= dmax); leaf returns true (warp-uniform) to stop. dmax may shrink during the walk.
-template <class V, class Leaf>
+// d <= dmax); leaf returns true (warp-uniform) to stop. dmax may shrink during the walk. Greedy: the
+// children are opened smallest distance first, so that the first pairs met are among the end's best.
+template <bool Greedy, class V, class Leaf>
 __device__ void walkEnd(const Tree<V>& t, V pj, int lo, int hi, u64 maxKey, u64& dmax, Leaf& leaf) {
     const int lane = threadIdx.x & 31;
     unsigned mask[kMaxLevels + 1];
     int node[kMaxLevels + 1];
+    u64 dist[Greedy ? kMaxLevels + 1 : 1]; // this lane's child distance, per level
     bool stop = false;
     // Children of node n at level lvl (they are at lvl - 1): the ballot of those worth opening.
-    auto children = [&](int lvl, int n) -> unsigned {
+    auto children = [&](int lvl, int n, u64& dOut) -> unsigned {
         const int cl = lvl - 1, s = 5 * cl;
         const long long c = static_cast<long long>(n) * 32 + lane;
         bool in = c < t.size[cl] && (c << s) <= hi && ((c + 1) << s) - 1 >= lo;
@@ -264,6 +263,7 @@ __device__ void walkEnd(const Tree<V>& t, V pj, int lo, int hi, u64 maxKey, u64&
             d = keyDistance(maxKey, orderedKey(pairSum(pj, t.level[cl][c])));
             in = d <= dmax;
         }
+        dOut = d;
         if (cl == 0) {
             stop = leaf(static_cast<int>(c), d, in);
             return 0u;
@@ -272,21 +272,31 @@ __device__ void walkEnd(const Tree<V>& t, V pj, int lo, int hi, u64 maxKey, u64&
     };
     int lvl = t.top + 1;
     node[lvl] = 0;
-    mask[lvl] = children(lvl, 0);
+    mask[lvl] = children(lvl, 0, dist[Greedy ? lvl : 0]);
     while (!stop) {
         if (mask[lvl] == 0) {
             if (lvl == t.top + 1) break;
             ++lvl;
             continue;
         }
-        const int c = __ffs(mask[lvl]) - 1;
-        mask[lvl] &= mask[lvl] - 1;
+        int c;
+        if constexpr (Greedy) {
+            u64 best = (mask[lvl] >> lane) & 1u ? dist[lvl] : ~0ull;
+            for (int o = 16; o > 0; o >>= 1) best = min(best, __shfl_xor_sync(0xffffffffu, best, o));
+            c = __ffs(__ballot_sync(0xffffffffu, ((mask[lvl] >> lane) & 1u) && dist[lvl] == best)) - 1;
+            mask[lvl] &= ~(1u << c);
+        } else {
+            c = __ffs(mask[lvl]) - 1;
+            mask[lvl] &= mask[lvl] - 1;
+        }
         const int child = node[lvl] * 32 + c; // a node at level lvl - 1
-        const unsigned m = children(lvl - 1, child);
+        u64 d;
+        const unsigned m = children(lvl - 1, child, d);
         if (lvl - 1 > 1) {
             --lvl;
             node[lvl] = child;
             mask[lvl] = m;
+            if constexpr (Greedy) dist[lvl] = d;
         }
     }
 }
@@ -301,15 +311,16 @@ __device__ __forceinline__ int nextEnd(State* st, const int* ends) {
     return e < st->nEnds ? ends[e] : -1;
 }
 
-template <class V>
 struct CountLeaf {
     State* st;
     unsigned* bins;
     u64 dlo, cap;
     int mode, shift;
+    u64 endCap;         // a sampling walk stops after this many pairs of its end
     u64 below = 0;      // this lane
     u64 counted = 0;    // this warp (every lane holds it)
     u64 flushed = 0;
+    u64 endStart = 0;   // counted when the end began
     __device__ bool flush() {
         u64 total = 0;
         if ((threadIdx.x & 31) == 0) {
@@ -327,18 +338,22 @@ struct CountLeaf {
         const unsigned peers = __match_any_sync(0xffffffffu, bin);
         if (bin >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&bins[bin], static_cast<unsigned>(__popc(peers)));
         counted += __popc(__ballot_sync(0xffffffffu, ok));
+        if (counted - endStart >= endCap) return true;
         return counted - flushed >= 4096 && flush();
     }
 };
 
-template <class V>
-__global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t, const int* ends, State* st) {
+// A counting pass: every pair of the listed ends with d <= dhi, histogrammed (d >= dlo) or counted as
+// below (d < dlo). Sample: each end's walk is greedy and stops after endCap pairs; the pairs counted are
+// still real and distinct, so the bucket where they reach k bounds the k-th from above.
+template <bool Sample, class V>
+__global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t, const int* ends, State* st, u64 endCap) {
     __shared__ unsigned bins[kBins];
     if (st->resolved || st->failed) return;
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) bins[i] = 0;
     __syncthreads();
     const V* p = static_cast<const V*>(s.p);
-    CountLeaf<V> leaf{st, bins, st->dlo, st->cap, st->mode, st->shift};
+    CountLeaf leaf{st, bins, st->dlo, st->cap, st->mode, st->shift, Sample ? endCap : ~0ull};
     const u64 maxKey = st->maxKey, dhi = st->dhi;
     for (;;) {
         const int j = nextEnd(st, ends);
@@ -347,7 +362,9 @@ __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t
         endOf<V>(s, j, b);
         if (keyDistance(maxKey, orderedKey(b)) > dhi) continue;
         u64 dmax = dhi;
-        walkEnd<V>(t, p[j], s.lo ? s.lo[j] : 0, j - 1, maxKey, dmax, leaf);
+        leaf.endStart = leaf.counted;
+        walkEnd<Sample>(t, p[j], s.lo ? s.lo[j] : 0, j - 1, maxKey, dmax, leaf);
+        if (*static_cast<volatile int*>(&st->abort)) break;
     }
     leaf.flush();
     u64 below = leaf.below;
@@ -356,6 +373,32 @@ __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t
     __syncthreads();
     for (int i = threadIdx.x; i < kBins; i += blockDim.x)
         if (bins[i]) atomicAdd(&st->hist[i], static_cast<u64>(bins[i]));
+}
+
+// After a sampling pass (bins from 0): the bucket where its pairs reach k caps the next, complete
+// pass; when they do not reach k (or the sample stopped), the bound stays.
+__global__ void chooseSampleKernel(State* st) {
+    __shared__ int reset;
+    if (threadIdx.x == 0) {
+        reset = 0;
+        if (!st->resolved && !st->failed) {
+            u64 cum = 0, dhi = st->dhi;
+            const int bins = st->mode == 0 ? kmax::kLogBuckets : kBins;
+            for (int b = 0; b < bins; ++b) {
+                cum += st->hist[b];
+                if (cum >= st->k) {
+                    dhi = min(dhi, st->mode == 0 ? kmax::logBucketHigh(b) : st->dlo + ((static_cast<u64>(b) + 1) << st->shift) - 1);
+                    break;
+                }
+            }
+            setPass(st, 0, dhi);
+            st->below = 0;
+            reset = 1;
+        }
+    }
+    __syncthreads();
+    if (reset)
+        for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
 
 // One block, after a counting pass: the bucket that holds the k-th smallest d becomes the next bracket
@@ -407,6 +450,13 @@ __global__ void chooseKernel(State* st) {
         for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
 
+// The host found the k-th on its own (after a stopped pass): record it for the collecting pass.
+__global__ void setResolvedKernel(State* st, u64 dstar, u64 nLess, int kind) {
+    st->resolved = kind;
+    st->dlo = st->dhi = dstar;
+    st->below = nLess;
+}
+
 // ---- collecting: every pair with d < dstar, and up to eqLimit pairs with d == dstar -------------------
 
 struct Found {
@@ -414,57 +464,67 @@ struct Found {
     u64 d;
 };
 
-struct CollectArgs {
-    u64 dstar;
-    u64 nLess;     // pairs with d < dstar: their slots come first
-    u64 eqLimit;
-    u64 capacity;  // slots in out
-    bool all;      // take every pair with d <= dstar (fewer than k in all)
-};
+// Reads the resolved bracket into the collecting pass's arguments (skip when unresolved).
+__global__ void prepareCollectKernel(State* st, u64 capacity) {
+    st->lessCount = 0;
+    st->eqCount = 0;
+    st->eqFull = 0;
+    st->nextEnd = 0;
+    st->capacity = capacity;
+    st->collectSkip = !st->resolved || st->failed;
+    st->collectAll = st->resolved == 2;
+    st->dstar = st->collectAll ? ~0ull : st->dlo;
+    st->nLess = st->collectAll ? 0 : st->below;
+    st->eqLimit = st->collectAll || st->collectSkip ? 0 : st->k - st->below;
+}
 
-template <class V>
 struct CollectLeaf {
     State* st;
     Found* out;
-    CollectArgs a;
+    u64 dstar, nLess, eqLimit, capacity;
+    bool all;
     u64& dmax;
+    int j;
     int steps = 0;
     __device__ bool operator()(int i, u64 d, bool ok) {
         const int lane = threadIdx.x & 31;
-        const bool less = ok && (a.all || d < a.dstar), eq = ok && !less;
+        const bool less = ok && (all || d < dstar), eq = ok && !less;
         const unsigned lm = __ballot_sync(0xffffffffu, less), em = __ballot_sync(0xffffffffu, eq);
+        const u64 pair = static_cast<u64>(i) << 32 | static_cast<unsigned>(j);
         if (lm) {
             u64 base = 0;
             if (lane == 0) base = atomicAdd(&st->lessCount, static_cast<u64>(__popc(lm)));
             base = __shfl_sync(0xffffffffu, base, 0) + __popc(lm & ((1u << lane) - 1));
-            if (less && base < a.capacity) out[base] = {static_cast<u64>(i) << 32 | static_cast<unsigned>(j), d};
+            if (less && base < capacity) out[base] = {pair, d};
         }
         bool full = false;
         if (em) {
             u64 base = 0;
             if (lane == 0) {
                 base = atomicAdd(&st->eqCount, static_cast<u64>(__popc(em)));
-                if (base + __popc(em) >= a.eqLimit) st->eqFull = 1;
+                if (base + __popc(em) >= eqLimit) st->eqFull = 1;
             }
-            base = __shfl_sync(0xffffffffu, base, 0) + __popc(em & ((1u << lane) - 1));
-            if (eq && base < a.eqLimit && a.nLess + base < a.capacity) out[a.nLess + base] = {static_cast<u64>(i) << 32 | static_cast<unsigned>(j), d};
+            base = __shfl_sync(0xffffffffu, base, 0);
+            full = base + __popc(em) >= eqLimit;
+            base += __popc(em & ((1u << lane) - 1));
+            if (eq && base < eqLimit && nLess + base < capacity) out[nLess + base] = {pair, d};
         }
-        if (!a.all && (++steps & 15) == 0) full = *static_cast<volatile int*>(&st->eqFull) != 0;
+        if (!all && (++steps & 15) == 0) full = full || *static_cast<volatile int*>(&st->eqFull) != 0;
         if (full) {
             // Only the pairs below dstar are still wanted.
-            if (a.dstar == 0) return true;
-            dmax = a.dstar - 1;
+            if (dstar == 0) return true;
+            dmax = dstar - 1;
         }
         return false;
     }
-    int j = 0;
 };
 
 template <class V>
-__global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, const int* ends, State* st, Found* out,
-                                                               CollectArgs a) {
+__global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, const int* ends, State* st, Found* out) {
+    if (st->collectSkip) return;
     const V* p = static_cast<const V*>(s.p);
-    const u64 maxKey = st->maxKey;
+    const u64 maxKey = st->maxKey, dstar = st->dstar, nLess = st->nLess, eqLimit = st->eqLimit, capacity = st->capacity;
+    const bool all = st->collectAll;
     for (;;) {
         int e = 0;
         if ((threadIdx.x & 31) == 0) e = atomicAdd(&st->nextEnd, 1);
@@ -473,15 +533,14 @@ __global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, 
         const int j = ends[e];
         V b;
         endOf<V>(s, j, b);
-        u64 dmax = a.dstar;
-        if (!a.all && *static_cast<volatile int*>(&st->eqFull)) {
-            if (a.dstar == 0) continue;
-            dmax = a.dstar - 1;
+        u64 dmax = dstar;
+        if (!all && *static_cast<volatile int*>(&st->eqFull)) {
+            if (dstar == 0) continue;
+            dmax = dstar - 1;
         }
         if (keyDistance(maxKey, orderedKey(b)) > dmax) continue;
-        CollectLeaf<V> leaf{st, out, a, dmax};
-        leaf.j = j;
-        walkEnd<V>(t, p[j], s.lo ? s.lo[j] : 0, j - 1, maxKey, dmax, leaf);
+        CollectLeaf leaf{st, out, dstar, nLess, eqLimit, capacity, all, dmax, j};
+        walkEnd<false>(t, p[j], s.lo ? s.lo[j] : 0, j - 1, maxKey, dmax, leaf);
     }
 }
 

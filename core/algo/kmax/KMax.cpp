@@ -162,6 +162,10 @@ std::uint64_t segmentCount(const KMaxSequence& sequence) {
 }
 
 std::uint64_t rectangleCount(const WorkArray& work) {
+    if (!work.hasExclusions()) {
+        const std::uint64_t a = runSegments(static_cast<std::uint64_t>(work.rows)), b = runSegments(static_cast<std::uint64_t>(work.cols));
+        return a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a ? std::numeric_limits<std::uint64_t>::max() : a * b;
+    }
     // For each bottom row, the rectangles by their bottom-right cell: with h[c] the free cells above
     // and including (r, c), count[c] = count[prev] + h[c] (c - prev), prev the last column with a lower h.
     const int rows = work.rows, cols = work.cols;
