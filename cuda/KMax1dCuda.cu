@@ -226,24 +226,29 @@ private:
         }
         Engine<V> engine(arena_, job, stream_);
         if (k != graphK_) dropGraph();
-        if (!graph_ && k == lastK_) {
+        if (!graph_ && k == lastK_ && graphsWork_) {
             // The same search again: capture it once (every buffer already exists), replay from now on.
+            // Should capturing fail here, the searches simply run without a graph.
             cudaGraph_t graph = nullptr;
-            GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
             try {
+                GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
                 enqueuePrefix<V>(q);
                 engine.enqueue(q, k, header_, preview_, preview, nullptr);
-            } catch (...) {
-                cudaStreamEndCapture(stream_, &graph);
-                if (graph) cudaGraphDestroy(graph);
-                throw;
+                GLINT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+                GLINT_CUDA_CHECK(cudaGraphInstantiate(&graph_, graph, 0));
+                graphK_ = k;
+            } catch (const std::exception&) {
+                cudaStreamCaptureStatus status;
+                if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+                    cudaGraph_t broken = nullptr;
+                    cudaStreamEndCapture(stream_, &broken);
+                    if (broken) cudaGraphDestroy(broken);
+                }
+                cudaGetLastError();
+                graph_ = nullptr;
+                graphsWork_ = false;
             }
-            GLINT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-            const cudaError_t made = cudaGraphInstantiate(&graph_, graph, 0);
-            cudaGraphDestroy(graph);
-            if (made != cudaSuccess) graph_ = nullptr;
-            GLINT_CUDA_CHECK(made);
-            graphK_ = k;
+            if (graph) cudaGraphDestroy(graph);
         }
         if (graph_) {
             GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
@@ -284,6 +289,7 @@ private:
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     cudaGraphExec_t graph_ = nullptr;
+    bool graphsWork_ = true;
     std::size_t graphK_ = 0, lastK_ = 0;
     State* header_ = nullptr;
     Found* preview_ = nullptr;

@@ -147,6 +147,32 @@ private slots:
         }
     }
 
+    // The same search again on the same solver is captured once as a CUDA graph and replayed: the
+    // replays must give the same answer, also when the queued passes leave the work to the host.
+    void repeatedSearchesReplay() {
+        const std::vector<std::pair<QString, KMaxSequence>> cases = {
+            {"random", KMaxSequence::random(1 << 18, 5)},
+            {"zeros", KMaxSequence::fromInts(std::vector<std::int64_t>(1 << 16, 0))},
+            {"float", KMaxSequence::fromValues([] {
+                 std::vector<double> v(50000);
+                 for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(i * 0.37) + 0.01 * std::cos(i * 1.3);
+                 return v;
+             }())}};
+        for (const auto& [name, s] : cases) {
+            auto cuda = BackendRegistry<KMax1dSolver>::create(Backend::Cuda);
+            JobControl loadJob;
+            cuda->load(s, loadJob);
+            for (std::size_t k : {std::size_t(50), std::size_t(3000)}) {
+                const auto want = top1d(s, k, Backend::Cpu);
+                for (int round = 0; round < 4; ++round) {
+                    JobControl job;
+                    sameSums(cuda->topK(k, job), want, s.integer, QString("%1 k=%2 round %3").arg(name).arg(k).arg(round));
+                    if (QTest::currentTestFailed()) return;
+                }
+            }
+        }
+    }
+
     // Every pair ties (or nearly): the counting passes stop at their cap and the bracket search takes
     // over; the answer must still be exact, in bounded time.
     void degenerate1d() {
