@@ -377,11 +377,11 @@ private:
             }
             State* st = arena().get<State>("2d strip state", 1);
             int* list = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
-            const int grid = gridFor(items.count(), 256);
+            const int grid = gridFor(items.count(), 256), few = gridFor(items.count(), 1024, 1);
             initStateKernel<<<1, 256>>>(st, k, 0);
-            keyMaxKernel<<<grid, 256>>>(items, st);
-            keyHistogramKernel<<<grid, 256>>>(items, st);
-            chooseFirstKernel<<<1, 256>>>(st);
+            keyMaxKernel<<<few, 1024>>>(items, st);
+            keyHistogramKernel<<<few, 1024>>>(items, st);
+            chooseFirstKernel<<<1, kChooseThreads>>>(st);
             compactKernel<<<grid, 256>>>(items, st, list);
             GLINT_CUDA_CHECK_LAUNCH();
             int n = 0;

@@ -102,9 +102,11 @@ struct PairFound {
     V value;
 };
 
-inline int gridFor(long long items, int threads) {
+// Blocks for a grid-stride kernel over `items`: up to perSM a multiprocessor (fewer for kernels that end
+// in one atomic per block).
+inline int gridFor(long long items, int threads, int perSM = 16) {
     const long long blocks = (items + threads - 1) / threads;
-    return static_cast<int>(std::clamp<long long>(blocks, 1, 16LL * std::max(1, cudaDevice().multiprocessors)));
+    return static_cast<int>(std::clamp<long long>(blocks, 1, static_cast<long long>(perSM) * std::max(1, cudaDevice().multiprocessors)));
 }
 
 template <class V>
@@ -134,19 +136,20 @@ public:
             treeLevelKernel<V><<<gridFor(static_cast<long long>(tree_.size[l]) * 32, 256), 256, 0, stream_>>>(
                 tree_.level[l - 1], tree_.size[l - 1], const_cast<V*>(tree_.level[l]), tree_.size[l]);
         if (steps) steps->mark("tree");
-        const int grid = gridFor(static_cast<long long>(s.L) + 1, 256);
+        // The maximum and the histogram end in atomics per block: one large block a multiprocessor.
+        const int grid = gridFor(static_cast<long long>(s.L) + 1, 256), few = gridFor(static_cast<long long>(s.L) + 1, 1024, 1);
         const EndItems<V> items{s};
         initStateKernel<<<1, 256, 0, stream_>>>(st_, k, kCap);
-        keyMaxKernel<<<grid, 256, 0, stream_>>>(items, st_);
-        keyHistogramKernel<<<grid, 256, 0, stream_>>>(items, st_);
-        chooseFirstKernel<<<1, 256, 0, stream_>>>(st_);
+        keyMaxKernel<<<few, 1024, 0, stream_>>>(items, st_);
+        keyHistogramKernel<<<few, 1024, 0, stream_>>>(items, st_);
+        chooseFirstKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
         compactKernel<<<grid, 256, 0, stream_>>>(items, st_, ends_);
         if (steps) steps->mark("threshold");
         countPassKernel<true, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, kSampleCap);
-        chooseSampleKernel<<<1, 256, 0, stream_>>>(st_);
+        chooseSampleKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
         for (int i = 0; i < 2; ++i) {
             countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
-            chooseKernel<<<1, 256, 0, stream_>>>(st_);
+            chooseKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
         }
         if (steps) steps->mark("count");
         prepareCollectKernel<<<1, 1, 0, stream_>>>(st_, k);
@@ -171,7 +174,7 @@ public:
                 if (round > 400) throw std::runtime_error("K-MSP (CUDA): the threshold search does not converge");
                 if (!h_.failed) {
                     countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
-                    chooseKernel<<<1, 256, 0, stream_>>>(st_);
+                    chooseKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
                     GLINT_CUDA_CHECK_LAUNCH();
                     readHeader();
                 } else {
@@ -198,11 +201,11 @@ public:
                                              cudaMemcpyDeviceToHost, stream_));
             GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
+        sortByDistance(found);
         std::vector<PairFound<V>> pairs(n);
         for (std::size_t i = 0; i < n; ++i)
             pairs[i] = {static_cast<int>(found[i].pair >> 32), static_cast<int>(found[i].pair & 0xffffffffu),
                         valueOfKey<V>(h_.maxKey - found[i].d)};
-        std::sort(pairs.begin(), pairs.end(), [](const PairFound<V>& x, const PairFound<V>& y) { return x.value > y.value; });
         return pairs;
     }
 
@@ -221,6 +224,24 @@ private:
     static constexpr u64 kSampleCap = 64;    // pairs a sampling walk takes from one end
 
     int passGrid() const { return 2 * std::max(1, cudaDevice().multiprocessors); }
+
+    // Smallest distance (largest sum) first: a radix sort over the bits the distances use.
+    static void sortByDistance(std::vector<Found>& f) {
+        if (f.size() < 256) {
+            std::sort(f.begin(), f.end(), [](const Found& a, const Found& b) { return a.d < b.d; });
+            return;
+        }
+        u64 top = 0;
+        for (const Found& x : f) top = std::max(top, x.d);
+        std::vector<Found> tmp(f.size());
+        for (int shift = 0; shift < 64 && (top >> shift) != 0; shift += 11) {
+            std::vector<std::size_t> count(2049, 0);
+            for (const Found& x : f) ++count[((x.d >> shift) & 2047) + 1];
+            for (int i = 0; i < 2048; ++i) count[i + 1] += count[i];
+            for (const Found& x : f) tmp[count[(x.d >> shift) & 2047]++] = x;
+            f.swap(tmp);
+        }
+    }
 
     // The device buffers of a search of s for k (the same ones every time: the arena keeps them).
     void layout(const Seq& s, std::size_t k) {

@@ -137,9 +137,23 @@ __global__ void keyMaxKernel(Src src, State* st) {
         best = max(best, __shfl_xor_sync(0xffffffffu, best, o));
         valid += __shfl_xor_sync(0xffffffffu, valid, o);
     }
-    if ((threadIdx.x & 31) == 0 && valid) {
-        atomicMax(&st->maxKey, best);
-        atomicAdd(&st->validEnds, valid);
+    // One atomic per block: thousands on one address would queue up.
+    __shared__ u64 blockBest[32], blockValid[32];
+    const int warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+    if ((threadIdx.x & 31) == 0) {
+        blockBest[warp] = best;
+        blockValid[warp] = valid;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < warps; ++w) {
+            best = max(best, blockBest[w]);
+            valid += blockValid[w];
+        }
+        if (valid) {
+            atomicMax(&st->maxKey, best);
+            atomicAdd(&st->validEnds, valid);
+        }
     }
 }
 
@@ -179,6 +193,46 @@ __global__ void compactKernel(Src src, State* st, int* list) {
 }
 
 __device__ __forceinline__ int bitLength(u64 v) { return v ? 64 - __clzll(static_cast<long long>(v)) : 0; }
+
+// One block of 1024 threads: the first of the n (<= 2048) bins at which base plus the running count
+// reaches k (-1 when none does), and in *before the count under it. A scan, not a serial walk: a
+// thread reading 2048 bins one after the other would wait on memory 2048 times.
+constexpr int kChooseThreads = 1024;
+__device__ int firstReaching(const u64* hist, int n, u64 base, u64 k, u64* before) {
+    __shared__ u64 warpTotal[32];
+    __shared__ int found;
+    __shared__ u64 foundBefore;
+    const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+    const u64 h0 = 2 * t < n ? hist[2 * t] : 0, h1 = 2 * t + 1 < n ? hist[2 * t + 1] : 0;
+    u64 x = h0 + h1;
+    for (int o = 1; o < 32; o <<= 1) {
+        const u64 y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) warpTotal[w] = x;
+    if (t == 0) found = -1;
+    __syncthreads();
+    if (w == 0) {
+        u64 v = warpTotal[lane];
+        for (int o = 1; o < 32; o <<= 1) {
+            const u64 y = __shfl_up_sync(0xffffffffu, v, o);
+            if (lane >= o) v += y;
+        }
+        warpTotal[lane] = v; // inclusive over warps
+    }
+    __syncthreads();
+    const u64 under = base + (w > 0 ? warpTotal[w - 1] : 0) + x - (h0 + h1);
+    if (under < k && under + h0 >= k) {
+        found = 2 * t;
+        foundBefore = under;
+    } else if (under + h0 < k && under + h0 + h1 >= k) {
+        found = 2 * t + 1;
+        foundBefore = under + h0;
+    }
+    __syncthreads();
+    *before = foundBefore;
+    return found;
+}
 
 // Sets up a counting pass over [dlo, dhi] (log bins when the bracket starts at 0 and is wide).
 __device__ void setPass(State* st, u64 dlo, u64 dhi) {
@@ -220,24 +274,16 @@ __global__ void setPassKernel(State* st, u64 dlo, u64 dhi, u64 below) {
 // One block: D0 = the top of the log bucket that holds the k-th best end (every end when fewer than k),
 // so that at least k distinct pairs have d <= D0. Clears the histogram for the first pass.
 __global__ void chooseFirstKernel(State* st) {
-    __shared__ u64 d0;
+    u64 before = 0;
+    const int b = firstReaching(st->hist, kmax::kLogBuckets, 0, st->k, &before);
+    __syncthreads();
     if (threadIdx.x == 0) {
-        u64 cum = 0;
-        d0 = ~0ull;
-        for (int b = 0; b < kmax::kLogBuckets; ++b) {
-            cum += st->hist[b];
-            if (cum >= st->k) {
-                d0 = kmax::logBucketHigh(b);
-                break;
-            }
-        }
         st->below = 0;
         st->nEnds = 0;
         st->resolved = 0;
         st->failed = 0;
-        setPass(st, 0, d0);
+        setPass(st, 0, b >= 0 ? kmax::logBucketHigh(b) : ~0ull);
     }
-    __syncthreads();
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
 
@@ -301,11 +347,15 @@ __device__ void walkEnd(const Tree<V>& t, V pj, int lo, int hi, u64 maxKey, u64&
     }
 }
 
-// Takes the next end of the list for this warp (-1 when none is left or the pass stopped).
-__device__ __forceinline__ int nextEnd(State* st, const int* ends) {
+// The next end of the list for this warp (-1 when none is left or the pass stopped). A warp's first end
+// is its own index, so that the many warps of a pass over a short list leave without an atomic.
+__device__ __forceinline__ int claimEnd(State* st, const int* ends, bool first) {
     int e = 0;
     if ((threadIdx.x & 31) == 0) {
-        e = *static_cast<volatile int*>(&st->abort) ? INT_MAX : atomicAdd(&st->nextEnd, 1);
+        const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
+        if (*static_cast<volatile int*>(&st->abort)) e = INT_MAX;
+        else if (first) e = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+        else e = warps + atomicAdd(&st->nextEnd, 1);
     }
     e = __shfl_sync(0xffffffffu, e, 0);
     return e < st->nEnds ? ends[e] : -1;
@@ -323,6 +373,7 @@ struct CountLeaf {
     u64 endStart = 0;   // counted when the end began
     __device__ bool flush() {
         u64 total = 0;
+        if (counted == flushed) return false;
         if ((threadIdx.x & 31) == 0) {
             total = atomicAdd(&st->passCount, counted - flushed) + (counted - flushed);
             if (total > cap) st->abort = 1;
@@ -355,8 +406,8 @@ __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t
     const V* p = static_cast<const V*>(s.p);
     CountLeaf leaf{st, bins, st->dlo, st->cap, st->mode, st->shift, Sample ? endCap : ~0ull};
     const u64 maxKey = st->maxKey, dhi = st->dhi;
-    for (;;) {
-        const int j = nextEnd(st, ends);
+    for (bool first = true;; first = false) {
+        const int j = claimEnd(st, ends, first);
         if (j < 0) break;
         V b;
         endOf<V>(s, j, b);
@@ -378,81 +429,68 @@ __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t
 // After a sampling pass (bins from 0): the bucket where its pairs reach k caps the next, complete
 // pass; when they do not reach k (or the sample stopped), the bound stays.
 __global__ void chooseSampleKernel(State* st) {
-    __shared__ int reset;
-    if (threadIdx.x == 0) {
-        reset = 0;
-        if (!st->resolved && !st->failed) {
-            u64 cum = 0, dhi = st->dhi;
-            const int bins = st->mode == 0 ? kmax::kLogBuckets : kBins;
-            for (int b = 0; b < bins; ++b) {
-                cum += st->hist[b];
-                if (cum >= st->k) {
-                    dhi = min(dhi, st->mode == 0 ? kmax::logBucketHigh(b) : st->dlo + ((static_cast<u64>(b) + 1) << st->shift) - 1);
-                    break;
-                }
-            }
-            setPass(st, 0, dhi);
-            st->below = 0;
-            reset = 1;
-        }
-    }
+    if (st->resolved || st->failed) return;
+    u64 before = 0;
+    const int b = firstReaching(st->hist, st->mode == 0 ? kmax::kLogBuckets : kBins, 0, st->k, &before);
     __syncthreads();
-    if (reset)
-        for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
+    if (threadIdx.x == 0) {
+        u64 dhi = st->dhi;
+        if (b >= 0) dhi = min(dhi, st->mode == 0 ? kmax::logBucketHigh(b) : st->dlo + ((static_cast<u64>(b) + 1) << st->shift) - 1);
+        setPass(st, 0, dhi);
+        st->below = 0;
+    }
+    for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
 
 // One block, after a counting pass: the bucket that holds the k-th smallest d becomes the next bracket
 // (resolved when it is one value); every pair when fewer than k exist; failed when the pass stopped.
 __global__ void chooseKernel(State* st) {
-    __shared__ int done;
+    if (st->resolved || st->failed) return;
+    if (st->abort) {
+        if (threadIdx.x == 0) st->failed = 1;
+        return;
+    }
+    u64 before = 0;
+    // Every pair under dlo was counted again by this pass (passBelow).
+    const int found = firstReaching(st->hist, st->mode == 0 ? kmax::kLogBuckets : kBins, st->passBelow, st->k, &before);
+    __syncthreads();
+    __shared__ int again;
     if (threadIdx.x == 0) {
-        done = 1;
-        if (st->resolved || st->failed) {
-        } else if (st->abort) {
-            st->failed = 1;
+        again = 0;
+        if (found < 0) {
+            if (st->dhi == ~0ull) st->resolved = 2; // fewer pairs than k: take them all
+            else st->failed = 1;                     // cannot happen while dhi is a valid bound
         } else {
-            u64 cum = st->passBelow; // every pair under dlo, counted again by this pass
-            const int bins = st->mode == 0 ? kmax::kLogBuckets : kBins;
-            int found = -1;
-            u64 before = cum;
-            for (int b = 0; b < bins && found < 0; ++b) {
-                before = cum;
-                cum += st->hist[b];
-                if (cum >= st->k) found = b;
-            }
-            if (found < 0) {
-                if (st->dhi == ~0ull) st->resolved = 2; // fewer pairs than k: take them all
-                else st->failed = 1;                     // cannot happen while dhi is a valid bound
+            u64 lo, hi;
+            if (st->mode == 0) {
+                lo = kmax::logBucketLow(found);
+                hi = kmax::logBucketHigh(found);
             } else {
-                u64 lo, hi;
-                if (st->mode == 0) {
-                    lo = kmax::logBucketLow(found);
-                    hi = kmax::logBucketHigh(found);
-                } else {
-                    lo = st->dlo + (static_cast<u64>(found) << st->shift);
-                    hi = lo + ((1ull << st->shift) - 1);
-                }
-                lo = max(lo, st->dlo);
-                hi = min(hi, st->dhi);
-                st->below = before;
-                if (lo == hi) {
-                    st->dlo = st->dhi = lo;
-                    st->resolved = 1;
-                } else {
-                    setPass(st, lo, hi);
-                    done = 0;
-                }
+                lo = st->dlo + (static_cast<u64>(found) << st->shift);
+                hi = lo + ((1ull << st->shift) - 1);
+            }
+            lo = max(lo, st->dlo);
+            hi = min(hi, st->dhi);
+            st->below = before;
+            if (lo == hi) {
+                st->dlo = st->dhi = lo;
+                st->resolved = 1;
+            } else {
+                setPass(st, lo, hi);
+                again = 1;
             }
         }
     }
     __syncthreads();
-    if (!done)
+    if (again)
         for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
 
 // The host found the k-th on its own (after a stopped pass): record it for the collecting pass.
 __global__ void setResolvedKernel(State* st, u64 dstar, u64 nLess, int kind) {
     st->resolved = kind;
+    st->failed = 0;
+    st->abort = 0;
     st->dlo = st->dhi = dstar;
     st->below = nLess;
 }
@@ -470,6 +508,7 @@ __global__ void prepareCollectKernel(State* st, u64 capacity) {
     st->eqCount = 0;
     st->eqFull = 0;
     st->nextEnd = 0;
+    st->abort = 0;
     st->capacity = capacity;
     st->collectSkip = !st->resolved || st->failed;
     st->collectAll = st->resolved == 2;
@@ -525,12 +564,9 @@ __global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, 
     const V* p = static_cast<const V*>(s.p);
     const u64 maxKey = st->maxKey, dstar = st->dstar, nLess = st->nLess, eqLimit = st->eqLimit, capacity = st->capacity;
     const bool all = st->collectAll;
-    for (;;) {
-        int e = 0;
-        if ((threadIdx.x & 31) == 0) e = atomicAdd(&st->nextEnd, 1);
-        e = __shfl_sync(0xffffffffu, e, 0);
-        if (e >= st->nEnds) break;
-        const int j = ends[e];
+    for (bool first = true;; first = false) {
+        const int j = claimEnd(st, ends, first);
+        if (j < 0) break;
         V b;
         endOf<V>(s, j, b);
         u64 dmax = dstar;
