@@ -502,19 +502,22 @@ struct Found {
     u64 d;
 };
 
-// Reads the resolved bracket into the collecting pass's arguments (skip when unresolved).
+// Reads the resolved bracket into the collecting pass's arguments. Unresolved: the collecting pass is
+// skipped and the state left as the last counting pass wrote it (its `abort` tells the host whether
+// that pass's counts are complete).
 __global__ void prepareCollectKernel(State* st, u64 capacity) {
+    st->collectSkip = !st->resolved || st->failed;
+    if (st->collectSkip) return;
     st->lessCount = 0;
     st->eqCount = 0;
     st->eqFull = 0;
     st->nextEnd = 0;
     st->abort = 0;
     st->capacity = capacity;
-    st->collectSkip = !st->resolved || st->failed;
     st->collectAll = st->resolved == 2;
     st->dstar = st->collectAll ? ~0ull : st->dlo;
     st->nLess = st->collectAll ? 0 : st->below;
-    st->eqLimit = st->collectAll || st->collectSkip ? 0 : st->k - st->below;
+    st->eqLimit = st->collectAll ? 0 : st->k - st->below;
 }
 
 struct CollectLeaf {
