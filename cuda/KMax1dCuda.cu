@@ -2,6 +2,8 @@
 // the prefix sums on the device (CUB scans for integers; the canonical chunked order for doubles, so
 // that every backend reports the same double sums), the best start of every end (a min-scan, segmented
 // at blanks), and hands them to the engine (KMaxEngine.cuh), which finds the k largest sums exactly.
+// The whole usual search is queued without a synchronisation, so that a repeated search (same solver,
+// same k) replays it as one CUDA graph.
 #include "KMaxCuda.h"
 #include "KMaxEngine.cuh"
 

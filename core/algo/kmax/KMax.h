@@ -67,7 +67,8 @@ std::uint64_t rectangleCount(const WorkArray& work);
 constexpr std::uint64_t kMaxKMaxResults = 10'000'000;
 
 // The 1-D backends. load() keeps the sequence for the searches that follow (the CUDA backend uploads it
-// there, as step "upload", so that a bench can time searches on data already on the device).
+// there, as step "upload", so that a bench can time searches on data already on the device; the CPU
+// backends keep a pointer: the sequence must outlive the searches).
 class KMax1dSolver {
 public:
     virtual ~KMax1dSolver() = default;
