@@ -8,6 +8,8 @@
 #include <cstdint>
 
 namespace glint::cuda::detail {
+// Unnamed: the kernels are defined in this header, once in every .cu file that includes it.
+namespace {
 
 constexpr int kChunk = 32;   // columns staged in shared memory per step (pitch is a multiple of it)
 constexpr int kThreads = 256; // strip kernel: 16 x 16 threads, each T tops x B bottoms
@@ -362,4 +364,5 @@ __global__ void recheckKernel(const Exact* P, int cols, int pitch, const int* ne
     out[i] = best;
 }
 
+} // namespace
 } // namespace glint::cuda::detail

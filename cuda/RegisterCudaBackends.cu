@@ -3,6 +3,7 @@
 #include "LineTraceCuda.h"
 #include "CommonComponentCuda.h"
 #include "MaxSubarrayCuda.cuh"
+#include "KMaxCuda.h"
 
 namespace glint::cuda {
 
@@ -11,6 +12,8 @@ void registerCudaBackends() {
     registerLineTraceCuda();
     registerCommonComponentCuda();
     registerBrightestCuda();
+    registerKMax1dCuda();
+    registerKMaxRectCuda();
 }
 
 } // namespace glint::cuda

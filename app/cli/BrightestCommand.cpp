@@ -1,4 +1,4 @@
-// glint-cli brightest: the brightest region, or the K brightest disjoint regions, of an image.
+// glint-cli brightest: the brightest region, or the K brightest disjoint (or overlapping) regions, of an image.
 #include "algo/brightest/Brightest.h"
 #include "cli/Args.h"
 #include "cli/Commands.h"
@@ -69,7 +69,6 @@ int runBrightestCommand(const std::vector<std::string>& args) {
         params.k = static_cast<int>(k);
     }
     if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
-    if (params.mode == BrightestMode::Overlap) throw UsageError("overlap mode is not available yet");
     if (auto v = a.value("--roi")) {
         params.hasRoi = true;
         params.roi = parseRect(*v, "--roi");

@@ -11,7 +11,9 @@ const std::vector<Command>& commands() {
          "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
          "          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png] [--hdu N] [--plane N] [--frame N]\n"
          "          [--regions OUT.reg|OUT.geojson|OUT.csv]...",
-         "the brightest rectangle (maximum sum of I - pivot), or the K brightest disjoint ones", &runBrightestCommand},
+         "the brightest rectangle (maximum sum of I - pivot), or the K brightest (disjoint or overlapping)", &runBrightestCommand},
+        {"kmax1d", "glint-cli kmax1d (FILE | --random N [--seed S]) --k K [--backend auto|cuda|cpu|reference] [--json FILE|-]",
+         "the K largest sums of distinct contiguous segments of a sequence (values in reading order)", &runKMax1dCommand},
         {"bench",
          "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] [--repeat R]\n"
          "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",

@@ -22,5 +22,6 @@ int runTrace(const std::vector<std::string>& args);
 int runCommon(const std::vector<std::string>& args);
 int runBrightestCommand(const std::vector<std::string>& args);
 int runBatch(const std::vector<std::string>& args);
+int runKMax1dCommand(const std::vector<std::string>& args);
 
 } // namespace glint::cli

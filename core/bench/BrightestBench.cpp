@@ -5,6 +5,7 @@
 #include "algo/brightest/Brightest.h"
 #include "algo/brightest/WorkArray.h"
 #include "bench/Bench.h"
+#include "bench/BenchImages.h"
 #include "io/Image.h"
 #include "util/Errors.h"
 #include "util/Parallel.h"
@@ -230,6 +231,9 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
 }
 
 } // namespace
+
+Image benchMammogram(int n) { return mammogram(n); }
+Image benchSkyField(int n) { return skyField(n); }
 
 void registerBrightestBench() { registerBench("brightest", &runBrightestBench); }
 

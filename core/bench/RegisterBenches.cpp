@@ -8,6 +8,7 @@ namespace glint {
 void registerTraceBench(); // core/bench/TraceBench.cpp
 void registerCommonBench();
 void registerBrightestBench(); // core/bench/BrightestBench.cpp
+void registerKMaxBenches();    // core/bench/KMaxBench.cpp: kmax1d and kmax
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -16,6 +17,7 @@ void registerAllBenches() {
         registerTraceBench();
         registerCommonBench();
         registerBrightestBench();
+        registerKMaxBenches();
     });
 }
 

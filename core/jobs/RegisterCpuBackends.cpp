@@ -4,6 +4,7 @@
 
 #include "algo/trace/LineTrace.h"
 #include "algo/common/CommonComponent.h"
+#include "algo/kmax/KMax.h"
 
 #include <mutex>
 
@@ -16,6 +17,7 @@ void registerCpuBackends() {
         registerLineTraceCpuBackends();
         registerCommonComponentCpuBackends();
         registerBrightestCpuBackends();
+        registerKMaxCpuBackends();
     });
 }
 

@@ -349,9 +349,6 @@ private slots:
         p.k = 0;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
         p.k = 1;
-        p.mode = BrightestMode::Overlap;
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
-        p.mode = BrightestMode::Disjoint;
         p.hasRoi = true;
         p.roi = {5, 5, 6, 2};
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
@@ -442,7 +439,7 @@ private slots:
         QCOMPARE(test::runCli({"brightest", csv, "--k", "-3"}).exitCode, 2);
         QCOMPARE(test::runCli({"brightest", csv, "--pivot", "nan"}).exitCode, 2);
         QCOMPARE(test::runCli({"brightest", csv, "--roi", "6,0,5,2"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", csv, "--mode", "overlap"}).exitCode, 2);
+        QCOMPARE(test::runCli({"brightest", csv, "--mode", "sideways"}).exitCode, 2);
         QCOMPARE(test::runCli({"brightest", dir + "/missing.fits"}).exitCode, 3);
         r = test::runCli({"brightest", csv, "--pivot", "100", "--json", "-"});
         QCOMPARE(r.exitCode, 0);

@@ -2,6 +2,7 @@
 
 #include "algo/brightest/MaxSubarray.h"
 #include "algo/brightest/WorkArray.h"
+#include "algo/kmax/KMax.h"
 #include "io/Image.h"
 #include "util/Errors.h"
 
@@ -81,8 +82,6 @@ namespace {
 
 void validate(const BrightestParams& params) {
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
-    // Temporary: K-MSP (overlapping regions) arrives with issue 4, on top of the same prefix sums.
-    if (params.mode == BrightestMode::Overlap) throw UsageError("overlap mode is not available yet");
     if ((params.pivot.kind == PivotSpec::Kind::Number && !std::isfinite(params.pivot.value)) ||
         (params.pivot.kind == PivotSpec::Kind::Percentile && !(params.pivot.value >= 0 && params.pivot.value <= 100)))
         throw UsageError("invalid pivot '" + params.pivot.text() + "'");
@@ -128,6 +127,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
 
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
     validate(params);
+    if (params.mode == BrightestMode::Overlap) return runBrightestOverlap(image, params, backend, job); // algo/kmax
     const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
@@ -146,6 +146,17 @@ std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestPa
         BrightestParams one = params;
         one.pivot = p;
         validate(one);
+    }
+    if (params.mode == BrightestMode::Overlap) {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<BrightestResult> results;
+        for (const PivotSpec& p : pivots) {
+            BrightestParams one = params;
+            one.pivot = p;
+            results.push_back(runBrightestOverlap(image, one, backend, job));
+        }
+        job.timing().setTotal(msSince(start));
+        return results;
     }
     const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);

@@ -39,7 +39,7 @@ struct PixelPolygon {
 };
 
 // disjoint: the K best rectangles that share no pixel, found in turn. overlap: the K largest sums over
-// all rectangles (K-MSP) — planned for issue 4; until then asking for it is a usage error.
+// all distinct rectangles, which may overlap or nest (K-MSP, algo/kmax/KMax.h).
 enum class BrightestMode { Disjoint, Overlap };
 const char* brightestModeName(BrightestMode mode);
 BrightestMode parseBrightestMode(const std::string& name); // throws UsageError
@@ -84,7 +84,7 @@ struct BrightestResult {
     double regionMean(const BrightestRegion& r) const { return pivot + r.meanExcess(); }
 };
 
-// Validates the parameters (UsageError: K <= 0, ROI outside the image, NaN pivot, overlap mode),
+// Validates the parameters (UsageError: K <= 0, ROI outside the image, NaN pivot),
 // prepares the work array and runs the chosen backend. Records the steps in job.timing() and the
 // device in job.device(); progress goes 0..1; throws Cancelled when job is cancelled.
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job);

@@ -118,6 +118,22 @@ WorkRect stripRect(int top, int bottom, const StripBest<V>& b) {
     return r;
 }
 
+// Every strip's maximum (the scan above: 0 when no segment is positive), computed by the CPU backend's
+// tiles on every core, for the K-MSP search (overlap mode), which starts from the best strips.
+// Integer mode: exact int64 in `ints`; otherwise doubles in `reals`. Packed by top: index(rows, t, b).
+struct StripMaxima {
+    int rows = 0;
+    bool integer = false;
+    std::vector<std::int64_t> ints;
+    std::vector<double> reals;
+    static std::size_t index(int rows, int top, int bottom) {
+        const std::size_t t = static_cast<std::size_t>(top), r = static_cast<std::size_t>(rows);
+        return t * r - t * (t - 1) / 2 + static_cast<std::size_t>(bottom - top); // index(rows, rows, rows) = count
+    }
+    std::size_t size() const { return integer ? ints.size() : reals.size(); }
+};
+StripMaxima computeStripMaximaCpu(const WorkArray& work, JobControl& job);
+
 std::unique_ptr<MaxSubarraySolver> makeReferenceMaxSubarraySolver();
 std::unique_ptr<MaxSubarraySolver> makeCpuMaxSubarraySolver();
 

@@ -145,16 +145,11 @@ struct BestStrip {
     }
 };
 
+// The column prefix sums in panels of p.bw prefix rows (see the top of this file).
 template <class V>
-std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, ProgressSpan span) {
+std::vector<V> buildPanels(const WorkArray& work, const Problem<V>& p, JobControl& job) {
     const int rows = work.rows;
     const int cols = work.cols;
-    const TileChoice<V> tile = chooseTile<V>();
-    const Geometry g = tile.geometry;
-    Problem<V> p;
-    p.rows = rows;
-    p.cols = cols;
-    p.bw = g.bottoms;
     std::vector<V> panels;
     {
         auto step = job.timing().scope("prefix sums");
@@ -177,18 +172,37 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
             }
         });
     }
-    p.panels = panels.data();
-    ExclusionIndex exclusions(rows, cols, work.excluded);
+    return panels;
+}
 
-    // Tiles: a block of tops times a panel of bottoms that holds at least one strip top <= bottom.
-    // Panel-major order, so that consecutive tiles share their panel in the cache.
-    struct Tile {
-        int top;
-        int panel; // first prefix row q0; bottoms q0-1 .. q0+bw-2
-    };
+// Tiles: a block of tops times a panel of bottoms that holds at least one strip top <= bottom.
+// Panel-major order, so that consecutive tiles share their panel in the cache.
+struct Tile {
+    int top;
+    int panel; // first prefix row q0; bottoms q0-1 .. q0+bw-2
+};
+
+std::vector<Tile> buildTiles(int rows, const Geometry& g) {
     std::vector<Tile> tiles;
     for (int q0 = 0; q0 <= rows; q0 += g.bottoms)
         for (int t0 = 0; t0 < rows && t0 <= q0 + g.bottoms - 2; t0 += g.tops) tiles.push_back({t0, q0});
+    return tiles;
+}
+
+template <class V>
+std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, ProgressSpan span) {
+    const int rows = work.rows;
+    const int cols = work.cols;
+    const TileChoice<V> tile = chooseTile<V>();
+    const Geometry g = tile.geometry;
+    Problem<V> p;
+    p.rows = rows;
+    p.cols = cols;
+    p.bw = g.bottoms;
+    const std::vector<V> panels = buildPanels(work, p, job);
+    p.panels = panels.data();
+    ExclusionIndex exclusions(rows, cols, work.excluded);
+    const std::vector<Tile> tiles = buildTiles(rows, g);
     const bool keepTable = k > 1 && StripTable<V>::bytesFor(rows) <= (std::size_t{1} << 30);
     std::unique_ptr<StripTable<V>> table = keepTable ? std::make_unique<StripTable<V>>(rows) : nullptr;
     std::vector<WorkRect> found;
@@ -242,6 +256,39 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
     return found;
 }
 
+// Every strip's maximum into a table packed by top (StripMaxima::index).
+template <class V>
+void allStripMaxima(const WorkArray& work, JobControl& job, std::vector<V>& table) {
+    const int rows = work.rows;
+    const TileChoice<V> tile = chooseTile<V>();
+    const Geometry g = tile.geometry;
+    Problem<V> p;
+    p.rows = rows;
+    p.cols = work.cols;
+    p.bw = g.bottoms;
+    const std::vector<V> panels = buildPanels(work, p, job);
+    p.panels = panels.data();
+    ExclusionIndex exclusions(rows, work.cols, work.excluded);
+    p.exclusions = exclusions.any() ? &exclusions : nullptr;
+    const TileFunction<V> kernel = exclusions.any() ? tile.blocked : tile.plain;
+    const std::vector<Tile> tiles = buildTiles(rows, g);
+    table.assign(StripMaxima::index(rows, rows, rows), V(0));
+    auto step = job.timing().scope("strip maxima");
+    parallelFor(0, tiles.size(), 8, [&](std::size_t i0, std::size_t i1) {
+        std::vector<V> out(static_cast<std::size_t>(g.tops) * g.bottoms);
+        for (std::size_t i = i0; i < i1; ++i) {
+            job.throwIfCancelled();
+            const Tile t = tiles[i];
+            kernel(p, t.top, t.panel, out.data());
+            for (int a = 0; a < g.tops && t.top + a < rows; ++a)
+                for (int b = 0; b < g.bottoms && t.panel - 1 + b < rows; ++b) {
+                    const int top = t.top + a, bottom = t.panel - 1 + b;
+                    if (bottom >= top) table[StripMaxima::index(rows, top, bottom)] = out[static_cast<std::size_t>(a) * g.bottoms + b];
+                }
+        }
+    });
+}
+
 class CpuSolver final : public MaxSubarraySolver {
 public:
     std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
@@ -255,5 +302,21 @@ public:
 } // namespace
 
 std::unique_ptr<MaxSubarraySolver> makeCpuMaxSubarraySolver() { return std::make_unique<CpuSolver>(); }
+
+StripMaxima computeStripMaximaCpu(const WorkArray& work, JobControl& job) {
+    StripMaxima m;
+    m.rows = work.rows;
+    m.integer = work.integer;
+    if (work.fitsInt32()) {
+        std::vector<std::int32_t> t;
+        allStripMaxima(work, job, t);
+        m.ints.assign(t.begin(), t.end());
+    } else if (work.integer) {
+        allStripMaxima(work, job, m.ints);
+    } else {
+        allStripMaxima(work, job, m.reals);
+    }
+    return m;
+}
 
 } // namespace glint

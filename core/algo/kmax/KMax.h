@@ -1,0 +1,119 @@
+// K maximum subarrays, overlapping (K-MSP): the K largest sums over all distinct segments of a sequence
+// (glint-cli kmax1d) or over all distinct rectangles of an image's work array (brightest --mode overlap).
+#pragma once
+
+#include "algo/brightest/Brightest.h"
+#include "algo/brightest/MaxSubarray.h"
+#include "jobs/Backend.h"
+#include "jobs/JobControl.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace glint {
+
+class Image;
+
+// The 1-D input: values in reading order. In integer mode every value is an exact int64 and every
+// prefix sum provably fits (n * max|v| < 2^62); otherwise values are doubles. A blank (NaN, FITS
+// BLANK) is not a value: no segment may contain it, and it adds 0 to the prefix sums.
+struct KMaxSequence {
+    bool integer = true;
+    std::vector<std::int64_t> ints;  // integer mode
+    std::vector<double> reals;       // otherwise
+    std::vector<std::uint8_t> blank; // empty = no blanks; else one byte a value, 1 = blank
+    double maxAbs = 0.0;             // over the values that are not blank
+    double absSum = 0.0;             // sum of |v|, rounded up (bounds every prefix sum)
+
+    std::size_t size() const { return integer ? ints.size() : reals.size(); }
+    bool isBlank(std::size_t i) const { return !blank.empty() && blank[i] != 0; }
+    double value(std::size_t i) const { return integer ? static_cast<double>(ints[i]) : reals[i]; }
+
+    // Integer mode when every value is a whole number and the sums fit; NaN marks a blank.
+    static KMaxSequence fromValues(std::vector<double> values);
+    static KMaxSequence fromInts(std::vector<std::int64_t> values);
+    // The image's samples in reading order (row 0 first); blanks and non-finite samples are blank.
+    static KMaxSequence fromImage(const Image& image);
+    // n integers uniform in [-1000, 1000] from a fixed generator (splitmix64): the same on every machine.
+    static KMaxSequence random(std::size_t n, std::uint64_t seed);
+};
+
+// One segment: values first..last (inclusive, 0-based) and its exact sum. Integer mode: sumInt (and sum,
+// the same value as a double). Otherwise sum = fl(P[last+1] - P[first]) + 0.0 over the prefix sums P of
+// canonicalPrefix1d, the one definition every backend computes bit for bit.
+struct KMaxSegment {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+    std::int64_t sumInt = 0;
+    double sum = 0.0;
+};
+
+// Prefix sums P[0..n] of the 1-D values in a fixed order of additions that a GPU can also follow: each
+// run of kPrefixChunk values is summed from its start, then the runs' totals one after the other:
+// P[e+1] = offset[c] + local[e], offset[c+1] = offset[c] + local[last of run c]. Blanks add 0.
+constexpr std::size_t kPrefixChunk = 1024;
+std::vector<std::int64_t> canonicalPrefix1dInteger(const KMaxSequence& sequence);
+std::vector<double> canonicalPrefix1dReal(const KMaxSequence& sequence);
+
+// The number of distinct segments that hold no blank (saturates at UINT64_MAX).
+std::uint64_t segmentCount(const KMaxSequence& sequence);
+// The number of distinct rectangles of the work array that hold no excluded cell (saturating).
+std::uint64_t rectangleCount(const WorkArray& work);
+
+// Largest result list a call may ask for (the list is built in memory and written out whole).
+constexpr std::uint64_t kMaxKMaxResults = 10'000'000;
+
+// The 1-D backends. load() keeps the sequence for the searches that follow (the CUDA backend uploads it
+// there, as step "upload", so that a bench can time searches on data already on the device; the CPU
+// backends keep a pointer: the sequence must outlive the searches).
+class KMax1dSolver {
+public:
+    virtual ~KMax1dSolver() = default;
+    virtual void load(const KMaxSequence& sequence, JobControl& job) = 0;
+    // The k largest sums over distinct blank-free segments, in decreasing order (ties in any order);
+    // all of them when there are fewer. Throws Cancelled.
+    virtual std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) = 0;
+};
+
+std::unique_ptr<KMax1dSolver> makeReferenceKMax1dSolver();
+std::unique_ptr<KMax1dSolver> makeCpuKMax1dSolver();
+
+struct KMax1dResult {
+    bool exactInteger = true;
+    Backend backend = Backend::Reference; // the backend that ran (auto resolved)
+    std::string device;
+    std::size_t length = 0;               // values in the sequence (blanks included)
+    std::uint64_t segmentCount = 0;       // blank-free segments (saturating)
+    std::vector<KMaxSegment> segments;    // rank i+1 at index i
+};
+
+// Validates k (UsageError: k = 0, or a result list beyond kMaxKMaxResults), checks the sequence
+// (InputError: empty, no value, sums beyond double range) and runs the backend. Records the steps in
+// job.timing() and the device in job.device(); throws Cancelled.
+KMax1dResult runKMax1d(const KMaxSequence& sequence, std::uint64_t k, Backend backend, JobControl& job);
+
+// The 2-D backends: the k largest sums over distinct rectangles of the work array that hold no excluded
+// cell, in decreasing order (ties in any order); all of them when there are fewer. Integer mode: exact
+// int64 sums. Otherwise sum = fl(Q[c1+1] - Q[c0]) + 0.0 where Q[0] = 0, Q[c+1] = Q[c] + s[c] (left to
+// right) and s[c] = P[bottom+1][c] - P[top][c] over columnPrefixSumsReal (every backend, bit for bit).
+class KMaxRectSolver {
+public:
+    virtual ~KMaxRectSolver() = default;
+    virtual std::vector<WorkRect> topK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) = 0;
+};
+
+std::unique_ptr<KMaxRectSolver> makeReferenceKMaxRectSolver();
+std::unique_ptr<KMaxRectSolver> makeCpuKMaxRectSolver();
+
+// brightest --mode overlap: the K largest rectangle sums of a = I - pivot over the included pixels, which
+// may overlap or nest; sums <= 0 are included when fewer than K are positive. Same preprocessing, result
+// type and errors as runBrightest (which calls this for the overlap mode).
+BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job);
+
+// Registers the reference and CPU backends of both forms (called from registerCpuBackends()).
+void registerKMaxCpuBackends();
+
+} // namespace glint

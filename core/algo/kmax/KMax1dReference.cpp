@@ -1,0 +1,69 @@
+// The 1-D reference backend, the oracle of the tests: one heap entry per end index holding the best sum
+// ending there (its smallest earlier prefix, by a segment tree); each pop yields the largest sum left
+// and splits its range of starts in two. O(n log n + k log n), one thread.
+#include "algo/kmax/KMax.h"
+#include "algo/kmax/SegmentHeap.h"
+
+namespace glint {
+
+namespace {
+
+template <class V>
+std::vector<KMaxSegment> referenceTopK(const KMaxSequence& seq, std::size_t k, JobControl& job) {
+    std::vector<V> p;
+    {
+        auto step = job.timing().scope("prefix sums");
+        if constexpr (std::is_integral_v<V>) p = canonicalPrefix1dInteger(seq);
+        else p = canonicalPrefix1dReal(seq);
+    }
+    auto step = job.timing().scope("search");
+    const std::int64_t n = static_cast<std::int64_t>(seq.size());
+    const kmax::RangeMinTree<V> rmq(p.data(), n);
+    kmax::SegmentHeap<V, kmax::RangeMinTree<V>> heap(p.data(), rmq);
+    std::int64_t lo = 0; // first start allowed: segments may not hold a blank
+    for (std::int64_t j = 1; j <= n; ++j) {
+        if (seq.isBlank(static_cast<std::size_t>(j - 1))) {
+            lo = j;
+            continue;
+        }
+        heap.addEnd(j, lo);
+        if ((j & 0xffff) == 0) job.throwIfCancelled();
+    }
+    std::vector<KMaxSegment> out;
+    out.reserve(std::min<std::size_t>(k, 1 << 20));
+    while (out.size() < k && !heap.empty()) {
+        if ((out.size() & 0xfff) == 0) {
+            job.throwIfCancelled();
+            job.setProgress(0.5 + 0.5 * static_cast<double>(out.size()) / static_cast<double>(k));
+        }
+        const kmax::PairSum<V> s = heap.pop();
+        KMaxSegment seg;
+        seg.first = s.start;
+        seg.last = s.end - 1;
+        if constexpr (std::is_integral_v<V>) {
+            seg.sumInt = s.sum;
+            seg.sum = static_cast<double>(s.sum);
+        } else {
+            seg.sum = s.sum;
+        }
+        out.push_back(seg);
+    }
+    return out;
+}
+
+class ReferenceSolver final : public KMax1dSolver {
+public:
+    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
+    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
+        return seq_->integer ? referenceTopK<std::int64_t>(*seq_, k, job) : referenceTopK<double>(*seq_, k, job);
+    }
+
+private:
+    const KMaxSequence* seq_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<KMax1dSolver> makeReferenceKMax1dSolver() { return std::make_unique<ReferenceSolver>(); }
+
+} // namespace glint

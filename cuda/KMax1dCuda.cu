@@ -1,0 +1,311 @@
+// The CUDA 1-D K-MSP backend. load() uploads the values once (step "upload"); each search then builds
+// the prefix sums on the device (CUB scans for integers; the canonical chunked order for doubles, so
+// that every backend reports the same double sums), the best start of every end (a min-scan, segmented
+// at blanks), and hands them to the engine (KMaxEngine.cuh), which finds the k largest sums exactly.
+// The whole usual search is queued without a synchronisation, so that a repeated search (same solver,
+// same k) replays it as one CUDA graph.
+#include "KMaxCuda.h"
+#include "KMaxEngine.cuh"
+
+#include "algo/kmax/KMax.h"
+
+#include <cub/device/device_scan.cuh>
+
+
+namespace glint::cuda {
+
+namespace {
+
+using namespace kmaxdetail;
+
+struct MinOp {
+    template <class T>
+    __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+// A run of starts between blanks: the running minimum and where the run began (start < 0: it goes on).
+template <class V>
+struct MinRun {
+    V v;
+    int start;
+};
+struct MinRunOp {
+    template <class T>
+    __device__ T operator()(const T& a, const T& b) const {
+        if (b.start >= 0) return b;
+        return T{b.v < a.v ? b.v : a.v, a.start};
+    }
+};
+
+// Canonical double prefix: each chunk summed from its start, then the chunk offsets in order.
+__global__ void chunkLocalKernel(const double* a, long long n, double* p, double* totals, int chunks) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= chunks) return;
+    const long long e0 = static_cast<long long>(c) * static_cast<long long>(kPrefixChunk);
+    const long long e1 = min(n, e0 + static_cast<long long>(kPrefixChunk));
+    double local = 0.0;
+    for (long long e = e0; e < e1; ++e) {
+        local = local + a[e];
+        p[e + 1] = local;
+    }
+    totals[c] = local;
+}
+__global__ void chunkOffsetKernel(const double* totals, int chunks, double* offsets) {
+    double off = 0.0;
+    offsets[0] = 0.0;
+    for (int c = 0; c < chunks; ++c) {
+        off = off + totals[c];
+        offsets[c + 1] = off;
+    }
+}
+__global__ void chunkApplyKernel(double* p, long long n, const double* offsets) {
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+         e += static_cast<long long>(gridDim.x) * blockDim.x)
+        p[e + 1] = offsets[e / static_cast<long long>(kPrefixChunk)] + p[e + 1];
+    if (blockIdx.x == 0 && threadIdx.x == 0) p[0] = 0.0;
+}
+
+template <class V>
+__global__ void runInputKernel(const V* p, const unsigned char* blank, long long n, MinRun<V>* runs) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        runs[i] = {p[i], i == 0 || blank[i - 1] ? static_cast<int>(i) : -1};
+}
+// End j pairs with the starts of the run that holds j - 1, unless value j - 1 is blank.
+template <class V>
+__global__ void finishEndsKernel(const MinRun<V>* runs, const unsigned char* blank, const V* p, long long n, V* m, int* lo) {
+    for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j <= n;
+         j += static_cast<long long>(gridDim.x) * blockDim.x) {
+        if (j == 0 || blank[j - 1]) {
+            lo[j] = static_cast<int>(j);
+            m[j] = p[j];
+        } else {
+            lo[j] = runs[j - 1].start;
+            m[j] = runs[j - 1].v;
+        }
+    }
+}
+
+// Each solver owns its buffers and stream: a search it has run before with the same k is replayed as a
+// CUDA graph (one launch instead of some thirty), whose captured pointers must stay valid.
+class Cuda1dSolver final : public KMax1dSolver {
+public:
+    ~Cuda1dSolver() override {
+        dropGraph();
+        if (values_) cudaFree(values_);
+        if (blank_) cudaFree(blank_);
+        if (header_) cudaFreeHost(header_);
+        if (preview_) cudaFreeHost(preview_);
+        if (stream_) cudaStreamDestroy(stream_);
+        for (cudaEvent_t e : {start_, stop_})
+            if (e) cudaEventDestroy(e);
+    }
+
+    void load(const KMaxSequence& seq, JobControl& job) override {
+        job.setDevice(cudaDevice().name);
+        auto step = job.timing().scope("upload");
+        dropGraph();
+        lastK_ = 0;
+        if (!stream_) {
+            GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+            GLINT_CUDA_CHECK(cudaEventCreate(&start_));
+            GLINT_CUDA_CHECK(cudaEventCreate(&stop_));
+            GLINT_CUDA_CHECK(cudaMallocHost(&header_, sizeof(State)));
+        }
+        n_ = static_cast<long long>(seq.size());
+        if (n_ >= (1LL << 30))
+            throw BackendUnavailable("the CUDA backend takes sequences of up to 2^30 values; use --backend cpu");
+        kind_ = !seq.integer ? Kind::Real : seq.maxAbs * static_cast<double>(n_) < 1073741824.0 ? Kind::Int32 : Kind::Int64;
+        const std::size_t elem = kind_ == Kind::Int32 ? 4 : 8;
+        // p, m, the input, a run per value when there are blanks, the tree and the end list.
+        const std::size_t need = static_cast<std::size_t>(n_ + 1) * (3 * elem + 4 + (seq.blank.empty() ? 0 : 21)) +
+                                 static_cast<std::size_t>(n_) * elem / 16 + (std::size_t{64} << 20);
+        std::size_t freeBytes = 0, total = 0;
+        GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+        if (need > freeBytes + arena_.held())
+            throw BackendUnavailable("the sequence needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
+                                     std::to_string((freeBytes + arena_.held()) >> 20) + " MiB are free; use --backend cpu");
+        if (values_) cudaFree(values_);
+        if (blank_) cudaFree(blank_);
+        values_ = nullptr;
+        blank_ = nullptr;
+        GLINT_CUDA_CHECK(cudaMalloc(&values_, std::max<std::size_t>(1, static_cast<std::size_t>(n_) * elem)));
+        if (kind_ == Kind::Int32) upload<int>(seq);
+        else if (kind_ == Kind::Int64) upload<long long>(seq);
+        else upload<double>(seq);
+        if (!seq.blank.empty()) {
+            GLINT_CUDA_CHECK(cudaMalloc(&blank_, static_cast<std::size_t>(n_)));
+            GLINT_CUDA_CHECK(cudaMemcpy(blank_, seq.blank.data(), static_cast<std::size_t>(n_), cudaMemcpyHostToDevice));
+        }
+    }
+
+    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
+        job.setDevice(cudaDevice().name);
+        if (kind_ == Kind::Int32) return run<int>(k, job);
+        if (kind_ == Kind::Int64) return run<long long>(k, job);
+        return run<double>(k, job);
+    }
+
+private:
+    enum class Kind { Int32, Int64, Real };
+    static constexpr std::size_t kPreview = 16384; // pairs copied back with the state in one go
+
+    template <class V>
+    void upload(const KMaxSequence& seq) {
+        std::vector<V> host(static_cast<std::size_t>(n_));
+        for (std::size_t i = 0; i < host.size(); ++i) {
+            if (seq.isBlank(i)) host[i] = V(0);
+            else if constexpr (std::is_floating_point_v<V>) host[i] = seq.integer ? static_cast<double>(seq.ints[i]) : seq.reals[i];
+            else host[i] = static_cast<V>(seq.ints[i]);
+        }
+        GLINT_CUDA_CHECK(cudaMemcpy(values_, host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
+    }
+
+    void dropGraph() {
+        if (graph_) cudaGraphExecDestroy(graph_);
+        graph_ = nullptr;
+    }
+
+    template <class V>
+    Seq sequence() {
+        const std::size_t n = static_cast<std::size_t>(n_);
+        return Seq{arena_.get<V>("1d p", n + 1), arena_.get<V>("1d m", n + 1), blank_ ? arena_.get<int>("1d lo", n + 1) : nullptr,
+                   static_cast<int>(n)};
+    }
+
+    // The prefix sums and every end's best start (a min-scan, segmented at blanks), queued on the stream.
+    template <class V>
+    void enqueuePrefix(const Seq& q) {
+        const std::size_t n = static_cast<std::size_t>(n_);
+        V* p = const_cast<V*>(static_cast<const V*>(q.p));
+        V* m = const_cast<V*>(static_cast<const V*>(q.m));
+        const V* a = static_cast<const V*>(values_);
+        const int grid = gridFor(n_ + 1, 256);
+        if constexpr (std::is_floating_point_v<V>) {
+            const int chunks = static_cast<int>((n + kPrefixChunk - 1) / kPrefixChunk);
+            double* totals = arena_.get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
+            double* offsets = arena_.get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
+            chunkLocalKernel<<<(chunks + 127) / 128, 128, 0, stream_>>>(a, n_, p, totals, chunks);
+            chunkOffsetKernel<<<1, 1, 0, stream_>>>(totals, chunks, offsets);
+            chunkApplyKernel<<<grid, 256, 0, stream_>>>(p, n_, offsets);
+            GLINT_CUDA_CHECK_LAUNCH();
+        } else {
+            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V), stream_));
+            std::size_t bytes = 0;
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a, p + 1, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d sum temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, a, p + 1, static_cast<int>(n), stream_));
+        }
+        std::size_t bytes = 0;
+        if (!blank_) {
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
+        } else {
+            MinRun<V>* runs = arena_.get<MinRun<V>>("1d runs", n);
+            MinRun<V>* scanned = arena_.get<MinRun<V>>("1d runs scanned", n);
+            runInputKernel<V><<<grid, 256, 0, stream_>>>(p, static_cast<const unsigned char*>(blank_), n_, runs);
+            GLINT_CUDA_CHECK_LAUNCH();
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
+            void* temp = arena_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
+            finishEndsKernel<V><<<grid, 256, 0, stream_>>>(scanned, static_cast<const unsigned char*>(blank_), p, n_, m,
+                                                           const_cast<int*>(q.lo));
+            GLINT_CUDA_CHECK_LAUNCH();
+        }
+    }
+
+    template <class V>
+    std::vector<KMaxSegment> run(std::size_t k, JobControl& job) {
+        const Seq q = sequence<V>();
+        const std::size_t preview = std::min(k, kPreview);
+        if (previewSize_ < preview) {
+            dropGraph();
+            if (preview_) cudaFreeHost(preview_);
+            preview_ = nullptr;
+            GLINT_CUDA_CHECK(cudaMallocHost(&preview_, preview * sizeof(Found)));
+            previewSize_ = preview;
+        }
+        Engine<V> engine(arena_, job, stream_);
+        if (k != graphK_) dropGraph();
+        if (!graph_ && k == lastK_ && graphsWork_) {
+            // The same search again: capture it once (every buffer already exists), replay from now on.
+            // Should capturing fail here, the searches simply run without a graph.
+            cudaGraph_t graph = nullptr;
+            try {
+                GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+                enqueuePrefix<V>(q);
+                engine.enqueue(q, k, header_, preview_, preview, nullptr);
+                GLINT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+                GLINT_CUDA_CHECK(cudaGraphInstantiate(&graph_, graph, 0));
+                graphK_ = k;
+            } catch (const std::exception&) {
+                cudaStreamCaptureStatus status;
+                if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+                    cudaGraph_t broken = nullptr;
+                    cudaStreamEndCapture(stream_, &broken);
+                    if (broken) cudaGraphDestroy(broken);
+                }
+                cudaGetLastError();
+                graph_ = nullptr;
+                graphsWork_ = false;
+            }
+            if (graph) cudaGraphDestroy(graph);
+        }
+        if (graph_) {
+            GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
+            GLINT_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+            GLINT_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            float ms = 0.0f;
+            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+            job.timing().add("search (graph)", ms);
+        } else {
+            StepEvents steps(stream_);
+            enqueuePrefix<V>(q);
+            steps.mark("prefix sums");
+            engine.enqueue(q, k, header_, preview_, preview, &steps);
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            steps.report(job);
+        }
+        lastK_ = k;
+        job.setProgress(0.8);
+        const auto post = job.timing().scope("finish");
+        const std::vector<PairFound<V>> pairs = engine.finish(q, k, header_, preview_, preview);
+        std::vector<KMaxSegment> out(pairs.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            KMaxSegment& s = out[i];
+            s.first = pairs[i].start;
+            s.last = pairs[i].end - 1;
+            if constexpr (std::is_floating_point_v<V>) {
+                s.sum = pairs[i].value;
+            } else {
+                s.sumInt = pairs[i].value;
+                s.sum = static_cast<double>(pairs[i].value);
+            }
+        }
+        return out;
+    }
+
+    Arena arena_;
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    cudaGraphExec_t graph_ = nullptr;
+    bool graphsWork_ = true;
+    std::size_t graphK_ = 0, lastK_ = 0;
+    State* header_ = nullptr;
+    Found* preview_ = nullptr;
+    std::size_t previewSize_ = 0;
+    long long n_ = 0;
+    Kind kind_ = Kind::Int64;
+    void* values_ = nullptr;
+    void* blank_ = nullptr;
+};
+
+} // namespace
+
+void registerKMax1dCuda() {
+    BackendRegistry<KMax1dSolver>::add(Backend::Cuda, [] { return std::make_unique<Cuda1dSolver>(); });
+}
+
+} // namespace glint::cuda

@@ -1,0 +1,417 @@
+// The CUDA 2-D K-MSP backend (brightest --mode overlap). The brightest-region kernels give the column
+// prefix sums and every strip's maximum (exact int32 path, or a float screen with its error bound); the
+// k-th largest strip maximum (from below) is a valid lower bound on the k-th largest rectangle sum, so only
+// strips whose maximum (from above) reaches it can hold an answer. Those strips become one long sequence
+// (each strip's left-to-right column prefix Q, cut at the strip ends and at blocked columns), and the
+// engine of KMaxEngine.cuh finds its k largest pair sums exactly. Strips that do not fit the device in one
+// go are taken in batches whose top-k lists merge exactly.
+#include "KMaxCuda.h"
+#include "KMaxEngine.cuh"
+#include "MaxSubarrayKernels.cuh"
+
+#include "algo/brightest/WorkArray.h"
+#include "algo/kmax/KMax.h"
+#include "io/Image.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace glint::cuda {
+
+namespace {
+
+using namespace kmaxdetail;
+namespace msp = ::glint::cuda::detail;
+
+std::mutex& engineMutex() {
+    static std::mutex m;
+    return m;
+}
+Arena& arena() {
+    static Arena* a = new Arena; // never destroyed: freeing after the runtime shut down fails
+    return *a;
+}
+
+// Strips as threshold items: item t * rows + b (t <= b). Low key: a lower bound of the strip's largest
+// rectangle sum, a real sum only when positive (the strip kernel's maxima are at least 0); high key: an
+// upper bound. Exact path: both the maximum itself. Screen path: the float maximum widened by its error
+// bound (MaxSubarrayKernels.cuh, CandidateArgs) and by the slack between summation orders.
+struct StripItems {
+    const int* stripBest;
+    int rows;
+    bool screen;
+    double alpha, beta, gamma, slack;
+    __host__ __device__ long long count() const { return static_cast<long long>(rows) * rows; }
+    __device__ int operator()(long long i, u64& low, u64& high) const {
+        const int t = static_cast<int>(i / rows), b = static_cast<int>(i % rows);
+        if (t > b) return 0;
+        const int v = stripBest[i];
+        if (!screen) {
+            low = high = orderedKey(static_cast<double>(v));
+            return v > 0 ? 2 : 1;
+        }
+        const double f = __int_as_float(v);
+        const double err = alpha + beta * fmax(f, gamma) + slack;
+        low = orderedKey((f - err) + 0.0);
+        high = orderedKey(f + err);
+        return f - err > 0.0 ? 2 : 1;
+    }
+};
+
+// One warp per listed strip: its prefix Q (left to right, the canonical order: the warp walks its 32
+// staged columns one after the other), and for each end the first start it may use (after the last
+// blocked column) and the smallest Q among its starts. Strip s occupies positions s*W .. s*W + W - 1;
+// the ends at its first position and past its last column have no start.
+template <class PT, class E>
+__global__ void buildStripsKernel(const PT* P, int pitch, int cols, const int* next, const int* list, int rows, int count,
+                                  int W, E* p, E* m, int* lo) {
+    const int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (s >= count) return;
+    const int id = list[s], t = id / rows, b = id % rows;
+    const PT* pt = P + static_cast<std::size_t>(t) * pitch;
+    const PT* pb = P + static_cast<std::size_t>(b + 1) * pitch;
+    const int* nt = next ? next + static_cast<std::size_t>(t) * pitch : nullptr;
+    const long long base = static_cast<long long>(s) * W;
+    E q = E(0), low = E(0); // the same in every lane
+    int runStart = 0, arg = -1;
+    if (lane == 0) {
+        p[base] = E(0);
+        m[base] = E(0);
+        lo[base] = static_cast<int>(base);
+    }
+    for (int c0 = 0; c0 < cols; c0 += 32) {
+        const int c = c0 + lane;
+        E sc = E(0);
+        int blocked = 0;
+        if (c < cols) {
+            sc = static_cast<E>(pb[c]) - static_cast<E>(pt[c]);
+            blocked = nt && nt[c] <= b;
+        }
+        E myQ = E(0), myM = E(0);
+        int myLo = -1;
+        const int steps = min(32, cols - c0);
+        for (int i = 0; i < steps; ++i) {
+            const E si = __shfl_sync(0xffffffffu, sc, i);
+            const int bi = __shfl_sync(0xffffffffu, blocked, i);
+            int loI = -1;
+            E mI = q;
+            if (bi) {
+                runStart = c0 + i + 1;
+                arg = -1;
+            } else {
+                if (arg < 0 || q < low) {
+                    arg = c0 + i;
+                    low = q;
+                }
+                loI = runStart;
+                mI = low;
+            }
+            q = q + si;
+            if (lane == i) {
+                myQ = q;
+                myM = mI;
+                myLo = loI;
+            }
+        }
+        if (c < cols) {
+            const long long j = base + c + 1;
+            p[j] = myQ;
+            m[j] = myM;
+            lo[j] = static_cast<int>(myLo < 0 ? j : base + myLo);
+        }
+    }
+    for (int c = cols + 1 + lane; c < W; c += 32) {
+        p[base + c] = q;
+        m[base + c] = q;
+        lo[base + c] = static_cast<int>(base + c);
+    }
+    if (s == count - 1 && lane == 0) {
+        const long long L = static_cast<long long>(count) * W;
+        p[L] = E(0);
+        m[L] = E(0);
+        lo[L] = static_cast<int>(L);
+    }
+}
+
+struct StripShape {
+    void (*plain)(msp::StripArgs);
+    void (*blocked)(msp::StripArgs);
+    int tops, bottoms, smemPlain, smemBlocked;
+};
+
+template <class V, int T, int B>
+StripShape stripShape() {
+    StripShape k{&msp::stripMaxKernel<V, T, B, false>, &msp::stripMaxKernel<V, T, B, true>, 16 * T, 16 * B,
+                 msp::stripSharedBytes<V, T, B>(false), msp::stripSharedBytes<V, T, B>(true)};
+    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemPlain));
+    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemBlocked));
+    return k;
+}
+
+// As the brightest backend: 64 x 64 strips a block unless that leaves the GPU short of blocks.
+template <class V>
+StripShape chooseShape(int rows) {
+    auto tiles = [&](int tops, int bottoms) {
+        const long long t = (rows + tops - 1) / tops, b = (rows + bottoms - 1) / bottoms;
+        return t * b / 2 + t;
+    };
+    const long long enough = 3LL * std::max(1, cudaDevice().multiprocessors);
+    if (tiles(64, 64) >= enough) return stripShape<V, 4, 4>();
+    if (tiles(32, 64) >= enough) return stripShape<V, 2, 4>();
+    return stripShape<V, 2, 2>();
+}
+
+class CudaRectSolver final : public KMaxRectSolver {
+public:
+    std::vector<WorkRect> topK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) override {
+        job.setDevice(cudaDevice().name);
+        if (work.includedCount == 0) return {};
+        std::lock_guard lock(engineMutex());
+        if (work.fitsInt32()) return Run<int, long long>(work, job).solve(k, span);
+        if (work.integer) return Run<float, long long>(work, job).solve(k, span);
+        return Run<float, double>(work, job).solve(k, span);
+    }
+
+private:
+    // SV: the strip kernel's type (int: exact path; float: screen path); E: exact sums (int64 or double).
+    template <class SV, class E>
+    class Run {
+    public:
+        static constexpr bool kScreen = std::is_same_v<SV, float>;
+        using PT = std::conditional_t<kScreen, E, int>; // the exact prefix the strips are built from
+
+        Run(const WorkArray& w, JobControl& job)
+            : w_(w), job_(job), rows_(w.rows), cols_(w.cols), pitch_((w.cols + msp::kChunk - 1) / msp::kChunk * msp::kChunk) {}
+
+        std::vector<WorkRect> solve(std::size_t k, ProgressSpan span) {
+            checkMemory();
+            upload();
+            steps_.mark("upload");
+            prefixSums();
+            steps_.mark("prefix sums");
+            stripMaxima();
+            steps_.mark("strip maxima");
+            span.set(job_, 0.4);
+            const std::vector<int> strips = chooseStrips(k);
+            steps_.mark("strip threshold");
+            const int W = (cols_ + 1 + 31) / 32 * 32;
+            std::size_t freeBytes = 0, total = 0;
+            GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+            const std::size_t perPosition = 2 * sizeof(E) + 4 + 4 + sizeof(E) / 16 + 1;
+            const std::size_t positions = std::clamp<std::size_t>((freeBytes + arena().held()) / 2 / perPosition,
+                                                                  static_cast<std::size_t>(W), std::size_t{1} << 26);
+            const int perBatch = static_cast<int>(std::max<std::size_t>(1, positions / W));
+            int* dList = arena().get<int>("2d strip list", strips.size());
+            GLINT_CUDA_CHECK(cudaMemcpy(dList, strips.data(), strips.size() * sizeof(int), cudaMemcpyHostToDevice));
+            std::vector<std::pair<E, WorkRect>> found;
+            for (std::size_t first = 0; first < strips.size(); first += perBatch) {
+                job_.throwIfCancelled();
+                const int count = static_cast<int>(std::min<std::size_t>(perBatch, strips.size() - first));
+                const long long L = static_cast<long long>(count) * W;
+                E* p = arena().get<E>("2d p", static_cast<std::size_t>(L) + 1);
+                E* m = arena().get<E>("2d m", static_cast<std::size_t>(L) + 1);
+                int* lo = arena().get<int>("2d lo", static_cast<std::size_t>(L) + 1);
+                buildStripsKernel<PT, E><<<(count + 3) / 4, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
+                                                                 dList + first, rows_, count, W, p, m, lo);
+                GLINT_CUDA_CHECK_LAUNCH();
+                steps_.mark("strip build");
+                Engine<E> engine(arena(), job_);
+                for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k, &steps_)) {
+                    const int s = f.start / W, id = strips[first + s];
+                    if (f.end / W != s) throw std::runtime_error("K-MSP (CUDA): a pair crosses two strips");
+                    WorkRect r;
+                    r.row0 = id / rows_;
+                    r.rows = id % rows_ - r.row0 + 1;
+                    r.col0 = f.start % W;
+                    r.cols = f.end % W - r.col0;
+                    if constexpr (std::is_floating_point_v<E>) {
+                        r.sum = f.value;
+                    } else {
+                        r.sumInt = f.value;
+                        r.sum = static_cast<double>(f.value);
+                    }
+                    found.emplace_back(f.value, r);
+                }
+                span.set(job_, 0.4 + 0.6 * static_cast<double>(first + count) / strips.size());
+            }
+            steps_.report(job_);
+            // Each batch's list is its exact top k: their union holds the overall top k.
+            auto larger = [](const std::pair<E, WorkRect>& a, const std::pair<E, WorkRect>& b) { return a.first > b.first; };
+            if (found.size() > k) {
+                std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(k - 1), found.end(), larger);
+                found.resize(k);
+            }
+            std::sort(found.begin(), found.end(), larger);
+            std::vector<WorkRect> out;
+            out.reserve(found.size());
+            for (const auto& [value, rect] : found) out.push_back(rect);
+            return out;
+        }
+
+    private:
+        std::size_t cells(std::size_t rowsCount) const { return rowsCount * static_cast<std::size_t>(pitch_); }
+        std::size_t sampleBytes() const {
+            return static_cast<std::size_t>(w_.roi.width) * w_.roi.height * w_.image->visit([](const auto* p) { return sizeof(*p); });
+        }
+        const PT* prefix() const {
+            if constexpr (kScreen) return exact_;
+            else return P32_;
+        }
+
+        void checkMemory() {
+            std::size_t need = sampleBytes() + cells(rows_ + 1) * (4 + (kScreen ? sizeof(E) : 0)) +
+                               static_cast<std::size_t>(rows_) * rows_ * 8 + (std::size_t{96} << 20); // maxima + list
+            if (w_.hasExclusions())
+                need += static_cast<std::size_t>(rows_) * cols_ + cells(rows_ + 1) * 4 + cells(rows_ + 1) / msp::kChunk * 4;
+            std::size_t freeBytes = 0, total = 0;
+            GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+            if (need > freeBytes + arena().held())
+                throw BackendUnavailable("the image needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
+                                         std::to_string((freeBytes + arena().held()) >> 20) +
+                                         " MiB are free; use --backend cpu");
+        }
+
+        void upload() {
+            const Image& img = *w_.image;
+            const std::size_t elem = img.visit([](const auto* p) { return sizeof(*p); });
+            samples_ = arena().get("2d samples", sampleBytes());
+            const auto* base = static_cast<const unsigned char*>(img.visit([](const auto* p) { return static_cast<const void*>(p); }));
+            const unsigned char* src = base + (static_cast<std::size_t>(w_.roi.y) * img.width() + w_.roi.x) * elem;
+            GLINT_CUDA_CHECK(cudaMemcpy2D(samples_, w_.roi.width * elem, src, img.width() * elem, w_.roi.width * elem,
+                                          w_.roi.height, cudaMemcpyHostToDevice));
+            hasMask_ = w_.hasExclusions();
+            if (hasMask_) {
+                mask_ = arena().get<std::uint8_t>("2d mask", w_.excluded.size());
+                GLINT_CUDA_CHECK(cudaMemcpy(mask_, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
+            }
+        }
+
+        void prefixSums() {
+            msp::PrefixArgs a{};
+            a.samples = samples_;
+            a.roiWidth = w_.roi.width;
+            a.transposed = w_.transposed;
+            a.mask = hasMask_ ? mask_ : nullptr;
+            a.rows = rows_;
+            a.cols = cols_;
+            a.pitch = pitch_;
+            scalars_ = arena().get<unsigned>("2d scalars", 4);
+            GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, 4 * sizeof(unsigned)));
+            if constexpr (kScreen) {
+                Pf_ = arena().get<float>("2d P float", cells(rows_ + 1));
+                exact_ = arena().get<E>("2d P exact", cells(rows_ + 1));
+                a.pf = Pf_;
+                a.exact = exact_;
+                a.pmaxBits = scalars_;
+            } else {
+                P32_ = arena().get<int>("2d P int", cells(rows_ + 1));
+                a.p32 = P32_;
+            }
+            const int blocks = (pitch_ + 127) / 128;
+            w_.image->visit([&](const auto* p) {
+                using S = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+                if constexpr (std::is_same_v<E, double>) msp::prefixKernel<S, double><<<blocks, 128>>>(a, w_.pivot);
+                else msp::prefixKernel<S, long long><<<blocks, 128>>>(a, static_cast<long long>(w_.pivotInt));
+            });
+            GLINT_CUDA_CHECK_LAUNCH();
+            if (hasMask_) {
+                next_ = arena().get<int>("2d next", cells(rows_ + 1));
+                nextMin_ = arena().get<int>("2d next min", cells(rows_ + 1) / msp::kChunk);
+                msp::nextExcludedKernel<<<(pitch_ + 127) / 128, 128>>>(mask_, rows_, cols_, pitch_, next_, 0, pitch_, rows_ - 1);
+                const long long items = static_cast<long long>(rows_ + 1) * (pitch_ / msp::kChunk);
+                msp::nextMinKernel<<<static_cast<unsigned>((items + 255) / 256), 256>>>(next_, pitch_, rows_ + 1, 0,
+                                                                                       pitch_ / msp::kChunk, nextMin_);
+                GLINT_CUDA_CHECK_LAUNCH();
+            }
+        }
+
+        void stripMaxima() {
+            const StripShape shape = chooseShape<SV>(rows_);
+            std::vector<int2> tiles;
+            const int topTiles = (rows_ + shape.tops - 1) / shape.tops, bottomTiles = (rows_ + shape.bottoms - 1) / shape.bottoms;
+            for (int t = 0; t < topTiles; ++t)
+                for (int b = t * shape.tops / shape.bottoms; b < bottomTiles; ++b) tiles.push_back(make_int2(t, b));
+            stripBest_ = arena().get<int>("2d strip best", static_cast<std::size_t>(rows_) * rows_);
+            int2* dTiles = arena().get<int2>("2d tiles", tiles.size());
+            GLINT_CUDA_CHECK(cudaMemcpy(dTiles, tiles.data(), tiles.size() * sizeof(int2), cudaMemcpyHostToDevice));
+            msp::StripArgs a{};
+            a.P = kScreen ? static_cast<const void*>(Pf_) : static_cast<const void*>(P32_);
+            a.rows = rows_;
+            a.cols = cols_;
+            a.pitch = pitch_;
+            a.tiles = dTiles;
+            a.stripBest = stripBest_;
+            a.next = hasMask_ ? next_ : nullptr;
+            a.nextMin = hasMask_ ? nextMin_ : nullptr;
+            const double cellsPerTile = static_cast<double>(shape.tops) * shape.bottoms * pitch_;
+            const int perLaunch = static_cast<int>(std::clamp(1.5e11 / cellsPerTile, 1.0, 1.0e6));
+            for (std::size_t begin = 0; begin < tiles.size(); begin += perLaunch) {
+                job_.throwIfCancelled();
+                const int n = static_cast<int>(std::min<std::size_t>(perLaunch, tiles.size() - begin));
+                a.tileBegin = static_cast<int>(begin);
+                if (hasMask_) shape.blocked<<<n, msp::kThreads, shape.smemBlocked>>>(a);
+                else shape.plain<<<n, msp::kThreads, shape.smemPlain>>>(a);
+                GLINT_CUDA_CHECK_LAUNCH();
+                if (begin + n < tiles.size()) GLINT_CUDA_CHECK(cudaDeviceSynchronize()); // Cancel between launches
+            }
+        }
+
+        // The strips whose largest rectangle may reach the k-th largest sum, in no particular order.
+        std::vector<int> chooseStrips(std::size_t k) {
+            StripItems items{stripBest_, rows_, kScreen, 0.0, 0.0, 0.0, 0.0};
+            if constexpr (kScreen) {
+                unsigned bits = 0;
+                GLINT_CUDA_CHECK(cudaMemcpy(&bits, scalars_, sizeof(bits), cudaMemcpyDeviceToHost));
+                float pmax;
+                std::memcpy(&pmax, &bits, sizeof(pmax));
+                const double u = 1.0 / (1 << 24), W = pitch_;
+                items.alpha = 4.02 * W * u * pmax * 1.001;
+                items.beta = 1.01 * W * u * 1.001;
+                items.gamma = 4.1 * pmax;
+                // Double sums: Kadane's order (the bound's reference) and the Q differences of the
+                // canonical sums differ by at most this (see KMax2dCpu.cpp, orderSlack).
+                if constexpr (std::is_floating_point_v<E>)
+                    items.slack = 8.0 * (cols_ + rows_ + 4.0) * 0x1.0p-53 * w_.maxAbs * static_cast<double>(w_.includedCount) + 1e-300;
+            }
+            State* st = arena().get<State>("2d strip state", 1);
+            int* list = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
+            const int grid = gridFor(items.count(), 256), few = gridFor(items.count(), 1024, 1);
+            initStateKernel<<<1, 256>>>(st, k, 0);
+            keyMaxKernel<<<few, 1024>>>(items, st);
+            keyHistogramKernel<<<few, 1024>>>(items, st);
+            chooseFirstKernel<<<1, kChooseThreads>>>(st);
+            compactKernel<<<grid, 256>>>(items, st, list);
+            GLINT_CUDA_CHECK_LAUNCH();
+            int n = 0;
+            GLINT_CUDA_CHECK(cudaMemcpy(&n, &st->nEnds, sizeof(n), cudaMemcpyDeviceToHost));
+            std::vector<int> strips(static_cast<std::size_t>(n));
+            if (n) GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), list, strips.size() * sizeof(int), cudaMemcpyDeviceToHost));
+            return strips;
+        }
+
+        const WorkArray& w_;
+        JobControl& job_;
+        StepEvents steps_;
+        int rows_, cols_, pitch_;
+        void* samples_ = nullptr;
+        std::uint8_t* mask_ = nullptr;
+        bool hasMask_ = false;
+        int* P32_ = nullptr;
+        float* Pf_ = nullptr;
+        E* exact_ = nullptr;
+        int* next_ = nullptr;
+        int* nextMin_ = nullptr;
+        int* stripBest_ = nullptr;
+        unsigned* scalars_ = nullptr;
+    };
+};
+
+} // namespace
+
+void registerKMaxRectCuda() {
+    BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<CudaRectSolver>(); });
+}
+
+} // namespace glint::cuda
