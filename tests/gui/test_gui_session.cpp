@@ -11,7 +11,9 @@
 #include "canvas/ImageCanvas.h"
 #include "session/Autosave.h"
 
+#include <QAbstractButton>
 #include <QJsonDocument>
+#include <QMessageBox>
 #include <QProcess>
 #include <QStatusBar>
 
@@ -400,6 +402,33 @@ private slots:
         QVERIFY2(waitOpened(window, &failure), qPrintable(failure));
         QCOMPARE(window.context().imagePath(), pathA_);
         QTRY_COMPARE(QDir(dir).entryList({QStringLiteral("session-*.lock")}, QDir::Files).size(), 1); // this window's own
+    }
+
+    // In an interactive window the offer is a question that does not block the window; "Restore" restores.
+    void questionBox() {
+        const QString dir = QDir(dir_).filePath(QStringLiteral("autosave-question"));
+        {
+            auto* window = new MainWindow({false, false, dir, 3600000});
+            QVERIFY(openAndWait(*window, pathA_));
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(window->autosave()->sessionPath()), 10000);
+            delete window;
+        }
+        MainWindow window({false, true, dir, 3600000});
+        QSignalSpy answered(window.autosave(), &Autosave::restoreAnswered);
+        brightest::showWindow(window);
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((box = window.findChild<QMessageBox*>()) && box->isVisible(), 5000);
+        QVERIFY(box->text().contains(QStringLiteral("did not exit normally")));
+        QVERIFY(!window.context().hasImage()); // nothing happens before the answer
+        QAbstractButton* restore = nullptr;
+        for (QAbstractButton* b : box->buttons())
+            if (b->text() == QLatin1String("Restore")) restore = b;
+        QVERIFY(restore);
+        QString failure;
+        QVERIFY2(waitOpened(window, &failure, [&] { restore->click(); }), qPrintable(failure));
+        QCOMPARE(answered.count(), 1);
+        QCOMPARE(window.context().imagePath(), pathA_);
+        window.close();
     }
 
     // A clean exit removes the autosave: nothing is offered. "Discard" removes a crashed run's files.

@@ -69,6 +69,8 @@ QString Autosave::markerPath() const { return pathFor(options_.directory, id_, k
 bool Autosave::saveNow() {
     savePending_ = false;
     if (!active_ || sessions_.isOpening()) return false;
+    // An image made in memory (no file to open again) cannot be restored: nothing worth keeping.
+    if (!QFileInfo(sessions_.imagePath()).isFile()) return false;
     const QJsonObject doc = sessions_.capture();
     if (doc.isEmpty()) return false;
     const QByteArray bytes = QJsonDocument(doc).toJson(QJsonDocument::Compact);
@@ -104,6 +106,42 @@ void Autosave::removeRun(const QString& id) const {
     QFile::remove(pathFor(options_.directory, id, kLock));
 }
 
+void Autosave::answer(AutosaveOptions::Answer answer, const QString& id) {
+    const QString path = pathFor(options_.directory, id, kSession);
+    switch (answer) {
+    case AutosaveOptions::Answer::Restore: {
+        QFile file(path);
+        const QJsonDocument doc = file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()) : QJsonDocument();
+        emit restoreAnswered(true);
+        // The crashed run's files go once its session is back; if it cannot be restored (an image was
+        // moved), they stay and are offered again next time.
+        auto* onOpened = new QMetaObject::Connection;
+        auto* onFailed = new QMetaObject::Connection;
+        const auto done = [onOpened, onFailed] {
+            QObject::disconnect(*onOpened);
+            QObject::disconnect(*onFailed);
+            delete onOpened;
+            delete onFailed;
+        };
+        *onOpened = connect(&sessions_, &SessionManager::opened, this, [this, path, id, done](const QString& label) {
+            if (label != path) return;
+            removeRun(id);
+            done();
+        });
+        *onFailed = connect(&sessions_, &SessionManager::failed, this, [path, done](const QString& label, const QString&) {
+            if (label == path) done();
+        });
+        sessions_.open(doc.object(), QString(), path);
+        break;
+    }
+    case AutosaveOptions::Answer::Discard:
+        removeRun(id);
+        emit restoreAnswered(false);
+        break;
+    default: break;
+    }
+}
+
 QString Autosave::offerCrashedSession() {
     if (options_.directory.isEmpty()) return {};
     QString newestId;
@@ -130,54 +168,28 @@ QString Autosave::offerCrashedSession() {
     const QString path = pathFor(options_.directory, newestId, kSession);
     emit crashedSessionFound(path);
 
-    AutosaveOptions::Answer answer = options_.answer;
-    if (answer == AutosaveOptions::Answer::Ask) {
-        QMessageBox box(QMessageBox::Question, tr("Restore the last session?"),
-                        tr("Glint did not exit normally last time (%1). Its autosaved session can be restored: the "
-                           "image, display, parameters, results and overlays as they were.")
-                            .arg(QLocale().toString(newest, QLocale::ShortFormat)),
-                        QMessageBox::NoButton, dialogParent_);
-        QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
-        box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
-        QPushButton* later = box.addButton(tr("Later"), QMessageBox::RejectRole);
-        box.setDefaultButton(restore);
-        box.exec();
-        answer = box.clickedButton() == restore ? AutosaveOptions::Answer::Restore
-                 : box.clickedButton() == later ? AutosaveOptions::Answer::Leave
-                                                : AutosaveOptions::Answer::Discard;
+    if (options_.answer != AutosaveOptions::Answer::Ask) {
+        answer(options_.answer, newestId);
+        return path;
     }
-    switch (answer) {
-    case AutosaveOptions::Answer::Restore: {
-        QFile file(path);
-        const QJsonDocument doc = file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()) : QJsonDocument();
-        emit restoreAnswered(true);
-        // The crashed run's files go once its session is back; if it cannot be restored (an image was
-        // moved), they stay and are offered again next time.
-        auto* onOpened = new QMetaObject::Connection;
-        auto* onFailed = new QMetaObject::Connection;
-        const auto done = [onOpened, onFailed] {
-            QObject::disconnect(*onOpened);
-            QObject::disconnect(*onFailed);
-            delete onOpened;
-            delete onFailed;
-        };
-        *onOpened = connect(&sessions_, &SessionManager::opened, this, [this, path, newestId, done](const QString& label) {
-            if (label != path) return;
-            removeRun(newestId);
-            done();
-        });
-        *onFailed = connect(&sessions_, &SessionManager::failed, this, [path, done](const QString& label, const QString&) {
-            if (label == path) done();
-        });
-        sessions_.open(doc.object(), QString(), path);
-        break;
-    }
-    case AutosaveOptions::Answer::Discard:
-        removeRun(newestId);
-        emit restoreAnswered(false);
-        break;
-    default: break;
-    }
+    // Asked without blocking: the window starts and stays responsive while the question is open.
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Restore the last session?"),
+                                tr("Glint did not exit normally last time (%1). Its autosaved session can be restored: "
+                                   "the image, display, parameters, results and overlays as they were.")
+                                    .arg(QLocale().toString(newest, QLocale::ShortFormat)),
+                                QMessageBox::NoButton, dialogParent_);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* restore = box->addButton(tr("Restore"), QMessageBox::AcceptRole);
+    QPushButton* discard = box->addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box->addButton(tr("Later"), QMessageBox::RejectRole);
+    box->setDefaultButton(restore);
+    connect(box, &QMessageBox::buttonClicked, this, [this, restore, discard, newestId](QAbstractButton* button) {
+        answer(button == restore   ? AutosaveOptions::Answer::Restore
+               : button == discard ? AutosaveOptions::Answer::Discard
+                                   : AutosaveOptions::Answer::Leave,
+               newestId);
+    });
+    box->open();
     return path;
 }
 

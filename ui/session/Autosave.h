@@ -46,8 +46,9 @@ public:
     // A normal exit: this run's autosave and marker go.
     void finish();
 
-    // Looks for the newest autosave of a run that did not exit normally and offers it (or answers as the
-    // options say). Returns its path, or an empty string when there was none.
+    // Looks for the newest autosave of a run that did not exit normally and offers it: a question that
+    // does not block (Restore, Discard, Later), or the options' answer. Returns its path, or an empty
+    // string when there was none.
     QString offerCrashedSession();
 
 signals:
@@ -56,6 +57,7 @@ signals:
     void restoreAnswered(bool restore);
 
 private:
+    void answer(AutosaveOptions::Answer answer, const QString& id);
     static QString pathFor(const QString& directory, const QString& id, const char* suffix);
     void removeRun(const QString& id) const;
 

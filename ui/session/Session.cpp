@@ -152,6 +152,8 @@ SessionManager::SessionManager(MainWindow& window, QObject* parent) : QObject(pa
 
 bool SessionManager::hasContent() const { return window_.context().hasImage(); }
 
+QString SessionManager::imagePath() const { return window_.context().imagePath(); }
+
 QJsonObject SessionManager::capture() const {
     const AppContext& ctx = window_.context();
     if (!ctx.hasImage()) return {};

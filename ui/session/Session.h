@@ -21,6 +21,7 @@ public:
     explicit SessionManager(MainWindow& window, QObject* parent = nullptr);
 
     bool hasContent() const; // an image is open: something to save
+    QString imagePath() const;
     // The session as a document (without the time it was saved, so that equal states give equal bytes).
     QJsonObject capture() const;
     // Writes the session atomically. Throws glint::UsageError (no image) or glint::OutputError.
