@@ -30,7 +30,9 @@ namespace brightest = glint::test::brightest;
 
 namespace {
 
-bool orange(QRgb c) { return qRed(c) - qBlue(c) > 80 && qGreen(c) - qBlue(c) > 30; }
+bool orange(QRgb c) {
+    return qRed(c) - qBlue(c) > 80 && qGreen(c) - qBlue(c) > 30;
+}
 
 // The output rectangle of whole image pixels (their outer edges), through the picture's mapping.
 QRectF outputRect(const ViewPicture& picture, const QRect& pixels) {
@@ -105,7 +107,8 @@ private slots:
         saveShot(path, QStringLiteral("export-view-%1.png").arg(yUp ? QStringLiteral("yup") : QStringLiteral("down")));
 
         // Without the overlays the picture is the rendered frame, pixel for pixel.
-        for (OverlayLayer* layer : window.context().layers()->layers()) layer->setVisible(false);
+        for (OverlayLayer* layer : window.context().layers()->layers())
+            layer->setVisible(false);
         const QImage plain = ViewPicture(window.context(), {1.0}).toImage().convertToFormat(QImage::Format_RGB32);
         QCOMPARE(plain, window.context().frame()->pixels.convertToFormat(QImage::Format_RGB32));
 
@@ -114,9 +117,12 @@ private slots:
             const QRectF box = outputRect(picture, QRect(r.x, r.y, r.width, r.height));
             // Output pixel (i, j) is image pixel (i, j), or (i, H-1-j) with y up: the box's edges by hand.
             QCOMPARE(box, QRectF(r.x, yUp ? 200 - r.y - r.height : r.y, r.width, r.height));
-            const int rows = static_cast<int>(box.bottom() - box.height() / 4) - static_cast<int>(box.top() + box.height() / 4);
-            QVERIFY2(colouredEdgeRows(png, box) >= 2 * rows - 2,
-                     qPrintable(QStringLiteral("region #%1: %2 of %3").arg(r.rank).arg(colouredEdgeRows(png, box)).arg(2 * rows)));
+            const int rows =
+                static_cast<int>(box.bottom() - box.height() / 4) - static_cast<int>(box.top() + box.height() / 4);
+            QVERIFY2(
+                colouredEdgeRows(png, box) >= 2 * rows - 2,
+                qPrintable(
+                    QStringLiteral("region #%1: %2 of %3").arg(r.rank).arg(colouredEdgeRows(png, box)).arg(2 * rows)));
             // The middle of a region is the image's own pixel (a tiny region is all outline).
             const QPoint centre = box.center().toPoint();
             if (box.width() >= 8 && box.height() >= 8) QCOMPARE(png.pixel(centre), plain.pixel(centre));
@@ -137,7 +143,8 @@ private slots:
         QString message;
         QVERIFY2(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         const BrightestRegion r = module<BrightestModule>(window)->runs().back().results.front().regions.front();
-        const QString thin = QDir(dir_).filePath(QStringLiteral("thin.png")), thick = QDir(dir_).filePath(QStringLiteral("thick.png"));
+        const QString thin = QDir(dir_).filePath(QStringLiteral("thin.png")),
+                      thick = QDir(dir_).filePath(QStringLiteral("thick.png"));
         QVERIFY(window.exports()->exportViewPng(thin, {1.0}));
         QVERIFY(window.exports()->exportViewPng(thick, {3.0}));
         const QImage a = decodePng(thin), b = decodePng(thick);
@@ -158,7 +165,8 @@ private slots:
         const Image a = scene(120, 80, 5);
         std::vector<std::int32_t> bs;
         for (int y = 10; y < 60; ++y)
-            for (int x = 20; x < 80; ++x) bs.push_back(static_cast<std::int32_t>(a.value(x, y)));
+            for (int x = 20; x < 80; ++x)
+                bs.push_back(static_cast<std::int32_t>(a.value(x, y)));
         window.context().setImage(Image(a), QStringLiteral("A"));
         GLINT_WAIT_FOR_IMAGE(window);
         auto* common = module<CommonComponentModule>(window);
@@ -217,26 +225,36 @@ private slots:
             for (const SvgShape& s : shapes) {
                 if (s.stroke.compare(regionColour, Qt::CaseInsensitive) != 0) continue;
                 const QRectF b = s.box();
-                found = found || (std::abs(b.left() - expected.left()) < 1e-3 && std::abs(b.top() - expected.top()) < 1e-3 &&
-                                  std::abs(b.right() - expected.right()) < 1e-3 && std::abs(b.bottom() - expected.bottom()) < 1e-3);
+                found =
+                    found ||
+                    (std::abs(b.left() - expected.left()) < 1e-3 && std::abs(b.top() - expected.top()) < 1e-3 &&
+                     std::abs(b.right() - expected.right()) < 1e-3 && std::abs(b.bottom() - expected.bottom()) < 1e-3);
             }
-            QVERIFY2(found, qPrintable(QStringLiteral("no %1 rectangle at %2,%3 %4x%5").arg(regionColour).arg(expected.left())
-                                           .arg(expected.top()).arg(expected.width()).arg(expected.height())));
+            QVERIFY2(found, qPrintable(QStringLiteral("no %1 rectangle at %2,%3 %4x%5")
+                                           .arg(regionColour)
+                                           .arg(expected.left())
+                                           .arg(expected.top())
+                                           .arg(expected.width())
+                                           .arg(expected.height())));
         }
         // The trace: a polyline in the trace colour through the trace's points (pixel centres at +0.5).
         const TraceModule* trace = module<TraceModule>(window);
         const QPolygonF line = trace->layer()->shape(0).points;
         bool traced = false;
         for (const SvgShape& s : shapes) {
-            if (s.stroke.compare(colourName(TraceTool::traceColour()), Qt::CaseInsensitive) != 0 || s.points.size() != line.size()) continue;
+            if (s.stroke.compare(colourName(TraceTool::traceColour()), Qt::CaseInsensitive) != 0 ||
+                s.points.size() != line.size())
+                continue;
             bool same = true;
-            for (qsizetype i = 0; i < line.size(); ++i) same = same && QLineF(s.points[i], picture.toOutput(line[i])).length() < 1e-3;
+            for (qsizetype i = 0; i < line.size(); ++i)
+                same = same && QLineF(s.points[i], picture.toOutput(line[i])).length() < 1e-3;
             traced = traced || same;
         }
         QVERIFY(traced);
         // Labels are text, not pixels.
         bool label = false;
-        for (const SvgShape& s : shapes) label = label || s.text.startsWith(QStringLiteral("#1"));
+        for (const SvgShape& s : shapes)
+            label = label || s.text.startsWith(QStringLiteral("#1"));
         QVERIFY(label);
 
         // Drawn by an SVG renderer, it is the PNG export (up to antialiasing and text rendering).
@@ -252,7 +270,8 @@ private slots:
         for (int y = 0; y < 200; ++y)
             for (int x = 0; x < 300; ++x) {
                 const QRgb a = rendered.pixel(x, y), b = png.pixel(x, y);
-                different += std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)) > 90;
+                different +=
+                    std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)) > 90;
             }
         QVERIFY2(different < 300 * 200 / 50, qPrintable(QString::number(different)));
         const QString dir = qEnvironmentVariable("GLINT_SCREENSHOT_DIR");
@@ -268,7 +287,8 @@ private slots:
         const QString matrix = brightest::writeMatrix(scene(90, 70, 21), QStringLiteral("regions.csv"));
         QTest::newRow("matrix K=3 mean") << matrix << 3 << QStringLiteral("mean");
         QTest::newRow("matrix K=1 p90") << matrix << 1 << QStringLiteral("p90");
-        QTest::newRow("FITS with WCS K=2") << test::samplePath(QStringLiteral("ngc1316o.fit")) << 2 << QStringLiteral("median");
+        QTest::newRow("FITS with WCS K=2")
+            << test::samplePath(QStringLiteral("ngc1316o.fit")) << 2 << QStringLiteral("median");
     }
     void regionFilesEqualTheCli() {
         QFETCH(QString, file);
@@ -279,17 +299,20 @@ private slots:
         QVERIFY(openAndWait(window, file));
         QString message;
         QVERIFY2(runBrightest(window, k, pivot, QStringLiteral("cpu"), &message), qPrintable(message));
-        const QString base = QDir(dir_).filePath(QStringLiteral("gui-%1").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+        const QString base = QDir(dir_).filePath(
+            QStringLiteral("gui-%1").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
         const QVector<ExportableResults> visible = visibleResults(window.exports()->results());
         QCOMPARE(visible.size(), 1);
-        QVERIFY2(window.exports()->exportResults(visible, resultFilesFor(base, visible)), qPrintable(window.exports()->lastError()));
+        QVERIFY2(window.exports()->exportResults(visible, resultFilesFor(base, visible)),
+                 qPrintable(window.exports()->lastError()));
         QCOMPARE(window.exports()->lastWritten().size(), 3);
 
         const QString cli = QDir(dir_).filePath(QStringLiteral("cli"));
-        const test::CliResult run = test::runCli({QStringLiteral("brightest"), file, QStringLiteral("--k"), QString::number(k),
-                                                  QStringLiteral("--pivot"), pivot, QStringLiteral("--backend"), QStringLiteral("cpu"),
-                                                  QStringLiteral("--regions"), cli + QStringLiteral(".reg"), QStringLiteral("--regions"),
-                                                  cli + QStringLiteral(".geojson"), QStringLiteral("--regions"), cli + QStringLiteral(".csv")});
+        const test::CliResult run =
+            test::runCli({QStringLiteral("brightest"), file, QStringLiteral("--k"), QString::number(k),
+                          QStringLiteral("--pivot"), pivot, QStringLiteral("--backend"), QStringLiteral("cpu"),
+                          QStringLiteral("--regions"), cli + QStringLiteral(".reg"), QStringLiteral("--regions"),
+                          cli + QStringLiteral(".geojson"), QStringLiteral("--regions"), cli + QStringLiteral(".csv")});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         for (const char* ext : {".reg", ".geojson", ".csv"}) {
             const QByteArray gui = readAll(base + QLatin1String(ext)), expected = readAll(cli + QLatin1String(ext));
@@ -305,11 +328,14 @@ private slots:
         const Image a = scene(64, 48, 9);
         QImage qa(64, 48, QImage::Format_Grayscale8), qb(40, 30, QImage::Format_Grayscale8);
         for (int y = 0; y < 48; ++y)
-            for (int x = 0; x < 64; ++x) qa.scanLine(y)[x] = static_cast<uchar>(a.value(x, y));
+            for (int x = 0; x < 64; ++x)
+                qa.scanLine(y)[x] = static_cast<uchar>(a.value(x, y));
         for (int y = 0; y < 30; ++y)
-            for (int x = 0; x < 40; ++x) qb.scanLine(y)[x] = static_cast<uchar>(a.value(x + 12, y + 9));
+            for (int x = 0; x < 40; ++x)
+                qb.scanLine(y)[x] = static_cast<uchar>(a.value(x + 12, y + 9));
         qb.scanLine(5)[5] = 255; // one pixel that does not match
-        const QString pathA = QDir(dir_).filePath(QStringLiteral("mask-a.png")), pathB = QDir(dir_).filePath(QStringLiteral("mask-b.png"));
+        const QString pathA = QDir(dir_).filePath(QStringLiteral("mask-a.png")),
+                      pathB = QDir(dir_).filePath(QStringLiteral("mask-b.png"));
         QVERIFY(qa.save(pathA) && qb.save(pathB));
         MainWindow window({false, false});
         brightest::showWindow(window);
@@ -395,9 +421,11 @@ private slots:
         QCOMPARE(window.timingDock()->exportButton()->defaultAction(), window.exports()->timingReportAction());
 
         const QString base = QDir(dir_).filePath(QStringLiteral("timing"));
-        QVERIFY2(window.exports()->exportTimingReport(base + QStringLiteral(".html")), qPrintable(window.exports()->lastError()));
+        QVERIFY2(window.exports()->exportTimingReport(base + QStringLiteral(".html")),
+                 qPrintable(window.exports()->lastError()));
         QCOMPARE(window.exports()->lastWritten(),
-                 QStringList({base + QStringLiteral(".html"), base + QStringLiteral(".json"), base + QStringLiteral(".csv")}));
+                 QStringList(
+                     {base + QStringLiteral(".html"), base + QStringLiteral(".json"), base + QStringLiteral(".csv")}));
         const QByteArray html = readAll(base + QStringLiteral(".html"));
         const QJsonObject json = QJsonDocument::fromJson(readAll(base + QStringLiteral(".json"))).object();
         const QList<QByteArray> csv = readAll(base + QStringLiteral(".csv")).trimmed().split('\n');
@@ -414,14 +442,16 @@ private slots:
             QVERIFY(html.contains(QByteArray("data-ms=\"") + glint::formatNumber(r.totalMs).c_str() + '"'));
             QVERIFY(!r.steps.empty());
             QMap<QString, double> last; // a JSON object keeps one value per name: the last
-            for (const TimingStep& s : r.steps) last[QString::fromStdString(s.name)] = s.ms;
+            for (const TimingStep& s : r.steps)
+                last[QString::fromStdString(s.name)] = s.ms;
             for (auto it = last.cbegin(); it != last.cend(); ++it) {
                 QCOMPARE(timing[QStringLiteral("steps")].toObject()[it.key()].toDouble(), it.value());
                 QVERIFY2(html.contains(it.key().toUtf8()), qPrintable(it.key()));
                 QVERIFY(csv.first().contains("step:" + it.key().toUtf8()));
             }
             for (const TimingStep& s : r.steps)
-                QVERIFY2(html.contains(QByteArray("data-ms=\"") + glint::formatNumber(s.ms).c_str() + '"'), s.name.c_str());
+                QVERIFY2(html.contains(QByteArray("data-ms=\"") + glint::formatNumber(s.ms).c_str() + '"'),
+                         s.name.c_str());
         }
         // The cpu run of the brightest region is compared with the reference run of the same case.
         QVERIFY(rows[0].toObject()[QStringLiteral("speedup_vs_reference")].isDouble());
@@ -506,7 +536,8 @@ private slots:
         auto* m = module<BrightestModule>(window);
         m->panel()->sweepEdit()->setText(QStringLiteral("median, p90, p99"));
         m->panel()->kBox()->setValue(2);
-        QVERIFY(brightest::runAndWait(m, [&] { m->runSweep(); }, &message));
+        QVERIFY(brightest::runAndWait(
+            m, [&] { m->runSweep(); }, &message));
         const QString fits = QDir(dir_).filePath(QStringLiteral("ngc1316o.png"));
         QVERIFY(window.exports()->exportViewPng(fits));
         saveShot(fits, QStringLiteral("export-ngc1316o-sweep.png"));

@@ -28,8 +28,7 @@ namespace glint::test::exports {
 using namespace glint;
 using namespace glint::ui;
 
-template <class T>
-T* module(MainWindow& window) {
+template <class T> T* module(MainWindow& window) {
     for (AnalysisModule* m : window.modules())
         if (auto* t = qobject_cast<T*>(m)) return t;
     return nullptr;
@@ -41,10 +40,12 @@ inline Image scene(int width, int height, unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> noise(0, 60);
     std::vector<std::int32_t> v(static_cast<std::size_t>(width) * height);
-    for (auto& s : v) s = noise(rng);
+    for (auto& s : v)
+        s = noise(rng);
     const auto block = [&](int x0, int y0, int w, int h, int value) {
         for (int y = y0; y < y0 + h && y < height; ++y)
-            for (int x = x0; x < x0 + w && x < width; ++x) v[static_cast<std::size_t>(y) * width + x] = value;
+            for (int x = x0; x < x0 + w && x < width; ++x)
+                v[static_cast<std::size_t>(y) * width + x] = value;
     };
     block(width / 5, height / 4, width / 6, height / 5, 220);
     block(width * 3 / 5, height / 2, width / 8, height / 4, 180);
@@ -70,7 +71,8 @@ inline bool runBrightest(MainWindow& window, int k, const QString& pivot, const 
     m->panel()->kBox()->setValue(k);
     brightest::setPivot(m->panel(), pivot);
     m->panel()->backendBox()->setCurrentText(backend);
-    return brightest::runAndWait(m, [&] { m->run(k); }, message);
+    return brightest::runAndWait(
+        m, [&] { m->run(k); }, message);
 }
 
 inline bool runCommon(MainWindow& window, const QString& pathB, double tolerance) {
@@ -78,7 +80,8 @@ inline bool runCommon(MainWindow& window, const QString& pathB, double tolerance
     m->openSecondImage(pathB);
     QElapsedTimer clock;
     clock.start();
-    while (!m->isSecondImageShown() && clock.elapsed() < 30000) QTest::qWait(20);
+    while (!m->isSecondImageShown() && clock.elapsed() < 30000)
+        QTest::qWait(20);
     if (!m->isSecondImageShown()) return false;
     glint::CommonComponentParams params;
     params.tolerance = tolerance;
@@ -94,10 +97,12 @@ inline bool runTrace(MainWindow& window, const QVector<QPointF>& clicks) {
     auto* m = module<TraceModule>(window);
     QSignalSpy finished(m, &TraceModule::traceFinished);
     m->startTool();
-    for (const QPointF& p : clicks) m->click(p);
+    for (const QPointF& p : clicks)
+        m->click(p);
     QElapsedTimer clock;
     clock.start();
-    while (m->fixedLegCount() < clicks.size() - 1 && clock.elapsed() < 30000) QTest::qWait(20);
+    while (m->fixedLegCount() < clicks.size() - 1 && clock.elapsed() < 30000)
+        QTest::qWait(20);
     m->finishTrace();
     return finished.count() > 0 || finished.wait(30000);
 }
@@ -105,7 +110,8 @@ inline bool runTrace(MainWindow& window, const QVector<QPointF>& clicks) {
 inline bool waitIdle(MainWindow& window) {
     QElapsedTimer clock;
     clock.start();
-    while (window.context().jobs()->isBusy() && clock.elapsed() < 60000) QTest::qWait(20);
+    while (window.context().jobs()->isBusy() && clock.elapsed() < 60000)
+        QTest::qWait(20);
     return !window.context().jobs()->isBusy();
 }
 
@@ -140,9 +146,12 @@ inline QTransform parseTransform(const QString& text) {
         for (const QString& s : m.captured(2).split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts))
             n << s.toDouble();
         QTransform step;
-        if (m.captured(1) == QLatin1String("matrix") && n.size() == 6) step = QTransform(n[0], n[1], n[2], n[3], n[4], n[5]);
-        else if (m.captured(1) == QLatin1String("translate") && !n.isEmpty()) step = QTransform::fromTranslate(n[0], n.value(1));
-        else if (m.captured(1) == QLatin1String("scale") && !n.isEmpty()) step = QTransform::fromScale(n[0], n.value(1, n[0]));
+        if (m.captured(1) == QLatin1String("matrix") && n.size() == 6)
+            step = QTransform(n[0], n[1], n[2], n[3], n[4], n[5]);
+        else if (m.captured(1) == QLatin1String("translate") && !n.isEmpty())
+            step = QTransform::fromTranslate(n[0], n.value(1));
+        else if (m.captured(1) == QLatin1String("scale") && !n.isEmpty())
+            step = QTransform::fromScale(n[0], n.value(1, n[0]));
         t = step * t;
     }
     return t;
@@ -152,8 +161,10 @@ inline QPolygonF parseNumbersAsPoints(const QString& text) {
     QPolygonF out;
     static const QRegularExpression number(QStringLiteral("-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?"));
     QList<double> n;
-    for (auto it = number.globalMatch(text); it.hasNext();) n << it.next().captured(0).toDouble();
-    for (qsizetype i = 0; i + 1 < n.size(); i += 2) out << QPointF(n[i], n[i + 1]);
+    for (auto it = number.globalMatch(text); it.hasNext();)
+        n << it.next().captured(0).toDouble();
+    for (qsizetype i = 0; i + 1 < n.size(); i += 2)
+        out << QPointF(n[i], n[i + 1]);
     return out;
 }
 
@@ -176,7 +187,8 @@ inline QVector<SvgShape> svgShapes(const QByteArray& svg) {
         if (!xml.isStartElement()) continue;
         const QXmlStreamAttributes a = xml.attributes();
         Frame f = stack.last();
-        if (a.hasAttribute(QStringLiteral("transform"))) f.transform = parseTransform(a.value(QStringLiteral("transform")).toString()) * f.transform;
+        if (a.hasAttribute(QStringLiteral("transform")))
+            f.transform = parseTransform(a.value(QStringLiteral("transform")).toString()) * f.transform;
         if (a.hasAttribute(QStringLiteral("stroke"))) f.stroke = a.value(QStringLiteral("stroke")).toString();
         if (a.hasAttribute(QStringLiteral("fill"))) f.fill = a.value(QStringLiteral("fill")).toString();
         stack.append(f);
@@ -205,6 +217,8 @@ inline QVector<SvgShape> svgShapes(const QByteArray& svg) {
     return out;
 }
 
-inline QString colourName(const QColor& c) { return c.name(QColor::HexRgb); }
+inline QString colourName(const QColor& c) {
+    return c.name(QColor::HexRgb);
+}
 
 } // namespace glint::test::exports

@@ -37,7 +37,8 @@ QString describeDifference(const QJsonObject& a, const QJsonObject& b) {
     for (auto it = a.begin(); it != a.end(); ++it)
         if (b.value(it.key()) != it.value())
             return QStringLiteral("%1:\n%2\n---\n%3")
-                .arg(it.key(), QString::fromUtf8(QJsonDocument(QJsonObject{{it.key(), it.value()}}).toJson()).left(3000),
+                .arg(it.key(),
+                     QString::fromUtf8(QJsonDocument(QJsonObject{{it.key(), it.value()}}).toJson()).left(3000),
                      QString::fromUtf8(QJsonDocument(QJsonObject{{it.key(), b.value(it.key())}}).toJson()).left(3000));
     return a.size() == b.size() ? QString() : QStringLiteral("different keys");
 }
@@ -57,7 +58,8 @@ bool waitOpened(MainWindow& window, QString* failure, const std::function<void()
     if (start) start(); // a file that cannot be read fails at once
     QElapsedTimer clock;
     clock.start();
-    while (opened.isEmpty() && failed.isEmpty() && clock.elapsed() < 30000) QTest::qWait(20);
+    while (opened.isEmpty() && failed.isEmpty() && clock.elapsed() < 30000)
+        QTest::qWait(20);
     if (!failed.isEmpty()) *failure = failed.first().at(1).toString();
     return !opened.isEmpty();
 }
@@ -78,7 +80,9 @@ bool waitDrawn(MainWindow& window) {
     return false;
 }
 
-QImage picture(MainWindow& window) { return ViewPicture(window.context(), {1.0}).toImage(); }
+QImage picture(MainWindow& window) {
+    return ViewPicture(window.context(), {1.0}).toImage();
+}
 
 QStringList autosaveFiles(const QString& dir) {
     return QDir(dir).entryList({QStringLiteral("session-*")}, QDir::Files, QDir::Name);
@@ -108,8 +112,10 @@ class TestGuiSession : public QObject {
         QString message;
         QVERIFY2(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         b->panel()->sweepEdit()->setText(QStringLiteral("mean, p90"));
-        QVERIFY2(brightest::runAndWait(b, [&] { b->runSweep(); }, &message), qPrintable(message));
-        b->panel()->kBox()->setValue(7);          // panel state that no run used
+        QVERIFY2(brightest::runAndWait(
+                     b, [&] { b->runSweep(); }, &message),
+                 qPrintable(message));
+        b->panel()->kBox()->setValue(7); // panel state that no run used
         brightest::setPivot(b->panel(), QStringLiteral("p97.5"));
 
         QVERIFY(runTrace(window, {QPointF(8.5, 100.25), QPointF(80, 60), QPointF(150.75, 20)}));
@@ -137,9 +143,11 @@ private slots:
         const Image a = scene(160, 120, 31);
         std::vector<std::int32_t> crop;
         for (int y = 20; y < 90; ++y)
-            for (int x = 30; x < 120; ++x) crop.push_back(static_cast<std::int32_t>(a.value(x, y)));
+            for (int x = 30; x < 120; ++x)
+                crop.push_back(static_cast<std::int32_t>(a.value(x, y)));
         pathA_ = brightest::writeMatrix(a, QStringLiteral("session-a.csv"));
-        pathB_ = brightest::writeMatrix(Image::fromSamples<std::int32_t>(90, 70, std::move(crop)), QStringLiteral("session-b.csv"));
+        pathB_ = brightest::writeMatrix(Image::fromSamples<std::int32_t>(90, 70, std::move(crop)),
+                                        QStringLiteral("session-b.csv"));
         QVERIFY(!pathA_.isEmpty() && !pathB_.isEmpty());
     }
 
@@ -157,7 +165,8 @@ private slots:
         const int resultSets = window.resultsDock()->resultSetCount();
         const std::size_t runs = window.context().timingLog()->records().size();
         QCOMPARE(resultSets, 5);
-        QVERIFY(saved[QStringLiteral("modules")].toObject()[QStringLiteral("common")].toObject().contains(QStringLiteral("second")));
+        QVERIFY(saved[QStringLiteral("modules")].toObject()[QStringLiteral("common")].toObject().contains(
+            QStringLiteral("second")));
 
         // Another image: every overlay and result goes.
         QVERIFY(openAndWait(window, brightest::writeMatrix(scene(50, 40, 3), QStringLiteral("other.csv"))));
@@ -167,13 +176,15 @@ private slots:
         QVERIFY2(openSession(window, path, &failure), qPrintable(failure));
         QVERIFY(waitDrawn(window));
         const QJsonObject restored = window.sessions()->capture();
-        QVERIFY2(withoutView(restored) == withoutView(saved), qPrintable(describeDifference(withoutView(saved), withoutView(restored))));
+        QVERIFY2(withoutView(restored) == withoutView(saved),
+                 qPrintable(describeDifference(withoutView(saved), withoutView(restored))));
         QVERIFY(sameView(restored, saved));
         QCOMPARE(window.resultsDock()->resultSetCount(), resultSets);
         QCOMPARE(window.context().timingLog()->records().size(), runs);
         QCOMPARE(picture(window), before);
         QVERIFY(!module<RegionStatisticsModule>(window)->layer()->isVisible());
-        QCOMPARE(window.context().layers()->layers().first(), static_cast<OverlayLayer*>(module<TraceModule>(window)->layer()));
+        QCOMPARE(window.context().layers()->layers().first(),
+                 static_cast<OverlayLayer*>(module<TraceModule>(window)->layer()));
         QCOMPARE(module<BrightestModule>(window)->panel()->kBox()->value(), 7);
         QCOMPARE(module<BrightestModule>(window)->exclusionCount(), 2);
         QCOMPARE(module<CommonComponentModule>(window)->view(), CommonComponentModule::View::Blend);
@@ -189,7 +200,8 @@ private slots:
         QVERIFY2(waitOpened(fresh, &failure, [&] { fresh.openFile(path); }), qPrintable(failure)); // .json: a session
         QVERIFY(waitDrawn(fresh));
         const QJsonObject again = fresh.sessions()->capture();
-        QVERIFY2(withoutView(again) == withoutView(saved), qPrintable(describeDifference(withoutView(saved), withoutView(again))));
+        QVERIFY2(withoutView(again) == withoutView(saved),
+                 qPrintable(describeDifference(withoutView(saved), withoutView(again))));
         QCOMPARE(picture(fresh), before);
     }
 
@@ -204,7 +216,8 @@ private slots:
         QFETCH(bool, mainImage);
         const QString folder = QDir(dir_).filePath(QStringLiteral("missing-%1").arg(mainImage));
         QVERIFY(QDir().mkpath(folder));
-        const QString a = QDir(folder).filePath(QStringLiteral("a.csv")), b = QDir(folder).filePath(QStringLiteral("b.csv"));
+        const QString a = QDir(folder).filePath(QStringLiteral("a.csv")),
+                      b = QDir(folder).filePath(QStringLiteral("b.csv"));
         QVERIFY(QFile::copy(pathA_, a) && QFile::copy(pathB_, b));
         MainWindow window({false, false});
         brightest::showWindow(window);
@@ -303,9 +316,11 @@ private slots:
 
     // A folder with the session and its images, moved whole: the images are found beside the session.
     void movedFolder() {
-        const QString from = QDir(dir_).filePath(QStringLiteral("project")), to = QDir(dir_).filePath(QStringLiteral("moved"));
+        const QString from = QDir(dir_).filePath(QStringLiteral("project")),
+                      to = QDir(dir_).filePath(QStringLiteral("moved"));
         QVERIFY(QDir().mkpath(from));
-        const QString a = QDir(from).filePath(QStringLiteral("a.csv")), b = QDir(from).filePath(QStringLiteral("b.csv"));
+        const QString a = QDir(from).filePath(QStringLiteral("a.csv")),
+                      b = QDir(from).filePath(QStringLiteral("b.csv"));
         QVERIFY(QFile::copy(pathA_, a) && QFile::copy(pathB_, b));
         QImage before;
         {
@@ -363,11 +378,13 @@ private slots:
         QVERIFY2(waitOpened(window, &failure), qPrintable(failure));
         QVERIFY(waitDrawn(window));
         const QJsonObject restored = window.sessions()->capture();
-        QVERIFY2(withoutView(restored) == withoutView(last), qPrintable(describeDifference(withoutView(last), withoutView(restored))));
+        QVERIFY2(withoutView(restored) == withoutView(last),
+                 qPrintable(describeDifference(withoutView(last), withoutView(restored))));
         QCOMPARE(picture(window), before);
         // The crashed run's files are gone; this run's marker (and lock, and soon its own autosave) remain.
         QTRY_VERIFY(!autosaveFiles(dir).contains(QFileInfo(found.first().first().toString()).fileName()));
-        for (const QString& name : autosaveFiles(dir)) QVERIFY2(name.contains(QFileInfo(window.autosave()->markerPath()).completeBaseName()), qPrintable(name));
+        for (const QString& name : autosaveFiles(dir))
+            QVERIFY2(name.contains(QFileInfo(window.autosave()->markerPath()).completeBaseName()), qPrintable(name));
     }
 
     // A real glint process killed while it runs (its lock file names a dead process): offered and restored.
@@ -384,13 +401,18 @@ private slots:
         process.setProcessEnvironment(env);
         process.start(glint, {pathA_});
         QVERIFY(process.waitForStarted(10000));
-        QTRY_VERIFY_WITH_TIMEOUT(QDir(dir).entryList({QStringLiteral("session-*.json")}, QDir::Files).size() == 1, 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(QDir(dir).entryList({QStringLiteral("session-*.json")}, QDir::Files).size() == 1 &&
-                                     QJsonDocument::fromJson(readAll(QDir(dir).filePath(QDir(dir).entryList({QStringLiteral("session-*.json")}).first())))
-                                         .isObject(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(QDir(dir).entryList({QStringLiteral("session-*.json")}, QDir::Files).size() == 1,
+                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            QDir(dir).entryList({QStringLiteral("session-*.json")}, QDir::Files).size() == 1 &&
+                QJsonDocument::fromJson(
+                    readAll(QDir(dir).filePath(QDir(dir).entryList({QStringLiteral("session-*.json")}).first())))
+                    .isObject(),
+            10000);
         process.kill(); // SIGKILL: no clean-up at all
         QVERIFY(process.waitForFinished(10000));
-        QCOMPARE(QDir(dir).entryList({QStringLiteral("session-*.lock")}, QDir::Files).size(), 1); // left by the dead process
+        QCOMPARE(QDir(dir).entryList({QStringLiteral("session-*.lock")}, QDir::Files).size(),
+                 1); // left by the dead process
 
         qputenv("GLINT_AUTOSAVE_ANSWER", "restore");
         MainWindow window({false, false, dir, 3600000});
@@ -401,7 +423,8 @@ private slots:
         QString failure;
         QVERIFY2(waitOpened(window, &failure), qPrintable(failure));
         QCOMPARE(window.context().imagePath(), pathA_);
-        QTRY_COMPARE(QDir(dir).entryList({QStringLiteral("session-*.lock")}, QDir::Files).size(), 1); // this window's own
+        QTRY_COMPARE(QDir(dir).entryList({QStringLiteral("session-*.lock")}, QDir::Files).size(),
+                     1); // this window's own
     }
 
     // In an interactive window the offer is a question that does not block the window; "Restore" restores.
@@ -474,7 +497,8 @@ private slots:
         QVERIFY(!window.context().hasImage());
         QStringList left = autosaveFiles(dir);
         QCOMPARE(left.size(), 2); // this window's marker and lock
-        for (const QString& name : left) QVERIFY(name.contains(QFileInfo(window.autosave()->markerPath()).completeBaseName()));
+        for (const QString& name : left)
+            QVERIFY(name.contains(QFileInfo(window.autosave()->markerPath()).completeBaseName()));
         window.close();
         QCOMPARE(autosaveFiles(dir), QStringList());
     }

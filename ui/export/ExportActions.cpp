@@ -57,7 +57,8 @@ bool ExportActions::run(const QString& what, const std::function<QStringList()>&
         lastError_.clear();
         const QStringList names = [this] {
             QStringList n;
-            for (const QString& p : lastWritten_) n << QFileInfo(p).fileName();
+            for (const QString& p : lastWritten_)
+                n << QFileInfo(p).fileName();
             return n;
         }();
         window_.statusBar()->showMessage(tr("Written: %1").arg(names.join(QStringLiteral(", "))), 8000);
@@ -99,7 +100,9 @@ bool ExportActions::exportTimingReport(const QString& base) {
     return run(tr("Export timing report"), [&] { return writeTimingReports(*window_.context().timingLog(), base); });
 }
 
-QVector<ExportableResults> ExportActions::results() const { return collectResults(window_.modules()); }
+QVector<ExportableResults> ExportActions::results() const {
+    return collectResults(window_.modules());
+}
 
 QString ExportActions::suggestedBase(const QString& suffix) const {
     const QFileInfo image(window_.context().imagePath());
@@ -108,16 +111,16 @@ QString ExportActions::suggestedBase(const QString& suffix) const {
 }
 
 void ExportActions::chooseViewPng() {
-    const QString path = QFileDialog::getSaveFileName(&window_, tr("Export View as PNG"), suggestedBase(QStringLiteral("-view.png")),
-                                                      tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        &window_, tr("Export View as PNG"), suggestedBase(QStringLiteral("-view.png")), tr("PNG images (*.png)"));
     if (path.isEmpty()) return;
     lastDirectory_ = QFileInfo(path).absolutePath();
     exportViewPng(path);
 }
 
 void ExportActions::chooseViewSvg() {
-    const QString path = QFileDialog::getSaveFileName(&window_, tr("Export View as SVG"), suggestedBase(QStringLiteral("-view.svg")),
-                                                      tr("SVG drawings (*.svg)"));
+    const QString path = QFileDialog::getSaveFileName(
+        &window_, tr("Export View as SVG"), suggestedBase(QStringLiteral("-view.svg")), tr("SVG drawings (*.svg)"));
     if (path.isEmpty()) return;
     lastDirectory_ = QFileInfo(path).absolutePath();
     exportViewSvg(path);
@@ -126,15 +129,17 @@ void ExportActions::chooseViewSvg() {
 void ExportActions::chooseResults() {
     const auto image = window_.context().image();
     if (!image) return;
-    ExportResultsDialog dialog(results(), image->meta.wcs != nullptr, suggestedBase(QStringLiteral("-regions")), &window_);
+    ExportResultsDialog dialog(results(), image->meta.wcs != nullptr, suggestedBase(QStringLiteral("-regions")),
+                               &window_);
     if (dialog.exec() != QDialog::Accepted) return;
     lastDirectory_ = QFileInfo(dialog.files().csv.isEmpty() ? dialog.files().ds9 : dialog.files().csv).absolutePath();
     exportResults(dialog.chosenSets(), dialog.files());
 }
 
 void ExportActions::chooseTimingReport() {
-    const QString path = QFileDialog::getSaveFileName(&window_, tr("Export Timing Report"), suggestedBase(QStringLiteral("-timing.html")),
-                                                      tr("Timing report (*.html); the .json and .csv are written beside it"));
+    const QString path = QFileDialog::getSaveFileName(
+        &window_, tr("Export Timing Report"), suggestedBase(QStringLiteral("-timing.html")),
+        tr("Timing report (*.html); the .json and .csv are written beside it"));
     if (path.isEmpty()) return;
     lastDirectory_ = QFileInfo(path).absolutePath();
     exportTimingReport(path);

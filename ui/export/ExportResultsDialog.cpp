@@ -20,7 +20,8 @@ namespace glint::ui {
 namespace {
 std::size_t regionCount(const QVector<ExportableResults>& sets) {
     std::size_t n = 0;
-    for (const ExportableResults& s : sets) n += s.regions.size();
+    for (const ExportableResults& s : sets)
+        n += s.regions.size();
     return n;
 }
 bool hasComponent(const QVector<ExportableResults>& sets) {
@@ -30,7 +31,8 @@ bool hasComponent(const QVector<ExportableResults>& sets) {
 }
 } // namespace
 
-ExportResultsDialog::ExportResultsDialog(QVector<ExportableResults> sets, bool imageHasWcs, const QString& base, QWidget* parent)
+ExportResultsDialog::ExportResultsDialog(QVector<ExportableResults> sets, bool imageHasWcs, const QString& base,
+                                         QWidget* parent)
     : QDialog(parent), sets_(std::move(sets)), scope_(new QComboBox), ds9_(new QCheckBox(tr("DS9 region file (.reg)"))),
       geoJson_(new QCheckBox(tr("GeoJSON for QuPath (.geojson)"))), csv_(new QCheckBox(tr("CSV table (.csv)"))),
       mask_(new QCheckBox(tr("Component mask (-mask.png)"))), system_(new QComboBox), base_(new QLineEdit(base)),
@@ -71,7 +73,8 @@ ExportResultsDialog::ExportResultsDialog(QVector<ExportableResults> sets, bool i
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, &ExportResultsDialog::browse);
     connect(scope_, &QComboBox::currentIndexChanged, this, &ExportResultsDialog::update);
-    for (QCheckBox* box : {ds9_, geoJson_, csv_, mask_}) connect(box, &QCheckBox::toggled, this, &ExportResultsDialog::update);
+    for (QCheckBox* box : {ds9_, geoJson_, csv_, mask_})
+        connect(box, &QCheckBox::toggled, this, &ExportResultsDialog::update);
     connect(base_, &QLineEdit::textChanged, this, &ExportResultsDialog::update);
     update();
 }
@@ -97,11 +100,13 @@ ResultFiles ExportResultsDialog::files() const {
 void ExportResultsDialog::update() {
     const QVector<ExportableResults> sets = chosenSets();
     mask_->setEnabled(hasComponent(sets));
-    const bool any = ds9_->isChecked() || geoJson_->isChecked() || csv_->isChecked() || (mask_->isChecked() && mask_->isEnabled());
+    const bool any =
+        ds9_->isChecked() || geoJson_->isChecked() || csv_->isChecked() || (mask_->isChecked() && mask_->isEnabled());
     const bool ok = any && !sets.isEmpty() && !base_->text().trimmed().isEmpty();
     if (auto* box = findChild<QDialogButtonBox*>()) box->button(QDialogButtonBox::Ok)->setEnabled(ok);
-    summary_->setText(sets.isEmpty() ? tr("No result is shown: tick a result layer in the Layers dock, or choose one set.")
-                                     : tr("%1 region(s) from %2 result set(s).").arg(regionCount(sets)).arg(sets.size()));
+    summary_->setText(sets.isEmpty()
+                          ? tr("No result is shown: tick a result layer in the Layers dock, or choose one set.")
+                          : tr("%1 region(s) from %2 result set(s).").arg(regionCount(sets)).arg(sets.size()));
 }
 
 void ExportResultsDialog::browse() {
@@ -109,7 +114,8 @@ void ExportResultsDialog::browse() {
                                                       tr("Region files (*.reg *.geojson *.csv);;All files (*)"));
     if (path.isEmpty()) return;
     QString base = path;
-    for (const QString& ext : {QStringLiteral(".reg"), QStringLiteral(".geojson"), QStringLiteral(".csv"), QStringLiteral(".png")})
+    for (const QString& ext :
+         {QStringLiteral(".reg"), QStringLiteral(".geojson"), QStringLiteral(".csv"), QStringLiteral(".png")})
         if (base.endsWith(ext, Qt::CaseInsensitive)) base.chop(ext.size());
     base_->setText(base);
 }

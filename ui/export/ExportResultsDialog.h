@@ -16,7 +16,8 @@ namespace glint::ui {
 class ExportResultsDialog : public QDialog {
     Q_OBJECT
 public:
-    ExportResultsDialog(QVector<ExportableResults> sets, bool imageHasWcs, const QString& base, QWidget* parent = nullptr);
+    ExportResultsDialog(QVector<ExportableResults> sets, bool imageHasWcs, const QString& base,
+                        QWidget* parent = nullptr);
 
     QVector<ExportableResults> chosenSets() const;
     ResultFiles files() const;

@@ -20,10 +20,10 @@ struct CommonComponentResult;
 namespace glint::ui {
 
 struct ExportableResults {
-    QString title;                                  // as in the results dock: "Brightest #2: K=3 disjoint, pivot mean"
-    std::string description;                        // the file header's line, as the CLI writes it for one run
-    std::vector<glint::ExportRegion> regions;       // may be empty (a run that found nothing)
-    QVector<QPointer<OverlayLayer>> layers;         // the set counts as visible while any of these is shown
+    QString title;                            // as in the results dock: "Brightest #2: K=3 disjoint, pivot mean"
+    std::string description;                  // the file header's line, as the CLI writes it for one run
+    std::vector<glint::ExportRegion> regions; // may be empty (a run that found nothing)
+    QVector<QPointer<OverlayLayer>> layers;   // the set counts as visible while any of these is shown
     std::shared_ptr<const glint::CommonComponentResult> component; // the mask, for a common component
 
     bool isVisible() const {

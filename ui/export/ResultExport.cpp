@@ -23,7 +23,8 @@ const ExportableResults* firstWithComponent(const QVector<ExportableResults>& se
 
 QVector<ExportableResults> collectResults(const QList<AnalysisModule*>& modules) {
     QVector<ExportableResults> out;
-    for (const AnalysisModule* module : modules) out += module->exportableResults();
+    for (const AnalysisModule* module : modules)
+        out += module->exportableResults();
     return out;
 }
 
@@ -53,13 +54,16 @@ ResultFiles resultFilesFor(const QString& base, const QVector<ExportableResults>
     return files;
 }
 
-QStringList writeResultFiles(const glint::Image& image, const QVector<ExportableResults>& sets, const ResultFiles& files) {
+QStringList writeResultFiles(const glint::Image& image, const QVector<ExportableResults>& sets,
+                             const ResultFiles& files) {
     const glint::RegionDocument doc = resultDocument(image, sets);
     std::vector<std::pair<QString, std::string>> outputs;
     glint::RegionWriteOptions options;
     options.ds9System = files.ds9System;
-    if (!files.ds9.isEmpty()) outputs.emplace_back(files.ds9, glint::regionFileText(doc, glint::RegionFormat::Ds9, options));
-    if (!files.geoJson.isEmpty()) outputs.emplace_back(files.geoJson, glint::regionFileText(doc, glint::RegionFormat::GeoJson));
+    if (!files.ds9.isEmpty())
+        outputs.emplace_back(files.ds9, glint::regionFileText(doc, glint::RegionFormat::Ds9, options));
+    if (!files.geoJson.isEmpty())
+        outputs.emplace_back(files.geoJson, glint::regionFileText(doc, glint::RegionFormat::GeoJson));
     if (!files.csv.isEmpty()) outputs.emplace_back(files.csv, glint::regionFileText(doc, glint::RegionFormat::Csv));
     if (!files.maskPng.isEmpty()) {
         const ExportableResults* set = firstWithComponent(sets);

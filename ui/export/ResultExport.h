@@ -30,10 +30,10 @@ glint::RegionDocument resultDocument(const glint::Image& image, const QVector<Ex
 
 // What to write: a file per format asked for (an empty path: not that one).
 struct ResultFiles {
-    QString ds9;      // .reg
-    QString geoJson;  // .geojson
-    QString csv;      // .csv
-    QString maskPng;  // .png: the first set with a common component
+    QString ds9;     // .reg
+    QString geoJson; // .geojson
+    QString csv;     // .csv
+    QString maskPng; // .png: the first set with a common component
     glint::Ds9System ds9System = glint::Ds9System::Auto;
 };
 
@@ -42,6 +42,7 @@ ResultFiles resultFilesFor(const QString& base, const QVector<ExportableResults>
 
 // Writes the files; returns their paths. Every text is made before the first file is written, so that a
 // wrong choice (fk5 without a WCS, no mask) writes nothing. Throws glint::UsageError / OutputError.
-QStringList writeResultFiles(const glint::Image& image, const QVector<ExportableResults>& sets, const ResultFiles& files);
+QStringList writeResultFiles(const glint::Image& image, const QVector<ExportableResults>& sets,
+                             const ResultFiles& files);
 
 } // namespace glint::ui

@@ -29,7 +29,8 @@ glint::TimingRun timingRunFrom(const RunRecord& record) {
 std::vector<glint::TimingRun> timingRunsFrom(const TimingLog& log) {
     std::vector<glint::TimingRun> runs;
     runs.reserve(log.records().size());
-    for (const RunRecord& r : log.records()) runs.push_back(timingRunFrom(r));
+    for (const RunRecord& r : log.records())
+        runs.push_back(timingRunFrom(r));
     return runs;
 }
 
@@ -46,7 +47,8 @@ QStringList writeTimingReports(const TimingLog& log, const QString& base) {
         {stem + QStringLiteral(".json"), glint::TimingReportFormat::Json},
         {stem + QStringLiteral(".csv"), glint::TimingReportFormat::Csv}};
     std::vector<std::pair<QString, std::string>> outputs;
-    for (const auto& [path, format] : formats) outputs.emplace_back(path, glint::timingReportText(runs, info, format));
+    for (const auto& [path, format] : formats)
+        outputs.emplace_back(path, glint::timingReportText(runs, info, format));
     QStringList written;
     for (const auto& [path, text] : outputs) {
         glint::writeFileAtomically(path.toStdString(), text);

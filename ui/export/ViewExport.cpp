@@ -94,7 +94,8 @@ QByteArray ViewPicture::svgBytes() const {
     generator.setViewBox(QRect(QPoint(0, 0), size_));
     generator.setResolution(96);
     generator.setTitle(QStringLiteral("Glint view"));
-    generator.setDescription(QStringLiteral("The image (embedded) with the overlays as vector shapes, in image pixels"));
+    generator.setDescription(
+        QStringLiteral("The image (embedded) with the overlays as vector shapes, in image pixels"));
     QPainter painter;
     if (!painter.begin(&generator)) throw glint::OutputError("the SVG could not be started");
     paint(painter);

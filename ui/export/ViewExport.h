@@ -43,8 +43,8 @@ public:
     QPointF toOutput(QPointF imagePoint) const;
 
     void paint(QPainter& painter) const;
-    QImage toImage() const;       // ARGB32, 96 dpi
-    QByteArray pngBytes() const;  // throws glint::OutputError when encoding fails
+    QImage toImage() const;      // ARGB32, 96 dpi
+    QByteArray pngBytes() const; // throws glint::OutputError when encoding fails
     QByteArray svgBytes() const;
 
 private:

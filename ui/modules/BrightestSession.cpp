@@ -21,7 +21,8 @@ namespace glint::ui {
 namespace {
 
 bool anyLayer(const BrightestModule::Run& run) {
-    return std::any_of(run.layers.cbegin(), run.layers.cend(), [](const QPointer<OverlayLayer>& l) { return !l.isNull(); });
+    return std::any_of(run.layers.cbegin(), run.layers.cend(),
+                       [](const QPointer<OverlayLayer>& l) { return !l.isNull(); });
 }
 
 // The header line glint-cli brightest --regions writes, so that the two files of one analysis are equal.
@@ -30,7 +31,9 @@ std::string describe(const glint::BrightestResult& r, int k) {
            glint::brightestModeName(r.mode) + ", k " + std::to_string(k);
 }
 
-std::uint32_t rgb(const QColor& c) { return static_cast<std::uint32_t>(c.rgb() & 0xFFFFFF); }
+std::uint32_t rgb(const QColor& c) {
+    return static_cast<std::uint32_t>(c.rgb() & 0xFFFFFF);
+}
 
 } // namespace
 
@@ -39,8 +42,8 @@ QVector<ExportableResults> BrightestModule::exportableResults() const {
     for (const Run& run : runs_) {
         if (!anyLayer(run)) continue;
         if (!run.sweep) {
-            out.append({run.title, describe(run.results.front(), run.k), glint::regionsFromBrightest(run.results.front()),
-                        run.layers, nullptr});
+            out.append({run.title, describe(run.results.front(), run.k),
+                        glint::regionsFromBrightest(run.results.front()), run.layers, nullptr});
             continue;
         }
         // A sweep: one set per pivot, its regions labelled with the pivot and drawn in the pivot's colour.
@@ -62,14 +65,14 @@ QVector<ExportableResults> BrightestModule::exportableResults() const {
 QJsonObject BrightestModule::saveSession() const {
     QJsonObject state;
     if (panel_) {
-        state[QStringLiteral("panel")] = QJsonObject{
-            {QStringLiteral("k"), panel_->kBox()->value()},
-            {QStringLiteral("mode"), panel_->modeBox()->currentData().toString()},
-            {QStringLiteral("pivot_kind"), panel_->pivotBox()->currentData().toString()},
-            {QStringLiteral("percentile"), panel_->percentileBox()->value()},
-            {QStringLiteral("number"), panel_->numberEdit()->text()},
-            {QStringLiteral("backend"), panel_->backendBox()->currentText()},
-            {QStringLiteral("sweep"), panel_->sweepEdit()->text()}};
+        state[QStringLiteral("panel")] =
+            QJsonObject{{QStringLiteral("k"), panel_->kBox()->value()},
+                        {QStringLiteral("mode"), panel_->modeBox()->currentData().toString()},
+                        {QStringLiteral("pivot_kind"), panel_->pivotBox()->currentData().toString()},
+                        {QStringLiteral("percentile"), panel_->percentileBox()->value()},
+                        {QStringLiteral("number"), panel_->numberEdit()->text()},
+                        {QStringLiteral("backend"), panel_->backendBox()->currentText()},
+                        {QStringLiteral("sweep"), panel_->sweepEdit()->text()}};
     }
     if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
     QJsonArray exclusions;
@@ -81,7 +84,8 @@ QJsonObject BrightestModule::saveSession() const {
     for (const Run& run : runs_) {
         if (!anyLayer(run)) continue;
         QJsonArray results;
-        for (const glint::BrightestResult& r : run.results) results.append(sessionjson::brightestResult(r));
+        for (const glint::BrightestResult& r : run.results)
+            results.append(sessionjson::brightestResult(r));
         runs.append(QJsonObject{{QStringLiteral("number"), run.number},
                                 {QStringLiteral("sweep"), run.sweep},
                                 {QStringLiteral("k"), run.k},
@@ -95,8 +99,9 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
     using namespace sessionjson;
     const std::shared_ptr<const glint::Image> image = inputs.value(QString());
     const QRect bounds = image ? QRect(0, 0, image->width(), image->height()) : QRect();
-    const QJsonObject panelState = state.contains(QStringLiteral("panel")) ? object(state[QStringLiteral("panel")], QStringLiteral("brightest.panel"))
-                                                                         : QJsonObject();
+    const QJsonObject panelState = state.contains(QStringLiteral("panel"))
+                                       ? object(state[QStringLiteral("panel")], QStringLiteral("brightest.panel"))
+                                       : QJsonObject();
     std::optional<QRect> roi;
     if (state.contains(QStringLiteral("roi"))) {
         roi = readRect(state[QStringLiteral("roi")], QStringLiteral("brightest.roi"));
@@ -105,8 +110,12 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
     QVector<Exclusion> exclusions;
     for (const QJsonValue& v : array(state[QStringLiteral("exclusions")], QStringLiteral("brightest.exclusions"))) {
         const QJsonObject e = object(v, QStringLiteral("brightest.exclusions[]"));
-        if (e.contains(QStringLiteral("polygon"))) exclusions.append({true, {}, readPoints(e[QStringLiteral("polygon")], QStringLiteral("brightest.exclusions[].polygon"))});
-        else exclusions.append({false, readRect(e[QStringLiteral("rect")], QStringLiteral("brightest.exclusions[].rect")), {}});
+        if (e.contains(QStringLiteral("polygon")))
+            exclusions.append(
+                {true, {}, readPoints(e[QStringLiteral("polygon")], QStringLiteral("brightest.exclusions[].polygon"))});
+        else
+            exclusions.append(
+                {false, readRect(e[QStringLiteral("rect")], QStringLiteral("brightest.exclusions[].rect")), {}});
     }
     std::vector<Run> runs;
     for (const QJsonValue& v : array(state[QStringLiteral("runs")], QStringLiteral("brightest.runs"))) {
@@ -132,7 +141,8 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
             if (mode >= 0) panel_->modeBox()->setCurrentIndex(mode);
             const int kind = panel_->pivotBox()->findData(panelState[QStringLiteral("pivot_kind")].toString());
             if (kind >= 0) panel_->pivotBox()->setCurrentIndex(kind);
-            panel_->percentileBox()->setValue(panelState[QStringLiteral("percentile")].toDouble(panel_->percentileBox()->value()));
+            panel_->percentileBox()->setValue(
+                panelState[QStringLiteral("percentile")].toDouble(panel_->percentileBox()->value()));
             panel_->numberEdit()->setText(panelState[QStringLiteral("number")].toString());
             const int backend = panel_->backendBox()->findText(panelState[QStringLiteral("backend")].toString());
             if (backend >= 0) panel_->backendBox()->setCurrentIndex(backend);
@@ -144,10 +154,13 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
         refreshExclusions();
         for (const Run& run : runs) {
             runCount_ = run.number - 1; // the titles (and so the layer names) are the saved ones
-            if (run.sweep) presentSweep(run.results, run.k);
-            else presentSingle(run.results.front(), run.k);
+            if (run.sweep)
+                presentSweep(run.results, run.k);
+            else
+                presentSingle(run.results.front(), run.k);
         }
-        for (const Run& run : runs) runCount_ = std::max(runCount_, run.number);
+        for (const Run& run : runs)
+            runCount_ = std::max(runCount_, run.number);
         if (panel_ && !runs.empty()) panel_->setStatus(tr("%1 run(s) restored from the session.").arg(runs.size()));
     };
 }

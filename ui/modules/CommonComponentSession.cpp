@@ -28,12 +28,13 @@ QVector<ExportableResults> CommonComponentModule::exportableResults() const {
 }
 
 QJsonObject CommonComponentModule::saveSession() const {
-    QJsonObject state{{QStringLiteral("params"), QJsonObject{{QStringLiteral("tolerance"), params_.tolerance},
-                                                             {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)}}},
-                      {QStringLiteral("backend"), QLatin1String(glint::backendName(backend_))},
-                      {QStringLiteral("view"), view_ == View::Blend ? QStringLiteral("blend") : QStringLiteral("side-by-side")},
-                      {QStringLiteral("opacity"), blendOpacity_},
-                      {QStringLiteral("runs"), runs_}};
+    QJsonObject state{
+        {QStringLiteral("params"), QJsonObject{{QStringLiteral("tolerance"), params_.tolerance},
+                                               {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)}}},
+        {QStringLiteral("backend"), QLatin1String(glint::backendName(backend_))},
+        {QStringLiteral("view"), view_ == View::Blend ? QStringLiteral("blend") : QStringLiteral("side-by-side")},
+        {QStringLiteral("opacity"), blendOpacity_},
+        {QStringLiteral("runs"), runs_}};
     if (second_) {
         const SessionInput input{secondPath_, loadOptionsOf(*second_)};
         state[QStringLiteral("second")] = QJsonObject{{QStringLiteral("path"), input.path},
@@ -73,7 +74,8 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
     const QJsonObject p = object(state[QStringLiteral("params")], QStringLiteral("common.params"));
     glint::CommonComponentParams params;
     params.tolerance = number(p[QStringLiteral("tolerance")], QStringLiteral("common.params.tolerance"));
-    params.maxShift = static_cast<long long>(number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift")));
+    params.maxShift =
+        static_cast<long long>(number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift")));
     if (!(params.tolerance >= 0)) throw glint::InputError("session file: the common component tolerance is negative");
     const glint::Backend backend = readBackend(state[QStringLiteral("backend")], QStringLiteral("common.backend"));
     const QString viewName = string(state[QStringLiteral("view")], QStringLiteral("common.view"));
@@ -94,8 +96,9 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
         tolerance = number(r[QStringLiteral("tolerance")], QStringLiteral("common.result.tolerance"));
         resultBackend = string(r[QStringLiteral("backend")], QStringLiteral("common.result.backend"));
         if (read->found)
-            shape = std::make_shared<const ComponentShape>(ComponentShape::fromMask(
-                read->maskWidth, read->maskHeight, read->mask, QRect(read->bboxX, read->bboxY, read->bboxWidth, read->bboxHeight)));
+            shape = std::make_shared<const ComponentShape>(
+                ComponentShape::fromMask(read->maskWidth, read->maskHeight, read->mask,
+                                         QRect(read->bboxX, read->bboxY, read->bboxWidth, read->bboxHeight)));
         result = std::move(read);
     }
     return [this, params, backend, view, opacity, runs, b, result, shape, tolerance, resultBackend] {

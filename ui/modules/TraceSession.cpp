@@ -52,7 +52,8 @@ QVector<ExportableResults> TraceModule::exportableResults() const {
     ExportableResults set;
     set.title = name();
     set.description = "line trace, " + std::to_string(traces_.size()) + " trace(s)";
-    for (const FinishedTrace& t : traces_) set.regions.push_back(glint::regionFromTrace(t.result, t.id));
+    for (const FinishedTrace& t : traces_)
+        set.regions.push_back(glint::regionFromTrace(t.result, t.id));
     set.layers = {layer_.data()};
     return {set};
 }
@@ -88,14 +89,16 @@ std::function<void()> TraceModule::prepareSession(const QJsonObject& state, cons
         t.result = readTraceResult(o[QStringLiteral("result")]);
         if (image) {
             std::vector<glint::TracePoint> clicks{t.result.legs.front().from};
-            for (const glint::TraceLeg& leg : t.result.legs) clicks.push_back(leg.to);
+            for (const glint::TraceLeg& leg : t.result.legs)
+                clicks.push_back(leg.to);
             glint::validateTracePoints(clicks, image->width(), image->height()); // UsageError names the point
         }
         traces.push_back(std::move(t));
     }
     return [this, settings, count, traces] {
         setSettings(settings);
-        for (const FinishedTrace& t : traces) presentTrace(t);
+        for (const FinishedTrace& t : traces)
+            presentTrace(t);
         count_ = std::max(count, count_);
     };
 }

@@ -8,10 +8,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSysInfo>
 #include <QJsonDocument>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSysInfo>
 
 #include <exception>
 
@@ -63,8 +63,12 @@ QString Autosave::pathFor(const QString& directory, const QString& id, const cha
     return QDir(directory).filePath(QStringLiteral("session-") + id + QLatin1String(suffix));
 }
 
-QString Autosave::sessionPath() const { return pathFor(options_.directory, id_, kSession); }
-QString Autosave::markerPath() const { return pathFor(options_.directory, id_, kMarker); }
+QString Autosave::sessionPath() const {
+    return pathFor(options_.directory, id_, kSession);
+}
+QString Autosave::markerPath() const {
+    return pathFor(options_.directory, id_, kMarker);
+}
 
 bool Autosave::saveNow() {
     savePending_ = false;
@@ -111,7 +115,8 @@ void Autosave::answer(AutosaveOptions::Answer answer, const QString& id) {
     switch (answer) {
     case AutosaveOptions::Answer::Restore: {
         QFile file(path);
-        const QJsonDocument doc = file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()) : QJsonDocument();
+        const QJsonDocument doc =
+            file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()) : QJsonDocument();
         emit restoreAnswered(true);
         // The crashed run's files go once its session is back; if it cannot be restored (an image was
         // moved), they stay and are offered again next time.
@@ -128,9 +133,10 @@ void Autosave::answer(AutosaveOptions::Answer answer, const QString& id) {
             removeRun(id);
             done();
         });
-        *onFailed = connect(&sessions_, &SessionManager::failed, this, [path, done](const QString& label, const QString&) {
-            if (label == path) done();
-        });
+        *onFailed =
+            connect(&sessions_, &SessionManager::failed, this, [path, done](const QString& label, const QString&) {
+                if (label == path) done();
+            });
         sessions_.open(doc.object(), QString(), path);
         break;
     }
@@ -138,7 +144,8 @@ void Autosave::answer(AutosaveOptions::Answer answer, const QString& id) {
         removeRun(id);
         emit restoreAnswered(false);
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -146,7 +153,8 @@ QString Autosave::offerCrashedSession() {
     if (options_.directory.isEmpty()) return {};
     QString newestId;
     QDateTime newest;
-    const QFileInfoList markers = QDir(options_.directory).entryInfoList({QStringLiteral("session-*.running")}, QDir::Files);
+    const QFileInfoList markers =
+        QDir(options_.directory).entryInfoList({QStringLiteral("session-*.running")}, QDir::Files);
     for (const QFileInfo& marker : markers) {
         const QString id = marker.completeBaseName().mid(QStringLiteral("session-").size());
         if (id == id_) continue;

@@ -18,7 +18,7 @@ class SessionManager;
 
 struct AutosaveOptions {
     enum class Answer { Ask, Restore, Discard, Leave }; // Leave: say nothing, keep the files for later
-    QString directory;        // created when missing
+    QString directory;                                  // created when missing
     int intervalMs = 60000;
     Answer answer = Answer::Ask;
 
@@ -35,8 +35,8 @@ public:
     ~Autosave() override; // leaves the files: only finish() means a normal exit
 
     QString directory() const { return options_.directory; }
-    QString sessionPath() const;  // this run's autosave
-    QString markerPath() const;   // this run's "running" marker
+    QString sessionPath() const; // this run's autosave
+    QString markerPath() const;  // this run's "running" marker
     bool isActive() const { return active_; }
 
     // Writes the session when it differs from the last one written (nothing without an image).

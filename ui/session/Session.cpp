@@ -143,16 +143,21 @@ void applyLayers(LayerStack& stack, const std::vector<LayerState>& saved) {
         }
     }
     ordered += remaining;
-    for (int i = 0; i < ordered.size(); ++i) stack.move(ordered[i], i);
+    for (int i = 0; i < ordered.size(); ++i)
+        stack.move(ordered[i], i);
 }
 
 } // namespace
 
 SessionManager::SessionManager(MainWindow& window, QObject* parent) : QObject(parent), window_(window) {}
 
-bool SessionManager::hasContent() const { return window_.context().hasImage(); }
+bool SessionManager::hasContent() const {
+    return window_.context().hasImage();
+}
 
-QString SessionManager::imagePath() const { return window_.context().imagePath(); }
+QString SessionManager::imagePath() const {
+    return window_.context().imagePath();
+}
 
 QJsonObject SessionManager::capture() const {
     const AppContext& ctx = window_.context();
@@ -178,7 +183,8 @@ QJsonObject SessionManager::capture() const {
                                   {QStringLiteral("colour"), sessionjson::colour(layer->colour())}});
     doc[QStringLiteral("layers")] = layers;
     QJsonArray timing;
-    for (const RunRecord& r : ctx.timingLog()->records()) timing.append(sessionjson::runRecord(r));
+    for (const RunRecord& r : ctx.timingLog()->records())
+        timing.append(sessionjson::runRecord(r));
     doc[QStringLiteral("timing")] = timing;
     if (const ResultsDock* results = window_.resultsDock())
         doc[QStringLiteral("results_shown")] = results->resultSetTitle(results->currentResultSet());
@@ -198,7 +204,9 @@ void SessionManager::open(const QString& path) {
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
     if (!doc.isObject())
-        return fail(path, tr("'%1' is not a session file: %2").arg(path, error.error != QJsonParseError::NoError ? error.errorString() : tr("no JSON object")));
+        return fail(
+            path, tr("'%1' is not a session file: %2")
+                      .arg(path, error.error != QJsonParseError::NoError ? error.errorString() : tr("no JSON object")));
     open(doc.object(), QFileInfo(path).absolutePath(), path);
 }
 
@@ -215,12 +223,15 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
     QStringList missing;
     const auto find = [&](QString& path) {
         const std::optional<QString> found = locate(path, directory);
-        if (found) path = *found;
-        else missing << path;
+        if (found)
+            path = *found;
+        else
+            missing << path;
     };
     find(plan.mainPath);
     for (auto& files : plan.inputs)
-        for (SessionInput& input : files) find(input.path);
+        for (SessionInput& input : files)
+            find(input.path);
     if (!missing.isEmpty())
         return fail(label, tr("the session's image file is missing: %1").arg(missing.join(QStringLiteral(", "))));
 
@@ -234,12 +245,13 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
         if (!loaded.error.isEmpty()) return fail(plan.label, loaded.error);
         const LoadedImage& main = *loaded.main;
         if (main.image->width() != plan.mainSize.width() || main.image->height() != plan.mainSize.height())
-            return fail(plan.label, tr("'%1' is %2 × %3 pixels now, %4 × %5 when the session was saved: it is not the same image")
-                                        .arg(plan.mainPath)
-                                        .arg(main.image->width())
-                                        .arg(main.image->height())
-                                        .arg(plan.mainSize.width())
-                                        .arg(plan.mainSize.height()));
+            return fail(plan.label,
+                        tr("'%1' is %2 × %3 pixels now, %4 × %5 when the session was saved: it is not the same image")
+                            .arg(plan.mainPath)
+                            .arg(main.image->width())
+                            .arg(main.image->height())
+                            .arg(plan.mainSize.width())
+                            .arg(plan.mainSize.height()));
         std::vector<std::function<void()>> apply;
         try {
             for (AnalysisModule* module : window_.modules()) {
@@ -247,7 +259,8 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
                 if (key.isEmpty() || !plan.modules.contains(key)) continue;
                 SessionImages images = loaded.inputs.value(key);
                 images.insert(QString(), main.image);
-                if (auto f = module->prepareSession(plan.modules[key].toObject(), images)) apply.push_back(std::move(f));
+                if (auto f = module->prepareSession(plan.modules[key].toObject(), images))
+                    apply.push_back(std::move(f));
             }
         } catch (const std::exception& e) {
             return fail(plan.label, QString::fromStdString(e.what()));
@@ -255,7 +268,8 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
         AppContext& ctx = window_.context();
         ctx.jobs()->cancel(); // a running analysis is for the image that goes now
         ctx.showPrepared(std::move(*loaded.main));
-        for (const auto& f : apply) f();
+        for (const auto& f : apply)
+            f();
         ctx.setDisplaySettings(plan.display);
         applyLayers(*ctx.layers(), plan.layers);
         ImageCanvas* canvas = window_.canvas();
@@ -266,7 +280,8 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
             canvas->centerOn(plan.view.centre);
         }
         ctx.timingLog()->clear();
-        for (const RunRecord& r : plan.timing) ctx.timingLog()->add(r);
+        for (const RunRecord& r : plan.timing)
+            ctx.timingLog()->add(r);
         if (ResultsDock* results = window_.resultsDock())
             for (int i = 0; i < results->resultSetCount(); ++i)
                 if (results->resultSetTitle(i) == plan.currentResults) results->setCurrentResultSet(i);
@@ -275,11 +290,13 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
     watcher->setFuture(QtConcurrent::run([plan]() -> Loaded {
         Loaded out;
         try {
-            out.main = LoadedImage::prepare(glint::loadImage(plan.mainPath.toStdString(), plan.mainOptions), plan.mainPath);
+            out.main =
+                LoadedImage::prepare(glint::loadImage(plan.mainPath.toStdString(), plan.mainOptions), plan.mainPath);
             for (auto it = plan.inputs.cbegin(); it != plan.inputs.cend(); ++it)
                 for (auto input = it.value().cbegin(); input != it.value().cend(); ++input)
-                    out.inputs[it.key()].insert(input.key(), std::make_shared<const glint::Image>(glint::loadImage(
-                                                                 input.value().path.toStdString(), input.value().options)));
+                    out.inputs[it.key()].insert(
+                        input.key(), std::make_shared<const glint::Image>(
+                                         glint::loadImage(input.value().path.toStdString(), input.value().options)));
         } catch (const std::bad_alloc&) {
             out.error = QObject::tr("not enough memory to open the session's images");
         } catch (const std::exception& e) {

@@ -13,12 +13,17 @@ namespace glint::ui::sessionjson {
 namespace {
 
 [[noreturn]] void fail(const QString& what, const char* expected) {
-    throw glint::InputError(QStringLiteral("session file: %1 is missing or is not %2").arg(what, QLatin1String(expected)).toStdString());
+    throw glint::InputError(
+        QStringLiteral("session file: %1 is missing or is not %2").arg(what, QLatin1String(expected)).toStdString());
 }
 
-QString field(const QString& what, const char* name) { return what + QLatin1Char('.') + QLatin1String(name); }
+QString field(const QString& what, const char* name) {
+    return what + QLatin1Char('.') + QLatin1String(name);
+}
 
-QJsonArray pointArray(double x, double y) { return {x, y}; }
+QJsonArray pointArray(double x, double y) {
+    return {x, y};
+}
 
 glint::TracePoint readTracePoint(const QJsonValue& value, const QString& what) {
     const QJsonArray a = array(value, what);
@@ -60,7 +65,9 @@ QString string(const QJsonValue& value, const QString& what) {
     return value.toString();
 }
 
-QJsonValue exactInteger(std::int64_t value) { return QString::number(static_cast<qlonglong>(value)); }
+QJsonValue exactInteger(std::int64_t value) {
+    return QString::number(static_cast<qlonglong>(value));
+}
 
 std::int64_t readExactInteger(const QJsonValue& value, const QString& what) {
     bool ok = false;
@@ -69,7 +76,9 @@ std::int64_t readExactInteger(const QJsonValue& value, const QString& what) {
     return v;
 }
 
-QJsonArray rect(const QRect& r) { return {r.x(), r.y(), r.width(), r.height()}; }
+QJsonArray rect(const QRect& r) {
+    return {r.x(), r.y(), r.width(), r.height()};
+}
 
 QRect readRect(const QJsonValue& value, const QString& what) {
     const QJsonArray a = array(value, what);
@@ -81,7 +90,8 @@ QRect readRect(const QJsonValue& value, const QString& what) {
 
 QJsonArray points(const QPolygonF& polygon) {
     QJsonArray out;
-    for (const QPointF& p : polygon) out.append(pointArray(p.x(), p.y()));
+    for (const QPointF& p : polygon)
+        out.append(pointArray(p.x(), p.y()));
     return out;
 }
 
@@ -94,7 +104,9 @@ QPolygonF readPoints(const QJsonValue& value, const QString& what) {
     return out;
 }
 
-QString colour(const QColor& c) { return c.name(QColor::HexArgb); }
+QString colour(const QColor& c) {
+    return c.name(QColor::HexArgb);
+}
 
 QColor readColour(const QJsonValue& value, const QString& what) {
     const QColor c = QColor::fromString(string(value, what));
@@ -155,7 +167,8 @@ glint::BrightestResult readBrightestResult(const QJsonValue& value) {
     const QString what = QStringLiteral("brightest result");
     const QJsonObject o = object(value, what);
     glint::BrightestResult r;
-    r.pivotSpec = glint::PivotSpec::parse(string(o[QStringLiteral("pivot_spec")], field(what, "pivot_spec")).toStdString());
+    r.pivotSpec =
+        glint::PivotSpec::parse(string(o[QStringLiteral("pivot_spec")], field(what, "pivot_spec")).toStdString());
     r.pivot = number(o[QStringLiteral("pivot")], field(what, "pivot"));
     r.exactInteger = boolean(o[QStringLiteral("exact_integer")], field(what, "exact_integer"));
     r.mode = glint::parseBrightestMode(string(o[QStringLiteral("mode")], field(what, "mode")).toStdString());
@@ -163,7 +176,8 @@ glint::BrightestResult readBrightestResult(const QJsonValue& value) {
     if (size.size() != 2) fail(field(what, "image_size"), "[width, height]");
     r.imageWidth = integer(size[0], field(what, "image_size"));
     r.imageHeight = integer(size[1], field(what, "image_size"));
-    r.includedPixels = static_cast<std::size_t>(readExactInteger(o[QStringLiteral("included_pixels")], field(what, "included_pixels")));
+    r.includedPixels = static_cast<std::size_t>(
+        readExactInteger(o[QStringLiteral("included_pixels")], field(what, "included_pixels")));
     r.backend = readBackend(o[QStringLiteral("backend")], field(what, "backend"));
     r.device = string(o[QStringLiteral("device")], field(what, "device")).toStdString();
     const QRect image(0, 0, r.imageWidth, r.imageHeight);
@@ -192,9 +206,12 @@ QJsonObject traceResult(const glint::TraceResult& r) {
     QJsonArray legs;
     for (const glint::TraceLeg& leg : r.legs) {
         QJsonArray indices, pts, scores;
-        for (int i : leg.guideIndices) indices.append(i);
-        for (const glint::TracePoint& p : leg.points) pts.append(pointArray(p.x, p.y));
-        for (double s : leg.segmentScores) scores.append(s);
+        for (int i : leg.guideIndices)
+            indices.append(i);
+        for (const glint::TracePoint& p : leg.points)
+            pts.append(pointArray(p.x, p.y));
+        for (double s : leg.segmentScores)
+            scores.append(s);
         legs.append(QJsonObject{{QStringLiteral("from"), pointArray(leg.from.x, leg.from.y)},
                                 {QStringLiteral("to"), pointArray(leg.to.x, leg.to.y)},
                                 {QStringLiteral("half_width"), leg.halfWidth},
@@ -268,14 +285,17 @@ glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
     if (size.size() != 2) fail(field(what, "mask_size"), "[width, height]");
     r.maskWidth = integer(size[0], field(what, "mask_size"));
     r.maskHeight = integer(size[1], field(what, "mask_size"));
-    r.stats.offsets = static_cast<std::uint64_t>(readExactInteger(o[QStringLiteral("offsets_searched")], field(what, "offsets_searched")));
+    r.stats.offsets = static_cast<std::uint64_t>(
+        readExactInteger(o[QStringLiteral("offsets_searched")], field(what, "offsets_searched")));
     if (!r.found) return r;
     const QByteArray packed = QByteArray::fromBase64(string(o[QStringLiteral("mask")], field(what, "mask")).toLatin1());
     const QByteArray raw = packed.isEmpty() ? QByteArray() : qUncompress(packed);
-    const std::size_t expected = static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
+    const std::size_t expected =
+        static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
     if (expected == 0 || static_cast<std::size_t>(raw.size()) != expected)
         fail(field(what, "mask"), "a mask of mask_size pixels");
-    if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box)) fail(field(what, "bbox"), "a box inside the mask");
+    if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box))
+        fail(field(what, "bbox"), "a box inside the mask");
     r.mask.assign(raw.cbegin(), raw.cend());
     return r;
 }
@@ -285,7 +305,8 @@ glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
 QJsonObject runRecord(const RunRecord& r) {
     QJsonArray steps;
     for (const glint::TimingStep& s : r.steps)
-        steps.append(QJsonObject{{QStringLiteral("name"), QString::fromStdString(s.name)}, {QStringLiteral("ms"), s.ms}});
+        steps.append(
+            QJsonObject{{QStringLiteral("name"), QString::fromStdString(s.name)}, {QStringLiteral("ms"), s.ms}});
     return {{QStringLiteral("algorithm"), r.algorithm},
             {QStringLiteral("backend"), r.backend},
             {QStringLiteral("device"), r.device},
