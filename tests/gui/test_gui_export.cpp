@@ -23,6 +23,9 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <csignal>
+#include <sys/resource.h>
+
 using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::exports;
@@ -464,8 +467,7 @@ private slots:
     void unwritablePlace() {
         MainWindow window({false, false});
         brightest::showWindow(window);
-        window.context().setImage(scene(80, 60, 19), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(openAndWait(window, brightest::writeMatrix(scene(80, 60, 19), QStringLiteral("unwritable.csv"))));
         QString message;
         QVERIFY(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
         const QString folder = QDir(dir_).filePath(QStringLiteral("unwritable"));
@@ -495,6 +497,27 @@ private slots:
         }
         QVERIFY_THROWS_EXCEPTION(glint::OutputError, window.sessions()->save(inside + QStringLiteral(".json")));
         QCOMPARE(folderEntries(folder), QStringList{QStringLiteral("plain")});
+
+        // A full disk, as the file size limit makes one: the same, and an older file of that name stays.
+        const QString full = QDir(folder).filePath(QStringLiteral("full"));
+        QFile older(full + QStringLiteral(".png"));
+        QVERIFY(older.open(QIODevice::WriteOnly));
+        older.write("older");
+        older.close();
+        rlimit saved{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+        const auto previous = std::signal(SIGXFSZ, SIG_IGN); // a write past the limit fails instead of killing us
+        rlimit small = saved;
+        small.rlim_cur = 2048;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+        const bool png = e->exportViewPng(full + QStringLiteral(".png"));
+        const bool svg = e->exportViewSvg(full + QStringLiteral(".svg"));
+        const bool timing = e->exportTimingReport(full);
+        setrlimit(RLIMIT_FSIZE, &saved);
+        std::signal(SIGXFSZ, previous);
+        QVERIFY(!png && !svg && !timing);
+        QCOMPARE(folderEntries(folder), QStringList({QStringLiteral("full.png"), QStringLiteral("plain")}));
+        QCOMPARE(readAll(full + QStringLiteral(".png")), QByteArray("older"));
     }
 
     // In an interactive window the failure is a message box naming the file.

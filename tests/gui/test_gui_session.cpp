@@ -314,6 +314,15 @@ private slots:
         QVERIFY2(openSession(window, path, &failure), qPrintable(failure));
     }
 
+    // An image made in memory has no file to open again: saving it is refused with a message.
+    void inMemoryImageIsNotSaved() {
+        MainWindow window({false, false});
+        window.context().setImage(scene(20, 10, 1), QStringLiteral("generated"));
+        const QString path = QDir(dir_).filePath(QStringLiteral("memory.glint.json"));
+        QVERIFY_THROWS_EXCEPTION(glint::UsageError, window.sessions()->save(path));
+        QVERIFY(!QFileInfo::exists(path));
+    }
+
     // A folder with the session and its images, moved whole: the images are found beside the session.
     void movedFolder() {
         const QString from = QDir(dir_).filePath(QStringLiteral("project")),

@@ -194,6 +194,9 @@ QJsonObject SessionManager::capture() const {
 void SessionManager::save(const QString& path) const {
     QJsonObject doc = capture();
     if (doc.isEmpty()) throw glint::UsageError("nothing to save: open an image first");
+    if (!QFileInfo(imagePath()).isFile())
+        throw glint::UsageError("the image '" + imagePath().toStdString() +
+                                "' was made in memory, not opened from a file: a session could not open it again");
     doc[QStringLiteral("saved")] = QDateTime::currentDateTime().toString(Qt::ISODate);
     glint::writeFileAtomically(path.toStdString(), QJsonDocument(doc).toJson(QJsonDocument::Indented).toStdString());
 }

@@ -24,7 +24,8 @@ public:
     QString imagePath() const;
     // The session as a document (without the time it was saved, so that equal states give equal bytes).
     QJsonObject capture() const;
-    // Writes the session atomically. Throws glint::UsageError (no image) or glint::OutputError.
+    // Writes the session atomically. Throws glint::UsageError (no image, or one not opened from a file)
+    // or glint::OutputError.
     void save(const QString& path) const;
 
     // Reads a session file and applies it: opened() or failed(); a newer open supersedes one in progress.
