@@ -88,6 +88,11 @@ void AppContext::setImage(glint::Image image, const QString& path) {
     showLoaded(LoadedImage::prepare(std::move(image), path));
 }
 
+void AppContext::showPrepared(LoadedImage loaded) {
+    ++loadGeneration_;
+    showLoaded(std::move(loaded));
+}
+
 void AppContext::showLoaded(LoadedImage loaded) {
     shownGeneration_ = loadGeneration_;
     current_ = std::move(loaded);

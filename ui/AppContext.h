@@ -55,6 +55,8 @@ public:
     void openFile(const QString& path, const glint::LoadOptions& options = {});
     // Shows an image made in memory (tests, generated images), synchronously.
     void setImage(glint::Image image, const QString& path);
+    // Shows an image loaded and prepared elsewhere (a session's), superseding any file still loading.
+    void showPrepared(LoadedImage loaded);
 
     // --- Display
     const glint::DisplaySettings& displaySettings() const { return display_; }

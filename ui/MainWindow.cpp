@@ -11,6 +11,7 @@
 #include "docks/ParametersDock.h"
 #include "docks/ResultsDock.h"
 #include "docks/TimingDock.h"
+#include "export/ExportActions.h"
 #include "jobs/JobRunner.h"
 #include "jobs/JobStatusWidget.h"
 #include "modules/AnalysisModule.h"
@@ -19,11 +20,14 @@
 #include "modules/RegionStatisticsModule.h"
 #include "modules/TraceModule.h"
 #include "results/TimingLog.h"
+#include "session/Autosave.h"
+#include "session/Session.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
+#include <QDir>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -31,7 +35,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -50,9 +56,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     createDocks();
     context_->setWindowParts(this, canvas_, resultsDock_);
     createStatusBar();
+    exports_ = new ExportActions(*this);
+    sessions_ = new SessionManager(*this, this);
     createMenus();
     registerModules();
     connectContext();
+    createSessions();
     resize(1280, 800);
     if (options_.persistSettings) loadSettings();
 }
@@ -118,6 +127,13 @@ void MainWindow::createMenus() {
         samples->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
     samples->setEnabled(!samples->isEmpty());
     fileModulesEnd_ = file->addSeparator();
+    file->addAction(tr("Open Sess&ion…"), this, &MainWindow::openSessionDialog);
+    QAction* saveSession = file->addAction(tr("Save Sessio&n…"), this, &MainWindow::saveSessionDialog);
+    saveSession->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    file->addActions(exports_->actions());
+    timingDock_->setExportAction(exports_->timingReportAction());
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -193,7 +209,60 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 
 void MainWindow::openFile(const QString& path) {
     lastDirectory_ = QFileInfo(path).absolutePath();
+    if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) { // no image format is JSON
+        sessions_->open(path);
+        return;
+    }
     context_->openFile(path);
+}
+
+// Sessions and the autosave: the File menu's entries, their messages, and the offer after a crash.
+void MainWindow::createSessions() {
+    connect(sessions_, &SessionManager::opened, this, [this](const QString& label) {
+        statusBar()->showMessage(tr("Session restored: %1").arg(QFileInfo(label).fileName()), 8000);
+    });
+    connect(sessions_, &SessionManager::failed, this,
+            [this](const QString&, const QString& message) { reportError(tr("Cannot open the session"), message); });
+    QString directory = options_.autosaveDirectory;
+    if (directory.isEmpty() && options_.persistSettings)
+        directory = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("autosave"));
+    AutosaveOptions autosave = AutosaveOptions::fromEnvironment(
+        directory, options_.interactive ? AutosaveOptions::Answer::Ask : AutosaveOptions::Answer::Leave);
+    if (!options_.autosaveDirectory.isEmpty()) autosave.directory = options_.autosaveDirectory;
+    if (autosave.directory.isEmpty()) return;
+    autosave.intervalMs = options_.autosaveIntervalMs;
+    autosave_ = new Autosave(*sessions_, autosave, this, this);
+    if (!autosave_->isActive()) return;
+    for (AnalysisModule* module : modules_) connect(module, &AnalysisModule::resultsChanged, autosave_, &Autosave::saveSoon);
+    connect(sessions_, &SessionManager::opened, autosave_, &Autosave::saveSoon);
+    connect(context_, &AppContext::imageChanged, autosave_, &Autosave::saveSoon);
+    QTimer::singleShot(0, autosave_, [this] { autosave_->offerCrashedSession(); });
+}
+
+void MainWindow::openSessionDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), lastDirectory_,
+                                                      tr("Glint sessions (*.glint.json *.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    lastDirectory_ = QFileInfo(path).absolutePath();
+    sessions_->open(path);
+}
+
+void MainWindow::saveSessionDialog() {
+    if (!sessions_->hasContent()) {
+        reportError(tr("Cannot save the session"), tr("Nothing to save: open an image first."));
+        return;
+    }
+    const QFileInfo image(context_->imagePath());
+    const QString start = QDir(lastDirectory_.isEmpty() ? image.absolutePath() : lastDirectory_).filePath(image.completeBaseName() + QStringLiteral(".glint.json"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), start, tr("Glint sessions (*.glint.json *.json)"));
+    if (path.isEmpty()) return;
+    lastDirectory_ = QFileInfo(path).absolutePath();
+    try {
+        sessions_->save(path);
+        statusBar()->showMessage(tr("Session saved: %1").arg(QFileInfo(path).fileName()), 8000);
+    } catch (const std::exception& e) {
+        reportError(tr("Cannot save the session"), QString::fromStdString(e.what()));
+    }
 }
 
 void MainWindow::openDialog() {
@@ -254,6 +323,7 @@ void MainWindow::saveSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (options_.persistSettings) saveSettings();
+    if (autosave_) autosave_->finish(); // a normal exit: nothing to offer next time
     context_->jobs()->cancel();
     QMainWindow::closeEvent(event);
 }

@@ -13,6 +13,9 @@ namespace glint::ui {
 
 class AnalysisModule;
 class AppContext;
+class Autosave;
+class ExportActions;
+class SessionManager;
 class DisplayDock;
 class HeaderDock;
 class ImageCanvas;
@@ -26,6 +29,11 @@ class TimingDock;
 struct MainWindowOptions {
     bool persistSettings = true; // read and write QSettings (off for screenshots: reproducible pictures)
     bool interactive = true;     // message boxes for errors (off: status bar and signals only)
+    // The autosave folder. Empty: $GLINT_AUTOSAVE_DIR, else AppDataLocation/autosave when settings persist;
+    // with neither there is no autosave (screenshots, tests). $GLINT_AUTOSAVE_ANSWER (restore, discard)
+    // answers the offer to restore a crashed session without asking.
+    QString autosaveDirectory;
+    int autosaveIntervalMs = 60000;
 };
 
 class MainWindow : public QMainWindow {
@@ -46,9 +54,15 @@ public:
     JobStatusWidget* jobStatus() const { return jobStatus_; }
     const QList<AnalysisModule*>& modules() const { return modules_; }
     QStringList recentFiles() const { return recent_; }
+    ExportActions* exports() const { return exports_; }
+    SessionManager* sessions() const { return sessions_; }
+    Autosave* autosave() const { return autosave_; } // null when there is no autosave folder
 
     // Opens a file off the UI thread; on failure the current image stays and the loader's message is shown.
+    // A session file (.json) is opened as a session.
     void openFile(const QString& path);
+    // A message for the user: the status bar, and a box when the window is interactive.
+    void reportError(const QString& title, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -67,7 +81,9 @@ private:
     void rebuildRecentMenu();
     void loadSettings();
     void saveSettings() const;
-    void reportError(const QString& title, const QString& message);
+    void createSessions();
+    void openSessionDialog();
+    void saveSessionDialog();
 
     MainWindowOptions options_;
     AppContext* context_;
@@ -80,6 +96,9 @@ private:
     ParametersDock* parametersDock_ = nullptr;
     StatusReadout* readout_ = nullptr;
     JobStatusWidget* jobStatus_ = nullptr;
+    ExportActions* exports_ = nullptr;
+    SessionManager* sessions_ = nullptr;
+    Autosave* autosave_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QAction* fileModulesEnd_ = nullptr; // modules' File entries go above this separator
     QMenu* viewMenu_ = nullptr;

@@ -27,6 +27,8 @@ public:
     void addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer);
     void clear();
     int resultSetCount() const { return static_cast<int>(sets_.size()); }
+    int currentResultSet() const { return current_; }
+    QString resultSetTitle(int index) const { return index >= 0 && index < sets_.size() ? sets_[index].title : QString(); }
     void setCurrentResultSet(int index);
     ResultsModel* currentModel() const;
     OverlayLayer* currentLayer() const;

@@ -2,9 +2,13 @@
 
 #include "results/TimingLog.h"
 
+#include <QAction>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QToolButton>
 #include <QTreeWidget>
+#include <QVBoxLayout>
 
 namespace glint::ui {
 
@@ -12,7 +16,8 @@ namespace {
 QString ms(double v) { return QString::number(v, 'f', v < 10 ? 3 : 1); }
 } // namespace
 
-TimingDock::TimingDock(TimingLog& log, QWidget* parent) : QDockWidget(tr("Timing"), parent), log_(log), tree_(new QTreeWidget) {
+TimingDock::TimingDock(TimingLog& log, QWidget* parent)
+    : QDockWidget(tr("Timing"), parent), log_(log), tree_(new QTreeWidget), export_(new QToolButton) {
     setObjectName(QStringLiteral("TimingDock"));
     tree_->setHeaderLabels({tr("Run / step"), tr("Backend"), tr("Device"), tr("Image"), tr("Parameters"), tr("ms"),
                             tr("vs reference")});
@@ -20,10 +25,27 @@ TimingDock::TimingDock(TimingLog& log, QWidget* parent) : QDockWidget(tr("Timing
     tree_->setMinimumHeight(40);
     tree_->setAlternatingRowColors(true);
     tree_->header()->setStretchLastSection(false);
-    setWidget(tree_);
+    auto* body = new QWidget;
+    auto* layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* bar = new QHBoxLayout;
+    export_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    export_->setText(tr("Export timing report…"));
+    export_->setEnabled(false);
+    bar->addWidget(export_);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    layout->addWidget(tree_);
+    setWidget(body);
     connect(&log_, &TimingLog::recordAdded, this, &TimingDock::addRun);
     connect(&log_, &TimingLog::cleared, tree_, &QTreeWidget::clear);
     for (int i = 0; i < static_cast<int>(log_.records().size()); ++i) addRun(i);
+}
+
+void TimingDock::setExportAction(QAction* action) {
+    export_->setDefaultAction(action);
+    export_->setText(tr("Export timing report…"));
+    connect(action, &QAction::changed, export_, [this] { export_->setText(tr("Export timing report…")); });
 }
 
 void TimingDock::addRun(int index) {

@@ -4,6 +4,8 @@
 
 #include <QDockWidget>
 
+class QAction;
+class QToolButton;
 class QTreeWidget;
 
 namespace glint::ui {
@@ -15,12 +17,16 @@ class TimingDock : public QDockWidget {
 public:
     explicit TimingDock(TimingLog& log, QWidget* parent = nullptr);
     QTreeWidget* tree() const { return tree_; }
+    // The "Export timing report" button above the list (the window's action).
+    void setExportAction(QAction* action);
+    QToolButton* exportButton() const { return export_; }
 
 private:
     void addRun(int index);
 
     TimingLog& log_;
     QTreeWidget* tree_;
+    QToolButton* export_;
 };
 
 } // namespace glint::ui

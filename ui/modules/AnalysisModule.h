@@ -3,9 +3,16 @@
 // registers every module in one place, one line each (MainWindow::registerModules).
 #pragma once
 
+#include "export/ExportableResults.h"
+#include "session/SessionInputs.h"
+
+#include <QJsonObject>
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QVector>
+
+#include <functional>
 
 class QAction;
 class QWidget;
@@ -28,9 +35,27 @@ public:
     // The parameters panel, created once; the parameters dock takes ownership. nullptr: no panel.
     virtual QWidget* createPanel() { return nullptr; }
 
+    // --- Exports: the module's results as core regions, one entry per result set (File ▸ Export Results).
+    virtual QVector<ExportableResults> exportableResults() const { return {}; }
+
+    // --- Sessions. The key names the module's entry in a session file ("brightest"); empty: not saved.
+    virtual QString sessionKey() const { return {}; }
+    // Parameters, results and the overlays' contents, with the results themselves (no re-run on open).
+    virtual QJsonObject saveSession() const { return {}; }
+    // Image files the state needs loaded before it can be applied, by key.
+    virtual QHash<QString, SessionInput> sessionInputs(const QJsonObject& /*state*/) const { return {}; }
+    // Reads the state and returns what shows it. Throws std::exception (a message for the user) when the
+    // state is malformed, before changing anything; the window calls the returned function after the
+    // session's image is shown (so after imageChanged), and only when every module's state was read.
+    virtual std::function<void()> prepareSession(const QJsonObject& /*state*/, const SessionImages& /*inputs*/) {
+        return {};
+    }
+
 signals:
     // Asks the window to bring this module's panel to the front.
     void panelRequested();
+    // New results are on screen (a run finished, a trace was completed): the autosave writes soon.
+    void resultsChanged();
 
 protected:
     AppContext& context() const { return context_; }

@@ -189,7 +189,7 @@ void BrightestRegionLayer::paint(QPainter& painter, const ViewTransform& view) c
     if (regions_.isEmpty()) return;
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const QRectF viewport(painter.viewport());
+    const QRectF viewport = paintArea(painter);
     const QColor colour = this->colour();
     const int selectedItem = selected();
 
@@ -295,7 +295,7 @@ QRectF BrightestSweepLayer::legendRect(const QRectF& viewport, const ViewTransfo
 }
 
 void BrightestSweepLayer::paint(QPainter& painter, const ViewTransform& view) const {
-    const QRectF viewport(painter.viewport());
+    const QRectF viewport = paintArea(painter);
     const QRectF box = legendRect(viewport, view);
     if (box.isEmpty()) return;
     painter.save();

@@ -203,7 +203,7 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
     job.done = [this, image, results, parameters, isSweep, k = params.k](glint::JobControl& control) {
         if (context().image() != image) return; // another image was opened meanwhile
         lastResults_ = *results;
-        if (isSweep) showSweep(*results, control, *image, parameters);
+        if (isSweep) showSweep(*results, k, control, *image, parameters);
         else showSingle(results->front(), k, control, *image, parameters);
     };
     if (!ctx.jobs()->start(std::move(job))) {
@@ -250,8 +250,7 @@ void BrightestModule::retirePreviousRun() {
     runLayers_.clear();
 }
 
-void BrightestModule::showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job,
-                                 const glint::Image& image, const QString& parameters) {
+void BrightestModule::presentSingle(const glint::BrightestResult& result, int k) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -277,7 +276,15 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
     model_ = model;
     if (ctx.results()) ctx.results()->addResultSet(title, model, layer);
     else model->deleteLater();
-    ctx.timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
+    runs_.push_back({runCount_, false, k, {result}, {layer}, title});
+    lastResults_ = {result};
+    emit resultsChanged();
+}
+
+void BrightestModule::showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job,
+                                 const glint::Image& image, const QString& parameters) {
+    presentSingle(result, k);
+    context().timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
 
     QString text = tr("Pivot %1.").arg(pivotText(result));
     if (result.regions.empty())
@@ -298,8 +305,7 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
     panel_->setStatus(text);
 }
 
-void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& results, const glint::JobControl& job,
-                                const glint::Image& image, const QString& parameters) {
+void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& results, int k) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -339,11 +345,22 @@ void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& resul
     model_ = model;
     if (ctx.results()) ctx.results()->addResultSet(title, model, legend);
     else model->deleteLater();
+    runs_.push_back({runCount_, true, k, results, runLayers_, title});
+    lastResults_ = results;
+    emit resultsChanged();
+}
+
+void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& results, int k, const glint::JobControl& job,
+                                const glint::Image& image, const QString& parameters) {
+    AppContext& ctx = context();
+    presentSweep(results, k);
+    std::size_t rectangles = 0;
+    for (const glint::BrightestResult& r : results) rectangles += r.regions.size();
     RunRecord record = RunRecord::fromJob(tr("Brightest region (pivot sweep)"), results.front().backend, job, image, parameters);
     ctx.timingLog()->add(record);
     panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.")
                           .arg(results.size())
-                          .arg(item)
+                          .arg(rectangles)
                           .arg(QString::fromLatin1(glint::backendName(results.front().backend)),
                                QString::fromStdString(results.front().device))
                           .arg(job.timing().total(), 0, 'f', 1));
@@ -448,6 +465,7 @@ void BrightestModule::onImageChanged() {
     refreshExclusions();
     runLayers_.clear();
     lastResults_.clear();
+    runs_.clear();
     runCount_ = 0;
     if (!panel_) return;
     panel_->setStatus({});

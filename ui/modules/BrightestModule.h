@@ -29,10 +29,27 @@ class BrightestModule : public AnalysisModule {
 public:
     explicit BrightestModule(AppContext& context, QObject* parent = nullptr);
 
+    // One finished run as the module keeps it, for exports and sessions.
+    struct Run {
+        int number = 0; // "Brightest #number" in the titles
+        bool sweep = false;
+        int k = 1;
+        std::vector<glint::BrightestResult> results; // one per pivot of a sweep
+        QVector<QPointer<OverlayLayer>> layers;      // single: the region layer; sweep: each pivot's, then the legend
+        QString title;
+    };
+
     QString name() const override { return tr("Brightest region"); }
     QList<QAction*> actions() override;
     QWidget* createPanel() override;
     BrightestPanel* panel() const { return panel_; }
+
+    // Every run on the current image, oldest first (a run whose layers were all removed no longer counts).
+    const std::vector<Run>& runs() const { return runs_; }
+    QVector<ExportableResults> exportableResults() const override;
+    QString sessionKey() const override { return QStringLiteral("brightest"); }
+    QJsonObject saveSession() const override;
+    std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
 
     // Starts a run with the panel's parameters; k <= 0 takes the panel's K. False (and a message on the
     // panel) when there is no image, a parameter is wrong, or another job is running.
@@ -74,8 +91,11 @@ private:
     bool start(std::vector<glint::PivotSpec> sweep, int k);
     void showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job, const glint::Image& image,
                     const QString& parameters);
-    void showSweep(const std::vector<glint::BrightestResult>& results, const glint::JobControl& job,
+    void showSweep(const std::vector<glint::BrightestResult>& results, int k, const glint::JobControl& job,
                    const glint::Image& image, const QString& parameters);
+    // The layers, result rows and run record of a run (a finished one, or one read from a session).
+    void presentSingle(const glint::BrightestResult& result, int k);
+    void presentSweep(const std::vector<glint::BrightestResult>& results, int k);
     QString parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const;
     void retirePreviousRun();
     void refreshExclusions();
@@ -103,6 +123,7 @@ private:
     QVector<QPointer<OverlayLayer>> runLayers_; // the latest run's layers, hidden when the next run shows
     QPointer<ResultsModel> model_;
     std::vector<glint::BrightestResult> lastResults_;
+    std::vector<Run> runs_;
     int runCount_ = 0;
     bool running_ = false;
 };

@@ -48,6 +48,7 @@ QRectF SecondImageLayer::area() const {
 void SecondImageLayer::paint(QPainter& painter, const ViewTransform& view) const {
     if (!frame_ || frame_->pixels.isNull()) return;
     const QSize size = frame_->pixels.size();
+    const double scale = view.scale() * deviceScale(painter); // device pixels per image pixel
     painter.save();
     // B's pixel edges in canvas image coordinates, then the view; a frame rendered flipped for y-up is
     // flipped back so that its stored row 0 lands on the canvas row the offset refers to.
@@ -55,11 +56,11 @@ void SecondImageLayer::paint(QPainter& painter, const ViewTransform& view) const
     if (frame_->image && frame_->image->meta.displayYUp)
         toCanvas = QTransform(1.0, 0.0, 0.0, -1.0, 0.0, size.height()) * toCanvas;
     painter.setTransform(toCanvas, true);
-    // The smallest mipmap that still has a texel per screen pixel, as the canvas does for A.
+    // The smallest mipmap that still has a texel per device pixel, as the canvas does for A.
     const QImage* source = &frame_->pixels;
     for (const QImage& level : frame_->mipmaps)
-        if (static_cast<double>(level.width()) / size.width() >= view.scale()) source = &level;
-    painter.setRenderHint(QPainter::SmoothPixmapTransform, view.scale() < 1.0);
+        if (static_cast<double>(level.width()) / size.width() >= scale) source = &level;
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, scale < 1.0);
     painter.setOpacity(opacity_);
     painter.drawImage(QRectF(0, 0, size.width(), size.height()), *source);
     painter.setOpacity(1.0);

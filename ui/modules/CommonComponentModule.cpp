@@ -306,10 +306,10 @@ bool CommonComponentModule::run() {
                 QRect(result->bboxX, result->bboxY, result->bboxWidth, result->bboxHeight)));
     };
     const QString parameters = parameterText();
-    job.done = [this, a, b, result, resolved, shape, parameters](glint::JobControl& control) {
+    job.done = [this, a, b, result, resolved, shape, parameters, tolerance = params.tolerance](glint::JobControl& control) {
         AppContext& ctx = context();
         if (ctx.image() != a || second_ != b) return; // A or B changed meanwhile: the answer is for neither
-        showResult(result, *shape, *resolved, control);
+        showResult(result, *shape, *resolved, tolerance, control);
         RunRecord record = RunRecord::fromJob(name(), *resolved, control, *a, parameters);
         if (record.imagePath.isEmpty()) record.imagePath = ctx.imagePath();
         ctx.timingLog()->add(record);
@@ -328,10 +328,18 @@ void CommonComponentModule::dropResult() {
 
 void CommonComponentModule::showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
                                        const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
-                                       const glint::JobControl& job) {
+                                       double tolerance, const glint::JobControl& job) {
+    presentResult(result, shape, QString::fromLatin1(glint::backendName(resolved)), tolerance, job.timing().total());
+}
+
+void CommonComponentModule::presentResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
+                                          const std::shared_ptr<const ComponentShape>& shape, const QString& backend,
+                                          double tolerance, std::optional<double> ms) {
     AppContext& ctx = context();
     dropResult();
     result_ = result;
+    resultTolerance_ = tolerance;
+    resultBackend_ = backend;
     ++runs_;
     const glint::CommonComponentResult& r = *result;
     if (r.found && shape) {
@@ -352,19 +360,18 @@ void CommonComponentModule::showResult(const std::shared_ptr<const glint::Common
     ensureSecondLayer();
     place();
 
-    const QString backend = QString::fromLatin1(glint::backendName(resolved));
     model_ = new ResultsModel({tr("result"), tr("offset dx"), tr("offset dy"), tr("size"), tr("bbox x"), tr("bbox y"),
                                tr("bbox width"), tr("bbox height"), tr("tolerance"), tr("backend")});
     if (r.found)
         model_->addRow({tr("common component"), r.dx, r.dy, static_cast<qulonglong>(r.size), r.bboxX, r.bboxY, r.bboxWidth,
-                        r.bboxHeight, params_.tolerance, backend},
+                        r.bboxHeight, tolerance, backend},
                        0);
     else
-        model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, params_.tolerance, backend}, -1);
+        model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, tolerance, backend}, -1);
     if (ctx.results()) ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_);
 
     if (panel_) {
-        const QString time = tr("%1 ms on %2").arg(job.timing().total(), 0, 'f', 1).arg(backend);
+        const QString time = ms ? tr("%1 ms on %2").arg(*ms, 0, 'f', 1).arg(backend) : tr("restored from the session");
         if (r.found)
             panel_->setSummary(tr("Offset dx %1, dy %2 · %3 pixels · box in A: x %4, y %5, %6 × %7 · %8")
                                    .arg(r.dx)
@@ -382,6 +389,7 @@ void CommonComponentModule::showResult(const std::shared_ptr<const glint::Common
     }
     updateActions();
     emit resultShown();
+    emit resultsChanged();
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <QPointer>
 
 #include <memory>
+#include <optional>
 
 class QActionGroup;
 
@@ -34,6 +35,12 @@ public:
     QList<QAction*> actions() override;
     QList<QAction*> fileActions() override;
     QWidget* createPanel() override;
+
+    QVector<ExportableResults> exportableResults() const override;
+    QString sessionKey() const override { return QStringLiteral("common"); }
+    QJsonObject saveSession() const override;
+    QHash<QString, SessionInput> sessionInputs(const QJsonObject& state) const override;
+    std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
 
     // --- Image B
     // Loads off the UI thread: secondImageChanged() on success, secondImageFailed() (B kept) otherwise.
@@ -82,8 +89,13 @@ private:
     void ensureSecondLayer();
     void dropResult();
     void showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
-                    const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved,
+                    const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved, double tolerance,
                     const glint::JobControl& job);
+    // The layers, result row and panel summary of a result (a finished search, or one read from a session;
+    // ms: the search's time, when there was one).
+    void presentResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
+                       const std::shared_ptr<const ComponentShape>& shape, const QString& backend, double tolerance,
+                       std::optional<double> ms);
     void place();
     void showCursor(QPointF imagePoint);
     void updateActions();
@@ -109,6 +121,11 @@ private:
     glint::CommonComponentParams params_;
     glint::Backend backend_ = glint::Backend::Auto;
     std::shared_ptr<const glint::CommonComponentResult> result_;
+    double resultTolerance_ = 0.0; // the tolerance the shown result was found with
+    QString resultBackend_;
+    // The shown result as session JSON, kept so that autosaves do not compress a large mask again.
+    mutable std::shared_ptr<const glint::CommonComponentResult> savedResult_;
+    mutable QJsonObject savedResultJson_;
     View view_ = View::SideBySide;
     double blendOpacity_ = 0.5;
     int runs_ = 0;

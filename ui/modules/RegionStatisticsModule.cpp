@@ -11,6 +11,8 @@
 #include "overlay/ShapeLayer.h"
 #include "results/ResultsModel.h"
 #include "results/TimingLog.h"
+#include "session/SessionJson.h"
+#include "util/Errors.h"
 
 #include <QAction>
 #include <QLabel>
@@ -115,18 +117,57 @@ bool RegionStatisticsModule::measure(const QRect& pixels) {
     job.done = [this, image, r, stats](glint::JobControl& control) {
         AppContext& ctx = context();
         if (ctx.image() != image) return; // another image was opened meanwhile
-        ensureOutputs();
-        const int item = layer_->add(OverlayShape::pixelRectangle(r, QStringLiteral("#%1").arg(++count_)));
-        if (model_)
-            model_->addRow({count_, r.x(), r.y(), r.width(), r.height(), static_cast<double>(stats->count), stats->min,
-                            stats->max, stats->mean, stats->median},
-                           item);
+        ++count_;
+        present(r, {count_, r.x(), r.y(), r.width(), r.height(), static_cast<double>(stats->count), stats->min, stats->max,
+                    stats->mean, stats->median});
         RunRecord record = RunRecord::fromJob(name(), glint::Backend::Reference, control, *image,
                                               QStringLiteral("rect=%1,%2,%3,%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height()));
         record.backend = QStringLiteral("cpu");
         ctx.timingLog()->add(record);
     };
     return ctx.jobs()->start(std::move(job));
+}
+
+void RegionStatisticsModule::present(const QRect& r, const QVariantList& values) {
+    ensureOutputs();
+    const int item = layer_->add(OverlayShape::pixelRectangle(r, QStringLiteral("#%1").arg(values.value(0).toInt())));
+    if (model_) model_->addRow(values, item);
+    emit resultsChanged();
+}
+
+QJsonObject RegionStatisticsModule::saveSession() const {
+    QJsonArray rows;
+    if (layer_ && model_) {
+        for (int row = 0; row < model_->rowCount(); ++row) {
+            const int item = model_->overlayItem(row);
+            if (item < 0 || item >= layer_->itemCount()) continue;
+            QJsonArray values;
+            for (int c = 0; c < model_->columnCount(); ++c) values.append(QJsonValue::fromVariant(model_->value(row, c)));
+            rows.append(QJsonObject{{QStringLiteral("rect"), sessionjson::rect(layer_->shape(item).pixelRect())},
+                                    {QStringLiteral("values"), values}});
+        }
+    }
+    return {{QStringLiteral("count"), count_}, {QStringLiteral("rows"), rows}};
+}
+
+std::function<void()> RegionStatisticsModule::prepareSession(const QJsonObject& state, const SessionImages& inputs) {
+    using namespace sessionjson;
+    const std::shared_ptr<const glint::Image> image = inputs.value(QString());
+    const int count = integer(state[QStringLiteral("count")], QStringLiteral("statistics.count"));
+    QVector<QPair<QRect, QVariantList>> rows;
+    for (const QJsonValue& v : array(state[QStringLiteral("rows")], QStringLiteral("statistics.rows"))) {
+        const QJsonObject o = object(v, QStringLiteral("statistics.rows[]"));
+        const QRect r = readRect(o[QStringLiteral("rect")], QStringLiteral("statistics.rows[].rect"));
+        if (!image || r.isEmpty() || !QRect(0, 0, image->width(), image->height()).contains(r))
+            throw glint::InputError("session file: a region statistics rectangle lies outside the image");
+        const QJsonArray values = array(o[QStringLiteral("values")], QStringLiteral("statistics.rows[].values"));
+        if (values.size() != 10) throw glint::InputError("session file: a region statistics row has not 10 values");
+        rows.append({r, values.toVariantList()});
+    }
+    return [this, count, rows] {
+        for (const auto& [r, values] : rows) present(r, values);
+        count_ = std::max(count_, count);
+    };
 }
 
 } // namespace glint::ui

@@ -28,8 +28,14 @@ public:
     ShapeLayer* layer() const { return layer_; }
     ResultsModel* model() const { return model_; }
 
+    QString sessionKey() const override { return QStringLiteral("statistics"); }
+    QJsonObject saveSession() const override;
+    std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
+
 private:
     void ensureOutputs();
+    // The rectangle and its result row: the values are #, x, y, width, height, pixels, min, max, mean, median.
+    void present(const QRect& r, const QVariantList& values);
 
     RectangleTool* tool_;
     QAction* drawAction_;

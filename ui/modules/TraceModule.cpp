@@ -117,6 +117,7 @@ TraceModule::TraceModule(AppContext& context, QObject* parent)
         // trace starts a new result set on the new image.
         layer_ = nullptr;
         model_ = nullptr;
+        traces_.clear();
         count_ = 0;
     });
 }
@@ -395,16 +396,11 @@ void TraceModule::completeTrace() {
     glint::TraceResult result;
     result.legs = s->legs;
     for (const glint::TraceLeg& leg : s->legs) result.score += leg.score;
-    const QPolygonF line = polygon(result.polyline());
-    const double length = polylineLength(line);
+    const double length = polylineLength(polygon(result.polyline()));
     const int id = ++count_;
-    ensureOutputs();
-    const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(id)));
-    if (model_)
-        model_->addRow({id, static_cast<int>(s->legs.size()), length, result.score,
-                        QLatin1String(glint::traceScoreName(s->settings.field.score)),
-                        QLatin1String(glint::backendName(s->backend))},
-                       item);
+    presentTrace({id, result, QLatin1String(glint::traceScoreName(s->settings.field.score)),
+                  QLatin1String(glint::backendName(s->backend)),
+                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)});
 
     glint::JobControl merged; // the fixed legs' steps and times; live traces are previews, not runs
     for (const glint::Timing& t : s->legTimings) merged.timing().merge(t);
@@ -421,10 +417,23 @@ void TraceModule::completeTrace() {
     emit traceFinished(id);
 }
 
+void TraceModule::presentTrace(FinishedTrace trace) {
+    ensureOutputs();
+    const QPolygonF line = polygon(trace.result.polyline());
+    const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(trace.id)));
+    if (model_)
+        model_->addRow({trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
+                        trace.mode, trace.backend},
+                       item);
+    traces_.push_back(std::move(trace));
+    emit resultsChanged();
+}
+
 void TraceModule::ensureOutputs() {
     AppContext& ctx = context();
     if (!layer_) {
         layer_ = new TraceLayer(name(), TraceTool::traceColour());
+        traces_.clear(); // the layer's items are the traces: a new layer starts a new list
         ctx.layers()->add(layer_);
     }
     if (!model_ && ctx.results()) {

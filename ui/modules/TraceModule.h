@@ -31,9 +31,24 @@ public:
     explicit TraceModule(AppContext& context, QObject* parent = nullptr);
     ~TraceModule() override;
 
+    // A finished trace as the module keeps it (item i of layer() is traces()[i]).
+    struct FinishedTrace {
+        int id = 0;
+        glint::TraceResult result;
+        QString mode;       // the score mode
+        QString backend;    // the backend that traced it
+        QString parameters; // TraceSettings::describe() and the clicks
+    };
+
     QString name() const override { return tr("Line trace"); }
     QList<QAction*> actions() override { return {traceAction_}; }
     QWidget* createPanel() override;
+
+    const std::vector<FinishedTrace>& traces() const { return traces_; }
+    QVector<ExportableResults> exportableResults() const override;
+    QString sessionKey() const override { return QStringLiteral("trace"); }
+    QJsonObject saveSession() const override;
+    std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
 
     TraceSettings settings() const { return settings_; }
     // Shows the settings in the panel too. Changes reach a trace in progress only while it has no fixed
@@ -86,6 +101,8 @@ private:
     void dropTrace();
     void updatePreview();
     void ensureOutputs();
+    // The overlay polyline and the results row of a finished trace (traced now, or read from a session).
+    void presentTrace(FinishedTrace trace);
     void showMessage(const QString& message);
     bool insideImage(QPointF p) const;
 
@@ -101,6 +118,7 @@ private:
     quint64 generation_ = 0;              // bumped whenever results in flight stop being wanted
     Request newest_ = Request::None;
     bool fixing_ = false;                 // a fixed leg is being traced; live requests wait for it
+    std::vector<FinishedTrace> traces_;
     int count_ = 0;
     int liveShown_ = 0;
     double lastLiveMs_ = 0.0;

@@ -1,5 +1,9 @@
 #include "overlay/OverlayLayer.h"
 
+#include <QPainter>
+
+#include <cmath>
+
 namespace glint::ui {
 
 OverlayLayer::OverlayLayer(const QString& name, const QColor& colour, QObject* parent)
@@ -31,6 +35,15 @@ void OverlayLayer::setSelected(int index) {
     selected_ = index;
     emit selectionChanged(index);
     emit changed();
+}
+
+QRectF OverlayLayer::paintArea(const QPainter& painter) {
+    const QTransform t = painter.deviceTransform();
+    return t.isInvertible() ? t.inverted().mapRect(QRectF(painter.viewport())) : QRectF(painter.viewport());
+}
+
+double OverlayLayer::deviceScale(const QPainter& painter) {
+    return std::sqrt(std::abs(painter.deviceTransform().determinant()));
 }
 
 void OverlayLayer::itemsChanged() {

@@ -38,6 +38,12 @@ public:
 
     virtual void paint(QPainter& painter, const ViewTransform& view) const = 0;
 
+    // The painter's whole device in the coordinates layers draw in: the widget's rectangle on the canvas;
+    // in an exported picture, whose painter scales overlays up, the picture scaled down by that factor.
+    static QRectF paintArea(const QPainter& painter);
+    // Device pixels per drawing unit (1 on the canvas).
+    static double deviceScale(const QPainter& painter);
+
 signals:
     void changed();                      // the canvas repaints
     void selectionChanged(int index);    // -1: nothing selected

@@ -1,0 +1,168 @@
+// BrightestModule's exports and sessions: its runs as core regions, and its panel, ROI, exclusions and
+// runs (with their results) as JSON and back.
+#include "modules/BrightestModule.h"
+
+#include "AppContext.h"
+#include "export/CsvTable.h"
+#include "modules/BrightestPanel.h"
+#include "results/ResultsModel.h"
+#include "session/SessionJson.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace glint::ui {
+
+namespace {
+
+bool anyLayer(const BrightestModule::Run& run) {
+    return std::any_of(run.layers.cbegin(), run.layers.cend(),
+                       [](const QPointer<OverlayLayer>& l) { return !l.isNull(); });
+}
+
+// The header line glint-cli brightest --regions writes, so that the two files of one analysis are equal.
+std::string describe(const glint::BrightestResult& r, int k) {
+    return "brightest, pivot " + glint::formatNumber(r.pivot) + " (" + r.pivotSpec.text() + "), mode " +
+           glint::brightestModeName(r.mode) + ", k " + std::to_string(k);
+}
+
+std::uint32_t rgb(const QColor& c) {
+    return static_cast<std::uint32_t>(c.rgb() & 0xFFFFFF);
+}
+
+} // namespace
+
+QVector<ExportableResults> BrightestModule::exportableResults() const {
+    QVector<ExportableResults> out;
+    for (const Run& run : runs_) {
+        if (!anyLayer(run)) continue;
+        if (!run.sweep) {
+            out.append({run.title, describe(run.results.front(), run.k),
+                        glint::regionsFromBrightest(run.results.front()), run.layers, nullptr});
+            continue;
+        }
+        // A sweep: one set per pivot, its regions labelled with the pivot and drawn in the pivot's colour.
+        for (std::size_t i = 0; i < run.results.size() && i < static_cast<std::size_t>(run.layers.size()); ++i) {
+            const QPointer<OverlayLayer>& layer = run.layers[static_cast<qsizetype>(i)];
+            if (!layer) continue;
+            const glint::BrightestResult& result = run.results[i];
+            std::vector<glint::ExportRegion> regions = glint::regionsFromBrightest(result);
+            for (glint::ExportRegion& r : regions) {
+                r.label = "pivot " + result.pivotSpec.text() + " " + r.label;
+                r.colour = rgb(layer->colour());
+            }
+            out.append({layer->name(), describe(result, run.k), std::move(regions), {layer}, nullptr});
+        }
+    }
+    return out;
+}
+
+QJsonObject BrightestModule::saveSession() const {
+    QJsonObject state;
+    if (panel_) {
+        state[QStringLiteral("panel")] =
+            QJsonObject{{QStringLiteral("k"), panel_->kBox()->value()},
+                        {QStringLiteral("mode"), panel_->modeBox()->currentData().toString()},
+                        {QStringLiteral("pivot_kind"), panel_->pivotBox()->currentData().toString()},
+                        {QStringLiteral("percentile"), panel_->percentileBox()->value()},
+                        {QStringLiteral("number"), panel_->numberEdit()->text()},
+                        {QStringLiteral("backend"), panel_->backendBox()->currentText()},
+                        {QStringLiteral("sweep"), panel_->sweepEdit()->text()}};
+    }
+    if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
+    QJsonArray exclusions;
+    for (const Exclusion& e : exclusions_)
+        exclusions.append(e.polygon ? QJsonObject{{QStringLiteral("polygon"), sessionjson::points(e.points)}}
+                                    : QJsonObject{{QStringLiteral("rect"), sessionjson::rect(e.rect)}});
+    state[QStringLiteral("exclusions")] = exclusions;
+    QJsonArray runs;
+    for (const Run& run : runs_) {
+        if (!anyLayer(run)) continue;
+        QJsonArray results;
+        for (const glint::BrightestResult& r : run.results)
+            results.append(sessionjson::brightestResult(r));
+        runs.append(QJsonObject{{QStringLiteral("number"), run.number},
+                                {QStringLiteral("sweep"), run.sweep},
+                                {QStringLiteral("k"), run.k},
+                                {QStringLiteral("results"), results}});
+    }
+    state[QStringLiteral("runs")] = runs;
+    return state;
+}
+
+std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, const SessionImages& inputs) {
+    using namespace sessionjson;
+    const std::shared_ptr<const glint::Image> image = inputs.value(QString());
+    const QRect bounds = image ? QRect(0, 0, image->width(), image->height()) : QRect();
+    const QJsonObject panelState = state.contains(QStringLiteral("panel"))
+                                       ? object(state[QStringLiteral("panel")], QStringLiteral("brightest.panel"))
+                                       : QJsonObject();
+    std::optional<QRect> roi;
+    if (state.contains(QStringLiteral("roi"))) {
+        roi = readRect(state[QStringLiteral("roi")], QStringLiteral("brightest.roi"));
+        if (!bounds.contains(*roi)) throw glint::InputError("session file: the brightest ROI lies outside the image");
+    }
+    QVector<Exclusion> exclusions;
+    for (const QJsonValue& v : array(state[QStringLiteral("exclusions")], QStringLiteral("brightest.exclusions"))) {
+        const QJsonObject e = object(v, QStringLiteral("brightest.exclusions[]"));
+        if (e.contains(QStringLiteral("polygon")))
+            exclusions.append(
+                {true, {}, readPoints(e[QStringLiteral("polygon")], QStringLiteral("brightest.exclusions[].polygon"))});
+        else
+            exclusions.append(
+                {false, readRect(e[QStringLiteral("rect")], QStringLiteral("brightest.exclusions[].rect")), {}});
+    }
+    std::vector<Run> runs;
+    for (const QJsonValue& v : array(state[QStringLiteral("runs")], QStringLiteral("brightest.runs"))) {
+        const QJsonObject o = object(v, QStringLiteral("brightest.runs[]"));
+        Run run;
+        run.number = integer(o[QStringLiteral("number")], QStringLiteral("brightest.runs[].number"));
+        run.sweep = boolean(o[QStringLiteral("sweep")], QStringLiteral("brightest.runs[].sweep"));
+        run.k = integer(o[QStringLiteral("k")], QStringLiteral("brightest.runs[].k"));
+        for (const QJsonValue& r : array(o[QStringLiteral("results")], QStringLiteral("brightest.runs[].results"))) {
+            glint::BrightestResult result = readBrightestResult(r);
+            if (!image || result.imageWidth != image->width() || result.imageHeight != image->height())
+                throw glint::InputError("session file: a brightest result is for an image of another size");
+            run.results.push_back(std::move(result));
+        }
+        if (run.results.empty() || (!run.sweep && run.results.size() != 1))
+            throw glint::InputError("session file: a brightest run has no result");
+        runs.push_back(std::move(run));
+    }
+    return [this, panelState, roi, exclusions, runs] {
+        if (panel_ && !panelState.isEmpty()) {
+            panel_->kBox()->setValue(panelState[QStringLiteral("k")].toInt(panel_->kBox()->value()));
+            const int mode = panel_->modeBox()->findData(panelState[QStringLiteral("mode")].toString());
+            if (mode >= 0) panel_->modeBox()->setCurrentIndex(mode);
+            const int kind = panel_->pivotBox()->findData(panelState[QStringLiteral("pivot_kind")].toString());
+            if (kind >= 0) panel_->pivotBox()->setCurrentIndex(kind);
+            panel_->percentileBox()->setValue(
+                panelState[QStringLiteral("percentile")].toDouble(panel_->percentileBox()->value()));
+            panel_->numberEdit()->setText(panelState[QStringLiteral("number")].toString());
+            const int backend = panel_->backendBox()->findText(panelState[QStringLiteral("backend")].toString());
+            if (backend >= 0) panel_->backendBox()->setCurrentIndex(backend);
+            panel_->sweepEdit()->setText(panelState[QStringLiteral("sweep")].toString(panel_->sweepEdit()->text()));
+        }
+        roi_ = roi;
+        exclusions_ = exclusions;
+        refreshRoi();
+        refreshExclusions();
+        for (const Run& run : runs) {
+            runCount_ = run.number - 1; // the titles (and so the layer names) are the saved ones
+            if (run.sweep)
+                presentSweep(run.results, run.k);
+            else
+                presentSingle(run.results.front(), run.k);
+        }
+        for (const Run& run : runs)
+            runCount_ = std::max(runCount_, run.number);
+        if (panel_ && !runs.empty()) panel_->setStatus(tr("%1 run(s) restored from the session.").arg(runs.size()));
+    };
+}
+
+} // namespace glint::ui

@@ -1,0 +1,128 @@
+// CommonComponentModule's exports and sessions: the shown component as a core region (and its mask for
+// the mask PNG), and image B, the parameters, the view and the result (mask included) as JSON and back.
+#include "modules/CommonComponentModule.h"
+
+#include "AppContext.h"
+#include "canvas/ImageCanvas.h"
+#include "export/CsvTable.h"
+#include "modules/CommonComponentLayers.h"
+#include "modules/CommonComponentPanel.h"
+#include "overlay/LayerStack.h"
+#include "session/SessionJson.h"
+#include "util/Errors.h"
+
+#include <algorithm>
+
+namespace glint::ui {
+
+QVector<ExportableResults> CommonComponentModule::exportableResults() const {
+    if (!result_) return {};
+    ExportableResults set;
+    set.title = tr("Common component #%1 (%2)").arg(runs_).arg(resultBackend_);
+    set.description = "common component, tolerance " + glint::formatNumber(resultTolerance_) + ", image B " +
+                      secondPath_.toStdString();
+    set.regions = glint::regionsFromCommon(*result_, resultTolerance_);
+    set.layers = {layerA_.data(), layerB_.data()};
+    if (result_->found) set.component = result_;
+    return {set};
+}
+
+QJsonObject CommonComponentModule::saveSession() const {
+    QJsonObject state{
+        {QStringLiteral("params"), QJsonObject{{QStringLiteral("tolerance"), params_.tolerance},
+                                               {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)}}},
+        {QStringLiteral("backend"), QLatin1String(glint::backendName(backend_))},
+        {QStringLiteral("view"), view_ == View::Blend ? QStringLiteral("blend") : QStringLiteral("side-by-side")},
+        {QStringLiteral("opacity"), blendOpacity_},
+        {QStringLiteral("runs"), runs_}};
+    if (second_) {
+        const SessionInput input{secondPath_, loadOptionsOf(*second_)};
+        state[QStringLiteral("second")] = QJsonObject{{QStringLiteral("path"), input.path},
+                                                      {QStringLiteral("hdu"), input.options.hdu},
+                                                      {QStringLiteral("plane"), input.options.plane},
+                                                      {QStringLiteral("frame"), input.options.frame}};
+    }
+    if (result_) {
+        if (savedResult_ != result_) { // a large mask is compressed once, not at every autosave
+            savedResultJson_ = sessionjson::commonResult(*result_);
+            savedResult_ = result_;
+        }
+        QJsonObject result = savedResultJson_;
+        result[QStringLiteral("tolerance")] = resultTolerance_;
+        result[QStringLiteral("backend")] = resultBackend_;
+        state[QStringLiteral("result")] = result;
+    }
+    return state;
+}
+
+QHash<QString, SessionInput> CommonComponentModule::sessionInputs(const QJsonObject& state) const {
+    using namespace sessionjson;
+    if (!state.contains(QStringLiteral("second"))) return {};
+    const QJsonObject o = object(state[QStringLiteral("second")], QStringLiteral("common.second"));
+    SessionInput input;
+    input.path = string(o[QStringLiteral("path")], QStringLiteral("common.second.path"));
+    input.options.hdu = integer(o[QStringLiteral("hdu")], QStringLiteral("common.second.hdu"));
+    input.options.plane = integer(o[QStringLiteral("plane")], QStringLiteral("common.second.plane"));
+    input.options.frame = integer(o[QStringLiteral("frame")], QStringLiteral("common.second.frame"));
+    return {{QStringLiteral("B"), input}};
+}
+
+std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& state, const SessionImages& inputs) {
+    using namespace sessionjson;
+    const std::shared_ptr<const glint::Image> a = inputs.value(QString());
+    const std::shared_ptr<const glint::Image> b = inputs.value(QStringLiteral("B"));
+    const QJsonObject p = object(state[QStringLiteral("params")], QStringLiteral("common.params"));
+    glint::CommonComponentParams params;
+    params.tolerance = number(p[QStringLiteral("tolerance")], QStringLiteral("common.params.tolerance"));
+    params.maxShift =
+        static_cast<long long>(number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift")));
+    if (!(params.tolerance >= 0)) throw glint::InputError("session file: the common component tolerance is negative");
+    const glint::Backend backend = readBackend(state[QStringLiteral("backend")], QStringLiteral("common.backend"));
+    const QString viewName = string(state[QStringLiteral("view")], QStringLiteral("common.view"));
+    const View view = viewName == QLatin1String("blend") ? View::Blend : View::SideBySide;
+    const double opacity = number(state[QStringLiteral("opacity")], QStringLiteral("common.opacity"));
+    const int runs = integer(state[QStringLiteral("runs")], QStringLiteral("common.runs"));
+
+    std::shared_ptr<const glint::CommonComponentResult> result;
+    std::shared_ptr<const ComponentShape> shape;
+    double tolerance = 0.0;
+    QString resultBackend;
+    if (state.contains(QStringLiteral("result"))) {
+        const QJsonObject r = object(state[QStringLiteral("result")], QStringLiteral("common.result"));
+        if (!a || !b) throw glint::InputError("session file: a common component result without image B");
+        auto read = std::make_shared<glint::CommonComponentResult>(readCommonResult(r));
+        if (read->found && (read->maskWidth != a->width() || read->maskHeight != a->height()))
+            throw glint::InputError("session file: the common component's mask is not the size of the image");
+        tolerance = number(r[QStringLiteral("tolerance")], QStringLiteral("common.result.tolerance"));
+        resultBackend = string(r[QStringLiteral("backend")], QStringLiteral("common.result.backend"));
+        if (read->found)
+            shape = std::make_shared<const ComponentShape>(
+                ComponentShape::fromMask(read->maskWidth, read->maskHeight, read->mask,
+                                         QRect(read->bboxX, read->bboxY, read->bboxWidth, read->bboxHeight)));
+        result = std::move(read);
+    }
+    return [this, params, backend, view, opacity, runs, b, result, shape, tolerance, resultBackend] {
+        setParameters(params);
+        setBackend(backend);
+        if (b) {
+            showSecond(b, QString::fromStdString(b->meta.path));
+        } else if (second_) { // the session had no image B: neither does the window now
+            dropResult();
+            second_.reset();
+            secondPath_.clear();
+            if (secondLayer_) context().layers()->remove(secondLayer_);
+            if (panel_) panel_->setSecondImageText({});
+            place();
+        }
+        if (result) {
+            runs_ = std::max(0, runs - 1);
+            presentResult(result, shape, resultBackend, tolerance, std::nullopt);
+        }
+        runs_ = std::max(runs_, runs);
+        blendOpacity_ = std::clamp(opacity, 0.0, 1.0);
+        setBlendOpacity(blendOpacity_);
+        setView(view);
+    };
+}
+
+} // namespace glint::ui

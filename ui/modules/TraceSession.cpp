@@ -1,0 +1,106 @@
+// TraceModule's exports and sessions: the finished traces as core regions, and the settings and traces
+// (with their legs, so that nothing is traced again) as JSON and back.
+#include "modules/TraceModule.h"
+
+#include "AppContext.h"
+#include "session/SessionJson.h"
+#include "util/Errors.h"
+
+namespace glint::ui {
+
+namespace {
+
+QJsonObject settingsJson(const TraceSettings& s) {
+    return {{QStringLiteral("guides"), s.params.guides},
+            {QStringLiteral("points"), s.params.points},
+            {QStringLiteral("half_width"), s.params.halfWidth},
+            {QStringLiteral("max_angle"), s.params.maxAngleDeg},
+            {QStringLiteral("live_points"), s.livePoints},
+            {QStringLiteral("score"), QLatin1String(glint::traceScoreName(s.field.score))},
+            {QStringLiteral("line_width"), s.field.lineWidth},
+            {QStringLiteral("polarity"), QLatin1String(glint::tracePolarityName(s.field.polarity))},
+            {QStringLiteral("sine_threshold"), s.field.sineThresholdFraction},
+            {QStringLiteral("backend"), QLatin1String(glint::backendName(s.backend))},
+            {QStringLiteral("show_guides"), s.showGuides}};
+}
+
+TraceSettings readSettings(const QJsonValue& value) {
+    using namespace sessionjson;
+    const QJsonObject o = object(value, QStringLiteral("trace.settings"));
+    const auto name = [](const char* key) { return QStringLiteral("trace.settings.") + QLatin1String(key); };
+    TraceSettings s;
+    s.params.guides = integer(o[QStringLiteral("guides")], name("guides"));
+    s.params.points = integer(o[QStringLiteral("points")], name("points"));
+    s.params.halfWidth = number(o[QStringLiteral("half_width")], name("half_width"));
+    s.params.maxAngleDeg = number(o[QStringLiteral("max_angle")], name("max_angle"));
+    s.livePoints = integer(o[QStringLiteral("live_points")], name("live_points"));
+    s.field.score = glint::parseTraceScore(string(o[QStringLiteral("score")], name("score")).toStdString());
+    s.field.lineWidth = number(o[QStringLiteral("line_width")], name("line_width"));
+    s.field.polarity = glint::parseTracePolarity(string(o[QStringLiteral("polarity")], name("polarity")).toStdString());
+    s.field.sineThresholdFraction = number(o[QStringLiteral("sine_threshold")], name("sine_threshold"));
+    s.backend = readBackend(o[QStringLiteral("backend")], name("backend"));
+    s.showGuides = boolean(o[QStringLiteral("show_guides")], name("show_guides"));
+    glint::validateTraceParams(s.params);
+    glint::validateTraceFieldOptions(s.field);
+    return s;
+}
+
+} // namespace
+
+QVector<ExportableResults> TraceModule::exportableResults() const {
+    if (!layer_ || traces_.empty()) return {};
+    ExportableResults set;
+    set.title = name();
+    set.description = "line trace, " + std::to_string(traces_.size()) + " trace(s)";
+    for (const FinishedTrace& t : traces_)
+        set.regions.push_back(glint::regionFromTrace(t.result, t.id));
+    set.layers = {layer_.data()};
+    return {set};
+}
+
+QJsonObject TraceModule::saveSession() const {
+    QJsonArray traces;
+    if (layer_) {
+        for (const FinishedTrace& t : traces_)
+            traces.append(QJsonObject{{QStringLiteral("id"), t.id},
+                                      {QStringLiteral("mode"), t.mode},
+                                      {QStringLiteral("backend"), t.backend},
+                                      {QStringLiteral("parameters"), t.parameters},
+                                      {QStringLiteral("result"), sessionjson::traceResult(t.result)}});
+    }
+    return {{QStringLiteral("settings"), settingsJson(settings_)},
+            {QStringLiteral("count"), count_},
+            {QStringLiteral("traces"), traces}};
+}
+
+std::function<void()> TraceModule::prepareSession(const QJsonObject& state, const SessionImages& inputs) {
+    using namespace sessionjson;
+    const std::shared_ptr<const glint::Image> image = inputs.value(QString());
+    const TraceSettings settings = readSettings(state[QStringLiteral("settings")]);
+    const int count = integer(state[QStringLiteral("count")], QStringLiteral("trace.count"));
+    std::vector<FinishedTrace> traces;
+    for (const QJsonValue& v : array(state[QStringLiteral("traces")], QStringLiteral("trace.traces"))) {
+        const QJsonObject o = object(v, QStringLiteral("trace.traces[]"));
+        FinishedTrace t;
+        t.id = integer(o[QStringLiteral("id")], QStringLiteral("trace.traces[].id"));
+        t.mode = string(o[QStringLiteral("mode")], QStringLiteral("trace.traces[].mode"));
+        t.backend = string(o[QStringLiteral("backend")], QStringLiteral("trace.traces[].backend"));
+        t.parameters = string(o[QStringLiteral("parameters")], QStringLiteral("trace.traces[].parameters"));
+        t.result = readTraceResult(o[QStringLiteral("result")]);
+        if (image) {
+            std::vector<glint::TracePoint> clicks{t.result.legs.front().from};
+            for (const glint::TraceLeg& leg : t.result.legs)
+                clicks.push_back(leg.to);
+            glint::validateTracePoints(clicks, image->width(), image->height()); // UsageError names the point
+        }
+        traces.push_back(std::move(t));
+    }
+    return [this, settings, count, traces] {
+        setSettings(settings);
+        for (const FinishedTrace& t : traces)
+            presentTrace(t);
+        count_ = std::max(count, count_);
+    };
+}
+
+} // namespace glint::ui

@@ -1,0 +1,343 @@
+#include "session/SessionJson.h"
+
+#include "results/TimingLog.h"
+#include "util/Errors.h"
+
+#include <QByteArray>
+
+#include <cmath>
+#include <limits>
+
+namespace glint::ui::sessionjson {
+
+namespace {
+
+[[noreturn]] void fail(const QString& what, const char* expected) {
+    throw glint::InputError(
+        QStringLiteral("session file: %1 is missing or is not %2").arg(what, QLatin1String(expected)).toStdString());
+}
+
+QString field(const QString& what, const char* name) {
+    return what + QLatin1Char('.') + QLatin1String(name);
+}
+
+QJsonArray pointArray(double x, double y) {
+    return {x, y};
+}
+
+glint::TracePoint readTracePoint(const QJsonValue& value, const QString& what) {
+    const QJsonArray a = array(value, what);
+    if (a.size() != 2) fail(what, "an [x, y] pair");
+    return {number(a[0], what), number(a[1], what)};
+}
+
+} // namespace
+
+QJsonObject object(const QJsonValue& value, const QString& what) {
+    if (!value.isObject()) fail(what, "an object");
+    return value.toObject();
+}
+
+QJsonArray array(const QJsonValue& value, const QString& what) {
+    if (!value.isArray()) fail(what, "an array");
+    return value.toArray();
+}
+
+double number(const QJsonValue& value, const QString& what) {
+    if (!value.isDouble()) fail(what, "a number");
+    return value.toDouble();
+}
+
+int integer(const QJsonValue& value, const QString& what) {
+    const double v = number(value, what);
+    if (v != std::floor(v) || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+        fail(what, "an integer");
+    return static_cast<int>(v);
+}
+
+bool boolean(const QJsonValue& value, const QString& what) {
+    if (!value.isBool()) fail(what, "true or false");
+    return value.toBool();
+}
+
+QString string(const QJsonValue& value, const QString& what) {
+    if (!value.isString()) fail(what, "a string");
+    return value.toString();
+}
+
+QJsonValue exactInteger(std::int64_t value) {
+    return QString::number(static_cast<qlonglong>(value));
+}
+
+std::int64_t readExactInteger(const QJsonValue& value, const QString& what) {
+    bool ok = false;
+    const qlonglong v = string(value, what).toLongLong(&ok);
+    if (!ok) fail(what, "an integer in a string");
+    return v;
+}
+
+QJsonArray rect(const QRect& r) {
+    return {r.x(), r.y(), r.width(), r.height()};
+}
+
+QRect readRect(const QJsonValue& value, const QString& what) {
+    const QJsonArray a = array(value, what);
+    if (a.size() != 4) fail(what, "[x, y, width, height]");
+    const QRect r(integer(a[0], what), integer(a[1], what), integer(a[2], what), integer(a[3], what));
+    if (r.width() < 0 || r.height() < 0) fail(what, "a rectangle of positive size");
+    return r;
+}
+
+QJsonArray points(const QPolygonF& polygon) {
+    QJsonArray out;
+    for (const QPointF& p : polygon)
+        out.append(pointArray(p.x(), p.y()));
+    return out;
+}
+
+QPolygonF readPoints(const QJsonValue& value, const QString& what) {
+    QPolygonF out;
+    for (const QJsonValue& v : array(value, what)) {
+        const glint::TracePoint p = readTracePoint(v, what);
+        out.append(QPointF(p.x, p.y));
+    }
+    return out;
+}
+
+QString colour(const QColor& c) {
+    return c.name(QColor::HexArgb);
+}
+
+QColor readColour(const QJsonValue& value, const QString& what) {
+    const QColor c = QColor::fromString(string(value, what));
+    if (!c.isValid()) fail(what, "a colour (#aarrggbb)");
+    return c;
+}
+
+glint::Backend readBackend(const QJsonValue& value, const QString& what) {
+    return glint::parseBackend(string(value, what).toStdString());
+}
+
+// --- Display ---------------------------------------------------------------------------------------------
+
+QJsonObject display(const glint::DisplaySettings& s) {
+    return {{QStringLiteral("scale"), QLatin1String(glint::displayScaleName(s.scale))},
+            {QStringLiteral("limits"), QLatin1String(glint::limitsModeName(s.limits))},
+            {QStringLiteral("percentile"), s.percentile},
+            {QStringLiteral("low"), s.low},
+            {QStringLiteral("high"), s.high},
+            {QStringLiteral("colormap"), QLatin1String(glint::colormapName(s.colormap))}};
+}
+
+glint::DisplaySettings readDisplay(const QJsonValue& value) {
+    const QString what = QStringLiteral("display");
+    const QJsonObject o = object(value, what);
+    glint::DisplaySettings s;
+    s.scale = glint::parseDisplayScale(string(o[QStringLiteral("scale")], field(what, "scale")).toStdString());
+    s.limits = glint::parseLimitsMode(string(o[QStringLiteral("limits")], field(what, "limits")).toStdString());
+    s.percentile = number(o[QStringLiteral("percentile")], field(what, "percentile"));
+    s.low = number(o[QStringLiteral("low")], field(what, "low"));
+    s.high = number(o[QStringLiteral("high")], field(what, "high"));
+    s.colormap = glint::parseColormap(string(o[QStringLiteral("colormap")], field(what, "colormap")).toStdString());
+    return s;
+}
+
+// --- Brightest ------------------------------------------------------------------------------------------
+
+QJsonObject brightestResult(const glint::BrightestResult& r) {
+    QJsonArray regions;
+    for (const glint::BrightestRegion& g : r.regions)
+        regions.append(QJsonObject{{QStringLiteral("rank"), g.rank},
+                                   {QStringLiteral("rect"), rect(QRect(g.x, g.y, g.width, g.height))},
+                                   {QStringLiteral("sum"), g.sum},
+                                   {QStringLiteral("sum_int"), exactInteger(g.sumInt)},
+                                   {QStringLiteral("exact_integer"), g.exactInteger}});
+    return {{QStringLiteral("pivot_spec"), QString::fromStdString(r.pivotSpec.text())},
+            {QStringLiteral("pivot"), r.pivot},
+            {QStringLiteral("exact_integer"), r.exactInteger},
+            {QStringLiteral("mode"), QLatin1String(glint::brightestModeName(r.mode))},
+            {QStringLiteral("image_size"), QJsonArray{r.imageWidth, r.imageHeight}},
+            {QStringLiteral("included_pixels"), exactInteger(static_cast<std::int64_t>(r.includedPixels))},
+            {QStringLiteral("backend"), QLatin1String(glint::backendName(r.backend))},
+            {QStringLiteral("device"), QString::fromStdString(r.device)},
+            {QStringLiteral("regions"), regions}};
+}
+
+glint::BrightestResult readBrightestResult(const QJsonValue& value) {
+    const QString what = QStringLiteral("brightest result");
+    const QJsonObject o = object(value, what);
+    glint::BrightestResult r;
+    r.pivotSpec =
+        glint::PivotSpec::parse(string(o[QStringLiteral("pivot_spec")], field(what, "pivot_spec")).toStdString());
+    r.pivot = number(o[QStringLiteral("pivot")], field(what, "pivot"));
+    r.exactInteger = boolean(o[QStringLiteral("exact_integer")], field(what, "exact_integer"));
+    r.mode = glint::parseBrightestMode(string(o[QStringLiteral("mode")], field(what, "mode")).toStdString());
+    const QJsonArray size = array(o[QStringLiteral("image_size")], field(what, "image_size"));
+    if (size.size() != 2) fail(field(what, "image_size"), "[width, height]");
+    r.imageWidth = integer(size[0], field(what, "image_size"));
+    r.imageHeight = integer(size[1], field(what, "image_size"));
+    r.includedPixels = static_cast<std::size_t>(
+        readExactInteger(o[QStringLiteral("included_pixels")], field(what, "included_pixels")));
+    r.backend = readBackend(o[QStringLiteral("backend")], field(what, "backend"));
+    r.device = string(o[QStringLiteral("device")], field(what, "device")).toStdString();
+    const QRect image(0, 0, r.imageWidth, r.imageHeight);
+    for (const QJsonValue& v : array(o[QStringLiteral("regions")], field(what, "regions"))) {
+        const QString w = field(what, "regions[]");
+        const QJsonObject g = object(v, w);
+        glint::BrightestRegion region;
+        region.rank = integer(g[QStringLiteral("rank")], field(w, "rank"));
+        const QRect box = readRect(g[QStringLiteral("rect")], field(w, "rect"));
+        if (box.isEmpty() || !image.contains(box)) fail(field(w, "rect"), "a rectangle inside the image");
+        region.x = box.x();
+        region.y = box.y();
+        region.width = box.width();
+        region.height = box.height();
+        region.sum = number(g[QStringLiteral("sum")], field(w, "sum"));
+        region.sumInt = readExactInteger(g[QStringLiteral("sum_int")], field(w, "sum_int"));
+        region.exactInteger = boolean(g[QStringLiteral("exact_integer")], field(w, "exact_integer"));
+        r.regions.push_back(region);
+    }
+    return r;
+}
+
+// --- Trace ----------------------------------------------------------------------------------------------
+
+QJsonObject traceResult(const glint::TraceResult& r) {
+    QJsonArray legs;
+    for (const glint::TraceLeg& leg : r.legs) {
+        QJsonArray indices, pts, scores;
+        for (int i : leg.guideIndices)
+            indices.append(i);
+        for (const glint::TracePoint& p : leg.points)
+            pts.append(pointArray(p.x, p.y));
+        for (double s : leg.segmentScores)
+            scores.append(s);
+        legs.append(QJsonObject{{QStringLiteral("from"), pointArray(leg.from.x, leg.from.y)},
+                                {QStringLiteral("to"), pointArray(leg.to.x, leg.to.y)},
+                                {QStringLiteral("half_width"), leg.halfWidth},
+                                {QStringLiteral("guide_indices"), indices},
+                                {QStringLiteral("points"), pts},
+                                {QStringLiteral("segment_scores"), scores},
+                                {QStringLiteral("score"), leg.score},
+                                {QStringLiteral("optimum_score"), leg.optimumScore}});
+    }
+    return {{QStringLiteral("legs"), legs}, {QStringLiteral("score"), r.score}};
+}
+
+glint::TraceResult readTraceResult(const QJsonValue& value) {
+    const QString what = QStringLiteral("trace");
+    const QJsonObject o = object(value, what);
+    glint::TraceResult r;
+    r.score = number(o[QStringLiteral("score")], field(what, "score"));
+    for (const QJsonValue& v : array(o[QStringLiteral("legs")], field(what, "legs"))) {
+        const QString w = field(what, "legs[]");
+        const QJsonObject l = object(v, w);
+        glint::TraceLeg leg;
+        leg.from = readTracePoint(l[QStringLiteral("from")], field(w, "from"));
+        leg.to = readTracePoint(l[QStringLiteral("to")], field(w, "to"));
+        leg.halfWidth = number(l[QStringLiteral("half_width")], field(w, "half_width"));
+        for (const QJsonValue& i : array(l[QStringLiteral("guide_indices")], field(w, "guide_indices")))
+            leg.guideIndices.push_back(integer(i, field(w, "guide_indices")));
+        for (const QJsonValue& p : array(l[QStringLiteral("points")], field(w, "points")))
+            leg.points.push_back(readTracePoint(p, field(w, "points")));
+        for (const QJsonValue& s : array(l[QStringLiteral("segment_scores")], field(w, "segment_scores")))
+            leg.segmentScores.push_back(number(s, field(w, "segment_scores")));
+        leg.score = number(l[QStringLiteral("score")], field(w, "score"));
+        leg.optimumScore = number(l[QStringLiteral("optimum_score")], field(w, "optimum_score"));
+        if (leg.points.size() < 2) fail(field(w, "points"), "a path of at least two points");
+        r.legs.push_back(std::move(leg));
+    }
+    if (r.legs.empty()) fail(field(what, "legs"), "a list of at least one leg");
+    return r;
+}
+
+// --- Common component -----------------------------------------------------------------------------------
+
+QJsonObject commonResult(const glint::CommonComponentResult& r) {
+    QJsonObject o{{QStringLiteral("found"), r.found},
+                  {QStringLiteral("dx"), r.dx},
+                  {QStringLiteral("dy"), r.dy},
+                  {QStringLiteral("size"), exactInteger(static_cast<std::int64_t>(r.size))},
+                  {QStringLiteral("bbox"), rect(QRect(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight))},
+                  {QStringLiteral("mask_size"), QJsonArray{r.maskWidth, r.maskHeight}},
+                  {QStringLiteral("offsets_searched"), exactInteger(static_cast<std::int64_t>(r.stats.offsets))}};
+    if (!r.mask.empty()) {
+        const QByteArray raw(reinterpret_cast<const char*>(r.mask.data()), static_cast<qsizetype>(r.mask.size()));
+        o[QStringLiteral("mask")] = QString::fromLatin1(qCompress(raw, 9).toBase64());
+    }
+    return o;
+}
+
+glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
+    const QString what = QStringLiteral("common component result");
+    const QJsonObject o = object(value, what);
+    glint::CommonComponentResult r;
+    r.found = boolean(o[QStringLiteral("found")], field(what, "found"));
+    r.dx = integer(o[QStringLiteral("dx")], field(what, "dx"));
+    r.dy = integer(o[QStringLiteral("dy")], field(what, "dy"));
+    r.size = static_cast<std::uint64_t>(readExactInteger(o[QStringLiteral("size")], field(what, "size")));
+    const QRect box = readRect(o[QStringLiteral("bbox")], field(what, "bbox"));
+    r.bboxX = box.x();
+    r.bboxY = box.y();
+    r.bboxWidth = box.width();
+    r.bboxHeight = box.height();
+    const QJsonArray size = array(o[QStringLiteral("mask_size")], field(what, "mask_size"));
+    if (size.size() != 2) fail(field(what, "mask_size"), "[width, height]");
+    r.maskWidth = integer(size[0], field(what, "mask_size"));
+    r.maskHeight = integer(size[1], field(what, "mask_size"));
+    r.stats.offsets = static_cast<std::uint64_t>(
+        readExactInteger(o[QStringLiteral("offsets_searched")], field(what, "offsets_searched")));
+    if (!r.found) return r;
+    const QByteArray packed = QByteArray::fromBase64(string(o[QStringLiteral("mask")], field(what, "mask")).toLatin1());
+    const QByteArray raw = packed.isEmpty() ? QByteArray() : qUncompress(packed);
+    const std::size_t expected =
+        static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
+    if (expected == 0 || static_cast<std::size_t>(raw.size()) != expected)
+        fail(field(what, "mask"), "a mask of mask_size pixels");
+    if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box))
+        fail(field(what, "bbox"), "a box inside the mask");
+    r.mask.assign(raw.cbegin(), raw.cend());
+    return r;
+}
+
+// --- Timing records -------------------------------------------------------------------------------------
+
+QJsonObject runRecord(const RunRecord& r) {
+    QJsonArray steps;
+    for (const glint::TimingStep& s : r.steps)
+        steps.append(
+            QJsonObject{{QStringLiteral("name"), QString::fromStdString(s.name)}, {QStringLiteral("ms"), s.ms}});
+    return {{QStringLiteral("algorithm"), r.algorithm},
+            {QStringLiteral("backend"), r.backend},
+            {QStringLiteral("device"), r.device},
+            {QStringLiteral("image"), r.imagePath},
+            {QStringLiteral("image_size"), QJsonArray{r.imageSize.width(), r.imageSize.height()}},
+            {QStringLiteral("parameters"), r.parameters},
+            {QStringLiteral("steps"), steps},
+            {QStringLiteral("total_ms"), r.totalMs},
+            {QStringLiteral("when"), r.when.toString(Qt::ISODateWithMs)}};
+}
+
+RunRecord readRunRecord(const QJsonValue& value) {
+    const QString what = QStringLiteral("timing record");
+    const QJsonObject o = object(value, what);
+    RunRecord r;
+    r.algorithm = string(o[QStringLiteral("algorithm")], field(what, "algorithm"));
+    r.backend = string(o[QStringLiteral("backend")], field(what, "backend"));
+    r.device = string(o[QStringLiteral("device")], field(what, "device"));
+    r.imagePath = string(o[QStringLiteral("image")], field(what, "image"));
+    const QJsonArray size = array(o[QStringLiteral("image_size")], field(what, "image_size"));
+    if (size.size() != 2) fail(field(what, "image_size"), "[width, height]");
+    r.imageSize = QSize(integer(size[0], field(what, "image_size")), integer(size[1], field(what, "image_size")));
+    r.parameters = string(o[QStringLiteral("parameters")], field(what, "parameters"));
+    for (const QJsonValue& v : array(o[QStringLiteral("steps")], field(what, "steps"))) {
+        const QJsonObject s = object(v, field(what, "steps[]"));
+        r.steps.push_back({string(s[QStringLiteral("name")], field(what, "steps[].name")).toStdString(),
+                           number(s[QStringLiteral("ms")], field(what, "steps[].ms"))});
+    }
+    r.totalMs = number(o[QStringLiteral("total_ms")], field(what, "total_ms"));
+    r.when = QDateTime::fromString(string(o[QStringLiteral("when")], field(what, "when")), Qt::ISODateWithMs);
+    return r;
+}
+
+} // namespace glint::ui::sessionjson
