@@ -104,7 +104,7 @@ void OverlayImage::drawLabel(double x, double y, const std::string& text, std::u
                 cv::LINE_AA);
 }
 
-void OverlayImage::drawRectangleLabel(int x, int y, int w, int h, const std::string& text, std::uint32_t rgb) {
+void OverlayImage::drawRectangleLabel(int x, int y, int /*width*/, int h, const std::string& text, std::uint32_t rgb) {
     int baseline = 0;
     const int thickness = std::max(1, lineWidth_);
     const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &baseline);
