@@ -20,6 +20,7 @@ using namespace glint;
 
 namespace {
 
+#if GLINT_WITH_IMGCODECS
 QString pathFor(const QString& name) { return test::tempDir() + "/" + name; }
 
 QByteArray readAll(const QString& path) {
@@ -32,6 +33,7 @@ QString writeBytes(const QString& name, const QByteArray& bytes) {
     if (f.open(QIODevice::WriteOnly)) f.write(bytes);
     return pathFor(name);
 }
+#endif
 
 } // namespace
 
