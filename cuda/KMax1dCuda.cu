@@ -37,6 +37,134 @@ struct MinRunOp {
     }
 };
 
+// The prefix sums and every end's best start in one scan (integers without blanks). Element j of 0..n
+// is x_j (x_0 = 0, x_j = a[j-1]); a run of elements is summed up as its sum s and the least sum mn of
+// its proper prefixes (the empty one included), so that the scan's element j is (p[j], min p[0..j-1]).
+// Three launches: each tile of 4096 elements sums itself up, one block scans the tiles' summaries, each
+// tile scans itself from its prefix and writes p and m (m[0] = 0 is never read: end 0 has no start).
+constexpr int kScanThreads = 512, kScanItems = 8, kScanTile = kScanThreads * kScanItems;
+
+template <class V>
+struct SumMin {
+    V s, mn;
+};
+template <class V>
+__device__ __forceinline__ SumMin<V> combine(const SumMin<V>& a, const SumMin<V>& b) {
+    const V shifted = a.s + b.mn;
+    return SumMin<V>{a.s + b.s, shifted < a.mn ? shifted : a.mn};
+}
+template <class V>
+__device__ __forceinline__ SumMin<V> shuffleUp(const SumMin<V>& x, int by) {
+    return SumMin<V>{__shfl_up_sync(0xffffffffu, x.s, by), __shfl_up_sync(0xffffffffu, x.mn, by)};
+}
+
+// Block-wide scan of one summary a thread, in thread order: what comes before this thread (hasBefore
+// false for thread 0) and the whole block's.
+template <class V>
+__device__ void blockScan(const SumMin<V>& mine, SumMin<V>& before, bool& hasBefore, SumMin<V>& total) {
+    __shared__ SumMin<V> warps[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nWarps = blockDim.x >> 5;
+    SumMin<V> inc = mine;
+    for (int o = 1; o < 32; o <<= 1) {
+        const SumMin<V> up = shuffleUp(inc, o);
+        if (lane >= o) inc = combine(up, inc);
+    }
+    const SumMin<V> laneBefore = shuffleUp(inc, 1);
+    if (lane == 31) warps[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        SumMin<V> w = lane < nWarps ? warps[lane] : SumMin<V>{V(0), V(0)};
+        for (int o = 1; o < 32; o <<= 1) {
+            const SumMin<V> up = shuffleUp(w, o);
+            if (lane >= o) w = combine(up, w);
+        }
+        if (lane < nWarps) warps[lane] = w;
+    }
+    __syncthreads();
+    total = warps[nWarps - 1];
+    hasBefore = warp > 0 || lane > 0;
+    if (warp == 0) before = laneBefore;
+    else before = lane > 0 ? combine(warps[warp - 1], laneBefore) : warps[warp - 1];
+}
+
+// One block a tile. Apply false: the tile's summary into tiles[]. Apply true: p and m of the tile,
+// from the summary of everything before it (before[tile], for tiles after the first).
+template <class V, bool Apply>
+__global__ void __launch_bounds__(kScanThreads)
+    sumMinTileKernel(const V* a, long long n, SumMin<V>* tiles, const SumMin<V>* before, V* p, V* m) {
+    pdlEnter();
+    __shared__ V sm[kScanTile + kScanTile / 32]; // one pad a 32: the threads read 8 apart
+    const auto at = [](int i) { return i + (i >> 5); };
+    const long long base = static_cast<long long>(blockIdx.x) * kScanTile;
+    for (int r = 0; r < kScanItems; ++r) {
+        const int i = r * kScanThreads + threadIdx.x;
+        const long long j = base + i;
+        sm[at(i)] = j >= 1 && j <= n ? a[j - 1] : V(0);
+    }
+    __syncthreads();
+    V v[kScanItems];
+    for (int i = 0; i < kScanItems; ++i) v[i] = sm[at(threadIdx.x * kScanItems + i)];
+    SumMin<V> mine{v[0], V(0)};
+    for (int i = 1; i < kScanItems; ++i) {
+        mine.mn = mine.s < mine.mn ? mine.s : mine.mn;
+        mine.s += v[i];
+    }
+    SumMin<V> pre, total;
+    bool has = false;
+    blockScan(mine, pre, has, total);
+    if constexpr (!Apply) {
+        if (threadIdx.x == 0) tiles[blockIdx.x] = total;
+    } else {
+        if (blockIdx.x > 0) {
+            pre = has ? combine(before[blockIdx.x], pre) : before[blockIdx.x];
+            has = true;
+        }
+        V pv[kScanItems], mv[kScanItems];
+        for (int i = 0; i < kScanItems; ++i) {
+            if (has) {
+                mv[i] = pre.s < pre.mn ? pre.s : pre.mn;
+                pv[i] = pre.s + v[i];
+            } else { // element 0
+                mv[i] = V(0);
+                pv[i] = v[i];
+                has = true;
+            }
+            pre = SumMin<V>{pv[i], mv[i]};
+        }
+        // Back through shared memory, so that the stores are coalesced: p, then m.
+        for (int pass = 0; pass < 2; ++pass) {
+            __syncthreads();
+            for (int i = 0; i < kScanItems; ++i) sm[at(threadIdx.x * kScanItems + i)] = pass == 0 ? pv[i] : mv[i];
+            __syncthreads();
+            V* out = pass == 0 ? p : m;
+            for (int r = 0; r < kScanItems; ++r) {
+                const int i = r * kScanThreads + threadIdx.x;
+                const long long j = base + i;
+                if (j <= n) out[j] = sm[at(i)];
+            }
+        }
+    }
+}
+
+// One block of 1024: before[t] = the summary of tiles 0..t-1 (t >= 1).
+template <class V>
+__global__ void sumMinTilesKernel(const SumMin<V>* tiles, int count, SumMin<V>* before) {
+    pdlEnter();
+    const int per = (count + blockDim.x - 1) / blockDim.x;
+    const int t0 = min(count, static_cast<int>(threadIdx.x) * per), t1 = min(count, t0 + per);
+    SumMin<V> mine{V(0), V(0)};
+    for (int t = t0; t < t1; ++t) mine = t == t0 ? tiles[t] : combine(mine, tiles[t]);
+    // Threads without tiles sit at the end: their summaries are never combined into a real one.
+    SumMin<V> run, total;
+    bool has = false;
+    blockScan(mine, run, has, total);
+    for (int t = t0; t < t1; ++t) {
+        if (has) before[t] = run;
+        run = has ? combine(run, tiles[t]) : tiles[t];
+        has = true;
+    }
+}
+
 // Canonical double prefix: each chunk summed from its start, then the chunk offsets in order.
 __global__ void chunkLocalKernel(const double* a, long long n, double* p, double* totals, int chunks) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -189,6 +317,14 @@ private:
             chunkOffsetKernel<<<1, 1, 0, stream_>>>(totals, chunks, offsets);
             chunkApplyKernel<<<grid, 256, 0, stream_>>>(p, n_, offsets);
             GLINT_CUDA_CHECK_LAUNCH();
+        } else if (!blank_) {
+            const int tiles = static_cast<int>((n + 1 + kScanTile - 1) / kScanTile);
+            SumMin<V>* sums = arena_.get<SumMin<V>>("1d tile sums", static_cast<std::size_t>(tiles));
+            SumMin<V>* before = arena_.get<SumMin<V>>("1d tile prefixes", static_cast<std::size_t>(tiles));
+            launchOn(stream_, sumMinTileKernel<V, false>, tiles, kScanThreads, a, n_, sums, nullptr, nullptr, nullptr);
+            launchOn(stream_, sumMinTilesKernel<V>, 1, 1024, sums, tiles, before);
+            launchOn(stream_, sumMinTileKernel<V, true>, tiles, kScanThreads, a, n_, nullptr, before, p, m);
+            return;
         } else {
             GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V), stream_));
             std::size_t bytes = 0;

@@ -95,6 +95,22 @@ private:
     std::vector<std::pair<std::string, cudaEvent_t>> marks_;
 };
 
+// A kernel on the stream as a programmatic dependent launch where the device has it (sm_90): its launch
+// overlaps the end of the kernel before it (see pdlEnter, which every kernel launched so calls first).
+template <class... Params, class... Args>
+void launchOn(cudaStream_t stream, void (*kernel)(Params...), int grid, int block, Args&&... args) {
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(static_cast<unsigned>(block));
+    config.stream = stream;
+    config.attrs = attr;
+    config.numAttrs = cudaDevice().computeMajor >= 9 ? 1 : 0;
+    GLINT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 template <class V>
 struct PairFound {
     int start;
@@ -132,28 +148,29 @@ public:
     // `preview` pairs into host memory. steps, when given, marks the stages.
     void enqueue(const Seq& s, std::size_t k, State* hostHeader, Found* hostFound, std::size_t preview, StepEvents* steps) {
         layout(s, k);
-        for (int l = 1; l <= tree_.top; ++l)
-            treeLevelKernel<V><<<gridFor(static_cast<long long>(tree_.size[l]) * 32, 256), 256, 0, stream_>>>(
-                tree_.level[l - 1], tree_.size[l - 1], const_cast<V*>(tree_.level[l]), tree_.size[l]);
+        // The levels a grid each, the top one (<= 32 values) and the state's reset in one block.
+        int l = 1;
+        for (; l < tree_.top; ++l)
+            launch(treeLevelKernel<V>, gridFor(static_cast<long long>(tree_.size[l]) * 32, 256), 256, tree_.level[l - 1],
+                   tree_.size[l - 1], const_cast<V*>(tree_.level[l]), tree_.size[l]);
+        launch(treeTopInitKernel<V>, 1, 1024, tree_, l, st_, k, kCap);
         if (steps) steps->mark("tree");
         // The maximum and the histogram end in atomics per block: one large block a multiprocessor.
         const int grid = gridFor(static_cast<long long>(s.L) + 1, 256), few = gridFor(static_cast<long long>(s.L) + 1, 1024, 1);
         const EndItems<V> items{s};
-        initStateKernel<<<1, 256, 0, stream_>>>(st_, k, kCap);
-        keyMaxKernel<<<few, 1024, 0, stream_>>>(items, st_);
-        keyHistogramKernel<<<few, 1024, 0, stream_>>>(items, st_);
-        chooseFirstKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
-        compactKernel<<<grid, 256, 0, stream_>>>(items, st_, ends_);
+        launch(keyMaxKernel<EndItems<V>>, few, 1024, items, st_);
+        launch(keyHistogramKernel<EndItems<V>>, few, 1024, items, st_);
+        launch(chooseFirstKernel, 1, kChooseThreads, st_);
+        launch(compactKernel<EndItems<V>>, grid, 256, items, st_, ends_);
         if (steps) steps->mark("threshold");
-        countPassKernel<true, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, kSampleCap);
-        chooseSampleKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
-        for (int i = 0; i < 2; ++i) {
-            countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
-            chooseKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
-        }
+        launch(countPassKernel<true, V>, passGrid(), kPassThreads, s, tree_, ends_, st_, kSampleCap);
+        launch(chooseSampleKernel, 1, kChooseThreads, st_);
+        launch(countPassKernel<false, V>, passGrid(), kPassThreads, s, tree_, ends_, st_, 0);
+        launch(chooseKernel, 1, kChooseThreads, st_);
+        launch(countPassKernel<false, V>, passGrid(), kPassThreads, s, tree_, ends_, st_, 0);
+        launch(chooseThenPrepareKernel, 1, kChooseThreads, st_, k);
         if (steps) steps->mark("count");
-        prepareCollectKernel<<<1, 1, 0, stream_>>>(st_, k);
-        collectKernel<V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, out_);
+        launch(collectKernel<V>, passGrid(), kPassThreads, s, tree_, ends_, st_, out_);
         if (steps) steps->mark("collect");
         GLINT_CUDA_CHECK_LAUNCH();
         GLINT_CUDA_CHECK(cudaMemcpyAsync(hostHeader, st_, offsetof(State, hist), cudaMemcpyDeviceToHost, stream_));
@@ -173,17 +190,17 @@ public:
                 job_.throwIfCancelled();
                 if (round > 400) throw std::runtime_error("K-MSP (CUDA): the threshold search does not converge");
                 if (!h_.failed) {
-                    countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
-                    chooseKernel<<<1, kChooseThreads, 0, stream_>>>(st_);
+                    launch(countPassKernel<false, V>, passGrid(), kPassThreads, s, tree_, ends_, st_, 0);
+                    launch(chooseKernel, 1, kChooseThreads, st_);
                     GLINT_CUDA_CHECK_LAUNCH();
                     readHeader();
                 } else {
                     narrowOnHost(s);
-                    setResolvedKernel<<<1, 1, 0, stream_>>>(st_, h_.dlo, h_.below, h_.resolved);
+                    launch(setResolvedKernel, 1, 1, st_, h_.dlo, h_.below, h_.resolved);
                 }
             }
-            prepareCollectKernel<<<1, 1, 0, stream_>>>(st_, k);
-            collectKernel<V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, out_);
+            launch(prepareCollectKernel, 1, 1, st_, k);
+            launch(collectKernel<V>, passGrid(), kPassThreads, s, tree_, ends_, st_, out_);
             GLINT_CUDA_CHECK_LAUNCH();
             readHeader();
             preview = 0;
@@ -224,6 +241,11 @@ private:
     static constexpr u64 kSampleCap = 64;    // pairs a sampling walk takes from one end
 
     int passGrid() const { return 2 * std::max(1, cudaDevice().multiprocessors); }
+
+    template <class... Params, class... Args>
+    void launch(void (*kernel)(Params...), int grid, int block, Args&&... args) {
+        launchOn(stream_, kernel, grid, block, std::forward<Args>(args)...);
+    }
 
     // Smallest distance (largest sum) first: a radix sort over the bits the distances use.
     static void sortByDistance(std::vector<Found>& f) {
@@ -270,8 +292,8 @@ private:
     }
 
     void runPass(u64 lo, u64 hi, u64 below, const Seq& s) {
-        setPassKernel<<<1, 256, 0, stream_>>>(st_, lo, hi, below);
-        countPassKernel<false, V><<<passGrid(), kPassThreads, 0, stream_>>>(s, tree_, ends_, st_, 0);
+        launch(setPassKernel, 1, 256, st_, lo, hi, below);
+        launch(countPassKernel<false, V>, passGrid(), kPassThreads, s, tree_, ends_, st_, 0);
         GLINT_CUDA_CHECK_LAUNCH();
         readAll();
     }

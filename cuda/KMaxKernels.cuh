@@ -23,6 +23,16 @@ using kmax::keyDistance;
 using kmax::logBucket;
 using kmax::orderedKey;
 
+// Programmatic dependent launch (sm_90): a kernel launched with it may start while the one before it
+// finishes; it waits here, before touching memory, until that one has completed and its writes are
+// visible, then lets the next kernel start launching. Elsewhere, or launched plainly, a no-op.
+__device__ __forceinline__ void pdlEnter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 constexpr int kMaxLevels = 8;      // 32^7 > 2^31 starts
 constexpr int kBins = 2048;        // histogram bins (log mode uses kmax::kLogBuckets of them)
 constexpr int kPassThreads = 512;  // threads of a walking block (16 warps)
@@ -91,6 +101,7 @@ __device__ __forceinline__ bool endOf(const Seq& s, int j, V& best) {
 // One warp per output (grid-stride): out[w] = min of in[32w .. 32w+31].
 template <class V>
 __global__ void treeLevelKernel(const V* in, int nIn, V* out, int nOut) {
+    pdlEnter();
     const int lane = threadIdx.x & 31;
     const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
     for (long long w = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; w < nOut; w += warps) {
@@ -124,6 +135,7 @@ struct EndItems {
 // histogram, still listed when its high key is within the distance); 2 = low key counts.
 template <class Src>
 __global__ void keyMaxKernel(Src src, State* st) {
+    pdlEnter();
     u64 best = 0, valid = 0;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < src.count();
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -159,6 +171,7 @@ __global__ void keyMaxKernel(Src src, State* st) {
 
 template <class Src>
 __global__ void keyHistogramKernel(Src src, State* st) {
+    pdlEnter();
     __shared__ unsigned bins[kmax::kLogBuckets];
     for (int i = threadIdx.x; i < kmax::kLogBuckets; i += blockDim.x) bins[i] = 0;
     __syncthreads();
@@ -176,6 +189,7 @@ __global__ void keyHistogramKernel(Src src, State* st) {
 // Lists the items whose high key lies within st->dhi of the largest low key (every item when dhi is ~0).
 template <class Src>
 __global__ void compactKernel(Src src, State* st, int* list) {
+    pdlEnter();
     const u64 top = st->maxKey, dmax = st->dhi;
     const int lane = threadIdx.x & 31;
     for (long long base = static_cast<long long>(blockIdx.x) * blockDim.x; base < src.count();
@@ -247,7 +261,7 @@ __device__ void setPass(State* st, u64 dlo, u64 dhi) {
     st->nextEnd = 0;
 }
 
-__global__ void initStateKernel(State* st, u64 k, u64 cap) {
+__device__ void initState(State* st, u64 k, u64 cap) {
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
     if (threadIdx.x == 0) {
         st->maxKey = 0;
@@ -260,8 +274,37 @@ __global__ void initStateKernel(State* st, u64 k, u64 cap) {
     }
 }
 
+__global__ void initStateKernel(State* st, u64 k, u64 cap) {
+    pdlEnter();
+    initState(st, k, cap);
+}
+
+// One block: the small top levels of the tree, from level `from` up (each waits for the one under it),
+// then the state of a new search: one launch instead of two.
+template <class V>
+__global__ void treeTopInitKernel(Tree<V> t, int from, State* st, u64 k, u64 cap) {
+    pdlEnter();
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (int l = from; l <= t.top; ++l) {
+        const V* in = t.level[l - 1];
+        V* out = const_cast<V*>(t.level[l]);
+        for (int w = threadIdx.x >> 5; w < t.size[l]; w += warps) {
+            const int i = w * 32 + lane;
+            V v = i < t.size[l - 1] ? in[i] : largestValue<V>();
+            for (int o = 16; o > 0; o >>= 1) {
+                const V u = __shfl_xor_sync(0xffffffffu, v, o);
+                v = u < v ? u : v;
+            }
+            if (lane == 0) out[w] = v;
+        }
+        __syncthreads(); // the block's global writes are visible to the block from here
+    }
+    initState(st, k, cap);
+}
+
 // A counting pass over [dlo, dhi], set by the host (below: the exact count of pairs under dlo).
 __global__ void setPassKernel(State* st, u64 dlo, u64 dhi, u64 below) {
+    pdlEnter();
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
     if (threadIdx.x == 0) {
         setPass(st, dlo, dhi);
@@ -274,6 +317,7 @@ __global__ void setPassKernel(State* st, u64 dlo, u64 dhi, u64 below) {
 // One block: D0 = the top of the log bucket that holds the k-th best end (every end when fewer than k),
 // so that at least k distinct pairs have d <= D0. Clears the histogram for the first pass.
 __global__ void chooseFirstKernel(State* st) {
+    pdlEnter();
     u64 before = 0;
     const int b = firstReaching(st->hist, kmax::kLogBuckets, 0, st->k, &before);
     __syncthreads();
@@ -399,6 +443,7 @@ struct CountLeaf {
 // still real and distinct, so the bucket where they reach k bounds the k-th from above.
 template <bool Sample, class V>
 __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t, const int* ends, State* st, u64 endCap) {
+    pdlEnter();
     __shared__ unsigned bins[kBins];
     if (st->resolved || st->failed) return;
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) bins[i] = 0;
@@ -429,6 +474,7 @@ __global__ void __launch_bounds__(kPassThreads) countPassKernel(Seq s, Tree<V> t
 // After a sampling pass (bins from 0): the bucket where its pairs reach k caps the next, complete
 // pass; when they do not reach k (or the sample stopped), the bound stays.
 __global__ void chooseSampleKernel(State* st) {
+    pdlEnter();
     if (st->resolved || st->failed) return;
     u64 before = 0;
     const int b = firstReaching(st->hist, st->mode == 0 ? kmax::kLogBuckets : kBins, 0, st->k, &before);
@@ -444,7 +490,7 @@ __global__ void chooseSampleKernel(State* st) {
 
 // One block, after a counting pass: the bucket that holds the k-th smallest d becomes the next bracket
 // (resolved when it is one value); every pair when fewer than k exist; failed when the pass stopped.
-__global__ void chooseKernel(State* st) {
+__device__ void choose(State* st) {
     if (st->resolved || st->failed) return;
     if (st->abort) {
         if (threadIdx.x == 0) st->failed = 1;
@@ -485,9 +531,14 @@ __global__ void chooseKernel(State* st) {
     if (again)
         for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
+__global__ void chooseKernel(State* st) {
+    pdlEnter();
+    choose(st);
+}
 
 // The host found the k-th on its own (after a stopped pass): record it for the collecting pass.
 __global__ void setResolvedKernel(State* st, u64 dstar, u64 nLess, int kind) {
+    pdlEnter();
     st->resolved = kind;
     st->failed = 0;
     st->abort = 0;
@@ -505,7 +556,7 @@ struct Found {
 // Reads the resolved bracket into the collecting pass's arguments. Unresolved: the collecting pass is
 // skipped and the state left as the last counting pass wrote it (its `abort` tells the host whether
 // that pass's counts are complete).
-__global__ void prepareCollectKernel(State* st, u64 capacity) {
+__device__ void prepareCollect(State* st, u64 capacity) {
     st->collectSkip = !st->resolved || st->failed;
     if (st->collectSkip) return;
     st->lessCount = 0;
@@ -518,6 +569,19 @@ __global__ void prepareCollectKernel(State* st, u64 capacity) {
     st->dstar = st->collectAll ? ~0ull : st->dlo;
     st->nLess = st->collectAll ? 0 : st->below;
     st->eqLimit = st->collectAll ? 0 : st->k - st->below;
+}
+
+__global__ void prepareCollectKernel(State* st, u64 capacity) {
+    pdlEnter();
+    prepareCollect(st, capacity);
+}
+
+// The last choice of the queued search, then the collecting pass's arguments from it: one launch.
+__global__ void chooseThenPrepareKernel(State* st, u64 capacity) {
+    pdlEnter();
+    choose(st);
+    __syncthreads();
+    if (threadIdx.x == 0) prepareCollect(st, capacity);
 }
 
 struct CollectLeaf {
@@ -563,6 +627,7 @@ struct CollectLeaf {
 
 template <class V>
 __global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, const int* ends, State* st, Found* out) {
+    pdlEnter();
     if (st->collectSkip) return;
     const V* p = static_cast<const V*>(s.p);
     const u64 maxKey = st->maxKey, dstar = st->dstar, nLess = st->nLess, eqLimit = st->eqLimit, capacity = st->capacity;

@@ -113,8 +113,13 @@ private slots:
     void againstCpu1d_data() {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<int>("n");
+        // Sizes around the integer scan's tiles of 4096 elements (n + 1 of them), and one with more tiles
+        // than the block that scans the tiles' summaries has threads.
         for (const char* k : {"random", "wide", "float", "blanks"})
-            for (int n : {4096, 100000, 1 << 20}) QTest::newRow(qPrintable(QString("%1 %2").arg(k).arg(n))) << k << n;
+            for (int n : {4095, 4096, 8191, 12288, 100000, 1 << 20})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(k).arg(n))) << k << n;
+        QTest::newRow("random 5000000") << "random" << 5000000;
+        QTest::newRow("wide 4200000") << "wide" << 4200000;
     }
     void againstCpu1d() {
         QFETCH(QString, kind);
