@@ -92,26 +92,7 @@ std::vector<KMaxSegment> cpuTopK(const KMaxSequence& seq, std::size_t k, JobCont
         const auto after = std::upper_bound(blanks.begin(), blanks.end(), j - 1);
         heap.addEnd(j, after == blanks.begin() ? 0 : *(after - 1) + 1, args[j]);
     }
-    std::vector<KMaxSegment> out;
-    out.reserve(std::min<std::size_t>(k, 1 << 20));
-    while (out.size() < k && !heap.empty()) {
-        if ((out.size() & 0xfff) == 0) {
-            job.throwIfCancelled();
-            job.setProgress(0.5 + 0.5 * static_cast<double>(out.size()) / static_cast<double>(k));
-        }
-        const kmax::PairSum<V> s = heap.pop();
-        KMaxSegment seg;
-        seg.first = s.start;
-        seg.last = s.end - 1;
-        if constexpr (std::is_integral_v<V>) {
-            seg.sumInt = s.sum;
-            seg.sum = static_cast<double>(s.sum);
-        } else {
-            seg.sum = s.sum;
-        }
-        out.push_back(seg);
-    }
-    return out;
+    return kmax::drainTopK(heap, k, job);
 }
 
 class CpuSolver final : public KMax1dSolver {

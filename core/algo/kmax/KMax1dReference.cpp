@@ -29,26 +29,7 @@ std::vector<KMaxSegment> referenceTopK(const KMaxSequence& seq, std::size_t k, J
         heap.addEnd(j, lo);
         if ((j & 0xffff) == 0) job.throwIfCancelled();
     }
-    std::vector<KMaxSegment> out;
-    out.reserve(std::min<std::size_t>(k, 1 << 20));
-    while (out.size() < k && !heap.empty()) {
-        if ((out.size() & 0xfff) == 0) {
-            job.throwIfCancelled();
-            job.setProgress(0.5 + 0.5 * static_cast<double>(out.size()) / static_cast<double>(k));
-        }
-        const kmax::PairSum<V> s = heap.pop();
-        KMaxSegment seg;
-        seg.first = s.start;
-        seg.last = s.end - 1;
-        if constexpr (std::is_integral_v<V>) {
-            seg.sumInt = s.sum;
-            seg.sum = static_cast<double>(s.sum);
-        } else {
-            seg.sum = s.sum;
-        }
-        out.push_back(seg);
-    }
-    return out;
+    return kmax::drainTopK(heap, k, job);
 }
 
 class ReferenceSolver final : public KMax1dSolver {

@@ -2,6 +2,9 @@
 // backends: the sums p[j] - p[i] (lo(j) <= i < j) come out in decreasing order, one heap pop each.
 #pragma once
 
+#include "algo/kmax/KMax.h"
+#include "jobs/JobControl.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <queue>
@@ -165,5 +168,31 @@ private:
     std::size_t k_;
     std::priority_queue<std::pair<V, Item>, std::vector<std::pair<V, Item>>, Greater> heap_;
 };
+
+// The first k segments a SegmentHeap yields (fewer when it runs out), largest first; the second half
+// of the job's progress.
+template <class Heap>
+std::vector<KMaxSegment> drainTopK(Heap& heap, std::size_t k, JobControl& job) {
+    std::vector<KMaxSegment> out;
+    out.reserve(std::min<std::size_t>(k, 1 << 20));
+    while (out.size() < k && !heap.empty()) {
+        if ((out.size() & 0xfff) == 0) {
+            job.throwIfCancelled();
+            job.setProgress(0.5 + 0.5 * static_cast<double>(out.size()) / static_cast<double>(k));
+        }
+        const auto s = heap.pop();
+        KMaxSegment seg;
+        seg.first = s.start;
+        seg.last = s.end - 1;
+        if constexpr (std::is_integral_v<decltype(s.sum)>) {
+            seg.sumInt = s.sum;
+            seg.sum = static_cast<double>(s.sum);
+        } else {
+            seg.sum = s.sum;
+        }
+        out.push_back(seg);
+    }
+    return out;
+}
 
 } // namespace glint::kmax
