@@ -78,6 +78,25 @@ BrightestMode parseBrightestMode(const std::string& name) {
     throw UsageError("invalid mode '" + name + "' (expected disjoint or overlap)");
 }
 
+std::vector<BrightestRegion> regionsOf(const WorkArray& work, const std::vector<WorkRect>& rects) {
+    std::vector<BrightestRegion> regions;
+    regions.reserve(rects.size());
+    for (const WorkRect& w : rects) {
+        const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
+        BrightestRegion region;
+        region.rank = static_cast<int>(regions.size()) + 1;
+        region.x = r.x;
+        region.y = r.y;
+        region.width = r.width;
+        region.height = r.height;
+        region.exactInteger = work.integer;
+        region.sumInt = w.sumInt;
+        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
+        regions.push_back(region);
+    }
+    return regions;
+}
+
 namespace {
 
 void validate(const BrightestParams& params) {
@@ -106,20 +125,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     result.exactInteger = work.integer;
     result.includedPixels = work.includedCount;
     const std::vector<WorkRect> rects = solver.solveDisjoint(work, params.k, job, span);
-    int rank = 0;
-    for (const WorkRect& w : rects) {
-        const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
-        BrightestRegion region;
-        region.rank = ++rank;
-        region.x = r.x;
-        region.y = r.y;
-        region.width = r.width;
-        region.height = r.height;
-        region.exactInteger = work.integer;
-        region.sumInt = w.sumInt;
-        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
-        result.regions.push_back(region);
-    }
+    result.regions = regionsOf(work, rects);
     return result;
 }
 

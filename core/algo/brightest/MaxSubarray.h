@@ -134,6 +134,9 @@ struct StripMaxima {
 };
 StripMaxima computeStripMaximaCpu(const WorkArray& work, JobControl& job);
 
+// The rectangles as ranked regions in image pixels (rank 1 first, in the order given).
+std::vector<BrightestRegion> regionsOf(const WorkArray& work, const std::vector<WorkRect>& rects);
+
 std::unique_ptr<MaxSubarraySolver> makeReferenceMaxSubarraySolver();
 std::unique_ptr<MaxSubarraySolver> makeCpuMaxSubarraySolver();
 

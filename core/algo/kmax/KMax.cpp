@@ -257,20 +257,7 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
     if (available > 0)
         rects = solver->topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
     result.device = job.device();
-    int rank = 0;
-    for (const WorkRect& w : rects) {
-        const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
-        BrightestRegion region;
-        region.rank = ++rank;
-        region.x = r.x;
-        region.y = r.y;
-        region.width = r.width;
-        region.height = r.height;
-        region.exactInteger = work.integer;
-        region.sumInt = w.sumInt;
-        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
-        result.regions.push_back(region);
-    }
+    result.regions = regionsOf(work, rects);
     job.timing().setTotal(msSince(start));
     job.setProgress(1.0);
     return result;
