@@ -3,6 +3,7 @@
 #include "util/Errors.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -97,6 +98,17 @@ std::vector<double> parseNumberList(const std::string& text, const std::string& 
     if (count == 0 && (out.size() < 6 || out.size() % 2 != 0))
         throw UsageError("option '" + option + "' needs at least three X,Y pairs, got '" + text + "'");
     return out;
+}
+
+PixelRect parseRect(const std::string& text, const std::string& option) {
+    const std::vector<double> v = parseNumberList(text, option, 4);
+    for (double d : v)
+        if (d != std::floor(d) || std::fabs(d) > INT_MAX)
+            throw UsageError("option '" + option + "' takes whole pixels X,Y,W,H, got '" + text + "'");
+    const PixelRect r{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), static_cast<int>(v[3])};
+    if (r.width <= 0 || r.height <= 0)
+        throw UsageError("option '" + option + "' needs a positive width and height, got '" + text + "'");
+    return r;
 }
 
 } // namespace glint::cli

@@ -2,6 +2,8 @@
 // malformed values are usage errors (exit code 2) with a message that names the option.
 #pragma once
 
+#include "algo/brightest/Brightest.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -40,5 +42,7 @@ long long parseInteger(const std::string& text, const std::string& option);
 double parseNumber(const std::string& text, const std::string& option);
 // "X,Y" or "X,Y,W,H" etc.: exactly `count` comma-separated numbers (count 0 = any even number >= 6).
 std::vector<double> parseNumberList(const std::string& text, const std::string& option, std::size_t count);
+// "X,Y,W,H" in whole pixels with a positive width and height.
+PixelRect parseRect(const std::string& text, const std::string& option);
 
 } // namespace glint::cli

@@ -26,17 +26,6 @@ int nonNegativeOption(const ParsedArgs& a, const std::string& name) {
     return static_cast<int>(v);
 }
 
-PixelRect parseRect(const std::string& text, const std::string& option) {
-    const std::vector<double> v = parseNumberList(text, option, 4);
-    for (double d : v)
-        if (d != std::floor(d) || std::fabs(d) > INT_MAX)
-            throw UsageError("option '" + option + "' takes whole pixels X,Y,W,H, got '" + text + "'");
-    const PixelRect r{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), static_cast<int>(v[3])};
-    if (r.width <= 0 || r.height <= 0)
-        throw UsageError("option '" + option + "' needs a positive width and height, got '" + text + "'");
-    return r;
-}
-
 Json sumJson(const BrightestRegion& r) { return r.exactInteger ? Json(r.sumInt) : Json(r.sum); }
 
 void drawOverlay(const Image& image, const BrightestResult& result, const std::string& path) {
