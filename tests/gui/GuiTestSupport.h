@@ -12,9 +12,57 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+#include "jobs/JobControl.h"
+
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 
 namespace glint::test {
+
+// Holds the next job that reports progress strictly between 0 and 1 (the window's jobs too, whose
+// JobControl a test cannot reach) at that report until release(), or at most 60 s. A test then acts
+// (clicks Cancel) while the job is known to be running with work left, however fast the machine is.
+class HoldJobAtProgress {
+public:
+    HoldJobAtProgress() : state_(std::make_shared<State>()) {
+        JobControl::setGlobalProgressObserver([s = state_](JobControl&, double fraction) {
+            if (!(fraction > 0.0 && fraction < 1.0)) return;
+            std::unique_lock lock(s->mutex);
+            if (s->held) return;
+            s->held = true;
+            s->changed.wait_for(lock, std::chrono::seconds(60), [&] { return s->released; });
+        });
+    }
+    ~HoldJobAtProgress() {
+        release();
+        JobControl::setGlobalProgressObserver({});
+    }
+    HoldJobAtProgress(const HoldJobAtProgress&) = delete;
+    HoldJobAtProgress& operator=(const HoldJobAtProgress&) = delete;
+    bool held() const {
+        std::lock_guard lock(state_->mutex);
+        return state_->held;
+    }
+    void release() {
+        {
+            std::lock_guard lock(state_->mutex);
+            state_->released = true;
+        }
+        state_->changed.notify_all();
+    }
+
+private:
+    struct State {
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool held = false;
+        bool released = false;
+    };
+    std::shared_ptr<State> state_;
+};
 
 // Call first in initTestCase(): QSettings and other files go to test locations, never the user's.
 inline void isolateSettings() {

@@ -417,9 +417,9 @@ private slots:
         QVERIFY(module<RegionStatisticsModule>(window)->measure(QRect(3, 4, 50, 40)));
         QVERIFY(waitIdle(window));
         QVERIFY(runTrace(window, {QPointF(5, 5), QPointF(100, 80)}));
-        QTest::qWait(200); // the trace field's record comes from the worker
+        // The trace field's record comes from the worker: wait for it rather than for a fixed time.
+        QTRY_VERIFY_WITH_TIMEOUT(window.context().timingLog()->records().size() >= 4, 30000);
         const std::vector<RunRecord>& records = window.context().timingLog()->records();
-        QVERIFY(records.size() >= 4);
         QVERIFY(window.exports()->timingReportAction()->isEnabled());
         QCOMPARE(window.timingDock()->exportButton()->defaultAction(), window.exports()->timingReportAction());
 

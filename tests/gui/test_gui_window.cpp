@@ -313,8 +313,9 @@ private slots:
               static_cast<long long>(shownMs), fitMs, oneMs, zoomedMs, panMs);
         QCOMPARE(window.context().frame(), frame); // no new render
         QVERIFY(!window.context().display()->isBusy());
-        // Generous bounds (a shared, busy machine); typical figures are printed above.
-        QVERIFY(std::max({fitMs, oneMs, zoomedMs, panMs}) < 250.0);
+        // Generous bound (a shared, busy machine: machines and loads differ 10x); typical figures are printed
+        // above. Painting the whole 4096² image unscaled on every paint would take seconds.
+        QVERIFY(std::max({fitMs, oneMs, zoomedMs, panMs}) < 1500.0);
     }
 
     void displaySettingsRerender() {

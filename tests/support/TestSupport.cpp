@@ -80,3 +80,22 @@ bool cudaUsable() {
 }
 
 } // namespace glint::test
+
+namespace glint::test {
+
+CancelInsideRun::CancelInsideRun(JobControl& job, double after) {
+    job.setProgressObserver([this, after](JobControl& j, double fraction) {
+        if (requested_.load() || !(fraction > after && fraction < 1.0)) return;
+        at_ = std::chrono::steady_clock::now();
+        progressAt_.store(fraction);
+        requested_.store(true); // publishes at_
+        j.requestCancel();
+    });
+}
+
+double CancelInsideRun::msSinceRequest() const {
+    if (!requested_.load()) return -1.0;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - at_).count();
+}
+
+} // namespace glint::test

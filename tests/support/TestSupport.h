@@ -2,10 +2,13 @@
 #pragma once
 
 #include "io/Image.h"
+#include "jobs/JobControl.h"
 
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -31,6 +34,22 @@ struct CliResult {
 };
 // Runs glint-cli with the arguments and waits (up to timeoutMs).
 CliResult runCli(const QStringList& args, int timeoutMs = 120000);
+
+// Cancels a job from inside its run, at its first progress report strictly between `after` and 1, and
+// records when. The job has begun and has work left at that point however fast the machine is, so a
+// test can require that the cancel took effect (Cancelled thrown) without racing a timer.
+class CancelInsideRun {
+public:
+    explicit CancelInsideRun(JobControl& job, double after = 0.0);
+    bool requested() const { return requested_.load(); }
+    double msSinceRequest() const; // from the request until now
+    double progressAtRequest() const { return progressAt_.load(); }
+
+private:
+    std::atomic<bool> requested_{false};
+    std::atomic<double> progressAt_{0.0};
+    std::chrono::steady_clock::time_point at_{};
+};
 
 // Whether the CUDA backends can run here (initBackends() is called first).
 bool cudaUsable();
