@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "SampleFiles.h"
 #include "Screenshot.h"
+#include "jobs/Backend.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     QApplication::setApplicationVersion(QStringLiteral(GLINT_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/glint.svg")));
     glint::initBackends();
+    glint::startCudaProbeInBackground(); // the device comes up while the window opens
 
     if (parser.isSet(screenshot)) {
         request.output = parser.value(screenshot);

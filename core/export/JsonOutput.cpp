@@ -9,7 +9,13 @@ namespace glint {
 Json timingJson(const Timing& timing) {
     Json steps = Json::object();
     for (const auto& s : timing.steps()) steps[s.name] = s.ms;
-    return Json{{"total", timing.total()}, {"steps", steps}};
+    Json j{{"total", timing.total()}, {"steps", steps}};
+    // The GPU's one-time set-up, apart from the algorithm's total (see Timing::setDeviceInit).
+    if (timing.deviceInit() >= 0.0) {
+        j["device_init"] = timing.deviceInit();
+        j["device_wait"] = timing.deviceWait();
+    }
+    return j;
 }
 
 Json resultDocument(const std::string& algorithm, const std::string& backend, const std::string& device,

@@ -1,7 +1,11 @@
 #include "jobs/Backend.h"
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace glint {
@@ -33,6 +37,44 @@ std::mutex& probeMutex() {
     static std::mutex m;
     return m;
 }
+std::condition_variable& probeDone() {
+    static std::condition_variable c;
+    return c;
+}
+enum class ProbeState { NotStarted, Running, Done };
+ProbeState probeState = ProbeState::NotStarted; // guarded by probeMutex
+std::atomic<bool> probeFinishedFlag{false};
+std::atomic<double> probeMs{0.0};
+CudaDeviceInfo& probeInfo() {
+    static CudaDeviceInfo info;
+    return info;
+}
+
+// Runs the probe outside the lock and publishes its answer.
+void runProbe(std::function<CudaDeviceInfo()> probe) {
+    const auto start = std::chrono::steady_clock::now();
+    CudaDeviceInfo info;
+    if (probe) {
+        try {
+            info = probe();
+        } catch (...) {
+            info = {};
+            info.compiled = true;
+            info.reason = "the CUDA device probe failed";
+        }
+    } else {
+        info.reason = "this build of Glint has no CUDA backends";
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    {
+        std::lock_guard lock(probeMutex());
+        probeInfo() = std::move(info);
+        probeState = ProbeState::Done;
+        probeMs.store(ms);
+        probeFinishedFlag.store(true);
+    }
+    probeDone().notify_all();
+}
 } // namespace
 
 void setCudaProbe(std::function<CudaDeviceInfo()> probe) {
@@ -40,16 +82,57 @@ void setCudaProbe(std::function<CudaDeviceInfo()> probe) {
     probeFunction() = std::move(probe);
 }
 
-const CudaDeviceInfo& cudaDevice() {
-    static CudaDeviceInfo info;
-    static bool probed = false;
-    std::lock_guard lock(probeMutex());
-    if (!probed) {
-        probed = true;
-        if (probeFunction()) info = probeFunction()();
-        else info.reason = "this build of Glint has no CUDA backends";
+void startCudaProbeInBackground() {
+    std::function<CudaDeviceInfo()> probe;
+    {
+        std::lock_guard lock(probeMutex());
+        if (probeState != ProbeState::NotStarted) return;
+        probeState = ProbeState::Running;
+        probe = probeFunction();
     }
-    return info;
+    // Load every kernel module with the context, on the probe's thread, rather than lazily at each
+    // kernel's first launch inside a timed run. Set here, before the thread starts (setenv is not safe
+    // beside other threads' getenv); the user's own setting wins.
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    try {
+        std::thread(runProbe, std::move(probe)).detach();
+    } catch (const std::system_error&) {
+        runProbe(probeFunction()); // no thread to be had: probe here
+    }
+}
+
+const CudaDeviceInfo& cudaDevice() {
+    std::unique_lock lock(probeMutex());
+    if (probeState == ProbeState::NotStarted) {
+        probeState = ProbeState::Running;
+        auto probe = probeFunction();
+        lock.unlock();
+        runProbe(std::move(probe));
+        lock.lock();
+    }
+    probeDone().wait(lock, [] { return probeState == ProbeState::Done; });
+    return probeInfo();
+}
+
+bool cudaProbeFinished() { return probeFinishedFlag.load(); }
+
+bool cudaProbeInFlight() {
+    std::lock_guard lock(probeMutex());
+    return probeState == ProbeState::Running;
+}
+
+double cudaProbeMs() { return probeMs.load(); }
+
+bool autoPrefersCuda(bool cudaRegistered, double cpuMs) {
+    if (!cudaRegistered) return false;
+    if (cpuMs >= 0.0) {
+        if (!cudaProbeFinished()) {
+            if (cpuMs < kAutoColdCpuMs) return false; // done on the CPU before the device would be up
+        } else if (cpuMs < kAutoWarmCpuMs) {
+            return false;
+        }
+    }
+    return cudaDevice().usable;
 }
 
 int cpuThreadCount() {

@@ -5,6 +5,7 @@
 
 #include "util/Errors.h"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -34,8 +35,35 @@ struct CudaDeviceInfo {
 
 // Installed by the cuda library; without it the device is "not compiled".
 void setCudaProbe(std::function<CudaDeviceInfo()> probe);
-// The probe's answer, computed once and cached. Never throws, even without a driver.
+// The probe's answer, computed once and cached. Never throws, even without a driver. Waits for the
+// background probe when one was started.
 const CudaDeviceInfo& cudaDevice();
+
+// Starts the probe (driver, context, kernel modules: ~0.2-0.3 s on an H100 host) on a background thread,
+// so that it runs while the image loads instead of inside the first algorithm call. Programs call it
+// once at start; idempotent, and a no-op after the probe has run. Never throws.
+void startCudaProbeInBackground();
+// Whether the probe has finished (never waits).
+bool cudaProbeFinished();
+// Whether the probe is running now on the background thread (a program that ends should not wait for
+// it: see app/cli/main.cpp).
+bool cudaProbeInFlight();
+// How long the probe took, ms (0 before it finished).
+double cudaProbeMs();
+
+// What `auto` weighs (see resolveAuto): the CPU backend's expected time for the work at hand, in ms,
+// from the measured rates in core/algo/*/NOTES.md; negative when unknown (auto then takes the GPU when
+// there is one, as before).
+// The crossovers, measured on an H100 host (core/jobs/NOTES.md):
+//  * device still coming up (the CLI: the probe started at process start): the GPU wins only when the
+//    CPU would take longer than the rest of the set-up, so auto takes it above kAutoColdCpuMs;
+//  * device ready (the window, batch after the first file): above kAutoWarmCpuMs, where the GPU's fixed
+//    cost per call (launches, transfers; ~0.3-1 ms) is repaid.
+inline constexpr double kAutoColdCpuMs = 300.0;
+inline constexpr double kAutoWarmCpuMs = 2.0;
+// auto's choice between cuda (registered, usable) and cpu for work the CPU would finish in cpuMs.
+// Waits for the probe only when the GPU might be chosen.
+bool autoPrefersCuda(bool cudaRegistered, double cpuMs);
 
 // Worker threads the CPU backends use (hardware concurrency, at least 1; GLINT_THREADS overrides).
 int cpuThreadCount();
@@ -57,9 +85,10 @@ public:
 
     // auto → cuda when registered and a device is usable, else cpu. Throws BackendUnavailable when the
     // requested backend is not registered or (cuda) no device is usable.
-    static Backend resolve(Backend requested) {
+    // cpuMs: the CPU backend's expected time for this work (negative: unknown), for auto's choice.
+    static Backend resolve(Backend requested, double cpuMs = -1.0) {
         if (requested == Backend::Auto) {
-            if (has(Backend::Cuda) && cudaDevice().usable) return Backend::Cuda;
+            if (autoPrefersCuda(has(Backend::Cuda), cpuMs)) return Backend::Cuda;
             return has(Backend::Cpu) ? Backend::Cpu : Backend::Reference;
         }
         if (requested == Backend::Cuda) {
@@ -80,6 +109,18 @@ private:
         return t;
     }
 };
+
+// resolve() for a job: records the device's set-up in the job's timing when the GPU is chosen
+// (Timing::setDeviceInit), apart from the algorithm's total.
+template <class Algorithm, class Job>
+Backend resolveForJob(Backend requested, Job& job, double cpuMs = -1.0) {
+    const auto start = std::chrono::steady_clock::now();
+    const Backend resolved = BackendRegistry<Algorithm>::resolve(requested, cpuMs);
+    if (resolved == Backend::Cuda)
+        job.timing().setDeviceInit(cudaProbeMs(),
+                                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    return resolved;
+}
 
 // Registers the reference and CPU backends of every algorithm (core/jobs/Backend.cpp). Called by
 // initBackends(); idempotent.

@@ -1,5 +1,7 @@
 #include "jobs/Timing.h"
 
+#include <algorithm>
+
 namespace glint {
 
 void Timing::add(const std::string& name, double ms) {
@@ -27,6 +29,10 @@ double Timing::total() const {
 void Timing::merge(const Timing& other) {
     for (const auto& s : other.steps_) add(s.name, s.ms);
     if (other.total_ >= 0.0 || total_ >= 0.0) total_ = (total_ >= 0.0 ? total_ : 0.0) + other.total();
+    if (other.deviceInitMs_ >= 0.0) {
+        deviceInitMs_ = other.deviceInitMs_;
+        deviceWaitMs_ = std::max(deviceWaitMs_, 0.0) + other.deviceWaitMs_;
+    }
 }
 
 Timing::Scope::Scope(Timing& timing, std::string name)

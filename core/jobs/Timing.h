@@ -22,7 +22,20 @@ public:
     // The algorithm's own time. Defaults to the sum of the steps unless set explicitly.
     double total() const;
     void setTotal(double ms) { total_ = ms; }
-    void clear() { steps_.clear(); total_ = -1.0; }
+    void clear() {
+        steps_.clear();
+        total_ = -1.0;
+        deviceInitMs_ = deviceWaitMs_ = -1.0;
+    }
+    // The GPU's one-time set-up (driver, context, modules), kept out of the steps and the total: it runs
+    // once per process, in the background (startCudaProbeInBackground). probeMs: how long it took;
+    // waitedMs: how long this run waited for it. Negative: not a GPU run.
+    void setDeviceInit(double probeMs, double waitedMs) {
+        deviceInitMs_ = probeMs;
+        deviceWaitMs_ = waitedMs;
+    }
+    double deviceInit() const { return deviceInitMs_; }
+    double deviceWait() const { return deviceWaitMs_; }
     void merge(const Timing& other);
 
     // Wall-clock timer of one step, recorded when it goes out of scope (or on stop()).
@@ -45,6 +58,8 @@ public:
 private:
     std::vector<TimingStep> steps_;
     double total_ = -1.0;
+    double deviceInitMs_ = -1.0;
+    double deviceWaitMs_ = -1.0;
 };
 
 // Milliseconds since a steady-clock point; a small helper for code that times by hand.

@@ -97,6 +97,17 @@ std::vector<BrightestRegion> regionsOf(const WorkArray& work, const std::vector<
     return regions;
 }
 
+double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params) {
+    // Cells visited by one search (every strip, every column: rows <= cols after the transpose), at the
+    // CPU backend's measured rate (~5e9 cells/s a thread on the H100 host, NOTES.md; 4e9 taken so that
+    // the estimate errs towards the GPU), plus ~0.3 ms of thread start-up.
+    const bool roi = params.roi.width > 0 && params.roi.height > 0;
+    const double w = roi ? params.roi.width : image.width(), h = roi ? params.roi.height : image.height();
+    const double rows = std::min(w, h), cols = std::max(w, h);
+    const double rounds = params.mode == BrightestMode::Overlap ? 1.5 : std::max(1, params.k);
+    return rows * (rows + 1) / 2 * cols * rounds / (4e9 * cpuThreadCount()) * 1e3 + 0.3;
+}
+
 namespace {
 
 void validate(const BrightestParams& params) {
@@ -134,7 +145,8 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
     validate(params);
     if (params.mode == BrightestMode::Overlap) return runBrightestOverlap(image, params, backend, job); // algo/kmax
-    const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
+    const Backend resolved =
+        resolveForJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params));
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
     job.setProgress(0.0);
@@ -164,7 +176,8 @@ std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestPa
         job.timing().setTotal(msSince(start));
         return results;
     }
-    const Backend resolved = BackendRegistry<MaxSubarraySolver>::resolve(backend);
+    const Backend resolved = resolveForJob<MaxSubarraySolver>(
+        backend, job, estimatedBrightestCpuMs(image, params) * static_cast<double>(pivots.size()));
     auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
     const auto start = std::chrono::steady_clock::now();

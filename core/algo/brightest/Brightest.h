@@ -89,6 +89,9 @@ struct BrightestResult {
 // device in job.device(); progress goes 0..1; throws Cancelled when job is cancelled.
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job);
 
+// The CPU backend's expected time for this search, ms (what `auto` weighs against the GPU's set-up).
+double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params);
+
 // One run per pivot (the mammogram paper's figure: one rectangle per pivot, each in its own colour).
 // The other parameters are shared; results are in the order of `pivots`.
 std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestParams& params,

@@ -16,7 +16,11 @@ CommonComponentResult findCommonComponent(const Image& a, const Image& b, const 
                                           Backend backend, JobControl& job, Backend* resolvedBackend) {
     validateCommonComponentParams(params);
     if (a.empty() || b.empty()) throw InputError("common component: both images must hold pixels");
-    const Backend resolved = CommonComponentRegistry::resolve(backend);
+    // The CPU backend's cost grows with pixel pairs (|A| x |B| over all offsets); its rate ranges from
+    // ~1e8 pairs/s a thread (random data, every offset labelled) to ~2e10 (pruned crops); 1e9 assumed.
+    const double pairs = static_cast<double>(a.width()) * a.height() * b.width() * b.height();
+    const Backend resolved =
+        resolveForJob<CommonComponentAlgorithm>(backend, job, pairs / (1e9 * cpuThreadCount()) * 1e3);
     if (resolvedBackend) *resolvedBackend = resolved;
     auto algorithm = CommonComponentRegistry::create(resolved);
     if (job.device().empty()) job.setDevice(deviceNameFor(resolved));

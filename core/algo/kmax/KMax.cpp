@@ -205,7 +205,9 @@ KMax1dResult runKMax1d(const KMaxSequence& sequence, std::uint64_t k, Backend ba
     if (!sequence.integer && !(sequence.absSum < 1e300))
         throw InputError("the values are too large: their sums leave the range of double precision");
     checkResultSize(k, available, "segments");
-    const Backend resolved = BackendRegistry<KMax1dSolver>::resolve(backend);
+    // The sequential CPU backend: ~5e7 values/s (2^20 values, K = 50: 19 ms on the H100 host, NOTES.md).
+    const Backend resolved =
+        resolveForJob<KMax1dSolver>(backend, job, static_cast<double>(sequence.size()) / 5e7 * 1e3 + 0.05);
     auto solver = BackendRegistry<KMax1dSolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
     job.setProgress(0.0);
@@ -226,7 +228,7 @@ KMax1dResult runKMax1d(const KMaxSequence& sequence, std::uint64_t k, Backend ba
 
 BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
-    const Backend resolved = BackendRegistry<KMaxRectSolver>::resolve(backend);
+    const Backend resolved = resolveForJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params));
     auto solver = BackendRegistry<KMaxRectSolver>::create(resolved);
     job.setDevice(deviceNameFor(resolved));
     job.setProgress(0.0);
