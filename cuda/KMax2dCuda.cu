@@ -13,7 +13,10 @@
 #include "algo/kmax/KMax.h"
 #include "io/Image.h"
 
+#include <cub/device/device_radix_sort.cuh>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -59,6 +62,15 @@ struct StripItems {
         return f - err > 0.0 ? 2 : 1;
     }
 };
+
+// The upper-bound key of each listed strip (for the best-first order of the tie-heavy path).
+__global__ void stripHighKeysKernel(StripItems items, const int* list, int n, u64* out) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u64 low = 0, high = 0;
+        items(list[i], low, high);
+        out[i] = high;
+    }
+}
 
 // One warp per listed strip: its prefix Q (left to right, the canonical order: the warp walks its 32
 // staged columns one after the other), and for each end the first start it may use (after the last
@@ -194,8 +206,24 @@ private:
             stripMaxima();
             steps_.mark("strip maxima");
             span.set(job_, 0.4);
-            const std::vector<int> strips = chooseStrips(k);
+            const int candidates = chooseStrips(k);
             steps_.mark("strip threshold");
+            // Tie-heavy inputs (saturated frames, flat data at the pivot, all sums <= 0) leave most strips
+            // with an upper bound at the k-th largest maximum, so the threshold keeps nearly all of them.
+            // Then the strips are opened best first, in batches that grow, and the search stops as soon as
+            // the k-th sum found is at least every unopened strip's upper bound: those strips cannot hold a
+            // larger sum (the CPU backend's rule). Exact: the union of each batch's exact top k holds the
+            // top k of the opened strips.
+            const bool ordered = static_cast<std::size_t>(candidates) > 8 * k + 4096;
+            int* dList = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
+            u64* dHigh = nullptr;
+            if (ordered) {
+                dHigh = orderBestFirst(dList, candidates);
+                steps_.mark("strip order");
+            }
+            std::vector<int> strips(static_cast<std::size_t>(candidates));
+            if (!ordered && candidates)
+                GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), dList, strips.size() * sizeof(int), cudaMemcpyDeviceToHost));
             const int W = (cols_ + 1 + 31) / 32 * 32;
             std::size_t freeBytes = 0, total = 0;
             GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
@@ -203,12 +231,29 @@ private:
             const std::size_t positions = std::clamp<std::size_t>((freeBytes + arena().held()) / 2 / perPosition,
                                                                   static_cast<std::size_t>(W), std::size_t{1} << 26);
             const int perBatch = static_cast<int>(std::max<std::size_t>(1, positions / W));
-            int* dList = arena().get<int>("2d strip list", strips.size());
-            GLINT_CUDA_CHECK(cudaMemcpy(dList, strips.data(), strips.size() * sizeof(int), cudaMemcpyHostToDevice));
             std::vector<std::pair<E, WorkRect>> found;
-            for (std::size_t first = 0; first < strips.size(); first += perBatch) {
+            auto larger = [](const std::pair<E, WorkRect>& a, const std::pair<E, WorkRect>& b) { return a.first > b.first; };
+            auto keepTopK = [&] {
+                if (found.size() <= k) return;
+                std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(k - 1), found.end(), larger);
+                found.resize(k);
+            };
+            std::size_t nextBatch = std::max<std::size_t>(2 * k, 256);
+            for (std::size_t first = 0; first < strips.size();) {
                 job_.throwIfCancelled();
-                const int count = static_cast<int>(std::min<std::size_t>(perBatch, strips.size() - first));
+                std::size_t want = ordered ? nextBatch : strips.size();
+                const int count = static_cast<int>(std::min({static_cast<std::size_t>(perBatch), want, strips.size() - first}));
+                if (ordered) {
+                    if (found.size() >= k) {
+                        u64 highest = 0;
+                        GLINT_CUDA_CHECK(cudaMemcpy(&highest, dHigh + first, sizeof(u64), cudaMemcpyDeviceToHost));
+                        const E kth = std::min_element(found.begin(), found.end(), larger)->first;
+                        if (keyAtOrBelow(kth) >= highest) break; // nothing unopened can beat the k-th
+                    }
+                    GLINT_CUDA_CHECK(cudaMemcpy(strips.data() + first, dList + first, count * sizeof(int),
+                                                cudaMemcpyDeviceToHost));
+                    nextBatch *= 4;
+                }
                 const long long L = static_cast<long long>(count) * W;
                 E* p = arena().get<E>("2d p", static_cast<std::size_t>(L) + 1);
                 E* m = arena().get<E>("2d m", static_cast<std::size_t>(L) + 1);
@@ -234,15 +279,12 @@ private:
                     }
                     found.emplace_back(f.value, r);
                 }
-                span.set(job_, 0.4 + 0.6 * static_cast<double>(first + count) / strips.size());
+                keepTopK();
+                first += count;
+                span.set(job_, 0.4 + 0.6 * static_cast<double>(first) / strips.size());
             }
             steps_.report(job_);
             // Each batch's list is its exact top k: their union holds the overall top k.
-            auto larger = [](const std::pair<E, WorkRect>& a, const std::pair<E, WorkRect>& b) { return a.first > b.first; };
-            if (found.size() > k) {
-                std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(k - 1), found.end(), larger);
-                found.resize(k);
-            }
             std::sort(found.begin(), found.end(), larger);
             std::vector<WorkRect> out;
             out.reserve(found.size());
@@ -358,8 +400,9 @@ private:
             }
         }
 
-        // The strips whose largest rectangle may reach the k-th largest sum, in no particular order.
-        std::vector<int> chooseStrips(std::size_t k) {
+        // The strips whose largest rectangle may reach the k-th largest sum, in no particular order, in the
+        // device list "2d strip candidates"; returns how many.
+        int chooseStrips(std::size_t k) {
             StripItems items{stripBest_, rows_, kScreen, 0.0, 0.0, 0.0, 0.0};
             if constexpr (kScreen) {
                 unsigned bits = 0;
@@ -386,9 +429,37 @@ private:
             GLINT_CUDA_CHECK_LAUNCH();
             int n = 0;
             GLINT_CUDA_CHECK(cudaMemcpy(&n, &st->nEnds, sizeof(n), cudaMemcpyDeviceToHost));
-            std::vector<int> strips(static_cast<std::size_t>(n));
-            if (n) GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), list, strips.size() * sizeof(int), cudaMemcpyDeviceToHost));
-            return strips;
+            items_ = items;
+            return n;
+        }
+
+        // Sorts the n candidate strips in place: upper bound descending, then strip id ascending (so ties
+        // resolve the same way every run). Returns the sorted upper-bound keys.
+        u64* orderBestFirst(int* list, int n) {
+            int* ids2 = arena().get<int>("2d order ids", n);
+            u64* keys = arena().get<u64>("2d order keys", n);
+            u64* keys2 = arena().get<u64>("2d order keys 2", n);
+            std::size_t bytesA = 0, bytesB = 0;
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytesA, list, ids2, n));
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytesB, keys, keys2, ids2, list, n));
+            void* temp = arena().get("2d order temp", std::max(bytesA, bytesB));
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytesA, list, ids2, n)); // ids ascending
+            stripHighKeysKernel<<<gridFor(n, 256), 256>>>(items_, ids2, n, keys);
+            GLINT_CUDA_CHECK_LAUNCH();
+            // Stable: equal keys keep the ascending id order.
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, bytesB, keys, keys2, ids2, list, n));
+            return keys2;
+        }
+
+        // The key of the largest double at or below v (the strip bounds are keys of doubles).
+        static u64 keyAtOrBelow(E v) {
+            if constexpr (std::is_floating_point_v<E>) {
+                return orderedKey(static_cast<double>(v) + 0.0);
+            } else {
+                double d = static_cast<double>(v);
+                if (static_cast<long double>(d) > static_cast<long double>(v)) d = std::nextafter(d, -INFINITY);
+                return orderedKey(d + 0.0);
+            }
         }
 
         const WorkArray& w_;
@@ -405,6 +476,7 @@ private:
         int* nextMin_ = nullptr;
         int* stripBest_ = nullptr;
         unsigned* scalars_ = nullptr;
+        StripItems items_{};
     };
 };
 

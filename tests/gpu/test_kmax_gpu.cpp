@@ -206,6 +206,67 @@ private slots:
             }
     }
 
+    // Sums that tie at the threshold (a saturated frame with the pivot at its maximum, all-equal data at
+    // its own value, a flat run then a spike): the GPU gives the cpu backend's sums and costs at most a
+    // few times as much (here: 10x + 2 s, loose enough for any pair of machines).
+    void tiesStayBounded_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("saturated flat, p99") << QString("saturated");
+        QTest::newRow("all equal") << QString("equal");
+        QTest::newRow("flat then spike") << QString("spike");
+        QTest::newRow("all below the pivot") << QString("negative");
+    }
+    void tiesStayBounded() {
+        QFETCH(QString, kind);
+        if (!test::cudaUsable()) QSKIP("no usable CUDA device");
+        const int w = 1100, h = 1000;
+        BrightestParams p;
+        p.mode = BrightestMode::Overlap;
+        p.k = 30;
+        Image im;
+        if (kind == "saturated") {
+            std::mt19937 rng(4);
+            std::normal_distribution<double> noise(0.0, 150.0);
+            std::vector<std::uint16_t> px(static_cast<std::size_t>(w) * h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const double dx = (x - 0.5 * w) / w, dy = (y - 0.5 * h) / h;
+                    px[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint16_t>(
+                        std::clamp(69000.0 * (1.0 - 2.2 * (dx * dx + dy * dy)) + noise(rng), 0.0, 65535.0));
+                }
+            im = Image::fromSamples<std::uint16_t>(w, h, std::move(px));
+            p.pivot = PivotSpec::parse("p99");
+        } else if (kind == "equal") {
+            im = Image::fromSamples<std::int32_t>(w, h, std::vector<std::int32_t>(static_cast<std::size_t>(w) * h, 7));
+            p.pivot = PivotSpec::parse("7");
+            p.k = 1000;
+        } else if (kind == "spike") {
+            std::vector<std::int32_t> px(static_cast<std::size_t>(w) * h, 5);
+            px.back() = 1000;
+            im = Image::fromSamples<std::int32_t>(w, h, std::move(px));
+            p.pivot = PivotSpec::parse("5");
+            p.k = 100;
+        } else {
+            std::mt19937 rng(6);
+            im = test::randomIntImage(600, 500, 0, 100, rng);
+            p.pivot = PivotSpec::parse("101");
+        }
+        auto timed = [&](Backend b, BrightestResult& out) {
+            const auto start = std::chrono::steady_clock::now();
+            out = overlap(im, p, b);
+            return msSince(start);
+        };
+        BrightestResult g, c;
+        timed(Backend::Cuda, g); // warm-up
+        const double gpuMs = timed(Backend::Cuda, g), cpuMs = timed(Backend::Cpu, c);
+        qInfo("%s k=%d: cuda %.1f ms, cpu %.1f ms", qPrintable(kind), p.k, gpuMs, cpuMs);
+        sameRegionSums(g, c, kind);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(gpuMs < 10 * cpuMs + 2000, qPrintable(QString("cuda %1 ms, cpu %2 ms").arg(gpuMs).arg(cpuMs)));
+        std::set<std::tuple<int, int, int, int>> seen;
+        for (const auto& r : g.regions) QVERIFY(seen.insert({r.x, r.y, r.width, r.height}).second);
+    }
+
     void bruteForce2d_data() {
         QTest::addColumn<QString>("kind");
         for (const char* k : {"int", "float", "negative", "equal", "blanks", "exclusions", "big"}) QTest::newRow(k) << k;
