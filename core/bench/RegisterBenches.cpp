@@ -9,6 +9,7 @@ void registerTraceBench(); // core/bench/TraceBench.cpp
 void registerCommonBench();
 void registerBrightestBench(); // core/bench/BrightestBench.cpp
 void registerKMaxBenches();    // core/bench/KMaxBench.cpp: kmax1d and kmax
+void registerRobustnessBenches(); // core/bench/RobustnessBench.cpp: ties and cancel
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -18,6 +19,7 @@ void registerAllBenches() {
         registerCommonBench();
         registerBrightestBench();
         registerKMaxBenches();
+        registerRobustnessBenches();
     });
 }
 
