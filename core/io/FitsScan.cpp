@@ -176,9 +176,10 @@ public:
                 if (name == "BYTEPIX" && (!v || (*v != 1 && *v != 2 && *v != 4 && *v != 8)))
                     bad(valueKey, "RICE BYTEPIX must be 1, 2, 4 or 8");
             } else if (type == "HCOMPRESS_1") {
-                if (name == "SCALE" && (!v || !std::isfinite(*v) || *v < 0))
-                    bad(valueKey, "HCOMPRESS SCALE must be a number of 0 or more");
-                if (name == "SMOOTH" && (!v || (*v != 0 && *v != 1))) bad(valueKey, "HCOMPRESS SMOOTH must be 0 or 1");
+                // CFITSIO copes with any finite scale (a negative one included) and any smoothing flag.
+                if (name == "SCALE" && (!v || !std::isfinite(*v))) bad(valueKey, "HCOMPRESS SCALE must be a number");
+                if (name == "SMOOTH" && (!v || *v != std::floor(*v)))
+                    bad(valueKey, "HCOMPRESS SMOOTH must be a whole number");
             }
         }
     }

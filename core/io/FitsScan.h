@@ -8,7 +8,7 @@
 namespace glint {
 
 // Throws InputError naming the HDU and the keyword when a tile-compressed HDU has a ZBITPIX, ZNAXIS,
-// ZNAXISn, ZTILEn, ZDITHER0 or compression parameter (RICE BLOCKSIZE/BYTEPIX, HCOMPRESS SCALE/SMOOTH)
+// ZNAXISn, ZTILEn, ZDITHER0 or compression parameter (RICE BLOCKSIZE/BYTEPIX; HCOMPRESS SCALE/SMOOTH must be numbers)
 // that CFITSIO cannot decompress safely. Stops quietly where the file stops looking like FITS:
 // CFITSIO then reports what is wrong.
 void checkFitsCompressionKeywords(const std::string& path);

@@ -250,8 +250,8 @@ private slots:
         QTest::newRow("RICE ZNAXIS1 = 0") << int(RICE_1) << QByteArray("ZNAXIS1") << QByteArray("0");
         QTest::newRow("RICE ZBITPIX = 7") << int(RICE_1) << QByteArray("ZBITPIX") << QByteArray("7");
         QTest::newRow("HCOMPRESS ZTILE2 = 0") << int(HCOMPRESS_1) << QByteArray("ZTILE2") << QByteArray("0");
-        QTest::newRow("HCOMPRESS SCALE ZVAL1 = -1") << int(HCOMPRESS_1) << QByteArray("ZVAL1") << QByteArray("-1");
-        QTest::newRow("HCOMPRESS SMOOTH ZVAL2 = 7") << int(HCOMPRESS_1) << QByteArray("ZVAL2") << QByteArray("7");
+        QTest::newRow("HCOMPRESS SCALE ZVAL1 = 'big'") << int(HCOMPRESS_1) << QByteArray("ZVAL1") << QByteArray("'big'");
+        QTest::newRow("HCOMPRESS SMOOTH ZVAL2 = 0.5") << int(HCOMPRESS_1) << QByteArray("ZVAL2") << QByteArray("0.5");
     }
     void compressedFitsBadKeywords() {
         QFETCH(int, compression);
@@ -265,6 +265,17 @@ private slots:
         const QString bad = test::tempDir() + "/bad-" + QString::fromLatin1(key) + ".fits";
         writeBytes(bad, bytes);
         expectInputError(bad, {"HDU 1", QString::fromLatin1(key)});
+    }
+
+    // Values CFITSIO reads without harm are not refused: a negative HCOMPRESS scale, a smoothing flag of 7.
+    void compressedFitsOddButHarmless() {
+        const QString path = writeCompressedFits("odd-compressed.fits", HCOMPRESS_1);
+        QByteArray bytes = readBytes(path);
+        QVERIFY(setCard(bytes, "ZVAL1", "-1"));
+        QVERIFY(setCard(bytes, "ZVAL2", "7"));
+        const QString odd = test::tempDir() + "/odd.fits";
+        writeBytes(odd, bytes);
+        QCOMPARE(loadImage(odd.toStdString()).width(), 64);
     }
 
     void compressedFitsCli() {
