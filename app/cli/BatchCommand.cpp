@@ -11,6 +11,7 @@
 #include "io/Wcs.h"
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
+#include "util/InputFile.h"
 
 #include <algorithm>
 #include <climits>
@@ -239,7 +240,8 @@ InputList collectInputs(const std::vector<std::string>& arguments, const std::st
         } else if (fs::exists(arg, ec)) {
             if (!isOutput(arg)) files.insert(fs::path(arg).lexically_normal().string());
         } else {
-            list.bad.emplace_back(arg, "no such file or folder");
+            // The system's reason when there is one (a symlink loop, a folder without permission).
+            list.bad.emplace_back(arg, ec ? systemReason(ec.value()) : "no such file or folder");
         }
     }
     list.files.assign(files.begin(), files.end());
