@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include <fitsio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -552,6 +553,16 @@ private slots:
         QVERIFY(!err.contains("notes.bin"));
         QVERIFY(!err.contains(".hidden"));
         QCOMPARE(r.out.count('\n'), 3); // header + a.csv + b.csv
+    }
+
+    // Bounded memory: none of the above allocated what the files declare (gigabytes), neither in this
+    // process (the loaders called directly) nor in any glint-cli run (the largest child counts).
+    void memoryStayedSmall() {
+        struct rusage self {}, children {};
+        QCOMPARE(::getrusage(RUSAGE_SELF, &self), 0);
+        QCOMPARE(::getrusage(RUSAGE_CHILDREN, &children), 0);
+        QVERIFY2(self.ru_maxrss < 512 * 1024, qPrintable(QString("test process peak %1 KiB").arg(self.ru_maxrss)));
+        QVERIFY2(children.ru_maxrss < 512 * 1024, qPrintable(QString("glint-cli peak %1 KiB").arg(children.ru_maxrss)));
     }
 };
 
