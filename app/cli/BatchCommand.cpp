@@ -11,6 +11,7 @@
 #include "io/Wcs.h"
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
+#include "util/InputFile.h"
 
 #include <algorithm>
 #include <climits>
@@ -229,7 +230,9 @@ InputList collectInputs(const std::vector<std::string>& arguments, const std::st
                 // Hidden files include the temporaries of atomic writes (".x.tmp-...").
                 if (name.empty() || name[0] == '.') continue;
                 std::error_code e;
-                if (!entry.is_regular_file(e) || isOutput(entry.path())) continue;
+                // Everything but sub-folders is counted: a FIFO, a socket or a dangling link becomes a
+                // failed file with its reason (loadImage refuses what is not a regular file).
+                if (entry.is_directory(e) || isOutput(entry.path())) continue;
                 const std::string path = (fs::path(arg) / name).lexically_normal().string();
                 files.insert(path);
                 inFolders.insert(path);
@@ -237,7 +240,8 @@ InputList collectInputs(const std::vector<std::string>& arguments, const std::st
         } else if (fs::exists(arg, ec)) {
             if (!isOutput(arg)) files.insert(fs::path(arg).lexically_normal().string());
         } else {
-            list.bad.emplace_back(arg, "no such file or folder");
+            // The system's reason when there is one (a symlink loop, a folder without permission).
+            list.bad.emplace_back(arg, ec ? systemReason(ec.value()) : "no such file or folder");
         }
     }
     list.files.assign(files.begin(), files.end());
@@ -345,7 +349,10 @@ int runBatch(const std::vector<std::string>& args) {
 
     if (*outPath == "-") std::cout << table.text() << std::flush;
     else writeFileAtomically(*outPath, table.text());
-    std::cerr << "batch " << *algoName << ": " << done << " of " << mine.size() << " files done"
+    // Every file seen ends as done, skipped (a folder's file of no format Glint reads) or failed (a
+    // warning above, as is every missing argument): the three add up to the files seen.
+    std::cerr << "batch " << *algoName << ": " << done << " of " << mine.size() + inputs.bad.size()
+              << " files done, " << skipped << " skipped (not an image format Glint reads), " << warnings << " failed"
               << (shardCount > 1 ? " (shard " + std::to_string(shardIndex) + "/" + std::to_string(shardCount) + " of " +
                                        std::to_string(inputs.files.size()) + ")"
                                  : "")

@@ -3,6 +3,7 @@
 #include "jobs/Backend.h"
 #include "cli/Commands.h"
 #include "util/Errors.h"
+#include "util/Printable.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,12 +23,10 @@ void printUsage(std::ostream& out) {
     out << "\nexit codes: 0 done, 2 bad usage or option value, 3 bad input, 4 backend not available\n";
 }
 
-// One line on stderr, whatever the message holds.
+// One short printable line on stderr, whatever the message holds (file contents quoted in it may carry
+// control bytes, escape sequences or megabytes of one token).
 void reportError(const std::string& message) {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n' || c == '\r') c = ' ';
-    std::cerr << "glint-cli: " << line << std::endl;
+    std::cerr << "glint-cli: " << glint::printableMessage(message, 400) << std::endl;
 }
 
 // The CUDA probe runs on a background thread from the start (while the image loads). A run that ended

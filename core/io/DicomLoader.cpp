@@ -8,6 +8,8 @@
 #include "io/ImageLoader.h"
 #include "io/IntegerRange.h"
 #include "util/Errors.h"
+#include "util/ImageBudget.h"
+#include "util/InputFile.h"
 #include "util/StderrSilencer.h"
 
 #include <gdcmDicts.h>
@@ -22,6 +24,7 @@
 #include <gdcmUIDs.h>
 #include <gdcmWriter.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -232,6 +235,7 @@ Image imageFrom(int width, int height, const std::vector<double>& values) {
 
 Image loadDicom(const std::string& path, const LoadOptions& options) {
     silenceGdcm();
+    checkInputFile(path);
     checkDicomElementLengths(path);
     StderrSilencer quiet;
     DicomSource source = open(path);
@@ -245,6 +249,12 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     const long long frames = image.GetNumberOfDimensions() > 2 ? dims[2] : 1;
     checkImageDimensions(columns, rows, "'" + path + "'");
     if (frames < 1 || frames > (1 << 20)) fail(path, "absurd Number of Frames (" + std::to_string(frames) + ")");
+    {
+        const gdcm::PixelFormat& declared = image.GetPixelFormat();
+        checkImageBudget({columns, rows, std::max<int>(declared.GetSamplesPerPixel(), 1),
+                          std::max<int>(declared.GetBitsAllocated(), 8), frames},
+                         "cannot open '" + path + "'");
+    }
     if (options.frame < 0 || options.frame >= frames)
         fail(path, "frame " + std::to_string(options.frame) + " is out of range (the file has " +
                        std::to_string(frames) + (frames == 1 ? " frame, 0)" : " frames, 0 to " + std::to_string(frames - 1) + ")"));

@@ -1,14 +1,20 @@
 #include "io/DicomScan.h"
 
 #include "util/Errors.h"
+#include "util/ImageBudget.h"
+
+#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <sstream>
 #include <vector>
 
 namespace glint {
@@ -35,14 +41,19 @@ enum class Outcome { Ended, ItemEnded, Lost };
 
 class Scanner {
 public:
-    explicit Scanner(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    explicit Scanner(const std::string& path) : path_(path), in_(std::make_unique<std::ifstream>(path, std::ios::binary)) {
         std::error_code ec;
         size_ = std::filesystem::file_size(path, ec);
-        if (ec) in_.setstate(std::ios::failbit);
+        if (ec) in_->setstate(std::ios::failbit);
+    }
+    // A dataset held in memory (inflated from a deflated file): explicit VR little endian.
+    Scanner(const std::string& path, std::string bytes, const char* where)
+        : path_(path), size_(bytes.size()), where_(where) {
+        in_ = std::make_unique<std::istringstream>(std::move(bytes), std::ios::binary);
     }
 
     void run() {
-        if (!in_) return;
+        if (!*in_) return;
         unsigned char head[132];
         std::uint64_t start = 0;
         if (read(head, 132) && std::memcmp(head + 128, "DICM", 4) == 0) start = 132;
@@ -58,20 +69,29 @@ public:
             explicit_ = std::isupper(first[4]) && std::isupper(first[5]);
             bigEndian_ = first[0] == 0x00 && first[1] != 0x00;
         }
-        if (deflated_) return;
+        if (deflated_) {
+            scanDeflated();
+            return;
+        }
         (void)scanDataset(0);
+        checkBudget();
+    }
+
+    void runInflated() {
+        (void)scanDataset(0);
+        checkBudget();
     }
 
 private:
     bool read(void* buffer, std::size_t n) {
-        in_.read(static_cast<char*>(buffer), static_cast<std::streamsize>(n));
-        return static_cast<std::size_t>(in_.gcount()) == n;
+        in_->read(static_cast<char*>(buffer), static_cast<std::streamsize>(n));
+        return static_cast<std::size_t>(in_->gcount()) == n;
     }
     void seek(std::uint64_t position) {
-        in_.clear();
-        in_.seekg(static_cast<std::streamoff>(position));
+        in_->clear();
+        in_->seekg(static_cast<std::streamoff>(position));
     }
-    std::uint64_t position() { return static_cast<std::uint64_t>(in_.tellg()); }
+    std::uint64_t position() { return static_cast<std::uint64_t>(in_->tellg()); }
     std::uint16_t u16(const unsigned char* p, bool big) const {
         return static_cast<std::uint16_t>(big ? (p[0] << 8) | p[1] : p[0] | (p[1] << 8));
     }
@@ -81,10 +101,10 @@ private:
     }
 
     [[noreturn]] void damaged(std::uint32_t tag, std::uint64_t length, std::uint64_t left) const {
-        char buf[128];
+        char buf[160];
         std::snprintf(buf, sizeof buf, "element (%04X,%04X) claims %llu bytes but only %llu remain", tag >> 16,
                       tag & 0xFFFF, static_cast<unsigned long long>(length), static_cast<unsigned long long>(left));
-        throw InputError("cannot open '" + path_ + "': the DICOM file is truncated or damaged (" + buf + ")");
+        throw InputError("cannot open '" + path_ + "': the DICOM file is truncated or damaged (" + buf + where_ + ")");
     }
 
     // Skips a value of known length, after checking that the file holds it.
@@ -159,10 +179,21 @@ private:
                 length = u32(h + 4, bigEndian_);
                 vr[0] = vr[1] = '?';
             }
-            if (depth == 0 && (tag == 0x00280010u || tag == 0x00280011u) && length == 2) {
+            if (depth == 0 && (tag == 0x00280010u || tag == 0x00280011u || tag == 0x00280100u || tag == 0x00280002u) &&
+                length == 2) {
                 unsigned char v[2];
                 if (!read(v, 2)) return Outcome::Lost;
-                (tag == 0x00280010u ? rows_ : columns_) = u16(v, bigEndian_);
+                const unsigned value = u16(v, bigEndian_);
+                if (tag == 0x00280010u) rows_ = value;
+                else if (tag == 0x00280011u) columns_ = value;
+                else if (tag == 0x00280100u) bitsAllocated_ = value;
+                else samplesPerPixel_ = value;
+                continue;
+            }
+            if (depth == 0 && tag == 0x00280008u && length > 0 && length <= 16) { // Number of Frames (IS)
+                char v[17] = {};
+                if (!read(v, length)) return Outcome::Lost;
+                frames_ = std::strtoll(v, nullptr, 10);
                 continue;
             }
             if (length != kUndefined) {
@@ -233,9 +264,61 @@ private:
         }
     }
 
+    // The image the header describes (rows x columns x frames x samples x bits) against the memory
+    // limit, before GDCM allocates and decodes it.
+    void checkBudget() const {
+        if (rows_ == 0 || columns_ == 0) return;
+        DecodedSize size;
+        size.width = columns_;
+        size.height = rows_;
+        size.frames = std::max<long long>(frames_, 1);
+        size.channels = samplesPerPixel_ ? static_cast<int>(samplesPerPixel_) : 1;
+        size.bitsPerSample = bitsAllocated_ ? static_cast<int>(bitsAllocated_) : 8;
+        checkImageBudget(size, "cannot open '" + path_ + "'");
+    }
+
+    // Deflated Explicit VR Little Endian: the dataset after the file meta information is one raw
+    // deflate stream. It is inflated here with a cap (the memory limit: GDCM would hold the same bytes),
+    // and its element lengths checked against what it really holds.
+    void scanDeflated() {
+        const std::uint64_t start = position();
+        if (start >= size_) return;
+        const std::uint64_t cap = maxImageBytes();
+        std::string compressed(static_cast<std::size_t>(size_ - start), '\0');
+        if (!read(compressed.data(), compressed.size())) return;
+        z_stream z{};
+        if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return;
+        std::string out;
+        z.next_in = reinterpret_cast<Bytef*>(compressed.data());
+        z.avail_in = static_cast<uInt>(std::min<std::size_t>(compressed.size(), UINT32_MAX));
+        int result = Z_OK;
+        std::vector<char> chunk(1 << 16);
+        while (result == Z_OK) {
+            z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+            z.avail_out = static_cast<uInt>(chunk.size());
+            result = inflate(&z, Z_NO_FLUSH);
+            out.append(chunk.data(), chunk.size() - z.avail_out);
+            if (out.size() > cap) {
+                inflateEnd(&z);
+                throw InputError("cannot open '" + path_ + "': the deflated DICOM dataset expands to more than " +
+                                 formatByteSize(static_cast<long double>(cap)) + " (the limit, GLINT_MAX_IMAGE_BYTES)");
+            }
+            if (result == Z_BUF_ERROR && z.avail_in == 0) break; // the stream ends early: scan what there is
+        }
+        const std::string reason = z.msg ? z.msg : "";
+        inflateEnd(&z);
+        if (result == Z_DATA_ERROR || result == Z_MEM_ERROR || result == Z_STREAM_ERROR)
+            throw InputError("cannot open '" + path_ + "': the deflated DICOM dataset is corrupt (zlib: " +
+                             (reason.empty() ? std::string("invalid data") : reason) + ")");
+        Scanner(path_, std::move(out), " in the deflated dataset").runInflated();
+    }
+
     const std::string& path_;
-    std::ifstream in_;
+    std::unique_ptr<std::istream> in_;
     std::uint64_t size_ = 0;
+    const char* where_ = "";
+    unsigned bitsAllocated_ = 0, samplesPerPixel_ = 0;
+    long long frames_ = 1;
     bool explicit_ = true;
     bool bigEndian_ = false;
     bool deflated_ = false;

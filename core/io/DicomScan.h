@@ -7,8 +7,11 @@
 namespace glint {
 
 // Throws InputError when a well-formed element header claims more bytes than the file has left (a
-// truncated or damaged file). Stops quietly where it cannot follow the encoding (deflated data,
-// vendor quirks): it never rejects what it does not understand, GDCM then has the last word.
+// truncated or damaged file), when a deflated dataset is corrupt or inflates beyond the memory limit
+// (it is inflated here, with that cap, and its elements checked the same way), or when the image the
+// header declares (rows x columns x frames x samples x bits allocated) is over the memory limit.
+// Stops quietly where it cannot follow the encoding (vendor quirks): it never rejects what it does
+// not understand, GDCM then has the last word.
 void checkDicomElementLengths(const std::string& path);
 
 } // namespace glint

@@ -1,10 +1,14 @@
 // FITS through CFITSIO: any BITPIX with BSCALE/BZERO kept without loss (integer offsets stay integers in
 // the narrowest type that holds them; other scalings become double), BLANK/NaN as the blank mask, any
 // HDU (0 = primary, as astropy), cubes by plane, tile-compressed images, the header and the WCS.
+#include "io/AbortGuard.h"
+#include "io/FitsScan.h"
 #include "io/ImageLoader.h"
 #include "io/IntegerRange.h"
 #include "io/Wcs.h"
 #include "util/Errors.h"
+#include "util/ImageBudget.h"
+#include "util/InputFile.h"
 #include "util/StderrSilencer.h"
 
 #include <fitsio.h>
@@ -436,13 +440,7 @@ std::string imageHeader(fitsfile* f, const std::string& path, bool compressed, i
     return imageHeaderFromTable(table, tableCards, cardCount);
 }
 
-} // namespace
-
-Image loadFits(const std::string& path, const LoadOptions& options) {
-    std::unique_lock<std::mutex> serial(cfitsioMutex(), std::defer_lock);
-    if (!fits_is_reentrant()) serial.lock();
-    StderrSilencer quiet;
-
+Image loadFitsUnguarded(const std::string& path, const LoadOptions& options) {
     FitsHandle file(path);
     fitsfile* f = file.get();
     const std::vector<HduInfo> hdus = listHdus(f, path);
@@ -482,6 +480,8 @@ Image loadFits(const std::string& path, const LoadOptions& options) {
         fail(path, "plane " + std::to_string(options.plane) + " is out of range (HDU " + std::to_string(chosen->index) +
                        " has " + std::to_string(planeCount) + (planeCount == 1 ? " plane, 0)" : " planes, 0 to ") +
                        (planeCount == 1 ? "" : std::to_string(planeCount - 1) + ")"));
+    // Decoded plane plus working copies against the memory limit, before CFITSIO allocates anything.
+    checkImageBudget({axes[0], axes.size() > 1 ? axes[1] : 1, 1, std::abs(bitpix), 1}, "cannot open '" + path + "'");
     if (chosen->kind == "image")
         checkNotTruncated(f, path, *chosen, static_cast<long double>(axes[0]) * (axes.size() > 1 ? axes[1] : 1) * planes);
 
@@ -512,6 +512,23 @@ Image loadFits(const std::string& path, const LoadOptions& options) {
     image.meta.wcs = Wcs::fromHeader(header, cardCount);
     image.meta.displayYUp = true;
     image.updateIntegerValued();
+    return image;
+}
+
+} // namespace
+
+Image loadFits(const std::string& path, const LoadOptions& options) {
+    checkInputFile(path);
+    // Keywords CFITSIO would divide by are checked first; the SIGFPE guard below is the last resort.
+    checkFitsCompressionKeywords(path);
+    std::unique_lock<std::mutex> serial(cfitsioMutex(), std::defer_lock);
+    if (!fits_is_reentrant()) serial.lock();
+    StderrSilencer quiet;
+    Image image;
+    // A division by zero inside CFITSIO abandons its state for this file (the handle is leaked, never
+    // closed); the lock above is held outside the guarded call and released normally.
+    if (!runGuardedAgainstFpe([&] { image = loadFitsUnguarded(path, options); }))
+        fail(path, "CFITSIO failed with a division by zero (SIGFPE) while decoding: the compressed image header is damaged");
     return image;
 }
 

@@ -1,13 +1,11 @@
 #include "io/ImageLoader.h"
 
 #include "util/Errors.h"
+#include "util/InputFile.h"
 
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 namespace glint {
 
@@ -59,14 +57,9 @@ bool looksLikeBareDicom(const std::string& bytes) {
 } // namespace
 
 FileFormat detectFileFormat(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw InputError("cannot open '" + path + "': no such file");
-    if (std::filesystem::is_directory(path, ec)) throw InputError("cannot open '" + path + "': it is a folder");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
-    std::string head(512, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
+    // Only regular files: a FIFO, device or socket is refused here, before any library opens it.
+    const InputFile file(path);
+    const std::string head = file.read(512);
     if (head.empty()) throw InputError("cannot open '" + path + "': the file is empty");
 
     if (startsWith(head, "SIMPLE  =")) return FileFormat::Fits;
@@ -87,6 +80,15 @@ FileFormat detectFileFormat(const std::string& path) {
 
 Image loadImage(const std::string& path, const LoadOptions& options) {
     const FileFormat format = detectFileFormat(path);
+    // Options that do not apply to the format are errors, not silently ignored.
+    if (options.frame != 0 && format != FileFormat::Dicom)
+        throw InputError("cannot open '" + path + "': --frame " + std::to_string(options.frame) +
+                         " selects a frame of a DICOM multi-frame file; this is a " + fileFormatName(format) +
+                         " file" + (format == FileFormat::Fits ? " (FITS cubes take --plane)" : ""));
+    if (options.plane != 0 && format != FileFormat::Fits)
+        throw InputError("cannot open '" + path + "': --plane " + std::to_string(options.plane) +
+                         " selects a plane of a FITS cube; this is a " + fileFormatName(format) + " file" +
+                         (format == FileFormat::Dicom ? " (DICOM multi-frame files take --frame)" : ""));
     Image image;
     switch (format) {
     case FileFormat::Fits: image = loadFits(path, options); break;

@@ -1,11 +1,18 @@
 // PNG/PGM/TIFF/JPEG/BMP through OpenCV, 8 and 16 bit (and TIFF's 32-bit and float samples), colour
 // converted to luminance the way ImageJ and OpenCV do (rounded to the native depth).
 #include "io/ImageLoader.h"
+#include "io/RasterHeader.h"
 #include "util/Errors.h"
+#include "util/ImageBudget.h"
+#include "util/InputFile.h"
 #include "util/StderrSilencer.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #if GLINT_WITH_IMGCODECS
@@ -55,6 +62,20 @@ bool jpegIsComplete(const std::string& path) {
     }
     return false; // the file ends inside its headers
 }
+
+// OpenCV's own caps, a backstop behind the header checks of rasterDecodedSize (a format or a header
+// variant those do not read): OpenCV reads them once, at its first imread, so they are set before it
+// and never over a value the user set.
+void setOpenCvCaps() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const std::uint64_t pixels =
+            std::min<std::uint64_t>(static_cast<std::uint64_t>(kMaxImagePixels), maxImageBytes() / kWorkBytesPerPixel);
+        ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(std::max<std::uint64_t>(pixels, 1)).c_str(), 0);
+        ::setenv("OPENCV_IO_MAX_IMAGE_WIDTH", std::to_string(kMaxImageSide).c_str(), 0);
+        ::setenv("OPENCV_IO_MAX_IMAGE_HEIGHT", std::to_string(kMaxImageSide).c_str(), 0);
+    });
+}
 #endif
 
 } // namespace
@@ -64,6 +85,15 @@ Image loadRaster(const std::string& path, FileFormat format) {
 #if !GLINT_WITH_IMGCODECS
     throw InputError("cannot open '" + path + "': this headless build of Glint reads FITS, DICOM and CSV, not " + std::string(fileFormatName(format)));
 #else
+    {
+        // The size the header declares, checked before the decoder allocates for it.
+        const InputFile file(path);
+        if (const auto size = rasterDecodedSize(file, format)) {
+            checkImageDimensions(size->width, size->height, "'" + path + "'");
+            checkImageBudget(*size, "cannot open '" + path + "'");
+        }
+    }
+    setOpenCvCaps();
     {
         // libpng/libjpeg print their own warnings for damaged files; the user gets our one line instead.
         StderrSilencer quiet;

@@ -2,6 +2,9 @@
 // negative values allowed, NaN kept as a blank. Lines starting with '#' are comments.
 #include "io/ImageLoader.h"
 #include "util/Errors.h"
+#include "util/ImageBudget.h"
+#include "util/InputFile.h"
+#include "util/Printable.h"
 
 #include <cerrno>
 #include <cmath>
@@ -19,6 +22,13 @@ bool isSeparator(char c) { return c == ',' || c == ';' || c == ' ' || c == '\t' 
 } // namespace
 
 Image loadTextMatrix(const std::string& path) {
+    // The text is read a line at a time, so the file itself is only bounded by the memory limit; the
+    // numbers (8 bytes each, plus the working copies) are checked against it row by row.
+    const std::uint64_t fileBytes = checkInputFile(path);
+    if (fileBytes > maxImageBytes())
+        throw InputError("cannot open '" + path + "': the text file is too large: " +
+                         formatByteSize(static_cast<long double>(fileBytes)) + ", over the " +
+                         formatByteSize(static_cast<long double>(maxImageBytes())) + " limit (GLINT_MAX_IMAGE_BYTES)");
     std::ifstream in(path);
     if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
     std::vector<double> values;
@@ -43,13 +53,16 @@ Image loadTextMatrix(const std::string& path) {
             errno = 0;
             const double v = std::strtod(token.c_str(), &parsedEnd);
             if (parsedEnd == token.c_str() || *parsedEnd != '\0')
-                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": '" + token +
-                                 "' is not a number");
+                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": " + quotedToken(token) +
+                                 " is not a number");
             if (std::isinf(v))
-                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": '" + token +
-                                 "' is out of range");
+                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": " + quotedToken(token) +
+                                 " is out of range");
             values.push_back(v);
             ++count;
+            // One long line is checked as it grows too, not only when it ends.
+            if ((values.size() & 0xFFFF) == 0)
+                checkImageBudget({static_cast<long long>(values.size()), 1, 1, 64, 1}, "cannot open '" + path + "'");
             // a comma directly after another comma is an empty field: an error, not a silent skip
             if (p < end && *p == ',') {
                 const char* q = p + 1;
@@ -65,6 +78,7 @@ Image loadTextMatrix(const std::string& path) {
                              " values, earlier rows have " + std::to_string(width));
         ++height;
         if (width * height > kMaxImagePixels) checkImageDimensions(width, height, "'" + path + "'");
+        checkImageBudget({width, height, 1, 64, 1}, "cannot open '" + path + "'");
     }
     if (in.bad()) throw InputError("cannot read '" + path + "'");
     if (height == 0) throw InputError("'" + path + "' holds no numbers");
