@@ -343,8 +343,13 @@ int runBatch(const std::vector<std::string>& args) {
     // The same parameter error for every file is the command's error, not the files'.
     if (done == 0 && usageFailures > 0 && usageFailures + skipped == mine.size()) throw UsageError(lastUsageError);
 
-    if (*outPath == "-") std::cout << table.text() << std::flush;
-    else writeFileAtomically(*outPath, table.text());
+    {
+        // Written (and any failure reported) before the summary below says so.
+        OutputTransaction results;
+        if (*outPath == "-") writeStandardOutput(table.text());
+        else writeFileAtomically(*outPath, table.text());
+        results.commit();
+    }
     std::cerr << "batch " << *algoName << ": " << done << " of " << mine.size() << " files done"
               << (shardCount > 1 ? " (shard " + std::to_string(shardIndex) + "/" + std::to_string(shardCount) + " of " +
                                        std::to_string(inputs.files.size()) + ")"
