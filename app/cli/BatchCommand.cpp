@@ -50,10 +50,7 @@ struct BatchAlgorithm {
 int intOption(const ParsedArgs& a, const std::string& name, long long lo, long long hi, int fallback) {
     const auto v = a.value(name);
     if (!v) return fallback;
-    const long long n = parseInteger(*v, name);
-    if (n < lo || n > hi)
-        throw UsageError("option '" + name + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-    return static_cast<int>(n);
+    return static_cast<int>(parseInteger(*v, name, lo, hi));
 }
 
 std::string num(double v) { return formatNumber(v); }
@@ -78,7 +75,7 @@ BatchAlgorithm infoAlgorithm() {
 BatchAlgorithm brightestAlgorithm(const ParsedArgs& a, Backend backend) {
     BrightestParams params;
     if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
-    params.k = intOption(a, "--k", 1, INT_MAX, 1);
+    if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
     if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
     if (auto v = a.value("--roi")) {
         params.hasRoi = true;
@@ -171,16 +168,18 @@ BatchAlgorithm commonAlgorithm(const ParsedArgs& a, Backend backend, const LoadO
         params.tolerance = parseNumber(*v, "--tolerance");
         if (params.tolerance < 0) throw UsageError("option '--tolerance' must be 0 or more");
     }
-    if (auto v = a.value("--max-shift")) {
-        params.maxShift = parseInteger(*v, "--max-shift");
-        if (params.maxShift < 0) throw UsageError("option '--max-shift' must be 0 or more");
-    }
+    if (auto v = a.value("--max-shift")) params.maxShift = parseInteger(*v, "--max-shift", 0, INT_MAX);
     const std::string referencePath = *a.value("--with");
     auto reference = std::make_shared<const Image>(loadImage(referencePath, load)); // a bad B stops the run (exit 3)
     BatchAlgorithm algo;
     algo.columns = {"reference", "backend", "found", "dx", "dy", "size", "bbox_x", "bbox_y", "bbox_width", "bbox_height",
                     "tolerance"};
     algo.run = [=](const std::string& path, const Image& image, CsvTable& table) {
+        try {
+            validateMaxShift(params.maxShift, image.width(), image.height(), reference->width(), reference->height());
+        } catch (const UsageError& e) {
+            throw UsageError(std::string("option '--max-shift': ") + e.what());
+        }
         JobControl job;
         Backend resolved = backend;
         const CommonComponentResult r = findCommonComponent(image, *reference, params, backend, job, &resolved);

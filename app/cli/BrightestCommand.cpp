@@ -21,9 +21,7 @@ namespace glint::cli {
 namespace {
 
 int nonNegativeOption(const ParsedArgs& a, const std::string& name) {
-    const long long v = parseInteger(*a.value(name), name);
-    if (v < 0 || v > INT_MAX) throw UsageError("option '" + name + "' must be 0 or more");
-    return static_cast<int>(v);
+    return static_cast<int>(parseInteger(*a.value(name), name, 0, INT_MAX));
 }
 
 Json sumJson(const BrightestRegion& r) { return r.exactInteger ? Json(r.sumInt) : Json(r.sum); }
@@ -51,12 +49,7 @@ int runBrightestCommand(const std::vector<std::string>& args) {
     if (a.positionals.size() != 1) throw UsageError("brightest takes exactly one IMAGE");
     BrightestParams params;
     if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
-    if (auto v = a.value("--k")) {
-        const long long k = parseInteger(*v, "--k");
-        if (k <= 0) throw UsageError("option '--k' must be at least 1 (got " + *v + ")");
-        if (k > INT_MAX) throw UsageError("option '--k' is too large (got " + *v + ")");
-        params.k = static_cast<int>(k);
-    }
+    if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
     if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
     if (auto v = a.value("--roi")) {
         params.hasRoi = true;

@@ -63,8 +63,18 @@ std::uint64_t segmentCount(const KMaxSequence& sequence);
 // The number of distinct rectangles of the work array that hold no excluded cell (saturating).
 std::uint64_t rectangleCount(const WorkArray& work);
 
-// Largest result list a call may ask for (the list is built in memory and written out whole).
-constexpr std::uint64_t kMaxKMaxResults = 10'000'000;
+// Largest result list a call may ask for. The list is built in memory and written out whole: per result
+// the search's own entry, the result record, its JSON object and text (glint-cli) take about
+// kKMaxResultBytes (measured: brightest --mode overlap on a 1024x1024 image, K = 10^6, ~1 GB peak), so K
+// is bounded by kKMaxMemoryBudget / kKMaxResultBytes = 2^21 = 2 097 152. glint-cli checks K itself
+// (an absurd K is an error whatever the image); the job functions check min(K, what exists).
+constexpr std::uint64_t kKMaxResultBytes = 1024;
+constexpr std::uint64_t kKMaxMemoryBudget = std::uint64_t(2) << 30; // 2 GiB
+constexpr std::uint64_t kMaxKMaxResults = kKMaxMemoryBudget / kKMaxResultBytes;
+// kmax1d --random N: the sequence, its prefix sums and the search's per-value tables take about
+// kKMaxValueBytes per value; N is bounded by the same budget: 2^26 = 67 108 864 values.
+constexpr std::uint64_t kKMaxValueBytes = 32;
+constexpr std::uint64_t kMaxKMaxRandomLength = kKMaxMemoryBudget / kKMaxValueBytes;
 
 // The 1-D backends. load() keeps the sequence for the searches that follow (the CUDA backend uploads it
 // there, as step "upload", so that a bench can time searches on data already on the device; the CPU
