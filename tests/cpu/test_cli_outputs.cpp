@@ -217,6 +217,26 @@ private slots:
         QCOMPARE(fileType("/dev/stdout", false), mode_t(S_IFLNK));
     }
 
+    // A symbolic link to a file stays a link (the file it names is replaced); a folder is refused.
+    void symlinkAndFolderTargets() {
+        const QString dir = freshDir("symlink");
+        const QString in = matrix(dir);
+        const QString real = writeText(dir + "/real.json", "old\n");
+        const QString link = dir + "/link.json";
+        QVERIFY(QFile::link(real, link));
+        auto r = test::runCli({"brightest", in, "--json", link}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(link, false), mode_t(S_IFLNK));
+        QCOMPARE(QJsonDocument::fromJson(readAll(real)).object().value("algorithm").toString(), QString("brightest"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+
+        QVERIFY(QDir().mkpath(dir + "/folder"));
+        r = test::runCli({"brightest", in, "--json", dir + "/folder"}, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err, QByteArray("glint-cli: cannot write '" + (dir + "/folder").toLocal8Bit() + "': Is a directory\n"));
+        QCOMPARE(fileType(dir + "/folder"), mode_t(S_IFDIR));
+    }
+
     // 2. A full standard output: exit 3 and one line, for JSON, text and batch CSV alike.
     void fullStdout_data() {
         QTest::addColumn<QStringList>("args");
@@ -385,6 +405,10 @@ private slots:
                                              << QByteArray("--tolerance");
         QTest::newRow("batch hdu garbage") << QStringList{"batch", "--algo", "info", "--hdu", "1e3", "--out", "-", "@m"}
                                            << QByteArray("--hdu");
+        for (const char* bench : {"brightest", "kmax", "kmax1d", "common", "trace"})
+            for (const char* bad : {"99999999999", "abc", "10abc", "-5", "0", "4096x99999999999"})
+                QTest::newRow(qPrintable(QString("bench %1 sizes '%2'").arg(bench, bad)))
+                    << QStringList{"bench", bench, "--sizes", bad, "--repeat", "1"} << QByteArray("bench");
         QTest::newRow("bench repeat garbage") << QStringList{"bench", "kmax1d", "--repeat", "5x"} << QByteArray("--repeat");
     }
     void limits() {
