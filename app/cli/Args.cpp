@@ -1,11 +1,12 @@
 #include "cli/Args.h"
 
+#include "algo/kmax/KMax.h"
 #include "util/Errors.h"
 
-#include <cerrno>
+#include <cctype>
+#include <charconv>
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 
 namespace glint::cli {
 
@@ -65,21 +66,47 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spe
 }
 
 long long parseInteger(const std::string& text, const std::string& option) {
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE)
+    // Whole token, decimal digits with an optional '-', no spaces, no '+', no "-0"; inside long long.
+    long long v = 0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, v, 10);
+    if (text.empty() || ec == std::errc::invalid_argument || end != last || (v == 0 && text[0] == '-'))
         throw UsageError("option '" + option + "': '" + text + "' is not an integer");
+    if (ec == std::errc::result_out_of_range)
+        throw UsageError("option '" + option + "': '" + text + "' is out of range");
+    return v;
+}
+
+long long parseInteger(const std::string& text, const std::string& option, long long lo, long long hi) {
+    const long long v = parseInteger(text, option);
+    if (v < lo || v > hi)
+        throw UsageError("option '" + option + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                         " (got " + text + ")");
     return v;
 }
 
 double parseNumber(const std::string& text, const std::string& option) {
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    // Whole token in decimal or scientific notation; "nan", "inf", hex floats and values beyond double's
+    // range are not numbers here.
+    double v = 0.0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+    if (text.empty() || ec != std::errc() || end != last || !std::isfinite(v))
         throw UsageError("option '" + option + "': '" + text + "' is not a finite number");
     return v;
+}
+
+int parseResultCount(const std::string& text, const std::string& option) {
+    static_assert(kMaxKMaxResults <= static_cast<std::uint64_t>(INT_MAX));
+    const long long k = parseInteger(text, option);
+    if (k < 1) throw UsageError("option '" + option + "' must be at least 1 (got " + text + ")");
+    if (static_cast<unsigned long long>(k) > kMaxKMaxResults)
+        throw UsageError("option '" + option + "' must be at most " + std::to_string(kMaxKMaxResults) + " (got " + text +
+                         "): the results of a run are held in memory, about " + std::to_string(kKMaxResultBytes) +
+                         " bytes each, within " + std::to_string(kKMaxMemoryBudget >> 30) + " GiB");
+    return static_cast<int>(k);
 }
 
 std::vector<double> parseNumberList(const std::string& text, const std::string& option, std::size_t count) {

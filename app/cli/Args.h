@@ -38,8 +38,15 @@ private:
 ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spec);
 
 // Value parsers: each throws UsageError naming the option when the text is not a valid value.
+// Strict: the whole token, std::from_chars; "10abc", "1e999", "nan", "-0", "+3" and values beyond the
+// type's range are usage errors. Numbers are finite doubles in decimal or scientific notation.
 long long parseInteger(const std::string& text, const std::string& option);
+// ... and lo <= value <= hi, else a usage error that names the valid range.
+long long parseInteger(const std::string& text, const std::string& option, long long lo, long long hi);
 double parseNumber(const std::string& text, const std::string& option);
+// K (--k of brightest, kmax1d, batch): 1 .. kMaxKMaxResults, the most results one run may hold in
+// memory (algo/kmax/KMax.h: per-result cost against a memory budget); the message names the maximum.
+int parseResultCount(const std::string& text, const std::string& option);
 // "X,Y" or "X,Y,W,H" etc.: exactly `count` comma-separated numbers (count 0 = any even number >= 6).
 std::vector<double> parseNumberList(const std::string& text, const std::string& option, std::size_t count);
 // "X,Y,W,H" in whole pixels with a positive width and height.

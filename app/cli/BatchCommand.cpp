@@ -12,6 +12,7 @@
 #include "util/AtomicFile.h"
 #include "util/Errors.h"
 #include "util/InputFile.h"
+#include "util/Printable.h"
 
 #include <algorithm>
 #include <climits>
@@ -51,10 +52,7 @@ struct BatchAlgorithm {
 int intOption(const ParsedArgs& a, const std::string& name, long long lo, long long hi, int fallback) {
     const auto v = a.value(name);
     if (!v) return fallback;
-    const long long n = parseInteger(*v, name);
-    if (n < lo || n > hi)
-        throw UsageError("option '" + name + "' must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-    return static_cast<int>(n);
+    return static_cast<int>(parseInteger(*v, name, lo, hi));
 }
 
 std::string num(double v) { return formatNumber(v); }
@@ -79,7 +77,7 @@ BatchAlgorithm infoAlgorithm() {
 BatchAlgorithm brightestAlgorithm(const ParsedArgs& a, Backend backend) {
     BrightestParams params;
     if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
-    params.k = intOption(a, "--k", 1, INT_MAX, 1);
+    if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
     if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
     if (auto v = a.value("--roi")) {
         params.hasRoi = true;
@@ -172,16 +170,18 @@ BatchAlgorithm commonAlgorithm(const ParsedArgs& a, Backend backend, const LoadO
         params.tolerance = parseNumber(*v, "--tolerance");
         if (params.tolerance < 0) throw UsageError("option '--tolerance' must be 0 or more");
     }
-    if (auto v = a.value("--max-shift")) {
-        params.maxShift = parseInteger(*v, "--max-shift");
-        if (params.maxShift < 0) throw UsageError("option '--max-shift' must be 0 or more");
-    }
+    if (auto v = a.value("--max-shift")) params.maxShift = parseInteger(*v, "--max-shift", 0, INT_MAX);
     const std::string referencePath = *a.value("--with");
     auto reference = std::make_shared<const Image>(loadImage(referencePath, load)); // a bad B stops the run (exit 3)
     BatchAlgorithm algo;
     algo.columns = {"reference", "backend", "found", "dx", "dy", "size", "bbox_x", "bbox_y", "bbox_width", "bbox_height",
                     "tolerance"};
     algo.run = [=](const std::string& path, const Image& image, CsvTable& table) {
+        try {
+            validateMaxShift(params.maxShift, image.width(), image.height(), reference->width(), reference->height());
+        } catch (const UsageError& e) {
+            throw UsageError(std::string("option '--max-shift': ") + e.what());
+        }
         JobControl job;
         Backend resolved = backend;
         const CommonComponentResult r = findCommonComponent(image, *reference, params, backend, job, &resolved);
@@ -310,7 +310,9 @@ int runBatch(const std::vector<std::string>& args) {
     std::string lastUsageError;
     auto warn = [&](const std::string& path, const std::string& message) {
         if (tty) std::cerr << "\r\033[K";
-        std::cerr << "glint-cli: batch: skipped '" << path << "': " << message << "\n";
+        // One printable line per file, whatever the path and the message hold.
+        std::cerr << "glint-cli: batch: failed '" << printableMessage(path, 200) << "': " << printableMessage(message, 300)
+                  << "\n";
         ++warnings;
     };
     for (const auto& [arg, message] : inputs.bad) warn(arg, message);
@@ -347,8 +349,13 @@ int runBatch(const std::vector<std::string>& args) {
     // The same parameter error for every file is the command's error, not the files'.
     if (done == 0 && usageFailures > 0 && usageFailures + skipped == mine.size()) throw UsageError(lastUsageError);
 
-    if (*outPath == "-") std::cout << table.text() << std::flush;
-    else writeFileAtomically(*outPath, table.text());
+    {
+        // Written (and any failure reported) before the summary below says so.
+        OutputTransaction results;
+        if (*outPath == "-") writeStandardOutput(table.text());
+        else writeFileAtomically(*outPath, table.text());
+        results.commit();
+    }
     // Every file seen ends as done, skipped (a folder's file of no format Glint reads) or failed (a
     // warning above, as is every missing argument): the three add up to the files seen.
     std::cerr << "batch " << *algoName << ": " << done << " of " << mine.size() + inputs.bad.size()

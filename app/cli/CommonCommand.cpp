@@ -17,6 +17,7 @@
 #endif
 
 #include <algorithm>
+#include <climits>
 #include <iostream>
 
 namespace glint::cli {
@@ -105,10 +106,7 @@ int runCommon(const std::vector<std::string>& args) {
         params.tolerance = parseNumber(*v, "--tolerance");
         if (params.tolerance < 0) throw UsageError("option '--tolerance' must be 0 or more");
     }
-    if (auto v = a.value("--max-shift")) {
-        params.maxShift = parseInteger(*v, "--max-shift");
-        if (params.maxShift < 0) throw UsageError("option '--max-shift' must be 0 or more");
-    }
+    if (auto v = a.value("--max-shift")) params.maxShift = parseInteger(*v, "--max-shift", 0, INT_MAX);
     const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
 #if !GLINT_WITH_IMGCODECS
     if (a.has("--overlay") || a.has("--mask"))
@@ -117,6 +115,11 @@ int runCommon(const std::vector<std::string>& args) {
     const std::string pathA = a.positionals[0], pathB = a.positionals[1];
     const Image imageA = loadImage(pathA);
     const Image imageB = loadImage(pathB);
+    try {
+        validateMaxShift(params.maxShift, imageA.width(), imageA.height(), imageB.width(), imageB.height());
+    } catch (const UsageError& e) {
+        throw UsageError(std::string("option '--max-shift': ") + e.what());
+    }
 
     JobControl job;
     Backend resolved = backend;

@@ -16,9 +16,7 @@ namespace glint::cli {
 namespace {
 
 int nonNegative(const ParsedArgs& a, const std::string& name) {
-    const long long v = parseInteger(*a.value(name), name);
-    if (v < 0 || v > INT_MAX) throw UsageError("option '" + name + "' must be 0 or more");
-    return static_cast<int>(v);
+    return static_cast<int>(parseInteger(*a.value(name), name, 0, INT_MAX));
 }
 
 constexpr int kTextRows = 20; // segments listed on the terminal; the JSON holds them all
@@ -34,15 +32,19 @@ int runKMax1dCommand(const std::vector<std::string>& args) {
     if (a.has("--seed") && !random) throw UsageError("option '--seed' goes with --random");
     const auto kText = a.value("--k");
     if (!kText) throw UsageError("kmax1d needs --k K");
-    const long long k = parseInteger(*kText, "--k");
-    if (k <= 0) throw UsageError("option '--k' must be at least 1 (got " + *kText + ")");
+    const long long k = parseResultCount(*kText, "--k");
     const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
 
     KMaxSequence sequence;
     std::string input;
     if (random) {
+        // The sequence and the search's tables are held in memory: N is bounded by the budget of KMax.h.
         const long long n = parseInteger(*a.value("--random"), "--random");
-        if (n < 1 || n > (1LL << 31)) throw UsageError("option '--random' takes a length from 1 to 2^31");
+        if (n < 1 || static_cast<unsigned long long>(n) > kMaxKMaxRandomLength)
+            throw UsageError("option '--random' takes a length from 1 to " + std::to_string(kMaxKMaxRandomLength) +
+                             " (got " + std::to_string(n) + "): about " + std::to_string(kKMaxValueBytes) +
+                             " bytes a value are held in memory, within " + std::to_string(kKMaxMemoryBudget >> 30) +
+                             " GiB");
         long long seed = 1;
         if (auto v = a.value("--seed")) seed = parseInteger(*v, "--seed");
         sequence = KMaxSequence::random(static_cast<std::size_t>(n), static_cast<std::uint64_t>(seed));

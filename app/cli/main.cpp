@@ -1,16 +1,22 @@
 // glint-cli: every Glint algorithm from the command line, with the JSON and exit codes of DESIGN.md.
 #include "Backends.h"
-#include "jobs/Backend.h"
 #include "cli/Commands.h"
+#include "jobs/Backend.h"
+#include "util/AtomicFile.h"
 #include "util/Errors.h"
 #include "util/Printable.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fcntl.h>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -31,11 +37,10 @@ void reportError(const std::string& message) {
 
 // The CUDA probe runs on a background thread from the start (while the image loads). A run that ended
 // without the GPU (auto chose the CPU for small work, or --backend cpu) does not wait for it: the
-// outputs are complete and flushed, so the process ends at once instead of sitting in the driver's
-// start-up for ~0.2 s.
+// outputs are complete, published and flushed, so the process ends at once instead of sitting in the
+// driver's start-up for ~0.2 s.
 int finish(int code) {
     if (glint::cudaProbeInFlight()) {
-        std::cout.flush();
         std::cerr.flush();
         std::fflush(nullptr);
         std::_Exit(code);
@@ -43,16 +48,21 @@ int finish(int code) {
     return code;
 }
 
-int runMain(int argc, char** argv);
+// A closed descriptor 0, 1 or 2 would be handed out by the next open(): a temporary file would then
+// receive what is meant for standard output. Each gets /dev/null opened read-only instead, so that a
+// write to a closed standard output still fails (EBADF) and is reported.
+void occupyClosedStandardDescriptors() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        const int opened = ::open("/dev/null", O_RDONLY);
+        if (opened >= 0 && opened != fd) {
+            ::dup2(opened, fd);
+            ::close(opened);
+        }
+    }
+}
 
-} // namespace
-
-int main(int argc, char** argv) { return finish(runMain(argc, argv)); }
-
-namespace {
-
-int runMain(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
+int runCommand(std::vector<std::string> args) {
     if (args.empty()) {
         printUsage(std::cerr);
         return 2;
@@ -85,7 +95,11 @@ int runMain(int argc, char** argv) {
         for (std::size_t i = 0; i + 1 < args.size(); ++i)
             if (args[i] == "--backend" && (args[i + 1] == "cpu" || args[i + 1] == "reference")) mayUseGpu = false;
         if (mayUseGpu) glint::startCudaProbeInBackground();
-        return command->run(args);
+        // Every output of the run is published together, and only when the command succeeded.
+        glint::OutputTransaction outputs;
+        const int code = command->run(args);
+        if (code == 0) outputs.commit();
+        return code;
     } catch (const glint::UsageError& e) {
         reportError(e.what());
         std::cerr << "usage: " << command->usage << std::endl;
@@ -112,3 +126,27 @@ int runMain(int argc, char** argv) {
 }
 
 } // namespace
+
+// Text meant for standard output is held until the command has finished and its files are written; then
+// it is written out with every write checked, and the descriptor closed with its result checked, so that
+// a full disk or a closed standard output is an error (exit code 3), not a silent success.
+int main(int argc, char** argv) {
+    occupyClosedStandardDescriptors();
+    std::signal(SIGPIPE, SIG_IGN); // a reader that went away is an error we report (EPIPE), not a kill
+    std::stringbuf held;
+    std::streambuf* const original = std::cout.rdbuf(&held);
+    int code = runCommand(std::vector<std::string>(argv + 1, argv + argc));
+    std::cout.rdbuf(original);
+    if (code != 0) return finish(code); // a failed run writes nothing more on standard output
+    try {
+        glint::writeStandardOutput(held.str());
+    } catch (const glint::OutputError& e) {
+        reportError(e.what());
+        return finish(3);
+    }
+    if (::close(STDOUT_FILENO) != 0 && errno != EINTR) {
+        reportError(std::string("cannot write to standard output: ") + std::strerror(errno));
+        return finish(3);
+    }
+    return finish(code);
+}

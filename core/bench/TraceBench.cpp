@@ -5,10 +5,12 @@
 #include "algo/trace/TraceGeometry.h"
 #include "algo/trace/TraceScenes.h"
 #include "bench/Bench.h"
+#include "util/Errors.h"
 
 #include <opencv2/imgproc/segmentation.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -87,7 +89,16 @@ std::vector<BenchRow> timingCases(const BenchOptions& options) {
     std::vector<int> sizes = {128, 256, 512, 1024};
     if (!options.sizes.empty()) {
         sizes.clear();
-        for (const auto& s : options.sizes) sizes.push_back(std::stoi(s));
+        for (const auto& s : options.sizes) {
+            // Points per guide, the whole item, as validateTraceParams allows them.
+            int d = 0;
+            const char* last = s.data() + s.size();
+            const auto [end, ec] = std::from_chars(s.data(), last, d);
+            if (s.empty() || ec != std::errc() || end != last || d < 2 || d > kMaxTracePoints)
+                throw UsageError("bench trace takes points per guide from 2 to " + std::to_string(kMaxTracePoints) +
+                                 " (got '" + s + "')");
+            sizes.push_back(d);
+        }
     }
     std::vector<Case> cases;
     for (int n : {5, 6, 7, 8})

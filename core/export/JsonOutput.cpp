@@ -2,7 +2,6 @@
 
 #include "util/AtomicFile.h"
 
-#include <iostream>
 
 namespace glint {
 
@@ -32,7 +31,7 @@ void writeJson(const Json& doc, const std::string& dest) {
     // nlohmann writes doubles with max_digits10, so they round-trip exactly.
     const std::string text = doc.dump(2) + "\n";
     if (dest == "-") {
-        std::cout << text << std::flush;
+        writeStandardOutput(text);
         return;
     }
     writeFileAtomically(dest, text);

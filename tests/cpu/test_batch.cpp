@@ -90,7 +90,7 @@ private slots:
         const auto r = test::runCli({"batch", "--algo", "brightest", "--k", "2", "--out", out, dir});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString err = QString::fromUtf8(r.err);
-        QVERIFY2(err.contains("skipped '" + dir + "/c.png'"), qPrintable(err));
+        QVERIFY2(err.contains("failed '" + dir + "/c.png'"), qPrintable(err));
         QVERIFY(err.contains("1 warning"));
         QVERIFY(!err.contains("notes.bin"));
         QVERIFY(err.contains("[5/6]")); // the progress line counts the files of the sorted list

@@ -6,7 +6,7 @@
 #include "io/Image.h"
 #include "util/Errors.h"
 
-#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -16,12 +16,11 @@ namespace glint {
 
 namespace {
 
+// The whole text as a finite number (decimal or scientific; no "nan", "inf", hex, or out of range).
 bool parseDouble(const std::string& text, double& out) {
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
-    errno = 0;
-    char* end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && errno != ERANGE;
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(text.data(), last, out, std::chars_format::general);
+    return !text.empty() && ec == std::errc() && end == last && std::isfinite(out);
 }
 
 std::string shortNumber(double v) {
@@ -132,6 +131,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
         work = prepareWorkArray(image, params);
     }
     job.throwIfCancelled();
+    checkSumRange(work, params.pivot);
     result.pivot = work.pivot;
     result.exactInteger = work.integer;
     result.includedPixels = work.includedCount;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <type_traits>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -377,6 +378,23 @@ void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<st
 }
 
 } // namespace
+
+void checkSumRange(const WorkArray& work, const PivotSpec& pivot) {
+    constexpr double kLimit = 1e300;
+    if (work.integer || work.includedCount == 0) return;
+    const double n = static_cast<double>(work.includedCount);
+    if (work.maxAbs * n < kLimit) return;
+    // |a| <= |I| + |pivot|: a pivot above half the limit per pixel is what breaks the bound.
+    const double pivotLimit = kLimit / (2.0 * n);
+    if (pivot.kind == PivotSpec::Kind::Number && std::fabs(pivot.value) > pivotLimit) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%.3g", pivotLimit);
+        throw UsageError("the pivot " + pivot.text() + " is too large: the sums of I - pivot over the " +
+                         std::to_string(work.includedCount) + " included pixels would leave double range (|pivot| must be at most " +
+                         limit + " here)");
+    }
+    throw InputError("the image values are too large: their sums leave double range");
+}
 
 PixelRect WorkArray::toImage(int row0, int col0, int nrows, int ncols) const {
     if (transposed) return {roi.x + row0, roi.y + col0, nrows, ncols};

@@ -56,6 +56,12 @@ struct WorkArray {
     bool fitsInt32() const;
 };
 
+// Every rectangle sum of a (and every partial sum a backend forms) must stay finite. In double mode the
+// bound is maxAbs * includedCount; beyond 1e300 this throws: UsageError when a numeric pivot is what
+// makes a large (the message names the largest |pivot| the image allows), InputError when the image's
+// own values do. Integer mode is proven to fit int64 and always passes.
+void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
+
 // Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
 // included pixels and builds the work array. `image` must outlive the result.
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);

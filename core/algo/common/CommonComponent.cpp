@@ -2,7 +2,9 @@
 
 #include "util/Errors.h"
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <cmath>
 
 namespace glint {
@@ -10,6 +12,20 @@ namespace glint {
 void validateCommonComponentParams(const CommonComponentParams& params) {
     if (!std::isfinite(params.tolerance) || params.tolerance < 0.0)
         throw UsageError("the tolerance must be a finite number >= 0");
+}
+
+long long maxUsefulShift(int wA, int hA, int wB, int hB) {
+    // Offsets with any overlap: -(wA-1) <= dx <= wB-1, -(hA-1) <= dy <= hB-1.
+    return static_cast<long long>(std::max(std::max(wA, wB), std::max(hA, hB))) - 1;
+}
+
+void validateMaxShift(long long maxShift, int wA, int hA, int wB, int hB) {
+    if (maxShift < 0) return; // every offset
+    const long long limit = maxUsefulShift(wA, hA, wB, hB);
+    if (maxShift > limit)
+        throw UsageError("the maximum shift must be between 0 and " + std::to_string(limit) + " for images of " +
+                         std::to_string(wA) + "x" + std::to_string(hA) + " and " + std::to_string(wB) + "x" +
+                         std::to_string(hB) + " (no offset beyond it overlaps); got " + std::to_string(maxShift));
 }
 
 CommonComponentResult findCommonComponent(const Image& a, const Image& b, const CommonComponentParams& params,

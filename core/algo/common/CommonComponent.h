@@ -63,6 +63,11 @@ CommonComponentResult findCommonComponent(const Image& a, const Image& b, const 
 
 // Throws UsageError for a negative or non-finite tolerance.
 void validateCommonComponentParams(const CommonComponentParams& params);
+// The largest |dx| or |dy| at which images of these sizes still overlap; a maxShift beyond it (it would
+// search nothing more) is a UsageError naming the valid range. Negative = every offset, always valid.
+// glint-cli checks it; findCommonComponent() does not (the window's spin box keeps its value across images).
+long long maxUsefulShift(int wA, int hA, int wB, int hB);
+void validateMaxShift(long long maxShift, int wA, int hA, int wB, int hB);
 
 // The match relation every backend implements (blank and non-finite samples never match).
 inline bool samplesMatch(double a, double b, double tolerance) {

@@ -248,11 +248,7 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
     result.pivot = work.pivot;
     result.exactInteger = work.integer;
     result.includedPixels = work.includedCount;
-    if (!work.integer) {
-        // Every rectangle sum is bounded by the sum of |a|: keep it inside double range.
-        const double bound = work.maxAbs * static_cast<double>(work.includedCount);
-        if (!(bound < 1e300)) throw InputError("the image values are too large: their sums leave double range");
-    }
+    checkSumRange(work, params.pivot); // every rectangle sum is bounded by the sum of |a|
     const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
     checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
     std::vector<WorkRect> rects;

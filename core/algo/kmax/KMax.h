@@ -63,8 +63,22 @@ std::uint64_t segmentCount(const KMaxSequence& sequence);
 // The number of distinct rectangles of the work array that hold no excluded cell (saturating).
 std::uint64_t rectangleCount(const WorkArray& work);
 
-// Largest result list a call may ask for (the list is built in memory and written out whole).
-constexpr std::uint64_t kMaxKMaxResults = 10'000'000;
+// Largest result list a call may ask for. The list is built in memory and written out whole: per result
+// the search's own entry, the result record, its JSON object and text, the region file's record and
+// text, and the text summary of glint-cli take up to kKMaxResultBytes (measured, Release build:
+// brightest --mode overlap on a 512x512 image with --json and --regions .csv, K = 2^20: 3.1 GB peak,
+// about 3 KB a result; kmax1d, K = 4e5: 0.8 KB a result), so K is bounded by
+// kKMaxMemoryBudget / kKMaxResultBytes = 2^19 = 524 288. glint-cli checks K itself (an absurd K is an
+// error whatever the image); the job functions check min(K, what exists), since a K above the number
+// of rectangles or segments lists them all.
+constexpr std::uint64_t kKMaxResultBytes = 4096;
+constexpr std::uint64_t kKMaxMemoryBudget = std::uint64_t(2) << 30; // 2 GiB
+constexpr std::uint64_t kMaxKMaxResults = kKMaxMemoryBudget / kKMaxResultBytes;
+// kmax1d --random N: the sequence, its prefix sums and the search's per-value tables take up to
+// kKMaxValueBytes per value (measured, N = 2^24: cpu 39 B, reference 112 B a value), so N is bounded
+// by the same budget: 2^24 = 16 777 216 values.
+constexpr std::uint64_t kKMaxValueBytes = 128;
+constexpr std::uint64_t kMaxKMaxRandomLength = kKMaxMemoryBudget / kKMaxValueBytes;
 
 // The 1-D backends. load() keeps the sequence for the searches that follow (the CUDA backend uploads it
 // there, as step "upload", so that a bench can time searches on data already on the device; the CPU

@@ -1,0 +1,455 @@
+// glint-cli's outputs and option limits: a device, FIFO or /dev/stdout given as an output is written in
+// place, never replaced by a file; a FIFO nobody reads fails at once (exit 3); a full or closed standard
+// output is an error (exit 3, one line); the outputs of a run are all-or-nothing (a failed run leaves
+// older files intact and no temporary behind); and every numeric option is parsed strictly and bounded
+// (exit 2, no run past its budget).
+#include "TestSupport.h"
+
+#include "algo/kmax/KMax.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+using namespace glint;
+
+namespace {
+
+QString cliPath() {
+    return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
+}
+
+// Runs glint-cli with standard output sent to stdoutFile (e.g. /dev/full).
+test::CliResult runCliTo(const QString& stdoutFile, const QStringList& args) {
+    QProcess process;
+    process.setStandardOutputFile(stdoutFile);
+    process.start(cliPath(), args);
+    test::CliResult r;
+    if (!process.waitForStarted(10000)) return r;
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return r;
+    }
+    r.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    r.err = process.readAllStandardError();
+    return r;
+}
+
+// Runs glint-cli with its standard output closed (sh: >&-).
+test::CliResult runCliStdoutClosed(const QStringList& args) {
+    QStringList shArgs{"-c", "exec \"$0\" \"$@\" >&-", cliPath()};
+    shArgs += args;
+    QProcess process;
+    process.start("/bin/sh", shArgs);
+    test::CliResult r;
+    if (!process.waitForStarted(10000)) return r;
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return r;
+    }
+    r.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    r.err = process.readAllStandardError();
+    return r;
+}
+
+QString writeText(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    f.open(QIODevice::WriteOnly | QIODevice::Truncate);
+    f.write(text);
+    return path;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A fresh folder per test function.
+QString freshDir(const QString& name) {
+    const QString dir = test::tempDir() + "/" + name;
+    QDir(dir).removeRecursively();
+    QDir().mkpath(dir);
+    return dir;
+}
+
+// A 4x3 integer matrix with one bright corner.
+QString matrix(const QString& dir) {
+    return writeText(dir + "/m.csv", "1,2,3,4\n5,60,70,8\n9,10,110,12\n");
+}
+
+QStringList hiddenTemporaries(const QString& dir) {
+    return QDir(dir).entryList(QStringList{"*.tmp-*"}, QDir::Files | QDir::Hidden | QDir::System);
+}
+
+bool oneLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
+
+// The lines of glint-cli's messages (batch also writes progress lines, which are left out).
+QByteArray errorLines(const QByteArray& err) {
+    QByteArray out;
+    for (const QByteArray& line : err.split('\n'))
+        if (line.startsWith("glint-cli: ")) out += line + '\n';
+    return out;
+}
+
+mode_t fileType(const QString& path, bool follow = true) {
+    struct stat st {};
+    const int rc = follow ? ::stat(path.toLocal8Bit().constData(), &st) : ::lstat(path.toLocal8Bit().constData(), &st);
+    return rc == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+} // namespace
+
+class CliOutputsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    // 1. A device node given as any output is written into, and stays a device.
+    void deviceTargetIsWrittenInPlace_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("json") << QStringList{"--json", "@"};
+        QTest::newRow("overlay") << QStringList{"--overlay", "@"};
+        QTest::newRow("regions reg") << QStringList{"--regions", "@.reg"};
+        QTest::newRow("json and overlay") << QStringList{"--json", "@", "--overlay", "@"};
+    }
+    void deviceTargetIsWrittenInPlace() {
+        QFETCH(QStringList, options);
+        const QString dir = freshDir("device");
+        const QString in = matrix(dir);
+        // A null device of our own (as root): the test never risks the system's /dev/null.
+        const QString dev = dir + "/null";
+        const QString devReg = dir + "/null.reg";
+        for (const QString& p : {dev, devReg})
+            if (::mknod(p.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+                QSKIP("cannot create a device node here (not root?)");
+        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
+        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
+        ::close(probe);
+        QStringList args{"brightest", in, "--pivot", "0"};
+        for (QString o : options) args << o.replace("@", dev);
+        const auto r = test::runCli(args, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
+        QCOMPARE(fileType(devReg, false), mode_t(S_IFCHR));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    void batchOutToDevice() {
+        const QString dir = freshDir("batchdev");
+        const QString in = matrix(dir);
+        const QString dev = dir + "/null";
+        if (::mknod(dev.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+            QSKIP("cannot create a device node here (not root?)");
+        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
+        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
+        ::close(probe);
+        const auto r = test::runCli({"batch", "--algo", "info", "--out", dev, in}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
+    }
+
+    // A FIFO with a reader receives the JSON and stays a FIFO.
+    void fifoWithReader() {
+        const QString dir = freshDir("fifo");
+        const QString in = matrix(dir);
+        const QString fifo = dir + "/out.json";
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const int reader = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(reader >= 0);
+        const auto r = test::runCli({"brightest", in, "--pivot", "0", "--json", fifo}, 30000);
+        QByteArray got(1 << 16, '\0');
+        const ssize_t n = ::read(reader, got.data(), got.size());
+        ::close(reader);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(n > 0);
+        got.truncate(static_cast<int>(n));
+        const QJsonObject doc = QJsonDocument::fromJson(got).object();
+        QCOMPARE(doc.value("algorithm").toString(), QString("brightest"));
+        QCOMPARE(fileType(fifo, false), mode_t(S_IFIFO));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // A FIFO nobody reads: no hang, exit 3, one line, still a FIFO.
+    void fifoWithoutReader() {
+        const QString dir = freshDir("fifo-noreader");
+        const QString in = matrix(dir);
+        const QString fifo = dir + "/out.json";
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const auto r = test::runCli({"brightest", in, "--json", fifo}, 20000);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err, QByteArray("glint-cli: cannot write '" + fifo.toLocal8Bit() +
+                                   "': no process is reading the FIFO\n"));
+        QCOMPARE(fileType(fifo, false), mode_t(S_IFIFO));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // --json /dev/stdout writes to the process's standard output (a pipe here, then a file) and leaves
+    // the /dev/stdout link alone.
+    void devStdout() {
+        const QString dir = freshDir("devstdout");
+        const QString in = matrix(dir);
+        auto r = test::runCli({"brightest", in, "--pivot", "0", "--json", "/dev/stdout"}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("{"), r.out.constData());
+        QVERIFY(r.out.contains("\"algorithm\": \"brightest\""));
+        QVERIFY(r.out.contains(" #1 ")); // the text summary follows the JSON
+        QCOMPARE(fileType("/dev/stdout", false), mode_t(S_IFLNK));
+
+        const QString file = dir + "/stdout.txt";
+        QProcess process;
+        process.setStandardOutputFile(file);
+        process.start(cliPath(), {"kmax1d", "--random", "50", "--k", "2", "--json", "/dev/stdout"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        const QByteArray got = readAll(file);
+        QVERIFY2(got.startsWith("{") && got.contains("\"kmax1d\""), got.constData());
+        QCOMPARE(fileType("/dev/stdout", false), mode_t(S_IFLNK));
+    }
+
+    // A symbolic link to a file stays a link (the file it names is replaced); a folder is refused.
+    void symlinkAndFolderTargets() {
+        const QString dir = freshDir("symlink");
+        const QString in = matrix(dir);
+        const QString real = writeText(dir + "/real.json", "old\n");
+        const QString link = dir + "/link.json";
+        QVERIFY(QFile::link(real, link));
+        auto r = test::runCli({"brightest", in, "--json", link}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(link, false), mode_t(S_IFLNK));
+        QCOMPARE(QJsonDocument::fromJson(readAll(real)).object().value("algorithm").toString(), QString("brightest"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+
+        QVERIFY(QDir().mkpath(dir + "/folder"));
+        r = test::runCli({"brightest", in, "--json", dir + "/folder"}, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err, QByteArray("glint-cli: cannot write '" + (dir + "/folder").toLocal8Bit() + "': Is a directory\n"));
+        QCOMPARE(fileType(dir + "/folder"), mode_t(S_IFDIR));
+    }
+
+    // 2. A full standard output: exit 3 and one line, for JSON, text and batch CSV alike.
+    void fullStdout_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("json -") << QStringList{"brightest", "@", "--json", "-"};
+        QTest::newRow("text") << QStringList{"brightest", "@"};
+        QTest::newRow("info text") << QStringList{"info", "@"};
+        QTest::newRow("kmax1d json") << QStringList{"kmax1d", "--random", "100", "--k", "3", "--json", "-"};
+        QTest::newRow("batch out -") << QStringList{"batch", "--algo", "info", "--out", "-", "@"};
+        QTest::newRow("json /dev/stdout") << QStringList{"brightest", "@", "--json", "/dev/stdout"};
+        QTest::newRow("help") << QStringList{"--help"};
+    }
+    void fullStdout() {
+        QFETCH(QStringList, args);
+        if (!QFile::exists("/dev/full")) QSKIP("no /dev/full here");
+        const QString dir = freshDir("full");
+        const QString in = matrix(dir);
+        for (QString& a : args) a.replace("@", in);
+        const auto r = runCliTo("/dev/full", args);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(errorLines(r.err), QByteArray("glint-cli: cannot write to standard output: No space left on device\n"));
+    }
+
+    void closedStdout_data() { fullStdout_data(); }
+    void closedStdout() {
+        QFETCH(QStringList, args);
+        const QString dir = freshDir("closed");
+        const QString in = matrix(dir);
+        for (QString& a : args) a.replace("@", in);
+        const auto r = runCliStdoutClosed(args);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(errorLines(r.err), QByteArray("glint-cli: cannot write to standard output: Bad file descriptor\n"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // A closed standard output must not become one of the files the run writes.
+    void closedStdoutWithFileOutput() {
+        const QString dir = freshDir("closed-file");
+        const QString in = matrix(dir);
+        const QString json = dir + "/r.json";
+        const auto r = runCliStdoutClosed({"brightest", in, "--pivot", "0", "--json", json});
+        QCOMPARE(r.exitCode, 3); // the text summary could not be written
+        QVERIFY(oneLine(r.err));
+        const QJsonObject doc = QJsonDocument::fromJson(readAll(json)).object();
+        QCOMPARE(doc.value("algorithm").toString(), QString("brightest"));
+    }
+
+    // 3. All outputs or none: a failing output keeps every older file and leaves no temporary.
+    void outputsAreAllOrNothing_data() {
+        QTest::addColumn<QStringList>("failing");
+        QTest::addColumn<QByteArray>("reason");
+        QTest::newRow("overlay in a missing folder") << QStringList{"--overlay", "@/missing/x.png"}
+                                                     << QByteArray("No such file or directory");
+        QTest::newRow("regions in a missing folder") << QStringList{"--regions", "@/missing/x.reg"}
+                                                     << QByteArray("No such file or directory");
+        QTest::newRow("regions into a FIFO without reader") << QStringList{"--regions", "@/fifo.reg"}
+                                                            << QByteArray("no process is reading the FIFO");
+        QTest::newRow("json - and a bad overlay") << QStringList{"--json", "-", "--overlay", "@/missing/x.png"}
+                                                  << QByteArray("No such file or directory");
+    }
+    void outputsAreAllOrNothing() {
+        QFETCH(QStringList, failing);
+        QFETCH(QByteArray, reason);
+        const QString dir = freshDir("transaction");
+        const QString in = matrix(dir);
+        QCOMPARE(::mkfifo((dir + "/fifo.reg").toLocal8Bit().constData(), 0600), 0);
+        const QByteArray old = "{\"old\": true}\n";
+        const QString keep = writeText(dir + "/keep.json", old);
+        const QString keepReg = writeText(dir + "/keep.reg", "# old regions\n");
+        QStringList args{"brightest", in, "--pivot", "0", "--json", keep, "--regions", keepReg};
+        for (QString f : failing) args << f.replace("@", dir);
+        const auto r = test::runCli(args, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(oneLine(r.err) && r.err.contains(reason), r.err.constData());
+        QVERIFY(r.out.isEmpty()); // not even --json -
+        QCOMPARE(readAll(keep), old);
+        QCOMPARE(readAll(keepReg), QByteArray("# old regions\n"));
+        QVERIFY2(hiddenTemporaries(dir).isEmpty(), qPrintable(hiddenTemporaries(dir).join(' ')));
+        QVERIFY(!QFile::exists(dir + "/missing"));
+
+        // The same run with good outputs replaces both.
+        const auto ok = test::runCli({"brightest", in, "--pivot", "0", "--json", keep, "--regions", keepReg}, 30000);
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(readAll(keep) != old);
+        QVERIFY(readAll(keepReg).contains("box("));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    void commonOutputsAreAllOrNothing() {
+        const QString dir = freshDir("transaction-common");
+        const QString a = writeText(dir + "/a.csv", "1,2,3\n4,5,6\n7,8,9\n");
+        const QString b = writeText(dir + "/b.csv", "5,6\n8,9\n");
+        const QString keep = writeText(dir + "/keep.json", "old\n");
+        const auto r = test::runCli({"common", a, b, "--json", keep, "--mask", dir + "/missing/m.png"}, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY(oneLine(r.err));
+        QCOMPARE(readAll(keep), QByteArray("old\n"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // 4. Limits: K, --random N, pivots, --max-shift, and strict numbers everywhere.
+    void limits_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("message");
+        const QByteArray kMax = QByteArray::number(qulonglong(kMaxKMaxResults));
+        QTest::newRow("overlap k 1e7") << QStringList{"brightest", "@m", "--mode", "overlap", "--k", "10000000"}
+                                       << ("must be at most " + kMax);
+        QTest::newRow("k 1e9") << QStringList{"brightest", "@m", "--k", "1000000000"} << ("must be at most " + kMax);
+        QTest::newRow("k max+1") << QStringList{"brightest", "@m", "--k", QString::number(kMaxKMaxResults + 1)}
+                                 << ("must be at most " + kMax);
+        QTest::newRow("kmax1d k 1e9") << QStringList{"kmax1d", "--random", "10", "--k", "1000000000"}
+                                      << ("must be at most " + kMax);
+        QTest::newRow("kmax1d random 2e9") << QStringList{"kmax1d", "--random", "2000000000", "--k", "3"}
+                                           << QByteArray("'--random' takes a length from 1 to ");
+        QTest::newRow("batch k 1e9") << QStringList{"batch", "--algo", "brightest", "--k", "1000000000", "--out", "-", "@m"}
+                                     << ("must be at most " + kMax);
+        QTest::newRow("pivot -1e308") << QStringList{"brightest", "@m", "--pivot", "-1e308"}
+                                      << QByteArray("is too large: the sums of I - pivot");
+        QTest::newRow("pivot 1e308 overlap") << QStringList{"brightest", "@m", "--pivot", "1e308", "--mode", "overlap"}
+                                             << QByteArray("is too large: the sums of I - pivot");
+        QTest::newRow("pivot 1e306 k 3") << QStringList{"brightest", "@m", "--pivot", "1e306", "--k", "3"}
+                                         << QByteArray("|pivot| must be at most");
+        QTest::newRow("max-shift 999999999") << QStringList{"common", "@m", "@m", "--max-shift", "999999999"}
+                                             << QByteArray("must be between 0 and 3 for images of 4x3 and 4x3");
+        QTest::newRow("max-shift 4") << QStringList{"common", "@m", "@m", "--max-shift", "4"}
+                                     << QByteArray("must be between 0 and 3");
+        QTest::newRow("batch max-shift") << QStringList{"batch", "--algo", "common", "--with", "@m", "--max-shift",
+                                                        "100", "--out", "-", "@m"}
+                                         << QByteArray("must be between 0 and 3");
+        QTest::newRow("max-shift 2^40") << QStringList{"common", "@m", "@m", "--max-shift", "1099511627776"}
+                                        << QByteArray("must be between 0 and 2147483647");
+        for (const char* bad : {"10abc", "1e999", "nan", "-0", "99999999999999999999", "+3", " 3", "3 ", "0x10", "", "1.5",
+                                "1e3"})
+            QTest::newRow(qPrintable(QString("k '%1'").arg(bad)))
+                << QStringList{"brightest", "@m", "--k", bad} << QByteArray("option '--k'");
+        for (const char* bad : {"nan", "inf", "-inf", "1e999", "0x1p3", "1,5", "infinity", "NaN"})
+            QTest::newRow(qPrintable(QString("pivot '%1'").arg(bad)))
+                << QStringList{"brightest", "@m", "--pivot", bad} << QByteArray("pivot");
+        for (const char* bad : {"nan", "inf", "1e999", "-1", "1x"})
+            QTest::newRow(qPrintable(QString("tolerance '%1'").arg(bad)))
+                << QStringList{"common", "@m", "@m", "--tolerance", bad} << QByteArray("tolerance");
+        QTest::newRow("roi nan") << QStringList{"brightest", "@m", "--roi", "0,0,nan,2"} << QByteArray("--roi");
+        QTest::newRow("roi huge") << QStringList{"brightest", "@m", "--roi", "0,0,1e300,2"} << QByteArray("--roi");
+        QTest::newRow("polygon inf") << QStringList{"brightest", "@m", "--exclude-polygon", "0,0,inf,0,1,1"}
+                                     << QByteArray("--exclude-polygon");
+        QTest::newRow("hdu -0") << QStringList{"brightest", "@m", "--hdu", "-0"} << QByteArray("--hdu");
+        QTest::newRow("seed garbage") << QStringList{"kmax1d", "--random", "10", "--seed", "7x", "--k", "1"}
+                                      << QByteArray("--seed");
+        QTest::newRow("trace max-angle nan") << QStringList{"trace", "@m", "--from", "0,0", "--to", "3,2", "--max-angle",
+                                                            "nan"}
+                                             << QByteArray("--max-angle");
+        QTest::newRow("trace half-width inf") << QStringList{"trace", "@m", "--from", "0,0", "--to", "3,2",
+                                                             "--half-width", "inf"}
+                                              << QByteArray("--half-width");
+        QTest::newRow("trace from nan") << QStringList{"trace", "@m", "--from", "nan,0", "--to", "3,2"}
+                                        << QByteArray("--from");
+        QTest::newRow("trace width nan") << QStringList{"trace", "@m", "--from", "0,0", "--to", "3,2", "--width", "nan"}
+                                         << QByteArray("--width");
+        QTest::newRow("trace guides huge") << QStringList{"trace", "@m", "--from", "0,0", "--to", "3,2", "--guides",
+                                                          "99999999999999999999"}
+                                           << QByteArray("--guides");
+        QTest::newRow("batch shard overflow") << QStringList{"batch", "--algo", "info", "--shard",
+                                                             "1/99999999999999999999", "--out", "-", "@m"}
+                                              << QByteArray("--shard");
+        QTest::newRow("batch tolerance nan") << QStringList{"batch", "--algo", "common", "--with", "@m", "--tolerance",
+                                                            "nan", "--out", "-", "@m"}
+                                             << QByteArray("--tolerance");
+        QTest::newRow("batch hdu garbage") << QStringList{"batch", "--algo", "info", "--hdu", "1e3", "--out", "-", "@m"}
+                                           << QByteArray("--hdu");
+        for (const char* bench : {"brightest", "kmax", "kmax1d", "common", "trace"})
+            for (const char* bad : {"99999999999", "abc", "10abc", "-5", "0", "4096x99999999999"})
+                QTest::newRow(qPrintable(QString("bench %1 sizes '%2'").arg(bench, bad)))
+                    << QStringList{"bench", bench, "--sizes", bad, "--repeat", "1"} << QByteArray("bench");
+        QTest::newRow("bench repeat garbage") << QStringList{"bench", "kmax1d", "--repeat", "5x"} << QByteArray("--repeat");
+    }
+    void limits() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, message);
+        const QString dir = freshDir("limits");
+        const QString m = matrix(dir);
+        for (QString& a : args) a.replace("@m", m);
+        QElapsedTimer clock;
+        clock.start();
+        const auto r = test::runCli(args, 30000);
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(QString(r.err))));
+        // The error line (batch writes progress lines before it).
+        QByteArray line;
+        for (const QByteArray& l : r.err.split('\n'))
+            if (l.startsWith("glint-cli: ")) line = l;
+        QVERIFY2(line.contains(message), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(clock.elapsed() < 20000);
+    }
+
+    // What stays valid: K above the number of rectangles lists them all (DESIGN), the largest K and
+    // --max-shift at its bound run.
+    void limitsThatRun() {
+        const QString dir = freshDir("limits-ok");
+        const QString m = matrix(dir);
+        auto r = test::runCli({"brightest", m, "--pivot", "0", "--mode", "overlap", "--k", "1000", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value("regions").toArray().size(), 60); // 6 x 10 rectangles
+        r = test::runCli({"common", m, m, "--max-shift", "3", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value("size").toInt(), 12);
+        r = test::runCli({"brightest", m, "--pivot", "-1e6", "--k", QString::number(kMaxKMaxResults), "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        r = test::runCli({"kmax1d", "--random", "1000", "--k", "5", "--seed", "-3", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        r = test::runCli({"brightest", m, "--pivot", "-1e3", "--json", "-"}); // finite, representable sums
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QJsonDocument::fromJson(r.out).object().value("regions").toArray().at(0).toObject().value("sum").isDouble());
+    }
+};
+
+QTEST_GUILESS_MAIN(CliOutputsTest)
+#include "test_cli_outputs.moc"
