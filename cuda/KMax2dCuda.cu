@@ -72,6 +72,12 @@ __global__ void stripHighKeysKernel(StripItems items, const int* list, int n, u6
     }
 }
 
+// The height (bottom - top) of each listed strip.
+__global__ void stripHeightsKernel(const int* list, int n, int rows, int* out) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = list[i] % rows - list[i] / rows;
+}
+
 // One warp per listed strip: its prefix Q (left to right, the canonical order: the warp walks its 32
 // staged columns one after the other), and for each end the first start it may use (after the last
 // blocked column) and the smallest Q among its starts. Strip s occupies positions s*W .. s*W + W - 1;
@@ -218,7 +224,9 @@ private:
             int* dList = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
             u64* dHigh = nullptr;
             if (ordered) {
+                GLINT_CUDA_CHECK(cudaGetLastError());
                 dHigh = orderBestFirst(dList, candidates);
+                GLINT_CUDA_CHECK(cudaDeviceSynchronize());
                 steps_.mark("strip order");
             }
             std::vector<int> strips(static_cast<std::size_t>(candidates));
@@ -252,7 +260,7 @@ private:
                     }
                     GLINT_CUDA_CHECK(cudaMemcpy(strips.data() + first, dList + first, count * sizeof(int),
                                                 cudaMemcpyDeviceToHost));
-                    nextBatch *= 4;
+                    nextBatch = std::min<std::size_t>(nextBatch * 4, static_cast<std::size_t>(perBatch));
                 }
                 const long long L = static_cast<long long>(count) * W;
                 E* p = arena().get<E>("2d p", static_cast<std::size_t>(L) + 1);
@@ -260,7 +268,11 @@ private:
                 int* lo = arena().get<int>("2d lo", static_cast<std::size_t>(L) + 1);
                 buildStripsKernel<PT, E><<<(count + 3) / 4, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
                                                                  dList + first, rows_, count, W, p, m, lo);
-                GLINT_CUDA_CHECK_LAUNCH();
+                if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+                    throw std::runtime_error(std::string("K-MSP (CUDA): strip build launch failed (") + cudaGetErrorString(e) +
+                                             "): count " + std::to_string(count) + ", first " + std::to_string(first) +
+                                             " of " + std::to_string(strips.size()) + ", W " + std::to_string(W) +
+                                             ", per batch " + std::to_string(perBatch) + (ordered ? ", ordered" : ""));
                 steps_.mark("strip build");
                 Engine<E> engine(arena(), job_);
                 for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k, &steps_)) {
@@ -433,21 +445,29 @@ private:
             return n;
         }
 
-        // Sorts the n candidate strips in place: upper bound descending, then strip id ascending (so ties
-        // resolve the same way every run). Returns the sorted upper-bound keys.
+        // Sorts the n candidate strips in place: upper bound descending, then height ascending (among strips
+        // whose bound ties, a short strip is the likelier to hold a sum at the bound: a single row holds
+        // every pixel as a 1 x 1 rectangle), then strip id ascending, so that ties resolve the same way on
+        // every run. Three stable radix sorts, least significant key first. Returns the sorted bound keys.
         u64* orderBestFirst(int* list, int n) {
             int* ids2 = arena().get<int>("2d order ids", n);
+            int* heights = arena().get<int>("2d order heights", n);
+            int* heights2 = arena().get<int>("2d order heights 2", n);
             u64* keys = arena().get<u64>("2d order keys", n);
             u64* keys2 = arena().get<u64>("2d order keys 2", n);
-            std::size_t bytesA = 0, bytesB = 0;
+            std::size_t bytesA = 0, bytesB = 0, bytesC = 0;
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytesA, list, ids2, n));
-            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytesB, keys, keys2, ids2, list, n));
-            void* temp = arena().get("2d order temp", std::max(bytesA, bytesB));
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytesB, heights, heights2, ids2, list, n));
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytesC, keys, keys2, list, ids2, n));
+            void* temp = arena().get("2d order temp", std::max({bytesA, bytesB, bytesC}));
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytesA, list, ids2, n)); // ids ascending
-            stripHighKeysKernel<<<gridFor(n, 256), 256>>>(items_, ids2, n, keys);
+            stripHeightsKernel<<<gridFor(n, 256), 256>>>(ids2, n, rows_, heights);
             GLINT_CUDA_CHECK_LAUNCH();
-            // Stable: equal keys keep the ascending id order.
-            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, bytesB, keys, keys2, ids2, list, n));
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, bytesB, heights, heights2, ids2, list, n));
+            stripHighKeysKernel<<<gridFor(n, 256), 256>>>(items_, list, n, keys);
+            GLINT_CUDA_CHECK_LAUNCH();
+            GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, bytesC, keys, keys2, list, ids2, n));
+            GLINT_CUDA_CHECK(cudaMemcpy(list, ids2, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyDeviceToDevice));
             return keys2;
         }
 
