@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -358,6 +359,42 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("p101"));
         QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("bright"));
         QCOMPARE(PivotSpec::parse("p99.5").value, 99.5);
+    }
+
+    // Percentile pivots of float images (selected in parallel by radix passes) equal NumPy's definition as
+    // percentileOf computes it, bit for bit: negative values, +-0, heavy ties, blanks, tiny and wide ranges.
+    void percentilePivotsMatchTheDefinition() {
+        std::mt19937 rng(21);
+        for (int trial = 0; trial < 60; ++trial) {
+            const int w = 1 + static_cast<int>(rng() % 300), h = 1 + static_cast<int>(rng() % 200);
+            Image im;
+            switch (trial % 4) {
+            case 0: im = test::randomFloatImage(w, h, -1e6, 1e6, rng, 0.05); break;
+            case 1: im = test::randomFloatImage(w, h, 200.0, 200.5, rng); break;
+            case 2: { // heavy ties, both zeros
+                std::vector<double> v(static_cast<std::size_t>(w) * h);
+                for (auto& x : v) x = std::array<double, 4>{-0.0, 0.0, 3.5, -2.0}[rng() % 4];
+                im = Image::fromSamples<double>(w, h, std::move(v));
+                break;
+            }
+            default: { // wide dynamic range
+                std::vector<float> v(static_cast<std::size_t>(w) * h);
+                std::uniform_real_distribution<double> e(-30, 30);
+                for (auto& x : v) x = static_cast<float>((rng() % 2 ? 1 : -1) * std::pow(10.0, e(rng)));
+                im = Image::fromSamples<float>(w, h, std::move(v));
+            }
+            }
+            std::vector<double> values = nonBlankValues(im);
+            if (values.empty()) continue;
+            for (const char* spec : {"p0", "p1", "median", "p37.5", "p99", "p99.9", "p100"}) {
+                BrightestParams params;
+                params.pivot = PivotSpec::parse(spec);
+                std::vector<double> copy = values;
+                const double expected = percentileOf(copy, params.pivot.kind == PivotSpec::Kind::Median ? 50.0 : params.pivot.value);
+                const double got = computePivot(im, params);
+                QVERIFY2(got == expected, qPrintable(QString("trial %1 %2: %3 vs %4").arg(trial).arg(spec).arg(got, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+            }
+        }
     }
 
     void pivotSweep() {
