@@ -90,11 +90,13 @@ int runCommand(std::vector<std::string> args) {
         }
     try {
         glint::initBackends();
-        // Only the commands that run an algorithm bring the GPU up, and only when it may be used.
-        bool mayUseGpu = command->name != std::string("info");
+        // --backend cuda: the device comes up on a background thread while the image loads. With auto the
+        // driver is not touched until the work is known to be large enough for the GPU to pay (see
+        // autoPrefersCuda): small images run on the CPU without paying the ~0.25 s set-up, in wall time too
+        // (a process cannot end while a thread sits in the driver's start-up).
         for (std::size_t i = 0; i + 1 < args.size(); ++i)
-            if (args[i] == "--backend" && (args[i + 1] == "cpu" || args[i + 1] == "reference")) mayUseGpu = false;
-        if (mayUseGpu) glint::startCudaProbeInBackground();
+            if ((args[i] == "--backend" && args[i + 1] == "cuda") || args[i] == "--backend=cuda")
+                glint::startCudaProbeInBackground();
         // Every output of the run is published together, and only when the command succeeded.
         glint::OutputTransaction outputs;
         const int code = command->run(args);

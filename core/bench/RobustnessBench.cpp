@@ -103,21 +103,26 @@ std::vector<BenchRow> runTiesBench(const BenchOptions& options) {
 }
 
 // Latency from cancel request to the job's return, `repeat` samples (requests at 5, 15, 25, ... ms after
-// the first progress report). Samples where the job ended before the request are dropped (counted).
+// the first progress report, into a job that repeats its run until cancelled).
 BenchRow cancelRow(const std::string& caseName, Backend backend, int repeat,
                    const std::function<void(JobControl&)>& run) {
     std::vector<double> latencies;
     int finishedFirst = 0;
+    std::string error;
     for (int i = 0; i < repeat; ++i) {
         JobControl job;
         std::atomic<bool> done{false};
         std::chrono::steady_clock::time_point requested{}, ended{};
         std::atomic<bool> cancelled{false}, wasRequested{false};
+        // The job runs again and again until the cancel lands in one of the runs: no run can end the
+        // sample before the request, however fast the device.
         std::thread worker([&] {
             try {
-                run(job);
+                for (;;) run(job);
             } catch (const Cancelled&) {
                 cancelled = true;
+            } catch (const std::exception& e) {
+                error = e.what(); // reported in the row's note
             }
             ended = std::chrono::steady_clock::now();
             done = true;
@@ -151,7 +156,8 @@ BenchRow cancelRow(const std::string& caseName, Backend backend, int repeat,
     }
     row.verified = !latencies.empty();
     row.note = "cancel request to return; median of " + std::to_string(latencies.size()) + ", max " +
-               (latencies.empty() ? std::string("-") : std::to_string(latencies.back())) + " ms";
+               (latencies.empty() ? std::string("-") : std::to_string(latencies.back())) + " ms" +
+               (error.empty() ? std::string() : "; failed: " + error);
     return row;
 }
 

@@ -65,12 +65,16 @@ std::vector<WorkRect> cpuTopK(const WorkArray& work, std::size_t k, JobControl& 
     std::size_t sorted = 0, batch = std::min(count, 4 * k + 256);
     for (std::size_t pos = 0; pos < count; ++pos) {
         if (pos == sorted) {
+            // Cancel is checked around each selection and sort (neither can be interrupted); batches stop
+            // growing at 2^20 strips, so that one sort stays well under the 100 ms cancel target.
+            job.throwIfCancelled();
             const auto first = order.begin() + static_cast<std::ptrdiff_t>(sorted);
             const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(count, sorted + batch));
             std::nth_element(first, last - 1, order.end(), byMaximum);
+            job.throwIfCancelled();
             std::sort(first, last, byMaximum);
             sorted = static_cast<std::size_t>(last - order.begin());
-            batch *= 4;
+            batch = std::min<std::size_t>(batch * 4, std::size_t{1} << 20);
         }
         const std::size_t i = order[pos];
         // Kadane's maximum is at least 0; a strip with no positive rectangle reads 0, above its true best.
