@@ -26,13 +26,14 @@ QString cliPath() {
     return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
 }
 
-// "target/file" names that KNOWN.md mentions in backquotes, e.g. `fits/ztile-zero.fits`.
+// The "target/file" names of KNOWN.md's list items that start with the name in backquotes, e.g.
+// "- `fits/known-ztile1-zero-sigfpe.fits`: ...". Other mentions of a file do not mark it known.
 QStringList knownFindings() {
     QFile file(kFuzzDir + "/crashes/KNOWN.md");
     QStringList names;
     if (!file.open(QIODevice::ReadOnly)) return names;
     const QString text = QString::fromUtf8(file.readAll());
-    static const QRegularExpression quoted(QStringLiteral("`([a-z]+/[^`/]+)`"));
+    static const QRegularExpression quoted(QStringLiteral("^- `([a-z]+/[^`/]+)`"), QRegularExpression::MultilineOption);
     for (auto it = quoted.globalMatch(text); it.hasNext();) names << it.next().captured(1);
     return names;
 }
