@@ -363,10 +363,10 @@ void checkNotTruncated(fitsfile* f, const std::string& path, const HduInfo& hdu,
 
 // CFITSIO 4.2 spins for ever on a GZIP-compressed tile whose deflate stream never ends (a damaged or cut
 // tile): its inflate loop takes "no progress" for "needs more room" and tries again. So every GZIP tile
-// (GZIP_1, GZIP_2, and the GZIP_COMPRESSED_DATA column any compression may fall back to) is inflated here
-// first, into a scratch buffer, and must end within the bytes its tile can hold (8 bytes a pixel). The
-// cost is one more inflate of GZIP images; other compressions are not touched. Anything this check cannot
-// read (a missing keyword, a bad descriptor) is left to CFITSIO, which reports it when it reads the image.
+// (GZIP_1, GZIP_2, and the GZIP_COMPRESSED_DATA column any compression may fall back to) is read and
+// inflated here first, into a scratch buffer, and must end within the bytes its tile can hold (8 bytes a
+// pixel). The cost is one more inflate of GZIP images; other compressions are not touched. Tiling
+// keywords this check cannot use are left to CFITSIO, which reports them when it reads the image.
 void checkGzipTiles(fitsfile* f, const std::string& path, int hdu) {
     int status = 0;
     char cmptype[FLEN_VALUE] = {};
@@ -415,17 +415,18 @@ void checkGzipTiles(fitsfile* f, const std::string& path, int hdu) {
         }
         for (LONGLONG row = 1; row <= rows; ++row) {
             LONGLONG length = 0, offset = 0;
-            if (fits_read_descriptll(f, col, row, &length, &offset, &status) || length <= 0 ||
-                static_cast<unsigned long long>(length) > fileSize) {
-                fits_clear_errmsg();
-                return;
-            }
+            // A tile that cannot be read here is refused too: CFITSIO went on with such a tile (a table row
+            // in a cut last block) and spun the same way (found by fuzz_detect).
+            const std::string tile = "tile " + std::to_string(row) + " of HDU " + std::to_string(hdu);
+            if (fits_read_descriptll(f, col, row, &length, &offset, &status))
+                failCfitsio(path, tile + " cannot be read", status);
+            if (length <= 0) continue; // an empty tile: CFITSIO fills it or reports it
+            if (static_cast<unsigned long long>(length) > fileSize)
+                fail(path, tile + " claims " + std::to_string(length) + " bytes, more than the file holds");
             in.resize(static_cast<std::size_t>(length));
             int anyNull = 0;
-            if (fits_read_col(f, TBYTE, col, row, 1, length, nullptr, in.data(), &anyNull, &status)) {
-                fits_clear_errmsg();
-                return;
-            }
+            if (fits_read_col(f, TBYTE, col, row, 1, length, nullptr, in.data(), &anyNull, &status))
+                failCfitsio(path, tile + " cannot be read", status);
             z_stream z{};
             if (inflateInit2(&z, 15 + 32) != Z_OK) return; // gzip or zlib header
             z.next_in = in.data();
@@ -440,9 +441,8 @@ void checkGzipTiles(fitsfile* f, const std::string& path, int hdu) {
             }
             inflateEnd(&z);
             if (rc == Z_STREAM_END && total <= bound) continue;
-            fail(path, "tile " + std::to_string(row) + " of HDU " + std::to_string(hdu) +
-                           (total > bound ? " inflates to more bytes than the tile holds"
-                                          : " holds a damaged or truncated GZIP stream"));
+            fail(path, tile + (total > bound ? " inflates to more bytes than the tile holds"
+                                             : " holds a damaged or truncated GZIP stream"));
         }
     }
 }
