@@ -71,7 +71,9 @@ inline const std::string& writeInput(const std::uint8_t* data, std::size_t size)
     return path;
 }
 
-// Runs one loader call; the expected errors end it quietly.
+// Runs one loader call; the expected errors end it quietly. The input file is removed afterwards, so
+// that a process that libFuzzer ends later (fork mode kills its workers) leaves nothing behind, or only
+// the input it crashed on.
 template <class F>
 void runLoader(F&& load) {
     try {
@@ -79,6 +81,7 @@ void runLoader(F&& load) {
     } catch (const InputError&) {
     } catch (const UsageError&) {
     }
+    removeInput();
 }
 
 } // namespace glint::fuzz
