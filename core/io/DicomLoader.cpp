@@ -287,7 +287,13 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     layout.bitsStored = pf.GetBitsStored();
     layout.highBit = pf.GetHighBit();
     layout.isSigned = pf.GetPixelRepresentation() == 1;
-    layout.isFloat = pf.GetScalarType() == gdcm::PixelFormat::FLOAT32 || pf.GetScalarType() == gdcm::PixelFormat::FLOAT64;
+    // GDCM asserts on a Pixel Representation it does not know (found by fuzz_detect): guarded like every
+    // other call into it that can abort.
+    gdcm::PixelFormat::ScalarType scalar = gdcm::PixelFormat::UNKNOWN;
+    if (!runGuardedAgainstAbort([&] { scalar = pf.GetScalarType(); }))
+        fail(path, "unsupported pixel format (Pixel Representation " + std::to_string(pf.GetPixelRepresentation()) +
+                       ", Bits Allocated " + std::to_string(pf.GetBitsAllocated()) + ")");
+    layout.isFloat = scalar == gdcm::PixelFormat::FLOAT32 || scalar == gdcm::PixelFormat::FLOAT64;
     layout.planar = layout.samplesPerPixel == 3 && pixels->GetPlanarConfiguration() == 1;
     layout.colour = palette ? DicomColour::Rgb : colourOf(pi, ts, ds, path);
     // GDCM 3.0 swaps big-endian pixel data in 16-bit words, which leaves the halves of 32-bit samples

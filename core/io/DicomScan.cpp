@@ -206,16 +206,43 @@ private:
         return Outcome::Ended;
     }
 
+    // GDCM (JPEG2000Codec::GetHeaderInfo, on every JPEG 2000 file it opens) walks the main header of the
+    // first fragment marker by marker until SOD or EOC, trusting each marker segment's length: a length
+    // that jumps past the end of the fragment sends it reading beyond its buffer (a crash under ASan,
+    // found by fuzz_dicom), and one below 2 steps backwards. The same walk here, bounded: a header that
+    // leaves the fragment is refused. Beyond the 64 KB read, it gives up quietly.
+    void checkJ2kMainHeader(const std::vector<unsigned char>& b, std::uint64_t length) {
+        const auto be16 = [&](std::uint64_t i) { return std::uint32_t(b[i]) << 8 | b[i + 1]; };
+        std::uint64_t pos = 0;
+        for (int markers = 0; markers < 100000; ++markers) {
+            if (pos + 2 > length) break;        // GDCM would read the next marker past the end
+            if (pos + 2 > b.size()) return;     // beyond what was read: no verdict
+            const std::uint32_t marker = be16(pos);
+            pos += 2;
+            if (pos == length) return;          // GDCM stops at the end of the fragment
+            if (marker == 0xFF93 || marker == 0xFFD9) return; // SOD, EOC: the main header is whole
+            if (marker == 0xFF4F || marker == 0xFF92) continue; // SOC, EPH: no length
+            if (pos + 2 > length) break;
+            if (pos + 2 > b.size()) return;
+            const std::uint32_t segment = be16(pos);
+            if (segment < 2) break;
+            pos += segment;
+        }
+        throw InputError("cannot open '" + path_ +
+                         "': the DICOM file is damaged (the JPEG 2000 header runs past the end of its fragment)");
+    }
+
     // The size a compressed frame declares: JPEG and JPEG-LS in their start-of-frame marker, JPEG 2000
     // in its SIZ marker. A decoder believes it and allocates accordingly, so it must match the header.
     void checkCodestream(std::uint32_t length) {
-        if (rows_ == 0 || columns_ == 0) return;
         std::vector<unsigned char> b(std::min<std::uint32_t>(length, 65536));
         const std::uint64_t here = position();
         if (!read(b.data(), b.size())) return;
         seek(here);
         std::uint64_t width = 0, height = 0;
         const auto be16 = [&](std::size_t i) { return std::uint32_t(b[i]) << 8 | b[i + 1]; };
+        if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0x4F) checkJ2kMainHeader(b, length);
+        if (rows_ == 0 || columns_ == 0) return;
         const auto be32 = [&](std::size_t i) { return be16(i) << 16 | be16(i + 2); };
         if (b.size() >= 24 && b[0] == 0xFF && b[1] == 0x4F && b[2] == 0xFF && b[3] == 0x51) { // J2K SOC, SIZ
             width = std::uint64_t(be32(8)) - std::min(be32(8), be32(16));

@@ -12,6 +12,7 @@
 #include "util/StderrSilencer.h"
 
 #include <fitsio.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -364,6 +365,92 @@ void checkNotTruncated(fitsfile* f, const std::string& path, const HduInfo& hdu,
                        std::to_string(size));
 }
 
+// CFITSIO 4.2 spins for ever on a GZIP-compressed tile whose deflate stream never ends (a damaged or cut
+// tile): its inflate loop takes "no progress" for "needs more room" and tries again. So every GZIP tile
+// (GZIP_1, GZIP_2, and the GZIP_COMPRESSED_DATA column any compression may fall back to) is read and
+// inflated here first, into a scratch buffer, and must end within the bytes its tile can hold (8 bytes a
+// pixel). The cost is one more inflate of GZIP images; other compressions are not touched. Tiling
+// keywords this check cannot use are left to CFITSIO, which reports them when it reads the image.
+void checkGzipTiles(fitsfile* f, const std::string& path, int hdu) {
+    int status = 0;
+    char cmptype[FLEN_VALUE] = {};
+    if (fits_read_key(f, TSTRING, "ZCMPTYPE", cmptype, nullptr, &status)) cmptype[0] = '\0';
+    status = 0;
+    const std::string type = trim(cmptype);
+    int znaxis = 0;
+    fits_read_key(f, TINT, "ZNAXIS", &znaxis, nullptr, &status);
+    if (status || znaxis < 1 || znaxis > 999) {
+        fits_clear_errmsg();
+        return;
+    }
+    long double tilePixels = 1;
+    for (int i = 1; i <= znaxis; ++i) {
+        LONGLONG n = 0;
+        int s = 0;
+        if (fits_read_key(f, TLONGLONG, ("ZTILE" + std::to_string(i)).c_str(), &n, nullptr, &s)) {
+            s = 0; // default tiling: whole rows
+            n = 1;
+            if (i == 1) fits_read_key(f, TLONGLONG, "ZNAXIS1", &n, nullptr, &s);
+        }
+        if (s || n <= 0) {
+            fits_clear_errmsg();
+            return;
+        }
+        tilePixels *= static_cast<long double>(n);
+    }
+    fits_clear_errmsg();
+    const long double bound = std::min<long double>(tilePixels, static_cast<long double>(kMaxImagePixels)) * 8;
+    std::error_code ec;
+    const auto fileSize = std::filesystem::file_size(path, ec);
+    LONGLONG rows = 0;
+    if (ec || fits_get_num_rowsll(f, &rows, &status)) {
+        fits_clear_errmsg();
+        return;
+    }
+    std::vector<unsigned char> in;
+    std::vector<unsigned char> out(1 << 16);
+    for (const char* column : {"COMPRESSED_DATA", "GZIP_COMPRESSED_DATA"}) {
+        if (std::string(column) == "COMPRESSED_DATA" && type != "GZIP_1" && type != "GZIP_2") continue;
+        int col = 0;
+        status = 0;
+        if (fits_get_colnum(f, CASEINSEN, const_cast<char*>(column), &col, &status)) {
+            fits_clear_errmsg();
+            continue;
+        }
+        for (LONGLONG row = 1; row <= rows; ++row) {
+            LONGLONG length = 0, offset = 0;
+            // A tile that cannot be read here is refused too: CFITSIO went on with such a tile (a table row
+            // in a cut last block) and spun the same way (found by fuzz_detect).
+            const std::string tile = "tile " + std::to_string(row) + " of HDU " + std::to_string(hdu);
+            if (fits_read_descriptll(f, col, row, &length, &offset, &status))
+                failCfitsio(path, tile + " cannot be read", status);
+            if (length <= 0) continue; // an empty tile: CFITSIO fills it or reports it
+            if (static_cast<unsigned long long>(length) > fileSize)
+                fail(path, tile + " claims " + std::to_string(length) + " bytes, more than the file holds");
+            in.resize(static_cast<std::size_t>(length));
+            int anyNull = 0;
+            if (fits_read_col(f, TBYTE, col, row, 1, length, nullptr, in.data(), &anyNull, &status))
+                failCfitsio(path, tile + " cannot be read", status);
+            z_stream z{};
+            if (inflateInit2(&z, 15 + 32) != Z_OK) return; // gzip or zlib header
+            z.next_in = in.data();
+            z.avail_in = static_cast<uInt>(in.size());
+            long double total = 0;
+            int rc = Z_OK;
+            while (rc == Z_OK && total <= bound) {
+                z.next_out = out.data();
+                z.avail_out = static_cast<uInt>(out.size());
+                rc = inflate(&z, Z_NO_FLUSH);
+                total += static_cast<long double>(out.size() - z.avail_out);
+            }
+            inflateEnd(&z);
+            if (rc == Z_STREAM_END && total <= bound) continue;
+            fail(path, tile + (total > bound ? " inflates to more bytes than the tile holds"
+                                             : " holds a damaged or truncated GZIP stream"));
+        }
+    }
+}
+
 bool startsWithKey(const std::string& card, const std::string& key) {
     return card.compare(0, key.size(), key) == 0 && card.find_first_not_of(' ', key.size()) >= 8;
 }
@@ -484,6 +571,7 @@ Image loadFitsUnguarded(const std::string& path, const LoadOptions& options) {
     checkImageBudget({axes[0], axes.size() > 1 ? axes[1] : 1, 1, std::abs(bitpix), 1}, "cannot open '" + path + "'");
     if (chosen->kind == "image")
         checkNotTruncated(f, path, *chosen, static_cast<long double>(axes[0]) * (axes.size() > 1 ? axes[1] : 1) * planes);
+    if (chosen->kind == "compressed image") checkGzipTiles(f, path, chosen->index);
 
     int cardCount = 0;
     const std::string header = imageHeader(f, path, chosen->kind == "compressed image", cardCount);
