@@ -555,7 +555,9 @@ private slots:
         QVERIFY2(err.contains("e.fifo': cannot open") && err.contains("not a regular file (a FIFO)"), qPrintable(err));
         QVERIFY2(err.contains("f.dangling': cannot open") && err.contains("too many levels of symbolic links"), qPrintable(err));
         QVERIFY2(err.contains("batch-loop': too many levels of symbolic links"), qPrintable(err));
-        QVERIFY2(err.contains("d.png': cannot open") && err.contains("too large"), qPrintable(err));
+        // The lean build reads no PNG at all: the bomb fails for that reason there.
+        QVERIFY2(err.contains("d.png': cannot open") && err.contains(GLINT_WITH_IMGCODECS ? "too large" : "not PNG"),
+                 qPrintable(err));
         QVERIFY(!err.contains("notes.bin"));
         QVERIFY(!err.contains(".hidden"));
         QCOMPARE(r.out.count('\n'), 3); // header + a.csv + b.csv
