@@ -55,12 +55,13 @@ double cudaProbeMs();
 // from the measured rates in core/algo/*/NOTES.md; negative when unknown (auto then takes the GPU when
 // there is one, as before).
 // The crossovers, measured on an H100 host (core/jobs/NOTES.md):
-//  * device still coming up (the CLI: the probe started at process start): the GPU wins only when the
-//    CPU would take longer than the rest of the set-up, so auto takes it above kAutoColdCpuMs;
-//  * device ready (the window, batch after the first file): above kAutoWarmCpuMs, where the GPU's fixed
-//    cost per call (launches, transfers; ~0.3-1 ms) is repaid.
+//  * device still coming up (the CLI: nothing touches the driver until auto asks): the set-up costs
+//    0.24-0.26 s, so the GPU pays only when the CPU would take longer: above kAutoColdCpuMs;
+//  * device ready (the window, which probes at start; batch after its first GPU file): the GPU was
+//    faster end to end down to 128^2 (brightest u8 0.74 vs 1.22 ms, f32 1.05 vs 1.40 ms), so only the
+//    tiniest work stays on the CPU: below kAutoWarmCpuMs.
 inline constexpr double kAutoColdCpuMs = 300.0;
-inline constexpr double kAutoWarmCpuMs = 2.0;
+inline constexpr double kAutoWarmCpuMs = 0.25;
 // auto's choice between cuda (registered, usable) and cpu for work the CPU would finish in cpuMs.
 // Waits for the probe only when the GPU might be chosen.
 bool autoPrefersCuda(bool cudaRegistered, double cpuMs);
