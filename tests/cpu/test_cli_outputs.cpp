@@ -29,11 +29,8 @@ QString cliPath() {
     return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
 }
 
-// Runs glint-cli with standard output sent to stdoutFile (e.g. /dev/full).
-test::CliResult runCliTo(const QString& stdoutFile, const QStringList& args) {
-    QProcess process;
-    process.setStandardOutputFile(stdoutFile);
-    process.start(cliPath(), args);
+// Waits for a started glint-cli (killed after 60 s) and collects its exit code and standard error.
+test::CliResult collect(QProcess& process) {
     test::CliResult r;
     if (!process.waitForStarted(10000)) return r;
     if (!process.waitForFinished(60000)) {
@@ -46,22 +43,21 @@ test::CliResult runCliTo(const QString& stdoutFile, const QStringList& args) {
     return r;
 }
 
+// Runs glint-cli with standard output sent to stdoutFile (e.g. /dev/full).
+test::CliResult runCliTo(const QString& stdoutFile, const QStringList& args) {
+    QProcess process;
+    process.setStandardOutputFile(stdoutFile);
+    process.start(cliPath(), args);
+    return collect(process);
+}
+
 // Runs glint-cli with its standard output closed (sh: >&-).
 test::CliResult runCliStdoutClosed(const QStringList& args) {
     QStringList shArgs{"-c", "exec \"$0\" \"$@\" >&-", cliPath()};
     shArgs += args;
     QProcess process;
     process.start("/bin/sh", shArgs);
-    test::CliResult r;
-    if (!process.waitForStarted(10000)) return r;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return r;
-    }
-    r.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    r.err = process.readAllStandardError();
-    return r;
+    return collect(process);
 }
 
 QString writeText(const QString& path, const QByteArray& text) {
