@@ -128,7 +128,14 @@ private:
             }
             const std::uint32_t tag = (std::uint32_t(group) << 16) | u16(h + 2, false);
             const char vr[2] = {static_cast<char>(h[4]), static_cast<char>(h[5])};
-            if (!knownVr(vr)) return false;
+            if (!knownVr(vr)) {
+                // GDCM reads an element whose VR is not one as implicit VR: a 32-bit length. Checked against
+                // the file here, or an 8-byte file declaring 1.7 GB makes GDCM allocate and zero-fill it.
+                const std::uint32_t implicitLength = u32(h + 4, false);
+                if (implicitLength == kUndefined) return false;
+                skip(tag, implicitLength);
+                continue;
+            }
             std::uint32_t length = u16(h + 6, false);
             if (longVr(vr)) {
                 unsigned char l[4];

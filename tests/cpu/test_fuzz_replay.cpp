@@ -17,6 +17,8 @@
 #include <QRegularExpression>
 #include <QtTest>
 
+#include <sys/resource.h>
+
 namespace {
 
 const QString kFuzzDir = QStringLiteral(GLINT_SOURCE_DIR "/fuzz");
@@ -106,6 +108,13 @@ private slots:
                  qPrintable(QString("glint-cli info crashed (signal), stderr: %1%2").arg(QString::fromUtf8(err.left(300)), note)));
         const int code = process.exitCode();
         QVERIFY2(code == 0 || code == 3, qPrintable(QString("exit %1, stderr: %2%3").arg(code).arg(QString::fromUtf8(err.left(300)), note)));
+
+        // Bounded memory: no file (all under 64 KB) may make glint-cli allocate what it declares. The peak
+        // of every child so far: the first file over the bound fails here, and so do the ones after it.
+        struct rusage children {};
+        QCOMPARE(::getrusage(RUSAGE_CHILDREN, &children), 0);
+        QVERIFY2(children.ru_maxrss < 1024 * 1024,
+                 qPrintable(QString("glint-cli peak memory %1 MiB%2").arg(children.ru_maxrss / 1024).arg(note)));
 
         // One line at most, printable, and a message whenever the file is refused.
         QByteArray text = err;
