@@ -339,6 +339,38 @@ private slots:
         // Zoomed-out views come from mipmaps, not the full frame.
         QVERIFY(!ctx.frame()->mipmaps.empty() || std::max(ctx.image()->width(), ctx.image()->height()) <= 512);
     }
+    // Issue: a float FITS image, then an 8-bit one. The display dock used to turn the first image's limits
+    // into manual ones for the second (changing the boxes' decimals fired their value signal), so an 8-bit
+    // image was drawn with limits 179..859: all black. The new image gets its own limits from the mode.
+    void floatThenEightBitIsNotBlack_data() {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("percentile") << static_cast<int>(LimitsMode::Percentile);
+        QTest::newRow("zscale") << static_cast<int>(LimitsMode::ZScale);
+        QTest::newRow("minmax") << static_cast<int>(LimitsMode::MinMax);
+    }
+    void floatThenEightBitIsNotBlack() {
+        QFETCH(int, mode);
+        MainWindow window(quiet());
+        window.show();
+        ui::AppContext& ctx = window.context();
+        std::mt19937 rng(3);
+        ctx.setImage(test::randomFloatImage(300, 200, 179.0, 859.0, rng), QStringLiteral("float.fits"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        DisplaySettings s = ctx.displaySettings();
+        s.limits = static_cast<LimitsMode>(mode);
+        ctx.setDisplaySettings(s);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(ctx.displayLimits().low >= 179.0);
+
+        window.openFile(test::samplePath(QStringLiteral("aero.png")));
+        GLINT_WAIT_FOR_IMAGE(window);
+        QCOMPARE(static_cast<int>(ctx.displaySettings().limits), mode); // not switched to manual
+        const DisplayLimits l = ctx.displayLimits();
+        QVERIFY2(l.low < 150.0 && l.high <= 255.0 && l.high > l.low,
+                 qPrintable(QString("limits %1 .. %2 on an 8-bit image").arg(l.low).arg(l.high)));
+        const test::PictureStats stats = test::pictureStats(ctx.frame()->pixels);
+        QVERIFY2(stats.distinctColours > 16, qPrintable(QString("%1 grey levels drawn").arg(stats.distinctColours)));
+    }
 };
 
 QTEST_MAIN(TestGuiWindow)

@@ -88,10 +88,14 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     connect(&context_, &AppContext::imageChanged, this, [this] {
         const LoadedImage& loaded = context_.loaded();
         histogram_->setHistogram(loaded.histogram);
+        // New decimals round the boxes' values, which fires valueChanged: without the guard that carried the
+        // last image's limits over as manual limits of this one (a float FITS, then an 8-bit image: black).
+        syncing_ = true;
         for (QDoubleSpinBox* box : {low_, high_}) {
             box->setDecimals(decimalsFor(loaded));
             box->setSingleStep(std::max((loaded.stats.max - loaded.stats.min) / 200.0, std::pow(10.0, -box->decimals())));
         }
+        syncing_ = false;
     });
     connect(&context_, &AppContext::displaySettingsChanged, this, &DisplayDock::syncFromContext);
     connect(&context_, &AppContext::frameReady, this, &DisplayDock::showLimits);
