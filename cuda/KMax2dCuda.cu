@@ -224,9 +224,7 @@ private:
             int* dList = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
             u64* dHigh = nullptr;
             if (ordered) {
-                GLINT_CUDA_CHECK(cudaGetLastError());
                 dHigh = orderBestFirst(dList, candidates);
-                GLINT_CUDA_CHECK(cudaDeviceSynchronize());
                 steps_.mark("strip order");
             }
             std::vector<int> strips(static_cast<std::size_t>(candidates));
@@ -268,11 +266,7 @@ private:
                 int* lo = arena().get<int>("2d lo", static_cast<std::size_t>(L) + 1);
                 buildStripsKernel<PT, E><<<(count + 3) / 4, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
                                                                  dList + first, rows_, count, W, p, m, lo);
-                if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-                    throw std::runtime_error(std::string("K-MSP (CUDA): strip build launch failed (") + cudaGetErrorString(e) +
-                                             "): count " + std::to_string(count) + ", first " + std::to_string(first) +
-                                             " of " + std::to_string(strips.size()) + ", W " + std::to_string(W) +
-                                             ", per batch " + std::to_string(perBatch) + (ordered ? ", ordered" : ""));
+                GLINT_CUDA_CHECK_LAUNCH();
                 steps_.mark("strip build");
                 Engine<E> engine(arena(), job_);
                 for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k, &steps_)) {

@@ -10,7 +10,6 @@
 #include "util/Errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <iomanip>

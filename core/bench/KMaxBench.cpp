@@ -144,12 +144,6 @@ std::vector<BenchRow> runKMax1dBench(const BenchOptions& options) {
 
 // ---- 2-D: overlap rectangles of the brightest bench images -----------------------------------------
 
-bool sameRegionSums(const BrightestResult& a, const BrightestResult& b) {
-    if (a.regions.size() != b.regions.size()) return false;
-    for (std::size_t i = 0; i < a.regions.size(); ++i)
-        if (a.regions[i].sumInt != b.regions[i].sumInt || a.regions[i].sum != b.regions[i].sum) return false;
-    return true;
-}
 
 // The strip kernel's floor, as in the brightest bench: issue-bound (exact path 2.5, screen path 3.5
 // instructions a cell) or ALU-bound (1.5 a cell on a pipe of 64 lanes), whichever is larger.
@@ -249,6 +243,13 @@ std::vector<BenchRow> runKMaxBench(const BenchOptions& options) {
 }
 
 } // namespace
+
+bool sameRegionSums(const BrightestResult& a, const BrightestResult& b) {
+    if (a.regions.size() != b.regions.size()) return false;
+    for (std::size_t i = 0; i < a.regions.size(); ++i)
+        if (a.regions[i].sumInt != b.regions[i].sumInt || a.regions[i].sum != b.regions[i].sum) return false;
+    return true;
+}
 
 void registerKMaxBenches() {
     registerBench("kmax1d", &runKMax1dBench);

@@ -13,6 +13,7 @@
 #include "algo/common/CommonComponent.h"
 #include "algo/kmax/KMax.h"
 #include "bench/Bench.h"
+#include "bench/BenchImages.h"
 #include "io/Image.h"
 #include "util/Errors.h"
 
@@ -51,13 +52,6 @@ Image flatThenSpike(int w, int h) {
     return Image::fromSamples<std::int32_t>(w, h, std::move(px));
 }
 
-bool sameSums(const BrightestResult& a, const BrightestResult& b) {
-    if (a.regions.size() != b.regions.size()) return false;
-    for (std::size_t i = 0; i < a.regions.size(); ++i)
-        if (a.regions[i].sumInt != b.regions[i].sumInt || a.regions[i].sum != b.regions[i].sum) return false;
-    return true;
-}
-
 std::vector<BenchRow> runTiesBench(const BenchOptions& options) {
     struct Case {
         std::string name;
@@ -88,7 +82,7 @@ std::vector<BenchRow> runTiesBench(const BenchOptions& options) {
             BenchRow row = measure(
                 "ties", c.name, b, std::max(1, std::min(options.repeat, 5)),
                 [&](JobControl& job) { last = runBrightest(c.image, params, b, job); }, "");
-            row.verified = sameSums(last, oracle);
+            row.verified = sameRegionSums(last, oracle);
             row.note = row.verified ? "sums equal the cpu backend's" : "MISMATCH against cpu";
             row.params = {{"k", c.k}, {"pivot", c.pivot}};
             row.extra = {{"best", oracle.regions.empty() ? 0.0 : oracle.regions.front().sum},

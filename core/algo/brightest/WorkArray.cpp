@@ -1,5 +1,7 @@
 #include "algo/brightest/WorkArray.h"
 
+#include "algo/kmax/KMaxKeys.h"
+
 #include "io/Image.h"
 #include "io/ImageStats.h"
 #include "util/Errors.h"
@@ -206,12 +208,7 @@ IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& ro
 template <class T>
 double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
                    std::size_t k, double* next = nullptr) {
-    auto keyOf = [](double v) {
-        v = v + 0.0; // -0 and +0 alike
-        std::uint64_t b;
-        std::memcpy(&b, &v, sizeof(b));
-        return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-    };
+    auto keyOf = [](double v) { return kmax::orderedKey(v + 0.0); }; // -0 and +0 alike
     const int chunks = std::max(1, std::min(cpuThreadCount(), roi.height));
     const std::size_t grain = (static_cast<std::size_t>(roi.height) + chunks - 1) / chunks;
     auto forEach = [&](auto&& visit) { // visit(chunk, key, value) over the included values, in parallel
