@@ -1,11 +1,11 @@
-#include "Backends.h"
+#include "cuda/Backends.h"
 
-#include "jobs/Backend.h"
+#include "core/jobs/Backend.h"
 
 #include <mutex>
 
 #if GLINT_HAVE_CUDA
-#include "CudaDevice.h"
+#include "cuda/CudaDevice.h"
 #endif
 
 namespace glint {

@@ -3,14 +3,14 @@
 // the count of pixels whose quantised codes agree (bit planes and popcounts), sorts the offsets whose
 // bound beats the best, and, in batches in bound order, counts their exact matches and labels those whose
 // count still beats the best (one block per offset, strips in shared memory), until no bound can.
-#include "CommonComponentCuda.h"
+#include "cuda/CommonComponentCuda.h"
 
-#include "CommonComponentKernels.cuh"
-#include "CudaDevice.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/common/CommonComponentCoding.h"
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "cuda/CommonComponentKernels.cuh"
+#include "cuda/CudaDevice.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCoding.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>

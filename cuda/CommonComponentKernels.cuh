@@ -3,7 +3,7 @@
 // seeds, and the batched labeller that runs StripLabeller.h's phases with one block per offset.
 #pragma once
 
-#include "algo/common/StripLabeller.h"
+#include "core/algo/common/StripLabeller.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

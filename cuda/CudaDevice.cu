@@ -1,4 +1,4 @@
-#include "CudaDevice.h"
+#include "cuda/CudaDevice.h"
 
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 // aborting, and an owning device buffer.
 #pragma once
 
-#include "jobs/Backend.h"
+#include "core/jobs/Backend.h"
 
 #include <cstddef>
 #include <string>

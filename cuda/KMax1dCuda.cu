@@ -4,10 +4,10 @@
 // at blanks), and hands them to the engine (KMaxEngine.cuh), which finds the k largest sums exactly.
 // The whole usual search is queued without a synchronisation, so that a repeated search (same solver,
 // same k) replays it as one CUDA graph.
-#include "KMaxCuda.h"
-#include "KMaxEngine.cuh"
+#include "cuda/KMaxCuda.h"
+#include "cuda/KMaxEngine.cuh"
 
-#include "algo/kmax/KMax.h"
+#include "core/algo/kmax/KMax.h"
 
 #include <cub/device/device_scan.cuh>
 

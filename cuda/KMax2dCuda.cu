@@ -5,13 +5,13 @@
 // (each strip's left-to-right column prefix Q, cut at the strip ends and at blocked columns), and the
 // engine of KMaxEngine.cuh finds its k largest pair sums exactly. Strips that do not fit the device in one
 // go are taken in batches whose top-k lists merge exactly.
-#include "KMaxCuda.h"
-#include "KMaxEngine.cuh"
-#include "MaxSubarrayKernels.cuh"
+#include "cuda/KMaxCuda.h"
+#include "cuda/KMaxEngine.cuh"
+#include "cuda/MaxSubarrayKernels.cuh"
 
-#include "algo/brightest/WorkArray.h"
-#include "algo/kmax/KMax.h"
-#include "io/Image.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/io/Image.h"
 
 #include <cub/device/device_radix_sort.cuh>
 

@@ -9,12 +9,12 @@
 //  3. A collecting pass writes every pair below d* and as many at d* as are needed: exactly k.
 #pragma once
 
-#include "CudaDevice.h"
-#include "KMaxKernels.cuh"
+#include "cuda/CudaDevice.h"
+#include "cuda/KMaxKernels.cuh"
 
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
-#include "util/Errors.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
+#include "core/util/Errors.h"
 
 #include <cuda_runtime.h>
 

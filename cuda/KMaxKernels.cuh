@@ -5,7 +5,7 @@
 // starts whose d is within a bound: counting them into a histogram of d, or collecting them.
 #pragma once
 
-#include "algo/kmax/KMaxKeys.h"
+#include "core/algo/kmax/KMaxKeys.h"
 
 #include <cuda_runtime.h>
 

@@ -1,10 +1,10 @@
 // The CUDA line tracer (see LineTraceCuda.h): host side. Buffers grow once and are reused, so a live trace
 // under the mouse costs one small upload, a handful of launches and one small download.
-#include "LineTraceCuda.h"
+#include "cuda/LineTraceCuda.h"
 
-#include "CudaDevice.h"
-#include "LineTraceKernels.cuh"
-#include "algo/trace/TraceGeometry.h"
+#include "cuda/CudaDevice.h"
+#include "cuda/LineTraceKernels.cuh"
+#include "core/algo/trace/TraceGeometry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // tables, scores all segments and runs the interval DP on the GPU, and reads back only the path.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
+#include "core/algo/trace/LineTrace.h"
 
 #include <memory>
 

@@ -2,7 +2,7 @@
 // interval DP (one block a current point, a sparse table of range maxima in shared memory).
 #pragma once
 
-#include "algo/trace/TraceSampling.h"
+#include "core/algo/trace/TraceSampling.h"
 
 #include <cuda_runtime.h>
 

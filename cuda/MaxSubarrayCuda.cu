@@ -10,15 +10,15 @@
 // Ties resolve as in the reference (smallest top, then bottom; then Kadane's first segment), so all
 // backends report the same rectangle. For K regions, strips whose rows miss the removed region keep
 // their maxima; the rest are computed again with the region's cells blocked.
-#include "MaxSubarrayCuda.cuh"
+#include "cuda/MaxSubarrayCuda.cuh"
 
-#include "CudaDevice.h"
-#include "MaxSubarrayKernels.cuh"
+#include "cuda/CudaDevice.h"
+#include "cuda/MaxSubarrayKernels.cuh"
 
-#include "algo/brightest/MaxSubarray.h"
-#include "io/Image.h"
-#include "jobs/Backend.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/MaxSubarray.h"
+#include "core/io/Image.h"
+#include "core/jobs/Backend.h"
+#include "core/util/Errors.h"
 
 #include <cuda_runtime.h>
 

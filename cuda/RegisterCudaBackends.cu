@@ -1,9 +1,9 @@
 // The one place that lists every algorithm's CUDA backend.
-#include "Backends.h"
-#include "LineTraceCuda.h"
-#include "CommonComponentCuda.h"
-#include "MaxSubarrayCuda.cuh"
-#include "KMaxCuda.h"
+#include "cuda/Backends.h"
+#include "cuda/LineTraceCuda.h"
+#include "cuda/CommonComponentCuda.h"
+#include "cuda/MaxSubarrayCuda.cuh"
+#include "cuda/KMaxCuda.h"
 
 namespace glint::cuda {
 

@@ -5,8 +5,8 @@
 // finding that libFuzzer reports.
 #pragma once
 
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <cerrno>
 #include <cstdint>

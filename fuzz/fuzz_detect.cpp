@@ -1,6 +1,6 @@
 // loadImage: the format detection by content (FITS, DICOM with and without preamble, PNG, PNM, TIFF,
 // JPEG, BMP, JPEG 2000, text) and the dispatch to each loader, as glint-cli and the window call it.
-#include "FuzzSupport.h"
+#include "fuzz/FuzzSupport.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     glint::fuzz::setUp("detect");

@@ -1,7 +1,7 @@
 // DICOM through loadDicom: our element-length walk (DicomScan), GDCM's reader under AbortGuard, every
 // transfer syntax GDCM decodes (native, deflated, RLE by our own decoder, JPEG, JPEG-LS, JPEG 2000),
 // palettes, colour conversion and rescale.
-#include "FuzzSupport.h"
+#include "fuzz/FuzzSupport.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     glint::fuzz::setUp("dicom");

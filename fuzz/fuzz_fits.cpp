@@ -1,6 +1,6 @@
 // FITS through loadFits (CFITSIO): headers, every BITPIX, BSCALE/BZERO/BLANK, cubes, extensions,
 // tile-compressed images (RICE, GZIP, HCOMPRESS, PLIO) and the WCS read from the header.
-#include "FuzzSupport.h"
+#include "fuzz/FuzzSupport.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     glint::fuzz::setUp("fits");

@@ -1,7 +1,7 @@
 // PNG, PNM, TIFF, JPEG and BMP through loadRaster (OpenCV's imread, libpng, libtiff, libjpeg-turbo) and our
 // JPEG end-of-image check. Inputs that the format detection would not send to loadRaster are skipped,
 // since no user file can reach loadRaster with them.
-#include "FuzzSupport.h"
+#include "fuzz/FuzzSupport.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     glint::fuzz::setUp("raster");

@@ -1,5 +1,5 @@
 // CSV/TXT numeric matrices through loadTextMatrix: separators, comments, NaN, ragged rows, huge counts.
-#include "FuzzSupport.h"
+#include "fuzz/FuzzSupport.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     glint::fuzz::setUp("text");

@@ -1,11 +1,11 @@
-#include "AppContext.h"
+#include "ui/AppContext.h"
 
-#include "canvas/ImageCanvas.h"
-#include "display/DisplayPipeline.h"
-#include "jobs/JobRunner.h"
-#include "jobs/Timing.h"
-#include "overlay/LayerStack.h"
-#include "results/TimingLog.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/display/DisplayPipeline.h"
+#include "ui/jobs/JobRunner.h"
+#include "core/jobs/Timing.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/TimingLog.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

@@ -3,11 +3,11 @@
 // results and timing record. Modules talk to the window only through this object.
 #pragma once
 
-#include "display/Display.h"
-#include "display/Histogram.h"
-#include "io/Image.h"
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
+#include "core/display/Display.h"
+#include "core/display/Histogram.h"
+#include "core/io/Image.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
 
 #include <QObject>
 #include <QString>

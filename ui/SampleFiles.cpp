@@ -1,4 +1,4 @@
-#include "SampleFiles.h"
+#include "ui/SampleFiles.h"
 
 #include <QCoreApplication>
 #include <QDir>

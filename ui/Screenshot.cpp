@@ -1,11 +1,11 @@
-#include "Screenshot.h"
+#include "ui/Screenshot.h"
 
-#include "AppContext.h"
-#include "MainWindow.h"
-#include "SampleFiles.h"
-#include "StatusReadout.h"
-#include "display/DisplayPipeline.h"
-#include "util/AtomicFile.h"
+#include "ui/AppContext.h"
+#include "ui/MainWindow.h"
+#include "ui/SampleFiles.h"
+#include "ui/StatusReadout.h"
+#include "ui/display/DisplayPipeline.h"
+#include "core/util/AtomicFile.h"
 
 #include <QBuffer>
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
-#include "StatusReadout.h"
+#include "ui/StatusReadout.h"
 
-#include "canvas/ViewTransform.h"
-#include "io/Image.h"
-#include "io/Wcs.h"
-#include "jobs/Backend.h"
+#include "ui/canvas/ViewTransform.h"
+#include "core/io/Image.h"
+#include "core/io/Wcs.h"
+#include "core/jobs/Backend.h"
 
 #include <QLabel>
 #include <QStatusBar>

@@ -1,7 +1,7 @@
-#include "cli/Args.h"
+#include "app/cli/Args.h"
 
-#include "algo/kmax/KMax.h"
-#include "util/Errors.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/util/Errors.h"
 
 #include <cctype>
 #include <charconv>

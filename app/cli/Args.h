@@ -2,7 +2,7 @@
 // malformed values are usage errors (exit code 2) with a message that names the option.
 #pragma once
 
-#include "algo/brightest/Brightest.h"
+#include "core/algo/brightest/Brightest.h"
 
 #include <map>
 #include <optional>

@@ -1,18 +1,18 @@
 // glint-cli batch: one algorithm over many files (named, or directly inside named folders) into one CSV,
 // with a progress line, bad files reported and skipped, and --shard I/N for cluster job arrays.
-#include "algo/brightest/Brightest.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/trace/LineTrace.h"
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "export/CsvTable.h"
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
-#include "io/Wcs.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
-#include "util/InputFile.h"
-#include "util/Printable.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/trace/LineTrace.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/export/CsvTable.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
+#include "core/io/Wcs.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
+#include "core/util/InputFile.h"
+#include "core/util/Printable.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,8 +1,8 @@
 // glint-cli bench: times the algorithms on generated cases and writes a report.
-#include "bench/Bench.h"
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "util/Errors.h"
+#include "core/bench/Bench.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/util/Errors.h"
 
 #include <iostream>
 

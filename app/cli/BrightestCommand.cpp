@@ -1,13 +1,13 @@
 // glint-cli brightest: the brightest region, or the K brightest disjoint (or overlapping) regions, of an image.
-#include "algo/brightest/Brightest.h"
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "export/CsvTable.h"
-#include "export/ExportRegions.h"
-#include "export/JsonOutput.h"
-#include "export/OverlayImage.h"
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/Brightest.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/export/CsvTable.h"
+#include "core/export/ExportRegions.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/OverlayImage.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,4 +1,4 @@
-#include "cli/Commands.h"
+#include "app/cli/Commands.h"
 
 namespace glint::cli {
 

@@ -1,16 +1,16 @@
 // glint-cli common: the largest 4-connected component two images share at some offset, as JSON or a
 // text line, with an optional side-by-side overlay (A left, B right, the component tinted on both) and
 // the component mask as a PNG in A's frame.
-#include "cli/Args.h"
-#include "cli/Commands.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
 
-#include "algo/common/CommonComponent.h"
-#include "display/Display.h"
-#include "export/JsonOutput.h"
-#include "export/OverlayImage.h"
-#include "io/ImageLoader.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/display/Display.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/OverlayImage.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #if GLINT_WITH_IMGCODECS
 #include <opencv2/imgcodecs.hpp>

@@ -1,13 +1,13 @@
 // glint-cli info: what a file holds, as JSON (DESIGN.md's fields, and a few more) or as a short text
 // summary. Bad option values exit 2; a file that cannot be read, or a chosen HDU with no image, exits 3.
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "export/JsonOutput.h"
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
-#include "io/Wcs.h"
-#include "jobs/Backend.h"
-#include "util/Errors.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/export/JsonOutput.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
+#include "core/io/Wcs.h"
+#include "core/jobs/Backend.h"
+#include "core/util/Errors.h"
 
 #include <cmath>
 #include <iostream>

@@ -1,11 +1,11 @@
 // glint-cli kmax1d: the K largest sums of distinct contiguous segments of a sequence: a file's values in
 // reading order (CSV/TXT, any image), or a random sequence.
-#include "algo/kmax/KMax.h"
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "export/JsonOutput.h"
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/algo/kmax/KMax.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/export/JsonOutput.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <climits>
 #include <iomanip>

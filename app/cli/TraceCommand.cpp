@@ -1,12 +1,12 @@
 // glint-cli trace: the best path between clicked points (with --via, several legs), as JSON, text and an
 // overlay picture.
-#include "algo/trace/LineTrace.h"
-#include "cli/Args.h"
-#include "cli/Commands.h"
-#include "export/JsonOutput.h"
-#include "export/OverlayImage.h"
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/algo/trace/LineTrace.h"
+#include "app/cli/Args.h"
+#include "app/cli/Commands.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/OverlayImage.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <chrono>
 #include <cmath>

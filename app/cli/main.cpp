@@ -1,10 +1,10 @@
 // glint-cli: every Glint algorithm from the command line, with the JSON and exit codes of DESIGN.md.
-#include "Backends.h"
-#include "cli/Commands.h"
-#include "jobs/Backend.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
-#include "util/Printable.h"
+#include "cuda/Backends.h"
+#include "app/cli/Commands.h"
+#include "core/jobs/Backend.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
+#include "core/util/Printable.h"
 
 #include <cerrno>
 #include <csignal>

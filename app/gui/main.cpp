@@ -2,11 +2,11 @@
 //   glint [IMAGE]                                    open IMAGE (default: a bundled sample)
 //   glint --screenshot OUT.png [IMAGE] [--size WxH]  render the window offscreen to OUT.png and exit
 // Exit codes: 0 done, 2 bad usage, 3 the image could not be opened or the screenshot not written.
-#include "Backends.h"
-#include "MainWindow.h"
-#include "SampleFiles.h"
-#include "Screenshot.h"
-#include "jobs/Backend.h"
+#include "cuda/Backends.h"
+#include "ui/MainWindow.h"
+#include "ui/SampleFiles.h"
+#include "ui/Screenshot.h"
+#include "core/jobs/Backend.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,6 +1,6 @@
-#include "bench/Bench.h"
+#include "core/bench/Bench.h"
 
-#include "export/TimingReport.h"
+#include "core/export/TimingReport.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,10 +3,10 @@
 // case and backend with median timings. Reports are the timing reports of export/TimingReport.h.
 #pragma once
 
-#include "export/JsonOutput.h"
-#include "export/TimingReport.h"
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/TimingReport.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <functional>
 #include <iosfwd>

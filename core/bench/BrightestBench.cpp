@@ -2,13 +2,13 @@
 // picture with an integer pivot, a float32 sky field with the mean pivot, and K = 10 disjoint regions),
 // each backend checked against the reference (or the exact CPU backend where the reference would take
 // too long) before it is timed. Reference and CPU times above their size limits are extrapolated.
-#include "algo/brightest/Brightest.h"
-#include "algo/brightest/WorkArray.h"
-#include "bench/Bench.h"
-#include "bench/BenchImages.h"
-#include "io/Image.h"
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/bench/Bench.h"
+#include "core/bench/BenchImages.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,12 +2,12 @@
 // a known answer) and "random4" (two 512x512 images of values 0..3: little pruning). The reference is
 // too slow at these sizes: it runs on small versions of the same cases and is extrapolated by its own
 // cost model; those small runs also check cpu and cuda against it.
-#include "bench/Bench.h"
+#include "core/bench/Bench.h"
 
-#include "algo/common/CommonComponent.h"
-#include "algo/common/CommonComponentCases.h"
-#include "algo/common/CommonComponentCoding.h"
-#include "util/Errors.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCases.h"
+#include "core/algo/common/CommonComponentCoding.h"
+#include "core/util/Errors.h"
 
 #include <chrono>
 #include <optional>

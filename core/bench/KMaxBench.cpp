@@ -3,13 +3,13 @@
 // and the overlap rectangles of the brightest bench images (K = 100). Every timed configuration is first
 // checked against the reference (or the exact CPU backend where the reference would take too long).
 // 1-D searches run on data already loaded (the CUDA upload is reported apart, in `extra`).
-#include "algo/brightest/Brightest.h"
-#include "algo/brightest/WorkArray.h"
-#include "algo/kmax/KMax.h"
-#include "bench/Bench.h"
-#include "bench/BenchImages.h"
-#include "io/Image.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/bench/Bench.h"
+#include "core/bench/BenchImages.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>

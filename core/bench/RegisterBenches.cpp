@@ -1,5 +1,5 @@
 // The one place that lists every algorithm's bench.
-#include "bench/Bench.h"
+#include "core/bench/Bench.h"
 
 #include <mutex>
 

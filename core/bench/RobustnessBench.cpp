@@ -9,13 +9,13 @@
 // backend, the product target being 100 ms. A canceller thread waits until the job has reported
 // progress, then a little longer (a different delay each repeat, so that requests land at different
 // points of the work), requests the cancel and the latency is timed to the moment the job returns.
-#include "algo/brightest/Brightest.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/kmax/KMax.h"
-#include "bench/Bench.h"
-#include "bench/BenchImages.h"
-#include "io/Image.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/bench/Bench.h"
+#include "core/bench/BenchImages.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <atomic>

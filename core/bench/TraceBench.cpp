@@ -1,11 +1,11 @@
 // glint-cli bench trace: the paper's table (5-8 guides x 128-1024 points, no angle limit, |ab| = 900 px,
 // half-width 100 px on a 2048 x 2048 image) with the paper's own times beside ours, the default-angle
 // target case, the live CPU case, and accuracy on synthetic scenes against OpenCV's Intelligent Scissors.
-#include "algo/trace/LineTrace.h"
-#include "algo/trace/TraceGeometry.h"
-#include "algo/trace/TraceScenes.h"
-#include "bench/Bench.h"
-#include "util/Errors.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceGeometry.h"
+#include "core/algo/trace/TraceScenes.h"
+#include "core/bench/Bench.h"
+#include "core/util/Errors.h"
 
 #include <opencv2/imgproc/segmentation.hpp>
 

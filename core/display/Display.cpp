@@ -1,8 +1,8 @@
-#include "display/Display.h"
+#include "core/display/Display.h"
 
-#include "io/ImageStats.h"
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <opencv2/imgproc.hpp>
 

@@ -2,7 +2,7 @@
 // a stretch (linear, log, sqrt, asinh) and a colormap. Shared by the window and by the CLI's overlays.
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <array>
 #include <cstdint>

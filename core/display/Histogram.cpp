@@ -1,7 +1,7 @@
-#include "display/Histogram.h"
+#include "core/display/Histogram.h"
 
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>

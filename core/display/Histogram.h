@@ -2,7 +2,7 @@
 // are shown and dragged): equal bins over a chosen range, computed on all CPU threads.
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <cstdint>
 #include <vector>

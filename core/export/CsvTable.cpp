@@ -1,6 +1,6 @@
-#include "export/CsvTable.h"
+#include "core/export/CsvTable.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <charconv>
 #include <cmath>

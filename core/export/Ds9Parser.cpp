@@ -1,7 +1,7 @@
 // Reading DS9 region files (the parser half of Ds9Regions.h).
-#include "export/Ds9Regions.h"
+#include "core/export/Ds9Regions.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cctype>

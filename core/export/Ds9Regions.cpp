@@ -1,7 +1,7 @@
-#include "export/Ds9Regions.h"
+#include "core/export/Ds9Regions.h"
 
-#include "export/CsvTable.h"
-#include "util/Errors.h"
+#include "core/export/CsvTable.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // and a reader for DS9's syntax that turns what we write back into regions (round-trip tests, the GUI).
 #pragma once
 
-#include "export/ExportRegions.h"
+#include "core/export/ExportRegions.h"
 
 #include <map>
 #include <string>

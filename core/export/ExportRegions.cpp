@@ -1,16 +1,16 @@
-#include "export/ExportRegions.h"
+#include "core/export/ExportRegions.h"
 
-#include "algo/brightest/Brightest.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/trace/LineTrace.h"
-#include "export/CsvTable.h"
-#include "export/Ds9Regions.h"
-#include "export/GeoJsonRegions.h"
-#include "export/OverlayImage.h"
-#include "export/RegionCsv.h"
-#include "io/Image.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/export/CsvTable.h"
+#include "core/export/Ds9Regions.h"
+#include "core/export/GeoJsonRegions.h"
+#include "core/export/OverlayImage.h"
+#include "core/export/RegionCsv.h"
+#include "core/io/Image.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cctype>

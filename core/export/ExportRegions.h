@@ -2,8 +2,8 @@
 // and the one call that writes them as DS9 .reg, GeoJSON (QuPath) or CSV, chosen by the file name.
 #pragma once
 
-#include "export/MaskOutline.h"
-#include "io/Wcs.h"
+#include "core/export/MaskOutline.h"
+#include "core/io/Wcs.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
-#include "export/GeoJsonRegions.h"
+#include "core/export/GeoJsonRegions.h"
 
-#include "export/JsonOutput.h"
-#include "util/Errors.h"
+#include "core/export/JsonOutput.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // at the top-left corner of the image, pixel (x, y) spanning [x, x+1] x [y, y+1]; and a reader for it.
 #pragma once
 
-#include "export/ExportRegions.h"
+#include "core/export/ExportRegions.h"
 
 #include <string>
 #include <vector>

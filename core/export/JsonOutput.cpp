@@ -1,6 +1,6 @@
-#include "export/JsonOutput.h"
+#include "core/export/JsonOutput.h"
 
-#include "util/AtomicFile.h"
+#include "core/util/AtomicFile.h"
 
 
 namespace glint {

@@ -2,7 +2,7 @@
 // backend, device, timing_ms) and writing to a file (atomically) or to standard output.
 #pragma once
 
-#include "jobs/Timing.h"
+#include "core/jobs/Timing.h"
 
 #include <nlohmann/json.hpp>
 

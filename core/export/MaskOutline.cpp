@@ -1,4 +1,4 @@
-#include "export/MaskOutline.h"
+#include "core/export/MaskOutline.h"
 
 #include <algorithm>
 #include <cstdlib>

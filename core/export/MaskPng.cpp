@@ -1,8 +1,8 @@
-#include "export/MaskPng.h"
+#include "core/export/MaskPng.h"
 
-#include "algo/common/CommonComponent.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <opencv2/core.hpp>
 #if GLINT_WITH_IMGCODECS

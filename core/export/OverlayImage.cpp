@@ -1,7 +1,7 @@
-#include "export/OverlayImage.h"
+#include "core/export/OverlayImage.h"
 
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #if GLINT_WITH_IMGCODECS
 #include <opencv2/imgcodecs.hpp>

@@ -3,8 +3,8 @@
 // agree. The window draws its own overlays with Qt; this one needs no display.
 #pragma once
 
-#include "display/Display.h"
-#include "io/Image.h"
+#include "core/display/Display.h"
+#include "core/io/Image.h"
 
 #include <opencv2/core.hpp>
 

@@ -1,6 +1,6 @@
-#include "export/RegionCsv.h"
+#include "core/export/RegionCsv.h"
 
-#include "export/CsvTable.h"
+#include "core/export/CsvTable.h"
 
 namespace glint {
 

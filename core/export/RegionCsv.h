@@ -2,7 +2,7 @@
 // order (new columns are only ever appended). Geometry is in Glint's pixel frame, as in the CLI JSON.
 #pragma once
 
-#include "export/ExportRegions.h"
+#include "core/export/ExportRegions.h"
 
 #include <string>
 #include <vector>

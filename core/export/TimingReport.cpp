@@ -1,8 +1,8 @@
-#include "export/TimingReport.h"
+#include "core/export/TimingReport.h"
 
-#include "export/CsvTable.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/export/CsvTable.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cctype>

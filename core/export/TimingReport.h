@@ -3,8 +3,8 @@
 // Markdown, with speed-ups against the `reference` and `cpu` runs of the same case.
 #pragma once
 
-#include "export/JsonOutput.h"
-#include "jobs/Timing.h"
+#include "core/export/JsonOutput.h"
+#include "core/jobs/Timing.h"
 
 #include <optional>
 #include <string>

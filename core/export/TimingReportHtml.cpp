@@ -1,7 +1,7 @@
 // The HTML timing report (declared in TimingReport.h): one self-contained page, inline CSS and SVG.
-#include "export/TimingReport.h"
+#include "core/export/TimingReport.h"
 
-#include "export/CsvTable.h"
+#include "core/export/CsvTable.h"
 
 #include <algorithm>
 #include <cmath>

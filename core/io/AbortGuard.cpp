@@ -1,4 +1,4 @@
-#include "io/AbortGuard.h"
+#include "core/io/AbortGuard.h"
 
 #include <csetjmp>
 #include <csignal>

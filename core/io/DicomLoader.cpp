@@ -2,15 +2,15 @@
 // inverted, Rescale Slope/Intercept applied (integers stay integers when they can), colour made
 // luminance, the window and the tags that matter kept. Debian's GDCM aborts on some malformed files,
 // so every call into it runs under runGuardedAgainstAbort.
-#include "io/AbortGuard.h"
-#include "io/DicomPixels.h"
-#include "io/DicomScan.h"
-#include "io/ImageLoader.h"
-#include "io/IntegerRange.h"
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
-#include "util/InputFile.h"
-#include "util/StderrSilencer.h"
+#include "core/io/AbortGuard.h"
+#include "core/io/DicomPixels.h"
+#include "core/io/DicomScan.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/IntegerRange.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/InputFile.h"
+#include "core/util/StderrSilencer.h"
 
 #include <gdcmDicts.h>
 #include <gdcmGlobal.h>

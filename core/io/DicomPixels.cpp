@@ -1,6 +1,6 @@
-#include "io/DicomPixels.h"
+#include "core/io/DicomPixels.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cmath>

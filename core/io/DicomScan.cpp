@@ -1,7 +1,7 @@
-#include "io/DicomScan.h"
+#include "core/io/DicomScan.h"
 
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
 
 #include <zlib.h>
 

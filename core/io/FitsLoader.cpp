@@ -1,15 +1,15 @@
 // FITS through CFITSIO: any BITPIX with BSCALE/BZERO kept without loss (integer offsets stay integers in
 // the narrowest type that holds them; other scalings become double), BLANK/NaN as the blank mask, any
 // HDU (0 = primary, as astropy), cubes by plane, tile-compressed images, the header and the WCS.
-#include "io/AbortGuard.h"
-#include "io/FitsScan.h"
-#include "io/ImageLoader.h"
-#include "io/IntegerRange.h"
-#include "io/Wcs.h"
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
-#include "util/InputFile.h"
-#include "util/StderrSilencer.h"
+#include "core/io/AbortGuard.h"
+#include "core/io/FitsScan.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/IntegerRange.h"
+#include "core/io/Wcs.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/InputFile.h"
+#include "core/util/StderrSilencer.h"
 
 #include <fitsio.h>
 #include <zlib.h>

@@ -1,8 +1,8 @@
-#include "io/FitsScan.h"
+#include "core/io/FitsScan.h"
 
-#include "util/Errors.h"
-#include "util/InputFile.h"
-#include "util/Printable.h"
+#include "core/util/Errors.h"
+#include "core/util/InputFile.h"
+#include "core/util/Printable.h"
 
 #include <algorithm>
 #include <cmath>

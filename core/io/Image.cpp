@@ -1,6 +1,6 @@
-#include "io/Image.h"
+#include "core/io/Image.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <cmath>
 #include <string>

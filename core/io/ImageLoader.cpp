@@ -1,7 +1,7 @@
-#include "io/ImageLoader.h"
+#include "core/io/ImageLoader.h"
 
-#include "util/Errors.h"
-#include "util/InputFile.h"
+#include "core/util/Errors.h"
+#include "core/util/InputFile.h"
 
 #include <array>
 #include <cctype>

@@ -2,7 +2,7 @@
 // every failure is reported as one InputError with a message fit to show the user.
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <string>
 

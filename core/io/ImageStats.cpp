@@ -1,6 +1,6 @@
-#include "io/ImageStats.h"
+#include "core/io/ImageStats.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <cmath>

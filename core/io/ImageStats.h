@@ -1,7 +1,7 @@
 // Summary statistics over the non-blank pixels of an image (info, pivots, display limits).
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <cstddef>
 #include <vector>

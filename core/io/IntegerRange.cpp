@@ -1,4 +1,4 @@
-#include "io/IntegerRange.h"
+#include "core/io/IntegerRange.h"
 
 #include <cstdint>
 #include <limits>

@@ -2,7 +2,7 @@
 // scaled integer data (FITS BZERO, DICOM Rescale Intercept) as integers instead of widening to double.
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <optional>
 

@@ -1,6 +1,6 @@
-#include "io/RasterHeader.h"
+#include "core/io/RasterHeader.h"
 
-#include "util/InputFile.h"
+#include "core/util/InputFile.h"
 
 #include <algorithm>
 #include <cctype>

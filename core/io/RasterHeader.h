@@ -2,8 +2,8 @@
 // memory it would need is checked before a decoder allocates anything.
 #pragma once
 
-#include "io/ImageLoader.h"
-#include "util/ImageBudget.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/ImageBudget.h"
 
 #include <optional>
 

@@ -1,11 +1,11 @@
 // PNG/PGM/TIFF/JPEG/BMP through OpenCV, 8 and 16 bit (and TIFF's 32-bit and float samples), colour
 // converted to luminance the way ImageJ and OpenCV do (rounded to the native depth).
-#include "io/ImageLoader.h"
-#include "io/RasterHeader.h"
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
-#include "util/InputFile.h"
-#include "util/StderrSilencer.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/RasterHeader.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/InputFile.h"
+#include "core/util/StderrSilencer.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "io/SkyFrames.h"
+#include "core/io/SkyFrames.h"
 
 #include <erfa.h>
 #include <erfam.h>

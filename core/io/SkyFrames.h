@@ -2,7 +2,7 @@
 // Glint shows and exports), following astropy's definitions so that readouts agree with it.
 #pragma once
 
-#include "io/Wcs.h"
+#include "core/io/Wcs.h"
 
 #include <optional>
 #include <string>

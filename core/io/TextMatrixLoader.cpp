@@ -1,10 +1,10 @@
 // CSV/TXT numeric matrices: one row a line, values separated by commas, semicolons or white space,
 // negative values allowed, NaN kept as a blank. Lines starting with '#' are comments.
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
-#include "util/InputFile.h"
-#include "util/Printable.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/InputFile.h"
+#include "core/util/Printable.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,10 +1,10 @@
 // wcslib does the projection and the distortions (SIP, TPV, DSS, ... as wcspih translates them);
 // SkyFrames converts the header's frame to FK5 J2000. A wcsprm keeps scratch state, so every call on
 // one Wcs holds its mutex; wcspih's parser is not trusted to be reentrant either.
-#include "io/Wcs.h"
+#include "core/io/Wcs.h"
 
-#include "io/AbortGuard.h"
-#include "io/SkyFrames.h"
+#include "core/io/AbortGuard.h"
+#include "core/io/SkyFrames.h"
 
 #include <wcslib/wcs.h>
 #include <wcslib/wcsfix.h>

@@ -1,4 +1,4 @@
-#include "jobs/Backend.h"
+#include "core/jobs/Backend.h"
 
 #include <atomic>
 #include <chrono>

@@ -3,7 +3,7 @@
 // (see cuda/Backends.h: initBackends()), so core never depends on CUDA.
 #pragma once
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <chrono>
 #include <cstddef>

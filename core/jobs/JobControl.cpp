@@ -1,6 +1,6 @@
-#include "jobs/JobControl.h"
+#include "core/jobs/JobControl.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <memory>
 #include <mutex>

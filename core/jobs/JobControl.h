@@ -2,7 +2,7 @@
 // to touch from any thread), plus the job's timing record and the device it ran on (worker side only).
 #pragma once
 
-#include "jobs/Timing.h"
+#include "core/jobs/Timing.h"
 
 #include <atomic>
 #include <functional>

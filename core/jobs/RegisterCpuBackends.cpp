@@ -1,10 +1,10 @@
 // The one place that lists every algorithm's reference and CPU backends.
-#include "algo/brightest/Brightest.h"
-#include "jobs/Backend.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/jobs/Backend.h"
 
-#include "algo/trace/LineTrace.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/kmax/KMax.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/kmax/KMax.h"
 
 #include <mutex>
 

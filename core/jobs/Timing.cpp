@@ -1,4 +1,4 @@
-#include "jobs/Timing.h"
+#include "core/jobs/Timing.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "util/AtomicFile.h"
+#include "core/util/AtomicFile.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <cerrno>
 #include <charconv>

@@ -1,6 +1,6 @@
-#include "util/ImageBudget.h"
+#include "core/util/ImageBudget.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <atomic>

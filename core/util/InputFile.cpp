@@ -1,6 +1,6 @@
-#include "util/InputFile.h"
+#include "core/util/InputFile.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <cctype>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "util/Printable.h"
+#include "core/util/Printable.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "util/StderrSilencer.h"
+#include "core/util/StderrSilencer.h"
 
 #include <cstdio>
 #include <fcntl.h>

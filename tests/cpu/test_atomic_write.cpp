@@ -2,14 +2,14 @@
 // past the file size limit (RLIMIT_FSIZE, as a full disk would) fails with a message and leaves no file
 // and no temporary behind, and an older file of that name intact. Tests run as root here and in CI, and
 // root ignores permissions: the read-only cases drop to "nobody" in a child process.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "algo/common/CommonComponent.h"
-#include "export/ExportRegions.h"
-#include "export/MaskPng.h"
-#include "export/TimingReport.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/export/ExportRegions.h"
+#include "core/export/MaskPng.h"
+#include "core/export/TimingReport.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,10 +1,10 @@
 // glint-cli batch: a folder with a corrupt file in the middle (every good file has its rows, the bad one is
 // named, exit 0 with a warning count), rows equal to the single-file commands, --shard deterministic with
 // the shards' union the whole, the other algorithms, and the usage errors.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "export/CsvTable.h"
-#include "export/JsonOutput.h"
+#include "core/export/CsvTable.h"
+#include "core/export/JsonOutput.h"
 
 #include <QDir>
 #include <QFile>

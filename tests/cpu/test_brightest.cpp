@@ -1,12 +1,12 @@
 // Brightest region and K brightest disjoint regions on the reference and CPU backends: brute force on
 // hundreds of random matrices, the paper's example, exclusions, ROI, pivots, K rounds, errors, the CLI.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/brightest/Brightest.h"
-#include "algo/brightest/WorkArray.h"
-#include "io/ImageStats.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 // glint-cli info: the JSON of DESIGN.md on FITS, DICOM and CSV files, standard output holding only the
 // JSON, and the exit codes (2 for bad usage, 3 for bad input) with one line on standard error.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
 #include <QFile>
 #include <QJsonArray>

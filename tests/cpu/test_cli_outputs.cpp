@@ -3,9 +3,9 @@
 // output is an error (exit 3, one line); the outputs of a run are all-or-nothing (a failed run leaves
 // older files intact and no temporary behind); and every numeric option is parsed strictly and bounded
 // (exit 2, no run past its budget).
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "algo/kmax/KMax.h"
+#include "core/algo/kmax/KMax.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -2,7 +2,7 @@
 // component is what DESIGN.md asks for (matching pixels, 4-connected, the reported size and box).
 #pragma once
 
-#include "algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponent.h"
 
 #include <QtTest>
 

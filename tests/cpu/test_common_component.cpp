@@ -1,14 +1,14 @@
 // Common component of two images: the paper's example, brute force against the reference on hundreds of
 // small random pairs, crops, blanks, tolerance, the strip labeller's carry, and the CLI contract.
-#include "TestSupport.h"
-#include "test_common_checks.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_common_checks.h"
 
-#include "Backends.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/common/CommonComponentCases.h"
-#include "algo/common/StripLabellerCpu.h"
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCases.h"
+#include "core/algo/common/StripLabellerCpu.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QJsonDocument>

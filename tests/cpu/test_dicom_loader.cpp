@@ -1,10 +1,10 @@
 // The DICOM loader against pydicom (values computed once with pydicom 2.3, `ds.pixel_array` with the
 // modality rescale applied, stored below) on the real files of python3-pydicom, and on files this
 // test writes with GDCM for MONOCHROME1, rescale, stored bits, windows and frames.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QtTest>

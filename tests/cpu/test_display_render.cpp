@@ -1,10 +1,10 @@
 // Display rendering (the fast level lookup must give exactly the colour of stretch() for every value and
 // scale, in every sample type, blanks and NaN included) and the display histogram.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "display/Display.h"
-#include "display/Histogram.h"
-#include "util/Errors.h"
+#include "core/display/Display.h"
+#include "core/display/Histogram.h"
+#include "core/util/Errors.h"
 
 #include <QtTest>
 

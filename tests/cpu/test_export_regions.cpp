@@ -1,21 +1,21 @@
 // Region exports: mask outlines (pixels back from the polygons), DS9 / GeoJSON / CSV written and read back,
 // a golden DS9 file for known results, DS9's own syntax, fk5 geometry on an analytic sky, brightest --regions.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/brightest/Brightest.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/trace/LineTrace.h"
-#include "export/CsvTable.h"
-#include "export/Ds9Regions.h"
-#include "export/ExportRegions.h"
-#include "export/GeoJsonRegions.h"
-#include "export/JsonOutput.h"
-#include "export/MaskPng.h"
-#include "export/RegionCsv.h"
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/export/CsvTable.h"
+#include "core/export/Ds9Regions.h"
+#include "core/export/ExportRegions.h"
+#include "core/export/GeoJsonRegions.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/MaskPng.h"
+#include "core/export/RegionCsv.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
 
 #include <QDir>
 #include <QFile>

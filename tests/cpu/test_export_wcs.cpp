@@ -7,18 +7,18 @@
 // (0-based pixels) and are stored here. Cases: the HST ACS file (ICRS, rotated CD), the bundled
 // ngc1316o.fit (FK4 B1950, SIN), and a rotated FK4 B1950 header written by the test, through
 // glint-cli brightest --regions. These need the FITS loader and wcslib WCS; they skip without them.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "algo/brightest/Brightest.h"
-#include "export/CsvTable.h"
-#include "export/Ds9Regions.h"
-#include "export/ExportRegions.h"
-#include "export/GeoJsonRegions.h"
-#include "export/JsonOutput.h"
-#include "export/RegionCsv.h"
-#include "io/ImageLoader.h"
-#include "io/Wcs.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/export/CsvTable.h"
+#include "core/export/Ds9Regions.h"
+#include "core/export/ExportRegions.h"
+#include "core/export/GeoJsonRegions.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/RegionCsv.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/Wcs.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QtTest>

@@ -1,9 +1,9 @@
 // The FITS loader on files this test writes with CFITSIO: every BITPIX with BSCALE/BZERO and
 // BLANK/NaN, tile compression, cubes, multi-extension files, literal names, corrupt and truncated files.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QtTest>

@@ -1,11 +1,11 @@
 // Real FITS files fetched by the real_data fixture, against values computed once with astropy 5.2
 // (`fits.open(...)[hdu].data[y, x]`, `ZScaleInterval().get_limits(data)`) and stored here.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "display/Display.h"
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
-#include "util/Errors.h"
+#include "core/display/Display.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
 
 #include <QtTest>
 

@@ -7,7 +7,7 @@
 //
 // Files listed in fuzz/crashes/KNOWN.md reproduce bugs whose fix is on its way; they fail like any other
 // until it lands. GLINT_FUZZ_REPLAY_SKIP_KNOWN=1 skips them (to see the rest of the suite green).
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
 #include <QDir>
 #include <QDirIterator>

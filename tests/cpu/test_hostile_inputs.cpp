@@ -4,13 +4,13 @@
 // and symlink loops, DICOM elements claiming gigabytes (plain and deflated), decompression bombs
 // (PNG/TIFF/JPEG/BMP/PNM headers declaring 30000 x 30000), --frame on FITS, CSV tokens of a megabyte
 // with control bytes, and batch's tally over such a folder.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/AbortGuard.h"
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
-#include "util/ImageBudget.h"
-#include "util/Printable.h"
+#include "core/io/AbortGuard.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/Printable.h"
 
 #include <QDir>
 #include <QElapsedTimer>

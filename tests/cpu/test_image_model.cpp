@@ -1,10 +1,10 @@
 // The image model, format detection, CSV matrices and timing records.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/ImageLoader.h"
-#include "io/ImageStats.h"
-#include "jobs/Timing.h"
-#include "util/Errors.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/ImageStats.h"
+#include "core/jobs/Timing.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QtTest>

@@ -1,11 +1,11 @@
 // K maximum subarrays (overlapping) on the reference and CPU backends: brute force over every segment and
 // rectangle on hundreds of random small inputs (negative, all-zero, repeated values, blanks, exclusions,
 // K beyond the count), the paper's example, degenerate inputs that must stay fast, errors and the CLI.
-#include "TestSupport.h"
-#include "test_kmax_checks.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_kmax_checks.h"
 
-#include "Backends.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QJsonArray>

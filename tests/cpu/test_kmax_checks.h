@@ -3,8 +3,8 @@
 // reported list (distinct, no blank or excluded cell inside, each sum recomputed, in order).
 #pragma once
 
-#include "algo/brightest/WorkArray.h"
-#include "algo/kmax/KMax.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/kmax/KMax.h"
 
 #include <QtTest>
 

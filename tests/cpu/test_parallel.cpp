@@ -1,6 +1,6 @@
 // parallelFor: every index once, from many threads at once, nested, with exceptions, and its extra
 // threads really share the work.
-#include "util/Parallel.h"
+#include "core/util/Parallel.h"
 
 #include <QtTest>
 

@@ -1,9 +1,9 @@
 // PGM/PNG/TIFF/JPEG/BMP through OpenCV: 8 and 16 bit kept as they are, colour made luminance, float TIFF
 // with NaN blanks, formats recognised by content whatever the extension, damaged files refused.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/ImageLoader.h"
-#include "util/Errors.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QtTest>

@@ -1,11 +1,11 @@
 // Timing reports: the HTML names every step and its numbers are the JSON's, the CSV agrees, speed-ups
 // are taken against the right runs, the page is self-contained, and glint-cli bench --report writes them.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "export/CsvTable.h"
-#include "export/JsonOutput.h"
-#include "export/TimingReport.h"
-#include "util/Errors.h"
+#include "core/export/CsvTable.h"
+#include "core/export/JsonOutput.h"
+#include "core/export/TimingReport.h"
+#include "core/util/Errors.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,11 +1,11 @@
 // Line trace, reference and cpu backends: the exact optimum against a brute force over every path, the
 // interval form of the turn test, points on their guides, chained legs, fields, cancel and bad input.
-#include "TestSupport.h"
-#include "test_trace_support.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_trace_support.h"
 
-#include "Backends.h"
-#include "algo/trace/TraceGeometry.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/trace/TraceGeometry.h"
+#include "core/util/Errors.h"
 
 #include <QtTest>
 

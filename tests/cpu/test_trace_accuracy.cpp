@@ -1,10 +1,10 @@
 // Line trace accuracy on synthetic images with known geometry (drawn by TraceScenes with noise and
 // clutter): ridge mode follows the centre of bright roads and dark rivers of widths 2-8 px, magnitude mode
 // follows an edge (road sides, a curved boundary between two textures), both within 1.5 px on average.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/trace/TraceScenes.h"
+#include "cuda/Backends.h"
+#include "core/algo/trace/TraceScenes.h"
 
 #include <QtTest>
 

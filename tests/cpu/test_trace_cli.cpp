@@ -1,6 +1,6 @@
 // glint-cli trace: the JSON contract (points, score, segment_scores, legs with --via), the overlay, and
 // exit codes with one clear line on stderr for bad input.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -2,7 +2,7 @@
 // straight from DESIGN.md's definition, and a brute force over every path a, q_1..q_n, b.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
+#include "core/algo/trace/LineTrace.h"
 
 #include <QtTest>
 

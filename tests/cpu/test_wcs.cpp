@@ -2,10 +2,10 @@
 // `WCS(header).pixel_to_world(x, y).transform_to(FK5(equinox='J2000'))` (SIP included, 0-based pixels)
 // and stored here: real headers (HST ACS with ICRS, ngc1316o in FK4 B1950, the same tile-compressed)
 // and headers written here (FK4, SIP, galactic, FK5 J1975).
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "io/ImageLoader.h"
-#include "io/Wcs.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/Wcs.h"
 
 #include <QtTest>
 

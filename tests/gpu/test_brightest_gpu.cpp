@@ -1,12 +1,12 @@
 // The CUDA brightest-region backend against the reference (and the exact CPU backend at 4096^2): the
 // same rectangles and bit-identical sums on random images of many shapes and kinds, on both of its
 // paths (exact int32; float screen with int64 or double recheck), K disjoint rounds, and Cancel.
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/brightest/Brightest.h"
-#include "algo/brightest/WorkArray.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/util/Errors.h"
 
 #include <QtTest>
 

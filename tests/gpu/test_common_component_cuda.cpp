@@ -1,13 +1,13 @@
 // The cuda backend of the common component against the reference (small pairs of every shape, tolerance,
 // blanks, maximum shift, 8-, 16- and 32-bit codes) and against the cpu backend on sizes where the GPU
 // labeller needs many strips and the bound prunes for real.
-#include "TestSupport.h"
-#include "../cpu/test_common_checks.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_common_checks.h"
 
-#include "Backends.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/common/CommonComponentCases.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCases.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QJsonDocument>

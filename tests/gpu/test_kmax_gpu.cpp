@@ -1,11 +1,11 @@
 // The CUDA K-MSP backends (1-D and overlap rectangles) against brute force on small inputs and against the
 // CPU backends (bit-identical sums) on larger ones, on every number path (int32, int64, double), with
 // blanks, exclusions, ties and degenerate inputs whose pair counts explode.
-#include "TestSupport.h"
-#include "../cpu/test_kmax_checks.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_kmax_checks.h"
 
-#include "Backends.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/util/Errors.h"
 
 #include <QtTest>
 

@@ -1,12 +1,12 @@
 // Line trace, cuda backend: the optimum against the brute force over every path and against the reference
 // and cpu backends, from tiny to the paper's largest sizes (and the 4096-point shared-memory path), buffer
 // reuse across sizes and fields, cancel, accuracy scenes and the CLI. Skipped without a usable device.
-#include "TestSupport.h"
-#include "../cpu/test_trace_support.h"
+#include "tests/support/TestSupport.h"
+#include "tests/cpu/test_trace_support.h"
 
-#include "Backends.h"
-#include "algo/trace/TraceScenes.h"
-#include "util/Errors.h"
+#include "cuda/Backends.h"
+#include "core/algo/trace/TraceScenes.h"
+#include "core/util/Errors.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -2,17 +2,17 @@
 // image is loaded and drawn, and picture checks (is a grab blank?).
 #pragma once
 
-#include "AppContext.h"
-#include "MainWindow.h"
-#include "SampleFiles.h"
-#include "display/DisplayPipeline.h"
+#include "ui/AppContext.h"
+#include "ui/MainWindow.h"
+#include "ui/SampleFiles.h"
+#include "ui/display/DisplayPipeline.h"
 
 #include <QImage>
 #include <QSet>
 #include <QStandardPaths>
 #include <QtTest>
 
-#include "jobs/JobControl.h"
+#include "core/jobs/JobControl.h"
 
 #include <chrono>
 #include <cmath>

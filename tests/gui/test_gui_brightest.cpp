@@ -4,18 +4,18 @@
 // per pivot with a legend, result rows and shapes select each other, Cancel stops a long run within
 // 100 ms, and each run leaves a timing record.
 // Screenshots: set GLINT_SCREENSHOT_DIR to keep the window grabs the tests take (mammogram, FITS, sweep).
-#include "test_gui_brightest_support.h"
+#include "tests/gui/test_gui_brightest_support.h"
 
-#include "Backends.h"
-#include "canvas/CanvasTool.h"
-#include "docks/LayerDock.h"
-#include "docks/ParametersDock.h"
-#include "docks/ResultsDock.h"
-#include "io/ImageLoader.h"
-#include "jobs/JobRunner.h"
-#include "jobs/JobStatusWidget.h"
-#include "overlay/LayerStack.h"
-#include "results/TimingLog.h"
+#include "cuda/Backends.h"
+#include "ui/canvas/CanvasTool.h"
+#include "ui/docks/LayerDock.h"
+#include "ui/docks/ParametersDock.h"
+#include "ui/docks/ResultsDock.h"
+#include "core/io/ImageLoader.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/jobs/JobStatusWidget.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/TimingLog.h"
 
 #include <QListWidget>
 #include <QMenuBar>

@@ -2,15 +2,15 @@
 // matrices written exactly, driving the panel and the canvas tools, and waiting for a run to end.
 #pragma once
 
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "algo/brightest/Brightest.h"
-#include "canvas/ImageCanvas.h"
-#include "modules/BrightestLayers.h"
-#include "modules/BrightestModule.h"
-#include "modules/BrightestPanel.h"
-#include "results/ResultsModel.h"
+#include "core/algo/brightest/Brightest.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/modules/BrightestLayers.h"
+#include "ui/modules/BrightestModule.h"
+#include "ui/modules/BrightestPanel.h"
+#include "ui/results/ResultsModel.h"
 
 #include <QComboBox>
 #include <QDir>

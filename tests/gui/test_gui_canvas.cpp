@@ -1,14 +1,14 @@
 // The canvas: one view transform for every painter and tool (with and without the y-up flip), zoom that
 // keeps the point under the cursor fixed (wheel, 1:1), fit, pans, the rectangle and polygon tools, layer
 // painting, hit-testing and selection.
-#include "GuiTestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
 
-#include "canvas/CanvasTool.h"
-#include "canvas/ImageCanvas.h"
-#include "canvas/ShapeTools.h"
-#include "overlay/LayerStack.h"
-#include "overlay/MaskLayer.h"
-#include "overlay/ShapeLayer.h"
+#include "ui/canvas/CanvasTool.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/canvas/ShapeTools.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/overlay/MaskLayer.h"
+#include "ui/overlay/ShapeLayer.h"
 
 #include <QSignalSpy>
 #include <QWheelEvent>

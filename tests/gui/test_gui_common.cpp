@@ -3,22 +3,22 @@
 // construction, the tint on the right pixels of both images side by side and blended, switching views,
 // B's own display limits, no match as a result (not an error), pairs of different sizes against the
 // reference, B from a drop, a load failure, and Cancel within 100 ms of a long reference run.
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/common/CommonComponent.h"
-#include "canvas/ImageCanvas.h"
-#include "docks/ResultsDock.h"
-#include "io/ImageLoader.h"
-#include "jobs/JobRunner.h"
-#include "jobs/JobStatusWidget.h"
-#include "modules/CommonComponentLayers.h"
-#include "modules/CommonComponentModule.h"
-#include "modules/CommonComponentPanel.h"
-#include "overlay/LayerStack.h"
-#include "results/ResultsModel.h"
-#include "results/TimingLog.h"
+#include "cuda/Backends.h"
+#include "core/algo/common/CommonComponent.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/docks/ResultsDock.h"
+#include "core/io/ImageLoader.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/jobs/JobStatusWidget.h"
+#include "ui/modules/CommonComponentLayers.h"
+#include "ui/modules/CommonComponentModule.h"
+#include "ui/modules/CommonComponentPanel.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/ResultsModel.h"
+#include "ui/results/TimingLog.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -4,16 +4,16 @@
 // (DS9, GeoJSON, CSV, the component mask); all visible results or one chosen set; the timing report with
 // every step; and exports to a place that cannot be written: a message, no file, no temporary.
 // Set GLINT_SCREENSHOT_DIR to keep exported pictures of the samples.
-#include "test_gui_export_support.h"
+#include "tests/gui/test_gui_export_support.h"
 
-#include "Backends.h"
-#include "canvas/ImageCanvas.h"
-#include "docks/TimingDock.h"
-#include "export/CsvTable.h"
-#include "export/ExportResultsDialog.h"
-#include "export/TimingExport.h"
-#include "modules/CommonComponentLayers.h"
-#include "modules/TraceTool.h"
+#include "cuda/Backends.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/docks/TimingDock.h"
+#include "core/export/CsvTable.h"
+#include "ui/export/ExportResultsDialog.h"
+#include "ui/export/TimingExport.h"
+#include "ui/modules/CommonComponentLayers.h"
+#include "ui/modules/TraceTool.h"
 
 #include <QApplication>
 #include <QMessageBox>

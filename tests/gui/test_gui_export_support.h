@@ -3,18 +3,18 @@
 // pictures (PNG pixels, SVG shapes with their transforms resolved).
 #pragma once
 
-#include "test_gui_brightest_support.h"
+#include "tests/gui/test_gui_brightest_support.h"
 
-#include "docks/ResultsDock.h"
-#include "export/ExportActions.h"
-#include "io/ImageLoader.h"
-#include "jobs/JobRunner.h"
-#include "modules/CommonComponentModule.h"
-#include "modules/RegionStatisticsModule.h"
-#include "modules/TraceModule.h"
-#include "overlay/LayerStack.h"
-#include "results/TimingLog.h"
-#include "session/Session.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/export/ExportActions.h"
+#include "core/io/ImageLoader.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/modules/CommonComponentModule.h"
+#include "ui/modules/RegionStatisticsModule.h"
+#include "ui/modules/TraceModule.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/TimingLog.h"
+#include "ui/session/Session.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>

@@ -1,23 +1,23 @@
 // The framework later algorithms plug into, exercised through the Region statistics module: Analyze menu
 // and parameters panel, a canvas tool feeding a job, results rows linked both ways with the overlay, the
 // timing record, the layer list; and the histogram, whose dragged limits become manual display limits.
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "canvas/CanvasTool.h"
-#include "canvas/ImageCanvas.h"
-#include "display/HistogramWidget.h"
-#include "docks/DisplayDock.h"
-#include "docks/LayerDock.h"
-#include "docks/ParametersDock.h"
-#include "docks/ResultsDock.h"
-#include "docks/TimingDock.h"
-#include "io/ImageStats.h"
-#include "jobs/JobRunner.h"
-#include "modules/RegionStatisticsModule.h"
-#include "overlay/LayerStack.h"
-#include "results/TimingLog.h"
+#include "cuda/Backends.h"
+#include "ui/canvas/CanvasTool.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/display/HistogramWidget.h"
+#include "ui/docks/DisplayDock.h"
+#include "ui/docks/LayerDock.h"
+#include "ui/docks/ParametersDock.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/docks/TimingDock.h"
+#include "core/io/ImageStats.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/modules/RegionStatisticsModule.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/TimingLog.h"
 
 #include <QComboBox>
 #include <QListWidget>

@@ -1,12 +1,12 @@
 // The job runners: progress is reported, Cancel stops a long job within 100 ms and the runner is idle at
 // once, failures carry the job's message, a second job is refused while one runs, the UI thread stays
 // free, and the latest-request runner delivers only the newest of a burst of requests.
-#include "GuiTestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
 
-#include "jobs/JobRunner.h"
-#include "jobs/JobStatusWidget.h"
-#include "jobs/LatestRequestRunner.h"
-#include "util/Errors.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/jobs/JobStatusWidget.h"
+#include "ui/jobs/LatestRequestRunner.h"
+#include "core/util/Errors.h"
 
 #include <QElapsedTimer>
 #include <QProgressBar>

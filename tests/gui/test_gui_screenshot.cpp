@@ -1,8 +1,8 @@
 // `glint --screenshot OUT.png [IMAGE] [--size WxH]` from the command line: exit 0 with a PNG of the
 // window that is not blank; exit 3 with one line on stderr (and no file) for an image that cannot be
 // opened or an output that cannot be written; exit 2 for bad usage.
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
 #include <QFileInfo>
 #include <QProcess>

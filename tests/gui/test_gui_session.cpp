@@ -5,11 +5,11 @@
 // missing image or a damaged file is a message and changes nothing; images moved with the session are
 // found beside it. The autosave is offered after a crash — a window abandoned without closing, and a real
 // glint process killed — restored on "restore", removed on "discard", and not offered after a clean exit.
-#include "test_gui_export_support.h"
+#include "tests/gui/test_gui_export_support.h"
 
-#include "Backends.h"
-#include "canvas/ImageCanvas.h"
-#include "session/Autosave.h"
+#include "cuda/Backends.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/session/Autosave.h"
 
 #include <QAbstractButton>
 #include <QJsonDocument>

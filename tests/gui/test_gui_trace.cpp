@@ -3,21 +3,21 @@
 // legs, Backspace, Esc, Enter and double-click, the results row, overlay and timing record, errors in the
 // status bar, and live requests that merge instead of queueing while the UI thread stays free.
 // Set GLINT_TRACE_SCREENSHOTS=DIR to keep the pictures of traces on the bundled samples.
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "algo/trace/LineTrace.h"
-#include "algo/trace/TraceScenes.h"
-#include "canvas/ImageCanvas.h"
-#include "docks/ParametersDock.h"
-#include "docks/ResultsDock.h"
-#include "docks/TimingDock.h"
-#include "jobs/LatestRequestRunner.h"
-#include "modules/TraceModule.h"
-#include "modules/TraceTool.h"
-#include "modules/TraceWorker.h"
-#include "results/TimingLog.h"
+#include "cuda/Backends.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceScenes.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/docks/ParametersDock.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/docks/TimingDock.h"
+#include "ui/jobs/LatestRequestRunner.h"
+#include "ui/modules/TraceModule.h"
+#include "ui/modules/TraceTool.h"
+#include "ui/modules/TraceWorker.h"
+#include "ui/results/TimingLog.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -1,17 +1,17 @@
 // The main window on the offscreen platform: every bundled sample opens and is drawn (not blank), FITS is
 // shown y-up, the status bar readouts, a failed open keeps the current image, the header filter, and the
 // bundled samples are found.
-#include "GuiTestSupport.h"
-#include "TestSupport.h"
+#include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "StatusReadout.h"
-#include "canvas/ImageCanvas.h"
-#include "display/DisplayPipeline.h"
-#include "docks/HeaderDock.h"
-#include "io/ImageLoader.h"
-#include "io/Wcs.h"
-#include "jobs/Backend.h"
+#include "cuda/Backends.h"
+#include "ui/StatusReadout.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/display/DisplayPipeline.h"
+#include "ui/docks/HeaderDock.h"
+#include "core/io/ImageLoader.h"
+#include "core/io/Wcs.h"
+#include "core/jobs/Backend.h"
 
 #include <QLabel>
 #include <QLineEdit>

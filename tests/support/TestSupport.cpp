@@ -1,7 +1,7 @@
-#include "TestSupport.h"
+#include "tests/support/TestSupport.h"
 
-#include "Backends.h"
-#include "jobs/Backend.h"
+#include "cuda/Backends.h"
+#include "core/jobs/Backend.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,8 +1,8 @@
 // Helpers shared by the test suites: paths to test data, random images, running glint-cli.
 #pragma once
 
-#include "io/Image.h"
-#include "jobs/JobControl.h"
+#include "core/io/Image.h"
+#include "core/jobs/JobControl.h"
 
 #include <QString>
 #include <QStringList>

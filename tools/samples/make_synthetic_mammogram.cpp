@@ -11,7 +11,7 @@
 // spiculated mass of ~15 mm (100 px across) and a cluster of 8 microcalcifications of 0.2–1 mm
 // (1.3–6.7 px). Quantum-like noise and a slight blur for the detector finish it. cv::RNG is used
 // because, unlike <random>'s distributions, it gives the same numbers with every standard library.
-#include "util/AtomicFile.h"
+#include "core/util/AtomicFile.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>

@@ -1,6 +1,6 @@
-#include "canvas/CanvasTool.h"
+#include "ui/canvas/CanvasTool.h"
 
-#include "canvas/ImageCanvas.h"
+#include "ui/canvas/ImageCanvas.h"
 
 #include <QKeyEvent>
 

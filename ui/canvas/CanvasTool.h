@@ -3,7 +3,7 @@
 // zoom, middle-button and space-drag panning for itself, so every tool can be zoomed and panned under.
 #pragma once
 
-#include "canvas/ViewTransform.h"
+#include "ui/canvas/ViewTransform.h"
 
 #include <QCursor>
 #include <QObject>

@@ -1,8 +1,8 @@
-#include "canvas/ImageCanvas.h"
+#include "ui/canvas/ImageCanvas.h"
 
-#include "canvas/CanvasTool.h"
-#include "display/DisplayPipeline.h"
-#include "overlay/LayerStack.h"
+#include "ui/canvas/CanvasTool.h"
+#include "ui/display/DisplayPipeline.h"
+#include "ui/overlay/LayerStack.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>

@@ -3,7 +3,7 @@
 // band. Wheel zooms around the cursor; middle button or space + drag pans; F fits, 1 shows 1:1.
 #pragma once
 
-#include "canvas/ViewTransform.h"
+#include "ui/canvas/ViewTransform.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,6 +1,6 @@
-#include "canvas/ShapeTools.h"
+#include "ui/canvas/ShapeTools.h"
 
-#include "canvas/ImageCanvas.h"
+#include "ui/canvas/ImageCanvas.h"
 
 #include <QKeyEvent>
 #include <QPainter>

@@ -2,7 +2,7 @@
 // polygon with real-valued vertices. Each emits its shape in image coordinates when done.
 #pragma once
 
-#include "canvas/CanvasTool.h"
+#include "ui/canvas/CanvasTool.h"
 
 #include <QPolygonF>
 #include <QRect>

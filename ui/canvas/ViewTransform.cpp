@@ -1,4 +1,4 @@
-#include "canvas/ViewTransform.h"
+#include "ui/canvas/ViewTransform.h"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
-#include "display/DisplayPipeline.h"
+#include "ui/display/DisplayPipeline.h"
 
-#include "jobs/LatestRequestRunner.h"
-#include "jobs/Timing.h"
+#include "ui/jobs/LatestRequestRunner.h"
+#include "core/jobs/Timing.h"
 
 #include <algorithm>
 

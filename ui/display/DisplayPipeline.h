@@ -3,9 +3,9 @@
 // half-size mipmaps for zoomed-out views. Runs off the UI thread, the newest request winning.
 #pragma once
 
-#include "display/Display.h"
-#include "io/Image.h"
-#include "jobs/JobControl.h"
+#include "core/display/Display.h"
+#include "core/io/Image.h"
+#include "core/jobs/JobControl.h"
 
 #include <QImage>
 #include <QObject>

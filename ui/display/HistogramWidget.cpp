@@ -1,4 +1,4 @@
-#include "display/HistogramWidget.h"
+#include "ui/display/HistogramWidget.h"
 
 #include <QMouseEvent>
 #include <QPainter>

@@ -3,8 +3,8 @@
 // between them, as DS9's and KStars' histogram tools do.
 #pragma once
 
-#include "display/Display.h"
-#include "display/Histogram.h"
+#include "core/display/Display.h"
+#include "core/display/Histogram.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
-#include "docks/DisplayDock.h"
+#include "ui/docks/DisplayDock.h"
 
-#include "AppContext.h"
-#include "display/HistogramWidget.h"
+#include "ui/AppContext.h"
+#include "ui/display/HistogramWidget.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,7 +1,7 @@
-#include "docks/HeaderDock.h"
+#include "ui/docks/HeaderDock.h"
 
-#include "AppContext.h"
-#include "io/Wcs.h"
+#include "ui/AppContext.h"
+#include "core/io/Wcs.h"
 
 #include <QFileInfo>
 #include <QHeaderView>

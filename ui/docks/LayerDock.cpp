@@ -1,6 +1,6 @@
-#include "docks/LayerDock.h"
+#include "ui/docks/LayerDock.h"
 
-#include "overlay/LayerStack.h"
+#include "ui/overlay/LayerStack.h"
 
 #include <QColorDialog>
 #include <QHBoxLayout>

@@ -1,4 +1,4 @@
-#include "docks/ParametersDock.h"
+#include "ui/docks/ParametersDock.h"
 
 #include <QComboBox>
 #include <QLabel>

@@ -1,8 +1,8 @@
-#include "docks/ResultsDock.h"
+#include "ui/docks/ResultsDock.h"
 
-#include "canvas/ImageCanvas.h"
-#include "overlay/OverlayLayer.h"
-#include "results/ResultsModel.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/overlay/OverlayLayer.h"
+#include "ui/results/ResultsModel.h"
 
 #include <QComboBox>
 #include <QHeaderView>

@@ -1,6 +1,6 @@
-#include "docks/TimingDock.h"
+#include "ui/docks/TimingDock.h"
 
-#include "results/TimingLog.h"
+#include "ui/results/TimingLog.h"
 
 #include <QAction>
 #include <QFileInfo>

@@ -1,11 +1,11 @@
-#include "export/ExportActions.h"
+#include "ui/export/ExportActions.h"
 
-#include "AppContext.h"
-#include "MainWindow.h"
-#include "export/ExportResultsDialog.h"
-#include "export/TimingExport.h"
-#include "results/TimingLog.h"
-#include "util/Errors.h"
+#include "ui/AppContext.h"
+#include "ui/MainWindow.h"
+#include "ui/export/ExportResultsDialog.h"
+#include "ui/export/TimingExport.h"
+#include "ui/results/TimingLog.h"
+#include "core/util/Errors.h"
 
 #include <QAction>
 #include <QDir>

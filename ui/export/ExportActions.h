@@ -4,8 +4,8 @@
 // same calls without dialogs serve tests and scripts.
 #pragma once
 
-#include "export/ResultExport.h"
-#include "export/ViewExport.h"
+#include "ui/export/ResultExport.h"
+#include "ui/export/ViewExport.h"
 
 #include <QList>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "export/ExportResultsDialog.h"
+#include "ui/export/ExportResultsDialog.h"
 
-#include "algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponent.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,7 +2,7 @@
 // (DS9 region file, GeoJSON for QuPath, CSV, the component mask PNG), DS9's coordinate system, and where.
 #pragma once
 
-#include "export/ResultExport.h"
+#include "ui/export/ResultExport.h"
 
 #include <QDialog>
 

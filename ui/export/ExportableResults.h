@@ -2,8 +2,8 @@
 // (the exporters' input), the layers that show them, and a common component's mask for the mask PNG.
 #pragma once
 
-#include "export/ExportRegions.h"
-#include "overlay/OverlayLayer.h"
+#include "core/export/ExportRegions.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QPointer>
 #include <QString>

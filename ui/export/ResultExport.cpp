@@ -1,11 +1,11 @@
-#include "export/ResultExport.h"
+#include "ui/export/ResultExport.h"
 
-#include "algo/common/CommonComponent.h"
-#include "export/MaskPng.h"
-#include "io/Image.h"
-#include "modules/AnalysisModule.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/export/MaskPng.h"
+#include "core/io/Image.h"
+#include "ui/modules/AnalysisModule.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <string>
 #include <utility>

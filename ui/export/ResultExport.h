@@ -3,8 +3,8 @@
 // for QuPath, CSV, and a common component's mask as PNG — each atomically.
 #pragma once
 
-#include "export/ExportRegions.h"
-#include "export/ExportableResults.h"
+#include "core/export/ExportRegions.h"
+#include "ui/export/ExportableResults.h"
 
 #include <QList>
 #include <QString>

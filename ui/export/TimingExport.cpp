@@ -1,9 +1,9 @@
-#include "export/TimingExport.h"
+#include "ui/export/TimingExport.h"
 
-#include "jobs/Backend.h"
-#include "results/TimingLog.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "core/jobs/Backend.h"
+#include "ui/results/TimingLog.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <QRegularExpression>
 

@@ -2,7 +2,7 @@
 // self-contained HTML page (with the core's charts), JSON and CSV, each atomically.
 #pragma once
 
-#include "export/TimingReport.h"
+#include "core/export/TimingReport.h"
 
 #include <QString>
 #include <QStringList>

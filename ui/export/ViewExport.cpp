@@ -1,11 +1,11 @@
-#include "export/ViewExport.h"
+#include "ui/export/ViewExport.h"
 
-#include "AppContext.h"
-#include "canvas/ImageCanvas.h"
-#include "display/DisplayPipeline.h"
-#include "overlay/LayerStack.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "ui/AppContext.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/display/DisplayPipeline.h"
+#include "ui/overlay/LayerStack.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <QBuffer>
 #include <QPainter>

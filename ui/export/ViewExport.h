@@ -3,7 +3,7 @@
 // the image embedded and the overlays as vector shapes. Files are written atomically.
 #pragma once
 
-#include "canvas/ViewTransform.h"
+#include "ui/canvas/ViewTransform.h"
 
 #include <QByteArray>
 #include <QImage>

@@ -1,6 +1,6 @@
-#include "jobs/JobRunner.h"
+#include "ui/jobs/JobRunner.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

@@ -2,7 +2,7 @@
 // Cancel through the job's JobControl, and one signal for each way a job can end.
 #pragma once
 
-#include "jobs/JobControl.h"
+#include "core/jobs/JobControl.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>

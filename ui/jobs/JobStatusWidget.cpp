@@ -1,6 +1,6 @@
-#include "jobs/JobStatusWidget.h"
+#include "ui/jobs/JobStatusWidget.h"
 
-#include "jobs/JobRunner.h"
+#include "ui/jobs/JobRunner.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

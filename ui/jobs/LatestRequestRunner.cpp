@@ -1,7 +1,7 @@
-#include "jobs/LatestRequestRunner.h"
+#include "ui/jobs/LatestRequestRunner.h"
 
-#include "jobs/JobRunner.h"
-#include "util/Errors.h"
+#include "ui/jobs/JobRunner.h"
+#include "core/util/Errors.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

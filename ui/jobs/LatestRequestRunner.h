@@ -3,7 +3,7 @@
 // replaces any waiting one; the caller keeps showing the previous result until the newest arrives.
 #pragma once
 
-#include "jobs/JobControl.h"
+#include "core/jobs/JobControl.h"
 
 #include <QFutureWatcher>
 #include <QObject>

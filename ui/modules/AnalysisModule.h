@@ -3,8 +3,8 @@
 // registers every module in one place, one line each (MainWindow::registerModules).
 #pragma once
 
-#include "export/ExportableResults.h"
-#include "session/SessionInputs.h"
+#include "ui/export/ExportableResults.h"
+#include "ui/session/SessionInputs.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "modules/BrightestLayers.h"
+#include "ui/modules/BrightestLayers.h"
 
 #include <QFontMetricsF>
 #include <QHash>

@@ -2,8 +2,8 @@
 // screen space), the legend of a pivot sweep, and the hatched exclusion shapes the search must avoid.
 #pragma once
 
-#include "overlay/OverlayLayer.h"
-#include "overlay/ShapeLayer.h"
+#include "ui/overlay/OverlayLayer.h"
+#include "ui/overlay/ShapeLayer.h"
 
 #include <QPointer>
 #include <QRect>

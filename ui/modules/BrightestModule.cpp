@@ -1,15 +1,15 @@
-#include "modules/BrightestModule.h"
+#include "ui/modules/BrightestModule.h"
 
-#include "AppContext.h"
-#include "canvas/ImageCanvas.h"
-#include "canvas/ShapeTools.h"
-#include "docks/ResultsDock.h"
-#include "jobs/JobRunner.h"
-#include "modules/BrightestPanel.h"
-#include "overlay/LayerStack.h"
-#include "overlay/ShapeLayer.h"
-#include "results/ResultsModel.h"
-#include "results/TimingLog.h"
+#include "ui/AppContext.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/canvas/ShapeTools.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/modules/BrightestPanel.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/overlay/ShapeLayer.h"
+#include "ui/results/ResultsModel.h"
+#include "ui/results/TimingLog.h"
 
 #include <QAction>
 #include <QListWidget>

@@ -3,9 +3,9 @@
 // runPivotSweep as a job and shows the regions as overlay layers, result rows and timing records.
 #pragma once
 
-#include "algo/brightest/Brightest.h"
-#include "modules/AnalysisModule.h"
-#include "modules/BrightestLayers.h"
+#include "core/algo/brightest/Brightest.h"
+#include "ui/modules/AnalysisModule.h"
+#include "ui/modules/BrightestLayers.h"
 
 #include <QPointer>
 #include <QPolygonF>

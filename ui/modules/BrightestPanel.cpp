@@ -1,6 +1,6 @@
-#include "modules/BrightestPanel.h"
+#include "ui/modules/BrightestPanel.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

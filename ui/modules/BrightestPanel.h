@@ -2,8 +2,8 @@
 // sweep list, the region of interest and the exclusion list, and a status line for the last run.
 #pragma once
 
-#include "algo/brightest/Brightest.h"
-#include "jobs/Backend.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/jobs/Backend.h"
 
 #include <QWidget>
 

@@ -1,12 +1,12 @@
 // BrightestModule's exports and sessions: its runs as core regions, and its panel, ROI, exclusions and
 // runs (with their results) as JSON and back.
-#include "modules/BrightestModule.h"
+#include "ui/modules/BrightestModule.h"
 
-#include "AppContext.h"
-#include "export/CsvTable.h"
-#include "modules/BrightestPanel.h"
-#include "results/ResultsModel.h"
-#include "session/SessionJson.h"
+#include "ui/AppContext.h"
+#include "core/export/CsvTable.h"
+#include "ui/modules/BrightestPanel.h"
+#include "ui/results/ResultsModel.h"
+#include "ui/session/SessionJson.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,7 +1,7 @@
-#include "modules/CommonComponentLayers.h"
+#include "ui/modules/CommonComponentLayers.h"
 
-#include "display/DisplayPipeline.h"
-#include "overlay/ShapeLayer.h"
+#include "ui/display/DisplayPipeline.h"
+#include "ui/overlay/ShapeLayer.h"
 
 #include <QPainter>
 #include <QPen>

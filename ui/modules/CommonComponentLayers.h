@@ -2,8 +2,8 @@
 // or over it at the found offset, and the component itself (tint plus outline) placed on either image.
 #pragma once
 
-#include "overlay/MaskLayer.h"
-#include "overlay/OverlayLayer.h"
+#include "ui/overlay/MaskLayer.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QLineF>
 #include <QRect>

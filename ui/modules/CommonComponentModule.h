@@ -3,8 +3,8 @@
 // blended over A at the found offset, plus a results row and a timing record per run.
 #pragma once
 
-#include "algo/common/CommonComponent.h"
-#include "modules/AnalysisModule.h"
+#include "core/algo/common/CommonComponent.h"
+#include "ui/modules/AnalysisModule.h"
 
 #include <QPoint>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "modules/CommonComponentPanel.h"
+#include "ui/modules/CommonComponentPanel.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -3,7 +3,7 @@
 // B's opacity), a one-line summary of the last result and B's value under the cursor.
 #pragma once
 
-#include "jobs/Backend.h"
+#include "core/jobs/Backend.h"
 
 #include <QWidget>
 

@@ -1,15 +1,15 @@
 // CommonComponentModule's exports and sessions: the shown component as a core region (and its mask for
 // the mask PNG), and image B, the parameters, the view and the result (mask included) as JSON and back.
-#include "modules/CommonComponentModule.h"
+#include "ui/modules/CommonComponentModule.h"
 
-#include "AppContext.h"
-#include "canvas/ImageCanvas.h"
-#include "export/CsvTable.h"
-#include "modules/CommonComponentLayers.h"
-#include "modules/CommonComponentPanel.h"
-#include "overlay/LayerStack.h"
-#include "session/SessionJson.h"
-#include "util/Errors.h"
+#include "ui/AppContext.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "core/export/CsvTable.h"
+#include "ui/modules/CommonComponentLayers.h"
+#include "ui/modules/CommonComponentPanel.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/session/SessionJson.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 

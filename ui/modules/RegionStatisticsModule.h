@@ -3,9 +3,9 @@
 // dock linked to a layer, timing dock), and the example to copy when adding an algorithm.
 #pragma once
 
-#include "modules/AnalysisModule.h"
-#include "overlay/ShapeLayer.h"
-#include "results/ResultsModel.h"
+#include "ui/modules/AnalysisModule.h"
+#include "ui/overlay/ShapeLayer.h"
+#include "ui/results/ResultsModel.h"
 
 #include <QPointer>
 #include <QRect>

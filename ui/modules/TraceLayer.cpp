@@ -1,4 +1,4 @@
-#include "modules/TraceLayer.h"
+#include "ui/modules/TraceLayer.h"
 
 #include <QPainter>
 

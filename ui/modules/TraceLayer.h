@@ -2,7 +2,7 @@
 // rows), drawn over a dark halo so that a thin line stays readable on bright roads and dark water alike.
 #pragma once
 
-#include "overlay/ShapeLayer.h"
+#include "ui/overlay/ShapeLayer.h"
 
 namespace glint::ui {
 

@@ -3,12 +3,12 @@
 // position wins), and each finished trace becomes an overlay polyline, a results row and a timing record.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
-#include "jobs/Timing.h"
-#include "modules/AnalysisModule.h"
-#include "modules/TraceLayer.h"
-#include "modules/TracePanel.h"
-#include "results/ResultsModel.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/jobs/Timing.h"
+#include "ui/modules/AnalysisModule.h"
+#include "ui/modules/TraceLayer.h"
+#include "ui/modules/TracePanel.h"
+#include "ui/results/ResultsModel.h"
 
 #include <QPointF>
 #include <QPointer>

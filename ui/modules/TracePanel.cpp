@@ -1,4 +1,4 @@
-#include "modules/TracePanel.h"
+#include "ui/modules/TracePanel.h"
 
 #include <QCheckBox>
 #include <QComboBox>

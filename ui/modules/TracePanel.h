@@ -2,8 +2,8 @@
 // angle, score mode with ridge width and polarity, backend) and the panel that edits them.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
-#include "jobs/Backend.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/jobs/Backend.h"
 
 #include <QString>
 #include <QWidget>

@@ -1,10 +1,10 @@
 // TraceModule's exports and sessions: the finished traces as core regions, and the settings and traces
 // (with their legs, so that nothing is traced again) as JSON and back.
-#include "modules/TraceModule.h"
+#include "ui/modules/TraceModule.h"
 
-#include "AppContext.h"
-#include "session/SessionJson.h"
-#include "util/Errors.h"
+#include "ui/AppContext.h"
+#include "ui/session/SessionJson.h"
+#include "core/util/Errors.h"
 
 namespace glint::ui {
 

@@ -1,4 +1,4 @@
-#include "modules/TraceTool.h"
+#include "ui/modules/TraceTool.h"
 
 #include <QKeyEvent>
 #include <QPainter>

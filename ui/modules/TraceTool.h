@@ -2,7 +2,7 @@
 // module, and the drawing of the trace in progress (fixed legs, the live leg, clicks, guides).
 #pragma once
 
-#include "canvas/CanvasTool.h"
+#include "ui/canvas/CanvasTool.h"
 
 #include <QLineF>
 #include <QList>

@@ -1,7 +1,7 @@
-#include "modules/TraceWorker.h"
+#include "ui/modules/TraceWorker.h"
 
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <chrono>
 

@@ -2,8 +2,8 @@
 // backend bound to it, built on first use and then shared by every live and fixed trace on that image.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
-#include "jobs/Timing.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/jobs/Timing.h"
 
 #include <functional>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "overlay/LayerStack.h"
+#include "ui/overlay/LayerStack.h"
 
 #include <algorithm>
 #include <utility>

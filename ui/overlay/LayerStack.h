@@ -2,7 +2,7 @@
 // Layers are owned by the stack once added.
 #pragma once
 
-#include "overlay/OverlayLayer.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QList>
 #include <QObject>

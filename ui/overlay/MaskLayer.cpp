@@ -1,4 +1,4 @@
-#include "overlay/MaskLayer.h"
+#include "ui/overlay/MaskLayer.h"
 
 #include <QPainter>
 

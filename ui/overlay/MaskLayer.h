@@ -2,7 +2,7 @@
 // exclusion raster), optionally placed at an offset in the image frame.
 #pragma once
 
-#include "overlay/OverlayLayer.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QImage>
 

@@ -1,4 +1,4 @@
-#include "overlay/OverlayLayer.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QPainter>
 

@@ -2,7 +2,7 @@
 // optional selected item and hit-testing, painted in image coordinates through one ViewTransform.
 #pragma once
 
-#include "canvas/ViewTransform.h"
+#include "ui/canvas/ViewTransform.h"
 
 #include <QColor>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "overlay/ShapeLayer.h"
+#include "ui/overlay/ShapeLayer.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

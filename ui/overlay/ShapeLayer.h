@@ -3,7 +3,7 @@
 // (regions, traces), ROIs and exclusion shapes are all ShapeLayers.
 #pragma once
 
-#include "overlay/OverlayLayer.h"
+#include "ui/overlay/OverlayLayer.h"
 
 #include <QPolygonF>
 #include <QRect>

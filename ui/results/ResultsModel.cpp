@@ -1,4 +1,4 @@
-#include "results/ResultsModel.h"
+#include "ui/results/ResultsModel.h"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
-#include "results/TimingLog.h"
+#include "ui/results/TimingLog.h"
 
-#include "io/Image.h"
-#include "jobs/JobControl.h"
+#include "core/io/Image.h"
+#include "core/jobs/JobControl.h"
 
 namespace glint::ui {
 

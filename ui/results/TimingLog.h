@@ -3,8 +3,8 @@
 // reference run of the same algorithm on the same image with the same parameters.
 #pragma once
 
-#include "jobs/Backend.h"
-#include "jobs/Timing.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/Timing.h"
 
 #include <QDateTime>
 #include <QObject>

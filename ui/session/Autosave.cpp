@@ -1,7 +1,7 @@
-#include "session/Autosave.h"
+#include "ui/session/Autosave.h"
 
-#include "session/Session.h"
-#include "util/AtomicFile.h"
+#include "ui/session/Session.h"
+#include "core/util/AtomicFile.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

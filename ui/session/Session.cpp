@@ -1,16 +1,16 @@
-#include "session/Session.h"
+#include "ui/session/Session.h"
 
-#include "AppContext.h"
-#include "MainWindow.h"
-#include "canvas/ImageCanvas.h"
-#include "docks/ResultsDock.h"
-#include "jobs/JobRunner.h"
-#include "modules/AnalysisModule.h"
-#include "overlay/LayerStack.h"
-#include "results/TimingLog.h"
-#include "session/SessionJson.h"
-#include "util/AtomicFile.h"
-#include "util/Errors.h"
+#include "ui/AppContext.h"
+#include "ui/MainWindow.h"
+#include "ui/canvas/ImageCanvas.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/modules/AnalysisModule.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/TimingLog.h"
+#include "ui/session/SessionJson.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
 
 #include <QDir>
 #include <QFile>

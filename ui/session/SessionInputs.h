@@ -2,8 +2,8 @@
 // session loads them all before it applies anything, so that a missing file leaves the window as it was.
 #pragma once
 
-#include "io/Image.h"
-#include "io/ImageLoader.h"
+#include "core/io/Image.h"
+#include "core/io/ImageLoader.h"
 
 #include <QHash>
 #include <QString>

@@ -1,7 +1,7 @@
-#include "session/SessionJson.h"
+#include "ui/session/SessionJson.h"
 
-#include "results/TimingLog.h"
-#include "util/Errors.h"
+#include "ui/results/TimingLog.h"
+#include "core/util/Errors.h"
 
 #include <QByteArray>
 

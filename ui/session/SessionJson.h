@@ -3,11 +3,11 @@
 // the field) so that a damaged session is refused before anything is applied.
 #pragma once
 
-#include "algo/brightest/Brightest.h"
-#include "algo/common/CommonComponent.h"
-#include "algo/trace/LineTrace.h"
-#include "display/Display.h"
-#include "jobs/Backend.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/display/Display.h"
+#include "core/jobs/Backend.h"
 
 #include <QColor>
 #include <QJsonArray>

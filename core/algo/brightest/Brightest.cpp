@@ -1,10 +1,10 @@
-#include "algo/brightest/Brightest.h"
+#include "core/algo/brightest/Brightest.h"
 
-#include "algo/brightest/MaxSubarray.h"
-#include "algo/brightest/WorkArray.h"
-#include "algo/kmax/KMax.h"
-#include "io/Image.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
 
 #include <charconv>
 #include <chrono>

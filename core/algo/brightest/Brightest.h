@@ -2,8 +2,8 @@
 // the included pixels. The job functions here are what the CLI, the window and the bench call.
 #pragma once
 
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstdint>
 #include <string>

@@ -2,8 +2,8 @@
 // the blocking index of excluded cells, the exact Kadane scan of one strip, and the tie-break rule.
 #pragma once
 
-#include "algo/brightest/WorkArray.h"
-#include "jobs/JobControl.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,10 +4,10 @@
 // times one panel of bottoms (register blocking); the arithmetic per lane is the reference's, so the
 // results agree bit for bit. For K regions the per-strip maxima are kept and only the strips that
 // cross a removed region are computed again.
-#include "algo/brightest/MaxSubarray.h"
+#include "core/algo/brightest/MaxSubarray.h"
 
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,8 +1,8 @@
 // The reference backend: the papers' plain O(rows^2 * cols) algorithm on one thread (column prefix
 // sums, then Kadane's scan of every strip). It is the oracle of the tests and the speed-up baseline.
-#include "algo/brightest/MaxSubarray.h"
+#include "core/algo/brightest/MaxSubarray.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 

@@ -1,11 +1,11 @@
-#include "algo/brightest/WorkArray.h"
+#include "core/algo/brightest/WorkArray.h"
 
-#include "algo/kmax/KMaxKeys.h"
+#include "core/algo/kmax/KMaxKeys.h"
 
-#include "io/Image.h"
-#include "io/ImageStats.h"
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/io/Image.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // ROI crop, the exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
 #pragma once
 
-#include "algo/brightest/Brightest.h"
+#include "core/algo/brightest/Brightest.h"
 
 #include <cstddef>
 #include <cstdint>

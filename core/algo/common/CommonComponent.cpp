@@ -1,6 +1,6 @@
-#include "algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponent.h"
 
-#include "util/Errors.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,9 +2,9 @@
 // set of pixels where image A matches image B shifted by that offset. Interface, result and job function.
 #pragma once
 
-#include "io/Image.h"
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/io/Image.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "algo/common/CommonComponentCases.h"
+#include "core/algo/common/CommonComponentCases.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // looking fractal-noise picture (a known answer), and pairs of random images with few values.
 #pragma once
 
-#include "io/Image.h"
+#include "core/io/Image.h"
 
 #include <cstdint>
 #include <utility>

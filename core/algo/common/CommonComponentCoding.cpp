@@ -1,7 +1,7 @@
-#include "algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonComponentCoding.h"
 
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // seeds that find a strong first candidate, and the final component mask.
 #pragma once
 
-#include "algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponent.h"
 
 #include <cstddef>
 #include <cstdint>

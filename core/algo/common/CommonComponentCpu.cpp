@@ -2,11 +2,11 @@
 // first component; then every offset whose overlap area can beat it gets a bound (pixels whose quantised
 // codes agree, 64 per popcount); offsets whose bound beats the best get their exact match count, and
 // those whose count beats it are labelled, in decreasing bound order, until no bound can beat the best.
-#include "algo/common/CommonComponent.h"
-#include "algo/common/CommonComponentCoding.h"
-#include "algo/common/StripLabellerCpu.h"
-#include "util/Errors.h"
-#include "util/Parallel.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/StripLabellerCpu.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,6 @@
 // The reference backend: every offset, its match mask, and a breadth-first labelling. Plain and
 // obviously right; the oracle of the tests and the baseline of the speed-ups.
-#include "algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponent.h"
 
 #include <algorithm>
 #include <vector>

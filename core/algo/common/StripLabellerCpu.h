@@ -3,7 +3,7 @@
 // tests can force many strips and exercise the carry between them.
 #pragma once
 
-#include "algo/common/StripLabeller.h"
+#include "core/algo/common/StripLabeller.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,10 +1,10 @@
 // The K-MSP job functions (1-D and overlap rectangles), the 1-D input builders, the canonical 1-D prefix
 // sums and the segment / rectangle counts that bound every result list.
-#include "algo/kmax/KMax.h"
+#include "core/algo/kmax/KMax.h"
 
-#include "algo/brightest/WorkArray.h"
-#include "io/Image.h"
-#include "util/Errors.h"
+#include "core/algo/brightest/WorkArray.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,10 +2,10 @@
 // (glint-cli kmax1d) or over all distinct rectangles of an image's work array (brightest --mode overlap).
 #pragma once
 
-#include "algo/brightest/Brightest.h"
-#include "algo/brightest/MaxSubarray.h"
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/MaxSubarray.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstddef>
 #include <cstdint>

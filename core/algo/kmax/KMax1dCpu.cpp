@@ -3,9 +3,9 @@
 // the k ends with the largest best sums (found through a log-spaced histogram of their distance below
 // the best, then an exact selection in the boundary bucket) enter the heap, which then yields the k
 // largest sums in order. Range minima by a block sparse table.
-#include "algo/kmax/KMax.h"
-#include "algo/kmax/KMaxKeys.h"
-#include "algo/kmax/SegmentHeap.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/algo/kmax/KMaxKeys.h"
+#include "core/algo/kmax/SegmentHeap.h"
 
 #include <algorithm>
 #include <array>

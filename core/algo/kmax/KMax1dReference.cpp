@@ -1,8 +1,8 @@
 // The 1-D reference backend, the oracle of the tests: one heap entry per end index holding the best sum
 // ending there (its smallest earlier prefix, by a segment tree); each pop yields the largest sum left
 // and splits its range of starts in two. O(n log n + k log n), one thread.
-#include "algo/kmax/KMax.h"
-#include "algo/kmax/SegmentHeap.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/algo/kmax/SegmentHeap.h"
 
 namespace glint {
 

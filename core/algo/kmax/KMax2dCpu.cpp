@@ -2,10 +2,10 @@
 // the strips; strips are then taken best first, each a 1-D problem whose rectangles go best-first into
 // one top-k list, until no strip left can beat the list's k-th sum. Typically only a few hundred strips
 // are opened, so the cost is that of the strip maxima.
-#include "algo/kmax/KMax.h"
-#include "algo/kmax/StripSearch.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/algo/kmax/StripSearch.h"
 
-#include "algo/brightest/WorkArray.h"
+#include "core/algo/brightest/WorkArray.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // The 2-D reference backend, the oracle of the tests: every strip (pair of rows) in turn as a 1-D
 // problem over its column sums, its rectangles handed best-first to one top-k list; a strip whose best
 // rectangle cannot enter the list is passed over. O(rows^2 cols) on one thread.
-#include "algo/kmax/KMax.h"
-#include "algo/kmax/StripSearch.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/algo/kmax/StripSearch.h"
 
-#include "algo/brightest/WorkArray.h"
+#include "core/algo/brightest/WorkArray.h"
 
 namespace glint {
 

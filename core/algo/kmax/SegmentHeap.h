@@ -2,8 +2,8 @@
 // backends: the sums p[j] - p[i] (lo(j) <= i < j) come out in decreasing order, one heap pop each.
 #pragma once
 
-#include "algo/kmax/KMax.h"
-#include "jobs/JobControl.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/jobs/JobControl.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,8 +3,8 @@
 // that excluded cells block, and the best-first hand-over of its rectangles to a top-k list.
 #pragma once
 
-#include "algo/brightest/MaxSubarray.h"
-#include "algo/kmax/SegmentHeap.h"
+#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/kmax/SegmentHeap.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
-#include "algo/trace/LineTrace.h"
+#include "core/algo/trace/LineTrace.h"
 
-#include "algo/trace/TraceGeometry.h"
-#include "util/Errors.h"
+#include "core/algo/trace/TraceGeometry.h"
+#include "core/util/Errors.h"
 
 #include <chrono>
 #include <cmath>

@@ -2,9 +2,9 @@
 // and result of a trace, and the backend interface that the reference, CPU and CUDA implementations share.
 #pragma once
 
-#include "io/Image.h"
-#include "jobs/Backend.h"
-#include "jobs/JobControl.h"
+#include "core/io/Image.h"
+#include "core/jobs/Backend.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,10 +1,10 @@
 // The fast CPU trace: segment scores in float on all cores, then a DP whose every step is O(d^2): for a
 // fixed current point c the feasible predecessors of the turn towards x form one interval that only
 // moves one way as x moves, so a monotone deque gives each range maximum in amortised O(1).
-#include "algo/trace/LineTrace.h"
-#include "algo/trace/TraceGeometry.h"
-#include "algo/trace/TraceSampling.h"
-#include "util/Parallel.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceGeometry.h"
+#include "core/algo/trace/TraceSampling.h"
+#include "core/util/Parallel.h"
 
 #include <cstdint>
 #include <limits>

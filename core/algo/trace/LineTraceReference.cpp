@@ -1,7 +1,7 @@
 // The reference trace: every segment scored in double precision, and a plain dynamic programme over
 // (previous point, current point) pairs that tries every predecessor of every turn: O(n d^3).
-#include "algo/trace/LineTrace.h"
-#include "algo/trace/TraceGeometry.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceGeometry.h"
 
 #include <limits>
 

@@ -1,9 +1,9 @@
 // The score fields of the three modes: Sobel gradient (magnitude), thresholded unit gradient (sine), and
 // Steger's Hessian line measure with the line normal (ridge).
-#include "algo/trace/LineTrace.h"
+#include "core/algo/trace/LineTrace.h"
 
-#include "io/ImageStats.h"
-#include "util/Errors.h"
+#include "core/io/ImageStats.h"
+#include "core/util/Errors.h"
 
 #include <opencv2/imgproc.hpp>
 

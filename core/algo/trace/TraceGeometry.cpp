@@ -1,4 +1,4 @@
-#include "algo/trace/TraceGeometry.h"
+#include "core/algo/trace/TraceGeometry.h"
 
 #include <algorithm>
 #include <cmath>

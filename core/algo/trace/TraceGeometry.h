@@ -2,7 +2,7 @@
 // guide points, the shape of every possible segment, the turn angles and the feasible-turn intervals.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
+#include "core/algo/trace/LineTrace.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "algo/trace/TraceSampling.h"
+#include "core/algo/trace/TraceSampling.h"
 
 #include <algorithm>
 

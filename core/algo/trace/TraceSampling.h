@@ -2,8 +2,8 @@
 // field and the per-segment sample sum, computed relative to an integer origin to keep float precision.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
-#include "algo/trace/TraceGeometry.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceGeometry.h"
 
 #include <cmath>
 #include <cstdint>

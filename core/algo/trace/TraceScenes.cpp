@@ -1,4 +1,4 @@
-#include "algo/trace/TraceScenes.h"
+#include "core/algo/trace/TraceScenes.h"
 
 #include <algorithm>
 #include <cmath>

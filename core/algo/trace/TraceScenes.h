@@ -2,8 +2,8 @@
 // rivers of a given width along a curve, and a curved boundary between two textures, with noise and clutter.
 #pragma once
 
-#include "algo/trace/LineTrace.h"
-#include "io/Image.h"
+#include "core/algo/trace/LineTrace.h"
+#include "core/io/Image.h"
 
 #include <cstdint>
 #include <string>
