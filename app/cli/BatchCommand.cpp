@@ -1,9 +1,6 @@
 // glint-cli batch: one algorithm over many files (named, or directly inside named folders) into one CSV,
 // with a progress line, bad files reported and skipped, and --shard I/N for cluster job arrays.
-#include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
-#include "core/algo/trace/LineTrace.h"
-#include "app/cli/Args.h"
+#include "core/algo/Algorithm.h"
 #include "app/cli/Commands.h"
 #include "core/export/CsvTable.h"
 #include "core/io/ImageLoader.h"
@@ -30,16 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Options of each algorithm; anything else given with --algo X is a usage error.
-const std::map<std::string, std::set<std::string>> kAlgoOptions = {
-    {"info", {}},
-    {"brightest", {"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon", "--backend"}},
-    {"trace",
-     {"--from", "--to", "--via", "--guides", "--points", "--half-width", "--max-angle", "--score", "--width",
-      "--polarity", "--backend"}},
-    {"common", {"--with", "--tolerance", "--max-shift", "--backend"}},
-};
-const std::set<std::string> kSharedOptions = {"--algo", "--out", "--shard", "--hdu", "--plane", "--frame"};
+const std::set<std::string> kSharedOptions = {"--algo", "--out", "--shard", "--hdu", "--plane", "--frame", "--backend"};
 
 // One file's rows (a row per region, trace or component) or an exception for a bad file.
 using FileRunner = std::function<void(const std::string& path, const Image& image, CsvTable& table)>;
@@ -74,121 +62,31 @@ BatchAlgorithm infoAlgorithm() {
     return algo;
 }
 
-BatchAlgorithm brightestAlgorithm(const ParsedArgs& a, Backend backend) {
-    BrightestParams params;
-    if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
-    if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
-    if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
-    if (auto v = a.value("--roi")) {
-        params.hasRoi = true;
-        params.roi = parseRect(*v, "--roi");
-    }
-    for (const auto& v : a.values("--exclude")) params.excludeRects.push_back(parseRect(v, "--exclude"));
-    for (const auto& v : a.values("--exclude-polygon")) {
-        const std::vector<double> xy = parseNumberList(v, "--exclude-polygon", 0);
-        PixelPolygon polygon;
-        for (std::size_t i = 0; i + 1 < xy.size(); i += 2) polygon.points.emplace_back(xy[i], xy[i + 1]);
-        params.excludePolygons.push_back(std::move(polygon));
+// Any image algorithm through its descriptor: the parameters once, then each file's rows.
+BatchAlgorithm descriptorAlgorithm(const Algorithm& algorithm, const ParsedArgs& a, Backend backend,
+                                   const LoadOptions& load) {
+    std::shared_ptr<const AlgorithmTask> task = algorithm.prepare(a);
+    AlgorithmInputs shared;
+    if (algorithm.imageCount() == 2) {
+        if (!a.has("--with"))
+            throw UsageError(std::string("batch --algo ") + algorithm.name() +
+                             " needs --with IMAGE_B (the image every file is compared with)");
+        shared.secondPath = *a.value("--with");
+        shared.second = std::make_shared<const Image>(loadImage(shared.secondPath, load)); // a bad B stops the run
     }
     BatchAlgorithm algo;
-    algo.columns = {"image_width", "image_height", "backend", "pivot", "pivot_spec", "mode", "rank",
-                    "x", "y", "width", "height", "sum", "mean", "pixels"};
-    algo.run = [params, backend](const std::string& path, const Image& image, CsvTable& table) {
+    algo.columns = algorithm.csvColumns();
+    algo.run = [task, shared, backend](const std::string& path, const Image& image, CsvTable& table) {
+        AlgorithmInputs inputs = shared;
+        inputs.path = path;
+        inputs.image = &image;
         JobControl job;
-        const BrightestResult r = runBrightest(image, params, backend, job);
-        const std::vector<std::string> head = {path, std::to_string(image.width()), std::to_string(image.height()),
-                                               backendName(r.backend), num(r.pivot), r.pivotSpec.text(),
-                                               brightestModeName(r.mode)};
-        if (r.regions.empty()) {
-            std::vector<std::string> row = head;
+        const std::unique_ptr<AlgorithmOutcome> outcome = task->run(inputs, backend, job);
+        for (std::vector<std::string> row : outcome->csvRows()) {
+            row.insert(row.begin(), path);
             row.resize(table.header().size());
-            table.addRow(std::move(row)); // the file was done: no region has a positive sum
-        }
-        for (const BrightestRegion& g : r.regions) {
-            std::vector<std::string> row = head;
-            for (const std::string& f :
-                 {std::to_string(g.rank), std::to_string(g.x), std::to_string(g.y), std::to_string(g.width),
-                  std::to_string(g.height), g.exactInteger ? std::to_string(g.sumInt) : num(g.sum),
-                  num(r.regionMean(g)), std::to_string(g.pixels())})
-                row.push_back(f);
             table.addRow(std::move(row));
         }
-    };
-    return algo;
-}
-
-BatchAlgorithm traceAlgorithm(const ParsedArgs& a, Backend backend) {
-    if (!a.has("--from") || !a.has("--to")) throw UsageError("batch --algo trace needs --from X,Y and --to X,Y");
-    auto point = [](const std::string& text, const std::string& option) {
-        const auto v = parseNumberList(text, option, 2);
-        return TracePoint{v[0], v[1]};
-    };
-    std::vector<TracePoint> clicks{point(*a.value("--from"), "--from")};
-    for (const auto& v : a.values("--via")) clicks.push_back(point(v, "--via"));
-    clicks.push_back(point(*a.value("--to"), "--to"));
-    TraceParams params;
-    params.guides = intOption(a, "--guides", -1000000000, 1000000000, params.guides);
-    params.points = intOption(a, "--points", -1000000000, 1000000000, params.points);
-    if (auto v = a.value("--half-width")) {
-        params.halfWidth = parseNumber(*v, "--half-width");
-        if (params.halfWidth <= 0.0) throw UsageError("option '--half-width' must be more than 0");
-    }
-    if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
-    validateTraceParams(params);
-    TraceFieldOptions fieldOptions;
-    if (auto v = a.value("--score")) fieldOptions.score = parseTraceScore(*v);
-    if (auto v = a.value("--width")) fieldOptions.lineWidth = parseNumber(*v, "--width");
-    if (auto v = a.value("--polarity")) fieldOptions.polarity = parseTracePolarity(*v);
-    validateTraceFieldOptions(fieldOptions);
-    const Backend resolved = BackendRegistry<LineTracer>::resolve(backend);
-    std::shared_ptr<LineTracer> tracer = BackendRegistry<LineTracer>::create(resolved);
-
-    BatchAlgorithm algo;
-    algo.columns = {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
-    algo.run = [=](const std::string& path, const Image& image, CsvTable& table) {
-        validateTracePoints(clicks, image.width(), image.height());
-        JobControl job;
-        tracer->setField(TraceField::compute(image, fieldOptions), job);
-        const TraceResult r = tracer->traceChain(clicks, params, job);
-        const auto line = r.polyline();
-        double length = 0.0;
-        std::string points;
-        for (std::size_t i = 0; i < line.size(); ++i) {
-            if (i) length += std::hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y);
-            points += (i ? ";" : "") + num(line[i].x) + " " + num(line[i].y);
-        }
-        table.addRow({path, std::to_string(image.width()), std::to_string(image.height()), backendName(resolved),
-                      num(r.score), std::to_string(r.legs.size()), num(length), points});
-    };
-    return algo;
-}
-
-BatchAlgorithm commonAlgorithm(const ParsedArgs& a, Backend backend, const LoadOptions& load) {
-    if (!a.has("--with")) throw UsageError("batch --algo common needs --with IMAGE_B (the image every file is compared with)");
-    CommonComponentParams params;
-    if (auto v = a.value("--tolerance")) {
-        params.tolerance = parseNumber(*v, "--tolerance");
-        if (params.tolerance < 0) throw UsageError("option '--tolerance' must be 0 or more");
-    }
-    if (auto v = a.value("--max-shift")) params.maxShift = parseInteger(*v, "--max-shift", 0, INT_MAX);
-    const std::string referencePath = *a.value("--with");
-    auto reference = std::make_shared<const Image>(loadImage(referencePath, load)); // a bad B stops the run (exit 3)
-    BatchAlgorithm algo;
-    algo.columns = {"reference", "backend", "found", "dx", "dy", "size", "bbox_x", "bbox_y", "bbox_width", "bbox_height",
-                    "tolerance"};
-    algo.run = [=](const std::string& path, const Image& image, CsvTable& table) {
-        try {
-            validateMaxShift(params.maxShift, image.width(), image.height(), reference->width(), reference->height());
-        } catch (const UsageError& e) {
-            throw UsageError(std::string("option '--max-shift': ") + e.what());
-        }
-        JobControl job;
-        Backend resolved = backend;
-        const CommonComponentResult r = findCommonComponent(image, *reference, params, backend, job, &resolved);
-        auto ifFound = [&](long long v) { return r.found ? std::to_string(v) : std::string(); };
-        table.addRow({path, referencePath, backendName(resolved), r.found ? "1" : "0", ifFound(r.dx), ifFound(r.dy),
-                      std::to_string(r.size), ifFound(r.bboxX), ifFound(r.bboxY), ifFound(r.bboxWidth),
-                      ifFound(r.bboxHeight), num(params.tolerance)});
     };
     return algo;
 }
@@ -256,17 +154,27 @@ std::string shortName(const std::string& path) {
 } // namespace
 
 int runBatch(const std::vector<std::string>& args) {
+    // Options of each algorithm (its descriptor's); anything else given with --algo X is a usage error.
+    std::map<std::string, std::set<std::string>> algoOptions = {{"info", {}}};
+    std::string names = "info";
+    for (const Algorithm* algorithm : algorithms()) {
+        std::set<std::string>& options = algoOptions[algorithm->name()];
+        for (const std::string& o : algorithm->options()) options.insert(o);
+        if (algorithm->imageCount() == 2) options.insert("--with");
+        names += std::string(", ") + algorithm->name();
+    }
     std::set<std::string> valueOptions = kSharedOptions;
-    for (const auto& [name, options] : kAlgoOptions) valueOptions.insert(options.begin(), options.end());
+    for (const auto& [name, options] : algoOptions) valueOptions.insert(options.begin(), options.end());
     const ParsedArgs a = parseArgs(args, {valueOptions, {}});
     const auto algoName = a.value("--algo");
-    if (!algoName) throw UsageError("batch needs --algo (info, brightest, trace or common)");
-    const auto algoOptions = kAlgoOptions.find(*algoName);
-    if (algoOptions == kAlgoOptions.end())
-        throw UsageError("unknown --algo '" + *algoName + "' (info, brightest, trace or common)");
+    if (!algoName) throw UsageError("batch needs --algo (" + names + ")");
+    const auto chosen = algoOptions.find(*algoName);
+    if (chosen == algoOptions.end()) throw UsageError("unknown --algo '" + *algoName + "' (" + names + ")");
     for (const std::string& option : valueOptions)
-        if (a.has(option) && !kSharedOptions.count(option) && !algoOptions->second.count(option))
+        if (a.has(option) && !kSharedOptions.count(option) && !chosen->second.count(option))
             throw UsageError("option '" + option + "' does not apply to --algo " + *algoName);
+    if (*algoName == "info" && a.has("--backend"))
+        throw UsageError("option '--backend' does not apply to --algo info");
     const auto outPath = a.value("--out");
     if (!outPath) throw UsageError("batch needs --out RESULTS.csv");
     if (a.positionals.empty()) throw UsageError("batch needs at least one FILE_OR_DIR");
@@ -287,11 +195,8 @@ int runBatch(const std::vector<std::string>& args) {
         if (!fs::is_directory(dir, ec)) throw OutputError("cannot write '" + *outPath + "': no such folder");
     }
 
-    BatchAlgorithm algo;
-    if (*algoName == "info") algo = infoAlgorithm();
-    else if (*algoName == "brightest") algo = brightestAlgorithm(a, backend);
-    else if (*algoName == "trace") algo = traceAlgorithm(a, backend);
-    else algo = commonAlgorithm(a, backend, load);
+    const BatchAlgorithm algo =
+        *algoName == "info" ? infoAlgorithm() : descriptorAlgorithm(*findAlgorithm(*algoName), a, backend, load);
     std::vector<std::string> header = {"path"};
     header.insert(header.end(), algo.columns.begin(), algo.columns.end());
     CsvTable table(header);

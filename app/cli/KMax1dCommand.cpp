@@ -1,7 +1,7 @@
 // glint-cli kmax1d: the K largest sums of distinct contiguous segments of a sequence: a file's values in
 // reading order (CSV/TXT, any image), or a random sequence.
 #include "core/algo/kmax/KMax.h"
-#include "app/cli/Args.h"
+#include "core/algo/Options.h"
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/ImageLoader.h"

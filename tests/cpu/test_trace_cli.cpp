@@ -11,6 +11,8 @@
 
 #include <cmath>
 
+#include <fitsio.h>
+
 using namespace glint;
 
 class TestTraceCli : public QObject {
@@ -30,6 +32,42 @@ private slots:
                 row << QString::number(std::fabs(y - 30 - 8 * std::sin(x / 14.0)) < 2.0 ? 200 : 20 + (x * 7 + y * 3) % 11);
             f.write(row.join(',').toUtf8() + "\n");
         }
+    }
+
+    // --hdu, --plane and --frame reach trace (and common) as they reach brightest: a FITS file with a
+    // horizontal line at y 12 in its primary HDU and at y 47 in its extension traces the line of the HDU
+    // asked for.
+    void hduOption() {
+        const QByteArray path = (test::tempDir() + "/two-hdus.fits").toUtf8();
+        fitsfile* f = nullptr;
+        int status = 0;
+        fits_create_file(&f, ("!" + path).constData(), &status);
+        long axes[2] = {80, 60};
+        for (int lineY : {12, 47}) {
+            std::vector<float> pixels(80 * 60);
+            for (int y = 0; y < 60; ++y)
+                for (int x = 0; x < 80; ++x) pixels[static_cast<std::size_t>(y) * 80 + x] = std::abs(y - lineY) <= 1 ? 100.0f : 1.0f + (x * 7 + y * 3) % 5;
+            fits_create_img(f, FLOAT_IMG, 2, axes, &status);
+            fits_write_img(f, TFLOAT, 1, static_cast<LONGLONG>(pixels.size()), pixels.data(), &status);
+        }
+        fits_close_file(f, &status);
+        QCOMPARE(status, 0);
+        for (int hdu : {0, 1}) {
+            const auto r = test::runCli({"trace", QString::fromUtf8(path), "--hdu", QString::number(hdu), "--from", "4,30",
+                                         "--to", "75,30", "--half-width", "28", "--score", "ridge", "--width", "3",
+                                         "--backend", "cpu", "--json", "-"});
+            QCOMPARE(r.exitCode, 0);
+            const QJsonArray points = QJsonDocument::fromJson(r.out).object()["points"].toArray();
+            QVERIFY(points.size() > 4);
+            const double midY = points[points.size() / 2].toArray()[1].toDouble();
+            QVERIFY2(std::fabs(midY - (hdu == 0 ? 12 : 47)) <= 1.5, qPrintable(QString::number(midY)));
+        }
+        const auto bad = test::runCli({"trace", QString::fromUtf8(path), "--hdu", "5", "--from", "4,30", "--to", "75,30"});
+        QCOMPARE(bad.exitCode, 3);
+        const auto common = test::runCli({"common", QString::fromUtf8(path), QString::fromUtf8(path), "--hdu", "1",
+                                          "--max-shift", "2", "--backend", "cpu", "--json", "-"});
+        QCOMPARE(common.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(common.out).object()["size"].toInteger(), 80 * 60);
     }
 
     void json() {

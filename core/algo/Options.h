@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace glint::cli {
+namespace glint {
 
 struct OptionSpec {
     std::set<std::string> valueOptions; // "--k", "--json", ... (take one value; may repeat)
@@ -52,4 +52,4 @@ std::vector<double> parseNumberList(const std::string& text, const std::string& 
 // "X,Y,W,H" in whole pixels with a positive width and height.
 PixelRect parseRect(const std::string& text, const std::string& option);
 
-} // namespace glint::cli
+} // namespace glint

@@ -1,4 +1,4 @@
-#include "app/cli/Args.h"
+#include "core/algo/Options.h"
 
 #include "core/algo/kmax/KMax.h"
 #include "core/util/Errors.h"
@@ -8,7 +8,7 @@
 #include <climits>
 #include <cmath>
 
-namespace glint::cli {
+namespace glint {
 
 std::optional<std::string> ParsedArgs::value(const std::string& option) const {
     auto it = options_.find(option);
@@ -138,4 +138,4 @@ PixelRect parseRect(const std::string& text, const std::string& option) {
     return r;
 }
 
-} // namespace glint::cli
+} // namespace glint

@@ -1,0 +1,80 @@
+// glint-cli brightest|trace|common: one image algorithm through its descriptor — parameters, images
+// (with --hdu/--plane/--frame), the run, and its outputs (JSON, overlay, regions, its own files, text).
+#include "app/cli/Commands.h"
+
+#include "core/algo/Algorithm.h"
+#include "core/io/ImageLoader.h"
+#include "core/util/Errors.h"
+
+#include <climits>
+#include <iostream>
+#include <set>
+
+namespace glint::cli {
+
+namespace {
+
+const std::vector<std::string> kSharedOptions = {"--backend", "--json",  "--overlay", "--regions",
+                                                 "--hdu",     "--plane", "--frame"};
+
+} // namespace
+
+std::string algorithmUsage(const Algorithm& algorithm) {
+    std::string usage = std::string("glint-cli ") + algorithm.name() +
+                        (algorithm.imageCount() == 2 ? " IMAGE_A IMAGE_B " : " IMAGE ") + algorithm.synopsis() +
+                        "\n          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
+    for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " OUT.png]";
+    usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]...";
+    return usage;
+}
+
+int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::string>& args) {
+    std::set<std::string> valueOptions(kSharedOptions.begin(), kSharedOptions.end());
+    for (const std::string& o : algorithm.options()) valueOptions.insert(o);
+    for (const std::string& o : algorithm.outputOptions()) valueOptions.insert(o);
+    const ParsedArgs a = parseArgs(args, {valueOptions, {}});
+    const std::string name = algorithm.name();
+    if (algorithm.imageCount() == 2 && a.positionals.size() != 2)
+        throw UsageError(name + " takes exactly two images: IMAGE_A IMAGE_B");
+    if (algorithm.imageCount() == 1 && a.positionals.size() != 1)
+        throw UsageError(name + " takes exactly one IMAGE");
+    const std::unique_ptr<AlgorithmTask> task = algorithm.prepare(a);
+    const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
+    // What cannot be written fails now, before any work.
+    if (!GLINT_WITH_IMGCODECS) {
+        std::vector<std::string> pngs = a.values("--overlay");
+        for (const std::string& o : algorithm.outputOptions())
+            for (const std::string& v : a.values(o)) pngs.push_back(v);
+        if (!pngs.empty())
+            throw OutputError("cannot write '" + pngs.front() + "': this headless build of Glint writes no PNG files");
+    }
+    for (const auto& out : a.values("--regions")) regionFormatForPath(out); // a bad extension is a usage error
+    LoadOptions load;
+    if (auto v = a.value("--hdu")) load.hdu = static_cast<int>(parseInteger(*v, "--hdu", 0, INT_MAX));
+    if (auto v = a.value("--plane")) load.plane = static_cast<int>(parseInteger(*v, "--plane", 0, INT_MAX));
+    if (auto v = a.value("--frame")) load.frame = static_cast<int>(parseInteger(*v, "--frame", 0, INT_MAX));
+
+    AlgorithmInputs inputs;
+    inputs.path = a.positionals[0];
+    const Image image = loadImage(inputs.path, load);
+    inputs.image = &image;
+    if (algorithm.imageCount() == 2) {
+        inputs.secondPath = a.positionals[1];
+        inputs.second = std::make_shared<const Image>(loadImage(inputs.secondPath, load));
+    }
+
+    JobControl job;
+    const std::unique_ptr<AlgorithmOutcome> outcome = task->run(inputs, backend, job);
+    Json doc = resultDocument(name, backendName(outcome->backend()), outcome->device(), job.timing());
+    doc.update(outcome->json());
+
+    if (auto dest = a.value("--json")) writeJson(doc, *dest);
+    if (auto out = a.value("--overlay")) outcome->writeOverlay(*out, inputs);
+    for (const std::string& o : algorithm.outputOptions())
+        if (auto out = a.value(o)) outcome->writeOutput(o, *out);
+    for (const auto& out : a.values("--regions")) writeRegionFile(out, outcome->regions(inputs));
+    if (!a.value("--json") || *a.value("--json") != "-") outcome->printText(std::cout, inputs, job.timing().total());
+    return 0;
+}
+
+} // namespace glint::cli

@@ -1,0 +1,243 @@
+// The brightest-regions descriptor: options, result schema, CSV rows, region export, overlay, text.
+#include "core/algo/brightest/BrightestAlgorithm.h"
+
+#include "core/algo/Algorithm.h"
+#include "core/algo/ResultJson.h"
+#include "core/display/Display.h"
+#include "core/export/CsvTable.h"
+#include "core/export/OverlayImage.h"
+#include "core/util/Errors.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace glint {
+
+namespace {
+
+Json sumJson(const BrightestRegion& r) { return r.exactInteger ? Json(r.sumInt) : Json(r.sum); }
+
+// The overlay draws the best kOverlayRegions regions (each costs ~0.4 ms with its label: 500 000 of
+// them took minutes and give an unreadable picture) and says so in a legend; --json and --regions hold
+// them all.
+constexpr std::size_t kOverlayRegions = 1000;
+
+class BrightestOutcome final : public AlgorithmOutcome {
+public:
+    BrightestOutcome(BrightestResult result, int k, std::string path)
+        : result_(std::move(result)), k_(k), path_(std::move(path)) {}
+    Backend backend() const override { return result_.backend; }
+    std::string device() const override { return result_.device; }
+
+    Json json() const override {
+        Json doc = brightestResultJson(result_);
+        doc["image"] = {{"path", path_}, {"width", result_.imageWidth}, {"height", result_.imageHeight}};
+        doc["k"] = k_;
+        return doc;
+    }
+
+    std::vector<std::vector<std::string>> csvRows() const override {
+        const BrightestResult& r = result_;
+        const std::vector<std::string> head = {std::to_string(r.imageWidth), std::to_string(r.imageHeight),
+                                               backendName(r.backend),       formatNumber(r.pivot),
+                                               r.pivotSpec.text(),           brightestModeName(r.mode)};
+        std::vector<std::vector<std::string>> rows;
+        if (r.regions.empty()) rows.push_back(head); // the file was done: no region has a positive sum
+        for (const BrightestRegion& g : r.regions) {
+            std::vector<std::string> row = head;
+            for (const std::string& f :
+                 {std::to_string(g.rank), std::to_string(g.x), std::to_string(g.y), std::to_string(g.width),
+                  std::to_string(g.height), g.exactInteger ? std::to_string(g.sumInt) : formatNumber(g.sum),
+                  formatNumber(r.regionMean(g)), std::to_string(g.pixels())})
+                row.push_back(f);
+            rows.push_back(std::move(row));
+        }
+        return rows;
+    }
+
+    RegionDocument regions(const AlgorithmInputs& inputs) const override {
+        // .reg is fk5 (J2000) when the image has a WCS, image coordinates otherwise.
+        RegionDocument doc = regionDocumentFor(*inputs.image);
+        doc.description = brightestDescription(result_, k_);
+        doc.regions = regionsFromBrightest(result_);
+        return doc;
+    }
+
+    void printText(std::ostream& out, const AlgorithmInputs& inputs, double totalMs) const override {
+        const BrightestResult& r = result_;
+        out << inputs.path << ": " << r.imageWidth << "x" << r.imageHeight << ", pivot " << std::setprecision(10)
+            << r.pivot << " (" << r.pivotSpec.text() << "), " << backendName(r.backend) << " on " << r.device << ", "
+            << std::fixed << std::setprecision(2) << totalMs << " ms\n";
+        if (r.regions.empty()) out << "  no region has a positive sum\n";
+        for (const BrightestRegion& g : r.regions) {
+            out << "  #" << g.rank << "  x " << g.x << "  y " << g.y << "  " << g.width << "x" << g.height << "  sum ";
+            if (g.exactInteger) out << g.sumInt;
+            else out << std::setprecision(6) << std::defaultfloat << g.sum << std::fixed;
+            out << "  mean " << std::setprecision(4) << r.regionMean(g) << "\n";
+        }
+        out << std::defaultfloat;
+    }
+
+    void writeOverlay(const std::string& path, const AlgorithmInputs& inputs) const override {
+        const Image& image = *inputs.image;
+        OverlayImage overlay(image, defaultDisplaySettings(image));
+        const std::size_t shown = std::min(result_.regions.size(), kOverlayRegions);
+        for (std::size_t i = 0; i < shown; ++i) {
+            const BrightestRegion& r = result_.regions[i];
+            const std::uint32_t colour = overlayPaletteColour(static_cast<std::size_t>(r.rank - 1));
+            overlay.drawRectangle(r.x, r.y, r.width, r.height, colour);
+            std::ostringstream label;
+            label << "#" << r.rank << "  ";
+            if (r.exactInteger) label << r.sumInt;
+            else label << std::setprecision(6) << r.sum;
+            overlay.drawRectangleLabel(r.x, r.y, r.width, r.height, label.str(), colour);
+        }
+        if (shown < result_.regions.size())
+            overlay.drawLegend({{"regions 1-" + std::to_string(shown) + " of " +
+                                     std::to_string(result_.regions.size()) + " shown (--json and --regions list all)",
+                                 overlayPaletteColour(0)}});
+        overlay.savePng(path);
+    }
+
+private:
+    BrightestResult result_;
+    int k_;
+    std::string path_;
+};
+
+class BrightestTask final : public AlgorithmTask {
+public:
+    explicit BrightestTask(BrightestParams params) : params_(std::move(params)) {}
+    std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
+                                          JobControl& job) const override {
+        // runBrightest sets the algorithm's total itself, without the GPU's one-time set-up (reported
+        // apart as timing_ms.device_init / device_wait).
+        return std::make_unique<BrightestOutcome>(runBrightest(*inputs.image, params_, backend, job), params_.k,
+                                                  inputs.path);
+    }
+
+private:
+    BrightestParams params_;
+};
+
+class BrightestAlgorithm final : public Algorithm {
+public:
+    const char* name() const override { return "brightest"; }
+    const char* summary() const override {
+        return "the brightest rectangle (maximum sum of I - pivot), or the K brightest (disjoint or overlapping)";
+    }
+    const char* synopsis() const override {
+        return "[--pivot mean|median|pNN|NUMBER] [--k K] [--mode disjoint|overlap]\n"
+               "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...";
+    }
+    std::vector<std::string> options() const override {
+        return {"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon"};
+    }
+    std::vector<std::string> csvColumns() const override {
+        return {"image_width", "image_height", "backend", "pivot", "pivot_spec", "mode", "rank",
+                "x",           "y",            "width",   "height", "sum",       "mean", "pixels"};
+    }
+    std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
+        BrightestParams params;
+        if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
+        if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
+        if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
+        if (auto v = a.value("--roi")) {
+            params.hasRoi = true;
+            params.roi = parseRect(*v, "--roi");
+        }
+        for (const auto& v : a.values("--exclude")) params.excludeRects.push_back(parseRect(v, "--exclude"));
+        for (const auto& v : a.values("--exclude-polygon")) {
+            const std::vector<double> xy = parseNumberList(v, "--exclude-polygon", 0);
+            PixelPolygon polygon;
+            for (std::size_t i = 0; i + 1 < xy.size(); i += 2) polygon.points.emplace_back(xy[i], xy[i + 1]);
+            params.excludePolygons.push_back(std::move(polygon));
+        }
+        return std::make_unique<BrightestTask>(std::move(params));
+    }
+};
+
+} // namespace
+
+Json brightestResultJson(const BrightestResult& r) {
+    Json regions = Json::array();
+    for (const BrightestRegion& g : r.regions)
+        regions.push_back({{"rank", g.rank},
+                           {"x", g.x},
+                           {"y", g.y},
+                           {"width", g.width},
+                           {"height", g.height},
+                           {"sum", sumJson(g)},
+                           {"mean", r.regionMean(g)},
+                           {"pixels", g.pixels()}});
+    Json doc = Json::object();
+    doc["image"] = {{"width", r.imageWidth}, {"height", r.imageHeight}};
+    doc["backend"] = backendName(r.backend);
+    doc["device"] = r.device;
+    doc["pivot"] = r.pivot;
+    doc["pivot_spec"] = r.pivotSpec.text();
+    doc["mode"] = brightestModeName(r.mode);
+    doc["exact_integer"] = r.exactInteger;
+    doc["included_pixels"] = r.includedPixels;
+    doc["regions"] = std::move(regions);
+    return doc;
+}
+
+BrightestResult brightestResultFromJson(const Json& json) {
+    using namespace resultjson;
+    const std::string what = "brightest";
+    BrightestResult r;
+    const Json& image = objectField(json, "image", what);
+    r.imageWidth = smallInteger(field(image, "width", what + ".image"), what + ".image.width");
+    r.imageHeight = smallInteger(field(image, "height", what + ".image"), what + ".image.height");
+    if (r.imageWidth <= 0 || r.imageHeight <= 0) fail(what + ".image", "a positive width and height");
+    r.backend = parseBackend(string(field(json, "backend", what), what + ".backend"));
+    r.device = string(field(json, "device", what), what + ".device");
+    r.pivot = number(field(json, "pivot", what), what + ".pivot");
+    try {
+        r.pivotSpec = PivotSpec::parse(string(field(json, "pivot_spec", what), what + ".pivot_spec"));
+        r.mode = parseBrightestMode(string(field(json, "mode", what), what + ".mode"));
+    } catch (const UsageError& e) {
+        fail(what, std::string("valid: ") + e.what());
+    }
+    r.exactInteger = boolean(field(json, "exact_integer", what), what + ".exact_integer");
+    const std::int64_t included = integer(field(json, "included_pixels", what), what + ".included_pixels");
+    if (included < 0 || included > static_cast<std::int64_t>(r.imageWidth) * r.imageHeight)
+        fail(what + ".included_pixels", "a pixel count of the image");
+    r.includedPixels = static_cast<std::size_t>(included);
+    const std::string w = what + ".regions[]";
+    for (const Json& g : arrayField(json, "regions", what)) {
+        BrightestRegion region;
+        region.rank = smallInteger(field(g, "rank", w), w + ".rank");
+        region.x = smallInteger(field(g, "x", w), w + ".x");
+        region.y = smallInteger(field(g, "y", w), w + ".y");
+        region.width = smallInteger(field(g, "width", w), w + ".width");
+        region.height = smallInteger(field(g, "height", w), w + ".height");
+        if (region.x < 0 || region.y < 0 || region.width <= 0 || region.height <= 0 ||
+            region.width > r.imageWidth - region.x || region.height > r.imageHeight - region.y)
+            fail(w, "a rectangle inside the image");
+        region.exactInteger = r.exactInteger;
+        if (r.exactInteger) {
+            region.sumInt = integer(field(g, "sum", w), w + ".sum");
+            region.sum = static_cast<double>(region.sumInt);
+        } else {
+            region.sum = number(field(g, "sum", w), w + ".sum");
+        }
+        r.regions.push_back(region);
+    }
+    return r;
+}
+
+std::string brightestDescription(const BrightestResult& r, int k) {
+    return "brightest, pivot " + formatNumber(r.pivot) + " (" + r.pivotSpec.text() + "), mode " +
+           brightestModeName(r.mode) + ", k " + std::to_string(k);
+}
+
+const Algorithm& brightestAlgorithm() {
+    static const BrightestAlgorithm algorithm;
+    return algorithm;
+}
+
+} // namespace glint

@@ -1,0 +1,249 @@
+// The line-trace descriptor: options, result schema, CSV row, region export, overlay, text.
+#include "core/algo/trace/TraceAlgorithm.h"
+#include "core/algo/trace/TraceJob.h"
+
+#include "core/algo/Algorithm.h"
+#include "core/algo/ResultJson.h"
+#include "core/display/Display.h"
+#include "core/export/CsvTable.h"
+#include "core/export/OverlayImage.h"
+#include "core/util/Errors.h"
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+namespace glint {
+
+namespace {
+
+Json pointsJson(const std::vector<TracePoint>& points) {
+    Json list = Json::array();
+    for (const TracePoint& p : points) list.push_back(Json::array({p.x, p.y}));
+    return list;
+}
+
+TracePoint parsePoint(const std::string& text, const std::string& option) {
+    const std::vector<double> v = parseNumberList(text, option, 2);
+    return {v[0], v[1]};
+}
+
+int parseCount(const ParsedArgs& a, const std::string& option, int fallback) {
+    const auto v = a.value(option);
+    if (!v) return fallback;
+    return static_cast<int>(parseInteger(*v, option, -1000000000LL, 1000000000LL));
+}
+
+class TraceOutcome final : public AlgorithmOutcome {
+public:
+    TraceOutcome(TraceResult result, TraceParams params, TraceFieldOptions field, double sineThreshold, Backend backend,
+                 std::string device, std::string path, int width, int height)
+        : result_(std::move(result)), params_(params), field_(field), sineThreshold_(sineThreshold), backend_(backend),
+          device_(std::move(device)), path_(std::move(path)), width_(width), height_(height) {}
+    Backend backend() const override { return backend_; }
+    std::string device() const override { return device_; }
+
+    Json json() const override {
+        Json doc = Json::object();
+        doc["image"] = {{"path", path_}, {"width", width_}, {"height", height_}};
+        doc.update(traceResultJson(result_));
+        doc["params"] = traceParamsJson(params_, field_);
+        if (field_.score == TraceScore::Sine) doc["params"]["sine_threshold"] = sineThreshold_;
+        return doc;
+    }
+
+    std::vector<std::vector<std::string>> csvRows() const override {
+        const auto line = result_.polyline();
+        double length = 0.0;
+        std::string points;
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            if (i) length += std::hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y);
+            if (i) points += ';';
+            points += formatNumber(line[i].x);
+            points += ' ';
+            points += formatNumber(line[i].y);
+        }
+        return {{std::to_string(width_), std::to_string(height_), backendName(backend_), formatNumber(result_.score),
+                 std::to_string(result_.legs.size()), formatNumber(length), points}};
+    }
+
+    RegionDocument regions(const AlgorithmInputs& inputs) const override {
+        RegionDocument doc = regionDocumentFor(*inputs.image);
+        doc.description = "trace, score " + formatNumber(result_.score) + " (" + traceScoreName(field_.score) + ")";
+        doc.regions = {regionFromTrace(result_, 1)};
+        return doc;
+    }
+
+    void printText(std::ostream& out, const AlgorithmInputs& inputs, double totalMs) const override {
+        out << inputs.path << ": trace of " << result_.legs.size() << (result_.legs.size() == 1 ? " leg" : " legs")
+            << ", score " << result_.score << " (" << traceScoreName(field_.score) << ", " << backendName(backend_)
+            << ", " << totalMs << " ms)\n";
+        for (const TracePoint& p : result_.polyline()) out << "  " << p.x << "," << p.y << "\n";
+    }
+
+    void writeOverlay(const std::string& path, const AlgorithmInputs& inputs) const override {
+        const Image& image = *inputs.image;
+        OverlayImage overlay(image, defaultDisplaySettings(image));
+        const std::uint32_t guideColour = 0x4FC3F7, traceColour = 0xFFEB3B, clickColour = 0xFF5252;
+        for (const TraceLeg& leg : result_.legs) {
+            // The guides, faintly: where the trace was allowed to go.
+            const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y;
+            const double length = std::hypot(dx, dy);
+            const double px = -dy / length, py = dx / length;
+            for (int k = 1; k <= params_.guides; ++k) {
+                const double f = static_cast<double>(k) / (params_.guides + 1);
+                const double cx = leg.from.x + f * dx, cy = leg.from.y + f * dy;
+                overlay.drawPolyline({{cx - leg.halfWidth * px, cy - leg.halfWidth * py},
+                                      {cx + leg.halfWidth * px, cy + leg.halfWidth * py}},
+                                     guideColour, false, 0.35);
+            }
+        }
+        std::vector<std::pair<double, double>> line;
+        for (const TracePoint& p : result_.polyline()) line.emplace_back(p.x, p.y);
+        overlay.drawPolyline(line, traceColour);
+        overlay.drawMarker(result_.legs.front().from.x, result_.legs.front().from.y, clickColour);
+        for (const TraceLeg& leg : result_.legs) overlay.drawMarker(leg.to.x, leg.to.y, clickColour);
+        overlay.drawLegend(
+            {{"trace, score " + std::to_string(result_.score), traceColour}, {"guides", guideColour}});
+        overlay.savePng(path);
+    }
+
+private:
+    TraceResult result_;
+    TraceParams params_;
+    TraceFieldOptions field_;
+    double sineThreshold_;
+    Backend backend_;
+    std::string device_;
+    std::string path_;
+    int width_, height_;
+};
+
+class TraceTask final : public AlgorithmTask {
+public:
+    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field)
+        : clicks_(std::move(clicks)), params_(params), field_(field) {}
+
+    std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
+                                          JobControl& job) const override {
+        const Image& image = *inputs.image;
+        validateTracePoints(clicks_, image.width(), image.height());
+        TraceRun run = runTrace(image, clicks_, params_, field_, backend, job);
+        return std::make_unique<TraceOutcome>(std::move(run.result), params_, field_, run.sineThreshold, run.backend,
+                                              run.device, inputs.path, image.width(), image.height());
+    }
+
+private:
+    std::vector<TracePoint> clicks_;
+    TraceParams params_;
+    TraceFieldOptions field_;
+};
+
+class TraceAlgorithm final : public Algorithm {
+public:
+    const char* name() const override { return "trace"; }
+    const char* summary() const override {
+        return "trace a line between clicked points (best path over guides, exact DP)";
+    }
+    const char* synopsis() const override {
+        return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
+               "          [--max-angle DEG] [--score magnitude|sine|ridge] [--width PX] [--polarity bright|dark|both]";
+    }
+    std::vector<std::string> options() const override {
+        return {"--from",      "--to",        "--via",   "--guides", "--points",
+                "--half-width", "--max-angle", "--score", "--width",  "--polarity"};
+    }
+    std::vector<std::string> csvColumns() const override {
+        return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
+    }
+    std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
+        if (!a.has("--from") || !a.has("--to")) throw UsageError("trace needs --from X,Y and --to X,Y");
+        std::vector<TracePoint> clicks{parsePoint(*a.value("--from"), "--from")};
+        for (const auto& v : a.values("--via")) clicks.push_back(parsePoint(v, "--via"));
+        clicks.push_back(parsePoint(*a.value("--to"), "--to"));
+        TraceParams params;
+        params.guides = parseCount(a, "--guides", params.guides);
+        params.points = parseCount(a, "--points", params.points);
+        if (auto v = a.value("--half-width")) {
+            params.halfWidth = parseNumber(*v, "--half-width");
+            if (params.halfWidth <= 0.0) throw UsageError("option '--half-width' must be more than 0");
+        }
+        if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
+        validateTraceParams(params);
+        TraceFieldOptions field;
+        if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
+        if (auto v = a.value("--width")) field.lineWidth = parseNumber(*v, "--width");
+        if (auto v = a.value("--polarity")) field.polarity = parseTracePolarity(*v);
+        validateTraceFieldOptions(field);
+        return std::make_unique<TraceTask>(std::move(clicks), params, field);
+    }
+};
+
+} // namespace
+
+Json traceResultJson(const TraceResult& r) {
+    Json doc = Json::object();
+    doc["points"] = pointsJson(r.polyline());
+    doc["score"] = r.score;
+    doc["segment_scores"] = r.segmentScores();
+    Json legs = Json::array();
+    for (const TraceLeg& leg : r.legs) {
+        Json l = Json::object();
+        l["from"] = Json::array({leg.from.x, leg.from.y});
+        l["to"] = Json::array({leg.to.x, leg.to.y});
+        l["half_width"] = leg.halfWidth;
+        l["points"] = pointsJson(leg.points);
+        l["guide_indices"] = leg.guideIndices;
+        l["score"] = leg.score;
+        l["segment_scores"] = leg.segmentScores;
+        l["optimum_score"] = leg.optimumScore;
+        legs.push_back(l);
+    }
+    doc["legs"] = legs;
+    return doc;
+}
+
+TraceResult traceResultFromJson(const Json& json) {
+    using namespace resultjson;
+    const std::string what = "trace";
+    TraceResult r;
+    r.score = number(field(json, "score", what), what + ".score");
+    const std::string w = what + ".legs[]";
+    for (const Json& l : arrayField(json, "legs", what)) {
+        TraceLeg leg;
+        const auto from = point(field(l, "from", w), w + ".from"), to = point(field(l, "to", w), w + ".to");
+        leg.from = {from.first, from.second};
+        leg.to = {to.first, to.second};
+        leg.halfWidth = number(field(l, "half_width", w), w + ".half_width");
+        for (const Json& i : arrayField(l, "guide_indices", w))
+            leg.guideIndices.push_back(smallInteger(i, w + ".guide_indices"));
+        for (const Json& p : arrayField(l, "points", w)) {
+            const auto xy = point(p, w + ".points");
+            leg.points.push_back({xy.first, xy.second});
+        }
+        for (const Json& s : arrayField(l, "segment_scores", w))
+            leg.segmentScores.push_back(number(s, w + ".segment_scores"));
+        leg.score = number(field(l, "score", w), w + ".score");
+        leg.optimumScore = number(field(l, "optimum_score", w), w + ".optimum_score");
+        if (leg.points.size() < 2) fail(w + ".points", "a path of at least two points");
+        r.legs.push_back(std::move(leg));
+    }
+    if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");
+    return r;
+}
+
+Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) {
+    return {{"guides", params.guides},
+            {"points", params.points},
+            {"max_angle", params.maxAngleDeg},
+            {"score", traceScoreName(field.score)},
+            {"width", field.lineWidth},
+            {"polarity", tracePolarityName(field.polarity)}};
+}
+
+const Algorithm& traceAlgorithm() {
+    static const TraceAlgorithm algorithm;
+    return algorithm;
+}
+
+} // namespace glint
