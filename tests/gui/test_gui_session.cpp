@@ -205,6 +205,51 @@ private slots:
         QCOMPARE(picture(fresh), before);
     }
 
+    // A session written by Glint before the results took the descriptors' JSON form (session version 1,
+    // committed in tests/data/session-v1 with its two images) opens with every result as it was saved,
+    // and saved again it is a version 2 file that opens to the same document.
+    void versionOneSessionOpens() {
+        const QString dir = QDir(dir_).filePath(QStringLiteral("v1"));
+        QVERIFY(QDir().mkpath(dir));
+        for (const char* name : {"session.glint.json", "session-a.csv", "session-b.csv"})
+            QVERIFY(QFile::copy(QStringLiteral(GLINT_TEST_DATA_DIR "/session-v1/") + QLatin1String(name),
+                                QDir(dir).filePath(QLatin1String(name))));
+        MainWindow window({false, false});
+        brightest::showWindow(window);
+        QString failure;
+        QVERIFY2(openSession(window, QDir(dir).filePath(QStringLiteral("session.glint.json")), &failure),
+                 qPrintable(failure));
+        QVERIFY(waitDrawn(window));
+        QCOMPARE(window.resultsDock()->resultSetCount(), 5);
+        const auto& runs = module<BrightestModule>(window)->runs();
+        QCOMPARE(static_cast<int>(runs.size()), 2);
+        const glint::BrightestResult& first = runs.front().results.front();
+        QCOMPARE(first.regions.size(), std::size_t(2));
+        QCOMPARE(QRect(first.regions[0].x, first.regions[0].y, first.regions[0].width, first.regions[0].height),
+                 QRect(32, 30, 84, 50));
+        QCOMPARE(first.regions[0].sum, 124904.15119363432);
+        QCOMPARE(first.pivotSpec.text(), std::string("mean"));
+        QCOMPARE(static_cast<int>(runs.back().results.size()), 2); // the sweep's two pivots
+        QCOMPARE(module<BrightestModule>(window)->exclusionCount(), 2);
+        auto* common = module<CommonComponentModule>(window);
+        QVERIFY(common->result());
+        QCOMPARE(common->result()->size, std::uint64_t(6300));
+        QCOMPARE(common->result()->dx, -30);
+        QCOMPARE(common->result()->dy, -20);
+
+        const QJsonObject restored = window.sessions()->capture();
+        QCOMPARE(restored[QStringLiteral("version")].toInt(), 2);
+        const QString again = QDir(dir).filePath(QStringLiteral("again.glint.json"));
+        window.sessions()->save(again);
+        MainWindow fresh({false, false});
+        brightest::showWindow(fresh);
+        QVERIFY2(openSession(fresh, again, &failure), qPrintable(failure));
+        QVERIFY(waitDrawn(fresh));
+        const QJsonObject reopened = fresh.sessions()->capture();
+        QVERIFY2(withoutView(reopened) == withoutView(restored),
+                 qPrintable(describeDifference(withoutView(restored), withoutView(reopened))));
+    }
+
     // A session whose image B is gone, or whose main image is gone: a message naming the file, and the
     // window keeps what it showed.
     void missingImageChangesNothing_data() {
@@ -264,7 +309,10 @@ private slots:
             QJsonObject result = results[0].toObject();
             QJsonArray regions = result[QStringLiteral("regions")].toArray();
             QJsonObject region = regions[0].toObject();
-            region[QStringLiteral("rect")] = QJsonArray{150, 100, 20, 30};
+            region[QStringLiteral("x")] = 150; // 150..169 x 100..129 on a 160 x 120 image
+            region[QStringLiteral("y")] = 100;
+            region[QStringLiteral("width")] = 20;
+            region[QStringLiteral("height")] = 30;
             regions[0] = region;
             result[QStringLiteral("regions")] = regions;
             results[0] = result;

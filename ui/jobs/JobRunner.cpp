@@ -46,6 +46,9 @@ bool JobRunner::start(JobRequest request) {
     control_ = std::make_shared<glint::JobControl>();
     outcome_ = std::make_shared<Outcome>();
     done_ = std::move(request.done);
+    onFinished_ = std::move(request.finished);
+    onFailed_ = std::move(request.failed);
+    onCancelled_ = std::move(request.cancelled);
     name_ = request.name;
     lastProgress_ = -1.0;
     clock_.start();
@@ -73,10 +76,20 @@ void JobRunner::onWorkerFinished() {
     const std::shared_ptr<glint::JobControl> control = std::move(control_);
     const std::shared_ptr<Outcome> outcome = std::move(outcome_);
     auto done = std::move(done_);
+    auto onFinished = std::move(onFinished_);
+    auto onFailed = std::move(onFailed_);
+    auto onCancelled = std::move(onCancelled_);
     const QString name = name_;
     const double elapsed = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
     name_.clear();
     done_ = nullptr;
+    onFinished_ = nullptr;
+    onFailed_ = nullptr;
+    onCancelled_ = nullptr;
+    auto fail = [&](const QString& message) {
+        emit failed(name, message);
+        if (onFailed) onFailed(message);
+    };
     // Idle before anyone hears of the outcome, so that a handler may start the next job at once.
     emit busyChanged(false);
 
@@ -86,21 +99,23 @@ void JobRunner::onWorkerFinished() {
     } catch (const glint::Cancelled&) {
         wasCancelled = true;
     } catch (...) {
-        emit failed(name, describeException(outcome->error));
+        fail(describeException(outcome->error));
         return;
     }
     if (wasCancelled || control->cancelRequested()) {
         emit cancelled(name);
+        if (onCancelled) onCancelled();
         return;
     }
     try {
         if (done) done(*control);
     } catch (...) {
-        emit failed(name, describeException(std::current_exception()));
+        fail(describeException(std::current_exception()));
         return;
     }
     emit progressChanged(1.0);
     emit finished(name, elapsed);
+    if (onFinished) onFinished();
 }
 
 } // namespace glint::ui

@@ -20,6 +20,11 @@ struct JobRequest {
     QString name;                                       // shown in the status bar: "Brightest region"
     std::function<void(glint::JobControl&)> work;       // runs on a worker thread; throws to fail
     std::function<void(glint::JobControl&)> done;       // runs on the UI thread after work succeeded
+    // This request's own outcome, on the UI thread, after the runner's signals (so a handler may start the
+    // next job): exactly one of them runs for every request that started.
+    std::function<void()> finished;                     // done ran without throwing
+    std::function<void(const QString& message)> failed; // work or done threw
+    std::function<void()> cancelled;
 };
 
 // One job at a time: start() while a job runs is refused (returns false, emits refused) rather than
@@ -60,6 +65,9 @@ private:
     std::shared_ptr<glint::JobControl> control_;
     std::shared_ptr<Outcome> outcome_;
     std::function<void(glint::JobControl&)> done_;
+    std::function<void()> onFinished_;
+    std::function<void(const QString&)> onFailed_;
+    std::function<void()> onCancelled_;
     QString name_;
     double lastProgress_ = -1.0;
 };

@@ -88,25 +88,6 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
     connect(excludeRectTool_, &RectangleTool::rectangleDrawn, this, &BrightestModule::addExclusionRectangle);
     connect(excludePolygonTool_, &PolygonTool::polygonDrawn, this, &BrightestModule::addExclusionPolygon);
     connect(&context, &AppContext::imageChanged, this, &BrightestModule::onImageChanged);
-
-    // The runner does one job at a time, so whatever ends while we wait for ours is ours.
-    JobRunner* jobs = context.jobs();
-    connect(jobs, &JobRunner::finished, this, [this](const QString&, double) {
-        if (!running_) return;
-        running_ = false;
-        emit runFinished();
-    });
-    connect(jobs, &JobRunner::failed, this, [this](const QString&, const QString& message) {
-        if (!running_) return;
-        running_ = false;
-        fail(message);
-    });
-    connect(jobs, &JobRunner::cancelled, this, [this](const QString&) {
-        if (!running_) return;
-        running_ = false;
-        if (panel_) panel_->setStatus(tr("Cancelled."));
-        emit runCancelled();
-    });
 }
 
 QList<QAction*> BrightestModule::actions() {
@@ -206,11 +187,23 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
         if (isSweep) showSweep(*results, k, control, *image, parameters);
         else showSingle(results->front(), k, control, *image, parameters);
     };
+    // This request's own outcome (the runner may run other modules' jobs before and after it).
+    QPointer<BrightestModule> self(this);
+    job.finished = [self] {
+        if (self) emit self->runFinished();
+    };
+    job.failed = [self](const QString& message) {
+        if (self) self->fail(message);
+    };
+    job.cancelled = [self] {
+        if (!self) return;
+        if (self->panel_) self->panel_->setStatus(tr("Cancelled."));
+        emit self->runCancelled();
+    };
     if (!ctx.jobs()->start(std::move(job))) {
         fail(tr("%1 is still running: wait for it or cancel it.").arg(ctx.jobs()->currentName()));
         return false;
     }
-    running_ = true;
     panel_->setStatus(isSweep ? tr("Running a sweep of %1 pivots…").arg(sweep.size()) : tr("Running…"));
     return true;
 }

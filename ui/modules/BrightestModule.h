@@ -125,7 +125,6 @@ private:
     std::vector<glint::BrightestResult> lastResults_;
     std::vector<Run> runs_;
     int runCount_ = 0;
-    bool running_ = false;
 };
 
 } // namespace glint::ui

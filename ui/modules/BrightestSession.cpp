@@ -3,6 +3,7 @@
 #include "ui/modules/BrightestModule.h"
 
 #include "ui/AppContext.h"
+#include "core/algo/brightest/BrightestAlgorithm.h"
 #include "core/export/CsvTable.h"
 #include "ui/modules/BrightestPanel.h"
 #include "ui/results/ResultsModel.h"
@@ -25,12 +26,6 @@ bool anyLayer(const BrightestModule::Run& run) {
                        [](const QPointer<OverlayLayer>& l) { return !l.isNull(); });
 }
 
-// The header line glint-cli brightest --regions writes, so that the two files of one analysis are equal.
-std::string describe(const glint::BrightestResult& r, int k) {
-    return "brightest, pivot " + glint::formatNumber(r.pivot) + " (" + r.pivotSpec.text() + "), mode " +
-           glint::brightestModeName(r.mode) + ", k " + std::to_string(k);
-}
-
 std::uint32_t rgb(const QColor& c) {
     return static_cast<std::uint32_t>(c.rgb() & 0xFFFFFF);
 }
@@ -42,7 +37,7 @@ QVector<ExportableResults> BrightestModule::exportableResults() const {
     for (const Run& run : runs_) {
         if (!anyLayer(run)) continue;
         if (!run.sweep) {
-            out.append({run.title, describe(run.results.front(), run.k),
+            out.append({run.title, glint::brightestDescription(run.results.front(), run.k),
                         glint::regionsFromBrightest(run.results.front()), run.layers, nullptr});
             continue;
         }
@@ -56,7 +51,7 @@ QVector<ExportableResults> BrightestModule::exportableResults() const {
                 r.label = "pivot " + result.pivotSpec.text() + " " + r.label;
                 r.colour = rgb(layer->colour());
             }
-            out.append({layer->name(), describe(result, run.k), std::move(regions), {layer}, nullptr});
+            out.append({layer->name(), glint::brightestDescription(result, run.k), std::move(regions), {layer}, nullptr});
         }
     }
     return out;

@@ -95,12 +95,6 @@ CommonComponentModule::CommonComponentModule(AppContext& context, QObject* paren
     }
     connect(context.jobs(), &JobRunner::busyChanged, this, &CommonComponentModule::updateActions);
     // The panel says how a run ended when it shows no result (the window reports failures too).
-    connect(context.jobs(), &JobRunner::failed, this, [this](const QString& job, const QString& message) {
-        if (job == name() && panel_) panel_->setSummary(tr("The search failed: %1").arg(message), true);
-    });
-    connect(context.jobs(), &JobRunner::cancelled, this, [this](const QString& job) {
-        if (job == name() && panel_) panel_->setSummary(tr("The search was cancelled."));
-    });
     updateActions();
 }
 
@@ -313,6 +307,13 @@ bool CommonComponentModule::run() {
         RunRecord record = RunRecord::fromJob(name(), *resolved, control, *a, parameters);
         if (record.imagePath.isEmpty()) record.imagePath = ctx.imagePath();
         ctx.timingLog()->add(record);
+    };
+    QPointer<CommonComponentModule> self(this);
+    job.failed = [self](const QString& message) {
+        if (self && self->panel_) self->panel_->setSummary(tr("The search failed: %1").arg(message), true);
+    };
+    job.cancelled = [self] {
+        if (self && self->panel_) self->panel_->setSummary(tr("The search was cancelled."));
     };
     if (panel_) panel_->setSummary(tr("Searching…"));
     const bool started = ctx.jobs()->start(std::move(job));

@@ -16,7 +16,7 @@ class MainWindow;
 class SessionManager : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kVersion = 1;
+    static constexpr int kVersion = 2; // 2: results in the descriptors' JSON form (1 still opens)
 
     explicit SessionManager(MainWindow& window, QObject* parent = nullptr);
 

@@ -1,9 +1,14 @@
 #include "ui/session/SessionJson.h"
 
+#include "core/algo/brightest/BrightestAlgorithm.h"
+#include "core/algo/common/CommonAlgorithm.h"
+#include "core/algo/trace/TraceAlgorithm.h"
+
 #include "ui/results/TimingLog.h"
 #include "core/util/Errors.h"
 
 #include <QByteArray>
+#include <QJsonDocument>
 
 #include <cmath>
 #include <limits>
@@ -21,8 +26,23 @@ QString field(const QString& what, const char* name) {
     return what + QLatin1Char('.') + QLatin1String(name);
 }
 
-QJsonArray pointArray(double x, double y) {
-    return {x, y};
+// The descriptors' JSON (nlohmann) and Qt's: through text, which both read exactly (64-bit integers too).
+QJsonObject toQt(const glint::Json& json) {
+    return QJsonDocument::fromJson(QByteArray::fromStdString(json.dump())).object();
+}
+
+glint::Json fromQt(const QJsonObject& object) {
+    return glint::Json::parse(QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString());
+}
+
+// A result's reader errors name the session file.
+template <class F>
+auto readCore(F&& read) {
+    try {
+        return read();
+    } catch (const glint::InputError& e) {
+        throw glint::InputError(std::string("session file: ") + e.what());
+    }
 }
 
 glint::TracePoint readTracePoint(const QJsonValue& value, const QString& what) {
@@ -91,7 +111,7 @@ QRect readRect(const QJsonValue& value, const QString& what) {
 QJsonArray points(const QPolygonF& polygon) {
     QJsonArray out;
     for (const QPointF& p : polygon)
-        out.append(pointArray(p.x(), p.y()));
+        out.append(QJsonArray{p.x(), p.y()});
     return out;
 }
 
@@ -144,28 +164,16 @@ glint::DisplaySettings readDisplay(const QJsonValue& value) {
 
 // --- Brightest ------------------------------------------------------------------------------------------
 
+// Sessions store the descriptor's JSON form (core/algo/brightest/BrightestAlgorithm.h); version 1 files
+// held their own form, read by readBrightestResultV1.
 QJsonObject brightestResult(const glint::BrightestResult& r) {
-    QJsonArray regions;
-    for (const glint::BrightestRegion& g : r.regions)
-        regions.append(QJsonObject{{QStringLiteral("rank"), g.rank},
-                                   {QStringLiteral("rect"), rect(QRect(g.x, g.y, g.width, g.height))},
-                                   {QStringLiteral("sum"), g.sum},
-                                   {QStringLiteral("sum_int"), exactInteger(g.sumInt)},
-                                   {QStringLiteral("exact_integer"), g.exactInteger}});
-    return {{QStringLiteral("pivot_spec"), QString::fromStdString(r.pivotSpec.text())},
-            {QStringLiteral("pivot"), r.pivot},
-            {QStringLiteral("exact_integer"), r.exactInteger},
-            {QStringLiteral("mode"), QLatin1String(glint::brightestModeName(r.mode))},
-            {QStringLiteral("image_size"), QJsonArray{r.imageWidth, r.imageHeight}},
-            {QStringLiteral("included_pixels"), exactInteger(static_cast<std::int64_t>(r.includedPixels))},
-            {QStringLiteral("backend"), QLatin1String(glint::backendName(r.backend))},
-            {QStringLiteral("device"), QString::fromStdString(r.device)},
-            {QStringLiteral("regions"), regions}};
+    return toQt(glint::brightestResultJson(r));
 }
 
-glint::BrightestResult readBrightestResult(const QJsonValue& value) {
+namespace {
+
+glint::BrightestResult readBrightestResultV1(const QJsonObject& o) {
     const QString what = QStringLiteral("brightest result");
-    const QJsonObject o = object(value, what);
     glint::BrightestResult r;
     r.pivotSpec =
         glint::PivotSpec::parse(string(o[QStringLiteral("pivot_spec")], field(what, "pivot_spec")).toStdString());
@@ -200,67 +208,33 @@ glint::BrightestResult readBrightestResult(const QJsonValue& value) {
     return r;
 }
 
+} // namespace
+
+glint::BrightestResult readBrightestResult(const QJsonValue& value) {
+    const QJsonObject o = object(value, QStringLiteral("brightest result"));
+    if (o.contains(QStringLiteral("image_size"))) return readBrightestResultV1(o);
+    return readCore([&] { return glint::brightestResultFromJson(fromQt(o)); });
+}
+
 // --- Trace ----------------------------------------------------------------------------------------------
 
+// The descriptor's JSON form; version 1 files held the same legs and score.
 QJsonObject traceResult(const glint::TraceResult& r) {
-    QJsonArray legs;
-    for (const glint::TraceLeg& leg : r.legs) {
-        QJsonArray indices, pts, scores;
-        for (int i : leg.guideIndices)
-            indices.append(i);
-        for (const glint::TracePoint& p : leg.points)
-            pts.append(pointArray(p.x, p.y));
-        for (double s : leg.segmentScores)
-            scores.append(s);
-        legs.append(QJsonObject{{QStringLiteral("from"), pointArray(leg.from.x, leg.from.y)},
-                                {QStringLiteral("to"), pointArray(leg.to.x, leg.to.y)},
-                                {QStringLiteral("half_width"), leg.halfWidth},
-                                {QStringLiteral("guide_indices"), indices},
-                                {QStringLiteral("points"), pts},
-                                {QStringLiteral("segment_scores"), scores},
-                                {QStringLiteral("score"), leg.score},
-                                {QStringLiteral("optimum_score"), leg.optimumScore}});
-    }
-    return {{QStringLiteral("legs"), legs}, {QStringLiteral("score"), r.score}};
+    return toQt(glint::traceResultJson(r));
 }
 
 glint::TraceResult readTraceResult(const QJsonValue& value) {
-    const QString what = QStringLiteral("trace");
-    const QJsonObject o = object(value, what);
-    glint::TraceResult r;
-    r.score = number(o[QStringLiteral("score")], field(what, "score"));
-    for (const QJsonValue& v : array(o[QStringLiteral("legs")], field(what, "legs"))) {
-        const QString w = field(what, "legs[]");
-        const QJsonObject l = object(v, w);
-        glint::TraceLeg leg;
-        leg.from = readTracePoint(l[QStringLiteral("from")], field(w, "from"));
-        leg.to = readTracePoint(l[QStringLiteral("to")], field(w, "to"));
-        leg.halfWidth = number(l[QStringLiteral("half_width")], field(w, "half_width"));
-        for (const QJsonValue& i : array(l[QStringLiteral("guide_indices")], field(w, "guide_indices")))
-            leg.guideIndices.push_back(integer(i, field(w, "guide_indices")));
-        for (const QJsonValue& p : array(l[QStringLiteral("points")], field(w, "points")))
-            leg.points.push_back(readTracePoint(p, field(w, "points")));
-        for (const QJsonValue& s : array(l[QStringLiteral("segment_scores")], field(w, "segment_scores")))
-            leg.segmentScores.push_back(number(s, field(w, "segment_scores")));
-        leg.score = number(l[QStringLiteral("score")], field(w, "score"));
-        leg.optimumScore = number(l[QStringLiteral("optimum_score")], field(w, "optimum_score"));
-        if (leg.points.size() < 2) fail(field(w, "points"), "a path of at least two points");
-        r.legs.push_back(std::move(leg));
-    }
-    if (r.legs.empty()) fail(field(what, "legs"), "a list of at least one leg");
-    return r;
+    const QJsonObject o = object(value, QStringLiteral("trace"));
+    return readCore([&] { return glint::traceResultFromJson(fromQt(o)); });
 }
 
 // --- Common component -----------------------------------------------------------------------------------
 
+// The descriptor's JSON form plus the mask (A's size, zlib-compressed in base64); version 1 files held
+// their own form, read by readCommonResultV1.
 QJsonObject commonResult(const glint::CommonComponentResult& r) {
-    QJsonObject o{{QStringLiteral("found"), r.found},
-                  {QStringLiteral("dx"), r.dx},
-                  {QStringLiteral("dy"), r.dy},
-                  {QStringLiteral("size"), exactInteger(static_cast<std::int64_t>(r.size))},
-                  {QStringLiteral("bbox"), rect(QRect(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight))},
-                  {QStringLiteral("mask_size"), QJsonArray{r.maskWidth, r.maskHeight}},
-                  {QStringLiteral("offsets_searched"), exactInteger(static_cast<std::int64_t>(r.stats.offsets))}};
+    QJsonObject o = toQt(glint::commonResultJson(r));
+    o[QStringLiteral("mask_size")] = QJsonArray{r.maskWidth, r.maskHeight};
     if (!r.mask.empty()) {
         const QByteArray raw(reinterpret_cast<const char*>(r.mask.data()), static_cast<qsizetype>(r.mask.size()));
         o[QStringLiteral("mask")] = QString::fromLatin1(qCompress(raw, 9).toBase64());
@@ -268,9 +242,29 @@ QJsonObject commonResult(const glint::CommonComponentResult& r) {
     return o;
 }
 
-glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
+namespace {
+
+// The mask and its size, checked against the component's box.
+void readMask(const QJsonObject& o, const QString& what, glint::CommonComponentResult& r) {
+    const QJsonArray size = array(o[QStringLiteral("mask_size")], field(what, "mask_size"));
+    if (size.size() != 2) fail(field(what, "mask_size"), "[width, height]");
+    r.maskWidth = integer(size[0], field(what, "mask_size"));
+    r.maskHeight = integer(size[1], field(what, "mask_size"));
+    if (!r.found) return;
+    const QByteArray packed = QByteArray::fromBase64(string(o[QStringLiteral("mask")], field(what, "mask")).toLatin1());
+    const QByteArray raw = packed.isEmpty() ? QByteArray() : qUncompress(packed);
+    const std::size_t expected =
+        static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
+    if (expected == 0 || static_cast<std::size_t>(raw.size()) != expected)
+        fail(field(what, "mask"), "a mask of mask_size pixels");
+    const QRect box(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight);
+    if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box))
+        fail(field(what, "bbox"), "a box inside the mask");
+    r.mask.assign(raw.cbegin(), raw.cend());
+}
+
+glint::CommonComponentResult readCommonResultV1(const QJsonObject& o) {
     const QString what = QStringLiteral("common component result");
-    const QJsonObject o = object(value, what);
     glint::CommonComponentResult r;
     r.found = boolean(o[QStringLiteral("found")], field(what, "found"));
     r.dx = integer(o[QStringLiteral("dx")], field(what, "dx"));
@@ -281,22 +275,20 @@ glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
     r.bboxY = box.y();
     r.bboxWidth = box.width();
     r.bboxHeight = box.height();
-    const QJsonArray size = array(o[QStringLiteral("mask_size")], field(what, "mask_size"));
-    if (size.size() != 2) fail(field(what, "mask_size"), "[width, height]");
-    r.maskWidth = integer(size[0], field(what, "mask_size"));
-    r.maskHeight = integer(size[1], field(what, "mask_size"));
     r.stats.offsets = static_cast<std::uint64_t>(
         readExactInteger(o[QStringLiteral("offsets_searched")], field(what, "offsets_searched")));
-    if (!r.found) return r;
-    const QByteArray packed = QByteArray::fromBase64(string(o[QStringLiteral("mask")], field(what, "mask")).toLatin1());
-    const QByteArray raw = packed.isEmpty() ? QByteArray() : qUncompress(packed);
-    const std::size_t expected =
-        static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
-    if (expected == 0 || static_cast<std::size_t>(raw.size()) != expected)
-        fail(field(what, "mask"), "a mask of mask_size pixels");
-    if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box))
-        fail(field(what, "bbox"), "a box inside the mask");
-    r.mask.assign(raw.cbegin(), raw.cend());
+    readMask(o, what, r);
+    return r;
+}
+
+} // namespace
+
+glint::CommonComponentResult readCommonResult(const QJsonValue& value) {
+    const QString what = QStringLiteral("common component result");
+    const QJsonObject o = object(value, what);
+    if (!o.contains(QStringLiteral("offsets"))) return readCommonResultV1(o);
+    glint::CommonComponentResult r = readCore([&] { return glint::commonResultFromJson(fromQt(o)); });
+    readMask(o, what, r);
     return r;
 }
 
