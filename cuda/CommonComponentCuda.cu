@@ -23,7 +23,8 @@
 #include <thread>
 #include <vector>
 
-namespace glint::cuda::common {
+namespace glint::cuda {
+namespace common {
 
 namespace {
 
@@ -453,9 +454,7 @@ public:
 };
 
 } // namespace
-} // namespace glint::cuda::common
-
-namespace glint::cuda {
+} // namespace common
 
 void registerCommonComponentCuda() {
     CommonComponentRegistry::add(Backend::Cuda, [] { return std::make_unique<common::CommonComponentCuda>(); });

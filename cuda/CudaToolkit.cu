@@ -82,6 +82,19 @@ float EventTimer::report(JobControl& job) {
     return sum;
 }
 
+// ---- allocation ---------------------------------------------------------------------------------------
+
+void* allocateDevice(std::size_t bytes) {
+    void* p = nullptr;
+    const cudaError_t first = cudaMalloc(&p, bytes);
+    if (first == cudaSuccess) return p;
+    cudaGetLastError();
+    if (first != cudaErrorMemoryAllocation || MemoryBudget::releaseIdle() == 0)
+        throwCudaError(static_cast<int>(first), "cudaMalloc(&p, bytes)", __FILE__, __LINE__);
+    GLINT_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+}
+
 // ---- the budget ---------------------------------------------------------------------------------------
 
 namespace {
@@ -189,9 +202,7 @@ void* Workspace::get(const std::string& name, std::size_t bytes) {
             GLINT_CUDA_CHECK(cudaFree(old));
         }
         const std::size_t size = std::max(bytes, minBytes_);
-        void* p = nullptr;
-        GLINT_CUDA_CHECK(cudaMalloc(&p, size));
-        s.ptr = p;
+        s.ptr = allocateDevice(size);
         s.bytes = size;
         held_ += size;
     }

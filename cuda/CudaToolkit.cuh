@@ -26,6 +26,10 @@ namespace glint::cuda {
 
 // ---- owning buffers ----------------------------------------------------------------------------------
 
+// cudaMalloc of bytes (> 0). When the device is out of memory, the budget first frees the buffers of the
+// shared workspaces that no run holds, and one more try then reports any failure as GLINT_CUDA_CHECK does.
+void* allocateDevice(std::size_t bytes);
+
 // count elements of T in device memory (Pinned false) or page-locked host memory (Pinned true); move-only,
 // freed by its destructor. ensure() only grows, and does not keep the contents when it does.
 template <class T, bool Pinned>
@@ -54,7 +58,7 @@ public:
         void* raw = nullptr;
         const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
         if constexpr (Pinned) GLINT_CUDA_CHECK(cudaMallocHost(&raw, bytes));
-        else GLINT_CUDA_CHECK(cudaMalloc(&raw, bytes));
+        else raw = allocateDevice(bytes);
         p_ = static_cast<T*>(raw);
         count_ = count;
     }

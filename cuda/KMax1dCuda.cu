@@ -16,7 +16,8 @@
 #include <memory>
 #include <stdexcept>
 
-namespace glint::cuda::kmax {
+namespace glint::cuda {
+namespace kmax {
 
 namespace {
 
@@ -427,9 +428,7 @@ private:
 };
 
 } // namespace
-} // namespace glint::cuda::kmax
-
-namespace glint::cuda {
+} // namespace kmax
 
 void registerKMax1dCuda() {
     BackendRegistry<KMax1dSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::Cuda1dSolver>(); });

@@ -23,7 +23,8 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace glint::cuda::kmax {
+namespace glint::cuda {
+namespace kmax {
 
 namespace {
 
@@ -326,15 +327,10 @@ private:
             stripBest_ = ws_.get<int>("2d strip best", static_cast<std::size_t>(rows_) * rows_);
             int2* dTiles = ws_.get<int2>("2d tiles", tiles.size());
             GLINT_CUDA_CHECK(cudaMemcpy(dTiles, tiles.data(), tiles.size() * sizeof(int2), cudaMemcpyHostToDevice));
-            msp::StripArgs a{};
-            a.P = kScreen ? static_cast<const void*>(Pf_) : static_cast<const void*>(P32_);
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
-            a.tiles = dTiles;
-            a.stripBest = stripBest_;
-            a.next = hasMask_ ? next_ : nullptr;
-            a.nextMin = hasMask_ ? nextMin_ : nullptr;
+            msp::StripArgs a{.P = kScreen ? static_cast<const void*>(Pf_) : static_cast<const void*>(P32_),
+                             .rows = rows_, .cols = cols_, .pitch = pitch_, .tiles = dTiles, .tileBegin = 0,
+                             .stripBest = stripBest_, .next = hasMask_ ? next_ : nullptr,
+                             .nextMin = hasMask_ ? nextMin_ : nullptr};
             const int perLaunch = msp::tilesPerLaunch(shape, pitch_);
             for (std::size_t begin = 0; begin < tiles.size(); begin += perLaunch) {
                 job_.throwIfCancelled();
@@ -431,9 +427,7 @@ private:
 };
 
 } // namespace
-} // namespace glint::cuda::kmax
-
-namespace glint::cuda {
+} // namespace kmax
 
 void registerKMaxRectCuda() {
     BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::CudaRectSolver>(); });

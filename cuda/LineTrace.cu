@@ -13,7 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
-namespace glint::cuda::trace {
+namespace glint::cuda {
+namespace trace {
 
 namespace {
 
@@ -69,7 +70,7 @@ public:
             const dim3 grid((w + 1 + 255) / 256, h + 2);
             packFieldKernel<<<grid, block, 0, stream_>>>(raw.as<float2>(), w, h, field4_.as<float4>());
             GLINT_CUDA_CHECK_LAUNCH();
-            stream_.synchronize();
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
         } catch (...) {
             field_.reset();
             throw;
@@ -85,7 +86,7 @@ protected:
         const int width = field_->width(), height = field_->height();
         const TableLayout layout(d);
         // A trace that threw half-way may have left work queued; the pinned tables are rewritten below.
-        stream_.synchronize();
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
 
         // Buffers (grow-only): every transition's segment scores, two DP layers, the back-pointers.
         tables_.ensure(layout.total);
@@ -140,7 +141,7 @@ protected:
                 field, width, height, dg, interior, k, seg);
             GLINT_CUDA_CHECK_LAUNCH();
             if (k + count < n) {
-                stream_.synchronize();
+                GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
                 job.throwIfCancelled();
                 job.setProgress(0.9 * (k + count - 1) / std::max(1, n - 1));
             }
@@ -235,9 +236,7 @@ private:
 };
 
 } // namespace
-} // namespace glint::cuda::trace
-
-namespace glint::cuda {
+} // namespace trace
 
 std::unique_ptr<LineTracer> makeLineTracerCuda() { return std::make_unique<trace::LineTracerCuda>(); }
 

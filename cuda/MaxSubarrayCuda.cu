@@ -31,7 +31,8 @@
 #include <type_traits>
 #include <vector>
 
-namespace glint::cuda::maxsub {
+namespace glint::cuda {
+namespace maxsub {
 
 namespace {
 
@@ -169,15 +170,9 @@ private:
             for (std::size_t i = 0; i < which.size(); ++i) list[i] = tiles_[which[i]];
             int2* dTiles = ws_.get<int2>("tiles", std::max<std::size_t>(list.size(), 1));
             GLINT_CUDA_CHECK(cudaMemcpy(dTiles, list.data(), list.size() * sizeof(int2), cudaMemcpyHostToDevice));
-            StripArgs a{};
-            a.P = P_;
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
-            a.tiles = dTiles;
-            a.stripBest = stripBest_;
-            a.next = blocking() ? next_ : nullptr;
-            a.nextMin = blocking() ? nextMin_ : nullptr;
+            StripArgs a{.P = P_, .rows = rows_, .cols = cols_, .pitch = pitch_, .tiles = dTiles, .tileBegin = 0,
+                        .stripBest = stripBest_, .next = blocking() ? next_ : nullptr,
+                        .nextMin = blocking() ? nextMin_ : nullptr};
             const int perLaunch = tilesPerLaunch(kernel_, pitch_);
             EventTimer timer;
             for (std::size_t begin = 0; begin < list.size(); begin += perLaunch) {
@@ -342,9 +337,7 @@ private:
 };
 
 } // namespace
-} // namespace glint::cuda::maxsub
-
-namespace glint::cuda {
+} // namespace maxsub
 
 void registerBrightestCuda() {
     BackendRegistry<MaxSubarraySolver>::add(Backend::Cuda, [] { return std::make_unique<maxsub::CudaSolver>(); });
