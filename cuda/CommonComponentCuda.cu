@@ -6,7 +6,7 @@
 #include "cuda/CommonComponentCuda.h"
 
 #include "cuda/CommonComponentKernels.cuh"
-#include "cuda/CudaDevice.h"
+#include "cuda/CudaToolkit.cuh"
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCoding.h"
 #include "core/util/Errors.h"
@@ -20,120 +20,56 @@
 #include <cstdlib>
 #include <string>
 #include <limits>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace glint::cuda {
+namespace common {
 
 namespace {
 
 using namespace glint::common_component;
-namespace cd = common_detail;
-
-template <class T>
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(std::size_t n) { resize(n); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() {
-        if (p_) cudaFree(p_);
-    }
-    void resize(std::size_t n) {
-        if (n <= n_) return;
-        if (p_) cudaFree(p_);
-        p_ = nullptr;
-        n_ = 0;
-        GLINT_CUDA_CHECK(cudaMalloc(&p_, std::max<std::size_t>(1, n) * sizeof(T)));
-        n_ = n;
-    }
-    T* get() const { return p_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* p_ = nullptr;
-    std::size_t n_ = 0;
-};
-
-class Stream {
-public:
-    Stream() { GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(s_); }
-    operator cudaStream_t() const { return s_; }
-
-private:
-    cudaStream_t s_ = nullptr;
-};
-
-class Event {
-public:
-    Event() { GLINT_CUDA_CHECK(cudaEventCreate(&e_)); }
-    ~Event() { cudaEventDestroy(e_); }
-    operator cudaEvent_t() const { return e_; }
-
-private:
-    cudaEvent_t e_ = nullptr;
-};
 
 // Cancel reaches running kernels through a device flag that a second stream sets while they run.
 class CancelFlag {
 public:
-    CancelFlag() : flag_(1) {
-        GLINT_CUDA_CHECK(cudaMallocHost(&host_, sizeof(int)));
-        *host_ = 0;
+    CancelFlag() {
+        *host_.get() = 0;
         // Cleared and finished before any kernel of the (non-blocking) work stream can read it.
         GLINT_CUDA_CHECK(cudaMemsetAsync(flag_.get(), 0, sizeof(int), control_));
         GLINT_CUDA_CHECK(cudaStreamSynchronize(control_));
     }
-    ~CancelFlag() { cudaFreeHost(host_); }
     const volatile int* device() const { return flag_.get(); }
     void reset() {
         raised_ = false;
-        *host_ = 0;
+        *host_.get() = 0;
         GLINT_CUDA_CHECK(cudaMemsetAsync(flag_.get(), 0, sizeof(int), control_));
         GLINT_CUDA_CHECK(cudaStreamSynchronize(control_));
     }
     void raise() {
         if (raised_) return;
         raised_ = true;
-        *host_ = 1;
-        GLINT_CUDA_CHECK(cudaMemcpyAsync(flag_.get(), host_, sizeof(int), cudaMemcpyHostToDevice, control_));
+        *host_.get() = 1;
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(flag_.get(), host_.get(), sizeof(int), cudaMemcpyHostToDevice, control_));
     }
     bool raised() const { return raised_; }
 
 private:
-    DeviceBuffer<int> flag_;
-    int* host_ = nullptr;
+    DeviceBuffer<int> flag_{1};
+    PinnedBuffer<int> host_{1};
     Stream control_;
     bool raised_ = false;
 };
 
-// What one run needs on the device, kept from run to run (buffers only grow): repeated runs, as in the
-// window or the bench, then pay for no allocation. One run at a time uses it (workspaceMutex).
-struct Workspace {
+// What one run needs on the device is kept from run to run in the workspace (buffers only grow):
+// repeated runs, as in the window or the bench, then pay for no allocation. One run at a time uses it
+// (the Search holds its lease); the stream, the timer's events and the cancel flag are kept with it.
+Workspace& workspace() { return Workspace::shared("common component"); }
+struct Runtime {
     Stream stream;
-    Event start, stop;
+    EventTimer timer{stream};
     CancelFlag cancel;
-    DeviceBuffer<unsigned char> lo, span, code; // typed codes, reinterpreted as T
-    DeviceBuffer<std::uint8_t> binA, binB;
-    DeviceBuffer<std::uint32_t> counters{8};
-    DeviceBuffer<unsigned long long> bestKey{1};
-    DeviceBuffer<std::uint32_t> scratch;
-    DeviceBuffer<int2> batchOffsets, batchSeeds, patches, hits;
-    DeviceBuffer<std::uint32_t> batchCounts, batchSizes;
-    DeviceBuffer<std::uint32_t> planesA, planesB, bound, keys, values, keys2, values2;
-    DeviceBuffer<unsigned char> sortTemp;
 };
-std::mutex& workspaceMutex() {
-    static std::mutex m;
-    return m;
-}
-Workspace& workspace() {
-    static Workspace* w = new Workspace; // never destroyed: the CUDA runtime may be gone at exit
-    return *w;
-}
 
 template <class T, bool Span>
 class Search {
@@ -159,35 +95,28 @@ public:
     }
 
 private:
-    // Waits for the stream, polling so that a Cancel stops the kernels at their next offset or strip.
-    double wait(cudaEvent_t start, cudaEvent_t stop, const char* step) {
-        GLINT_CUDA_CHECK(cudaEventRecord(stop, stream_));
-        for (;;) {
-            const cudaError_t e = cudaEventQuery(stop);
-            if (e == cudaSuccess) break;
-            if (e != cudaErrorNotReady) GLINT_CUDA_CHECK(e);
+    // Ends the step timed since timer_.begin() and waits for the stream, polling so that a Cancel stops
+    // the kernels at their next offset or strip.
+    double wait(const char* step) {
+        timer_.mark(step);
+        while (!timer_.reached()) {
             if (job_.cancelRequested()) cancel_.raise();
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
         GLINT_CUDA_CHECK(cudaGetLastError());
         if (cancel_.raised()) throw Cancelled();
         job_.throwIfCancelled();
-        float ms = 0;
-        GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        job_.timing().add(step, ms);
+        const float ms = timer_.report(job_);
         kernelMs_ += ms;
         return ms;
     }
 
+    // The workspace's buffer `name`, grown to n elements, with src[0..n) queued for upload into it.
     template <class U>
-    void copyTo(DeviceBuffer<U>& dst, const U* src, std::size_t n) {
-        dst.resize(n);
-        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
-    }
-    template <class U>
-    void copyBytes(DeviceBuffer<unsigned char>& dst, const U* src, std::size_t n) {
-        dst.resize(n * sizeof(U));
-        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
+    U* copyTo(const char* name, const U* src, std::size_t n) {
+        U* dst = ws_->get<U>(name, n);
+        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
+        return dst;
     }
     template <class U>
     U fetch(const U* src) {
@@ -212,19 +141,20 @@ private:
         };
         const auto lo = narrow(c_.loA, true);
         const auto code = narrow(c_.codeB, false);
-        copyBytes(ws_.lo, lo.data(), lo.size());
-        copyBytes(ws_.code, code.data(), code.size());
+        const T* loDevice = copyTo("lo", lo.data(), lo.size());
+        const T* codeDevice = copyTo("code", code.data(), code.size());
         PixelVector<T> span;
+        const T* spanDevice = nullptr;
         if (Span) {
             span = narrow(c_.spanA, false);
-            copyBytes(ws_.span, span.data(), span.size());
+            spanDevice = copyTo("span", span.data(), span.size());
         }
-        copyTo(ws_.binA, c_.binA.data(), c_.binA.size());
-        copyTo(ws_.binB, c_.binB.data(), c_.binB.size());
+        binA_ = copyTo("binA", c_.binA.data(), c_.binA.size());
+        binB_ = copyTo("binB", c_.binB.data(), c_.binB.size());
         GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        m_.lo = reinterpret_cast<const T*>(ws_.lo.get());
-        m_.span = Span ? reinterpret_cast<const T*>(ws_.span.get()) : nullptr;
-        m_.code = reinterpret_cast<const T*>(ws_.code.get());
+        m_.lo = loDevice;
+        m_.span = spanDevice;
+        m_.code = codeDevice;
         m_.wA = c_.widthA;
         m_.hA = c_.heightA;
         m_.wB = c_.widthB;
@@ -246,7 +176,7 @@ private:
         if (smemBytes_ + 256 > static_cast<std::size_t>(optin))
             throw BackendUnavailable("common component: overlaps " + std::to_string(widest) +
                                      " pixels wide exceed the GPU labeller's shared memory; use --backend cpu");
-        auto kernel = cd::labelKernel<T, Span>;
+        auto kernel = labelKernel<T, Span>;
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(smemBytes_)));
         // Threads per labelling block: 512 (random4 on an H200: 519 ms against 714 ms with 256), unless the
@@ -256,15 +186,16 @@ private:
         int perSm = 0;
         GLINT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, labelThreads_, smemBytes_));
         labelGrid_ = sms * std::max(1, perSm);
-        scratch_.resize(static_cast<std::size_t>(labelGrid_) * widest);
+        scratch_ = ws_->get<std::uint32_t>("scratch", static_cast<std::size_t>(labelGrid_) * widest);
         scratchStride_ = widest;
     }
 
-    void ensureBatch(std::size_t items) {
-        batchOffsets_.resize(items);
-        batchCounts_.resize(items);
-        batchSizes_.resize(items);
-        batchSeeds_.resize(items);
+    // The batch buffers for `items` offsets, batchOffsets_ filled with items[0..n).
+    void uploadBatch(const std::vector<int2>& items, std::size_t n) {
+        batchOffsets_ = copyTo("batch offsets", items.data(), n);
+        batchCounts_ = ws_->get<std::uint32_t>("batch counts", n);
+        batchSizes_ = ws_->get<std::uint32_t>("batch sizes", n);
+        batchSeeds_ = ws_->get<int2>("batch seeds", n);
     }
 
     struct Outcome {
@@ -277,30 +208,30 @@ private:
     Outcome label(std::uint32_t n, bool withCounts, std::uint32_t minCount) {
         Outcome out;
         if (n == 0) return out;
-        GLINT_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 8 * sizeof(std::uint32_t), stream_));
-        GLINT_CUDA_CHECK(cudaMemsetAsync(bestKey_.get(), 0, sizeof(unsigned long long), stream_));
-        cd::LabelArgs args{};
-        args.offsets = batchOffsets_.get();
+        GLINT_CUDA_CHECK(cudaMemsetAsync(counters_, 0, 8 * sizeof(std::uint32_t), stream_));
+        GLINT_CUDA_CHECK(cudaMemsetAsync(bestKey_, 0, sizeof(unsigned long long), stream_));
+        LabelArgs args{};
+        args.offsets = batchOffsets_;
         args.count = n;
-        args.counts = withCounts ? batchCounts_.get() : nullptr;
+        args.counts = withCounts ? batchCounts_ : nullptr;
         args.minCount = minCount;
-        args.work = counters_.get() + 3;
-        args.labelled = counters_.get() + 4;
-        args.outSize = batchSizes_.get();
-        args.outSeed = batchSeeds_.get();
-        args.bestKey = bestKey_.get();
-        args.scratch = scratch_.get();
+        args.work = counters_ + 3;
+        args.labelled = counters_ + 4;
+        args.outSize = batchSizes_;
+        args.outSeed = batchSeeds_;
+        args.bestKey = bestKey_;
+        args.scratch = scratch_;
         args.scratchStride = scratchStride_;
         args.nodeCap = nodeCap_;
         args.maskCap = maskCap_;
         args.rowsCap = rowsCap_;
         args.cancel = cancel_.device();
-        GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        cd::labelKernel<T, Span><<<labelGrid_, labelThreads_, smemBytes_, stream_>>>(m_, args);
+        timer_.begin();
+        labelKernel<T, Span><<<labelGrid_, labelThreads_, smemBytes_, stream_>>>(m_, args);
         GLINT_CUDA_CHECK_LAUNCH();
-        wait(start_, stop_, "label kernel");
-        const unsigned long long key = fetch(bestKey_.get());
-        out.labelled = fetch(counters_.get() + 4);
+        wait("label kernel");
+        const unsigned long long key = fetch(bestKey_);
+        out.labelled = fetch(counters_ + 4);
         out.size = static_cast<std::uint32_t>(key >> 32);
         out.item = static_cast<std::uint32_t>(key);
         return out;
@@ -308,7 +239,7 @@ private:
 
     void offer(const Outcome& out, int dx, int dy) {
         if (out.size <= best_) return;
-        const int2 seed = fetch(batchSeeds_.get() + out.item);
+        const int2 seed = fetch(batchSeeds_ + out.item);
         best_ = out.size;
         bestDx_ = dx;
         bestDy_ = dy;
@@ -321,22 +252,20 @@ private:
         if (patches.empty()) return;
         std::vector<int2> pos;
         for (const auto& p : patches) pos.push_back(make_int2(p.x, p.y));
-        DeviceBuffer<int2>& dPatches = ws_.patches;
-        copyTo(dPatches, pos.data(), pos.size());
-        DeviceBuffer<int2>& hits = ws_.hits;
-        hits.resize(kMaxSeedHits);
-        GLINT_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(std::uint32_t), stream_));
+        const int2* dPatches = copyTo("patches", pos.data(), pos.size());
+        int2* hits = ws_->get<int2>("seed hits", kMaxSeedHits);
+        GLINT_CUDA_CHECK(cudaMemsetAsync(counters_, 0, sizeof(std::uint32_t), stream_));
         const dim3 block(32, 8);
-        const dim3 grid((c_.widthB - cd::kSeedPatch + 1 + 31) / 32, (c_.heightB - cd::kSeedPatch + 1 + 7) / 8);
-        GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        cd::seedKernel<T, Span><<<grid, block, 0, stream_>>>(m_, dPatches.get(), static_cast<int>(pos.size()),
-                                                             hits.get(), counters_.get(), kMaxSeedHits);
+        const dim3 grid((c_.widthB - kSeedPatch + 1 + 31) / 32, (c_.heightB - kSeedPatch + 1 + 7) / 8);
+        timer_.begin();
+        seedKernel<T, Span><<<grid, block, 0, stream_>>>(m_, dPatches, static_cast<int>(pos.size()), hits, counters_,
+                                                         kMaxSeedHits);
         GLINT_CUDA_CHECK_LAUNCH();
-        wait(start_, stop_, "seed kernel");
-        const std::size_t n = std::min<std::size_t>(fetch(counters_.get()), kMaxSeedHits);
+        wait("seed kernel");
+        const std::size_t n = std::min<std::size_t>(fetch(counters_), kMaxSeedHits);
         std::vector<int2> raw(n);
         if (n) {
-            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.data(), hits.get(), n * sizeof(int2), cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.data(), hits, n * sizeof(int2), cudaMemcpyDeviceToHost, stream_));
             GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
         std::vector<std::pair<int, int>> found;
@@ -346,8 +275,7 @@ private:
         if (offsets.empty()) return;
         std::vector<int2> items;
         for (const auto& [dx, dy] : offsets) items.push_back(make_int2(dx, dy));
-        ensureBatch(items.size());
-        copyTo(batchOffsets_, items.data(), items.size());
+        uploadBatch(items, items.size());
         const Outcome out = label(static_cast<std::uint32_t>(items.size()), false, 0);
         if (out.size) offer(out, items[out.item].x, items[out.item].y);
     }
@@ -355,78 +283,74 @@ private:
     template <int NP>
     void searchWith() {
         const int wordsA = (c_.widthA + 31) / 32, wordsB = (c_.widthB + 31) / 32;
-        DeviceBuffer<std::uint32_t>& planesA = ws_.planesA;
-        DeviceBuffer<std::uint32_t>& planesB = ws_.planesB;
-        planesA.resize(static_cast<std::size_t>(c_.heightA) * wordsA * NP);
-        planesB.resize(static_cast<std::size_t>(c_.heightB) * wordsB * NP);
-        GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
+        std::uint32_t* planesA = ws_->get<std::uint32_t>("planesA", static_cast<std::size_t>(c_.heightA) * wordsA * NP);
+        std::uint32_t* planesB = ws_->get<std::uint32_t>("planesB", static_cast<std::size_t>(c_.heightB) * wordsB * NP);
+        timer_.begin();
         auto build = [&](const std::uint8_t* bins, int w, int h, int words, std::uint32_t* out) {
             const long long threads = static_cast<long long>(h) * words * 32;
-            cd::buildPlanesKernel<NP><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, stream_>>>(bins, w, h, words, out);
+            buildPlanesKernel<NP><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, stream_>>>(bins, w, h, words, out);
             GLINT_CUDA_CHECK_LAUNCH();
         };
-        build(ws_.binA.get(), c_.widthA, c_.heightA, wordsA, planesA.get());
-        build(ws_.binB.get(), c_.widthB, c_.heightB, wordsB, planesB.get());
-        wait(start_, stop_, "bound kernel");
+        build(binA_, c_.widthA, c_.heightA, wordsA, planesA);
+        build(binB_, c_.widthB, c_.heightB, wordsB, planesB);
+        wait("bound kernel");
 
         const std::uint64_t dyCount = range_.dyCount();
         const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
         const std::size_t bandOffsets = static_cast<std::size_t>(std::min<std::uint64_t>(range_.dxCount(), band)) * dyCount;
-        DeviceBuffer<std::uint32_t>&bound = ws_.bound, &keys = ws_.keys, &values = ws_.values, &keys2 = ws_.keys2,
-                                     &values2 = ws_.values2;
-        for (auto* b : {&bound, &keys, &values}) b->resize(bandOffsets);
-        DeviceBuffer<unsigned char>& sortTemp = ws_.sortTemp;
+        std::uint32_t* bound = ws_->get<std::uint32_t>("bound", bandOffsets);
+        std::uint32_t* keys = ws_->get<std::uint32_t>("keys", bandOffsets);
+        std::uint32_t* values = ws_->get<std::uint32_t>("values", bandOffsets);
 
         for (int dxLo = range_.dxMin; dxLo <= range_.dxMax; dxLo += band) {
             const int dxCount = std::min(band, range_.dxMax - dxLo + 1);
             const std::uint32_t n = static_cast<std::uint32_t>(static_cast<std::uint64_t>(dxCount) * dyCount);
             const std::uint32_t bestAtBound = static_cast<std::uint32_t>(best_);
-            GLINT_CUDA_CHECK(cudaMemsetAsync(bound.get(), 0, n * sizeof(std::uint32_t), stream_));
+            GLINT_CUDA_CHECK(cudaMemsetAsync(bound, 0, n * sizeof(std::uint32_t), stream_));
             // Launches of bounded work, so that Cancel is seen between them too.
             const double perColumn = static_cast<double>(c_.heightA) * c_.heightB * std::min(c_.widthA, c_.widthB) / 32.0;
             const int columnsPerLaunch = static_cast<int>(std::clamp(1.5e10 / std::max(1.0, perColumn), 1.0, 65535.0));
             for (int first = 0; first < dxCount; first += columnsPerLaunch) {
-                cd::BoundArgs args{planesA.get(), planesB.get(), c_.widthA, c_.heightA, c_.widthB, c_.heightB,
-                                   wordsA, wordsB, dxLo, range_.dyMin, static_cast<int>(dyCount), first,
-                                   bestAtBound, bound.get(), cancel_.device()};
+                BoundArgs args{planesA, planesB, c_.widthA, c_.heightA, c_.widthB, c_.heightB,
+                               wordsA, wordsB, dxLo, range_.dyMin, static_cast<int>(dyCount), first,
+                               bestAtBound, bound, cancel_.device()};
                 const dim3 grid(std::min(columnsPerLaunch, dxCount - first),
-                                static_cast<unsigned>((dyCount + cd::kBoundDy - 1) / cd::kBoundDy));
-                GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-                cd::boundKernel<NP><<<grid, cd::kBoundThreads, 0, stream_>>>(args);
+                                static_cast<unsigned>((dyCount + kBoundDy - 1) / kBoundDy));
+                timer_.begin();
+                boundKernel<NP><<<grid, kBoundThreads, 0, stream_>>>(args);
                 GLINT_CUDA_CHECK_LAUNCH();
-                wait(start_, stop_, "bound kernel");
+                wait("bound kernel");
             }
             // Candidates: offsets whose bound beats the best, sorted by bound, largest first.
-            GLINT_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 3 * sizeof(std::uint32_t), stream_));
-            cd::SelectArgs select{bound.get(), n, c_.widthA, c_.heightA, c_.widthB, c_.heightB, dxLo,
-                                  range_.dyMin, static_cast<int>(dyCount), bestAtBound, keys.get(), values.get(),
-                                  counters_.get()};
-            GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-            cd::selectKernel<<<(n + 255) / 256, 256, 0, stream_>>>(select);
+            GLINT_CUDA_CHECK(cudaMemsetAsync(counters_, 0, 3 * sizeof(std::uint32_t), stream_));
+            SelectArgs select{bound, n, c_.widthA, c_.heightA, c_.widthB, c_.heightB, dxLo,
+                              range_.dyMin, static_cast<int>(dyCount), bestAtBound, keys, values,
+                              counters_};
+            timer_.begin();
+            selectKernel<<<(n + 255) / 256, 256, 0, stream_>>>(select);
             GLINT_CUDA_CHECK_LAUNCH();
             std::uint32_t counts[3];
-            GLINT_CUDA_CHECK(cudaMemcpyAsync(counts, counters_.get(), sizeof(counts), cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(counts, counters_, sizeof(counts), cudaMemcpyDeviceToHost, stream_));
             GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
             stats_.prunedByArea += counts[1];
             stats_.prunedByBound += counts[2];
             const std::uint32_t m = counts[0];
             std::vector<std::uint32_t> hostKeys(m), hostValues(m);
             if (m) {
-                keys2.resize(m);
-                values2.resize(m);
+                std::uint32_t* keys2 = ws_->get<std::uint32_t>("keys2", m);
+                std::uint32_t* values2 = ws_->get<std::uint32_t>("values2", m);
                 std::size_t sortBytes = 0;
-                GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sortBytes, keys.get(), keys2.get(),
-                                                                           values.get(), values2.get(), static_cast<int>(m)));
-                sortTemp.resize(std::max<std::size_t>(sortBytes, 16));
-                GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(sortTemp.get(), sortBytes, keys.get(),
-                                                                           keys2.get(), values.get(), values2.get(),
+                GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sortBytes, keys, keys2, values, values2,
+                                                                           static_cast<int>(m)));
+                void* sortTemp = ws_->get("sort temp", std::max<std::size_t>(sortBytes, 16));
+                GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(sortTemp, sortBytes, keys, keys2, values, values2,
                                                                            static_cast<int>(m), 0, 32, stream_));
-                GLINT_CUDA_CHECK(cudaMemcpyAsync(hostKeys.data(), keys2.get(), m * sizeof(std::uint32_t),
+                GLINT_CUDA_CHECK(cudaMemcpyAsync(hostKeys.data(), keys2, m * sizeof(std::uint32_t),
                                                  cudaMemcpyDeviceToHost, stream_));
-                GLINT_CUDA_CHECK(cudaMemcpyAsync(hostValues.data(), values2.get(), m * sizeof(std::uint32_t),
+                GLINT_CUDA_CHECK(cudaMemcpyAsync(hostValues.data(), values2, m * sizeof(std::uint32_t),
                                                  cudaMemcpyDeviceToHost, stream_));
             }
-            wait(start_, stop_, "select kernel");
+            wait("select kernel");
             labelCandidates(hostKeys, hostValues, dxLo, static_cast<int>(dyCount));
             job_.setProgress(0.05 + 0.95 * static_cast<double>(dxLo + dxCount - range_.dxMin) / range_.dxCount());
         }
@@ -444,20 +368,19 @@ private:
             while (end < keys.size() && keys[end] > best_ && pixels < budget && items.size() < (1u << 20)) {
                 const int dx = dxLo + static_cast<int>(values[end] / dyCount);
                 const int dy = range_.dyMin + static_cast<int>(values[end] % dyCount);
-                pixels += static_cast<double>(overlapOf(c_.widthA, c_.heightA, c_.widthB, c_.heightB, dx, dy).area());
+                pixels += static_cast<double>(glint::common_component::overlapOf(c_.widthA, c_.heightA, c_.widthB, c_.heightB, dx, dy).area());
                 items.push_back(make_int2(dx, dy));
                 ++end;
             }
             const std::uint32_t n = static_cast<std::uint32_t>(items.size());
-            ensureBatch(n);
-            copyTo(batchOffsets_, items.data(), n);
+            uploadBatch(items, n);
             double ms = 0;
             if (!c_.boundExact) {
-                GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-                cd::countKernel<T, Span><<<std::min<std::uint32_t>(n, static_cast<std::uint32_t>(sms_) * 8), 256, 0,
-                                           stream_>>>(m_, batchOffsets_.get(), n, batchCounts_.get(), cancel_.device());
+                timer_.begin();
+                countKernel<T, Span><<<std::min<std::uint32_t>(n, static_cast<std::uint32_t>(sms_) * 8), 256, 0, stream_>>>(
+                    m_, batchOffsets_, n, batchCounts_, cancel_.device());
                 GLINT_CUDA_CHECK_LAUNCH();
-                ms += wait(start_, stop_, "count kernel");
+                ms += wait("count kernel");
             }
             const auto before = job_.timing().step("label kernel");
             const Outcome out = label(n, !c_.boundExact, static_cast<std::uint32_t>(best_));
@@ -471,8 +394,8 @@ private:
         stats_.prunedByBound += keys.size() - pos;
     }
 
-    std::lock_guard<std::mutex> lock_{workspaceMutex()};
-    Workspace& ws_ = workspace();
+    Workspace::Lease ws_{workspace()}; // first: held for the whole run
+    Runtime& rt_ = ws_->keep<Runtime>();
     const CommonCoding& c_;
     JobControl& job_;
     OffsetRange range_;
@@ -481,18 +404,19 @@ private:
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;
     double kernelMs_ = 0;
 
-    Stream& stream_ = ws_.stream;
-    Event& start_ = ws_.start;
-    Event& stop_ = ws_.stop;
-    CancelFlag& cancel_ = ws_.cancel;
-    DeviceBuffer<std::uint32_t>& counters_ = ws_.counters;
-    DeviceBuffer<unsigned long long>& bestKey_ = ws_.bestKey;
-    DeviceBuffer<std::uint32_t>& scratch_ = ws_.scratch;
-    DeviceBuffer<int2>& batchOffsets_ = ws_.batchOffsets;
-    DeviceBuffer<int2>& batchSeeds_ = ws_.batchSeeds;
-    DeviceBuffer<std::uint32_t>& batchCounts_ = ws_.batchCounts;
-    DeviceBuffer<std::uint32_t>& batchSizes_ = ws_.batchSizes;
-    cd::MatchData<T, Span> m_;
+    cudaStream_t stream_ = rt_.stream;
+    EventTimer& timer_ = rt_.timer;
+    CancelFlag& cancel_ = rt_.cancel;
+    std::uint32_t* counters_ = ws_->get<std::uint32_t>("counters", 8);
+    unsigned long long* bestKey_ = ws_->get<unsigned long long>("bestKey", 1);
+    std::uint32_t* scratch_ = nullptr;
+    const std::uint8_t* binA_ = nullptr;
+    const std::uint8_t* binB_ = nullptr;
+    int2* batchOffsets_ = nullptr;
+    int2* batchSeeds_ = nullptr;
+    std::uint32_t* batchCounts_ = nullptr;
+    std::uint32_t* batchSizes_ = nullptr;
+    MatchData<T, Span> m_;
     int sms_ = 1, labelGrid_ = 1, labelThreads_ = 512, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
     std::size_t smemBytes_ = 0;
 };
@@ -530,9 +454,10 @@ public:
 };
 
 } // namespace
+} // namespace common
 
 void registerCommonComponentCuda() {
-    CommonComponentRegistry::add(Backend::Cuda, [] { return std::make_unique<CommonComponentCuda>(); });
+    CommonComponentRegistry::add(Backend::Cuda, [] { return std::make_unique<common::CommonComponentCuda>(); });
 }
 
 } // namespace glint::cuda

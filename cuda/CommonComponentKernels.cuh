@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-namespace glint::cuda::common_detail {
+namespace glint::cuda::common {
 
 using glint::common_component::StripView;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
@@ -490,4 +490,4 @@ __global__ void __launch_bounds__(kLabelMaxThreads) labelKernel(MatchData<T, Spa
     }
 }
 
-} // namespace glint::cuda::common_detail
+} // namespace glint::cuda::common

@@ -1,5 +1,5 @@
-// CUDA device detection and the small helpers every .cu file shares: error checks that throw instead of
-// aborting, and an owning device buffer.
+// CUDA device detection and the error checks every .cu file shares (they throw instead of aborting); the
+// buffers, streams, timers and workspaces built on them are in cuda/CudaToolkit.cuh.
 #pragma once
 
 #include "core/jobs/Backend.h"

@@ -5,18 +5,21 @@
 // The whole usual search is queued without a synchronisation, so that a repeated search (same solver,
 // same k) replays it as one CUDA graph.
 #include "cuda/KMaxCuda.h"
+
+#include "cuda/CudaToolkit.cuh"
 #include "cuda/KMaxEngine.cuh"
 
 #include "core/algo/kmax/KMax.h"
 
 #include <cub/device/device_scan.cuh>
 
+#include <memory>
+#include <stdexcept>
 
 namespace glint::cuda {
+namespace kmax {
 
 namespace {
-
-using namespace kmaxdetail;
 
 struct MinOp {
     template <class T>
@@ -215,31 +218,18 @@ __global__ void finishEndsKernel(const MinRun<V>* runs, const unsigned char* bla
 }
 
 // Each solver owns its buffers and stream: a search it has run before with the same k is replayed as a
-// CUDA graph (one launch instead of some thirty), whose captured pointers must stay valid.
+// CUDA graph (one launch instead of some thirty), whose captured pointers must stay valid (so its
+// workspace is its own, which the memory budget never frees).
 class Cuda1dSolver final : public KMax1dSolver {
 public:
-    ~Cuda1dSolver() override {
-        dropGraph();
-        if (values_) cudaFree(values_);
-        if (blank_) cudaFree(blank_);
-        if (header_) cudaFreeHost(header_);
-        if (preview_) cudaFreeHost(preview_);
-        if (stream_) cudaStreamDestroy(stream_);
-        for (cudaEvent_t e : {start_, stop_})
-            if (e) cudaEventDestroy(e);
-    }
+    ~Cuda1dSolver() override { dropGraph(); }
 
     void load(const KMaxSequence& seq, JobControl& job) override {
         job.setDevice(cudaDevice().name);
         auto step = job.timing().scope("upload");
         dropGraph();
         lastK_ = 0;
-        if (!stream_) {
-            GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            GLINT_CUDA_CHECK(cudaEventCreate(&start_));
-            GLINT_CUDA_CHECK(cudaEventCreate(&stop_));
-            GLINT_CUDA_CHECK(cudaMallocHost(&header_, sizeof(State)));
-        }
+        if (!res_) res_ = std::make_unique<Resources>();
         n_ = static_cast<long long>(seq.size());
         if (n_ >= (1LL << 30))
             throw BackendUnavailable("the CUDA backend takes sequences of up to 2^30 values; use --backend cpu");
@@ -248,27 +238,22 @@ public:
         // p, m, the input, a run per value when there are blanks, the tree and the end list.
         const std::size_t need = static_cast<std::size_t>(n_ + 1) * (3 * elem + 4 + (seq.blank.empty() ? 0 : 21)) +
                                  static_cast<std::size_t>(n_) * elem / 16 + (std::size_t{64} << 20);
-        std::size_t freeBytes = 0, total = 0;
-        GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
-        if (need > freeBytes + arena_.held())
-            throw BackendUnavailable("the sequence needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
-                                     std::to_string((freeBytes + arena_.held()) >> 20) + " MiB are free; use --backend cpu");
-        if (values_) cudaFree(values_);
-        if (blank_) cudaFree(blank_);
-        values_ = nullptr;
-        blank_ = nullptr;
-        GLINT_CUDA_CHECK(cudaMalloc(&values_, std::max<std::size_t>(1, static_cast<std::size_t>(n_) * elem)));
+        ws_.require(need, "the sequence");
+        values_.reset();
+        blank_.reset();
+        values_.ensure(std::max<std::size_t>(1, static_cast<std::size_t>(n_) * elem));
         if (kind_ == Kind::Int32) upload<int>(seq);
         else if (kind_ == Kind::Int64) upload<long long>(seq);
         else upload<double>(seq);
         if (!seq.blank.empty()) {
-            GLINT_CUDA_CHECK(cudaMalloc(&blank_, static_cast<std::size_t>(n_)));
-            GLINT_CUDA_CHECK(cudaMemcpy(blank_, seq.blank.data(), static_cast<std::size_t>(n_), cudaMemcpyHostToDevice));
+            blank_.ensure(static_cast<std::size_t>(n_));
+            GLINT_CUDA_CHECK(cudaMemcpy(blank_.get(), seq.blank.data(), static_cast<std::size_t>(n_), cudaMemcpyHostToDevice));
         }
     }
 
     std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
         job.setDevice(cudaDevice().name);
+        if (!res_) throw std::logic_error("K-MSP (CUDA): topK() before load()");
         if (kind_ == Kind::Int32) return run<int>(k, job);
         if (kind_ == Kind::Int64) return run<long long>(k, job);
         return run<double>(k, job);
@@ -278,6 +263,13 @@ private:
     enum class Kind { Int32, Int64, Real };
     static constexpr std::size_t kPreview = 16384; // pairs copied back with the state in one go
 
+    // Created by the first load().
+    struct Resources {
+        Stream stream;
+        EventTimer timer{stream};
+        PinnedBuffer<State> header{1};
+    };
+
     template <class V>
     void upload(const KMaxSequence& seq) {
         std::vector<V> host(static_cast<std::size_t>(n_));
@@ -286,7 +278,7 @@ private:
             else if constexpr (std::is_floating_point_v<V>) host[i] = seq.integer ? static_cast<double>(seq.ints[i]) : seq.reals[i];
             else host[i] = static_cast<V>(seq.ints[i]);
         }
-        GLINT_CUDA_CHECK(cudaMemcpy(values_, host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
+        GLINT_CUDA_CHECK(cudaMemcpy(values_.get(), host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
     }
 
     void dropGraph() {
@@ -297,7 +289,7 @@ private:
     template <class V>
     Seq sequence() {
         const std::size_t n = static_cast<std::size_t>(n_);
-        return Seq{arena_.get<V>("1d p", n + 1), arena_.get<V>("1d m", n + 1), blank_ ? arena_.get<int>("1d lo", n + 1) : nullptr,
+        return Seq{ws_.get<V>("1d p", n + 1), ws_.get<V>("1d m", n + 1), blank_.get() ? ws_.get<int>("1d lo", n + 1) : nullptr,
                    static_cast<int>(n)};
     }
 
@@ -305,81 +297,82 @@ private:
     template <class V>
     void enqueuePrefix(const Seq& q) {
         const std::size_t n = static_cast<std::size_t>(n_);
+        const cudaStream_t stream = res_->stream;
+        const unsigned char* blank = blank_.get();
         V* p = const_cast<V*>(static_cast<const V*>(q.p));
         V* m = const_cast<V*>(static_cast<const V*>(q.m));
-        const V* a = static_cast<const V*>(values_);
+        const V* a = reinterpret_cast<const V*>(values_.get());
         const int grid = gridFor(n_ + 1, 256);
         if constexpr (std::is_floating_point_v<V>) {
             const int chunks = static_cast<int>((n + kPrefixChunk - 1) / kPrefixChunk);
-            double* totals = arena_.get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
-            double* offsets = arena_.get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
-            chunkLocalKernel<<<(chunks + 127) / 128, 128, 0, stream_>>>(a, n_, p, totals, chunks);
-            chunkOffsetKernel<<<1, 1, 0, stream_>>>(totals, chunks, offsets);
-            chunkApplyKernel<<<grid, 256, 0, stream_>>>(p, n_, offsets);
+            double* totals = ws_.get<double>("1d chunk totals", static_cast<std::size_t>(chunks));
+            double* offsets = ws_.get<double>("1d chunk offsets", static_cast<std::size_t>(chunks) + 1);
+            chunkLocalKernel<<<(chunks + 127) / 128, 128, 0, stream>>>(a, n_, p, totals, chunks);
+            chunkOffsetKernel<<<1, 1, 0, stream>>>(totals, chunks, offsets);
+            chunkApplyKernel<<<grid, 256, 0, stream>>>(p, n_, offsets);
             GLINT_CUDA_CHECK_LAUNCH();
-        } else if (!blank_) {
+        } else if (!blank) {
             const int tiles = static_cast<int>((n + 1 + kScanTile - 1) / kScanTile);
-            SumMin<V>* sums = arena_.get<SumMin<V>>("1d tile sums", static_cast<std::size_t>(tiles));
-            SumMin<V>* before = arena_.get<SumMin<V>>("1d tile prefixes", static_cast<std::size_t>(tiles));
-            launchOn(stream_, sumMinTileKernel<V, false>, tiles, kScanThreads, a, n_, sums, nullptr, nullptr, nullptr);
-            launchOn(stream_, sumMinTilesKernel<V>, 1, 1024, sums, tiles, before);
-            launchOn(stream_, sumMinTileKernel<V, true>, tiles, kScanThreads, a, n_, nullptr, before, p, m);
+            SumMin<V>* sums = ws_.get<SumMin<V>>("1d tile sums", static_cast<std::size_t>(tiles));
+            SumMin<V>* before = ws_.get<SumMin<V>>("1d tile prefixes", static_cast<std::size_t>(tiles));
+            launchOn(stream, sumMinTileKernel<V, false>, tiles, kScanThreads, a, n_, sums, nullptr, nullptr, nullptr);
+            launchOn(stream, sumMinTilesKernel<V>, 1, 1024, sums, tiles, before);
+            launchOn(stream, sumMinTileKernel<V, true>, tiles, kScanThreads, a, n_, nullptr, before, p, m);
             return;
         } else {
-            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V), stream_));
+            GLINT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(V), stream));
             std::size_t bytes = 0;
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a, p + 1, static_cast<int>(n), stream_));
-            void* temp = arena_.get("1d sum temp", bytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, a, p + 1, static_cast<int>(n), stream_));
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a, p + 1, static_cast<int>(n), stream));
+            void* temp = ws_.get("1d sum temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, a, p + 1, static_cast<int>(n), stream));
         }
         std::size_t bytes = 0;
-        if (!blank_) {
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
-            void* temp = arena_.get("1d min temp", bytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream_));
+        if (!blank) {
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream));
+            void* temp = ws_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, p, m + 1, MinOp{}, static_cast<int>(n), stream));
         } else {
-            MinRun<V>* runs = arena_.get<MinRun<V>>("1d runs", n);
-            MinRun<V>* scanned = arena_.get<MinRun<V>>("1d runs scanned", n);
-            runInputKernel<V><<<grid, 256, 0, stream_>>>(p, static_cast<const unsigned char*>(blank_), n_, runs);
+            MinRun<V>* runs = ws_.get<MinRun<V>>("1d runs", n);
+            MinRun<V>* scanned = ws_.get<MinRun<V>>("1d runs scanned", n);
+            runInputKernel<V><<<grid, 256, 0, stream>>>(p, blank, n_, runs);
             GLINT_CUDA_CHECK_LAUNCH();
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
-            void* temp = arena_.get("1d min temp", bytes);
-            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream_));
-            finishEndsKernel<V><<<grid, 256, 0, stream_>>>(scanned, static_cast<const unsigned char*>(blank_), p, n_, m,
-                                                           const_cast<int*>(q.lo));
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream));
+            void* temp = ws_.get("1d min temp", bytes);
+            GLINT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(temp, bytes, runs, scanned, MinRunOp{}, static_cast<int>(n), stream));
+            finishEndsKernel<V><<<grid, 256, 0, stream>>>(scanned, blank, p, n_, m, const_cast<int*>(q.lo));
             GLINT_CUDA_CHECK_LAUNCH();
         }
     }
 
     template <class V>
     std::vector<KMaxSegment> run(std::size_t k, JobControl& job) {
+        const cudaStream_t stream = res_->stream;
+        State* header = res_->header.get();
+        EventTimer& timer = res_->timer;
         const Seq q = sequence<V>();
         const std::size_t preview = std::min(k, kPreview);
-        if (previewSize_ < preview) {
+        if (preview_.size() < preview) {
             dropGraph();
-            if (preview_) cudaFreeHost(preview_);
-            preview_ = nullptr;
-            GLINT_CUDA_CHECK(cudaMallocHost(&preview_, preview * sizeof(Found)));
-            previewSize_ = preview;
+            preview_.ensure(preview);
         }
-        Engine<V> engine(arena_, job, stream_);
+        Engine<V> engine(ws_, job, stream);
         if (k != graphK_) dropGraph();
         if (!graph_ && k == lastK_ && graphsWork_) {
             // The same search again: capture it once (every buffer already exists), replay from now on.
             // Should capturing fail here, the searches simply run without a graph.
             cudaGraph_t graph = nullptr;
             try {
-                GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+                GLINT_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
                 enqueuePrefix<V>(q);
-                engine.enqueue(q, k, header_, preview_, preview, nullptr);
-                GLINT_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+                engine.enqueue(q, k, header, preview_.get(), preview, nullptr);
+                GLINT_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
                 GLINT_CUDA_CHECK(cudaGraphInstantiate(&graph_, graph, 0));
                 graphK_ = k;
             } catch (const std::exception&) {
                 cudaStreamCaptureStatus status;
-                if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+                if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
                     cudaGraph_t broken = nullptr;
-                    cudaStreamEndCapture(stream_, &broken);
+                    cudaStreamEndCapture(stream, &broken);
                     if (broken) cudaGraphDestroy(broken);
                 }
                 cudaGetLastError();
@@ -389,25 +382,23 @@ private:
             if (graph) cudaGraphDestroy(graph);
         }
         if (graph_) {
-            GLINT_CUDA_CHECK(cudaEventRecord(start_, stream_));
-            GLINT_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
-            GLINT_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-            float ms = 0.0f;
-            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-            job.timing().add("search (graph)", ms);
+            timer.begin();
+            GLINT_CUDA_CHECK(cudaGraphLaunch(graph_, stream));
+            timer.mark("search (graph)");
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream));
+            timer.report(job);
         } else {
-            StepEvents steps(stream_);
+            timer.begin();
             enqueuePrefix<V>(q);
-            steps.mark("prefix sums");
-            engine.enqueue(q, k, header_, preview_, preview, &steps);
-            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-            steps.report(job);
+            timer.mark("prefix sums");
+            engine.enqueue(q, k, header, preview_.get(), preview, &timer);
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream));
+            timer.report(job);
         }
         lastK_ = k;
         job.setProgress(0.8);
         const auto post = job.timing().scope("finish");
-        const std::vector<PairFound<V>> pairs = engine.finish(q, k, header_, preview_, preview);
+        const std::vector<PairFound<V>> pairs = engine.finish(q, k, header, preview_.get(), preview);
         std::vector<KMaxSegment> out(pairs.size());
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             KMaxSegment& s = out[i];
@@ -423,25 +414,24 @@ private:
         return out;
     }
 
-    Arena arena_;
-    cudaStream_t stream_ = nullptr;
-    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    // Destroyed in reverse: the values, the preview, the stream's resources, then the workspace.
+    Workspace ws_{"kmax 1d", 256};
+    std::unique_ptr<Resources> res_;
+    PinnedBuffer<Found> preview_;
+    DeviceBuffer<unsigned char> values_;
+    DeviceBuffer<unsigned char> blank_;
     cudaGraphExec_t graph_ = nullptr;
     bool graphsWork_ = true;
     std::size_t graphK_ = 0, lastK_ = 0;
-    State* header_ = nullptr;
-    Found* preview_ = nullptr;
-    std::size_t previewSize_ = 0;
     long long n_ = 0;
     Kind kind_ = Kind::Int64;
-    void* values_ = nullptr;
-    void* blank_ = nullptr;
 };
 
 } // namespace
+} // namespace kmax
 
 void registerKMax1dCuda() {
-    BackendRegistry<KMax1dSolver>::add(Backend::Cuda, [] { return std::make_unique<Cuda1dSolver>(); });
+    BackendRegistry<KMax1dSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::Cuda1dSolver>(); });
 }
 
 } // namespace glint::cuda

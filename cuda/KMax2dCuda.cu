@@ -6,8 +6,11 @@
 // engine of KMaxEngine.cuh finds its k largest pair sums exactly. Strips that do not fit the device in one
 // go are taken in batches whose top-k lists merge exactly.
 #include "cuda/KMaxCuda.h"
+
+#include "cuda/CudaToolkit.cuh"
 #include "cuda/KMaxEngine.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
+#include "cuda/MaxSubarrayStrips.cuh"
 
 #include "core/algo/brightest/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
@@ -19,23 +22,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 namespace glint::cuda {
+namespace kmax {
 
 namespace {
 
-using namespace kmaxdetail;
-namespace msp = ::glint::cuda::detail;
+namespace msp = maxsub;
 
-std::mutex& engineMutex() {
-    static std::mutex m;
-    return m;
-}
-Arena& arena() {
-    static Arena* a = new Arena; // never destroyed: freeing after the runtime shut down fails
-    return *a;
-}
+// Device buffers kept between runs (the engine's and the strips'); one run at a time.
+Workspace& workspace() { return Workspace::shared("kmax 2d", 256); }
 
 // Strips as threshold items: item t * rows + b (t <= b). Low key: a lower bound of the strip's largest
 // rectangle sum, a real sum only when positive (the strip kernel's maxima are at least 0); high key: an
@@ -153,43 +149,15 @@ __global__ void buildStripsKernel(const PT* P, int pitch, int cols, const int* n
     }
 }
 
-struct StripShape {
-    void (*plain)(msp::StripArgs);
-    void (*blocked)(msp::StripArgs);
-    int tops, bottoms, smemPlain, smemBlocked;
-};
-
-template <class V, int T, int B>
-StripShape stripShape() {
-    StripShape k{&msp::stripMaxKernel<V, T, B, false>, &msp::stripMaxKernel<V, T, B, true>, 16 * T, 16 * B,
-                 msp::stripSharedBytes<V, T, B>(false), msp::stripSharedBytes<V, T, B>(true)};
-    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemPlain));
-    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemBlocked));
-    return k;
-}
-
-// As the brightest backend: 64 x 64 strips a block unless that leaves the GPU short of blocks.
-template <class V>
-StripShape chooseShape(int rows) {
-    auto tiles = [&](int tops, int bottoms) {
-        const long long t = (rows + tops - 1) / tops, b = (rows + bottoms - 1) / bottoms;
-        return t * b / 2 + t;
-    };
-    const long long enough = 3LL * std::max(1, cudaDevice().multiprocessors);
-    if (tiles(64, 64) >= enough) return stripShape<V, 4, 4>();
-    if (tiles(32, 64) >= enough) return stripShape<V, 2, 4>();
-    return stripShape<V, 2, 2>();
-}
-
 class CudaRectSolver final : public KMaxRectSolver {
 public:
     std::vector<WorkRect> topK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0) return {};
-        std::lock_guard lock(engineMutex());
-        if (work.fitsInt32()) return Run<int, long long>(work, job).solve(k, span);
-        if (work.integer) return Run<float, long long>(work, job).solve(k, span);
-        return Run<float, double>(work, job).solve(k, span);
+        Workspace::Lease ws(workspace());
+        if (work.fitsInt32()) return Run<int, long long>(*ws, work, job).solve(k, span);
+        if (work.integer) return Run<float, long long>(*ws, work, job).solve(k, span);
+        return Run<float, double>(*ws, work, job).solve(k, span);
     }
 
 private:
@@ -200,8 +168,11 @@ private:
         static constexpr bool kScreen = std::is_same_v<SV, float>;
         using PT = std::conditional_t<kScreen, E, int>; // the exact prefix the strips are built from
 
-        Run(const WorkArray& w, JobControl& job)
-            : w_(w), job_(job), rows_(w.rows), cols_(w.cols), pitch_((w.cols + msp::kChunk - 1) / msp::kChunk * msp::kChunk) {}
+        // The first step ("upload") starts here.
+        Run(Workspace& ws, const WorkArray& w, JobControl& job)
+            : ws_(ws), w_(w), job_(job), rows_(w.rows), cols_(w.cols), pitch_(msp::pitchFor(w.cols)) {
+            steps_.begin();
+        }
 
         std::vector<WorkRect> solve(std::size_t k, ProgressSpan span) {
             checkMemory();
@@ -221,7 +192,7 @@ private:
             // larger sum (the CPU backend's rule). Exact: the union of each batch's exact top k holds the
             // top k of the opened strips.
             const bool ordered = static_cast<std::size_t>(candidates) > 8 * k + 4096;
-            int* dList = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
+            int* dList = ws_.get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
             u64* dHigh = nullptr;
             if (ordered) {
                 dHigh = orderBestFirst(dList, candidates);
@@ -231,10 +202,8 @@ private:
             if (!ordered && candidates)
                 GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), dList, strips.size() * sizeof(int), cudaMemcpyDeviceToHost));
             const int W = (cols_ + 1 + 31) / 32 * 32;
-            std::size_t freeBytes = 0, total = 0;
-            GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
             const std::size_t perPosition = 2 * sizeof(E) + 4 + 4 + sizeof(E) / 16 + 1;
-            const std::size_t positions = std::clamp<std::size_t>((freeBytes + arena().held()) / 2 / perPosition,
+            const std::size_t positions = std::clamp<std::size_t>(ws_.available() / 2 / perPosition,
                                                                   static_cast<std::size_t>(W), std::size_t{1} << 26);
             const int perBatch = static_cast<int>(std::max<std::size_t>(1, positions / W));
             std::vector<std::pair<E, WorkRect>> found;
@@ -261,14 +230,14 @@ private:
                     nextBatch = std::min<std::size_t>(nextBatch * 4, static_cast<std::size_t>(perBatch));
                 }
                 const long long L = static_cast<long long>(count) * W;
-                E* p = arena().get<E>("2d p", static_cast<std::size_t>(L) + 1);
-                E* m = arena().get<E>("2d m", static_cast<std::size_t>(L) + 1);
-                int* lo = arena().get<int>("2d lo", static_cast<std::size_t>(L) + 1);
+                E* p = ws_.get<E>("2d p", static_cast<std::size_t>(L) + 1);
+                E* m = ws_.get<E>("2d m", static_cast<std::size_t>(L) + 1);
+                int* lo = ws_.get<int>("2d lo", static_cast<std::size_t>(L) + 1);
                 buildStripsKernel<PT, E><<<(count + 3) / 4, 128>>>(prefix(), pitch_, cols_, hasMask_ ? next_ : nullptr,
                                                                  dList + first, rows_, count, W, p, m, lo);
                 GLINT_CUDA_CHECK_LAUNCH();
                 steps_.mark("strip build");
-                Engine<E> engine(arena(), job_);
+                Engine<E> engine(ws_, job_);
                 for (const PairFound<E>& f : engine.topK(Seq{p, m, lo, static_cast<int>(L)}, k, &steps_)) {
                     const int s = f.start / W, id = strips[first + s];
                     if (f.end / W != s) throw std::runtime_error("K-MSP (CUDA): a pair crosses two strips");
@@ -300,38 +269,25 @@ private:
 
     private:
         std::size_t cells(std::size_t rowsCount) const { return rowsCount * static_cast<std::size_t>(pitch_); }
-        std::size_t sampleBytes() const {
-            return static_cast<std::size_t>(w_.roi.width) * w_.roi.height * w_.image->visit([](const auto* p) { return sizeof(*p); });
-        }
         const PT* prefix() const {
             if constexpr (kScreen) return exact_;
             else return P32_;
         }
 
         void checkMemory() {
-            std::size_t need = sampleBytes() + cells(rows_ + 1) * (4 + (kScreen ? sizeof(E) : 0)) +
+            std::size_t need = msp::sampleBytes(w_) + cells(rows_ + 1) * (4 + (kScreen ? sizeof(E) : 0)) +
                                static_cast<std::size_t>(rows_) * rows_ * 8 + (std::size_t{96} << 20); // maxima + list
             if (w_.hasExclusions())
                 need += static_cast<std::size_t>(rows_) * cols_ + cells(rows_ + 1) * 4 + cells(rows_ + 1) / msp::kChunk * 4;
-            std::size_t freeBytes = 0, total = 0;
-            GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
-            if (need > freeBytes + arena().held())
-                throw BackendUnavailable("the image needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
-                                         std::to_string((freeBytes + arena().held()) >> 20) +
-                                         " MiB are free; use --backend cpu");
+            ws_.require(need, "the image");
         }
 
         void upload() {
-            const Image& img = *w_.image;
-            const std::size_t elem = img.visit([](const auto* p) { return sizeof(*p); });
-            samples_ = arena().get("2d samples", sampleBytes());
-            const auto* base = static_cast<const unsigned char*>(img.visit([](const auto* p) { return static_cast<const void*>(p); }));
-            const unsigned char* src = base + (static_cast<std::size_t>(w_.roi.y) * img.width() + w_.roi.x) * elem;
-            GLINT_CUDA_CHECK(cudaMemcpy2D(samples_, w_.roi.width * elem, src, img.width() * elem, w_.roi.width * elem,
-                                          w_.roi.height, cudaMemcpyHostToDevice));
+            samples_ = ws_.get("2d samples", msp::sampleBytes(w_));
+            msp::uploadSamples(w_, samples_);
             hasMask_ = w_.hasExclusions();
             if (hasMask_) {
-                mask_ = arena().get<std::uint8_t>("2d mask", w_.excluded.size());
+                mask_ = ws_.get<std::uint8_t>("2d mask", w_.excluded.size());
                 GLINT_CUDA_CHECK(cudaMemcpy(mask_, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
             }
         }
@@ -345,63 +301,42 @@ private:
             a.rows = rows_;
             a.cols = cols_;
             a.pitch = pitch_;
-            scalars_ = arena().get<unsigned>("2d scalars", 4);
+            scalars_ = ws_.get<unsigned>("2d scalars", 4);
             GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, 4 * sizeof(unsigned)));
             if constexpr (kScreen) {
-                Pf_ = arena().get<float>("2d P float", cells(rows_ + 1));
-                exact_ = arena().get<E>("2d P exact", cells(rows_ + 1));
+                Pf_ = ws_.get<float>("2d P float", cells(rows_ + 1));
+                exact_ = ws_.get<E>("2d P exact", cells(rows_ + 1));
                 a.pf = Pf_;
                 a.exact = exact_;
                 a.pmaxBits = scalars_;
             } else {
-                P32_ = arena().get<int>("2d P int", cells(rows_ + 1));
+                P32_ = ws_.get<int>("2d P int", cells(rows_ + 1));
                 a.p32 = P32_;
             }
-            const int blocks = (pitch_ + 127) / 128;
-            w_.image->visit([&](const auto* p) {
-                using S = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-                if constexpr (std::is_same_v<E, double>) msp::prefixKernel<S, double><<<blocks, 128>>>(a, w_.pivot);
-                else msp::prefixKernel<S, long long><<<blocks, 128>>>(a, static_cast<long long>(w_.pivotInt));
-            });
-            GLINT_CUDA_CHECK_LAUNCH();
+            msp::launchPrefix<E>(w_, a);
             if (hasMask_) {
-                next_ = arena().get<int>("2d next", cells(rows_ + 1));
-                nextMin_ = arena().get<int>("2d next min", cells(rows_ + 1) / msp::kChunk);
-                msp::nextExcludedKernel<<<(pitch_ + 127) / 128, 128>>>(mask_, rows_, cols_, pitch_, next_, 0, pitch_, rows_ - 1);
-                const long long items = static_cast<long long>(rows_ + 1) * (pitch_ / msp::kChunk);
-                msp::nextMinKernel<<<static_cast<unsigned>((items + 255) / 256), 256>>>(next_, pitch_, rows_ + 1, 0,
-                                                                                       pitch_ / msp::kChunk, nextMin_);
-                GLINT_CUDA_CHECK_LAUNCH();
+                next_ = ws_.get<int>("2d next", cells(rows_ + 1));
+                nextMin_ = ws_.get<int>("2d next min", cells(rows_ + 1) / msp::kChunk);
+                msp::launchBlocking(mask_, rows_, cols_, pitch_, next_, nextMin_, 0, pitch_, rows_ - 1);
             }
         }
 
         void stripMaxima() {
-            const StripShape shape = chooseShape<SV>(rows_);
-            std::vector<int2> tiles;
-            const int topTiles = (rows_ + shape.tops - 1) / shape.tops, bottomTiles = (rows_ + shape.bottoms - 1) / shape.bottoms;
-            for (int t = 0; t < topTiles; ++t)
-                for (int b = t * shape.tops / shape.bottoms; b < bottomTiles; ++b) tiles.push_back(make_int2(t, b));
-            stripBest_ = arena().get<int>("2d strip best", static_cast<std::size_t>(rows_) * rows_);
-            int2* dTiles = arena().get<int2>("2d tiles", tiles.size());
+            const msp::StripKernel shape = msp::chooseStripKernel<SV>(rows_);
+            const std::vector<int2> tiles = msp::stripTiles(shape, rows_);
+            stripBest_ = ws_.get<int>("2d strip best", static_cast<std::size_t>(rows_) * rows_);
+            int2* dTiles = ws_.get<int2>("2d tiles", tiles.size());
             GLINT_CUDA_CHECK(cudaMemcpy(dTiles, tiles.data(), tiles.size() * sizeof(int2), cudaMemcpyHostToDevice));
-            msp::StripArgs a{};
-            a.P = kScreen ? static_cast<const void*>(Pf_) : static_cast<const void*>(P32_);
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
-            a.tiles = dTiles;
-            a.stripBest = stripBest_;
-            a.next = hasMask_ ? next_ : nullptr;
-            a.nextMin = hasMask_ ? nextMin_ : nullptr;
-            const double cellsPerTile = static_cast<double>(shape.tops) * shape.bottoms * pitch_;
-            const int perLaunch = static_cast<int>(std::clamp(1.5e11 / cellsPerTile, 1.0, 1.0e6));
+            msp::StripArgs a{.P = kScreen ? static_cast<const void*>(Pf_) : static_cast<const void*>(P32_),
+                             .rows = rows_, .cols = cols_, .pitch = pitch_, .tiles = dTiles, .tileBegin = 0,
+                             .stripBest = stripBest_, .next = hasMask_ ? next_ : nullptr,
+                             .nextMin = hasMask_ ? nextMin_ : nullptr};
+            const int perLaunch = msp::tilesPerLaunch(shape, pitch_);
             for (std::size_t begin = 0; begin < tiles.size(); begin += perLaunch) {
                 job_.throwIfCancelled();
                 const int n = static_cast<int>(std::min<std::size_t>(perLaunch, tiles.size() - begin));
                 a.tileBegin = static_cast<int>(begin);
-                if (hasMask_) shape.blocked<<<n, msp::kThreads, shape.smemBlocked>>>(a);
-                else shape.plain<<<n, msp::kThreads, shape.smemPlain>>>(a);
-                GLINT_CUDA_CHECK_LAUNCH();
+                msp::launchStrips(shape, hasMask_, n, a);
                 if (begin + n < tiles.size()) GLINT_CUDA_CHECK(cudaDeviceSynchronize()); // Cancel between launches
             }
         }
@@ -411,21 +346,17 @@ private:
         int chooseStrips(std::size_t k) {
             StripItems items{stripBest_, rows_, kScreen, 0.0, 0.0, 0.0, 0.0};
             if constexpr (kScreen) {
-                unsigned bits = 0;
-                GLINT_CUDA_CHECK(cudaMemcpy(&bits, scalars_, sizeof(bits), cudaMemcpyDeviceToHost));
-                float pmax;
-                std::memcpy(&pmax, &bits, sizeof(pmax));
-                const double u = 1.0 / (1 << 24), W = pitch_;
-                items.alpha = 4.02 * W * u * pmax * 1.001;
-                items.beta = 1.01 * W * u * 1.001;
-                items.gamma = 4.1 * pmax;
+                const msp::ScreenBound bound = msp::screenBound(pitch_, msp::readPmax(scalars_));
+                items.alpha = bound.alpha;
+                items.beta = bound.beta;
+                items.gamma = bound.gamma;
                 // Double sums: Kadane's order (the bound's reference) and the Q differences of the
                 // canonical sums differ by at most this (see KMax2dCpu.cpp, orderSlack).
                 if constexpr (std::is_floating_point_v<E>)
                     items.slack = 8.0 * (cols_ + rows_ + 4.0) * 0x1.0p-53 * w_.maxAbs * static_cast<double>(w_.includedCount) + 1e-300;
             }
-            State* st = arena().get<State>("2d strip state", 1);
-            int* list = arena().get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
+            State* st = ws_.get<State>("2d strip state", 1);
+            int* list = ws_.get<int>("2d strip candidates", static_cast<std::size_t>(rows_) * rows_);
             const int grid = gridFor(items.count(), 256), few = gridFor(items.count(), 1024, 1);
             initStateKernel<<<1, 256>>>(st, k, 0);
             keyMaxKernel<<<few, 1024>>>(items, st);
@@ -444,16 +375,16 @@ private:
         // every pixel as a 1 x 1 rectangle), then strip id ascending, so that ties resolve the same way on
         // every run. Three stable radix sorts, least significant key first. Returns the sorted bound keys.
         u64* orderBestFirst(int* list, int n) {
-            int* ids2 = arena().get<int>("2d order ids", n);
-            int* heights = arena().get<int>("2d order heights", n);
-            int* heights2 = arena().get<int>("2d order heights 2", n);
-            u64* keys = arena().get<u64>("2d order keys", n);
-            u64* keys2 = arena().get<u64>("2d order keys 2", n);
+            int* ids2 = ws_.get<int>("2d order ids", n);
+            int* heights = ws_.get<int>("2d order heights", n);
+            int* heights2 = ws_.get<int>("2d order heights 2", n);
+            u64* keys = ws_.get<u64>("2d order keys", n);
+            u64* keys2 = ws_.get<u64>("2d order keys 2", n);
             std::size_t bytesA = 0, bytesB = 0, bytesC = 0;
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytesA, list, ids2, n));
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytesB, heights, heights2, ids2, list, n));
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytesC, keys, keys2, list, ids2, n));
-            void* temp = arena().get("2d order temp", std::max({bytesA, bytesB, bytesC}));
+            void* temp = ws_.get("2d order temp", std::max({bytesA, bytesB, bytesC}));
             GLINT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytesA, list, ids2, n)); // ids ascending
             stripHeightsKernel<<<gridFor(n, 256), 256>>>(ids2, n, rows_, heights);
             GLINT_CUDA_CHECK_LAUNCH();
@@ -476,9 +407,10 @@ private:
             }
         }
 
+        Workspace& ws_;
         const WorkArray& w_;
         JobControl& job_;
-        StepEvents steps_;
+        EventTimer steps_;
         int rows_, cols_, pitch_;
         void* samples_ = nullptr;
         std::uint8_t* mask_ = nullptr;
@@ -495,9 +427,10 @@ private:
 };
 
 } // namespace
+} // namespace kmax
 
 void registerKMaxRectCuda() {
-    BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<CudaRectSolver>(); });
+    BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::CudaRectSolver>(); });
 }
 
 } // namespace glint::cuda

@@ -9,7 +9,7 @@
 //  3. A collecting pass writes every pair below d* and as many at d* as are needed: exactly k.
 #pragma once
 
-#include "cuda/CudaDevice.h"
+#include "cuda/CudaToolkit.cuh"
 #include "cuda/KMaxKernels.cuh"
 
 #include "core/jobs/Backend.h"
@@ -21,79 +21,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace glint::cuda::kmaxdetail {
-
-// Device buffers kept between runs (cudaMalloc costs more than a small search), grown on demand.
-class Arena {
-public:
-    Arena() = default;
-    Arena(const Arena&) = delete;
-    Arena& operator=(const Arena&) = delete;
-    ~Arena() {
-        for (auto& [name, b] : buffers_)
-            if (b.ptr) cudaFree(b.ptr); // unchecked: the runtime may already be shutting down
-    }
-    void* get(const std::string& name, std::size_t bytes) {
-        Buffer& b = buffers_[name];
-        if (b.bytes < bytes) {
-            if (b.ptr) GLINT_CUDA_CHECK(cudaFree(b.ptr));
-            b = {};
-            GLINT_CUDA_CHECK(cudaMalloc(&b.ptr, std::max<std::size_t>(bytes, 256)));
-            b.bytes = std::max<std::size_t>(bytes, 256);
-        }
-        return b.ptr;
-    }
-    template <class T>
-    T* get(const std::string& name, std::size_t count) {
-        return static_cast<T*>(get(name, count * sizeof(T)));
-    }
-    std::size_t held() const {
-        std::size_t n = 0;
-        for (const auto& [name, b] : buffers_) n += b.bytes;
-        return n;
-    }
-
-private:
-    struct Buffer {
-        void* ptr = nullptr;
-        std::size_t bytes = 0;
-    };
-    std::map<std::string, Buffer> buffers_;
-};
-
-// Named steps timed by CUDA events on one stream; read once, after the last synchronisation.
-class StepEvents {
-public:
-    explicit StepEvents(cudaStream_t stream = 0) : stream_(stream) { mark(""); }
-    ~StepEvents() {
-        for (auto& [name, e] : marks_) cudaEventDestroy(e);
-    }
-    // Ends the step `name` here (it began at the previous mark).
-    void mark(const std::string& name) {
-        cudaEvent_t e;
-        GLINT_CUDA_CHECK(cudaEventCreate(&e));
-        GLINT_CUDA_CHECK(cudaEventRecord(e, stream_));
-        marks_.emplace_back(name, e);
-    }
-    void report(JobControl& job) {
-        GLINT_CUDA_CHECK(cudaEventSynchronize(marks_.back().second));
-        for (std::size_t i = 1; i < marks_.size(); ++i) {
-            float ms = 0.0f;
-            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second));
-            job.timing().add(marks_[i].first, ms);
-        }
-    }
-
-private:
-    cudaStream_t stream_;
-    std::vector<std::pair<std::string, cudaEvent_t>> marks_;
-};
+namespace glint::cuda::kmax {
 
 // A kernel on the stream as a programmatic dependent launch where the device has it (sm_90): its launch
 // overlaps the end of the kernel before it (see pdlEnter, which every kernel launched so calls first).
@@ -140,13 +73,14 @@ V valueOfKey(u64 key) {
 template <class V>
 class Engine {
 public:
-    Engine(Arena& arena, JobControl& job, cudaStream_t stream = 0) : arena_(arena), job_(job), stream_(stream) {}
+    // ws: the device buffers of the search (kept between searches, grown on demand).
+    Engine(Workspace& ws, JobControl& job, cudaStream_t stream = 0) : ws_(ws), job_(job), stream_(stream) {}
 
     // Queues the whole usual search on the stream, with no synchronisation (so that it can be captured
     // in a CUDA graph): the min-tree, the end threshold D0, a sampling pass and two counting passes, the
     // collecting pass when they resolved the k-th, and the copies of the state header and of the first
     // `preview` pairs into host memory. steps, when given, marks the stages.
-    void enqueue(const Seq& s, std::size_t k, State* hostHeader, Found* hostFound, std::size_t preview, StepEvents* steps) {
+    void enqueue(const Seq& s, std::size_t k, State* hostHeader, Found* hostFound, std::size_t preview, EventTimer* steps) {
         layout(s, k);
         // The levels a grid each, the top one (<= 32 values) and the state's reset in one block.
         int l = 1;
@@ -227,7 +161,7 @@ public:
     }
 
     // enqueue, wait, finish.
-    std::vector<PairFound<V>> topK(const Seq& s, std::size_t k, StepEvents* steps) {
+    std::vector<PairFound<V>> topK(const Seq& s, std::size_t k, EventTimer* steps) {
         State header;
         const std::size_t preview = std::min<std::size_t>(k, 4096);
         std::vector<Found> found(preview);
@@ -265,7 +199,7 @@ private:
         }
     }
 
-    // The device buffers of a search of s for k (the same ones every time: the arena keeps them).
+    // The device buffers of a search of s for k (the same ones every time: the workspace keeps them).
     void layout(const Seq& s, std::size_t k) {
         tree_ = {};
         tree_.level[0] = static_cast<const V*>(s.p);
@@ -273,13 +207,13 @@ private:
         int l = 0;
         while (tree_.size[l] > 32) {
             const int n = (tree_.size[l] + 31) / 32;
-            tree_.level[l + 1] = arena_.get<V>("kmax tree " + std::to_string(l + 1), static_cast<std::size_t>(n));
+            tree_.level[l + 1] = ws_.get<V>("kmax tree " + std::to_string(l + 1), static_cast<std::size_t>(n));
             tree_.size[++l] = n;
         }
         tree_.top = l;
-        st_ = arena_.get<State>("kmax state", 1);
-        ends_ = arena_.get<int>("kmax ends", static_cast<std::size_t>(s.L) + 1);
-        out_ = arena_.get<Found>("kmax found", std::max<std::size_t>(k, 1));
+        st_ = ws_.get<State>("kmax state", 1);
+        ends_ = ws_.get<int>("kmax ends", static_cast<std::size_t>(s.L) + 1);
+        out_ = ws_.get<Found>("kmax found", std::max<std::size_t>(k, 1));
     }
 
     void readHeader() {
@@ -309,7 +243,7 @@ private:
         for (int guard = 0; guard < 400; ++guard) {
             job_.throwIfCancelled();
             const u64 probe = h_.dhi;
-            const int bins = h_.mode == 0 ? kmax::kLogBuckets : kBins;
+            const int bins = h_.mode == 0 ? glint::kmax::kLogBuckets : kBins;
             u64 cum = h_.passBelow, before = cum;
             int found = -1;
             for (int b = 0; b < bins && found < 0; ++b) {
@@ -319,8 +253,8 @@ private:
             }
             u64 blo = 0, bhi = 0;
             if (found >= 0) {
-                blo = h_.mode == 0 ? kmax::logBucketLow(found) : h_.dlo + (static_cast<u64>(found) << h_.shift);
-                bhi = h_.mode == 0 ? kmax::logBucketHigh(found) : blo + ((1ull << h_.shift) - 1);
+                blo = h_.mode == 0 ? glint::kmax::logBucketLow(found) : h_.dlo + (static_cast<u64>(found) << h_.shift);
+                bhi = h_.mode == 0 ? glint::kmax::logBucketHigh(found) : blo + ((1ull << h_.shift) - 1);
                 blo = std::max(blo, h_.dlo);
                 bhi = std::min(bhi, probe);
             }
@@ -361,7 +295,7 @@ private:
         h_.below = nLess;
     }
 
-    Arena& arena_;
+    Workspace& ws_;
     JobControl& job_;
     cudaStream_t stream_;
     Tree<V> tree_{};
@@ -371,4 +305,4 @@ private:
     State h_{}; // host copy
 };
 
-} // namespace glint::cuda::kmaxdetail
+} // namespace glint::cuda::kmax

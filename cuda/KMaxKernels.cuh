@@ -14,14 +14,14 @@
 #include <limits>
 #include <type_traits>
 
-namespace glint::cuda::kmaxdetail {
+namespace glint::cuda::kmax {
 // Unnamed: the kernels are defined in this header, once in every .cu file that includes it.
 namespace {
 
 using u64 = unsigned long long;
-using kmax::keyDistance;
-using kmax::logBucket;
-using kmax::orderedKey;
+using glint::kmax::keyDistance;
+using glint::kmax::logBucket;
+using glint::kmax::orderedKey;
 
 // Programmatic dependent launch (sm_90): a kernel launched with it may start while the one before it
 // finishes; it waits here, before touching memory, until that one has completed and its writes are
@@ -34,7 +34,7 @@ __device__ __forceinline__ void pdlEnter() {
 }
 
 constexpr int kMaxLevels = 8;      // 32^7 > 2^31 starts
-constexpr int kBins = 2048;        // histogram bins (log mode uses kmax::kLogBuckets of them)
+constexpr int kBins = 2048;        // histogram bins (log mode uses glint::kmax::kLogBuckets of them)
 constexpr int kPassThreads = 512;  // threads of a walking block (16 warps)
 
 template <class V>
@@ -172,8 +172,8 @@ __global__ void keyMaxKernel(Src src, State* st) {
 template <class Src>
 __global__ void keyHistogramKernel(Src src, State* st) {
     pdlEnter();
-    __shared__ unsigned bins[kmax::kLogBuckets];
-    for (int i = threadIdx.x; i < kmax::kLogBuckets; i += blockDim.x) bins[i] = 0;
+    __shared__ unsigned bins[glint::kmax::kLogBuckets];
+    for (int i = threadIdx.x; i < glint::kmax::kLogBuckets; i += blockDim.x) bins[i] = 0;
     __syncthreads();
     const u64 top = st->maxKey;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < src.count();
@@ -182,7 +182,7 @@ __global__ void keyHistogramKernel(Src src, State* st) {
         if (src(i, low, high) == 2) atomicAdd(&bins[logBucket(keyDistance(top, low))], 1u);
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < kmax::kLogBuckets; i += blockDim.x)
+    for (int i = threadIdx.x; i < glint::kmax::kLogBuckets; i += blockDim.x)
         if (bins[i]) atomicAdd(&st->hist[i], static_cast<u64>(bins[i]));
 }
 
@@ -319,14 +319,14 @@ __global__ void setPassKernel(State* st, u64 dlo, u64 dhi, u64 below) {
 __global__ void chooseFirstKernel(State* st) {
     pdlEnter();
     u64 before = 0;
-    const int b = firstReaching(st->hist, kmax::kLogBuckets, 0, st->k, &before);
+    const int b = firstReaching(st->hist, glint::kmax::kLogBuckets, 0, st->k, &before);
     __syncthreads();
     if (threadIdx.x == 0) {
         st->below = 0;
         st->nEnds = 0;
         st->resolved = 0;
         st->failed = 0;
-        setPass(st, 0, b >= 0 ? kmax::logBucketHigh(b) : ~0ull);
+        setPass(st, 0, b >= 0 ? glint::kmax::logBucketHigh(b) : ~0ull);
     }
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) st->hist[i] = 0;
 }
@@ -477,11 +477,11 @@ __global__ void chooseSampleKernel(State* st) {
     pdlEnter();
     if (st->resolved || st->failed) return;
     u64 before = 0;
-    const int b = firstReaching(st->hist, st->mode == 0 ? kmax::kLogBuckets : kBins, 0, st->k, &before);
+    const int b = firstReaching(st->hist, st->mode == 0 ? glint::kmax::kLogBuckets : kBins, 0, st->k, &before);
     __syncthreads();
     if (threadIdx.x == 0) {
         u64 dhi = st->dhi;
-        if (b >= 0) dhi = min(dhi, st->mode == 0 ? kmax::logBucketHigh(b) : st->dlo + ((static_cast<u64>(b) + 1) << st->shift) - 1);
+        if (b >= 0) dhi = min(dhi, st->mode == 0 ? glint::kmax::logBucketHigh(b) : st->dlo + ((static_cast<u64>(b) + 1) << st->shift) - 1);
         setPass(st, 0, dhi);
         st->below = 0;
     }
@@ -498,7 +498,7 @@ __device__ void choose(State* st) {
     }
     u64 before = 0;
     // Every pair under dlo was counted again by this pass (passBelow).
-    const int found = firstReaching(st->hist, st->mode == 0 ? kmax::kLogBuckets : kBins, st->passBelow, st->k, &before);
+    const int found = firstReaching(st->hist, st->mode == 0 ? glint::kmax::kLogBuckets : kBins, st->passBelow, st->k, &before);
     __syncthreads();
     __shared__ int again;
     if (threadIdx.x == 0) {
@@ -509,8 +509,8 @@ __device__ void choose(State* st) {
         } else {
             u64 lo, hi;
             if (st->mode == 0) {
-                lo = kmax::logBucketLow(found);
-                hi = kmax::logBucketHigh(found);
+                lo = glint::kmax::logBucketLow(found);
+                hi = glint::kmax::logBucketHigh(found);
             } else {
                 lo = st->dlo + (static_cast<u64>(found) << st->shift);
                 hi = lo + ((1ull << st->shift) - 1);
@@ -649,4 +649,4 @@ __global__ void __launch_bounds__(kPassThreads) collectKernel(Seq s, Tree<V> t, 
 }
 
 } // namespace
-} // namespace glint::cuda::kmaxdetail
+} // namespace glint::cuda::kmax

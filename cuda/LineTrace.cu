@@ -2,7 +2,7 @@
 // under the mouse costs one small upload, a handful of launches and one small download.
 #include "cuda/LineTraceCuda.h"
 
-#include "cuda/CudaDevice.h"
+#include "cuda/CudaToolkit.cuh"
 #include "cuda/LineTraceKernels.cuh"
 #include "core/algo/trace/TraceGeometry.h"
 
@@ -14,47 +14,13 @@
 #include <vector>
 
 namespace glint::cuda {
+namespace trace {
 
 namespace {
 
-using trace::DeviceGeometry;
-
-// A device allocation that only grows; freed with its owner.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    void ensure(std::size_t wanted) {
-        if (wanted <= bytes) return;
-        release();
-        GLINT_CUDA_CHECK(cudaMalloc(&ptr, wanted));
-        bytes = wanted;
-    }
-    void release() noexcept {
-        if (ptr) cudaFree(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-    template <class T>
-    T* as(std::size_t byteOffset = 0) const {
-        return reinterpret_cast<T*>(static_cast<char*>(ptr) + byteOffset);
-    }
-};
-
-struct PinnedBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    void ensure(std::size_t wanted) {
-        if (wanted <= bytes) return;
-        release();
-        GLINT_CUDA_CHECK(cudaMallocHost(&ptr, wanted));
-        bytes = wanted;
-    }
-    void release() noexcept {
-        if (ptr) cudaFreeHost(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-};
+// Grow-only byte buffers: the tracer's own, freed with it (sizes in bytes, tables packed at offsets).
+using Bytes = DeviceBuffer<unsigned char>;
+using HostBytes = PinnedBuffer<unsigned char>;
 
 std::size_t align16(std::size_t v) { return (v + 15) & ~static_cast<std::size_t>(15); }
 
@@ -85,53 +51,30 @@ constexpr double kSamplesPerLaunch = 4e9;
 
 class LineTracerCuda final : public LineTracer {
 public:
-    LineTracerCuda() {
-        try {
-            GLINT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            for (auto& e : events_) GLINT_CUDA_CHECK(cudaEventCreate(&e));
-        } catch (...) {
-            releaseAll();
-            throw;
-        }
-    }
-    ~LineTracerCuda() override { releaseAll(); }
+    LineTracerCuda() = default;
     LineTracerCuda(const LineTracerCuda&) = delete;
     LineTracerCuda& operator=(const LineTracerCuda&) = delete;
 
     Backend backend() const override { return Backend::Cuda; }
 
-    void releaseAll() noexcept {
-        for (auto& e : events_)
-            if (e) cudaEventDestroy(e);
-        if (stream_) cudaStreamDestroy(stream_);
-        for (DeviceBuffer* b : {&field4_, &tables_, &seg_, &ends_, &scoreA_, &scoreB_, &back_, &final_, &result_})
-            b->release();
-        hostTables_.release();
-        hostResult_.release();
-        stream_ = nullptr;
-        for (auto& e : events_) e = nullptr;
-    }
-
     void setField(std::shared_ptr<const TraceField> field, JobControl& job) override {
         if (field_ && field && field_->id() == field->id()) return; // already on the device
         auto step = job.timing().scope("upload field");
         const int w = field->width(), h = field->height();
-        DeviceBuffer raw;
         try {
+            Bytes raw;
             raw.ensure(sizeof(float2) * static_cast<std::size_t>(w) * h);
             field4_.ensure(sizeof(float4) * static_cast<std::size_t>(w + 1) * (h + 2));
-            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.ptr, field->vectors(), raw.bytes, cudaMemcpyHostToDevice, stream_));
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(raw.get(), field->vectors(), raw.bytes(), cudaMemcpyHostToDevice, stream_));
             const dim3 block(256);
             const dim3 grid((w + 1 + 255) / 256, h + 2);
-            trace::packFieldKernel<<<grid, block, 0, stream_>>>(raw.as<float2>(), w, h, field4_.as<float4>());
+            packFieldKernel<<<grid, block, 0, stream_>>>(raw.as<float2>(), w, h, field4_.as<float4>());
             GLINT_CUDA_CHECK_LAUNCH();
             GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
         } catch (...) {
-            raw.release();
             field_.reset();
             throw;
         }
-        raw.release();
         field_ = std::move(field);
         job.setDevice(deviceNameFor(Backend::Cuda));
     }
@@ -180,21 +123,21 @@ protected:
         float* seg = seg_.as<float>();
         float* ends = ends_.as<float>();
 
-        GLINT_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
-        GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.ptr, hostTables_.ptr, layout.total, cudaMemcpyHostToDevice, stream_));
-        GLINT_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+        timer_.begin();
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.get(), hostTables_.get(), layout.total, cudaMemcpyHostToDevice, stream_));
+        timer_.mark("upload");
 
         // Segment scores, in launches of bounded work so that a cancel is seen between them.
         const int threads = std::min(256, (d + 31) / 32 * 32);
         const dim3 block(threads);
-        trace::endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
+        endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
             field, width, height, dg, first, last, ends);
         GLINT_CUDA_CHECK_LAUNCH();
         const int perLaunch = static_cast<int>(
             std::clamp(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition()), 1.0, static_cast<double>(n)));
         for (int k = 1; k < n; k += perLaunch) {
             const int count = std::min(perLaunch, n - k);
-            trace::segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(
+            segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(
                 field, width, height, dg, interior, k, seg);
             GLINT_CUDA_CHECK_LAUNCH();
             if (k + count < n) {
@@ -203,7 +146,7 @@ protected:
                 job.setProgress(0.9 * (k + count - 1) / std::max(1, n - 1));
             }
         }
-        GLINT_CUDA_CHECK(cudaEventRecord(events_[2], stream_));
+        timer_.mark("segment scores");
 
         // The DP: the first turn (a test only), then one interval-maximum step per interior guide.
         float* score = scoreA_.as<float>();
@@ -212,8 +155,7 @@ protected:
         float* bestScore = final_.as<float>();
         int* bestPrev = reinterpret_cast<int*>(bestScore + d);
         if (n >= 2) {
-            trace::dpFirstKernel<<<dim3((d + threads - 1) / threads, d), block, 0, stream_>>>(ends, seg, firstNext, d,
-                                                                                               score);
+            dpFirstKernel<<<dim3((d + threads - 1) / threads, d), block, 0, stream_>>>(ends, seg, firstNext, d, score);
             GLINT_CUDA_CHECK_LAUNCH();
         }
         int levels = 0;
@@ -222,34 +164,26 @@ protected:
             levels > 0 ? static_cast<std::size_t>(levels) * (d + 1) - ((std::size_t{2} << levels) - 2) : 0;
         const std::size_t sharedBytes = sizeof(float) * d + sizeof(std::uint16_t) * tableEntries;
         if (sharedBytes > 48 * 1024)
-            GLINT_CUDA_CHECK(cudaFuncSetAttribute(trace::dpStepKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            GLINT_CUDA_CHECK(cudaFuncSetAttribute(dpStepKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   static_cast<int>(sharedBytes)));
         for (int k = 2; k < n; ++k) {
-            trace::dpStepKernel<<<d, 256, sharedBytes, stream_>>>(score, seg + static_cast<std::size_t>(k - 1) * dd,
-                                                                  incoming, d, levels, next,
-                                                                  back + static_cast<std::size_t>(k - 2) * dd);
+            dpStepKernel<<<d, 256, sharedBytes, stream_>>>(score, seg + static_cast<std::size_t>(k - 1) * dd, incoming, d,
+                                                           levels, next, back + static_cast<std::size_t>(k - 2) * dd);
             GLINT_CUDA_CHECK_LAUNCH();
             std::swap(score, next);
         }
-        trace::dpFinalKernel<<<d, 256, 0, stream_>>>(score, ends, lastPrev, single, n, d, bestScore, bestPrev);
+        dpFinalKernel<<<d, 256, 0, stream_>>>(score, ends, lastPrev, single, n, d, bestScore, bestPrev);
         GLINT_CUDA_CHECK_LAUNCH();
-        trace::backtrackKernel<<<1, 1024, 0, stream_>>>(bestScore, bestPrev, back, n, d, result_.as<int>());
+        backtrackKernel<<<1, 1024, 0, stream_>>>(bestScore, bestPrev, back, n, d, result_.as<int>());
         GLINT_CUDA_CHECK_LAUNCH();
-        GLINT_CUDA_CHECK(cudaEventRecord(events_[3], stream_));
+        timer_.mark("dp");
         GLINT_CUDA_CHECK(
-            cudaMemcpyAsync(hostResult_.ptr, result_.ptr, sizeof(int) * (n + 1), cudaMemcpyDeviceToHost, stream_));
-        GLINT_CUDA_CHECK(cudaEventRecord(events_[4], stream_));
-        GLINT_CUDA_CHECK(cudaEventSynchronize(events_[4]));
-
-        const char* names[] = {"upload", "segment scores", "dp", "download"};
-        for (int i = 0; i < 4; ++i) {
-            float ms = 0.0f;
-            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-            job.timing().add(names[i], ms);
-        }
+            cudaMemcpyAsync(hostResult_.get(), result_.get(), sizeof(int) * (n + 1), cudaMemcpyDeviceToHost, stream_));
+        timer_.mark("download");
+        timer_.report(job);
         job.setProgress(1.0);
 
-        const int* r = static_cast<const int*>(hostResult_.ptr);
+        const int* r = hostResult_.as<const int>();
         float best;
         std::memcpy(&best, r, sizeof best);
         Optimum optimum;
@@ -272,7 +206,7 @@ private:
 
     void packTables(const TraceGeometry& g, const TableLayout& layout) {
         const int d = g.points();
-        auto* base = static_cast<char*>(hostTables_.ptr);
+        auto* base = hostTables_.as<char>();
         auto* interior = reinterpret_cast<FloatShape*>(base + layout.interior);
         auto* first = reinterpret_cast<FloatShape*>(base + layout.first);
         auto* last = reinterpret_cast<FloatShape*>(base + layout.last);
@@ -295,15 +229,16 @@ private:
         }
     }
 
-    cudaStream_t stream_ = nullptr;
-    cudaEvent_t events_[5] = {};
-    DeviceBuffer field4_, tables_, seg_, ends_, scoreA_, scoreB_, back_, final_, result_;
-    PinnedBuffer hostTables_, hostResult_;
+    Stream stream_;
+    EventTimer timer_{stream_, 5}; // upload, segment scores, dp, download
+    Bytes field4_, tables_, seg_, ends_, scoreA_, scoreB_, back_, final_, result_;
+    HostBytes hostTables_, hostResult_;
 };
 
 } // namespace
+} // namespace trace
 
-std::unique_ptr<LineTracer> makeLineTracerCuda() { return std::make_unique<LineTracerCuda>(); }
+std::unique_ptr<LineTracer> makeLineTracerCuda() { return std::make_unique<trace::LineTracerCuda>(); }
 
 void registerLineTraceCuda() {
     BackendRegistry<LineTracer>::add(Backend::Cuda, [] { return makeLineTracerCuda(); });

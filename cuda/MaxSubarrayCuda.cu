@@ -12,8 +12,9 @@
 // their maxima; the rest are computed again with the region's cells blocked.
 #include "cuda/MaxSubarrayCuda.cuh"
 
-#include "cuda/CudaDevice.h"
+#include "cuda/CudaToolkit.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
+#include "cuda/MaxSubarrayStrips.cuh"
 
 #include "core/algo/brightest/MaxSubarray.h"
 #include "core/io/Image.h"
@@ -23,126 +24,21 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace glint::cuda {
+namespace maxsub {
 
 namespace {
 
-using namespace detail;
-
-// Device buffers kept between runs: cudaMalloc and cudaFree cost more than a small image's search.
-class DeviceArena {
-public:
-    void* get(const char* name, std::size_t bytes) {
-        Buffer& b = buffers_[name];
-        if (b.bytes < bytes) {
-            if (b.ptr) GLINT_CUDA_CHECK(cudaFree(b.ptr));
-            b.ptr = nullptr;
-            b.bytes = 0;
-            GLINT_CUDA_CHECK(cudaMalloc(&b.ptr, bytes));
-            b.bytes = bytes;
-        }
-        return b.ptr;
-    }
-    std::size_t held() const {
-        std::size_t n = 0;
-        for (const auto& [name, b] : buffers_) n += b.bytes;
-        return n;
-    }
-    template <class T>
-    T* get(const char* name, std::size_t count) {
-        return static_cast<T*>(get(name, count * sizeof(T)));
-    }
-
-private:
-    struct Buffer {
-        void* ptr = nullptr;
-        std::size_t bytes = 0;
-    };
-    std::map<std::string, Buffer> buffers_;
-};
-
-std::mutex& arenaMutex() {
-    static std::mutex m;
-    return m;
-}
-DeviceArena& arena() {
-    static DeviceArena* a = new DeviceArena; // never destroyed: freeing after the runtime shut down fails
-    return *a;
-}
-
-class EventTimer {
-public:
-    EventTimer() {
-        GLINT_CUDA_CHECK(cudaEventCreate(&start_));
-        GLINT_CUDA_CHECK(cudaEventCreate(&stop_));
-    }
-    ~EventTimer() {
-        cudaEventDestroy(start_);
-        cudaEventDestroy(stop_);
-    }
-    void start() { GLINT_CUDA_CHECK(cudaEventRecord(start_)); }
-    // Waits for the work since start() and returns its milliseconds.
-    float stop() {
-        GLINT_CUDA_CHECK(cudaEventRecord(stop_));
-        GLINT_CUDA_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0.0f;
-        GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        return ms;
-    }
-
-private:
-    cudaEvent_t start_{};
-    cudaEvent_t stop_{};
-};
-
-// ---- strip kernel shapes ---------------------------------------------------------------------------
-
-struct StripKernel {
-    void (*plain)(StripArgs);
-    void (*blocked)(StripArgs);
-    int tops;
-    int bottoms;
-    int smemPlain;
-    int smemBlocked;
-};
-
-template <class V, int T, int B>
-StripKernel stripKernel() {
-    StripKernel k{&stripMaxKernel<V, T, B, false>, &stripMaxKernel<V, T, B, true>, 16 * T, 16 * B,
-                  stripSharedBytes<V, T, B>(false), stripSharedBytes<V, T, B>(true)};
-    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemPlain));
-    GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemBlocked));
-    return k;
-}
-
-// 4x4 (64 x 64 strips a block) unless the image has too few strips to fill the GPU with such tiles:
-// then 2x4 or 2x2, whose smaller tiles make more blocks. GLINT_MSP_TILE=TxB forces a shape.
-template <class V>
-StripKernel chooseStripKernel(int rows) {
-    const char* env = std::getenv("GLINT_MSP_TILE");
-    std::string shape = env ? env : "";
-    if (shape.empty()) {
-        auto tiles = [&](int tops, int bottoms) {
-            const long long t = (rows + tops - 1) / tops, b = (rows + bottoms - 1) / bottoms;
-            return t * b / 2 + t;
-        };
-        const long long enough = 3LL * std::max(1, cudaDevice().multiprocessors);
-        shape = tiles(64, 64) >= enough ? "4x4" : tiles(32, 64) >= enough ? "2x4" : "2x2";
-    }
-    if (shape == "2x2") return stripKernel<V, 2, 2>();
-    if (shape == "2x4") return stripKernel<V, 2, 4>();
-    return stripKernel<V, 4, 4>();
-}
+// Device buffers kept between runs (cudaMalloc and cudaFree cost more than a small image's search); one
+// run at a time.
+Workspace& workspace() { return Workspace::shared("brightest"); }
 
 // ---- the solver ------------------------------------------------------------------------------------
 
@@ -151,10 +47,10 @@ public:
     std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
-        std::lock_guard lock(arenaMutex());
-        if (work.fitsInt32()) return Run<int, std::int64_t>(work, k, job, span).solve();
-        if (work.integer) return Run<float, std::int64_t>(work, k, job, span).solve();
-        return Run<float, double>(work, k, job, span).solve();
+        Workspace::Lease ws(workspace());
+        if (work.fitsInt32()) return Run<int, std::int64_t>(*ws, work, k, job, span).solve();
+        if (work.integer) return Run<float, std::int64_t>(*ws, work, k, job, span).solve();
+        return Run<float, double>(*ws, work, k, job, span).solve();
     }
 
 private:
@@ -165,9 +61,9 @@ private:
     public:
         static constexpr bool kScreen = std::is_same_v<V, float>;
 
-        Run(const WorkArray& w, int k, JobControl& job, ProgressSpan span)
-            : w_(w), k_(k), job_(job), span_(span), rows_(w.rows), cols_(w.cols),
-              pitch_((w.cols + kChunk - 1) / kChunk * kChunk), kernel_(chooseStripKernel<V>(w.rows)) {}
+        Run(Workspace& ws, const WorkArray& w, int k, JobControl& job, ProgressSpan span)
+            : ws_(ws), w_(w), k_(k), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)),
+              kernel_(chooseStripKernel<V>(w.rows, forcedShape())) {}
 
         std::vector<WorkRect> solve() {
             checkMemory();
@@ -194,42 +90,27 @@ private:
         std::size_t cells(std::size_t rowsCount) const { return rowsCount * static_cast<std::size_t>(pitch_); }
         bool blocking() const { return hasMask_; }
 
+        // GLINT_MSP_TILE=TxB forces a shape of the strip kernel (for measurements).
+        static std::string forcedShape() {
+            const char* env = std::getenv("GLINT_MSP_TILE");
+            return env ? env : "";
+        }
+
         void checkMemory() {
-            const std::size_t s = sampleBytes();
+            const std::size_t s = sampleBytes(w_);
             std::size_t need = s + cells(rows_ + 1) * sizeof(V) + static_cast<std::size_t>(rows_) * rows_ * 4;
             if (kScreen) need += cells(rows_ + 1) * sizeof(Exact) + kCapacity * (sizeof(int2) + sizeof(Exact));
             if (w_.hasExclusions() || k_ > 1)
                 need += static_cast<std::size_t>(rows_) * cols_ + cells(rows_ + 1) * 4 + cells(rows_ + 1) / kChunk * 4;
-            std::size_t freeBytes = 0, total = 0;
-            GLINT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
-            if (need > freeBytes + arena().held())
-                throw BackendUnavailable("the image needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
-                                         std::to_string((freeBytes + arena().held()) >> 20) +
-                                         " MiB are free; use --backend cpu");
-        }
-
-        std::size_t sampleBytes() const {
-            return static_cast<std::size_t>(w_.roi.width) * w_.roi.height *
-                   w_.image->visit([](const auto* p) { return sizeof(*p); });
+            ws_.require(need, "the image");
         }
 
         void upload() {
             auto step = job_.timing().scope("upload");
-            const Image& img = *w_.image;
-            const std::size_t elem = img.visit([](const auto* p) { return sizeof(*p); });
-            samples_ = arena().get("samples", sampleBytes());
-            const auto* base = static_cast<const unsigned char*>(img.visit([](const auto* p) {
-                return static_cast<const void*>(p);
-            }));
-            const unsigned char* src = base + (static_cast<std::size_t>(w_.roi.y) * img.width() + w_.roi.x) * elem;
-            if (w_.roi.width == img.width()) {
-                GLINT_CUDA_CHECK(cudaMemcpy(samples_, src, sampleBytes(), cudaMemcpyHostToDevice));
-            } else {
-                GLINT_CUDA_CHECK(cudaMemcpy2D(samples_, w_.roi.width * elem, src, img.width() * elem,
-                                              w_.roi.width * elem, w_.roi.height, cudaMemcpyHostToDevice));
-            }
+            samples_ = ws_.get("samples", sampleBytes(w_));
+            uploadSamples(w_, samples_);
             if (w_.hasExclusions() || k_ > 1) {
-                mask_ = arena().get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
+                mask_ = ws_.get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
                 if (w_.hasExclusions())
                     GLINT_CUDA_CHECK(cudaMemcpy(mask_, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
                 else
@@ -240,7 +121,7 @@ private:
 
         void prefixSums() {
             EventTimer timer;
-            timer.start();
+            timer.begin();
             PrefixArgs a{};
             a.samples = samples_;
             a.roiWidth = w_.roi.width;
@@ -249,34 +130,22 @@ private:
             a.rows = rows_;
             a.cols = cols_;
             a.pitch = pitch_;
-            P_ = arena().get<V>("P", cells(rows_ + 1));
+            P_ = ws_.get<V>("P", cells(rows_ + 1));
             if constexpr (kScreen) {
-                exact_ = arena().get<Exact>("exact", cells(rows_ + 1));
+                exact_ = ws_.get<Exact>("exact", cells(rows_ + 1));
                 a.exact = exact_;
                 a.pf = reinterpret_cast<float*>(P_);
-                scalars_ = arena().get<unsigned long long>("scalars", 4);
+                scalars_ = ws_.get<unsigned long long>("scalars", 4);
                 GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, 4 * sizeof(unsigned long long)));
                 a.pmaxBits = reinterpret_cast<unsigned*>(scalars_ + 3);
             } else {
                 a.p32 = reinterpret_cast<int*>(P_);
-                scalars_ = arena().get<unsigned long long>("scalars", 4);
+                scalars_ = ws_.get<unsigned long long>("scalars", 4);
             }
-            const int blocks = (pitch_ + 127) / 128;
-            w_.image->visit([&](const auto* p) {
-                using S = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-                if constexpr (std::is_same_v<Exact, double>) prefixKernel<S, double><<<blocks, 128>>>(a, w_.pivot);
-                else prefixKernel<S, long long><<<blocks, 128>>>(a, static_cast<long long>(w_.pivotInt));
-            });
-            GLINT_CUDA_CHECK_LAUNCH();
+            launchPrefix<Exact>(w_, a);
             if (w_.hasExclusions() || k_ > 1) buildBlocking();
-            job_.timing().add("prefix sums", timer.stop());
-            if constexpr (kScreen) {
-                unsigned bits = 0;
-                GLINT_CUDA_CHECK(cudaMemcpy(&bits, scalars_ + 3, sizeof(bits), cudaMemcpyDeviceToHost));
-                float pmax;
-                std::memcpy(&pmax, &bits, sizeof(pmax));
-                pmax_ = pmax;
-            }
+            timer.stop(job_, "prefix sums");
+            if constexpr (kScreen) pmax_ = readPmax(reinterpret_cast<const unsigned*>(scalars_ + 3));
         }
 
         // The blocking index, for all columns and rows, or for the columns and rows a region changed.
@@ -284,57 +153,35 @@ private:
             if (colEnd < 0) colEnd = pitch_;
             if (rowLast < 0) rowLast = rows_ - 1;
             if (!next_) {
-                next_ = arena().get<int>("next", cells(rows_ + 1));
-                nextMin_ = arena().get<int>("nextMin", cells(rows_ + 1) / kChunk);
+                next_ = ws_.get<int>("next", cells(rows_ + 1));
+                nextMin_ = ws_.get<int>("nextMin", cells(rows_ + 1) / kChunk);
             }
-            const int n = colEnd - colBegin;
-            nextExcludedKernel<<<(n + 127) / 128, 128>>>(mask_, rows_, cols_, pitch_, next_, colBegin, colEnd, rowLast);
-            GLINT_CUDA_CHECK_LAUNCH();
-            const int chunkBegin = colBegin / kChunk, chunkEnd = (colEnd + kChunk - 1) / kChunk;
-            const int rowCount = rowLast == rows_ - 1 ? rows_ + 1 : rowLast + 1;
-            const long long items = static_cast<long long>(rowCount) * (chunkEnd - chunkBegin);
-            nextMinKernel<<<static_cast<unsigned>((items + 255) / 256), 256>>>(next_, pitch_, rowCount, chunkBegin,
-                                                                                chunkEnd, nextMin_);
-            GLINT_CUDA_CHECK_LAUNCH();
+            launchBlocking(mask_, rows_, cols_, pitch_, next_, nextMin_, colBegin, colEnd, rowLast);
         }
 
         void buildTiles() {
-            const int topTiles = (rows_ + kernel_.tops - 1) / kernel_.tops;
-            const int bottomTiles = (rows_ + kernel_.bottoms - 1) / kernel_.bottoms;
-            for (int t = 0; t < topTiles; ++t)
-                for (int b = t * kernel_.tops / kernel_.bottoms; b < bottomTiles; ++b) tiles_.push_back(make_int2(t, b));
-            stripBest_ = arena().get<int>("stripBest", static_cast<std::size_t>(rows_) * rows_);
+            tiles_ = stripTiles(kernel_, rows_);
+            stripBest_ = ws_.get<int>("stripBest", static_cast<std::size_t>(rows_) * rows_);
         }
 
         // Runs the strip kernel over the given tiles in launches of bounded length (Cancel acts between).
         void searchTiles(const std::vector<int>& which, const ProgressSpan& roundSpan) {
             std::vector<int2> list(which.size());
             for (std::size_t i = 0; i < which.size(); ++i) list[i] = tiles_[which[i]];
-            int2* dTiles = arena().get<int2>("tiles", std::max<std::size_t>(list.size(), 1));
+            int2* dTiles = ws_.get<int2>("tiles", std::max<std::size_t>(list.size(), 1));
             GLINT_CUDA_CHECK(cudaMemcpy(dTiles, list.data(), list.size() * sizeof(int2), cudaMemcpyHostToDevice));
-            StripArgs a{};
-            a.P = P_;
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
-            a.tiles = dTiles;
-            a.stripBest = stripBest_;
-            a.next = blocking() ? next_ : nullptr;
-            a.nextMin = blocking() ? nextMin_ : nullptr;
-            const double cellsPerTile = static_cast<double>(kernel_.tops) * kernel_.bottoms * pitch_;
-            const int perLaunch = static_cast<int>(std::clamp(1.5e11 / cellsPerTile, 1.0, 1.0e6));
+            StripArgs a{.P = P_, .rows = rows_, .cols = cols_, .pitch = pitch_, .tiles = dTiles, .tileBegin = 0,
+                        .stripBest = stripBest_, .next = blocking() ? next_ : nullptr,
+                        .nextMin = blocking() ? nextMin_ : nullptr};
+            const int perLaunch = tilesPerLaunch(kernel_, pitch_);
             EventTimer timer;
             for (std::size_t begin = 0; begin < list.size(); begin += perLaunch) {
                 job_.throwIfCancelled();
                 const int n = static_cast<int>(std::min<std::size_t>(perLaunch, list.size() - begin));
                 a.tileBegin = static_cast<int>(begin);
-                timer.start();
-                if (blocking())
-                    kernel_.blocked<<<n, kThreads, kernel_.smemBlocked>>>(a);
-                else
-                    kernel_.plain<<<n, kThreads, kernel_.smemPlain>>>(a);
-                GLINT_CUDA_CHECK_LAUNCH();
-                job_.timing().add("kernel", timer.stop());
+                timer.begin();
+                launchStrips(kernel_, blocking(), n, a);
+                timer.stop(job_, "kernel");
                 roundSpan.set(job_, 0.95 * static_cast<double>(begin + n) / list.size());
             }
         }
@@ -342,14 +189,14 @@ private:
         // The best strip of this round; false when no strip has a positive maximum.
         bool select(int& top, int& bottom, Exact& value) {
             EventTimer timer;
-            timer.start();
+            timer.begin();
             GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, sizeof(unsigned long long)));
             reduceStripsKernel<<<rows_, 256>>>(stripBest_, rows_, 0, scalars_, !kScreen);
             GLINT_CUDA_CHECK_LAUNCH();
             unsigned long long key = 0;
             GLINT_CUDA_CHECK(cudaMemcpy(&key, scalars_, sizeof(key), cudaMemcpyDeviceToHost));
             if constexpr (!kScreen) {
-                job_.timing().add("select", timer.stop());
+                timer.stop(job_, "select");
                 if (key == 0) return false;
                 const std::size_t idx = 0xffffffffull - (key & 0xffffffffull);
                 top = static_cast<int>(idx / rows_);
@@ -358,7 +205,7 @@ private:
                 return true;
             } else {
                 const bool found = key != 0 && screen(static_cast<unsigned>(key), top, bottom, value);
-                job_.timing().add("recheck", timer.stop());
+                timer.stop(job_, "recheck");
                 return found;
             }
         }
@@ -369,18 +216,18 @@ private:
             float fmaxBest;
             std::memcpy(&fmaxBest, &bestBits, sizeof(fmaxBest));
             // |float maximum - exact maximum| <= alpha + beta * max(f, gamma): see CandidateArgs.
-            const double u = 1.0 / (1 << 24), W = pitch_;
+            const ScreenBound bound = screenBound(pitch_, pmax_);
             CandidateArgs c{};
-            c.alpha = 4.02 * W * u * pmax_ * 1.001;
-            c.beta = 1.01 * W * u * 1.001;
-            c.gamma = 4.1 * pmax_;
+            c.alpha = bound.alpha;
+            c.beta = bound.beta;
+            c.gamma = bound.gamma;
             c.threshold = fmaxBest - (c.alpha + c.beta * std::max<double>(fmaxBest, c.gamma)) - 1e-30;
             c.stripBest = reinterpret_cast<const float*>(stripBest_);
             c.rows = rows_;
             c.capacity = kCapacity;
-            c.out = arena().get<int2>("candidates", kCapacity);
+            c.out = ws_.get<int2>("candidates", kCapacity);
             c.count = reinterpret_cast<unsigned*>(scalars_ + 1);
-            Exact* results = arena().get<Exact>("candidateValues", kCapacity);
+            Exact* results = ws_.get<Exact>("candidateValues", kCapacity);
             bool any = false;
             int tBegin = 0;
             while (tBegin < rows_) {
@@ -450,13 +297,13 @@ private:
         // Blocks the region's cells and returns the tiles whose strips cross its rows.
         std::vector<int> exclude(const WorkRect& r) {
             EventTimer timer;
-            timer.start();
+            timer.begin();
             const int n = r.rows * r.cols;
             markRectKernel<<<(n + 255) / 256, 256>>>(mask_, cols_, r.row0, r.rows, r.col0, r.cols);
             GLINT_CUDA_CHECK_LAUNCH();
             hasMask_ = true;
             buildBlocking(r.col0, r.col0 + r.cols, r.row0 + r.rows - 1);
-            job_.timing().add("exclude", timer.stop());
+            timer.stop(job_, "exclude");
             std::vector<int> dirty;
             const int last = r.row0 + r.rows - 1;
             for (std::size_t i = 0; i < tiles_.size(); ++i) {
@@ -468,6 +315,7 @@ private:
 
         static constexpr std::size_t kCapacity = std::size_t{1} << 22;
 
+        Workspace& ws_;
         const WorkArray& w_;
         int k_;
         JobControl& job_;
@@ -489,9 +337,10 @@ private:
 };
 
 } // namespace
+} // namespace maxsub
 
 void registerBrightestCuda() {
-    BackendRegistry<MaxSubarraySolver>::add(Backend::Cuda, [] { return std::make_unique<CudaSolver>(); });
+    BackendRegistry<MaxSubarraySolver>::add(Backend::Cuda, [] { return std::make_unique<maxsub::CudaSolver>(); });
 }
 
 } // namespace glint::cuda

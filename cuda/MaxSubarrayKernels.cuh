@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace glint::cuda::detail {
+namespace glint::cuda::maxsub {
 // Unnamed: the kernels are defined in this header, once in every .cu file that includes it.
 namespace {
 
@@ -365,4 +365,4 @@ __global__ void recheckKernel(const Exact* P, int cols, int pitch, const int* ne
 }
 
 } // namespace
-} // namespace glint::cuda::detail
+} // namespace glint::cuda::maxsub
