@@ -183,10 +183,9 @@ BatchAlgorithm commonAlgorithm(const ParsedArgs& a, Backend backend, const LoadO
             throw UsageError(std::string("option '--max-shift': ") + e.what());
         }
         JobControl job;
-        Backend resolved = backend;
-        const CommonComponentResult r = findCommonComponent(image, *reference, params, backend, job, &resolved);
+        const CommonComponentResult r = findCommonComponent(image, *reference, params, backend, job);
         auto ifFound = [&](long long v) { return r.found ? std::to_string(v) : std::string(); };
-        table.addRow({path, referencePath, backendName(resolved), r.found ? "1" : "0", ifFound(r.dx), ifFound(r.dy),
+        table.addRow({path, referencePath, backendName(r.backend), r.found ? "1" : "0", ifFound(r.dx), ifFound(r.dy),
                       std::to_string(r.size), ifFound(r.bboxX), ifFound(r.bboxY), ifFound(r.bboxWidth),
                       ifFound(r.bboxHeight), num(params.tolerance)});
     };

@@ -122,13 +122,12 @@ int runCommon(const std::vector<std::string>& args) {
     }
 
     JobControl job;
-    Backend resolved = backend;
-    const CommonComponentResult r = findCommonComponent(imageA, imageB, params, backend, job, &resolved);
+    const CommonComponentResult r = findCommonComponent(imageA, imageB, params, backend, job);
 
     if (auto out = a.value("--overlay")) writeOverlay(*out, imageA, imageB, r);
     if (auto out = a.value("--mask")) writeMask(*out, r); // all black when nothing was found
 
-    Json doc = resultDocument("common", backendName(resolved), job.device(), job.timing());
+    Json doc = resultDocument("common", backendName(r.backend), r.device, job.timing());
     doc["images"] = {{"a", imageJson(pathA, imageA)}, {"b", imageJson(pathB, imageB)}};
     doc["offset"] = r.found ? Json{{"dx", r.dx}, {"dy", r.dy}} : Json(nullptr);
     doc["size"] = r.size;
@@ -148,7 +147,7 @@ int runCommon(const std::vector<std::string>& args) {
                   << r.bboxX << "," << r.bboxY << " " << r.bboxWidth << "x" << r.bboxHeight << ")\n";
     else
         std::cout << "no common component: no pixel of A matches B at any offset searched\n";
-    std::cout << "  " << backendName(resolved) << " on " << job.device() << ", " << job.timing().total() << " ms, "
+    std::cout << "  " << backendName(r.backend) << " on " << job.device() << ", " << job.timing().total() << " ms, "
               << r.stats.offsets << " offsets, " << r.stats.labelled << " labelled\n";
     return 0;
 }

@@ -29,7 +29,7 @@ void validateMaxShift(long long maxShift, int wA, int hA, int wB, int hB) {
 }
 
 CommonComponentResult findCommonComponent(const Image& a, const Image& b, const CommonComponentParams& params,
-                                          Backend backend, JobControl& job, Backend* resolvedBackend) {
+                                          Backend backend, JobControl& job) {
     validateCommonComponentParams(params);
     if (a.empty() || b.empty()) throw InputError("common component: both images must hold pixels");
     // The CPU backend's cost grows with pixel pairs (|A| x |B| over all offsets); its rate ranges from
@@ -37,8 +37,10 @@ CommonComponentResult findCommonComponent(const Image& a, const Image& b, const 
     const double pairs = static_cast<double>(a.width()) * a.height() * b.width() * b.height();
     return runJob<CommonComponentAlgorithm>(backend, job, pairs / (1e9 * cpuThreadCount()) * 1e3,
                                             [&](CommonComponentAlgorithm& algorithm, Backend resolved) {
-                                                if (resolvedBackend) *resolvedBackend = resolved;
-                                                return algorithm.run(a, b, params, job);
+                                                CommonComponentResult result = algorithm.run(a, b, params, job);
+                                                result.backend = resolved;
+                                                result.device = job.device();
+                                                return result;
                                             });
 }
 
