@@ -140,16 +140,12 @@ BatchAlgorithm traceAlgorithm(const ParsedArgs& a, Backend backend) {
     if (auto v = a.value("--width")) fieldOptions.lineWidth = parseNumber(*v, "--width");
     if (auto v = a.value("--polarity")) fieldOptions.polarity = parseTracePolarity(*v);
     validateTraceFieldOptions(fieldOptions);
-    const Backend resolved = BackendRegistry<LineTracer>::resolve(backend);
-    std::shared_ptr<LineTracer> tracer = BackendRegistry<LineTracer>::create(resolved);
 
     BatchAlgorithm algo;
     algo.columns = {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
     algo.run = [=](const std::string& path, const Image& image, CsvTable& table) {
-        validateTracePoints(clicks, image.width(), image.height());
         JobControl job;
-        tracer->setField(TraceField::compute(image, fieldOptions), job);
-        const TraceResult r = tracer->traceChain(clicks, params, job);
+        const TraceResult r = glint::runTrace(image, clicks, params, fieldOptions, backend, job);
         const auto line = r.polyline();
         double length = 0.0;
         std::string points;
@@ -157,7 +153,7 @@ BatchAlgorithm traceAlgorithm(const ParsedArgs& a, Backend backend) {
             if (i) length += std::hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y);
             points += (i ? ";" : "") + num(line[i].x) + " " + num(line[i].y);
         }
-        table.addRow({path, std::to_string(image.width()), std::to_string(image.height()), backendName(resolved),
+        table.addRow({path, std::to_string(image.width()), std::to_string(image.height()), backendName(r.backend),
                       num(r.score), std::to_string(r.legs.size()), num(length), points});
     };
     return algo;

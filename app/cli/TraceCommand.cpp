@@ -8,7 +8,6 @@
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 
@@ -91,33 +90,13 @@ int runTrace(const std::vector<std::string>& args) {
 
     const std::string path = a.positionals[0];
     const Image image = loadImage(path);
-    validateTracePoints(clicks, image.width(), image.height());
-    Timing timing;
     JobControl job;
-    // What auto weighs: the CPU backend's time, ~2.6 ns of CPU time a field sample, and a leg samples
-    // about points^2 x 1.2 |ab| (core/algo/trace/NOTES.md). The GPU's one-time set-up is reported apart
-    // (timing_ms.device_init), not in the total.
-    double samples = 0.0;
-    for (std::size_t i = 1; i < clicks.size(); ++i)
-        samples += static_cast<double>(params.points) * params.points * 1.2 *
-                   std::hypot(clicks[i].x - clicks[i - 1].x, clicks[i].y - clicks[i - 1].y);
-    const Backend backend = resolveForJob<LineTracer>(requested, job, samples * 2.6e-6 / cpuThreadCount());
-    auto tracer = BackendRegistry<LineTracer>::create(backend);
+    const TraceResult result = glint::runTrace(image, clicks, params, fieldOptions, requested, job);
+    const Timing& timing = job.timing();
+    const Backend backend = result.backend;
+    const std::shared_ptr<const TraceField>& field = result.field;
 
-    const auto start = std::chrono::steady_clock::now();
-    std::shared_ptr<const TraceField> field;
-    {
-        auto step = timing.scope("field");
-        field = TraceField::compute(image, fieldOptions);
-    }
-    tracer->setField(field, job);
-    const TraceResult result = tracer->traceChain(clicks, params, job);
-    for (const auto& s : job.timing().steps()) timing.add(s.name, s.ms);
-    timing.setTotal(msSince(start));
-    if (job.timing().deviceInit() >= 0.0) timing.setDeviceInit(job.timing().deviceInit(), job.timing().deviceWait());
-
-    Json doc = resultDocument("trace", backendName(backend), job.device().empty() ? deviceNameFor(backend) : job.device(),
-                              timing);
+    Json doc = resultDocument("trace", backendName(backend), result.device, timing);
     doc["image"] = {{"path", path}, {"width", image.width()}, {"height", image.height()}};
     doc["points"] = pointsJson(result.polyline());
     doc["score"] = result.score;
