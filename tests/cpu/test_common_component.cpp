@@ -423,9 +423,9 @@ private slots:
         const Image a = letters(3, 5, "AAH CMA DFT FYG EYB");
         const Image b = letters(3, 3, "MRN FTB EGB");
         JobControl job;
-        Backend resolved = Backend::Auto;
-        const auto r = findCommonComponent(a, b, {}, Backend::Cpu, job, &resolved);
-        QCOMPARE(resolved, Backend::Cpu);
+        const auto r = findCommonComponent(a, b, {}, Backend::Cpu, job);
+        QCOMPARE(r.backend, Backend::Cpu);
+        QCOMPARE(r.device, job.device());
         QVERIFY(!job.device().empty());
         QVERIFY(job.timing().total() >= 0.0);
         QCOMPARE(job.progress(), 1.0);

@@ -287,12 +287,11 @@ bool CommonComponentModule::run() {
     const glint::CommonComponentParams params = params_;
     const glint::Backend requested = backend_;
     auto result = std::make_shared<glint::CommonComponentResult>();
-    auto resolved = std::make_shared<glint::Backend>(requested);
     auto shape = std::make_shared<std::shared_ptr<const ComponentShape>>();
     JobRequest job;
     job.name = name();
-    job.work = [a, b, params, requested, result, resolved, shape](glint::JobControl& control) {
-        *result = glint::findCommonComponent(*a, *b, params, requested, control, resolved.get());
+    job.work = [a, b, params, requested, result, shape](glint::JobControl& control) {
+        *result = glint::findCommonComponent(*a, *b, params, requested, control);
         // What the layers draw, prepared here so that a large component does not stall the window.
         if (result->found)
             *shape = std::make_shared<const ComponentShape>(ComponentShape::fromMask(
@@ -300,11 +299,11 @@ bool CommonComponentModule::run() {
                 QRect(result->bboxX, result->bboxY, result->bboxWidth, result->bboxHeight)));
     };
     const QString parameters = parameterText();
-    job.done = [this, a, b, result, resolved, shape, parameters, tolerance = params.tolerance](glint::JobControl& control) {
+    job.done = [this, a, b, result, shape, parameters, tolerance = params.tolerance](glint::JobControl& control) {
         AppContext& ctx = context();
         if (ctx.image() != a || second_ != b) return; // A or B changed meanwhile: the answer is for neither
-        showResult(result, *shape, *resolved, tolerance, control);
-        RunRecord record = RunRecord::fromJob(name(), *resolved, control, *a, parameters);
+        showResult(result, *shape, result->backend, tolerance, control);
+        RunRecord record = RunRecord::fromJob(name(), result->backend, control, *a, parameters);
         if (record.imagePath.isEmpty()) record.imagePath = ctx.imagePath();
         ctx.timingLog()->add(record);
     };

@@ -4,6 +4,7 @@
 #include "core/algo/brightest/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
+#include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
 #include <charconv>
@@ -145,16 +146,10 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
     validate(params);
     if (params.mode == BrightestMode::Overlap) return runBrightestOverlap(image, params, backend, job); // algo/kmax
-    const Backend resolved =
-        resolveForJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params));
-    auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
-    job.setDevice(deviceNameFor(resolved));
-    job.setProgress(0.0);
-    const auto start = std::chrono::steady_clock::now();
-    BrightestResult result = runOne(image, params, resolved, *solver, job, {});
-    job.timing().setTotal(msSince(start)); // the whole call, not only the named steps
-    job.setProgress(1.0);
-    return result;
+    return runJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params),
+                                     [&](MaxSubarraySolver& solver, Backend resolved) {
+                                         return runOne(image, params, resolved, solver, job, {});
+                                     });
 }
 
 std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestParams& params,
@@ -176,22 +171,19 @@ std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestPa
         job.timing().setTotal(msSince(start));
         return results;
     }
-    const Backend resolved = resolveForJob<MaxSubarraySolver>(
-        backend, job, estimatedBrightestCpuMs(image, params) * static_cast<double>(pivots.size()));
-    auto solver = BackendRegistry<MaxSubarraySolver>::create(resolved);
-    job.setDevice(deviceNameFor(resolved));
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<BrightestResult> results;
-    const ProgressSpan all;
-    for (std::size_t i = 0; i < pivots.size(); ++i) {
-        BrightestParams one = params;
-        one.pivot = pivots[i];
-        const double n = static_cast<double>(pivots.size());
-        results.push_back(runOne(image, one, resolved, *solver, job, all.part(i / n, (i + 1) / n)));
-    }
-    job.timing().setTotal(msSince(start));
-    job.setProgress(1.0);
-    return results;
+    return runJob<MaxSubarraySolver>(
+        backend, job, estimatedBrightestCpuMs(image, params) * static_cast<double>(pivots.size()),
+        [&](MaxSubarraySolver& solver, Backend resolved) {
+            std::vector<BrightestResult> results;
+            const ProgressSpan all;
+            for (std::size_t i = 0; i < pivots.size(); ++i) {
+                BrightestParams one = params;
+                one.pivot = pivots[i];
+                const double n = static_cast<double>(pivots.size());
+                results.push_back(runOne(image, one, resolved, solver, job, all.part(i / n, (i + 1) / n)));
+            }
+            return results;
+        });
 }
 
 void registerBrightestCpuBackends() {

@@ -152,9 +152,10 @@ public:
         } catch (const UsageError& e) {
             throw UsageError(std::string("option '--max-shift': ") + e.what());
         }
-        Backend resolved = backend;
-        CommonComponentResult r = findCommonComponent(a, b, params_, backend, job, &resolved);
-        return std::make_unique<CommonOutcome>(std::move(r), params_, resolved, job.device(), inputs);
+        CommonComponentResult r = findCommonComponent(a, b, params_, backend, job);
+        const Backend ran = r.backend;
+        std::string device = r.device;
+        return std::make_unique<CommonOutcome>(std::move(r), params_, ran, std::move(device), inputs);
     }
 
 private:

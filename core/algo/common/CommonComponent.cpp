@@ -1,9 +1,9 @@
 #include "core/algo/common/CommonComponent.h"
 
+#include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <cmath>
 
@@ -29,22 +29,19 @@ void validateMaxShift(long long maxShift, int wA, int hA, int wB, int hB) {
 }
 
 CommonComponentResult findCommonComponent(const Image& a, const Image& b, const CommonComponentParams& params,
-                                          Backend backend, JobControl& job, Backend* resolvedBackend) {
+                                          Backend backend, JobControl& job) {
     validateCommonComponentParams(params);
     if (a.empty() || b.empty()) throw InputError("common component: both images must hold pixels");
     // The CPU backend's cost grows with pixel pairs (|A| x |B| over all offsets); its rate ranges from
     // ~1e8 pairs/s a thread (random data, every offset labelled) to ~2e10 (pruned crops); 1e9 assumed.
     const double pairs = static_cast<double>(a.width()) * a.height() * b.width() * b.height();
-    const Backend resolved =
-        resolveForJob<CommonComponentAlgorithm>(backend, job, pairs / (1e9 * cpuThreadCount()) * 1e3);
-    if (resolvedBackend) *resolvedBackend = resolved;
-    auto algorithm = CommonComponentRegistry::create(resolved);
-    if (job.device().empty()) job.setDevice(deviceNameFor(resolved));
-    const auto start = std::chrono::steady_clock::now();
-    CommonComponentResult result = algorithm->run(a, b, params, job);
-    job.timing().setTotal(msSince(start));
-    job.setProgress(1.0);
-    return result;
+    return runJob<CommonComponentAlgorithm>(backend, job, pairs / (1e9 * cpuThreadCount()) * 1e3,
+                                            [&](CommonComponentAlgorithm& algorithm, Backend resolved) {
+                                                CommonComponentResult result = algorithm.run(a, b, params, job);
+                                                result.backend = resolved;
+                                                result.device = job.device();
+                                                return result;
+                                            });
 }
 
 } // namespace glint

@@ -43,6 +43,8 @@ struct CommonComponentResult {
     int maskHeight = 0;            // = height of A
     std::vector<std::uint8_t> mask; // maskWidth * maskHeight bytes, 1 = in the component; empty when !found
     CommonComponentStats stats;
+    Backend backend = Backend::Reference; // the backend that ran (auto resolved; set by findCommonComponent)
+    std::string device;
 };
 
 class CommonComponentAlgorithm {
@@ -57,9 +59,9 @@ public:
 using CommonComponentRegistry = BackendRegistry<CommonComponentAlgorithm>;
 
 // The job function the CLI and the window call: picks the backend, records the device and the total
-// time in job, and returns the result. resolvedBackend (optional) receives the backend that ran.
+// time in job, and returns the result with the backend that ran and its device.
 CommonComponentResult findCommonComponent(const Image& a, const Image& b, const CommonComponentParams& params,
-                                          Backend backend, JobControl& job, Backend* resolvedBackend = nullptr);
+                                          Backend backend, JobControl& job);
 
 // Throws UsageError for a negative or non-finite tolerance.
 void validateCommonComponentParams(const CommonComponentParams& params);

@@ -4,10 +4,10 @@
 
 #include "core/algo/brightest/WorkArray.h"
 #include "core/io/Image.h"
+#include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -206,59 +206,50 @@ KMax1dResult runKMax1d(const KMaxSequence& sequence, std::uint64_t k, Backend ba
         throw InputError("the values are too large: their sums leave the range of double precision");
     checkResultSize(k, available, "segments");
     // The sequential CPU backend: ~5e7 values/s (2^20 values, K = 50: 19 ms on the H100 host, NOTES.md).
-    const Backend resolved =
-        resolveForJob<KMax1dSolver>(backend, job, static_cast<double>(sequence.size()) / 5e7 * 1e3 + 0.05);
-    auto solver = BackendRegistry<KMax1dSolver>::create(resolved);
-    job.setDevice(deviceNameFor(resolved));
-    job.setProgress(0.0);
-    const auto start = std::chrono::steady_clock::now();
-    KMax1dResult result;
-    result.exactInteger = sequence.integer;
-    result.backend = resolved;
-    result.length = sequence.size();
-    result.segmentCount = available;
-    solver->load(sequence, job);
-    job.throwIfCancelled();
-    result.segments = solver->topK(static_cast<std::size_t>(std::min(k, available)), job);
-    result.device = job.device();
-    job.timing().setTotal(msSince(start));
-    job.setProgress(1.0);
-    return result;
+    return runJob<KMax1dSolver>(
+        backend, job, static_cast<double>(sequence.size()) / 5e7 * 1e3 + 0.05, [&](KMax1dSolver& solver, Backend resolved) {
+            KMax1dResult result;
+            result.exactInteger = sequence.integer;
+            result.backend = resolved;
+            result.length = sequence.size();
+            result.segmentCount = available;
+            solver.load(sequence, job);
+            job.throwIfCancelled();
+            result.segments = solver.topK(static_cast<std::size_t>(std::min(k, available)), job);
+            result.device = job.device();
+            return result;
+        });
 }
 
 BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
-    const Backend resolved = resolveForJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params));
-    auto solver = BackendRegistry<KMaxRectSolver>::create(resolved);
-    job.setDevice(deviceNameFor(resolved));
-    job.setProgress(0.0);
-    const auto start = std::chrono::steady_clock::now();
-    BrightestResult result;
-    result.pivotSpec = params.pivot;
-    result.mode = BrightestMode::Overlap;
-    result.imageWidth = image.width();
-    result.imageHeight = image.height();
-    result.backend = resolved;
-    WorkArray work;
-    {
-        auto step = job.timing().scope("preprocess");
-        work = prepareWorkArray(image, params);
-    }
-    job.throwIfCancelled();
-    result.pivot = work.pivot;
-    result.exactInteger = work.integer;
-    result.includedPixels = work.includedCount;
-    checkSumRange(work, params.pivot); // every rectangle sum is bounded by the sum of |a|
-    const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
-    checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
-    std::vector<WorkRect> rects;
-    if (available > 0)
-        rects = solver->topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
-    result.device = job.device();
-    result.regions = regionsOf(work, rects);
-    job.timing().setTotal(msSince(start));
-    job.setProgress(1.0);
-    return result;
+    return runJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params), [&](KMaxRectSolver& solver,
+                                                                                         Backend resolved) {
+        BrightestResult result;
+        result.pivotSpec = params.pivot;
+        result.mode = BrightestMode::Overlap;
+        result.imageWidth = image.width();
+        result.imageHeight = image.height();
+        result.backend = resolved;
+        WorkArray work;
+        {
+            auto step = job.timing().scope("preprocess");
+            work = prepareWorkArray(image, params);
+        }
+        job.throwIfCancelled();
+        result.pivot = work.pivot;
+        result.exactInteger = work.integer;
+        result.includedPixels = work.includedCount;
+        checkSumRange(work, params.pivot); // every rectangle sum is bounded by the sum of |a|
+        const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
+        checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
+        std::vector<WorkRect> rects;
+        if (available > 0)
+            rects = solver.topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
+        result.device = job.device();
+        result.regions = regionsOf(work, rects);
+        return result;
+    });
 }
 
 void registerKMaxCpuBackends() {

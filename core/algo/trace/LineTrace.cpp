@@ -1,6 +1,7 @@
 #include "core/algo/trace/LineTrace.h"
 
 #include "core/algo/trace/TraceGeometry.h"
+#include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
 #include <chrono>
@@ -116,8 +117,54 @@ TraceResult LineTracer::traceChain(const std::vector<TracePoint>& clicks, const 
         result.score += result.legs.back().score;
         job.setProgress(static_cast<double>(i + 1) / static_cast<double>(clicks.size() - 1));
     }
+    result.backend = backend();
+    result.device = job.device();
+    result.field = field_;
     job.timing().setTotal(msSince(start));
     return result;
+}
+
+double estimatedTraceCpuMs(const std::vector<TracePoint>& clicks, const TraceParams& params) {
+    double samples = 0.0;
+    for (std::size_t i = 1; i < clicks.size(); ++i)
+        samples += static_cast<double>(params.points) * params.points * 1.2 *
+                   std::hypot(clicks[i].x - clicks[i - 1].x, clicks[i].y - clicks[i - 1].y);
+    return samples * 2.6e-6 / cpuThreadCount();
+}
+
+namespace {
+
+// Binds the field to the job's tracer and traces the chain (the field step, when any, is the caller's).
+template <class FieldSource>
+TraceResult traceJob(FieldSource&& fieldSource, const std::vector<TracePoint>& clicks, const TraceParams& params,
+                     Backend backend, JobControl& job) {
+    return runJob<LineTracer>(backend, job, estimatedTraceCpuMs(clicks, params), [&](LineTracer& tracer, Backend) {
+        tracer.setField(fieldSource(), job);
+        return tracer.traceChain(clicks, params, job);
+    });
+}
+
+} // namespace
+
+TraceResult runTrace(const Image& image, const std::vector<TracePoint>& clicks, const TraceParams& params,
+                     const TraceFieldOptions& fieldOptions, Backend backend, JobControl& job) {
+    validateTraceParams(params);
+    validateTraceFieldOptions(fieldOptions);
+    validateTracePoints(clicks, image.width(), image.height());
+    return traceJob(
+        [&] {
+            auto step = job.timing().scope("field");
+            return TraceField::compute(image, fieldOptions);
+        },
+        clicks, params, backend, job);
+}
+
+TraceResult runTrace(std::shared_ptr<const TraceField> field, const std::vector<TracePoint>& clicks,
+                     const TraceParams& params, Backend backend, JobControl& job) {
+    if (!field) throw std::logic_error("runTrace without a field");
+    validateTraceParams(params);
+    validateTracePoints(clicks, field->width(), field->height());
+    return traceJob([&] { return field; }, clicks, params, backend, job);
 }
 
 } // namespace glint

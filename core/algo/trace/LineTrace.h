@@ -107,6 +107,9 @@ struct TraceLeg {
 struct TraceResult {
     std::vector<TraceLeg> legs;
     double score = 0.0;
+    Backend backend = Backend::Reference;     // the backend that ran (auto resolved)
+    std::string device;
+    std::shared_ptr<const TraceField> field; // the field traced on (runTrace computes it; a caller may keep it)
     std::vector<TracePoint> polyline() const;        // every leg's points, shared click points once
     std::vector<double> segmentScores() const;       // every leg's segment scores, in order
 };
@@ -142,6 +145,21 @@ protected:
 private:
     TraceLeg traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
 };
+
+// The CPU backend's expected time for a chain through clicks, ms (what `auto` weighs): ~2.6 ns of CPU time
+// a field sample, and a leg samples about points^2 x 1.2 |ab| (core/algo/trace/NOTES.md).
+double estimatedTraceCpuMs(const std::vector<TracePoint>& clicks, const TraceParams& params);
+
+// The job function of a trace (glint-cli trace, batch): validates the parameters, the field options and
+// the clicks (UsageError), resolves the backend (auto weighs estimatedTraceCpuMs; a GPU run reports the
+// device's set-up as device_init, apart from the total), computes the field as step "field", binds it
+// ("upload field" on the GPU) and traces the chain. Records the steps, the device and the total (field,
+// binding and trace) in job; progress goes 0..1; throws Cancelled.
+TraceResult runTrace(const Image& image, const std::vector<TracePoint>& clicks, const TraceParams& params,
+                     const TraceFieldOptions& fieldOptions, Backend backend, JobControl& job);
+// The same on a field the caller computed earlier and keeps between requests: no "field" step.
+TraceResult runTrace(std::shared_ptr<const TraceField> field, const std::vector<TracePoint>& clicks,
+                     const TraceParams& params, Backend backend, JobControl& job);
 
 std::unique_ptr<LineTracer> makeLineTracerReference();
 std::unique_ptr<LineTracer> makeLineTracerCpu();

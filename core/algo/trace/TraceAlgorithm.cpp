@@ -1,6 +1,5 @@
 // The line-trace descriptor: options, result schema, CSV row, region export, overlay, text.
 #include "core/algo/trace/TraceAlgorithm.h"
-#include "core/algo/trace/TraceJob.h"
 
 #include "core/algo/Algorithm.h"
 #include "core/algo/ResultJson.h"
@@ -128,9 +127,13 @@ public:
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
         validateTracePoints(clicks_, image.width(), image.height());
-        TraceRun run = runTrace(image, clicks_, params_, field_, backend, job);
-        return std::make_unique<TraceOutcome>(std::move(run.result), params_, field_, run.sineThreshold, run.backend,
-                                              run.device, inputs.path, image.width(), image.height());
+        TraceResult result = runTrace(image, clicks_, params_, field_, backend, job);
+        const double sineThreshold = result.field ? result.field->sineThreshold() : 0.0;
+        const Backend ran = result.backend;
+        std::string device = result.device;
+        result.field.reset(); // the outcome keeps the answer, not the field
+        return std::make_unique<TraceOutcome>(std::move(result), params_, field_, sineThreshold, ran, std::move(device),
+                                              inputs.path, image.width(), image.height());
     }
 
 private:
