@@ -1,4 +1,4 @@
-// Checks shared by the CPU and GPU K-MSP suites: brute force over every segment / rectangle (with the
+// Checks of the K-MSP suite (every backend): brute force over every segment / rectangle (with the
 // canonical sums of KMax.h, so that double results must agree bit for bit), and the validity of a
 // reported list (distinct, no blank or excluded cell inside, each sum recomputed, in order).
 #pragma once
