@@ -5,6 +5,7 @@
 
 #include "core/algo/brightest/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
+#include "core/io/Image.h"
 
 #include <QtTest>
 
