@@ -1,12 +1,20 @@
-// Line trace, reference and cpu backends: the exact optimum against a brute force over every path, the
-// interval form of the turn test, points on their guides, chained legs, fields, cancel and bad input.
+// Line trace on every backend (reference, cpu, cuda; the cuda rows skip without a usable device): the
+// exact optimum against a brute force over every path, agreement with the reference (and on the device,
+// with cpu at the paper's largest sizes and the 4096-point shared-memory path), the interval form of the
+// turn test, points on their guides, chained legs, buffer reuse across sizes and fields, fields, cancel,
+// bad input, accuracy on synthetic scenes with known geometry (ridge mode follows the centre of bright
+// roads and dark rivers of widths 2-8 px, magnitude mode an edge, both within 1.5 px on average) and the
+// CLI's backend choice.
 #include "tests/support/TestSupport.h"
-#include "tests/cpu/test_trace_support.h"
+#include "tests/support/TraceOracle.h"
 
 #include "cuda/Backends.h"
 #include "core/algo/trace/TraceGeometry.h"
+#include "core/algo/trace/TraceScenes.h"
 #include "core/util/Errors.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace glint;
@@ -31,6 +39,10 @@ std::shared_ptr<const TraceField> fieldForMode(int mode, int width, int height, 
     return TraceField::compute(image, options);
 }
 
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
+
+constexpr Backend allBackends[] = {Backend::Reference, Backend::Cpu, Backend::Cuda};
+
 } // namespace
 
 class TestTrace : public QObject {
@@ -39,54 +51,70 @@ class TestTrace : public QObject {
 private slots:
     void initTestCase() { initBackends(); }
 
-    // Every backend's optimum equals the brute force over all d^n paths, for every kind of angle limit.
+    // Every backend's optimum equals the brute force over all d^n paths, for every kind of angle limit,
+    // with guides that reach outside the image (37x29 and 41x33 fields).
     void bruteForce_data() {
+        test::addBackendColumn();
         QTest::addColumn<int>("guides");
         QTest::addColumn<int>("points");
         QTest::addColumn<double>("angle");
         QTest::addColumn<int>("mode");
         QTest::addColumn<double>("halfWidth");
         QTest::addColumn<uint>("seed");
-        const std::vector<std::pair<int, int>> shapes = {{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}};
-        const double angles[] = {0.5, 5, 20, 45, 60, 90, 135, 179, 180};
-        uint seed = 1;
-        for (auto [n, d] : shapes)
-            for (double angle : angles) {
-                const int mode = static_cast<int>(seed % 4);
-                const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
-                QTest::addRow("n%d d%d angle %g mode %d w %g", n, d, angle, mode, halfWidth)
-                    << n << d << angle << mode << halfWidth << seed;
-                ++seed;
-            }
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        for (Backend backend : allBackends) {
+            uint seed = 1;
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
+                for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
+                    const int mode = static_cast<int>(seed % 4);
+                    const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
+                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g", n, d, angle, mode, halfWidth))
+                        << n << d << angle << mode << halfWidth << seed << 37 << 29;
+                    ++seed;
+                }
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
+                for (double angle : {0.5, 10.0, 45.0, 90.0, 150.0, 180.0}) {
+                    const int mode = static_cast<int>(seed % 4);
+                    const double halfWidth = seed % 2 ? 0.0 : 25.0;
+                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g 41x33", n, d, angle, mode, halfWidth))
+                        << n << d << angle << mode << halfWidth << seed << 41 << 33;
+                    ++seed;
+                }
+        }
     }
     void bruteForce() {
+        GLINT_FETCH_BACKEND(backend);
         QFETCH(int, guides);
         QFETCH(int, points);
         QFETCH(double, angle);
         QFETCH(int, mode);
         QFETCH(double, halfWidth);
         QFETCH(uint, seed);
+        QFETCH(int, width);
+        QFETCH(int, height);
         std::mt19937 rng(seed);
-        const auto field = fieldForMode(mode, 37, 29, rng);
+        const auto field = fieldForMode(mode, width, height, rng);
         TraceParams params;
         params.guides = guides;
         params.points = points;
         params.maxAngleDeg = angle;
         params.halfWidth = halfWidth;
-        TracePoint a = test::randomPoint(37, 29, rng), b = test::randomPoint(37, 29, rng);
+        const TracePoint a = test::randomPoint(width, height, rng), b = test::randomPoint(width, height, rng);
         const double best = test::bruteForceBest(*field, a, b, params);
-        for (Backend backend : {Backend::Reference, Backend::Cpu}) {
-            auto tracer = tracerFor(backend, field);
-            JobControl job;
-            if (!std::isfinite(best)) {
-                QVERIFY_THROWS_EXCEPTION(UsageError, tracer->trace(a, b, params, job));
-                continue;
-            }
-            const TraceLeg leg = tracer->trace(a, b, params, job);
-            test::verifyLeg(*field, leg, a, b, params);
-            QVERIFY2(std::fabs(leg.score - best) <= 1e-4 * std::max(1.0, std::fabs(best)),
-                     qPrintable(QString("%1: %2 vs brute force %3").arg(backendName(backend)).arg(leg.score).arg(best)));
-            QVERIFY(std::fabs(leg.optimumScore - leg.score) <= 1e-4 * std::max(1.0, std::fabs(leg.score)));
+        auto tracer = tracerFor(backend, field);
+        JobControl job;
+        if (!std::isfinite(best)) {
+            QVERIFY_THROWS_EXCEPTION(UsageError, tracer->trace(a, b, params, job));
+            return;
+        }
+        const TraceLeg leg = tracer->trace(a, b, params, job);
+        test::verifyLeg(*field, leg, a, b, params);
+        QVERIFY2(close(leg.score, best), qPrintable(QString("%1: %2 vs brute force %3").arg(backendName(backend)).arg(leg.score).arg(best)));
+        QVERIFY(close(leg.optimumScore, leg.score));
+        if (backend == Backend::Cuda) {
+            QVERIFY(job.timing().step("segment scores") > 0.0);
+            QCOMPARE(QString::fromStdString(job.device()), QString::fromStdString(cudaDevice().name));
         }
     }
 
@@ -123,40 +151,117 @@ private slots:
         }
     }
 
-    // Larger cases: cpu (float, interval DP) against reference (double, cubic DP).
-    void cpuMatchesReference_data() {
+    // Larger cases against the reference (double, cubic DP): cpu (float, interval DP) on 120x90 fields,
+    // cuda on 300x200.
+    void matchesReference_data() {
+        test::addBackendColumn();
         QTest::addColumn<int>("guides");
         QTest::addColumn<int>("points");
         QTest::addColumn<double>("angle");
         QTest::addColumn<int>("mode");
-        const int modes = 4;
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<uint>("seed");
         int row = 0;
         for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 64}, {2, 33}, {3, 48}, {6, 40}, {8, 32}})
             for (double angle : {10.0, 45.0, 180.0}) {
-                QTest::addRow("n%d d%d angle %g", n, d, angle) << n << d << angle << row % modes;
+                test::newBackendRow(Backend::Cpu, QString::asprintf("n%d d%d angle %g", n, d, angle))
+                    << n << d << angle << row % 4 << 120 << 90 << uint(n * 1000 + d);
+                ++row;
+            }
+        row = 0;
+        for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 256}, {2, 100}, {3, 64}, {5, 128}, {8, 96}, {12, 33}})
+            for (double angle : {10.0, 45.0, 180.0}) {
+                test::newBackendRow(Backend::Cuda, QString::asprintf("n%d d%d angle %g", n, d, angle))
+                    << n << d << angle << row % 4 << 300 << 200 << uint(n * 7 + d);
                 ++row;
             }
     }
-    void cpuMatchesReference() {
+    void matchesReference() {
+        GLINT_FETCH_BACKEND(backend);
         QFETCH(int, guides);
         QFETCH(int, points);
         QFETCH(double, angle);
         QFETCH(int, mode);
-        std::mt19937 rng(guides * 1000 + points);
-        const auto field = fieldForMode(mode, 120, 90, rng);
+        QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(uint, seed);
+        std::mt19937 rng(seed);
+        const auto field = fieldForMode(mode, width, height, rng);
         TraceParams params;
         params.guides = guides;
         params.points = points;
         params.maxAngleDeg = angle;
-        const TracePoint a = test::randomPoint(120, 90, rng), b = test::randomPoint(120, 90, rng);
+        const TracePoint a = test::randomPoint(width, height, rng), b = test::randomPoint(width, height, rng);
         JobControl j1, j2;
         const TraceLeg ref = tracerFor(Backend::Reference, field)->trace(a, b, params, j1);
-        const TraceLeg cpu = tracerFor(Backend::Cpu, field)->trace(a, b, params, j2);
-        test::verifyLeg(*field, cpu, a, b, params);
-        QVERIFY2(std::fabs(ref.score - cpu.score) <= 1e-4 * std::max(1.0, ref.score),
-                 qPrintable(QString("reference %1, cpu %2").arg(ref.score).arg(cpu.score)));
+        const TraceLeg got = tracerFor(backend, field)->trace(a, b, params, j2);
+        test::verifyLeg(*field, got, a, b, params);
+        QVERIFY2(close(got.score, ref.score),
+                 qPrintable(QString("%1 %2, reference %3").arg(backendName(backend)).arg(got.score).arg(ref.score)));
         QVERIFY(j2.timing().step("segment scores") > 0.0);
         QVERIFY(j2.timing().total() > 0.0);
+    }
+
+    // The paper's largest case and the 4096-point case (shared memory above 48 KB): cuda against cpu.
+    void cudaLargeMatchesCpu_data() {
+        QTest::addColumn<int>("guides");
+        QTest::addColumn<int>("points");
+        QTest::addColumn<double>("angle");
+        QTest::newRow("n8 d1024 45") << 8 << 1024 << 45.0;
+        QTest::newRow("n8 d1024 180") << 8 << 1024 << 180.0;
+        QTest::newRow("n3 d4096 30") << 3 << 4096 << 30.0;
+        QTest::newRow("n40 d512 60") << 40 << 512 << 60.0;
+    }
+    void cudaLargeMatchesCpu() {
+        GLINT_REQUIRE_CUDA();
+        QFETCH(int, guides);
+        QFETCH(int, points);
+        QFETCH(double, angle);
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 5, 2048, 2048);
+        const auto field = TraceField::compute(scene.image, {});
+        TraceParams params;
+        params.guides = guides;
+        params.points = points;
+        params.maxAngleDeg = angle;
+        params.halfWidth = 100.0;
+        const TracePoint a{560.5, 900.25}, b{1420.75, 1160.5};
+        JobControl j1, j2;
+        const TraceLeg cpu = tracerFor(Backend::Cpu, field)->trace(a, b, params, j1);
+        const TraceLeg gpu = tracerFor(Backend::Cuda, field)->trace(a, b, params, j2);
+        test::verifyLeg(*field, gpu, a, b, params);
+        QVERIFY2(close(gpu.score, cpu.score), qPrintable(QString("cuda %1, cpu %2").arg(gpu.score).arg(cpu.score)));
+        qInfo("n%d d%d: cuda %.3f ms (segments %.3f, dp %.3f), cpu %.1f ms", guides, points, j2.timing().total(),
+              j2.timing().step("segment scores"), j2.timing().step("dp"), j1.timing().total());
+    }
+
+    // One cuda tracer, many traces: buffers grow and shrink, the field changes, results stay cpu's.
+    void cudaReuseAcrossSizesAndFields() {
+        GLINT_REQUIRE_CUDA();
+        std::mt19937 rng(21);
+        const auto f1 = fieldForMode(1, 256, 256, rng), f2 = fieldForMode(3, 200, 300, rng);
+        auto gpu = BackendRegistry<LineTracer>::create(Backend::Cuda);
+        auto cpu = BackendRegistry<LineTracer>::create(Backend::Cpu);
+        for (int i = 0; i < 12; ++i) {
+            const auto& f = i % 3 == 2 ? f2 : f1;
+            JobControl setup;
+            gpu->setField(f, setup);
+            cpu->setField(f, setup);
+            TraceParams params;
+            params.guides = 1 + static_cast<int>(rng() % 9);
+            params.points = 2 + static_cast<int>(rng() % 400);
+            params.maxAngleDeg = 5.0 + rng() % 176;
+            const TracePoint a = test::randomPoint(f->width(), f->height(), rng);
+            const TracePoint b = test::randomPoint(f->width(), f->height(), rng);
+            JobControl j1, j2;
+            try {
+                const TraceLeg c = cpu->trace(a, b, params, j1);
+                const TraceLeg g = gpu->trace(a, b, params, j2);
+                QVERIFY2(close(g.score, c.score), qPrintable(QString("trace %1: cuda %2, cpu %3").arg(i).arg(g.score).arg(c.score)));
+            } catch (const UsageError&) {
+                QVERIFY_THROWS_EXCEPTION(UsageError, gpu->trace(a, b, params, j2)); // infeasible on both
+            }
+        }
     }
 
     // --via: each leg is the optimum between its own clicks; the polyline shares the click points.
@@ -232,16 +337,27 @@ private slots:
         QVERIFY(s->sineThreshold() > 0.0);
     }
 
+    // A job cancelled before it starts throws Cancelled, for a single leg and for a chain.
+    void cancel_data() {
+        test::addBackendColumn();
+        for (Backend b : allBackends) test::newBackendRow(b);
+    }
     void cancel() {
+        GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(5);
-        const auto field = test::randomField(200, 200, rng);
         TraceParams params;
         params.points = 128;
-        for (Backend backend : {Backend::Reference, Backend::Cpu}) {
+        {
             JobControl job;
             job.requestCancel();
-            QVERIFY_THROWS_EXCEPTION(Cancelled, tracerFor(backend, field)->trace({10, 10}, {190, 150}, params, job));
+            QVERIFY_THROWS_EXCEPTION(Cancelled, tracerFor(backend, test::randomField(200, 200, rng))->trace({10, 10}, {190, 150}, params, job));
         }
+        params.guides = 8;
+        params.points = 512;
+        JobControl job;
+        job.requestCancel();
+        QVERIFY_THROWS_EXCEPTION(Cancelled,
+                                 tracerFor(backend, test::randomField(512, 512, rng))->traceChain({{10, 10}, {500, 400}}, params, job));
     }
 
     void badInput() {
@@ -285,6 +401,87 @@ private slots:
         TraceFieldOptions options;
         options.lineWidth = 0.0;
         QVERIFY_THROWS_EXCEPTION(UsageError, validateTraceFieldOptions(options));
+    }
+    void accuracy_data() {
+        test::addBackendColumn();
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<double>("width");
+        QTest::addColumn<int>("score");
+        QTest::addColumn<int>("polarity");
+        QTest::addColumn<bool>("toCentre"); // distance to the centre line, else to the nearest true edge
+        const int bright = static_cast<int>(TraceSceneKind::BrightRoad), dark = static_cast<int>(TraceSceneKind::DarkRiver),
+                  boundary = static_cast<int>(TraceSceneKind::TexturedBoundary);
+        const int ridge = static_cast<int>(TraceScore::Ridge), magnitude = static_cast<int>(TraceScore::Magnitude);
+        const int both = static_cast<int>(TracePolarity::Both);
+        for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+            for (double w : {2.0, 3.0, 5.0, 8.0}) {
+                test::newBackendRow(b, QString::asprintf("ridge bright road %g", w)) << bright << w << ridge << static_cast<int>(TracePolarity::Bright) << true;
+                test::newBackendRow(b, QString::asprintf("ridge dark river %g", w)) << dark << w << ridge << static_cast<int>(TracePolarity::Dark) << true;
+                test::newBackendRow(b, QString::asprintf("magnitude bright road %g", w)) << bright << w << magnitude << 0 << false;
+                test::newBackendRow(b, QString::asprintf("magnitude dark river %g", w)) << dark << w << magnitude << 0 << false;
+            }
+            for (double w : {3.0, 4.0, 6.0}) {
+                test::newBackendRow(b, QString::asprintf("ridge both, road %g", w)) << bright << w << ridge << both << true;
+                test::newBackendRow(b, QString::asprintf("ridge both, river %g", w)) << dark << w << ridge << both << true;
+            }
+            test::newBackendRow(b, "magnitude textured boundary") << boundary << 0.0 << magnitude << 0 << false;
+        }
+    }
+    void accuracy() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(int, kind);
+        QFETCH(double, width);
+        QFETCH(int, score);
+        QFETCH(int, polarity);
+        QFETCH(bool, toCentre);
+        for (std::uint32_t seed : {11u, 12u}) {
+            const TraceScene scene = makeTraceScene(static_cast<TraceSceneKind>(kind), width, seed);
+            TraceFieldOptions options;
+            options.score = static_cast<TraceScore>(score);
+            options.polarity = static_cast<TracePolarity>(polarity);
+            options.lineWidth = width > 0 ? width : 5.0;
+            auto tracer = tracerFor(backend, TraceField::compute(scene.image, options));
+            JobControl job;
+            TraceParams params;
+            params.guides = 8;
+            const TraceLeg leg = tracer->trace(scene.from, scene.to, params, job);
+            const double distance =
+                meanDistanceToPolylines(leg.points, toCentre ? std::vector<std::vector<TracePoint>>{scene.centre} : scene.edges);
+            QVERIFY2(distance <= 1.5, qPrintable(QString("%1, seed %2: mean distance %3 px")
+                                                     .arg(QString::fromStdString(scene.name))
+                                                     .arg(seed)
+                                                     .arg(distance)));
+        }
+    }
+
+    // The scenes are what they claim: the clicks lie on the centre line, and a straight trace is far off.
+    void scenesAreNotTrivial() {
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
+        QVERIFY(meanDistanceToPolylines({scene.from}, {scene.centre}) < 0.5);
+        QVERIFY(meanDistanceToPolylines({scene.to}, {scene.centre}) < 0.5);
+        QVERIFY(meanDistanceToPolylines({scene.from, scene.to}, {scene.centre}) > 5.0);
+        QCOMPARE(scene.image.width(), 480);
+        QCOMPARE(scene.image.sampleType(), SampleType::UInt8);
+    }
+
+    // glint-cli trace --backend: the named backend runs, and the JSON says so.
+    void cliBackend_data() {
+        test::addBackendColumn();
+        for (Backend b : allBackends) test::newBackendRow(b);
+    }
+    void cliBackend() {
+        GLINT_FETCH_BACKEND(backend);
+        QByteArray text;
+        for (int y = 0; y < 50; ++y) {
+            QStringList row;
+            for (int x = 0; x < 70; ++x) row << QString::number((x * 13 + y * 7) % 17 + (std::abs(y - 25) < 2 ? 100 : 0));
+            text += row.join(',').toUtf8() + "\n";
+        }
+        const QString path = test::writeTempFile("m.csv", text);
+        const QJsonObject doc =
+            test::runCliJson({"trace", path, "--from", "3,25", "--to", "66,25", "--backend", backendName(backend), "--json", "-"});
+        QCOMPARE(doc["backend"].toString(), QString(backendName(backend)));
+        QCOMPARE(doc["points"].toArray().size(), 8);
     }
 };
 
