@@ -137,8 +137,7 @@ private slots:
     void initTestCase() { initBackends(); }
 
     void paperExample_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Cuda}) test::newBackendRow(b);
+        test::addBackendRows();
     }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
@@ -419,8 +418,7 @@ private slots:
     }
 
     void roiAndEmptyResults_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Reference, Backend::Cpu}) test::newBackendRow(b);
+        test::addBackendRows({Backend::Reference, Backend::Cpu});
     }
     void roiAndEmptyResults() {
         GLINT_FETCH_BACKEND(backend);
@@ -513,8 +511,7 @@ private slots:
     }
 
     void cancelActsQuickly_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Cuda}) test::newBackendRow(b);
+        test::addBackendRows();
     }
     // A job cancelled before it starts throws Cancelled. The cancel requested from inside the run (its
     // first progress report) cannot race the job's end on any machine; it must then stop with Cancelled,

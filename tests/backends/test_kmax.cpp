@@ -76,8 +76,6 @@ void checkDistinct(const BrightestResult& r) {
     for (const auto& g : r.regions) QVERIFY(seen.insert({g.x, g.y, g.width, g.height}).second);
 }
 
-constexpr Backend allBackends[] = {Backend::Reference, Backend::Cpu, Backend::Cuda};
-
 } // namespace
 
 class TestKMax : public QObject {
@@ -87,8 +85,7 @@ private slots:
     void initTestCase() { initBackends(); }
 
     void paperExample_data() {
-        test::addBackendColumn();
-        for (Backend b : allBackends) test::newBackendRow(b);
+        test::addBackendRows();
     }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
@@ -111,7 +108,7 @@ private slots:
     void bruteForce1d_data() {
         test::addBackendColumn();
         QTest::addColumn<QString>("kind");
-        for (Backend b : allBackends)
+        for (Backend b : test::allBackends)
             for (const char* k : {"int", "negative", "zero", "repeated", "float", "blanks", "big", "big 1e9", "scales"})
                 if (!(b == Backend::Cuda && QString(k) == "big")) test::newBackendRow(b, k) << k;
     }
@@ -143,7 +140,7 @@ private slots:
     void bruteForce2d_data() {
         test::addBackendColumn();
         QTest::addColumn<QString>("kind");
-        for (Backend b : allBackends)
+        for (Backend b : test::allBackends)
             for (const char* k : {"int", "float", "negative", "equal", "blanks", "exclusions", "pivot", "big"})
                 test::newBackendRow(b, k) << k;
     }
@@ -187,8 +184,7 @@ private slots:
     // The overlap list starts with the brightest region, and (integer mode) agrees with it exactly, and
     // with the reference's list rank by rank.
     void overlapStartsWithTheBrightest_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Reference, Backend::Cpu}) test::newBackendRow(b);
+        test::addBackendRows({Backend::Reference, Backend::Cpu});
     }
     void overlapStartsWithTheBrightest() {
         GLINT_FETCH_BACKEND(backend);
@@ -261,8 +257,7 @@ private slots:
     // The same search again on the same solver (captured once as a CUDA graph and replayed on the device)
     // gives the same answer, also when the queued passes leave the work to the host.
     void repeatedSearchesAgree_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Cpu, Backend::Cuda}) test::newBackendRow(b);
+        test::addBackendRows({Backend::Cpu, Backend::Cuda});
     }
     void repeatedSearchesAgree() {
         GLINT_FETCH_BACKEND(backend);
@@ -294,8 +289,7 @@ private slots:
     // (on the device the counting passes stop at their cap and the bracket search takes over); the
     // answer must still be exact and agree with the cpu backend.
     void degenerateInputsStayFast_data() {
-        test::addBackendColumn();
-        for (Backend b : allBackends) test::newBackendRow(b);
+        test::addBackendRows();
     }
     void degenerateInputsStayFast() {
         GLINT_FETCH_BACKEND(backend);
@@ -474,8 +468,7 @@ private slots:
 
     // Cancelled from inside the run (see test_brightest): it must stop, whatever the machine's speed.
     void cancelActsQuickly_data() {
-        test::addBackendColumn();
-        for (Backend b : {Backend::Reference, Backend::Cpu}) test::newBackendRow(b);
+        test::addBackendRows({Backend::Reference, Backend::Cpu});
     }
     void cancelActsQuickly() {
         GLINT_FETCH_BACKEND(backend);

@@ -41,8 +41,6 @@ std::shared_ptr<const TraceField> fieldForMode(int mode, int width, int height, 
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
 
-constexpr Backend allBackends[] = {Backend::Reference, Backend::Cpu, Backend::Cuda};
-
 } // namespace
 
 class TestTrace : public QObject {
@@ -63,7 +61,7 @@ private slots:
         QTest::addColumn<uint>("seed");
         QTest::addColumn<int>("width");
         QTest::addColumn<int>("height");
-        for (Backend backend : allBackends) {
+        for (Backend backend : test::allBackends) {
             uint seed = 1;
             for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
                 for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
@@ -339,8 +337,7 @@ private slots:
 
     // A job cancelled before it starts throws Cancelled, for a single leg and for a chain.
     void cancel_data() {
-        test::addBackendColumn();
-        for (Backend b : allBackends) test::newBackendRow(b);
+        test::addBackendRows();
     }
     void cancel() {
         GLINT_FETCH_BACKEND(backend);
@@ -466,8 +463,7 @@ private slots:
 
     // glint-cli trace --backend: the named backend runs, and the JSON says so.
     void cliBackend_data() {
-        test::addBackendColumn();
-        for (Backend b : allBackends) test::newBackendRow(b);
+        test::addBackendRows();
     }
     void cliBackend() {
         GLINT_FETCH_BACKEND(backend);

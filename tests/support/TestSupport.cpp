@@ -132,6 +132,11 @@ QTestData& newBackendRow(Backend backend, const QString& tag) {
     return QTest::newRow(qPrintable(name)) << static_cast<int>(backend);
 }
 
+void addBackendRows(std::initializer_list<Backend> backends) {
+    addBackendColumn();
+    for (Backend b : backends) newBackendRow(b);
+}
+
 Backend fetchBackend() { return static_cast<Backend>(*static_cast<int*>(QTest::qData("backend", QMetaType::Int))); }
 
 QString unavailableReason(Backend backend) {

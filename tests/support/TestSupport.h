@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,8 +77,11 @@ bool cudaUsable();
 // Suites that run the same checks on every backend: a column "backend" (added first, so that a row's
 // backend is streamed first) and one row per backend, tagged "<backend>" or "<backend>: <tag>".
 // Rows of the cuda backend skip, with the reason, where no CUDA device is usable.
+inline constexpr Backend allBackends[] = {Backend::Reference, Backend::Cpu, Backend::Cuda};
 void addBackendColumn();
 QTestData& newBackendRow(Backend backend, const QString& tag = {});
+// The backend column alone, with one row per backend.
+void addBackendRows(std::initializer_list<Backend> backends = {Backend::Reference, Backend::Cpu, Backend::Cuda});
 Backend fetchBackend();
 // Empty where the backend can run here, else why not.
 QString unavailableReason(Backend backend);
