@@ -177,18 +177,15 @@ private slots:
                 Image im;
                 BrightestParams p;
                 p.pivot = PivotSpec::parse("0");
-                if (kind == "int") im = test::randomIntImage(w, h, -20, 20, rng);
-                else if (kind == "float") im = test::randomFloatImage(w, h, -1.0, 1.0, rng);
-                else if (kind == "negative") im = test::randomIntImage(w, h, -9, -1, rng);
-                else if (kind == "equal") im = test::randomIntImage(w, h, 3, 3, rng);
-                else if (kind == "blanks") im = test::randomIntImage(w, h, -10, 12, rng, 0.2);
-                else if (kind == "nan") {
+                if (kind == "nan") {
                     im = test::randomFloatImage(w, h, -1.0, 1.2, rng);
                     im.mutableSamples<double>()[rng() % im.pixelCount()] = std::nan("");
-                } else {
+                } else if (kind == "shapes") {
                     im = test::randomIntImage(w, h, 0, 255, rng);
                     p.pivot = PivotSpec::parse(seed % 2 ? "mean" : "median");
                     if (w > 2 && h > 2) p.excludeRects.push_back({w / 3, h / 3, 1 + w / 3, 1 + h / 3});
+                } else {
+                    im = test::randomImageOfKind(kind, w, h, rng);
                 }
                 if (kind == "equal" && seed % 2) p.pivot = PivotSpec::parse("2");
                 const double pivot = computePivot(im, p);
@@ -220,10 +217,8 @@ private slots:
     void disjointRounds_data() {
         test::addBackendColumn();
         QTest::addColumn<bool>("floating");
-        for (Backend b : {Backend::Reference, Backend::Cpu}) {
-            test::newBackendRow(b, "int") << false;
-            test::newBackendRow(b, "float") << true;
-        }
+        for (Backend b : {Backend::Reference, Backend::Cpu})
+            for (bool floating : {false, true}) test::newBackendRow(b, floating ? "float" : "int") << floating;
     }
     void disjointRounds() {
         GLINT_FETCH_BACKEND(backend);

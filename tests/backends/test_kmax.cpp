@@ -156,18 +156,14 @@ private slots:
                 Image im;
                 BrightestParams p;
                 p.pivot = PivotSpec::parse("0");
-                if (kind == "int") im = test::randomIntImage(w, h, -20, 20, rng);
-                else if (kind == "float") im = test::randomFloatImage(w, h, -1.0, 1.0, rng);
-                else if (kind == "negative") im = test::randomIntImage(w, h, -9, -1, rng);
-                else if (kind == "equal") im = test::randomIntImage(w, h, 3, 3, rng);
-                else if (kind == "blanks") im = test::randomIntImage(w, h, -10, 12, rng, 0.2);
-                else if (kind == "big") im = test::randomIntImage(w, h, -1000000000, 1000000000, rng);
-                else if (kind == "exclusions") {
+                if (kind == "exclusions") {
                     im = test::randomIntImage(w, h, -5, 6, rng);
                     p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
-                } else {
+                } else if (kind == "pivot") {
                     im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
                     p.pivot = PivotSpec::parse(seed % 2 ? "mean" : "median");
+                } else {
+                    im = test::randomImageOfKind(kind, w, h, rng);
                 }
                 if (kind == "equal") p.pivot = PivotSpec::parse(seed % 2 ? "3" : "2");
                 const std::size_t rects = static_cast<std::size_t>(w) * (w + 1) / 2 * h * (h + 1) / 2;

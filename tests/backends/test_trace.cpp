@@ -39,9 +39,30 @@ std::shared_ptr<const TraceField> fieldForMode(int mode, int width, int height, 
     return TraceField::compute(image, options);
 }
 
+// One trace problem: a field of the given mode and size from the seed, clicks at random points in it.
+struct TraceCase {
+    int guides = 0, points = 0;
+    double angle = 0.0;
+    int mode = 0;
+    double halfWidth = 0.0;
+    uint seed = 0;
+    int width = 0, height = 0;
+
+    TraceParams params() const {
+        TraceParams p;
+        p.guides = guides;
+        p.points = points;
+        p.maxAngleDeg = angle;
+        p.halfWidth = halfWidth;
+        return p;
+    }
+};
+
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
 
 } // namespace
+
+Q_DECLARE_METATYPE(TraceCase)
 
 class TestTrace : public QObject {
     Q_OBJECT
@@ -53,14 +74,7 @@ private slots:
     // with guides that reach outside the image (37x29 and 41x33 fields).
     void bruteForce_data() {
         test::addBackendColumn();
-        QTest::addColumn<int>("guides");
-        QTest::addColumn<int>("points");
-        QTest::addColumn<double>("angle");
-        QTest::addColumn<int>("mode");
-        QTest::addColumn<double>("halfWidth");
-        QTest::addColumn<uint>("seed");
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
+        QTest::addColumn<TraceCase>("c");
         for (Backend backend : test::allBackends) {
             uint seed = 1;
             for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
@@ -68,7 +82,7 @@ private slots:
                     const int mode = static_cast<int>(seed % 4);
                     const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
                     test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g", n, d, angle, mode, halfWidth))
-                        << n << d << angle << mode << halfWidth << seed << 37 << 29;
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29};
                     ++seed;
                 }
             for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
@@ -76,29 +90,18 @@ private slots:
                     const int mode = static_cast<int>(seed % 4);
                     const double halfWidth = seed % 2 ? 0.0 : 25.0;
                     test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g 41x33", n, d, angle, mode, halfWidth))
-                        << n << d << angle << mode << halfWidth << seed << 41 << 33;
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33};
                     ++seed;
                 }
         }
     }
     void bruteForce() {
         GLINT_FETCH_BACKEND(backend);
-        QFETCH(int, guides);
-        QFETCH(int, points);
-        QFETCH(double, angle);
-        QFETCH(int, mode);
-        QFETCH(double, halfWidth);
-        QFETCH(uint, seed);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        std::mt19937 rng(seed);
-        const auto field = fieldForMode(mode, width, height, rng);
-        TraceParams params;
-        params.guides = guides;
-        params.points = points;
-        params.maxAngleDeg = angle;
-        params.halfWidth = halfWidth;
-        const TracePoint a = test::randomPoint(width, height, rng), b = test::randomPoint(width, height, rng);
+        QFETCH(TraceCase, c);
+        std::mt19937 rng(c.seed);
+        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
+        const TraceParams params = c.params();
+        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
         const double best = test::bruteForceBest(*field, a, b, params);
         auto tracer = tracerFor(backend, field);
         JobControl job;
@@ -153,44 +156,27 @@ private slots:
     // cuda on 300x200.
     void matchesReference_data() {
         test::addBackendColumn();
-        QTest::addColumn<int>("guides");
-        QTest::addColumn<int>("points");
-        QTest::addColumn<double>("angle");
-        QTest::addColumn<int>("mode");
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        QTest::addColumn<uint>("seed");
+        QTest::addColumn<TraceCase>("c");
         int row = 0;
         for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 64}, {2, 33}, {3, 48}, {6, 40}, {8, 32}})
             for (double angle : {10.0, 45.0, 180.0}) {
                 test::newBackendRow(Backend::Cpu, QString::asprintf("n%d d%d angle %g", n, d, angle))
-                    << n << d << angle << row % 4 << 120 << 90 << uint(n * 1000 + d);
-                ++row;
+                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 1000 + d), 120, 90};
             }
         row = 0;
         for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 256}, {2, 100}, {3, 64}, {5, 128}, {8, 96}, {12, 33}})
             for (double angle : {10.0, 45.0, 180.0}) {
                 test::newBackendRow(Backend::Cuda, QString::asprintf("n%d d%d angle %g", n, d, angle))
-                    << n << d << angle << row % 4 << 300 << 200 << uint(n * 7 + d);
-                ++row;
+                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 7 + d), 300, 200};
             }
     }
     void matchesReference() {
         GLINT_FETCH_BACKEND(backend);
-        QFETCH(int, guides);
-        QFETCH(int, points);
-        QFETCH(double, angle);
-        QFETCH(int, mode);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(uint, seed);
-        std::mt19937 rng(seed);
-        const auto field = fieldForMode(mode, width, height, rng);
-        TraceParams params;
-        params.guides = guides;
-        params.points = points;
-        params.maxAngleDeg = angle;
-        const TracePoint a = test::randomPoint(width, height, rng), b = test::randomPoint(width, height, rng);
+        QFETCH(TraceCase, c);
+        std::mt19937 rng(c.seed);
+        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
+        const TraceParams params = c.params();
+        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
         JobControl j1, j2;
         const TraceLeg ref = tracerFor(Backend::Reference, field)->trace(a, b, params, j1);
         const TraceLeg got = tracerFor(backend, field)->trace(a, b, params, j2);

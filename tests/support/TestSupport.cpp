@@ -7,7 +7,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -34,6 +33,22 @@ QString writeTempFile(const QString& name, const QByteArray& bytes) {
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
         QTest::qFail(qPrintable("cannot write " + path), __FILE__, __LINE__);
     return path;
+}
+
+std::string readFileString(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll().toStdString();
+}
+
+Image randomImageOfKind(const QString& kind, int width, int height, std::mt19937& rng) {
+    if (kind == "int") return randomIntImage(width, height, -20, 20, rng);
+    if (kind == "float") return randomFloatImage(width, height, -1.0, 1.0, rng);
+    if (kind == "negative") return randomIntImage(width, height, -9, -1, rng);
+    if (kind == "equal") return randomIntImage(width, height, 3, 3, rng);
+    if (kind == "blanks") return randomIntImage(width, height, -10, 12, rng, 0.2);
+    if (kind == "big") return randomIntImage(width, height, -1000000000, 1000000000, rng);
+    return {};
 }
 
 Image intImage(int width, int height, std::vector<std::int32_t> samples) {
@@ -69,12 +84,12 @@ Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937
     return image;
 }
 
-CliResult runCli(const QStringList& args, int timeoutMs) {
-    QProcess process;
-    // GLINT_CLI overrides the build-tree path (tests copied to another machine with their glint-cli).
-    const QString cli = qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI")
-                                                                : QStringLiteral(GLINT_CLI_PATH);
-    process.start(cli, args);
+QString cliPath() {
+    return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
+}
+
+CliResult runProcess(QProcess& process, const QString& program, const QStringList& args, int timeoutMs) {
+    process.start(program, args);
     CliResult result;
     if (!process.waitForStarted(10000)) return result;
     if (!process.waitForFinished(timeoutMs)) {
@@ -86,6 +101,11 @@ CliResult runCli(const QStringList& args, int timeoutMs) {
     result.out = process.readAllStandardOutput();
     result.err = process.readAllStandardError();
     return result;
+}
+
+CliResult runCli(const QStringList& args, int timeoutMs) {
+    QProcess process;
+    return runProcess(process, cliPath(), args, timeoutMs);
 }
 
 QJsonObject jsonOf(const CliResult& result) { return QJsonDocument::fromJson(result.out).object(); }

@@ -8,6 +8,7 @@
 #include "core/jobs/JobControl.h"
 
 #include <QJsonObject>
+#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QtTest>
@@ -21,20 +22,35 @@
 #include <string>
 #include <vector>
 
+// In a test that needs a file fetched by the real_data fixture: its path in `var`, or a skip naming it.
+#define GLINT_REAL_FILE(var, name)                                                                    \
+    const QString var = ::glint::test::fetchedPath(name);                                             \
+    if (var.isEmpty()) QSKIP(qPrintable(QString("%1 was not fetched by the real_data fixture").arg(name)))
+
 namespace glint::test {
 
 // Committed test data (tests/data) and files fetched by the real_data fixture.
 QString dataPath(const QString& name);
 QString fetchedPath(const QString& name);   // empty when the fixture could not provide it
 QString samplePath(const QString& name);    // resources/samples
+// A pixel of a real file with its expected value.
+struct KnownPixel {
+    int x, y;
+    double value;
+};
 // A fresh temporary folder, removed when the test process exits.
 QString tempDir();
 // Writes `bytes` to tempDir()/name (the test fails when it cannot) and returns the path.
 QString writeTempFile(const QString& name, const QByteArray& bytes);
+// A file's bytes (empty when it cannot be read).
+std::string readFileString(const QString& path);
 
 // Random images of a given shape. Values uniform in [lo, hi]; blankFraction of pixels marked blank.
 Image randomIntImage(int width, int height, int lo, int hi, std::mt19937& rng, double blankFraction = 0.0);
 Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937& rng, double blankFraction = 0.0);
+// A random image of one of the brute-force kinds: "int" (-20..20), "float" (-1..1), "negative" (-9..-1),
+// "equal" (all 3), "blanks" (-10..12, a fifth blank), "big" (+-1e9); an empty image for any other kind.
+Image randomImageOfKind(const QString& kind, int width, int height, std::mt19937& rng);
 // An int32 image from its samples, row by row.
 Image intImage(int width, int height, std::vector<std::int32_t> samples);
 
@@ -43,6 +59,11 @@ struct CliResult {
     QByteArray out;
     QByteArray err;
 };
+// glint-cli of the build tree, or $GLINT_CLI (tests copied to another machine with their glint-cli).
+QString cliPath();
+// Starts `process` (set up by the caller: environment, child modifier) on the program and waits (up to
+// timeoutMs); exit code -1 when it did not start, crashed or timed out (it is killed then).
+CliResult runProcess(QProcess& process, const QString& program, const QStringList& args, int timeoutMs = 120000);
 // Runs glint-cli with the arguments and waits (up to timeoutMs).
 CliResult runCli(const QStringList& args, int timeoutMs = 120000);
 // Its standard output as a JSON object (empty when it is none).
