@@ -92,15 +92,7 @@ test::CliResult runLimitedCli(const QStringList& args, rlim_t fileSizeLimit, boo
         if (fileSizeLimit) lowerFileSizeLimit(fileSizeLimit);
         if (asNobody && !dropToNobody()) ::_exit(77);
     });
-    // GLINT_CLI overrides the build-tree path (tests copied to another machine with their glint-cli).
-    process.start(qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH),
-                  args);
-    test::CliResult result;
-    if (!process.waitForStarted(10000) || !process.waitForFinished(120000)) return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return test::runProcess(process, test::cliPath(), args);
 }
 
 } // namespace

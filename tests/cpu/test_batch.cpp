@@ -33,12 +33,6 @@ void writePgm(const QString& path, int w, int h, F value) {
     writeBytes(path, bytes);
 }
 
-std::string readFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll().toStdString();
-}
-
 struct Table {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
@@ -53,7 +47,7 @@ struct Table {
 };
 
 Table readTable(const QString& path) {
-    auto rows = parseCsv(readFile(path));
+    auto rows = parseCsv(test::readFileString(path));
     Table t;
     if (rows.empty()) return t;
     t.header = rows[0];
@@ -164,7 +158,7 @@ private slots:
             // Deterministic: the same shard again gives the same bytes.
             const QString again = test::tempDir() + QString("/shard%1-again.csv").arg(i);
             QCOMPARE(test::runCli({"batch", "--algo", "info", "--shard", QString("%1/3").arg(i), "--out", again, dir}).exitCode, 0);
-            QCOMPARE(readFile(again), readFile(out));
+            QCOMPARE(test::readFileString(again), test::readFileString(out));
         }
         QVERIFY(union_ == std::multiset<std::vector<std::string>>(all.rows.begin(), all.rows.end()));
         // More shards than files: the extra shards are empty, not an error.

@@ -17,15 +17,7 @@ using namespace glint;
 
 namespace {
 
-struct Point {
-    int x, y;
-    double value;
-};
-
-// The real file, or a skip naming it when the real_data fixture could not fetch it.
-#define REAL_FILE(var, name)                                                                                     \
-    const QString var = test::fetchedPath(name);                                                                 \
-    if (var.isEmpty()) QSKIP(qPrintable(QString("%1 was not fetched by the real_data fixture").arg(name)))
+using Point = test::KnownPixel;
 
 Image load(const QString& path, int frame = 0) {
     LoadOptions options;
@@ -123,7 +115,7 @@ class TestDicomLoader : public QObject {
 
 private slots:
     void ctSmall() {
-        REAL_FILE(path, "CT_small.dcm");
+        GLINT_REAL_FILE(path, "CT_small.dcm");
         const Image image = load(path);
         QCOMPARE(image.width(), 128);
         QCOMPARE(image.height(), 128);
@@ -152,7 +144,7 @@ private slots:
     }
     void mrSmallEncodings() {
         QFETCH(QString, name);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path);
         QCOMPARE(image.sampleType(), SampleType::Int16);
         for (const Point& p : {Point{0, 0, 905}, Point{10, 20, 228}, Point{63, 0, 328}, Point{31, 40, 192},
@@ -172,7 +164,7 @@ private slots:
     }
     void rtDoseFrames() {
         QFETCH(QString, name);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const bool single = name.contains("1frame");
         struct FramePoint {
             int frame, x, y;
@@ -213,7 +205,7 @@ private slots:
         QFETCH(int, frame);
         QFETCH(QList<double>, values);
         QFETCH(double, total);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path, frame);
         QVERIFY(image.meta.wasColour);
         const int rows[] = {5, 15, 45, 95};
@@ -223,7 +215,7 @@ private slots:
 
     // Big endian, planar configuration 1, 8-bit RGB.
     void planarBigEndian() {
-        REAL_FILE(path, "ExplVR_BigEnd.dcm");
+        GLINT_REAL_FILE(path, "ExplVR_BigEnd.dcm");
         const Image image = load(path);
         QCOMPARE(image.width(), 80);
         QCOMPARE(image.height(), 60);
@@ -243,7 +235,7 @@ private slots:
     }
     void lossyColour() {
         QFETCH(QString, name);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path);
         // The ten bands of the card (ImageComments): red, pink, green, light green, blue, light blue,
         // black, dark grey, light grey, white.
@@ -263,7 +255,7 @@ private slots:
     }
     void jpegExtended() {
         QFETCH(QString, name);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path);
         QCOMPARE(image.width(), 256);
         QCOMPARE(image.height(), 1024);
@@ -274,7 +266,7 @@ private slots:
 
     // JPEG 2000 lossy: no uncompressed twin is shipped; the shape, type and a sane range are checked.
     void jpeg2000Lossy() {
-        REAL_FILE(path, "JPEG2000.dcm");
+        GLINT_REAL_FILE(path, "JPEG2000.dcm");
         const Image image = load(path);
         QCOMPARE(image.width(), 256);
         QCOMPARE(image.height(), 1024);
@@ -300,7 +292,7 @@ private slots:
         QFETCH(QString, name);
         QFETCH(double, total);
         QFETCH(QList<double>, values);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path);
         QCOMPARE(image.sampleType(), SampleType::UInt8);
         QCOMPARE(sum(image), total);
@@ -416,7 +408,7 @@ private slots:
 
     // A transfer syntax GDCM does not decode (JPIP: the pixels live on a server), named in the message.
     void unsupportedTransferSyntax() {
-        REAL_FILE(original, "MR_small_jp2klossless.dcm");
+        GLINT_REAL_FILE(original, "MR_small_jp2klossless.dcm");
         QByteArray bytes = readBytes(original);
         QVERIFY(bytes.contains("1.2.840.10008.1.2.4.90"));
         bytes.replace("1.2.840.10008.1.2.4.90", "1.2.840.10008.1.2.4.94");
@@ -455,7 +447,7 @@ private slots:
         QFETCH(QString, name);
         QFETCH(double, keep);
         QFETCH(QString, message);
-        REAL_FILE(original, name);
+        GLINT_REAL_FILE(original, name);
         QString path = original;
         if (keep != 1.0) {
             const QByteArray all = readBytes(original);

@@ -28,12 +28,6 @@ using namespace glint;
 
 namespace {
 
-std::string readFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll().toStdString();
-}
-
 // Pixels whose centre lies inside the polygons (even-odd over every ring).
 std::vector<std::uint8_t> rasterize(const std::vector<MaskPolygon>& polygons, int w, int h) {
     std::vector<std::uint8_t> mask(static_cast<std::size_t>(w) * h, 0);
@@ -249,9 +243,9 @@ private slots:
                                      reg, "--regions", geo, "--regions", csv});
         QCOMPARE(r.exitCode, 0);
         const Json doc = Json::parse(r.out.toStdString());
-        const auto fromDs9 = regionsFromDs9(parseDs9Regions(readFile(reg)));
-        const auto fromGeo = regionsFromGeoJson(readFile(geo));
-        const auto rows = parseCsv(readFile(csv));
+        const auto fromDs9 = regionsFromDs9(parseDs9Regions(test::readFileString(reg)));
+        const auto fromGeo = regionsFromGeoJson(test::readFileString(geo));
+        const auto rows = parseCsv(test::readFileString(csv));
         QCOMPARE(fromDs9.size(), doc["regions"].size());
         QCOMPARE(fromGeo.size(), doc["regions"].size());
         QCOMPARE(rows.size(), doc["regions"].size() + 1);
@@ -319,7 +313,7 @@ private slots:
             }
             return out;
         };
-        const std::string golden = readFile(test::dataPath("export-golden.reg"));
+        const std::string golden = test::readFileString(test::dataPath("export-golden.reg"));
         QVERIFY(!golden.empty());
         if (withoutVersion(text) != withoutVersion(golden)) {
             QFile out(QDir::tempPath() + "/export-golden.reg.new"); // kept after the test, to compare

@@ -15,14 +15,7 @@ using namespace glint;
 
 namespace {
 
-struct Point {
-    int x, y;
-    double value;
-};
-
-#define REAL_FILE(var, name)                                                                                     \
-    const QString var = test::fetchedPath(name);                                                                 \
-    if (var.isEmpty()) QSKIP(qPrintable(QString("%1 was not fetched by the real_data fixture").arg(name)))
+using Point = test::KnownPixel;
 
 Image load(const QString& path, int hdu = -1, int plane = 0) {
     LoadOptions options;
@@ -40,7 +33,7 @@ class TestFitsReal : public QObject {
 
 private slots:
     void hstMultiExtension() {
-        REAL_FILE(path, "j8bt06nyq_flt.fits");
+        GLINT_REAL_FILE(path, "j8bt06nyq_flt.fits");
         const Image sci = load(path);
         QCOMPARE(sci.meta.hdu, 1); // the primary holds no data
         QCOMPARE(sci.width(), 1024);
@@ -74,7 +67,7 @@ private slots:
     void ngc1316() {
         QFETCH(QString, name);
         QFETCH(int, hdu);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const Image image = load(path);
         QCOMPARE(image.meta.hdu, hdu);
         QCOMPARE(image.width(), 440);
@@ -91,7 +84,7 @@ private slots:
     }
 
     void datacube() {
-        REAL_FILE(path, "datacube.fit");
+        GLINT_REAL_FILE(path, "datacube.fit");
         struct PlanePoint {
             int plane, x, y;
             double value;
@@ -119,7 +112,7 @@ private slots:
         QFETCH(QString, name);
         QFETCH(double, low);
         QFETCH(double, high);
-        REAL_FILE(path, name);
+        GLINT_REAL_FILE(path, name);
         const DisplayLimits limits = zscaleLimits(load(path));
         qInfo("%s: zscale %.17g %.17g (astropy %.17g %.17g)", qPrintable(name), limits.low, limits.high, low, high);
         QVERIFY(close(limits.low, low, 1e-9));

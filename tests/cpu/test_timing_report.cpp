@@ -18,12 +18,6 @@ using namespace glint;
 
 namespace {
 
-std::string readFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll().toStdString();
-}
-
 std::vector<TimingRun> sampleRuns() {
     std::vector<TimingRun> runs;
     auto run = [&](const std::string& backend, std::vector<TimingStep> steps, double total) {
@@ -92,8 +86,8 @@ private slots:
         writeTimingReport((dir + "/t.html").toStdString(), runs, info);
         writeTimingReport((dir + "/t.json").toStdString(), runs, info);
         QVERIFY(QFile::exists(dir + "/t.html"));
-        const QString html = QString::fromStdString(readFile(dir + "/t.html"));
-        const Json json = Json::parse(readFile(dir + "/t.json"));
+        const QString html = QString::fromStdString(test::readFileString(dir + "/t.html"));
+        const Json json = Json::parse(test::readFileString(dir + "/t.json"));
         QCOMPARE(json["rows"].size(), runs.size());
 
         // Every step is named (escaped) in the table header.
@@ -203,19 +197,19 @@ private slots:
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QVERIFY(QFile::exists(path));
         }
-        const Json json = Json::parse(readFile(dir + "/bench.json"));
+        const Json json = Json::parse(test::readFileString(dir + "/bench.json"));
         QCOMPARE(json["algorithm"].get<std::string>(), std::string("bench"));
         QVERIFY(json["rows"].size() >= 2);
-        const std::string html = readFile(dir + "/bench.html");
+        const std::string html = test::readFileString(dir + "/bench.html");
         for (const Json& row : json["rows"]) {
             QVERIFY(row["verified"].get<bool>());
             for (const auto& [name, ms] : row["timing_ms"]["steps"].items())
                 QVERIFY2(html.find("<th class=\"step\">" + name + " ms</th>") != std::string::npos, name.c_str());
             if (row["backend"] == "cpu") QVERIFY(row["speedup_vs_reference"].is_number());
         }
-        const auto csv = parseCsv(readFile(dir + "/bench.csv"));
+        const auto csv = parseCsv(test::readFileString(dir + "/bench.csv"));
         QCOMPARE(csv[0][0], std::string("run"));
-        QVERIFY(readFile(dir + "/bench.md").rfind("# Glint bench", 0) == 0);
+        QVERIFY(test::readFileString(dir + "/bench.md").rfind("# Glint bench", 0) == 0);
         // A bad extension is refused before the bench runs.
         const auto bad = test::runCli({"bench", "brightest", "--sizes", "48", "--report", dir + "/bench.txt"});
         QCOMPARE(bad.exitCode, 2);

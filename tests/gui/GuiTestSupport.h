@@ -6,8 +6,15 @@
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
 #include "ui/display/DisplayPipeline.h"
+#include "ui/jobs/JobRunner.h"
+#include "ui/jobs/JobStatusWidget.h"
 
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QImage>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTimer>
 #include <QSet>
 #include <QStandardPaths>
 #include <QtTest>
@@ -17,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -104,6 +112,31 @@ inline PictureStats pictureStats(const QImage& picture, const QRect& area = {}) 
 }
 
 } // namespace glint::test
+
+// The window's menu of that title (mnemonic ampersands ignored), or null.
+inline QMenu* menuNamed(ui::MainWindow& window, const QString& title) {
+    for (QAction* a : window.menuBar()->actions())
+        if (a->text().remove(QLatin1Char('&')) == title) return a->menu();
+    return nullptr;
+}
+
+// Clicks the job status bar's Cancel, calls `afterClick` (releases a held job, say) and waits up to 10 s
+// for the job runner's cancelled signal: the milliseconds from the click to it, or -1 when it never came.
+inline qint64 clickCancelAndTime(ui::MainWindow& window, const std::function<void()>& afterClick) {
+    QEventLoop loop;
+    QElapsedTimer clock;
+    qint64 after = -1;
+    QObject::connect(window.context().jobs(), &ui::JobRunner::cancelled, &loop, [&] {
+        after = clock.elapsed();
+        loop.quit();
+    });
+    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+    clock.start();
+    window.jobStatus()->cancelButton()->click();
+    afterClick();
+    loop.exec();
+    return after;
+}
 
 // Waits (up to 30 s) until the window's image is loaded and drawn.
 #define GLINT_WAIT_FOR_IMAGE(window) QTRY_VERIFY_WITH_TIMEOUT(glint::test::imageShown((window).context()), 30000)

@@ -32,6 +32,15 @@ using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::brightest;
 
+// Shows the window and opens the synthetic mammogram in it (the test skips where the sample is missing).
+#define OPEN_MAMMOGRAM(window)                                                                  \
+    const QString mammogram_ = test::samplePath(QStringLiteral("synthetic-mammogram.png"));      \
+    if (!QFile::exists(mammogram_)) QSKIP("the synthetic mammogram sample is missing");         \
+    showWindow(window);                                                                         \
+    if (QTest::currentTestFailed()) return;                                                     \
+    (window).openFile(mammogram_);                                                              \
+    GLINT_WAIT_FOR_IMAGE(window)
+
 class TestGuiBrightest : public QObject {
     Q_OBJECT
 
@@ -104,9 +113,7 @@ private slots:
         MainWindow window({false, false});
         BrightestModule* module = findModule(window);
         QVERIFY(module);
-        QMenu* analyze = nullptr;
-        for (QAction* a : window.menuBar()->actions())
-            if (a->text().remove(QLatin1Char('&')) == QLatin1String("Analyze")) analyze = a->menu();
+        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
         QVERIFY(analyze);
         for (QAction* a : module->actions()) QVERIFY(analyze->actions().contains(a));
         QVERIFY(module->panel());
@@ -286,12 +293,8 @@ private slots:
     // The pectoral muscle (a polygon) and the film label (a rectangle) drawn with the tools on the synthetic
     // mammogram: the regions keep off them, and they are the regions the CLI finds with the same shapes.
     void mammogramExclusions() {
-        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
-        if (!QFile::exists(file)) QSKIP("the synthetic mammogram sample is missing");
         MainWindow window({false, false});
-        showWindow(window);
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        OPEN_MAMMOGRAM(window);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->kBox()->setValue(3);
@@ -369,12 +372,8 @@ private slots:
     // The mammogram paper's figure: one rectangle per pivot, each in its own colour, with a legend that
     // follows the colours and visibility set in the Layers dock; rows and rectangles linked across pivots.
     void pivotSweep() {
-        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
-        if (!QFile::exists(file)) QSKIP("the synthetic mammogram sample is missing");
         MainWindow window({false, false});
-        showWindow(window);
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        OPEN_MAMMOGRAM(window);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
@@ -521,18 +520,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(hold.held(), 30000);
         QVERIFY(jobs->isBusy());
         QVERIFY(!module->panel()->runButton()->isEnabled());
-        QEventLoop loop;
-        QElapsedTimer clock;
-        qint64 after = -1;
-        connect(jobs, &JobRunner::cancelled, &loop, [&] {
-            after = clock.elapsed();
-            loop.quit();
-        });
-        QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-        clock.start();
-        window.jobStatus()->cancelButton()->click();
-        hold.release();
-        loop.exec();
+        const qint64 after = test::clickCancelAndTime(window, [&] { hold.release(); });
         QVERIFY2(after >= 0, "the run did not stop");
         qInfo("cancel to idle: %lld ms", static_cast<long long>(after));
         QVERIFY2(after < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(after)));

@@ -505,19 +505,8 @@ private slots:
         QVERIFY(module->run());
         QTRY_VERIFY_WITH_TIMEOUT(hold.held(), 20000);
 
-        QEventLoop loop;
-        QElapsedTimer clock;
-        qint64 cancelledAfter = -1;
-        connect(jobs, &JobRunner::cancelled, &loop, [&] {
-            cancelledAfter = clock.elapsed();
-            loop.quit();
-        });
-        QTimer::singleShot(10000, &loop, &QEventLoop::quit);
         QVERIFY(jobs->isBusy());
-        clock.start();
-        window.jobStatus()->cancelButton()->click();
-        hold.release();
-        loop.exec();
+        const qint64 cancelledAfter = test::clickCancelAndTime(window, [&] { hold.release(); });
         QVERIFY2(cancelledAfter >= 0, "the search did not stop");
         qInfo("cancel to idle: %lld ms", static_cast<long long>(cancelledAfter));
         QVERIFY2(cancelledAfter < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(cancelledAfter)));

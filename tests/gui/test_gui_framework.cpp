@@ -72,9 +72,7 @@ private slots:
         auto* module = findModule<RegionStatisticsModule>(window);
         QVERIFY(module);
         // Its actions are in the Analyze menu and its panel in the parameters dock.
-        QMenu* analyze = nullptr;
-        for (QAction* a : window.menuBar()->actions())
-            if (a->text().remove(QLatin1Char('&')) == QLatin1String("Analyze")) analyze = a->menu();
+        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
         QVERIFY(analyze);
         for (QAction* a : module->actions()) QVERIFY(analyze->actions().contains(a));
         QVERIFY(window.parametersDock()->panelCount() >= 1);

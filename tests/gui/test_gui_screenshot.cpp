@@ -23,17 +23,7 @@ test::CliResult runGlint(const QStringList& args) {
     env.remove(QStringLiteral("QT_QPA_PLATFORM")); // --screenshot must choose offscreen by itself
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), test::tempDir() + QStringLiteral("/config"));
     process.setProcessEnvironment(env);
-    process.start(glintPath(), args);
-    test::CliResult result;
-    if (!process.waitForStarted(10000) || !process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        return result;
-    }
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return test::runProcess(process, glintPath(), args);
 }
 } // namespace
 

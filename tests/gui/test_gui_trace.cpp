@@ -175,9 +175,7 @@ private slots:
         MainWindow window({false, false});
         TraceModule* module = findTraceModule(window);
         QVERIFY(module);
-        QMenu* analyze = nullptr;
-        for (QAction* a : window.menuBar()->actions())
-            if (a->text().remove(QLatin1Char('&')) == QLatin1String("Analyze")) analyze = a->menu();
+        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
         QVERIFY(analyze && analyze->actions().contains(module->actions().first()));
         // The panel edits the module's settings.
         window.parametersDock()->showPanel(module->name());

@@ -1,11 +1,12 @@
 #include "tests/support/TestSupport.h"
 
 #include "cuda/Backends.h"
-#include "core/jobs/Backend.h"
+#include "core/util/Errors.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
-#include <QProcess>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -24,6 +25,34 @@ QString samplePath(const QString& name) { return QStringLiteral(GLINT_SOURCE_DIR
 QString tempDir() {
     static std::unique_ptr<QTemporaryDir> dir = std::make_unique<QTemporaryDir>();
     return dir->path();
+}
+
+QString writeTempFile(const QString& name, const QByteArray& bytes) {
+    const QString path = tempDir() + "/" + name;
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+        QTest::qFail(qPrintable("cannot write " + path), __FILE__, __LINE__);
+    return path;
+}
+
+std::string readFileString(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll().toStdString();
+}
+
+Image randomImageOfKind(const QString& kind, int width, int height, std::mt19937& rng) {
+    if (kind == "int") return randomIntImage(width, height, -20, 20, rng);
+    if (kind == "float") return randomFloatImage(width, height, -1.0, 1.0, rng);
+    if (kind == "negative") return randomIntImage(width, height, -9, -1, rng);
+    if (kind == "equal") return randomIntImage(width, height, 3, 3, rng);
+    if (kind == "blanks") return randomIntImage(width, height, -10, 12, rng, 0.2);
+    if (kind == "big") return randomIntImage(width, height, -1000000000, 1000000000, rng);
+    return {};
+}
+
+Image intImage(int width, int height, std::vector<std::int32_t> samples) {
+    return Image::fromSamples<std::int32_t>(width, height, std::move(samples));
 }
 
 Image randomIntImage(int width, int height, int lo, int hi, std::mt19937& rng, double blankFraction) {
@@ -55,12 +84,12 @@ Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937
     return image;
 }
 
-CliResult runCli(const QStringList& args, int timeoutMs) {
-    QProcess process;
-    // GLINT_CLI overrides the build-tree path (tests copied to another machine with their glint-cli).
-    const QString cli = qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI")
-                                                                : QStringLiteral(GLINT_CLI_PATH);
-    process.start(cli, args);
+QString cliPath() {
+    return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
+}
+
+CliResult runProcess(QProcess& process, const QString& program, const QStringList& args, int timeoutMs) {
+    process.start(program, args);
     CliResult result;
     if (!process.waitForStarted(10000)) return result;
     if (!process.waitForFinished(timeoutMs)) {
@@ -74,9 +103,69 @@ CliResult runCli(const QStringList& args, int timeoutMs) {
     return result;
 }
 
+CliResult runCli(const QStringList& args, int timeoutMs) {
+    QProcess process;
+    return runProcess(process, cliPath(), args, timeoutMs);
+}
+
+QJsonObject jsonOf(const CliResult& result) { return QJsonDocument::fromJson(result.out).object(); }
+
+QJsonObject runCliJson(const QStringList& args, int expectedExit) {
+    const CliResult r = runCli(args);
+    if (r.exitCode != expectedExit)
+        QTest::qFail(qPrintable(QString("glint-cli %1: exit %2, expected %3; stderr: %4")
+                                    .arg(args.join(' '))
+                                    .arg(r.exitCode)
+                                    .arg(expectedExit)
+                                    .arg(QString::fromUtf8(r.err))),
+                     __FILE__, __LINE__);
+    else if (!QJsonDocument::fromJson(r.out).isObject())
+        QTest::qFail(qPrintable("glint-cli " + args.join(' ') + ": no JSON object on stdout"), __FILE__, __LINE__);
+    return jsonOf(r);
+}
+
+void checkCancelInsideRun(const std::function<void(JobControl&)>& work, const QString& what) {
+    JobControl job;
+    CancelInsideRun cancel(job);
+    bool cancelled = false;
+    try {
+        work(job);
+    } catch (const Cancelled&) {
+        cancelled = true;
+    }
+    const double ms = cancel.msSinceRequest();
+    QVERIFY2(cancel.requested(), qPrintable(what + ": the run reported no progress before it ended"));
+    QVERIFY2(cancelled, qPrintable(what + ": the run finished although a cancel was requested inside it"));
+    qInfo("%s: cancel latency %.2f ms", qPrintable(what), ms);
+    QVERIFY2(ms < 1000, qPrintable(what + QString(": cancel took %1 ms").arg(ms)));
+}
+
 bool cudaUsable() {
     initBackends();
     return cudaDevice().usable;
+}
+
+void addBackendColumn() { QTest::addColumn<int>("backend"); }
+
+QTestData& newBackendRow(Backend backend, const QString& tag) {
+    const QString name = tag.isEmpty() ? QString(backendName(backend)) : QString("%1: %2").arg(backendName(backend), tag);
+    return QTest::newRow(qPrintable(name)) << static_cast<int>(backend);
+}
+
+void addBackendRows(std::initializer_list<Backend> backends) {
+    addBackendColumn();
+    for (Backend b : backends) newBackendRow(b);
+}
+
+Backend fetchBackend() { return static_cast<Backend>(*static_cast<int*>(QTest::qData("backend", QMetaType::Int))); }
+
+QString unavailableReason(Backend backend) {
+    if (backend != Backend::Cuda) return {};
+    initBackends();
+    const CudaDeviceInfo& device = cudaDevice();
+    if (device.usable) return {};
+    return QString("no usable CUDA device: %1")
+        .arg(device.compiled ? QString::fromStdString(device.reason) : QString("this build has no CUDA backends"));
 }
 
 } // namespace glint::test

@@ -1,18 +1,31 @@
-// Helpers shared by the test suites: paths to test data, random images, running glint-cli.
+// Helpers shared by the test suites: paths to test data, random images, files in a temporary folder,
+// running glint-cli, cancelling from inside a run, and the backend rows of the suites that run one set of
+// checks on every backend (reference, cpu, cuda).
 #pragma once
 
 #include "core/io/Image.h"
+#include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
 
+#include <QJsonObject>
+#include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QtTest>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
+
+// In a test that needs a file fetched by the real_data fixture: its path in `var`, or a skip naming it.
+#define GLINT_REAL_FILE(var, name)                                                                    \
+    const QString var = ::glint::test::fetchedPath(name);                                             \
+    if (var.isEmpty()) QSKIP(qPrintable(QString("%1 was not fetched by the real_data fixture").arg(name)))
 
 namespace glint::test {
 
@@ -20,20 +33,44 @@ namespace glint::test {
 QString dataPath(const QString& name);
 QString fetchedPath(const QString& name);   // empty when the fixture could not provide it
 QString samplePath(const QString& name);    // resources/samples
+// A pixel of a real file with its expected value.
+struct KnownPixel {
+    int x, y;
+    double value;
+};
 // A fresh temporary folder, removed when the test process exits.
 QString tempDir();
+// Writes `bytes` to tempDir()/name (the test fails when it cannot) and returns the path.
+QString writeTempFile(const QString& name, const QByteArray& bytes);
+// A file's bytes (empty when it cannot be read).
+std::string readFileString(const QString& path);
 
 // Random images of a given shape. Values uniform in [lo, hi]; blankFraction of pixels marked blank.
 Image randomIntImage(int width, int height, int lo, int hi, std::mt19937& rng, double blankFraction = 0.0);
 Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937& rng, double blankFraction = 0.0);
+// A random image of one of the brute-force kinds: "int" (-20..20), "float" (-1..1), "negative" (-9..-1),
+// "equal" (all 3), "blanks" (-10..12, a fifth blank), "big" (+-1e9); an empty image for any other kind.
+Image randomImageOfKind(const QString& kind, int width, int height, std::mt19937& rng);
+// An int32 image from its samples, row by row.
+Image intImage(int width, int height, std::vector<std::int32_t> samples);
 
 struct CliResult {
     int exitCode = -1;
     QByteArray out;
     QByteArray err;
 };
+// glint-cli of the build tree, or $GLINT_CLI (tests copied to another machine with their glint-cli).
+QString cliPath();
+// Starts `process` (set up by the caller: environment, child modifier) on the program and waits (up to
+// timeoutMs); exit code -1 when it did not start, crashed or timed out (it is killed then).
+CliResult runProcess(QProcess& process, const QString& program, const QStringList& args, int timeoutMs = 120000);
 // Runs glint-cli with the arguments and waits (up to timeoutMs).
 CliResult runCli(const QStringList& args, int timeoutMs = 120000);
+// Its standard output as a JSON object (empty when it is none).
+QJsonObject jsonOf(const CliResult& result);
+// Runs glint-cli, requires the exit code (the test fails otherwise, printing stderr) and a JSON object on
+// stdout, and returns that object.
+QJsonObject runCliJson(const QStringList& args, int expectedExit = 0);
 
 // Cancels a job from inside its run, at its first progress report strictly between `after` and 1, and
 // records when. The job has begun and has work left at that point however fast the machine is, so a
@@ -51,7 +88,38 @@ private:
     std::chrono::steady_clock::time_point at_{};
 };
 
+// Runs `work` under a job that CancelInsideRun cancels at its first progress report, and requires that it
+// stopped with Cancelled within a second of the request (`what` names the case in failure messages).
+void checkCancelInsideRun(const std::function<void(JobControl&)>& work, const QString& what = {});
+
 // Whether the CUDA backends can run here (initBackends() is called first).
 bool cudaUsable();
+
+// Suites that run the same checks on every backend: a column "backend" (added first, so that a row's
+// backend is streamed first) and one row per backend, tagged "<backend>" or "<backend>: <tag>".
+// Rows of the cuda backend skip, with the reason, where no CUDA device is usable.
+inline constexpr Backend allBackends[] = {Backend::Reference, Backend::Cpu, Backend::Cuda};
+void addBackendColumn();
+QTestData& newBackendRow(Backend backend, const QString& tag = {});
+// The backend column alone, with one row per backend.
+void addBackendRows(std::initializer_list<Backend> backends = {Backend::Reference, Backend::Cpu, Backend::Cuda});
+Backend fetchBackend();
+// Empty where the backend can run here, else why not.
+QString unavailableReason(Backend backend);
+
+} // namespace glint::test
+
+// In a test function with a backend column: the row's backend in `var`, or the row skips.
+#define GLINT_FETCH_BACKEND(var)                                                                    \
+    const ::glint::Backend var = ::glint::test::fetchBackend();                                    \
+    if (const QString glint_why_ = ::glint::test::unavailableReason(var); !glint_why_.isEmpty())    \
+    QSKIP(qPrintable(glint_why_))
+
+// A check of the CUDA backend alone: it skips, with the reason, where no CUDA device is usable.
+#define GLINT_REQUIRE_CUDA()                                                                               \
+    if (const QString glint_why_ = ::glint::test::unavailableReason(::glint::Backend::Cuda); !glint_why_.isEmpty()) \
+    QSKIP(qPrintable(glint_why_))
+
+namespace glint::test {
 
 } // namespace glint::test

@@ -1,10 +1,11 @@
-// Checks shared by the CPU and GPU K-MSP suites: brute force over every segment / rectangle (with the
+// Checks of the K-MSP suite (every backend): brute force over every segment / rectangle (with the
 // canonical sums of KMax.h, so that double results must agree bit for bit), and the validity of a
 // reported list (distinct, no blank or excluded cell inside, each sum recomputed, in order).
 #pragma once
 
 #include "core/algo/brightest/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
+#include "core/io/Image.h"
 
 #include <QtTest>
 
@@ -17,6 +18,17 @@
 namespace glint::test {
 
 inline double canonicalPairSum(double hi, double lo) { return (hi - lo) + 0.0; }
+
+// Rank r + 1 of a list: not above the previous rank's sum (updated), and equal to brute force's.
+inline void checkRank(std::size_t r, long double sum, long double& previous, const std::vector<long double>& all,
+                      const QString& what) {
+    QVERIFY2(sum <= previous, qPrintable(what + ": not in decreasing order"));
+    previous = sum;
+    QVERIFY2(sum == all[r], qPrintable(what + QString(": rank %1 sum %2, brute force %3")
+                                                 .arg(r + 1)
+                                                 .arg(static_cast<double>(sum), 0, 'g', 17)
+                                                 .arg(static_cast<double>(all[r]), 0, 'g', 17)));
+}
 
 // Every blank-free segment's sum (canonical), largest first; ints exact in integer mode.
 inline std::vector<long double> allSegmentSums(const KMaxSequence& s) {
@@ -69,12 +81,8 @@ inline void checkSegments(const KMaxSequence& s, const std::vector<KMaxSegment>&
             QVERIFY2(std::fabs(static_cast<double>(sum - direct)) <= 1e-9 * (1.0 + s.absSum),
                      qPrintable(what + ": double sum far from its values"));
         }
-        QVERIFY2(sum <= previous, qPrintable(what + ": not in decreasing order"));
-        previous = sum;
-        QVERIFY2(sum == all[r], qPrintable(what + QString(": rank %1 sum %2, brute force %3")
-                                                     .arg(r + 1)
-                                                     .arg(static_cast<double>(sum), 0, 'g', 17)
-                                                     .arg(static_cast<double>(all[r]), 0, 'g', 17)));
+        checkRank(r, sum, previous, all, what);
+        if (QTest::currentTestFailed()) return;
     }
 }
 
@@ -137,12 +145,8 @@ inline void checkRegions(const Image& im, const BrightestParams& p, const Bright
         else
             QVERIFY2(std::fabs(static_cast<double>(sum - direct)) <= 1e-9 * (1.0 + static_cast<double>(absSum)),
                      qPrintable(what + ": double sum far from its pixels"));
-        QVERIFY2(sum <= previous, qPrintable(what + ": not in decreasing order"));
-        previous = sum;
-        QVERIFY2(sum == all[r], qPrintable(what + QString(": rank %1 sum %2, brute force %3")
-                                                     .arg(r + 1)
-                                                     .arg(static_cast<double>(sum), 0, 'g', 17)
-                                                     .arg(static_cast<double>(all[r]), 0, 'g', 17)));
+        checkRank(r, sum, previous, all, what);
+        if (QTest::currentTestFailed()) return;
     }
 }
 

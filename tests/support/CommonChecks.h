@@ -1,8 +1,11 @@
-// Checks shared by the CPU and GPU common-component suites: run a backend, and verify that a reported
-// component is what DESIGN.md asks for (matching pixels, 4-connected, the reported size and box).
+// Checks of the common-component suite (every backend): run a backend (the one place the suite calls
+// findCommonComponent, but for the test of its out-parameter), verify that a reported component is what
+// DESIGN.md asks for (matching pixels, 4-connected, the reported size and box), and compare a backend
+// with an oracle backend.
 #pragma once
 
 #include "core/algo/common/CommonComponent.h"
+#include "core/io/Image.h"
 
 #include <QtTest>
 
@@ -12,9 +15,14 @@
 
 namespace glint::test {
 
+inline CommonComponentResult runCommon(const Image& a, const Image& b, const CommonComponentParams& p, Backend backend,
+                                       JobControl& job) {
+    return findCommonComponent(a, b, p, backend, job);
+}
+
 inline CommonComponentResult runCommon(const Image& a, const Image& b, const CommonComponentParams& p, Backend backend) {
     JobControl job;
-    return findCommonComponent(a, b, p, backend, job);
+    return runCommon(a, b, p, backend, job);
 }
 
 // For every pixel of a byte mask, the size of its 4-connected component (0 outside the mask).
@@ -79,6 +87,24 @@ inline void checkComponent(const Image& a, const Image& b, const CommonComponent
     QCOMPARE(r.bboxY, y0);
     QCOMPARE(r.bboxWidth, x1 - x0 + 1);
     QCOMPARE(r.bboxHeight, y1 - y0 + 1);
+}
+
+// The backend's component is valid, its searched offsets are all accounted for (pruned or labelled), and
+// (where the oracle is another backend) it has the oracle's size and searched the same offsets.
+inline void checkAgainst(const Image& a, const Image& b, const CommonComponentParams& p, Backend backend, Backend oracle) {
+    const auto got = runCommon(a, b, p, backend);
+    checkComponent(a, b, p, got);
+    QCOMPARE(got.stats.prunedByArea + got.stats.prunedByBound + got.stats.prunedByCount + got.stats.labelled,
+             got.stats.offsets);
+    if (backend == oracle) return;
+    const auto expected = runCommon(a, b, p, oracle);
+    if (got.size != expected.size)
+        qWarning("A %dx%d, B %dx%d, t %g, shift %lld: %s %llu, %s %llu", a.width(), a.height(), b.width(), b.height(),
+                 p.tolerance, static_cast<long long>(p.maxShift), backendName(backend),
+                 static_cast<unsigned long long>(got.size), backendName(oracle),
+                 static_cast<unsigned long long>(expected.size));
+    QCOMPARE(got.size, expected.size);
+    QCOMPARE(got.stats.offsets, expected.stats.offsets);
 }
 
 } // namespace glint::test

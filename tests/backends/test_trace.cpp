@@ -1,0 +1,471 @@
+// Line trace on every backend (reference, cpu, cuda; the cuda rows skip without a usable device): the
+// exact optimum against a brute force over every path, agreement with the reference (and on the device,
+// with cpu at the paper's largest sizes and the 4096-point shared-memory path), the interval form of the
+// turn test, points on their guides, chained legs, buffer reuse across sizes and fields, fields, cancel,
+// bad input, accuracy on synthetic scenes with known geometry (ridge mode follows the centre of bright
+// roads and dark rivers of widths 2-8 px, magnitude mode an edge, both within 1.5 px on average) and the
+// CLI's backend choice.
+#include "tests/support/TestSupport.h"
+#include "tests/support/TraceOracle.h"
+
+#include "cuda/Backends.h"
+#include "core/algo/trace/TraceGeometry.h"
+#include "core/algo/trace/TraceScenes.h"
+#include "core/util/Errors.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace glint;
+
+namespace {
+
+std::unique_ptr<LineTracer> tracerFor(Backend backend, std::shared_ptr<const TraceField> field) {
+    auto tracer = BackendRegistry<LineTracer>::create(backend);
+    JobControl job;
+    tracer->setField(std::move(field), job);
+    return tracer;
+}
+
+// Random image fields of the three modes (filtered from a random picture), or a random vector field.
+std::shared_ptr<const TraceField> fieldForMode(int mode, int width, int height, std::mt19937& rng) {
+    if (mode == 0) return test::randomField(width, height, rng);
+    Image image = test::randomIntImage(width, height, 0, 255, rng);
+    TraceFieldOptions options;
+    options.score = mode == 1 ? TraceScore::Magnitude : mode == 2 ? TraceScore::Sine : TraceScore::Ridge;
+    options.polarity = static_cast<TracePolarity>(rng() % 3);
+    options.lineWidth = 2.0 + rng() % 5;
+    return TraceField::compute(image, options);
+}
+
+// One trace problem: a field of the given mode and size from the seed, clicks at random points in it.
+struct TraceCase {
+    int guides = 0, points = 0;
+    double angle = 0.0;
+    int mode = 0;
+    double halfWidth = 0.0;
+    uint seed = 0;
+    int width = 0, height = 0;
+
+    TraceParams params() const {
+        TraceParams p;
+        p.guides = guides;
+        p.points = points;
+        p.maxAngleDeg = angle;
+        p.halfWidth = halfWidth;
+        return p;
+    }
+};
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
+
+} // namespace
+
+Q_DECLARE_METATYPE(TraceCase)
+
+class TestTrace : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { initBackends(); }
+
+    // Every backend's optimum equals the brute force over all d^n paths, for every kind of angle limit,
+    // with guides that reach outside the image (37x29 and 41x33 fields).
+    void bruteForce_data() {
+        test::addBackendColumn();
+        QTest::addColumn<TraceCase>("c");
+        for (Backend backend : test::allBackends) {
+            uint seed = 1;
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
+                for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
+                    const int mode = static_cast<int>(seed % 4);
+                    const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
+                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g", n, d, angle, mode, halfWidth))
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29};
+                    ++seed;
+                }
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
+                for (double angle : {0.5, 10.0, 45.0, 90.0, 150.0, 180.0}) {
+                    const int mode = static_cast<int>(seed % 4);
+                    const double halfWidth = seed % 2 ? 0.0 : 25.0;
+                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g 41x33", n, d, angle, mode, halfWidth))
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33};
+                    ++seed;
+                }
+        }
+    }
+    void bruteForce() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(TraceCase, c);
+        std::mt19937 rng(c.seed);
+        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
+        const TraceParams params = c.params();
+        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
+        const double best = test::bruteForceBest(*field, a, b, params);
+        auto tracer = tracerFor(backend, field);
+        JobControl job;
+        if (!std::isfinite(best)) {
+            QVERIFY_THROWS_EXCEPTION(UsageError, tracer->trace(a, b, params, job));
+            return;
+        }
+        const TraceLeg leg = tracer->trace(a, b, params, job);
+        test::verifyLeg(*field, leg, a, b, params);
+        QVERIFY2(close(leg.score, best), qPrintable(QString("%1: %2 vs brute force %3").arg(backendName(backend)).arg(leg.score).arg(best)));
+        QVERIFY(close(leg.optimumScore, leg.score));
+        if (backend == Backend::Cuda) {
+            QVERIFY(job.timing().step("segment scores") > 0.0);
+            QCOMPARE(QString::fromStdString(job.device()), QString::fromStdString(cudaDevice().name));
+        }
+    }
+
+    // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form
+    // exactly the interval the geometry hands out (checked against the predicate for every triple).
+    void turnIntervalsAreExact_data() {
+        QTest::addColumn<double>("angle");
+        QTest::addColumn<uint>("seed");
+        for (double angle : {1.0, 10.0, 30.0, 45.0, 89.0, 90.0, 120.0, 180.0})
+            for (uint seed : {1u, 2u}) QTest::addRow("angle %g seed %u", angle, seed) << angle << seed;
+    }
+    void turnIntervalsAreExact() {
+        QFETCH(double, angle);
+        QFETCH(uint, seed);
+        std::mt19937 rng(seed);
+        TraceParams params;
+        params.guides = 4;
+        params.points = 24 + static_cast<int>(rng() % 20);
+        params.maxAngleDeg = angle;
+        params.halfWidth = seed == 1 ? 0.0 : 60.0;
+        const TraceGeometry g(test::randomPoint(200, 100, rng), test::randomPoint(200, 100, rng) , params);
+        const int d = g.points();
+        for (int c = 0; c < d; ++c) {
+            for (int x = 0; x < d; ++x) {
+                const IndexRange r = g.predecessors(c, x);
+                for (int p = 0; p < d; ++p)
+                    QCOMPARE(p >= r.lo && p <= r.hi, g.turnAllowed(g.interiorAngle(c - p), g.interiorAngle(x - c)));
+            }
+            const IndexRange next = g.firstTurnSuccessors(c), prev = g.lastTurnPredecessors(c);
+            for (int j = 0; j < d; ++j) {
+                QCOMPARE(j >= next.lo && j <= next.hi, g.turnAllowed(g.firstAngle(c), g.interiorAngle(j - c)));
+                QCOMPARE(j >= prev.lo && j <= prev.hi, g.turnAllowed(g.interiorAngle(c - j), g.lastAngle(c)));
+            }
+        }
+    }
+
+    // Larger cases against the reference (double, cubic DP): cpu (float, interval DP) on 120x90 fields,
+    // cuda on 300x200.
+    void matchesReference_data() {
+        test::addBackendColumn();
+        QTest::addColumn<TraceCase>("c");
+        int row = 0;
+        for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 64}, {2, 33}, {3, 48}, {6, 40}, {8, 32}})
+            for (double angle : {10.0, 45.0, 180.0}) {
+                test::newBackendRow(Backend::Cpu, QString::asprintf("n%d d%d angle %g", n, d, angle))
+                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 1000 + d), 120, 90};
+            }
+        row = 0;
+        for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 256}, {2, 100}, {3, 64}, {5, 128}, {8, 96}, {12, 33}})
+            for (double angle : {10.0, 45.0, 180.0}) {
+                test::newBackendRow(Backend::Cuda, QString::asprintf("n%d d%d angle %g", n, d, angle))
+                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 7 + d), 300, 200};
+            }
+    }
+    void matchesReference() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(TraceCase, c);
+        std::mt19937 rng(c.seed);
+        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
+        const TraceParams params = c.params();
+        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
+        JobControl j1, j2;
+        const TraceLeg ref = tracerFor(Backend::Reference, field)->trace(a, b, params, j1);
+        const TraceLeg got = tracerFor(backend, field)->trace(a, b, params, j2);
+        test::verifyLeg(*field, got, a, b, params);
+        QVERIFY2(close(got.score, ref.score),
+                 qPrintable(QString("%1 %2, reference %3").arg(backendName(backend)).arg(got.score).arg(ref.score)));
+        QVERIFY(j2.timing().step("segment scores") > 0.0);
+        QVERIFY(j2.timing().total() > 0.0);
+    }
+
+    // The paper's largest case and the 4096-point case (shared memory above 48 KB): cuda against cpu.
+    void cudaLargeMatchesCpu_data() {
+        QTest::addColumn<int>("guides");
+        QTest::addColumn<int>("points");
+        QTest::addColumn<double>("angle");
+        QTest::newRow("n8 d1024 45") << 8 << 1024 << 45.0;
+        QTest::newRow("n8 d1024 180") << 8 << 1024 << 180.0;
+        QTest::newRow("n3 d4096 30") << 3 << 4096 << 30.0;
+        QTest::newRow("n40 d512 60") << 40 << 512 << 60.0;
+    }
+    void cudaLargeMatchesCpu() {
+        GLINT_REQUIRE_CUDA();
+        QFETCH(int, guides);
+        QFETCH(int, points);
+        QFETCH(double, angle);
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 5, 2048, 2048);
+        const auto field = TraceField::compute(scene.image, {});
+        TraceParams params;
+        params.guides = guides;
+        params.points = points;
+        params.maxAngleDeg = angle;
+        params.halfWidth = 100.0;
+        const TracePoint a{560.5, 900.25}, b{1420.75, 1160.5};
+        JobControl j1, j2;
+        const TraceLeg cpu = tracerFor(Backend::Cpu, field)->trace(a, b, params, j1);
+        const TraceLeg gpu = tracerFor(Backend::Cuda, field)->trace(a, b, params, j2);
+        test::verifyLeg(*field, gpu, a, b, params);
+        QVERIFY2(close(gpu.score, cpu.score), qPrintable(QString("cuda %1, cpu %2").arg(gpu.score).arg(cpu.score)));
+        qInfo("n%d d%d: cuda %.3f ms (segments %.3f, dp %.3f), cpu %.1f ms", guides, points, j2.timing().total(),
+              j2.timing().step("segment scores"), j2.timing().step("dp"), j1.timing().total());
+    }
+
+    // One cuda tracer, many traces: buffers grow and shrink, the field changes, results stay cpu's.
+    void cudaReuseAcrossSizesAndFields() {
+        GLINT_REQUIRE_CUDA();
+        std::mt19937 rng(21);
+        const auto f1 = fieldForMode(1, 256, 256, rng), f2 = fieldForMode(3, 200, 300, rng);
+        auto gpu = BackendRegistry<LineTracer>::create(Backend::Cuda);
+        auto cpu = BackendRegistry<LineTracer>::create(Backend::Cpu);
+        for (int i = 0; i < 12; ++i) {
+            const auto& f = i % 3 == 2 ? f2 : f1;
+            JobControl setup;
+            gpu->setField(f, setup);
+            cpu->setField(f, setup);
+            TraceParams params;
+            params.guides = 1 + static_cast<int>(rng() % 9);
+            params.points = 2 + static_cast<int>(rng() % 400);
+            params.maxAngleDeg = 5.0 + rng() % 176;
+            const TracePoint a = test::randomPoint(f->width(), f->height(), rng);
+            const TracePoint b = test::randomPoint(f->width(), f->height(), rng);
+            JobControl j1, j2;
+            try {
+                const TraceLeg c = cpu->trace(a, b, params, j1);
+                const TraceLeg g = gpu->trace(a, b, params, j2);
+                QVERIFY2(close(g.score, c.score), qPrintable(QString("trace %1: cuda %2, cpu %3").arg(i).arg(g.score).arg(c.score)));
+            } catch (const UsageError&) {
+                QVERIFY_THROWS_EXCEPTION(UsageError, gpu->trace(a, b, params, j2)); // infeasible on both
+            }
+        }
+    }
+
+    // --via: each leg is the optimum between its own clicks; the polyline shares the click points.
+    void chainedLegs() {
+        std::mt19937 rng(7);
+        const auto field = fieldForMode(1, 150, 100, rng);
+        const std::vector<TracePoint> clicks = {{10.25, 20.5}, {70.0, 80.75}, {140.5, 15.0}, {100.0, 95.5}};
+        TraceParams params;
+        params.guides = 4;
+        params.points = 32;
+        auto tracer = tracerFor(Backend::Cpu, field);
+        JobControl job;
+        const TraceResult chain = tracer->traceChain(clicks, params, job);
+        QCOMPARE(chain.legs.size(), std::size_t(3));
+        const auto line = chain.polyline();
+        QCOMPARE(static_cast<int>(line.size()), 3 * (params.guides + 1) + 1);
+        QCOMPARE(static_cast<int>(chain.segmentScores().size()), 3 * (params.guides + 1));
+        double total = 0.0;
+        for (std::size_t i = 0; i < chain.legs.size(); ++i) {
+            JobControl single;
+            const TraceLeg alone = tracer->trace(clicks[i], clicks[i + 1], params, single);
+            QCOMPARE(chain.legs[i].score, alone.score);
+            QCOMPARE(chain.legs[i].points.front().x, clicks[i].x);
+            QCOMPARE(chain.legs[i].points.back().y, clicks[i + 1].y);
+            total += alone.score;
+        }
+        QCOMPARE(chain.score, total);
+        QCOMPARE(line[params.guides + 1].x, clicks[1].x);
+        QCOMPARE(job.progress(), 1.0);
+    }
+
+    // Fields: the Sobel gradient of a ramp is its slope; a bright line's ridge field points across it and
+    // peaks on its centre; blanks neither crash nor make edges.
+    void fields() {
+        std::vector<double> ramp(40 * 30);
+        for (int y = 0; y < 30; ++y)
+            for (int x = 0; x < 40; ++x) ramp[y * 40 + x] = 3.0 * x - 2.0 * y;
+        const auto magnitude = TraceField::compute(Image::fromSamples<double>(40, 30, ramp), {});
+        const float* g = magnitude->vectors() + 2 * (15 * 40 + 20);
+        QVERIFY(std::fabs(g[0] - 3.0f) < 1e-5f && std::fabs(g[1] + 2.0f) < 1e-5f);
+
+        std::vector<double> line(60 * 60, 10.0);
+        for (int y = 0; y < 60; ++y)
+            for (int x = 28; x <= 32; ++x) line[y * 60 + x] = 110.0; // vertical bright line, width 5, centre 30
+        TraceFieldOptions ridge;
+        ridge.score = TraceScore::Ridge;
+        ridge.polarity = TracePolarity::Bright;
+        const auto field = TraceField::compute(Image::fromSamples<double>(60, 60, line), ridge);
+        auto strength = [&](int x) { return std::hypot(field->vectors()[2 * (30 * 60 + x)], field->vectors()[2 * (30 * 60 + x) + 1]); };
+        QVERIFY(strength(30) > strength(27) && strength(30) > strength(33) && strength(30) > 10.0);
+        QVERIFY(std::fabs(field->vectors()[2 * (30 * 60 + 30) + 1]) < 1e-3 * strength(30)); // normal along x
+        ridge.polarity = TracePolarity::Dark;
+        const auto dark = TraceField::compute(Image::fromSamples<double>(60, 60, line), ridge);
+        QCOMPARE(dark->vectors()[2 * (30 * 60 + 30)], 0.0f);
+
+        std::mt19937 rng(3);
+        Image blanky = test::randomFloatImage(50, 40, 0.0, 100.0, rng, 0.05);
+        for (TraceScore score : {TraceScore::Magnitude, TraceScore::Sine, TraceScore::Ridge}) {
+            TraceFieldOptions options;
+            options.score = score;
+            const auto f = TraceField::compute(blanky, options);
+            for (std::size_t i = 0; i < 2 * blanky.pixelCount(); ++i) QVERIFY(std::isfinite(f->vectors()[i]));
+            for (std::size_t i = 0; i < blanky.pixelCount(); ++i)
+                if (blanky.isBlank(i)) QCOMPARE(f->vectors()[2 * i], 0.0f);
+            JobControl job;
+            TraceParams params;
+            params.points = 64;
+            QVERIFY(tracerFor(Backend::Cpu, f)->trace({2, 3}, {45, 36}, params, job).score >= 0.0);
+        }
+        TraceFieldOptions sine;
+        sine.score = TraceScore::Sine;
+        const auto s = TraceField::compute(blanky, sine);
+        QVERIFY(s->sineThreshold() > 0.0);
+    }
+
+    // A job cancelled before it starts throws Cancelled, for a single leg and for a chain.
+    void cancel_data() {
+        test::addBackendRows();
+    }
+    void cancel() {
+        GLINT_FETCH_BACKEND(backend);
+        std::mt19937 rng(5);
+        TraceParams params;
+        params.points = 128;
+        {
+            JobControl job;
+            job.requestCancel();
+            QVERIFY_THROWS_EXCEPTION(Cancelled, tracerFor(backend, test::randomField(200, 200, rng))->trace({10, 10}, {190, 150}, params, job));
+        }
+        params.guides = 8;
+        params.points = 512;
+        JobControl job;
+        job.requestCancel();
+        QVERIFY_THROWS_EXCEPTION(Cancelled,
+                                 tracerFor(backend, test::randomField(512, 512, rng))->traceChain({{10, 10}, {500, 400}}, params, job));
+    }
+
+    void badInput() {
+        std::mt19937 rng(9);
+        const auto field = test::randomField(50, 40, rng);
+        auto tracer = tracerFor(Backend::Cpu, field);
+        auto expectUsage = [&](TracePoint a, TracePoint b, TraceParams p) {
+            JobControl job;
+            QVERIFY_THROWS_EXCEPTION(UsageError, tracer->trace(a, b, p, job));
+        };
+        const TraceParams ok;
+        expectUsage({5, 5}, {5, 5}, ok);                  // equal points
+        expectUsage({5, 5}, {50.0, 5}, ok);               // outside (x > W - 0.5)
+        expectUsage({-0.6, 5}, {20, 5}, ok);
+        expectUsage({5, std::nan("")}, {20, 5}, ok);
+        TraceParams p = ok;
+        p.points = 1;
+        expectUsage({5, 5}, {20, 5}, p);
+        p = ok;
+        p.guides = 0;
+        expectUsage({5, 5}, {20, 5}, p);
+        for (double angle : {0.0, -5.0, 180.5, std::nan("")}) {
+            p = ok;
+            p.maxAngleDeg = angle;
+            expectUsage({5, 5}, {20, 5}, p);
+        }
+        p = ok;
+        p.halfWidth = -1;
+        expectUsage({5, 5}, {20, 5}, p);
+        p = ok;
+        p.points = kMaxTracePoints + 1;
+        expectUsage({5, 5}, {20, 5}, p);
+        // Corners of the image are inside; a limit of exactly 180 degrees is valid.
+        p = ok;
+        p.maxAngleDeg = 180.0;
+        p.points = 16;
+        JobControl job;
+        QVERIFY(tracer->trace({-0.5, -0.5}, {49.5, 39.5}, p, job).points.size() == 8);
+        QVERIFY_THROWS_EXCEPTION(UsageError, parseTraceScore("edges"));
+        QVERIFY_THROWS_EXCEPTION(UsageError, parseTracePolarity("light"));
+        TraceFieldOptions options;
+        options.lineWidth = 0.0;
+        QVERIFY_THROWS_EXCEPTION(UsageError, validateTraceFieldOptions(options));
+    }
+    void accuracy_data() {
+        test::addBackendColumn();
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<double>("width");
+        QTest::addColumn<int>("score");
+        QTest::addColumn<int>("polarity");
+        QTest::addColumn<bool>("toCentre"); // distance to the centre line, else to the nearest true edge
+        const int bright = static_cast<int>(TraceSceneKind::BrightRoad), dark = static_cast<int>(TraceSceneKind::DarkRiver),
+                  boundary = static_cast<int>(TraceSceneKind::TexturedBoundary);
+        const int ridge = static_cast<int>(TraceScore::Ridge), magnitude = static_cast<int>(TraceScore::Magnitude);
+        const int both = static_cast<int>(TracePolarity::Both);
+        for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+            for (double w : {2.0, 3.0, 5.0, 8.0}) {
+                test::newBackendRow(b, QString::asprintf("ridge bright road %g", w)) << bright << w << ridge << static_cast<int>(TracePolarity::Bright) << true;
+                test::newBackendRow(b, QString::asprintf("ridge dark river %g", w)) << dark << w << ridge << static_cast<int>(TracePolarity::Dark) << true;
+                test::newBackendRow(b, QString::asprintf("magnitude bright road %g", w)) << bright << w << magnitude << 0 << false;
+                test::newBackendRow(b, QString::asprintf("magnitude dark river %g", w)) << dark << w << magnitude << 0 << false;
+            }
+            for (double w : {3.0, 4.0, 6.0}) {
+                test::newBackendRow(b, QString::asprintf("ridge both, road %g", w)) << bright << w << ridge << both << true;
+                test::newBackendRow(b, QString::asprintf("ridge both, river %g", w)) << dark << w << ridge << both << true;
+            }
+            test::newBackendRow(b, "magnitude textured boundary") << boundary << 0.0 << magnitude << 0 << false;
+        }
+    }
+    void accuracy() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(int, kind);
+        QFETCH(double, width);
+        QFETCH(int, score);
+        QFETCH(int, polarity);
+        QFETCH(bool, toCentre);
+        for (std::uint32_t seed : {11u, 12u}) {
+            const TraceScene scene = makeTraceScene(static_cast<TraceSceneKind>(kind), width, seed);
+            TraceFieldOptions options;
+            options.score = static_cast<TraceScore>(score);
+            options.polarity = static_cast<TracePolarity>(polarity);
+            options.lineWidth = width > 0 ? width : 5.0;
+            auto tracer = tracerFor(backend, TraceField::compute(scene.image, options));
+            JobControl job;
+            TraceParams params;
+            params.guides = 8;
+            const TraceLeg leg = tracer->trace(scene.from, scene.to, params, job);
+            const double distance =
+                meanDistanceToPolylines(leg.points, toCentre ? std::vector<std::vector<TracePoint>>{scene.centre} : scene.edges);
+            QVERIFY2(distance <= 1.5, qPrintable(QString("%1, seed %2: mean distance %3 px")
+                                                     .arg(QString::fromStdString(scene.name))
+                                                     .arg(seed)
+                                                     .arg(distance)));
+        }
+    }
+
+    // The scenes are what they claim: the clicks lie on the centre line, and a straight trace is far off.
+    void scenesAreNotTrivial() {
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
+        QVERIFY(meanDistanceToPolylines({scene.from}, {scene.centre}) < 0.5);
+        QVERIFY(meanDistanceToPolylines({scene.to}, {scene.centre}) < 0.5);
+        QVERIFY(meanDistanceToPolylines({scene.from, scene.to}, {scene.centre}) > 5.0);
+        QCOMPARE(scene.image.width(), 480);
+        QCOMPARE(scene.image.sampleType(), SampleType::UInt8);
+    }
+
+    // glint-cli trace --backend: the named backend runs, and the JSON says so.
+    void cliBackend_data() {
+        test::addBackendRows();
+    }
+    void cliBackend() {
+        GLINT_FETCH_BACKEND(backend);
+        QByteArray text;
+        for (int y = 0; y < 50; ++y) {
+            QStringList row;
+            for (int x = 0; x < 70; ++x) row << QString::number((x * 13 + y * 7) % 17 + (std::abs(y - 25) < 2 ? 100 : 0));
+            text += row.join(',').toUtf8() + "\n";
+        }
+        const QString path = test::writeTempFile("m.csv", text);
+        const QJsonObject doc =
+            test::runCliJson({"trace", path, "--from", "3,25", "--to", "66,25", "--backend", backendName(backend), "--json", "-"});
+        QCOMPARE(doc["backend"].toString(), QString(backendName(backend)));
+        QCOMPARE(doc["points"].toArray().size(), 8);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrace)
+#include "test_trace.moc"
