@@ -4,6 +4,7 @@
 #include "ui/SampleFiles.h"
 #include "ui/StatusReadout.h"
 #include "ui/display/DisplayPipeline.h"
+#include "ui/canvas/CanvasTool.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/docks/DisplayDock.h"
 #include "ui/docks/HeaderDock.h"
@@ -12,6 +13,7 @@
 #include "ui/docks/ResultsDock.h"
 #include "ui/docks/TimingDock.h"
 #include "ui/export/ExportActions.h"
+#include "ui/help/HelpDialog.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
 #include "ui/modules/AnalysisModule.h"
@@ -31,6 +33,8 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -45,7 +49,29 @@ namespace glint::ui {
 
 namespace {
 constexpr int kMaxRecentFiles = 10;
+
+// What each bundled sample shows best: a title for Help ▸ Open Example and the tool brought forward.
+struct Example {
+    QString title;
+    QString module; // AnalysisModule::name()
+};
+Example exampleFor(const QString& path) {
+    const QString name = QFileInfo(path).fileName();
+    if (name.startsWith(QLatin1String("synthetic-mammogram")))
+        return {QObject::tr("Synthetic Mammogram: Brightest Regions"), QObject::tr("Brightest region")};
+    if (name.startsWith(QLatin1String("aero")))
+        return {QObject::tr("Aerial Photograph: Line Tracing"), QObject::tr("Line trace")};
+    if (name.startsWith(QLatin1String("ngc1316")))
+        return {QObject::tr("NGC 1316 (FITS with Sky Coordinates): Brightest Regions"), QObject::tr("Brightest region")};
+    return {name, QString()};
+}
 } // namespace
+
+QString asSentence(const QString& message) {
+    QString s = message.trimmed();
+    if (!s.isEmpty() && s.at(0).isLower()) s[0] = s.at(0).toUpper();
+    return s;
+}
 
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), options_(options), context_(new AppContext(this)), canvas_(new ImageCanvas) {
@@ -96,6 +122,10 @@ void MainWindow::createDocks() {
     headerDock_ = new HeaderDock(this);
     resultsDock_ = new ResultsDock(canvas_, this);
     timingDock_ = new TimingDock(*context_->timingLog(), this);
+    // The right column runs the full height of the window (the results dock sits under the canvas only),
+    // so that the parameters fit beside the display controls at 1280 × 800 without scrolling.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     addDockWidget(Qt::RightDockWidgetArea, displayDock_);
     addDockWidget(Qt::RightDockWidgetArea, parametersDock_);
     tabifyDockWidget(parametersDock_, layerDock_);
@@ -104,8 +134,22 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, resultsDock_);
     tabifyDockWidget(resultsDock_, timingDock_);
     resultsDock_->raise();
-    resizeDocks({displayDock_}, {330}, Qt::Horizontal);
-    resizeDocks({resultsDock_}, {170}, Qt::Vertical);
+    applyDefaultDockSizes();
+}
+
+void MainWindow::applyDefaultDockSizes() {
+    resizeDocks({displayDock_}, {340}, Qt::Horizontal);
+    resizeDocks({displayDock_, parametersDock_}, {displayDock_->sizeHint().height(), 10000}, Qt::Vertical);
+    resizeDocks({resultsDock_}, {resultsDock_->heightForRows(10)}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // The default layout once the window has its size (a layout restored from the settings stays).
+    if (!shownOnce_ && !stateRestored_) {
+        applyDefaultDockSizes();
+    }
+    shownOnce_ = true;
 }
 
 void MainWindow::createStatusBar() {
@@ -115,7 +159,19 @@ void MainWindow::createStatusBar() {
     connect(canvas_, &ImageCanvas::cursorMoved, readout_, &StatusReadout::showCursor);
     connect(canvas_, &ImageCanvas::cursorLeft, readout_, &StatusReadout::clearCursor);
     connect(canvas_, &ImageCanvas::viewChanged, this, [this] { readout_->showZoom(canvas_->scale()); });
+    // Which drawing tool is armed (tools stay armed until Esc or another tool).
+    toolHint_ = new QLabel;
+    toolHint_->setObjectName(QStringLiteral("toolHint"));
+    toolHint_->setVisible(false);
+    statusBar()->addPermanentWidget(toolHint_);
+    connect(canvas_, &ImageCanvas::toolChanged, this, [this](CanvasTool* tool) {
+        const bool armed = tool && tool != canvas_->defaultTool();
+        toolHint_->setText(armed ? tr("%1: Esc returns to panning").arg(tool->name()) : QString());
+        toolHint_->setVisible(armed);
+    });
 }
+
+QString MainWindow::toolHint() const { return toolHint_->isVisible() ? toolHint_->text() : QString(); }
 
 void MainWindow::createMenus() {
     QMenu* file = fileMenu_ = menuBar()->addMenu(tr("&File"));
@@ -155,6 +211,14 @@ void MainWindow::createMenus() {
     connect(context_->jobs(), &JobRunner::busyChanged, cancel, &QAction::setEnabled);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] { showUserGuide(); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    QMenu* examples = help->addMenu(tr("Open &Example"));
+    for (const QString& path : bundledSamples())
+        examples->addAction(exampleFor(path).title, this, [this, path] { openExample(path); })->setToolTip(path);
+    examples->setEnabled(!examples->isEmpty());
+    help->addSeparator();
     help->addAction(tr("&About Glint"), this, [this] {
         QMessageBox::about(this, tr("About Glint"),
                            tr("<b>Glint %1</b><p>Find what stands out in images: brightest regions, K-maximum "
@@ -184,8 +248,11 @@ void MainWindow::connectContext() {
         if (QFileInfo::exists(loaded.path)) addRecentFile(loaded.path);
     });
     connect(ctx.display(), &DisplayPipeline::failed, this,
-            [this](const QString& message) { statusBar()->showMessage(tr("Display failed: %1").arg(message)); });
+            [this](const QString& message) { statusBar()->showMessage(tr("Display failed: %1").arg(message), 10000); });
     connect(&ctx, &AppContext::displaySettingsChanged, this, [this] {
+        if (options_.persistSettings) saveSettings();
+    });
+    connect(displayDock_, &DisplayDock::histogramViewChanged, this, [this] {
         if (options_.persistSettings) saveSettings();
     });
 
@@ -203,23 +270,58 @@ void MainWindow::connectContext() {
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {
-    statusBar()->showMessage(message, 10000);
-    if (options_.interactive) QMessageBox::warning(this, title, message);
+    const QString sentence = asSentence(message);
+    statusBar()->showMessage(sentence, 10000);
+    if (options_.interactive) QMessageBox::warning(this, title, sentence);
+}
+
+HelpDialog* MainWindow::showUserGuide(const QString& section) {
+    if (!help_) help_ = new HelpDialog(this);
+    help_->show();
+    help_->raise();
+    help_->activateWindow();
+    if (!section.isEmpty()) help_->showSection(section);
+    return help_;
+}
+
+void MainWindow::showShortcuts() {
+    auto* dialog = new ShortcutsDialog(shortcutEntries(this), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(QStringLiteral("ShortcutsDialog"));
+    dialog->show();
+}
+
+void MainWindow::openExample(const QString& samplePath) {
+    openFile(samplePath);
+    const QString module = exampleFor(samplePath).module;
+    if (!module.isEmpty()) parametersDock_->showPanel(module);
+}
+
+QString MainWindow::sessionDirectory() const {
+    if (!lastSessionDirectory_.isEmpty() && QFileInfo(lastSessionDirectory_).isDir()) return lastSessionDirectory_;
+    return QDir::homePath();
 }
 
 void MainWindow::openFile(const QString& path) {
-    lastDirectory_ = QFileInfo(path).absolutePath();
     if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) { // no image format is JSON
+        lastSessionDirectory_ = QFileInfo(path).absolutePath();
         sessions_->open(path);
         return;
     }
+    // The bundled samples are not where the user keeps files: Open starts where it did before.
+    if (QFileInfo(path).absolutePath() != QFileInfo(samplesDirectory()).absoluteFilePath()) lastDirectory_ = QFileInfo(path).absolutePath();
     context_->openFile(path);
 }
 
 // Sessions and the autosave: the File menu's entries, their messages, and the offer after a crash.
 void MainWindow::createSessions() {
     connect(sessions_, &SessionManager::opened, this, [this](const QString& label) {
-        statusBar()->showMessage(tr("Session restored: %1").arg(QFileInfo(label).fileName()), 8000);
+        // The autosave's file name means nothing to the user: name the image it brought back instead.
+        const bool fromAutosave = autosave_ && QFileInfo(label).absolutePath() == QFileInfo(autosave_->directory()).absoluteFilePath();
+        const QString image = QFileInfo(context_->imagePath()).fileName();
+        statusBar()->showMessage(fromAutosave ? tr("Restored the session that was open when Glint last stopped (%1)").arg(image)
+                                              : tr("Session restored: %1").arg(QFileInfo(label).fileName()),
+                                 8000);
     });
     connect(sessions_, &SessionManager::failed, this,
             [this](const QString&, const QString& message) { reportError(tr("Cannot open the session"), message); });
@@ -240,10 +342,10 @@ void MainWindow::createSessions() {
 }
 
 void MainWindow::openSessionDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), lastDirectory_,
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), sessionDirectory(),
                                                       tr("Glint sessions (*.glint.json *.json);;All files (*)"));
     if (path.isEmpty()) return;
-    lastDirectory_ = QFileInfo(path).absolutePath();
+    lastSessionDirectory_ = QFileInfo(path).absolutePath();
     sessions_->open(path);
 }
 
@@ -253,10 +355,10 @@ void MainWindow::saveSessionDialog() {
         return;
     }
     const QFileInfo image(context_->imagePath());
-    const QString start = QDir(lastDirectory_.isEmpty() ? image.absolutePath() : lastDirectory_).filePath(image.completeBaseName() + QStringLiteral(".glint.json"));
+    const QString start = QDir(sessionDirectory()).filePath(image.completeBaseName() + QStringLiteral(".glint.json"));
     const QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), start, tr("Glint sessions (*.glint.json *.json)"));
     if (path.isEmpty()) return;
-    lastDirectory_ = QFileInfo(path).absolutePath();
+    lastSessionDirectory_ = QFileInfo(path).absolutePath();
     try {
         sessions_->save(path);
         statusBar()->showMessage(tr("Session saved: %1").arg(QFileInfo(path).fileName()), 8000);
@@ -292,9 +394,17 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::loadSettings() {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    stateRestored_ = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     recent_ = s.value(QStringLiteral("files/recent")).toStringList();
     lastDirectory_ = s.value(QStringLiteral("files/lastDirectory")).toString();
+    lastSessionDirectory_ = s.value(QStringLiteral("files/lastSessionDirectory")).toString();
+    try {
+        displayDock_->setHistogramAxis(glint::parseHistogramAxis(
+            s.value(QStringLiteral("histogram/axis"), QStringLiteral("linear")).toString().toStdString()));
+    } catch (const std::exception&) {
+        displayDock_->setHistogramAxis(glint::HistogramAxis::Linear);
+    }
+    displayDock_->setZoomedToLimits(s.value(QStringLiteral("histogram/zoomToLimits"), true).toBool());
     glint::DisplaySettings d = context_->preferredDisplay();
     try {
         d.scale = glint::parseDisplayScale(s.value(QStringLiteral("display/scale"), QStringLiteral("linear")).toString().toStdString());
@@ -314,6 +424,9 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/state"), saveState());
     s.setValue(QStringLiteral("files/recent"), recent_);
     s.setValue(QStringLiteral("files/lastDirectory"), lastDirectory_);
+    s.setValue(QStringLiteral("files/lastSessionDirectory"), lastSessionDirectory_);
+    s.setValue(QStringLiteral("histogram/axis"), QString::fromLatin1(glint::histogramAxisName(displayDock_->histogramAxis())));
+    s.setValue(QStringLiteral("histogram/zoomToLimits"), displayDock_->zoomedToLimits());
     const glint::DisplaySettings& d = context_->preferredDisplay();
     s.setValue(QStringLiteral("display/scale"), QString::fromLatin1(glint::displayScaleName(d.scale)));
     s.setValue(QStringLiteral("display/limits"), QString::fromLatin1(glint::limitsModeName(d.limits)));

@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+class QLabel;
 class QMenu;
 
 namespace glint::ui {
@@ -15,6 +16,7 @@ class AnalysisModule;
 class AppContext;
 class Autosave;
 class ExportActions;
+class HelpDialog;
 class SessionManager;
 class DisplayDock;
 class HeaderDock;
@@ -61,11 +63,23 @@ public:
     // Opens a file off the UI thread; on failure the current image stays and the loader's message is shown.
     // A session file (.json) is opened as a session.
     void openFile(const QString& path);
-    // A message for the user: the status bar, and a box when the window is interactive.
+    // A message for the user: the status bar, and a box when the window is interactive. The message is
+    // shown as a sentence (its first letter capitalised: core's messages start in lower case).
     void reportError(const QString& title, const QString& message);
+
+    // Help ▸ User Guide (at a section: "brightest", "display", …; empty: the top) and Keyboard Shortcuts.
+    HelpDialog* showUserGuide(const QString& section = {});
+    void showShortcuts();
+    // Help ▸ Open Example: the bundled sample with the tool it suits brought forward.
+    void openExample(const QString& samplePath);
+    // Where File ▸ Open Session starts: the folder of the last session opened or saved, else home.
+    QString sessionDirectory() const;
+    // The status bar's note of the armed drawing tool (empty when panning).
+    QString toolHint() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -73,6 +87,7 @@ private:
     void registerModules();
     void addModule(AnalysisModule* module);
     void createDocks();
+    void applyDefaultDockSizes(); // the right column 340 px wide, the results dock ten rows high
     void createMenus();
     void createStatusBar();
     void connectContext();
@@ -107,6 +122,14 @@ private:
     QList<AnalysisModule*> modules_;
     QStringList recent_;
     QString lastDirectory_;
+    QString lastSessionDirectory_;
+    QLabel* toolHint_ = nullptr;
+    HelpDialog* help_ = nullptr;
+    bool shownOnce_ = false;
+    bool stateRestored_ = false;
 };
+
+// A message as a sentence: its first letter in upper case ("cannot open 'x'" → "Cannot open 'x'").
+QString asSentence(const QString& message);
 
 } // namespace glint::ui

@@ -1,21 +1,46 @@
 // Histograms of an image's finite non-blank samples for display (the histogram dock, where display limits
-// are shown and dragged): equal bins over a chosen range, computed on all CPU threads.
+// are shown and dragged): equal bins over a chosen range, or bins equally wide along a log or asinh axis,
+// computed on all CPU threads.
 #pragma once
 
 #include "core/io/Image.h"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace glint {
 
+// How values are laid out along a histogram's horizontal axis between its low and high ends. With
+// t = (v − low) / (high − low): linear t; log log10(1000·t + 1) / 3 (DS9's log stretch); asinh
+// asinh(10·t) / asinh(10). Log and asinh spread the low end, where the sky of an astronomical frame lies.
+enum class HistogramAxis { Linear, Log, Asinh };
+const char* histogramAxisName(HistogramAxis axis);
+HistogramAxis parseHistogramAxis(const std::string& name); // throws UsageError
+// Position 0..1 of a value along the axis (outside [low, high]: beyond 0..1, monotonic), and back.
+double histogramAxisPosition(HistogramAxis axis, double low, double high, double value);
+double histogramAxisValue(HistogramAxis axis, double low, double high, double position);
+
 struct Histogram {
     double low = 0.0;                  // left edge of the first bin
     double high = 1.0;                 // right edge of the last bin
-    std::vector<std::uint64_t> counts; // counts[i]: values in [low + i·w, low + (i+1)·w), the last bin closed
+    std::vector<std::uint64_t> counts; // counts[i]: values in [edge i, edge i+1), the last bin closed
     std::uint64_t below = 0;           // finite values left of low
     std::uint64_t above = 0;           // finite values right of high
+    // The bins' edges when they are not equal (counts.size() + 1 of them, from low to high); empty: equal
+    // bins of binWidth().
+    std::vector<double> edges;
+    HistogramAxis axis = HistogramAxis::Linear; // the axis the bins were made equal along
+    double levelStep = 0.0; // integer data: the spacing of the values the image can hold (edges fall halfway between)
+
     double binWidth() const { return counts.empty() ? 0.0 : (high - low) / static_cast<double>(counts.size()); }
+    double binLow(std::size_t i) const { return edges.empty() ? low + static_cast<double>(i) * binWidth() : edges[i]; }
+    double binHigh(std::size_t i) const { return edges.empty() ? low + static_cast<double>(i + 1) * binWidth() : edges[i + 1]; }
+    // The count of bin i scaled to an equal share of the axis (1 / bins of it): what a bin of the ideal
+    // width would hold. Integer bins that hold one level more or less than their neighbours (so a comb of
+    // counts) give a smooth curve this way.
+    double axisDensity(std::size_t i) const;
 };
 
 // Throws UsageError unless bins >= 1 and low < high.
@@ -30,5 +55,21 @@ struct HistogramRange {
     int bins = 1;
 };
 HistogramRange chooseHistogramRange(const Image& image, double min, double max, int maxBins = 512);
+
+// The values an integer-valued image can hold: origin + k·step (step the greatest common divisor of the
+// differences between its values; 1 for most images, 16 for 12-bit data stored shifted into 16 bits).
+// Empty for images that are not integer-valued or hold fewer than two distinct values.
+struct LevelGrid {
+    double origin = 0.0;
+    double step = 1.0;
+};
+std::optional<LevelGrid> integerLevelGrid(const Image& image);
+
+// The histogram the display dock shows: `bins` bins equally wide along `axis` over [low, high]. With a
+// level grid (integer data) each edge lies halfway between two levels and every bin holds at least one
+// level, so that no bin is empty only because no value can fall in it (no comb). Throws UsageError unless
+// bins >= 1 and low < high.
+Histogram computeAxisHistogram(const Image& image, double low, double high, int bins, HistogramAxis axis,
+                               const std::optional<LevelGrid>& levels);
 
 } // namespace glint

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <unordered_map>
 
 namespace glint {
 
@@ -43,6 +45,7 @@ OverlayImage::OverlayImage(const Image& image, const DisplaySettings& settings) 
 
 void OverlayImage::drawRectangle(int x, int y, int w, int h, std::uint32_t rgb, double opacity) {
     if (w <= 0 || h <= 0) return;
+    rectangles_.emplace_back(x, y, w, h);
     cv::Mat layer = canvas_.clone();
     // Pixel edges: the outline sits on the outermost pixels of the rectangle, inside it.
     const int t = std::min({lineWidth_, (w + 1) / 2, (h + 1) / 2});
@@ -104,13 +107,173 @@ void OverlayImage::drawLabel(double x, double y, const std::string& text, std::u
                 cv::LINE_AA);
 }
 
-void OverlayImage::drawRectangleLabel(int x, int y, int /*width*/, int h, const std::string& text, std::uint32_t rgb) {
-    int baseline = 0;
+void OverlayImage::drawRectangleLabel(int x, int y, int width, int height, const std::string& text, std::uint32_t rgb) {
+    if (text.empty()) return;
+    labels_.push_back({cv::Rect(x, y, std::max(1, width), std::max(1, height)), text, rgb});
+}
+
+cv::Size OverlayImage::labelSize(const std::string& text, int* baseline) const {
+    int base = 0;
     const int thickness = std::max(1, lineWidth_);
-    const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &baseline);
+    cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &base);
+    if (baseline) *baseline = base;
+    return {size.width + 2 * (thickness + 1), size.height + base + 2 * (thickness + 1)}; // with the halo
+}
+
+namespace {
+
+// Boxes bucketed by picture area, so that a thousand labels are placed in near-linear time.
+class BoxGrid {
+public:
+    explicit BoxGrid(int cell) : cell_(std::max(16, cell)) {}
+    void add(const cv::Rect& box) {
+        const int index = static_cast<int>(boxes_.size());
+        boxes_.push_back(box);
+        forCells(box, [&](std::uint64_t key) {
+            cells_[key].push_back(index);
+            return false;
+        });
+    }
+    int countOverlaps(const cv::Rect& box) const {
+        std::vector<int> seen;
+        forCells(box, [&](std::uint64_t key) {
+            const auto it = cells_.find(key);
+            if (it != cells_.end())
+                for (int i : it->second)
+                    if ((boxes_[static_cast<std::size_t>(i)] & box).area() > 0 && std::find(seen.begin(), seen.end(), i) == seen.end())
+                        seen.push_back(i);
+            return false;
+        });
+        return static_cast<int>(seen.size());
+    }
+    double coveredArea(const cv::Rect& box) const {
+        double area = 0.0;
+        std::vector<int> seen;
+        forCells(box, [&](std::uint64_t key) {
+            const auto it = cells_.find(key);
+            if (it == cells_.end()) return false;
+            for (int i : it->second) {
+                if (std::find(seen.begin(), seen.end(), i) != seen.end()) continue;
+                seen.push_back(i);
+                area += static_cast<double>((boxes_[static_cast<std::size_t>(i)] & box).area());
+            }
+            return false;
+        });
+        return area;
+    }
+
+private:
+    template <class F>
+    bool forCells(const cv::Rect& box, F&& f) const {
+        if (box.width <= 0 || box.height <= 0) return false;
+        const auto floorDiv = [this](int v) { return v >= 0 ? v / cell_ : -((-v + cell_ - 1) / cell_); };
+        for (int y = floorDiv(box.y); y <= floorDiv(box.y + box.height - 1); ++y)
+            for (int x = floorDiv(box.x); x <= floorDiv(box.x + box.width - 1); ++x)
+                if (f((static_cast<std::uint64_t>(static_cast<std::uint32_t>(y)) << 32) | static_cast<std::uint32_t>(x))) return true;
+        return false;
+    }
+    int cell_;
+    std::vector<cv::Rect> boxes_;
+    std::unordered_map<std::uint64_t, std::vector<int>> cells_;
+};
+
+// The nearest points of two boxes (a leader line's ends).
+std::pair<cv::Point, cv::Point> nearestPoints(const cv::Rect& a, const cv::Rect& b) {
+    const auto span = [](int a0, int a1, int b0, int b1) -> std::pair<int, int> {
+        if (a1 < b0) return {a1, b0};
+        if (b1 < a0) return {a0, b1};
+        const int mid = (std::max(a0, b0) + std::min(a1, b1)) / 2;
+        return {mid, mid};
+    };
+    const auto [ax, bx] = span(a.x, a.x + a.width - 1, b.x, b.x + b.width - 1);
+    const auto [ay, by] = span(a.y, a.y + a.height - 1, b.y, b.y + b.height - 1);
+    return {cv::Point(ax, ay), cv::Point(bx, by)};
+}
+
+} // namespace
+
+std::vector<OverlayImage::PlacedLabel> OverlayImage::placeLabels() const {
+    std::vector<PlacedLabel> placed;
+    if (labels_.empty()) return placed;
+    const cv::Rect picture(0, 0, canvas_.cols, canvas_.rows);
+    const int cell = std::max(32, labelSize("#000  000000").width);
+    BoxGrid taken(cell), regions(cell);
+    for (const cv::Rect& r : legends_) taken.add(r & picture);
+    for (const cv::Rect& r : rectangles_) {
+        const cv::Rect inside = r & picture;
+        if (inside.area() > 0) regions.add(inside);
+    }
     const int gap = lineWidth_ + 2;
-    const int above = y - gap - size.height - baseline;
-    drawLabel(x, above >= 0 ? above : y + h + gap, text, rgb);
+    const int ringStep = std::max(8, 6 * lineWidth_ + 4);
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+        const cv::Rect t = labels_[i].target;
+        const cv::Size size = labelSize(labels_[i].text);
+        if (size.width > picture.width || size.height > picture.height) continue;
+        const double area = static_cast<double>(size.area());
+        const double ownArea = std::max(1.0, static_cast<double>(t.area()));
+        double bestCost = std::numeric_limits<double>::infinity(), forcedCost = bestCost;
+        int forcedCovered = std::numeric_limits<int>::max();
+        cv::Rect best, forced;
+        const auto consider = [&](int x, int y, double ringCost) {
+            cv::Rect box(std::clamp(x, 0, picture.width - size.width), std::clamp(y, 0, picture.height - size.height), size.width, size.height);
+            const double own = static_cast<double>((box & t).area());
+            const double other = std::max(0.0, regions.coveredArea(box) - own);
+            const double ownWeight = own > 0.0 ? 2.0 * std::min(1.0, 4.0 * area / ownArea) + 1.0 : 0.0;
+            const double cost = ownWeight * own / area + other / area + ringCost;
+            const int covered = taken.countOverlaps(box);
+            if (covered == 0 && cost < bestCost) {
+                bestCost = cost;
+                best = box;
+            }
+            if (i == 0 && (covered < forcedCovered || (covered == forcedCovered && cost < forcedCost))) {
+                forcedCovered = covered;
+                forcedCost = cost;
+                forced = box;
+            }
+        };
+        for (int ring = 0; ring < 6; ++ring) {
+            const int d = gap + (ring == 0 ? 0 : ringStep * ring * (ring + 1) / 2);
+            const int l = t.x - d, r = t.x + t.width + d, top = t.y - d, bottom = t.y + t.height + d;
+            const int cx = (l + r) / 2 - size.width / 2, cy = (top + bottom) / 2 - size.height / 2;
+            const double ringCost = 0.05 * ring;
+            const int spots[][2] = {{l, top - size.height},          {l, bottom},
+                                    {r - size.width, top - size.height}, {r - size.width, bottom},
+                                    {cx, top - size.height},         {cx, bottom},
+                                    {r, top},                        {l - size.width, top},
+                                    {r, bottom - size.height},       {l - size.width, bottom - size.height},
+                                    {r, cy},                         {l - size.width, cy}};
+            for (std::size_t k = 0; k < std::size(spots); ++k) consider(spots[k][0], spots[k][1], ringCost + 0.001 * static_cast<double>(k));
+            if (bestCost < ringCost + 0.05) break;
+        }
+        consider(t.x + gap, t.y + gap, 0.3); // inside, at the top: when nothing outside was free
+        cv::Rect chosen;
+        if (std::isfinite(bestCost)) chosen = best;
+        else if (i == 0 && std::isfinite(forcedCost)) chosen = forced;
+        else continue;
+        taken.add(chosen);
+        const auto [a, b] = nearestPoints(chosen, t);
+        placed.push_back({i, chosen, std::hypot(a.x - b.x, a.y - b.y) > gap + 1.0});
+    }
+    return placed;
+}
+
+cv::Mat OverlayImage::pixels() const {
+    cv::Mat out = canvas_.clone();
+    const int thickness = std::max(1, lineWidth_);
+    for (const PlacedLabel& p : placeLabels()) {
+        const PendingLabel& label = labels_[p.index];
+        if (p.leader) {
+            const auto [a, b] = nearestPoints(p.box, label.target);
+            cv::line(out, a, b, cv::Scalar(0, 0, 0), thickness + 2, cv::LINE_AA);
+            cv::line(out, a, b, bgr(label.rgb), thickness, cv::LINE_AA);
+        }
+        int baseline = 0;
+        labelSize(label.text, &baseline);
+        const cv::Point origin(p.box.x + thickness + 1, p.box.y + p.box.height - baseline - thickness - 1);
+        cv::putText(out, label.text, origin, cv::FONT_HERSHEY_SIMPLEX, fontScale_, cv::Scalar(0, 0, 0), thickness + 2, cv::LINE_AA);
+        cv::putText(out, label.text, origin, cv::FONT_HERSHEY_SIMPLEX, fontScale_, bgr(label.rgb), thickness, cv::LINE_AA);
+    }
+    return out;
 }
 
 void OverlayImage::drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
@@ -128,6 +291,7 @@ void OverlayImage::drawLegend(const std::vector<std::pair<std::string, std::uint
     const cv::Rect box(4, 4, std::min(canvas_.cols - 8, widest + swatch + 16),
                        std::min(canvas_.rows - 8, lineHeight * static_cast<int>(entries.size()) + 8));
     if (box.width <= 0 || box.height <= 0) return;
+    legends_.push_back(box);
     cv::Mat roi = canvas_(box);
     roi *= 0.35; // darken behind the legend
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -144,7 +308,7 @@ void OverlayImage::savePng(const std::string& path) const {
     throw OutputError("cannot write '" + path + "': this headless build of Glint writes no PNG files");
 #else
     std::vector<std::uint8_t> bytes;
-    if (!cv::imencode(".png", canvas_, bytes)) throw OutputError("cannot write '" + path + "': PNG encoding failed");
+    if (!cv::imencode(".png", pixels(), bytes)) throw OutputError("cannot write '" + path + "': PNG encoding failed");
     writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 #endif
 }

@@ -35,8 +35,11 @@ public:
                   std::uint32_t rgb, double alpha);
     // Text with a dark halo so it reads on any background; (x, y) is its top-left corner in pixels.
     void drawLabel(double x, double y, const std::string& text, std::uint32_t rgb);
-    // A label for the rectangle x, y, w, h: just above it when there is room, else just below it, so
-    // that the label never hides a small region.
+    // A label for the rectangle x, y, w, h. Rectangle labels are placed together when the picture is
+    // written (in the order given, which is their priority): each takes the free spot nearest its
+    // rectangle (beside it, then farther out with a leader line, inside it only when nothing outside is
+    // free), covering no other label nor the legend and as little of any drawn rectangle as it can; a
+    // label with no free spot is left out, except the first one.
     void drawRectangleLabel(int x, int y, int width, int height, const std::string& text, std::uint32_t rgb);
     // A legend box in the top-left corner: one coloured line per entry.
     void drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries);
@@ -44,10 +47,28 @@ public:
     int lineWidth() const { return lineWidth_; }
     // PNG, written atomically. Throws OutputError.
     void savePng(const std::string& path) const;
-    const cv::Mat& pixels() const { return canvas_; } // BGR, 8 bit
+    cv::Mat pixels() const; // BGR, 8 bit: the picture with the rectangle labels placed
+
+    struct PlacedLabel {
+        std::size_t index = 0; // in the order drawRectangleLabel was called
+        cv::Rect box;          // the text's box in picture pixels
+        bool leader = false;   // a line joins it to its rectangle
+    };
+    // Where the rectangle labels go (what pixels() and savePng() draw).
+    std::vector<PlacedLabel> placeLabels() const;
 
 private:
+    struct PendingLabel {
+        cv::Rect target;
+        std::string text;
+        std::uint32_t rgb = 0;
+    };
+    cv::Size labelSize(const std::string& text, int* baseline = nullptr) const;
+
     cv::Mat canvas_;
+    std::vector<cv::Rect> rectangles_; // drawn so far: labels keep off them where they can
+    std::vector<cv::Rect> legends_;    // labels never cover these
+    std::vector<PendingLabel> labels_;
     int lineWidth_ = 1;
     double fontScale_ = 0.4;
 };

@@ -171,7 +171,9 @@ private slots:
         QTest::mouseRelease(&f.canvas, Qt::LeftButton, Qt::NoModifier, b);
         QCOMPARE(drawn.count(), 1);
         QCOMPARE(drawn.at(0).at(0).toRect(), QRect(10, 20, 5, 4));
-        QCOMPARE(f.canvas.tool(), static_cast<CanvasTool*>(f.canvas.defaultTool())); // one-shot
+        QCOMPARE(f.canvas.tool(), static_cast<CanvasTool*>(&tool)); // stays armed for the next rectangle
+        QTest::keyClick(&f.canvas, Qt::Key_Escape);                   // until Esc
+        QCOMPARE(f.canvas.tool(), static_cast<CanvasTool*>(f.canvas.defaultTool()));
         // Clipped to the image.
         QCOMPARE(RectangleTool::pixelsBetween(QPointF(-5, -5), QPointF(3.2, 200), QSize(100, 80)), QRect(0, 0, 4, 80));
         QVERIFY(RectangleTool::pixelsBetween(QPointF(-9, -9), QPointF(-3, -2), QSize(100, 80)).isEmpty());

@@ -18,7 +18,7 @@ QPen rubberPen() {
 }
 } // namespace
 
-RectangleTool::RectangleTool(bool oneShot, QObject* parent) : CanvasTool(parent), oneShot_(oneShot) {}
+RectangleTool::RectangleTool(QObject* parent) : CanvasTool(parent) {}
 
 QRect RectangleTool::pixelsBetween(QPointF a, QPointF b, QSize imageSize) {
     const QPoint pa = ViewTransform::pixelAt(a), pb = ViewTransform::pixelAt(b);
@@ -53,8 +53,7 @@ bool RectangleTool::mouseRelease(const CanvasMouseEvent& e) {
     if ((e.widget - anchorWidget_).manhattanLength() < 3.0) return true;
     const QRect pixels = pixelsBetween(anchor, e.image, canvas()->view().imageSize());
     if (pixels.isEmpty()) return true;
-    emit rectangleDrawn(pixels);
-    if (oneShot_) finish();
+    emit rectangleDrawn(pixels); // and stay armed for the next one
     return true;
 }
 
@@ -63,7 +62,7 @@ bool RectangleTool::keyPress(QKeyEvent* e) {
     anchor_.reset();
     emit repaintNeeded();
     emit cancelled();
-    if (oneShot_) finish();
+    finish();
     return true;
 }
 
@@ -87,7 +86,7 @@ void RectangleTool::deactivated() {
     CanvasTool::deactivated();
 }
 
-PolygonTool::PolygonTool(bool oneShot, QObject* parent) : CanvasTool(parent), oneShot_(oneShot) {}
+PolygonTool::PolygonTool(QObject* parent) : CanvasTool(parent) {}
 
 bool PolygonTool::mousePress(const CanvasMouseEvent& e) {
     if (e.button != Qt::LeftButton) return false;
@@ -121,7 +120,7 @@ bool PolygonTool::keyPress(QKeyEvent* e) {
         vertices_.clear();
         emit repaintNeeded();
         emit cancelled();
-        if (oneShot_) finish();
+        finish();
         return true;
     default: return false;
     }
@@ -137,8 +136,7 @@ void PolygonTool::close() {
     if (clean.size() < 3) return; // keep drawing
     vertices_.clear();
     emit repaintNeeded();
-    emit polygonDrawn(clean);
-    if (oneShot_) finish();
+    emit polygonDrawn(clean); // and stay armed for the next one
 }
 
 void PolygonTool::paint(QPainter& painter, const ViewTransform& view) const {

@@ -1,5 +1,7 @@
 // Drawing tools for regions of interest and exclusions: a rectangle snapped to whole pixels and a
-// polygon with real-valued vertices. Each emits its shape in image coordinates when done.
+// polygon with real-valued vertices. Each emits its shape in image coordinates when done and stays armed
+// for the next one (as DS9's and QuPath's tools do): Esc, or choosing another tool, hands the canvas back
+// to the pan tool.
 #pragma once
 
 #include "ui/canvas/CanvasTool.h"
@@ -11,12 +13,15 @@
 
 namespace glint::ui {
 
-// Press, drag, release: the whole pixels under the dragged box (clipped to the image). Esc cancels.
+// Press, drag, release: the whole pixels under the dragged box (clipped to the image). Esc drops the
+// rectangle being drawn and the tool.
 class RectangleTool : public CanvasTool {
     Q_OBJECT
 public:
-    // oneShot: hand the canvas back to the default tool after one rectangle.
-    explicit RectangleTool(bool oneShot = true, QObject* parent = nullptr);
+    explicit RectangleTool(QObject* parent = nullptr);
+    // Source compatibility with the call sites that still pass the former `oneShot` flag: drawing tools
+    // always stay armed now (issue 17), so the flag is not used.
+    RectangleTool(bool /*formerOneShot*/, QObject* parent) : RectangleTool(parent) {}
     QString name() const override { return tr("Draw rectangle"); }
     bool mousePress(const CanvasMouseEvent& e) override;
     bool mouseMove(const CanvasMouseEvent& e) override;
@@ -33,18 +38,18 @@ signals:
     void cancelled();
 
 private:
-    bool oneShot_;
     std::optional<QPointF> anchor_;
     QPointF current_;
     QPointF anchorWidget_;
 };
 
 // Click to add vertices; double-click or Enter closes (three vertices at least); Backspace removes the
-// last vertex; Esc cancels.
+// last vertex; Esc drops the polygon being drawn and the tool.
 class PolygonTool : public CanvasTool {
     Q_OBJECT
 public:
-    explicit PolygonTool(bool oneShot = true, QObject* parent = nullptr);
+    explicit PolygonTool(QObject* parent = nullptr);
+    PolygonTool(bool /*formerOneShot*/, QObject* parent) : PolygonTool(parent) {} // as RectangleTool's
     QString name() const override { return tr("Draw polygon"); }
     bool mousePress(const CanvasMouseEvent& e) override;
     bool mouseMove(const CanvasMouseEvent& e) override;
@@ -61,7 +66,6 @@ signals:
 private:
     void close();
 
-    bool oneShot_;
     QPolygonF vertices_;
     QPointF hover_;
     bool hovering_ = false;

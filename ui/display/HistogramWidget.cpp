@@ -45,12 +45,13 @@ QRectF HistogramWidget::plotRect() const {
 double HistogramWidget::valueToX(double value) const {
     const QRectF r = plotRect();
     if (!(histogram_.high > histogram_.low)) return r.left();
-    return r.left() + (value - histogram_.low) / (histogram_.high - histogram_.low) * r.width();
+    const double p = glint::histogramAxisPosition(histogram_.axis, histogram_.low, histogram_.high, value);
+    return r.left() + std::clamp(p, -10.0, 11.0) * r.width(); // far off the plot: still a finite x
 }
 
 double HistogramWidget::xToValue(double x) const {
     const QRectF r = plotRect();
-    return histogram_.low + (x - r.left()) / r.width() * (histogram_.high - histogram_.low);
+    return glint::histogramAxisValue(histogram_.axis, histogram_.low, histogram_.high, (x - r.left()) / r.width());
 }
 
 HistogramWidget::Handle HistogramWidget::handleAt(double x) const {
@@ -72,21 +73,23 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     p.drawRect(r);
     if (histogram_.counts.empty()) {
         p.setPen(palette().text().color());
-        p.drawText(r, Qt::AlignCenter, tr("no image"));
+        p.drawText(r, Qt::AlignCenter, tr("No image"));
         return;
     }
+    // Heights: log10(1 + count), so that the sparse tails stay visible; each bin's count scaled to an
+    // equal share of the axis, so that integer bins holding one level more than their neighbours do not
+    // stand out as a comb.
+    const std::size_t n = histogram_.counts.size();
+    std::vector<double> heights(n);
     double top = 0.0;
-    for (auto c : histogram_.counts) top = std::max(top, std::log10(1.0 + static_cast<double>(c)));
+    for (std::size_t i = 0; i < n; ++i) top = std::max(top, heights[i] = std::log10(1.0 + histogram_.axisDensity(i)));
     if (top <= 0.0) top = 1.0;
-    // Bars as one filled path: log10(1 + count), so that the sparse tails stay visible.
     QPainterPath bars;
     bars.moveTo(r.left(), r.bottom());
-    const double n = static_cast<double>(histogram_.counts.size());
-    for (std::size_t i = 0; i < histogram_.counts.size(); ++i) {
-        const double h = std::log10(1.0 + static_cast<double>(histogram_.counts[i])) / top * (r.height() - 2);
-        const double x0 = r.left() + i / n * r.width(), x1 = r.left() + (i + 1) / n * r.width();
-        bars.lineTo(x0, r.bottom() - h);
-        bars.lineTo(x1, r.bottom() - h);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double h = heights[i] / top * (r.height() - 2);
+        bars.lineTo(valueToX(histogram_.binLow(i)), r.bottom() - h);
+        bars.lineTo(valueToX(histogram_.binHigh(i)), r.bottom() - h);
     }
     bars.lineTo(r.right(), r.bottom());
     bars.closeSubpath();
@@ -121,15 +124,26 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     drawHandle(limits_.low, kLowColour);
     drawHandle(limits_.high, kHighColour);
 
+    // Data beyond either end of the range shown (a zoomed histogram): an arrow there.
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(palette().text().color());
+    const double midY = r.center().y();
+    if (histogram_.below > 0)
+        p.drawPolygon(QPolygonF{QPointF(r.left() + 1, midY), QPointF(r.left() + 7, midY - 5), QPointF(r.left() + 7, midY + 5)});
+    if (histogram_.above > 0)
+        p.drawPolygon(QPolygonF{QPointF(r.right() - 1, midY), QPointF(r.right() - 7, midY - 5), QPointF(r.right() - 7, midY + 5)});
+    p.setRenderHint(QPainter::Antialiasing, false);
+
     p.setPen(palette().text().color());
     const QRectF textRow(r.left(), r.bottom() + 2, r.width(), fontMetrics().height());
-    // One bin per integer level: label the first and last levels rather than the bins' outer edges.
-    const double w = histogram_.binWidth();
-    const double inset = std::abs(w - 1.0) < 1e-9 ? 0.5 : 0.0;
+    // Integer levels: label the first and last levels rather than the bins' outer edges (half a level out).
+    const double step = histogram_.levelStep > 0.0 ? histogram_.levelStep : std::abs(histogram_.binWidth() - 1.0) < 1e-9 ? 1.0 : 0.0;
+    const double inset = step / 2.0;
     p.drawText(textRow, Qt::AlignLeft | Qt::AlignVCenter, formatValue(histogram_.low + inset));
     p.drawText(textRow, Qt::AlignRight | Qt::AlignVCenter, formatValue(histogram_.high - inset));
     p.drawText(textRow, Qt::AlignHCenter | Qt::AlignVCenter,
-               tr("limits %1 … %2").arg(formatValue(limits_.low), formatValue(limits_.high)));
+               tr("Limits %1 … %2").arg(formatValue(limits_.low), formatValue(limits_.high)));
 }
 
 void HistogramWidget::mousePressEvent(QMouseEvent* event) {

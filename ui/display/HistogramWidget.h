@@ -1,6 +1,8 @@
 // The histogram of the image (log counts) with the display limits marked as two handles. Dragging a
 // handle emits new limits (the window turns them into manual limits); the stretch curve is drawn faintly
-// between them, as DS9's and KStars' histogram tools do.
+// between them, as DS9's and KStars' histogram tools do. The horizontal axis is the histogram's own
+// (linear, log or asinh: glint::HistogramAxis) over its range, which the display dock may narrow to the
+// limits; data beyond the range are marked with an arrow at that end.
 #pragma once
 
 #include "core/display/Display.h"
@@ -25,6 +27,7 @@ public:
     double valueToX(double value) const;
     double xToValue(double x) const;
     QRectF plotRect() const;
+    bool isDragging() const { return dragging_ != Handle::None; }
 
     QSize sizeHint() const override { return {300, 150}; }
     QSize minimumSizeHint() const override { return {160, 60}; }

@@ -3,12 +3,16 @@
 #include "ui/AppContext.h"
 #include "ui/display/HistogramWidget.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +40,7 @@ int decimalsFor(const LoadedImage& loaded) {
 DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     : QDockWidget(tr("Display"), parent), context_(context), histogram_(new HistogramWidget), scale_(new QComboBox),
       limits_(new QComboBox), percentile_(new QDoubleSpinBox), low_(new QDoubleSpinBox), high_(new QDoubleSpinBox),
-      colormap_(new QComboBox) {
+      colormap_(new QComboBox), axis_(new QComboBox), zoom_(new QCheckBox(tr("Zoom to limits"))) {
     setObjectName(QStringLiteral("DisplayDock"));
     using glint::Colormap;
     using glint::DisplayScale;
@@ -62,15 +66,36 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(histogram_, 1);
+    // The histogram's own axis and range, under it.
+    auto* view = new QHBoxLayout;
+    view->setContentsMargins(0, 0, 0, 0);
+    for (auto a : {glint::HistogramAxis::Linear, glint::HistogramAxis::Log, glint::HistogramAxis::Asinh})
+        axis_->addItem(tr("%1 axis").arg(QString::fromLatin1(glint::histogramAxisName(a))), static_cast<int>(a));
+    axis_->setToolTip(tr("How values are spread along the histogram: log and asinh widen the faint end, where the "
+                         "sky of an astronomical frame lies"));
+    zoom_->setChecked(true); // the limits' handles where they can be seen and moved, on any image
+    zoom_->setToolTip(tr("Show the histogram around the display limits only (arrows mark data beyond either end)"));
+    view->addWidget(axis_, 1);
+    view->addWidget(zoom_);
+    layout->addLayout(view);
+    // Three compact rows, so that the parameters below get the height.
+    histogram_->setMinimumHeight(90);
+    percentile_->setToolTip(tr("Percentile limits: the central share of the values kept"));
     auto* form = new QFormLayout;
-    form->addRow(tr("Scale"), scale_);
-    form->addRow(tr("Limits"), limits_);
-    form->addRow(tr("Percentile"), percentile_);
+    auto* limitsRow = new QHBoxLayout;
+    limitsRow->addWidget(limits_, 3);
+    limitsRow->addWidget(percentile_, 2);
+    form->addRow(tr("Limits"), limitsRow);
     auto* lowHigh = new QHBoxLayout;
     lowHigh->addWidget(low_);
     lowHigh->addWidget(high_);
     form->addRow(tr("Low, high"), lowHigh);
-    form->addRow(tr("Colormap"), colormap_);
+    auto* lookRow = new QHBoxLayout;
+    lookRow->addWidget(scale_, 1);
+    lookRow->addWidget(new QLabel(tr("Colours")));
+    lookRow->addWidget(colormap_, 1);
+    scale_->setToolTip(tr("The stretch between the limits"));
+    form->addRow(tr("Scale"), lookRow);
     layout->addLayout(form);
     setWidget(body);
 
@@ -85,9 +110,25 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     connect(histogram_, &HistogramWidget::limitsDragged, this,
             [this](double low, double high) { context_.setManualLimits(low, high); });
 
+    connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
+        requestHistogram();
+        emit histogramViewChanged();
+    });
+    connect(zoom_, &QCheckBox::toggled, this, [this] {
+        requestHistogram();
+        emit histogramViewChanged();
+    });
+    connect(histogram_, &HistogramWidget::limitsDragFinished, this, [this] {
+        if (zoomedToLimits()) requestHistogram();
+    });
+
     connect(&context_, &AppContext::imageChanged, this, [this] {
         const LoadedImage& loaded = context_.loaded();
-        histogram_->setHistogram(loaded.histogram);
+        histogram_->setHistogram(loaded.histogram); // until the one for the axis and zoom is ready
+        levels_.reset();
+        levelsKnown_ = false;
+        zoomedRange_ = {0.0, 0.0};
+        requestHistogram();
         // New decimals round the boxes' values, which fires valueChanged: without the guard that carried the
         // last image's limits over as manual limits of this one (a float FITS, then an 8-bit image: black).
         syncing_ = true;
@@ -125,6 +166,67 @@ void DisplayDock::showLimits() {
     high_->setValue(l.high);
     histogram_->setLimits(l, context_.displaySettings().scale);
     syncing_ = false;
+    // Zoomed: follow limits set elsewhere (not while a handle is dragged: the axis would slide under it).
+    if (zoomedToLimits() && !histogram_->isDragging()) requestHistogram();
+}
+
+glint::HistogramAxis DisplayDock::histogramAxis() const { return static_cast<glint::HistogramAxis>(axis_->currentData().toInt()); }
+
+void DisplayDock::setHistogramAxis(glint::HistogramAxis axis) { selectData(axis_, static_cast<int>(axis)); }
+
+bool DisplayDock::zoomedToLimits() const { return zoom_->isChecked(); }
+
+void DisplayDock::setZoomedToLimits(bool zoom) { zoom_->setChecked(zoom); }
+
+void DisplayDock::requestHistogram() {
+    const LoadedImage& loaded = context_.loaded();
+    if (!loaded.image || loaded.stats.count == 0 || loaded.histogram.counts.empty()) return;
+    // The range: the loaded histogram's (the data, outliers trimmed), or the limits with a quarter of
+    // their width on either side (within the data).
+    double low = loaded.histogram.low, high = loaded.histogram.high;
+    if (zoomedToLimits()) {
+        const glint::DisplayLimits l = context_.displayLimits();
+        if (l.high > l.low) {
+            const double margin = 0.25 * (l.high - l.low);
+            low = l.low - margin; // the handles always at the same places: 1/6 and 5/6 on a linear axis
+            high = l.high + margin;
+        }
+        if (!pending_ && std::pair(low, high) == zoomedRange_ && histogram_->histogram().axis == histogramAxis()) return;
+        zoomedRange_ = {low, high};
+    } else {
+        zoomedRange_ = {0.0, 0.0};
+    }
+    if (!(high > low)) return;
+    const glint::HistogramAxis axis = histogramAxis();
+    const quint64 generation = ++histogramGeneration_;
+    pending_ = true;
+    struct Outcome {
+        glint::Histogram histogram;
+        std::optional<glint::LevelGrid> levels;
+    };
+    const std::shared_ptr<const glint::Image> image = loaded.image;
+    const bool levelsKnown = levelsKnown_;
+    const std::optional<glint::LevelGrid> levels = levels_;
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, image] {
+        watcher->deleteLater();
+        if (generation != histogramGeneration_ || image != context_.image()) return; // superseded
+        pending_ = false;
+        const Outcome outcome = watcher->result();
+        levels_ = outcome.levels;
+        levelsKnown_ = true;
+        if (!outcome.histogram.counts.empty()) histogram_->setHistogram(outcome.histogram);
+    });
+    watcher->setFuture(QtConcurrent::run([image, low, high, axis, levelsKnown, levels]() -> Outcome {
+        Outcome out;
+        out.levels = levelsKnown ? levels : glint::integerLevelGrid(*image);
+        try {
+            out.histogram = glint::computeAxisHistogram(*image, low, high, 512, axis, out.levels);
+        } catch (const std::exception&) {
+            // A degenerate range: keep the histogram shown.
+        }
+        return out;
+    }));
 }
 
 void DisplayDock::applyToContext() {

@@ -1,11 +1,17 @@
-// Display controls: the histogram with draggable limits, and scale, limits mode (minmax, zscale,
-// percentile, DICOM window, manual), percentile, low/high and colormap. Edits go to AppContext.
+// Display controls: the histogram with draggable limits (its axis linear, log or asinh, over the data or
+// zoomed to the limits), and scale, limits mode (minmax, zscale, percentile, DICOM window, manual),
+// percentile, low/high and colormap. Edits go to AppContext.
 #pragma once
+
+#include "core/display/Histogram.h"
 
 #include <QDockWidget>
 
+#include <optional>
+
 class QComboBox;
 class QDoubleSpinBox;
+class QCheckBox;
 
 namespace glint::ui {
 
@@ -23,11 +29,25 @@ public:
     QComboBox* colormapBox() const { return colormap_; }
     QDoubleSpinBox* lowBox() const { return low_; }
     QDoubleSpinBox* highBox() const { return high_; }
+    QComboBox* histogramAxisBox() const { return axis_; }
+    QCheckBox* zoomToLimitsBox() const { return zoom_; }
+
+    glint::HistogramAxis histogramAxis() const;
+    void setHistogramAxis(glint::HistogramAxis axis);
+    bool zoomedToLimits() const;
+    void setZoomedToLimits(bool zoom);
+    // True while the histogram for the current image, axis and zoom is being computed.
+    bool histogramPending() const { return pending_; }
+
+signals:
+    void histogramViewChanged(); // the axis or the zoom (the window keeps them in its settings)
 
 private:
     void syncFromContext();  // settings → widgets, without feeding back
     void applyToContext();   // widgets → settings
     void showLimits();
+    // Computes the histogram for the current axis and zoom off the UI thread (the newest request wins).
+    void requestHistogram();
 
     AppContext& context_;
     HistogramWidget* histogram_;
@@ -37,7 +57,14 @@ private:
     QDoubleSpinBox* low_;
     QDoubleSpinBox* high_;
     QComboBox* colormap_;
+    QComboBox* axis_;
+    QCheckBox* zoom_;
     bool syncing_ = false;
+    bool pending_ = false;
+    quint64 histogramGeneration_ = 0;
+    std::optional<glint::LevelGrid> levels_; // of the current image, found with its first histogram
+    bool levelsKnown_ = false;
+    std::pair<double, double> zoomedRange_{0.0, 0.0}; // the range last zoomed to
 };
 
 } // namespace glint::ui

@@ -7,7 +7,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QHBoxLayout>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -45,7 +48,7 @@ QStringList describeImage(const LoadedImage& loaded) {
 }
 
 HeaderDock::HeaderDock(QWidget* parent)
-    : QDockWidget(tr("Header"), parent), summary_(new QLabel), filter_(new QLineEdit), table_(new QTableView),
+    : QDockWidget(tr("Header"), parent), summary_(new QLabel), count_(new QLabel), filter_(new QLineEdit), table_(new QTableView),
       model_(new QStandardItemModel(this)), proxy_(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("HeaderDock"));
     auto* body = new QWidget;
@@ -53,11 +56,31 @@ HeaderDock::HeaderDock(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    filter_->setPlaceholderText(tr("Filter keys, values and comments"));
+    summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    summary_->setMargin(2);
+    // The summary scrolls in its own pane; the cards get the rest of the dock.
+    auto* summaryPane = new QScrollArea;
+    summaryPane->setWidget(summary_);
+    summaryPane->setWidgetResizable(true);
+    summaryPane->setFrameShape(QFrame::NoFrame);
+    auto* cards = new QWidget;
+    auto* cardsLayout = new QVBoxLayout(cards);
+    cardsLayout->setContentsMargins(0, 0, 0, 0);
+    auto* searchRow = new QHBoxLayout;
+    filter_->setPlaceholderText(tr("Search keys, values and comments"));
     filter_->setClearButtonEnabled(true);
-    layout->addWidget(summary_);
-    layout->addWidget(filter_);
-    layout->addWidget(table_, 1);
+    searchRow->addWidget(filter_, 1);
+    searchRow->addWidget(count_);
+    cardsLayout->addLayout(searchRow);
+    cardsLayout->addWidget(table_, 1);
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->addWidget(summaryPane);
+    splitter->addWidget(cards);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({fontMetrics().height() * 5, 10000});
+    layout->addWidget(splitter, 1);
     setWidget(body);
 
     model_->setHorizontalHeaderLabels({tr("Key"), tr("Value"), tr("Comment")});
@@ -68,16 +91,26 @@ HeaderDock::HeaderDock(QWidget* parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4); // compact: many cards at once
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
-    table_->setMinimumHeight(40);
-    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    table_->setMinimumHeight(80);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        proxy_->setFilterFixedString(text);
+        showCount();
+    });
     clear();
+}
+
+void HeaderDock::showCount() {
+    const int all = model_->rowCount(), shown = proxy_->rowCount();
+    count_->setText(all == 0 ? QString() : shown == all ? (all == 1 ? tr("1 card") : tr("%1 cards").arg(all)) : tr("%1 of %2").arg(shown).arg(all));
 }
 
 void HeaderDock::clear() {
     summary_->setText(tr("No image"));
     model_->removeRows(0, model_->rowCount());
+    showCount();
 }
 
 void HeaderDock::showImage(const LoadedImage& loaded) {
@@ -92,6 +125,7 @@ void HeaderDock::showImage(const LoadedImage& loaded) {
     }
     table_->resizeColumnToContents(0);
     table_->resizeColumnToContents(1);
+    showCount();
 }
 
 int HeaderDock::visibleRowCount() const { return proxy_->rowCount(); }

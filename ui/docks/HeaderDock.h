@@ -1,5 +1,6 @@
 // The image's metadata: a summary (format, size, sample type, statistics, HDU, WCS) and a filterable table
-// of the header (FITS cards or DICOM tags).
+// of the header (FITS cards or DICOM tags): every card in one list, one row each, a search field above it
+// and the number of matching cards beside that; summary and list share the dock through a splitter.
 #pragma once
 
 #include <QDockWidget>
@@ -24,10 +25,14 @@ public:
     QLineEdit* filter() const { return filter_; }
     QTableView* table() const { return table_; }
     QLabel* summary() const { return summary_; }
+    QLabel* countLabel() const { return count_; }
     int visibleRowCount() const;
 
 private:
+    void showCount();
+
     QLabel* summary_;
+    QLabel* count_;
     QLineEdit* filter_;
     QTableView* table_;
     QStandardItemModel* model_;

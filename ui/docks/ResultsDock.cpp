@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace glint::ui {
@@ -38,7 +39,14 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     // Compact rows, columns as wide as their numbers: a result table is read like a spreadsheet.
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(false);
-    table_->setMinimumHeight(40);
+    table_->setTextElideMode(Qt::ElideNone); // numbers are never cut ("5945.8…"): columns fit them instead
+    // Ten rows at least: a result table is read by comparing rows.
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 10 * table_->verticalHeader()->defaultSectionSize() +
+                             2 * table_->frameWidth() + 2);
+    // Rows added to the shown set (a run still filling its table) widen the columns as needed.
+    connect(proxy_, &QAbstractItemModel::rowsInserted, this, &ResultsDock::fitColumnsSoon);
+    connect(proxy_, &QAbstractItemModel::modelReset, this, &ResultsDock::fitColumnsSoon);
+    connect(proxy_, &QAbstractItemModel::dataChanged, this, &ResultsDock::fitColumnsSoon);
 
     connect(chooser_, &QComboBox::currentIndexChanged, this, &ResultsDock::showSet);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsDock::onRowSelected);
@@ -73,6 +81,24 @@ void ResultsDock::setCurrentResultSet(int index) { chooser_->setCurrentIndex(ind
 ResultsModel* ResultsDock::currentModel() const { return current_ >= 0 ? sets_[current_].model : nullptr; }
 
 OverlayLayer* ResultsDock::currentLayer() const { return current_ >= 0 ? sets_[current_].layer.data() : nullptr; }
+
+int ResultsDock::heightForRows(int rows) const {
+    // Laid out: what surrounds the table's viewport is known; before that, estimated.
+    const int chrome = isVisible() && table_->viewport()->height() > 0 ? height() - table_->viewport()->height()
+                                                                         : chooser_->sizeHint().height() + 48 +
+                                                                               table_->horizontalHeader()->sizeHint().height() +
+                                                                               2 * table_->frameWidth();
+    return chrome + rows * table_->verticalHeader()->defaultSectionSize() + 2;
+}
+
+void ResultsDock::fitColumnsSoon() {
+    if (fitPending_) return;
+    fitPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        fitPending_ = false;
+        table_->resizeColumnsToContents();
+    });
+}
 
 void ResultsDock::showSet(int index) {
     current_ = index >= 0 && index < sets_.size() ? index : -1;

@@ -37,6 +37,8 @@ public:
     void selectRow(int row);
     // The source row selected in the table, or -1.
     int selectedRow() const;
+    // The dock's height that shows the chooser, the table's header and this many rows.
+    int heightForRows(int rows) const;
 
 private:
     struct ResultSet {
@@ -48,6 +50,7 @@ private:
     void onRowSelected();
     void onLayerSelection(int item);
     void onRowActivated(const QModelIndex& index);
+    void fitColumnsSoon(); // columns as wide as their contents, once the rows now arriving are in
 
     ImageCanvas* canvas_;
     QComboBox* chooser_;
@@ -56,6 +59,7 @@ private:
     QVector<ResultSet> sets_;
     int current_ = -1;
     bool syncing_ = false;
+    bool fitPending_ = false;
 };
 
 } // namespace glint::ui

@@ -13,12 +13,6 @@ namespace glint::ui {
 
 namespace {
 
-QFont labelFont(QFont font) {
-    font.setBold(true);
-    if (font.pointSizeF() > 0 && font.pointSizeF() < 9.0) font.setPointSizeF(9.0);
-    return font;
-}
-
 QColor withOpacity(QColor colour, double opacity) {
     colour.setAlphaF(static_cast<float>(colour.alphaF() * opacity));
     return colour;
@@ -37,30 +31,64 @@ void drawHaloText(QPainter& painter, QPointF baseline, const QFont& font, const 
     painter.drawText(baseline, text);
 }
 
-// The label boxes placed so far, bucketed by screen area, so that a thousand labels are placed in
-// near-linear time rather than each one tested against all the others.
-class LabelBoxes {
+// Boxes bucketed by screen area, so that a thousand labels are placed in near-linear time rather than
+// each one tested against all the others. Boxes are clipped to `bounds` (a region far off screen at a
+// high zoom would otherwise span millions of cells).
+class BoxIndex {
 public:
+    explicit BoxIndex(const QRectF& bounds) : bounds_(bounds) {}
     void add(const QRectF& box) {
+        const QRectF clipped = box.intersected(bounds_);
+        if (clipped.isEmpty()) return;
         const int index = static_cast<int>(boxes_.size());
-        boxes_.append(box);
-        forCells(box, [&](quint64 cell) {
+        boxes_.append(clipped);
+        forCells(clipped, [&](quint64 cell) {
             cells_[cell].append(index);
             return false;
         });
     }
     bool overlaps(const QRectF& box) const {
-        return forCells(box, [&](quint64 cell) {
+        return forCells(box.intersected(bounds_), [&](quint64 cell) {
             const auto it = cells_.constFind(cell);
             if (it == cells_.cend()) return false;
             return std::any_of(it->cbegin(), it->cend(), [&](int i) { return boxes_[i].intersects(box); });
         });
+    }
+    // How many boxes `box` overlaps (each counted once).
+    int countOverlaps(const QRectF& box) const {
+        QVector<int> seen;
+        forCells(box.intersected(bounds_), [&](quint64 cell) {
+            const auto it = cells_.constFind(cell);
+            if (it != cells_.cend())
+                for (int i : *it)
+                    if (boxes_[i].intersects(box) && !seen.contains(i)) seen.append(i);
+            return false;
+        });
+        return static_cast<int>(seen.size());
+    }
+    // The summed area of `box` that lies over the boxes (overlapping boxes counted twice).
+    double coveredArea(const QRectF& box) const {
+        double area = 0.0;
+        QVector<int> seen;
+        forCells(box.intersected(bounds_), [&](quint64 cell) {
+            const auto it = cells_.constFind(cell);
+            if (it == cells_.cend()) return false;
+            for (int i : *it) {
+                if (seen.contains(i)) continue;
+                seen.append(i);
+                const QRectF common = boxes_[i].intersected(box);
+                if (!common.isEmpty()) area += common.width() * common.height();
+            }
+            return false;
+        });
+        return area;
     }
 
 private:
     static constexpr double kCell = 64.0;
     template <class F>
     static bool forCells(const QRectF& box, F&& f) {
+        if (box.isEmpty()) return false;
         const auto x0 = static_cast<qint32>(std::floor(box.left() / kCell)), x1 = static_cast<qint32>(std::floor(box.right() / kCell));
         const auto y0 = static_cast<qint32>(std::floor(box.top() / kCell)), y1 = static_cast<qint32>(std::floor(box.bottom() / kCell));
         for (qint32 y = y0; y <= y1; ++y)
@@ -68,55 +96,129 @@ private:
                 if (f((static_cast<quint64>(static_cast<quint32>(y)) << 32) | static_cast<quint32>(x))) return true;
         return false;
     }
+    QRectF bounds_;
     QVector<QRectF> boxes_;
     QHash<quint64, QVector<int>> cells_;
 };
 
-// Greedy placement in the order given: each label takes the first spot around its rectangle (above left,
-// below left, above right, below right, inside at the top) that lies in the viewport and covers no label
-// placed before it nor anything in `taken`; a label with no free spot is left out (zooming in makes room),
-// except a selected one. Drawn with a halo, the selected one last (on top).
-void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, const QVector<QRectF>& taken) {
-    const QFont font = labelFont(painter.font());
-    const QFontMetricsF metrics(font);
-    const double height = metrics.height() + 2.0;
-    LabelBoxes boxes;
-    for (const QRectF& r : taken) boxes.add(r);
-    struct Placed {
-        int index;
-        QPointF baseline;
+// The shortest segment between two rectangles (between their nearest points); null when they touch.
+QLineF gapBetween(const QRectF& a, const QRectF& b) {
+    const auto span = [](double a0, double a1, double b0, double b1) -> std::pair<double, double> {
+        if (a1 < b0) return {a1, b0};
+        if (b1 < a0) return {a0, b1};
+        const double mid = (std::max(a0, b0) + std::min(a1, b1)) / 2.0; // overlapping: straight across
+        return {mid, mid};
     };
-    QVector<Placed> placed;
+    const auto [ax, bx] = span(a.left(), a.right(), b.left(), b.right());
+    const auto [ay, by] = span(a.top(), a.bottom(), b.top(), b.bottom());
+    const QLineF line(ax, ay, bx, by);
+    return line.length() <= 3.0 ? QLineF() : line;
+}
+
+constexpr double kLabelGap = 2.0;                               // between a label and its rectangle
+constexpr double kRings[] = {0.0, 14.0, 30.0, 54.0, 90.0, 140.0}; // how far out labels are tried
+
+} // namespace
+
+QFont regionLabelFont(const QFont& base) {
+    QFont font = base;
+    font.setBold(true);
+    if (font.pointSizeF() > 0 && font.pointSizeF() < 9.0) font.setPointSizeF(9.0);
+    return font;
+}
+
+QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const QFontMetricsF& metrics,
+                                       const QRectF& viewport, const QVector<QRectF>& taken) {
+    const double height = metrics.height() + 2.0;
+    const QRectF bounds = viewport.adjusted(-8, -8, 8, 8);
+    BoxIndex placedBoxes(bounds); // labels placed so far and `taken`: never covered
+    for (const QRectF& r : taken) placedBoxes.add(r);
+    BoxIndex regions(bounds); // every region's rectangle: covered as little as possible
+    for (const RegionLabel& label : labels)
+        if (label.target.intersects(bounds)) regions.add(label.target);
+
+    QVector<PlacedLabel> placed;
     for (int i = 0; i < labels.size(); ++i) {
         const RegionLabel& label = labels[i];
         const QRectF t = label.target;
         if (label.text.isEmpty() || !t.intersects(viewport)) continue;
         const double width = metrics.horizontalAdvance(label.text) + 4.0;
-        const QPointF spots[] = {{t.left(), t.top() - height - 1.0}, {t.left(), t.bottom() + 1.0},
-                                 {t.right() - width, t.top() - height - 1.0}, {t.right() - width, t.bottom() + 1.0},
-                                 {t.left() + 2.0, t.top() + 2.0}};
-        std::optional<QRectF> chosen;
-        for (const QPointF& spot : spots) {
-            QRectF box(spot, QSizeF(width, height));
-            // Slide along the viewport's edges, so that a region partly off screen keeps its label in view.
+        const QSizeF size(width, height);
+        const double ownArea = std::max(1.0, t.width() * t.height());
+
+        struct Candidate {
+            QRectF box;
+            double cost = std::numeric_limits<double>::infinity();
+            int labelsCovered = 0;
+        };
+        Candidate best, forced; // forced: the best spot when labels may be covered (mustShow labels)
+        const auto consider = [&](QPointF topLeft, double ringCost) {
+            QRectF box(topLeft, size);
+            // Slide into the viewport, so that a region partly off screen keeps its label in view.
             box.moveLeft(std::clamp(box.left(), viewport.left() + 2.0, std::max(viewport.left() + 2.0, viewport.right() - width - 2.0)));
-            if (&spot == &spots[4])
-                box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height)));
-            if (!viewport.contains(box) || boxes.overlaps(box)) continue;
-            chosen = box;
-            break;
+            box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height - 2.0)));
+            if (!viewport.contains(box)) return;
+            // Cost: covering the own region counts double (its label would hide what it names), covering
+            // another region once, each relative to the label's size; then the distance out.
+            const QRectF own = box.intersected(t);
+            const double ownCovered = own.isEmpty() ? 0.0 : own.width() * own.height();
+            const double otherCovered = std::max(0.0, regions.coveredArea(box) - ownCovered);
+            const double area = width * height;
+            // Inside a region much larger than the label, covering it matters less (a small corner of it).
+            const double ownWeight = ownCovered > 0.0 ? 2.0 * std::min(1.0, 4.0 * area / ownArea) + 1.0 : 0.0;
+            const double cost = ownWeight * ownCovered / area + otherCovered / area + ringCost;
+            const int covered = placedBoxes.countOverlaps(box);
+            if (covered == 0 && cost < best.cost) best = {box, cost, 0};
+            if (label.mustShow && (covered < forced.labelsCovered || (covered == forced.labelsCovered && cost < forced.cost)))
+                forced = {box, cost, covered};
+        };
+        forced.labelsCovered = std::numeric_limits<int>::max();
+        for (std::size_t ring = 0; ring < std::size(kRings); ++ring) {
+            const QRectF r = t.adjusted(-kRings[ring] - kLabelGap, -kRings[ring] - kLabelGap, kRings[ring] + kLabelGap,
+                                        kRings[ring] + kLabelGap);
+            const double ringCost = 0.05 * static_cast<double>(ring);
+            // Above and below (left end, right end, centred), then beside (top, bottom).
+            const double cx = r.center().x() - width / 2.0, cy = r.center().y() - height / 2.0;
+            const QPointF spots[] = {{r.left(), r.top() - height},          {r.left(), r.bottom()},
+                                     {r.right() - width, r.top() - height}, {r.right() - width, r.bottom()},
+                                     {cx, r.top() - height},                {cx, r.bottom()},
+                                     {r.right(), r.top()},                  {r.left() - width, r.top()},
+                                     {r.right(), r.bottom() - height},      {r.left() - width, r.bottom() - height},
+                                     {r.right(), cy},                       {r.left() - width, cy}};
+            for (std::size_t k = 0; k < std::size(spots); ++k) consider(spots[k], ringCost + 0.001 * static_cast<double>(k));
+            if (best.cost < ringCost + 0.05) break; // a free spot that covers no region: nothing farther is better
         }
-        if (!chosen && label.selected)
-            chosen = QRectF(QPointF(std::max(viewport.left(), t.left()), std::max(viewport.top(), t.top() + 2.0)), QSizeF(width, height));
+        // Inside the region, at its top: where a large region has room and nothing outside was free.
+        consider(QPointF(t.left() + kLabelGap, t.top() + kLabelGap), 0.3);
+        const Candidate* chosen = std::isfinite(best.cost) ? &best : nullptr;
+        if (!chosen && label.mustShow && std::isfinite(forced.cost)) chosen = &forced;
         if (!chosen) continue;
-        boxes.add(*chosen);
-        placed.append({i, QPointF(chosen->left() + 2.0, chosen->top() + 1.0 + metrics.ascent())});
+        placedBoxes.add(chosen->box);
+        placed.append({i, chosen->box, gapBetween(chosen->box, t)});
     }
-    std::stable_partition(placed.begin(), placed.end(), [&](const Placed& p) { return !labels[p.index].selected; });
-    for (const Placed& p : placed) {
+    return placed;
+}
+
+namespace {
+
+// Labels placed by placeRegionLabels, drawn with a halo (and their leader lines), the selected one last
+// (on top).
+void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, const QVector<QRectF>& taken) {
+    const QFont font = regionLabelFont(painter.font());
+    const QFontMetricsF metrics(font);
+    QVector<PlacedLabel> placed = placeRegionLabels(labels, metrics, viewport, taken);
+    std::stable_partition(placed.begin(), placed.end(), [&](const PlacedLabel& p) { return !labels[p.index].selected; });
+    for (const PlacedLabel& p : placed) {
         const RegionLabel& label = labels[p.index];
-        drawHaloText(painter, p.baseline, font, label.text, label.selected ? label.colour.lighter(150) : label.colour,
-                     label.selected ? 1.0 : std::max(0.45, label.opacity));
+        const QColor colour = label.selected ? label.colour.lighter(150) : label.colour;
+        const double opacity = label.selected ? 1.0 : std::max(0.45, label.opacity);
+        if (!p.leader.isNull()) {
+            painter.setPen(QPen(QColor(0, 0, 0, static_cast<int>(150 * opacity)), 3.0));
+            painter.drawLine(p.leader);
+            painter.setPen(QPen(withOpacity(colour, opacity), 1.2));
+            painter.drawLine(p.leader);
+        }
+        drawHaloText(painter, QPointF(p.box.left() + 2.0, p.box.top() + 1.0 + metrics.ascent()), font, label.text, colour, opacity);
     }
 }
 
@@ -154,8 +256,9 @@ QVector<RegionLabel> BrightestRegionLayer::labels(const ViewTransform& view) con
     QVector<RegionLabel> out;
     out.reserve(regions_.size());
     const auto add = [&](int i) {
+        const bool isSelected = i == selected();
         out.append({view.imageToWidget(itemBounds(i)), regions_[i].label, colour(), opacityForRank(regions_[i].rank),
-                    i == selected()});
+                    isSelected, isSelected || regions_[i].rank == 1});
     };
     if (selected() >= 0) add(selected());
     for (int i = 0; i < regions_.size(); ++i)
@@ -259,17 +362,47 @@ constexpr double kLegendPadding = 7.0;
 constexpr double kSwatch = 12.0;
 } // namespace
 
+namespace {
+// The legend's shape in a viewport: entries go down a column, then on in the next one when the view is
+// too short for them all.
+struct LegendShape {
+    int rows = 1;        // entries per column
+    double column = 0.0; // width of a column (swatch and text)
+    double line = 0.0;   // height of an entry
+    QSizeF size;
+};
+LegendShape legendShape(const QStringList& texts, const QRectF& viewport) {
+    const QFontMetricsF metrics(legendFont());
+    LegendShape shape;
+    double textWidth = 0.0;
+    for (const QString& t : texts) textWidth = std::max(textWidth, metrics.horizontalAdvance(t));
+    shape.line = std::max(metrics.height(), kSwatch) + 3.0;
+    shape.column = textWidth + kSwatch + 6.0;
+    const int n = static_cast<int>(texts.size());
+    const double room = viewport.height() - 2 * kLegendMargin - 2 * kLegendPadding + 3.0;
+    shape.rows = std::clamp(static_cast<int>(std::floor(room / shape.line)), 1, std::max(1, n));
+    const int columns = (n + shape.rows - 1) / shape.rows;
+    shape.rows = (n + columns - 1) / columns; // balanced columns
+    shape.size = QSizeF(columns * shape.column + (columns - 1) * 12.0 + 2 * kLegendPadding,
+                        shape.rows * shape.line - 3.0 + 2 * kLegendPadding);
+    return shape;
+}
+} // namespace
+
 QRectF BrightestSweepLayer::legendRect(const QRectF& viewport, const ViewTransform& view) const {
     if (pivots_.isEmpty()) return {};
     const QFontMetricsF metrics(legendFont());
-    double textWidth = 0.0;
-    for (const Pivot& p : pivots_) textWidth = std::max(textWidth, metrics.horizontalAdvance(p.text));
-    const double line = std::max(metrics.height(), kSwatch) + 3.0;
-    const QSizeF size(textWidth + kSwatch + 6.0 + 2 * kLegendPadding, pivots_.size() * line - 3.0 + 2 * kLegendPadding);
-    const double left = viewport.left() + kLegendMargin;
-    const double right = viewport.right() - kLegendMargin - size.width();
-    const double top = viewport.top() + kLegendMargin;
-    const double bottom = viewport.bottom() - kLegendMargin - size.height();
+    QStringList texts;
+    for (const Pivot& p : pivots_) texts << p.text;
+    const QSizeF size = legendShape(texts, viewport).size;
+    // Corners of the viewport, the box kept inside it (margins shrink in a tiny view; the top-left of the
+    // box stays in view whatever happens, so the legend is never clipped at the top).
+    const double marginX = std::clamp((viewport.width() - size.width()) / 2.0, 0.0, kLegendMargin);
+    const double marginY = std::clamp((viewport.height() - size.height()) / 2.0, 0.0, kLegendMargin);
+    const double left = viewport.left() + marginX;
+    const double right = std::max(left, viewport.right() - marginX - size.width());
+    const double top = viewport.top() + marginY;
+    const double bottom = std::max(top, viewport.bottom() - marginY - size.height());
     const QRectF corners[4] = {QRectF(QPointF(right, top), size), QRectF(QPointF(left, top), size),
                                QRectF(QPointF(right, bottom), size), QRectF(QPointF(left, bottom), size)};
     // What the legend should not cover: the shown regions with room for their labels above, then the image.
@@ -315,19 +448,23 @@ void BrightestSweepLayer::paint(QPainter& painter, const ViewTransform& view) co
     const QFont font = legendFont();
     const QFontMetricsF metrics(font);
     painter.setFont(font);
-    const double line = std::max(metrics.height(), kSwatch) + 3.0;
-    double top = box.top() + kLegendPadding;
-    for (const Pivot& p : pivots_) {
+    QStringList texts;
+    for (const Pivot& p : pivots_) texts << p.text;
+    const LegendShape shape = legendShape(texts, viewport);
+    const double line = shape.line;
+    for (int i = 0; i < pivots_.size(); ++i) {
+        const Pivot& p = pivots_[i];
+        const int column = i / shape.rows, row = i % shape.rows;
+        const double left = box.left() + kLegendPadding + column * (shape.column + 12.0);
+        const double top = box.top() + kLegendPadding + row * line;
         const bool shown = p.layer && p.layer->isVisible();
         const QColor colour = p.layer ? p.layer->colour() : QColor(128, 128, 128);
-        const QRectF swatch(std::round(box.left() + kLegendPadding) + 0.5,
-                            std::round(top + (line - 3.0 - kSwatch) / 2.0) + 0.5, kSwatch, kSwatch);
+        const QRectF swatch(std::round(left) + 0.5, std::round(top + (line - 3.0 - kSwatch) / 2.0) + 0.5, kSwatch, kSwatch);
         painter.setPen(QPen(colour, 1.0));
         painter.setBrush(shown ? QBrush(colour) : Qt::NoBrush); // a hollow swatch: the pivot's layer is hidden
         painter.drawRect(swatch);
         painter.setPen(shown ? QColor(240, 240, 240) : QColor(150, 150, 150));
         painter.drawText(QPointF(swatch.right() + 6.0, top + (line - 3.0 - metrics.height()) / 2.0 + metrics.ascent()), p.text);
-        top += line;
     }
     painter.restore();
 }

@@ -5,10 +5,14 @@
 #include "ui/overlay/OverlayLayer.h"
 #include "ui/overlay/ShapeLayer.h"
 
+#include <QFont>
+#include <QLineF>
 #include <QPointer>
 #include <QRect>
 #include <QString>
 #include <QVector>
+
+class QFontMetricsF;
 
 namespace glint::ui {
 
@@ -26,12 +30,35 @@ struct RegionLabel {
     QColor colour;
     double opacity = 1.0;
     bool selected = false;
+    bool mustShow = false; // the selected region and rank 1: shown even where it has to cover another label
 };
 
+// Where a label went: its box (widget coordinates) and, when it stands away from its region, the leader
+// line from the box to the region's outline (null when the box touches the region).
+struct PlacedLabel {
+    int index = -1; // into the labels given
+    QRectF box;
+    QLineF leader;
+};
+
+// Places region labels in the order given (the order is the priority). Each label takes the free spot
+// nearest its rectangle: beside it (above, below, left or right), then farther out on rings with a leader
+// line, and inside its rectangle only when nothing outside is free. A spot is free when it lies in the
+// viewport and covers no label placed before it nor anything in `taken` (a legend); among free spots the
+// one covering the least of any region's rectangle wins, so labels keep off the regions' pixels (the
+// lesion) where they can. A label with no free spot is left out (zooming in makes room), except a mustShow
+// one, which then takes the spot that covers the fewest labels. The box is sized for `metrics`' font.
+QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const QFontMetricsF& metrics,
+                                       const QRectF& viewport, const QVector<QRectF>& taken);
+// The font labels are drawn in (the painter's font, bold, at least 9 points).
+QFont regionLabelFont(const QFont& base);
+
 // The regions of one run, drawn so that rank 1 is on top. Labels are drawn in screen space with a dark
-// halo, so they stay legible at any zoom and on bright or dark pixels; where labels would collide, the
-// better rank keeps its label (the selected region always shows its own). With fading on (K brightest
-// regions that may overlap), rectangles and labels get dimmer as the rank grows.
+// halo, so they stay legible at any zoom and on bright or dark pixels, placed by placeRegionLabels(): no
+// two overlap, they keep off the regions where they can, and one that stands away from its region has a
+// leader line; where there is no room, the better rank keeps its label (rank 1 and the selected region
+// always show theirs). With fading on (K brightest regions that may overlap), rectangles and labels get
+// dimmer as the rank grows.
 class BrightestRegionLayer : public OverlayLayer {
     Q_OBJECT
 public:
@@ -75,7 +102,8 @@ public:
     BrightestRegionLayer* pivotLayer(int index) const { return pivots_.at(index).layer; }
     QString legendText(int index) const { return pivots_.at(index).text; }
     // The legend box in widget coordinates (empty without pivots): in the corner of the viewport where it
-    // hides the least of the pivots' rectangles and their labels, then the least of the image.
+    // hides the least of the pivots' rectangles and their labels, then the least of the image; always
+    // inside the viewport (in several columns when one would be taller than the view).
     QRectF legendRect(const QRectF& viewport, const ViewTransform& view) const;
 
     int itemCount() const override { return total_; }
