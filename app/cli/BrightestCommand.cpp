@@ -55,7 +55,8 @@ void drawOverlay(const Image& image, const BrightestResult& result, const std::s
 
 int runBrightestCommand(const std::vector<std::string>& args) {
     const ParsedArgs a = parseArgs(args, {{"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon",
-                                           "--backend", "--json", "--overlay", "--hdu", "--plane", "--frame", "--regions"},
+                                           "--backend", "--json", "--overlay", "--hdu", "--plane", "--frame", "--regions",
+                                           "--geojson-crs"},
                                           {}});
     if (a.positionals.size() != 1) throw UsageError("brightest takes exactly one IMAGE");
     BrightestParams params;
@@ -78,6 +79,12 @@ int runBrightestCommand(const std::vector<std::string>& args) {
     if (overlayPath && !GLINT_WITH_IMGCODECS)
         throw OutputError("cannot write '" + *overlayPath + "': this headless build of Glint writes no PNG files");
     for (const auto& out : a.values("--regions")) regionFormatForPath(out); // a bad extension is a usage error now
+    RegionWriteOptions regionOptions;
+    if (auto v = a.value("--geojson-crs")) {
+        const auto crs = parseGeoJsonCrs(*v);
+        if (!crs) throw UsageError("option '--geojson-crs' must be image, wgs84, pixel or auto");
+        regionOptions.geoJsonCrs = *crs;
+    }
     LoadOptions options;
     if (a.has("--hdu")) options.hdu = nonNegativeOption(a, "--hdu");
     if (a.has("--plane")) options.plane = nonNegativeOption(a, "--plane");
@@ -85,6 +92,8 @@ int runBrightestCommand(const std::vector<std::string>& args) {
 
     const std::string path = a.positionals[0];
     const Image image = loadImage(path, options);
+    for (const auto& out : a.values("--regions")) // map coordinates of an image that has none: say so first
+        if (regionFormatForPath(out) == RegionFormat::GeoJson) resolveGeoJsonCrs(regionOptions.geoJsonCrs, regionDocumentFor(image));
 
     JobControl job;
     // runBrightest sets the algorithm's total itself, without the GPU's one-time set-up (reported apart as
@@ -120,7 +129,7 @@ int runBrightestCommand(const std::vector<std::string>& args) {
         regionDoc.description = "brightest, pivot " + formatNumber(result.pivot) + " (" + result.pivotSpec.text() +
                                 "), mode " + brightestModeName(result.mode) + ", k " + std::to_string(params.k);
         regionDoc.regions = regionsFromBrightest(result);
-        writeRegionFile(out, regionDoc);
+        writeRegionFile(out, regionDoc, regionOptions);
     }
     if (!a.value("--json") || *a.value("--json") != "-") {
         std::cout << path << ": " << image.width() << "x" << image.height() << ", pivot "
