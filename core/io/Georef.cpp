@@ -84,9 +84,9 @@ MapPoint Georef::pixelLineToMap(double pixel, double line) const {
 MapPoint Georef::pixelToMap(double x, double y) const { return pixelLineToMap(x + 0.5, y + 0.5); }
 
 std::pair<double, double> Georef::mapToPixel(MapPoint map) const {
-    const double dx = map.x - inverse_[0], dy = map.y - inverse_[3];
-    const double pixel = inverse_[1] * dx + inverse_[2] * dy;
-    const double line = inverse_[4] * dx + inverse_[5] * dy;
+    // GDAL's inverse geotransform: P = I0 + X*I1 + Y*I2, L = I3 + X*I4 + Y*I5.
+    const double pixel = inverse_[0] + map.x * inverse_[1] + map.y * inverse_[2];
+    const double line = inverse_[3] + map.x * inverse_[4] + map.y * inverse_[5];
     return {pixel - 0.5, line - 0.5};
 }
 
@@ -325,7 +325,11 @@ RasterGeoInfo readRasterGeoInfo(const std::string& path) {
     registerDrivers();
     QuietGdal quiet;
     const SideFiles side = sideFilesOf(path);
-    std::vector<const char*> siblings;
+    // The list starts with the image's own name: GDAL takes an empty list for no list at all and would then
+    // look in the folder itself (and open a FIFO named like a world file).
+    const auto slash = path.find_last_of('/');
+    const std::string ownName = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::vector<const char*> siblings = {ownName.c_str()};
     for (const auto& n : side.names) siblings.push_back(n.c_str());
     siblings.push_back(nullptr);
     const char* const drivers[] = {"GTiff", "PNG", "JPEG", "BMP", "PNM", nullptr};
