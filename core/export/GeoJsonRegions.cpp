@@ -19,6 +19,11 @@ class Positions {
 public:
     Positions(const Georef* georef, GeoJsonCrs crs) : georef_(georef), crs_(georef ? crs : GeoJsonCrs::Pixel) {}
 
+    // Grid corners: integers in pixels ("[3,4]", as before georeferencing existed).
+    Json operator()(int p, int l) const {
+        if (crs_ == GeoJsonCrs::Pixel) return Json::array({p, l});
+        return (*this)(static_cast<double>(p), static_cast<double>(l));
+    }
     Json operator()(double p, double l) const {
         if (crs_ == GeoJsonCrs::Pixel) return Json::array({p, l});
         const MapPoint map = georef_->pixelLineToMap(p, l);
