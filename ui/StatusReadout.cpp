@@ -1,6 +1,7 @@
 #include "ui/StatusReadout.h"
 
 #include "ui/canvas/ViewTransform.h"
+#include "core/io/Georef.h"
 #include "core/io/Image.h"
 #include "core/io/Wcs.h"
 #include "core/jobs/Backend.h"
@@ -8,17 +9,19 @@
 #include <QLabel>
 #include <QStatusBar>
 
+#include <algorithm>
 #include <cmath>
 
 namespace glint::ui {
 
 StatusReadout::StatusReadout(QStatusBar& bar, QObject* parent)
-    : QObject(parent), pixel_(new QLabel), value_(new QLabel), sky_(new QLabel), zoom_(new QLabel), backend_(new QLabel) {
+    : QObject(parent), pixel_(new QLabel), value_(new QLabel), sky_(new QLabel), map_(new QLabel), zoom_(new QLabel), backend_(new QLabel) {
     pixel_->setMinimumWidth(120);
     value_->setMinimumWidth(130);
     sky_->setMinimumWidth(220);
+    map_->setToolTip(tr("Map coordinates in the image's CRS, and WGS 84 longitude/latitude"));
     zoom_->setMinimumWidth(80);
-    for (QLabel* l : {pixel_, value_, sky_, zoom_, backend_}) {
+    for (QLabel* l : {pixel_, value_, sky_, map_, zoom_, backend_}) {
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
         bar.addPermanentWidget(l);
     }
@@ -54,18 +57,48 @@ QString StatusReadout::formatSky(const glint::Image& image, int x, int y) {
         .arg(QString::fromStdString(glint::formatRa(sky->ra)), QString::fromStdString(glint::formatDec(sky->dec)));
 }
 
+namespace {
+// Decimals that resolve a tenth of `step` (0 to 9).
+int decimalsFor(double step) {
+    if (!(step > 0.0) || !std::isfinite(step)) return 6;
+    return std::clamp(static_cast<int>(std::ceil(-std::log10(step / 10.0))), 0, 9);
+}
+} // namespace
+
+QString StatusReadout::formatMap(const glint::Image& image, int x, int y) {
+    const glint::Georef* g = image.meta.georef.get();
+    if (!g || x < 0 || y < 0 || x >= image.width() || y >= image.height()) return {};
+    const auto& gt = g->geoTransform();
+    const double pixelSize = std::min(std::hypot(gt[1], gt[4]), std::hypot(gt[2], gt[5]));
+    const int mapDecimals = decimalsFor(pixelSize);
+    const glint::MapPoint map = g->pixelToMap(x, y);
+    const QString unit = QString::fromStdString(g->unitSymbol());
+    QString text = tr("X %1  Y %2%3")
+                       .arg(map.x, 0, 'f', mapDecimals)
+                       .arg(map.y, 0, 'f', mapDecimals)
+                       .arg(unit.isEmpty() ? QString() : (unit == QStringLiteral("°") ? unit : QString(QLatin1Char(' ') + unit)));
+    if (const auto ll = g->mapToLonLat(map)) {
+        // A degree of latitude is about 111 km; a geographic CRS is already in degrees.
+        const int d = decimalsFor(g->isGeographic() ? pixelSize : pixelSize / 111320.0);
+        text += tr("  lon %1°  lat %2°").arg(ll->lon, 0, 'f', d).arg(ll->lat, 0, 'f', d);
+    }
+    return text;
+}
+
 void StatusReadout::showCursor(QPointF imagePoint) {
     if (!image_) return;
     const QPoint p = ViewTransform::pixelAt(imagePoint);
     pixel_->setText(formatPixel(*image_, p.x(), p.y()));
     value_->setText(formatValue(*image_, p.x(), p.y()));
     sky_->setText(formatSky(*image_, p.x(), p.y()));
+    map_->setText(formatMap(*image_, p.x(), p.y()));
 }
 
 void StatusReadout::clearCursor() {
     pixel_->clear();
     value_->clear();
     sky_->clear();
+    map_->clear();
 }
 
 void StatusReadout::showZoom(double scale) { zoom_->setText(tr("zoom %1%").arg(scale * 100.0, 0, 'f', scale < 0.1 ? 1 : 0)); }
@@ -73,6 +106,7 @@ void StatusReadout::showZoom(double scale) { zoom_->setText(tr("zoom %1%").arg(s
 QString StatusReadout::pixelText() const { return pixel_->text(); }
 QString StatusReadout::valueText() const { return value_->text(); }
 QString StatusReadout::skyText() const { return sky_->text(); }
+QString StatusReadout::mapText() const { return map_->text(); }
 QString StatusReadout::backendText() const { return backend_->text(); }
 QString StatusReadout::zoomText() const { return zoom_->text(); }
 

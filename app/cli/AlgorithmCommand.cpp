@@ -15,7 +15,7 @@ namespace glint::cli {
 namespace {
 
 const std::vector<std::string> kSharedOptions = {"--backend", "--json",  "--overlay", "--regions",
-                                                 "--hdu",     "--plane", "--frame"};
+                                                 "--hdu",     "--plane", "--frame",   "--geojson-crs"};
 
 } // namespace
 
@@ -24,7 +24,8 @@ std::string algorithmUsage(const Algorithm& algorithm) {
                         (algorithm.imageCount() == 2 ? " IMAGE_A IMAGE_B " : " IMAGE ") + algorithm.synopsis() +
                         "\n          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
     for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " OUT.png]";
-    usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]...";
+    usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]... "
+             "[--geojson-crs auto|image|wgs84|pixel]";
     return usage;
 }
 
@@ -49,6 +50,12 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
             throw OutputError("cannot write '" + pngs.front() + "': this headless build of Glint writes no PNG files");
     }
     for (const auto& out : a.values("--regions")) regionFormatForPath(out); // a bad extension is a usage error
+    RegionWriteOptions regionOptions;
+    if (auto v = a.value("--geojson-crs")) {
+        const auto crs = parseGeoJsonCrs(*v);
+        if (!crs) throw UsageError("option '--geojson-crs' must be image, wgs84, pixel or auto");
+        regionOptions.geoJsonCrs = *crs;
+    }
     LoadOptions load;
     if (auto v = a.value("--hdu")) load.hdu = static_cast<int>(parseInteger(*v, "--hdu", 0, INT_MAX));
     if (auto v = a.value("--plane")) load.plane = static_cast<int>(parseInteger(*v, "--plane", 0, INT_MAX));
@@ -62,6 +69,9 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
         inputs.secondPath = a.positionals[1];
         inputs.second = std::make_shared<const Image>(loadImage(inputs.secondPath, load));
     }
+    for (const auto& out : a.values("--regions")) // map coordinates of an image that has none: say so first
+        if (regionFormatForPath(out) == RegionFormat::GeoJson)
+            resolveGeoJsonCrs(regionOptions.geoJsonCrs, regionDocumentFor(image));
 
     JobControl job;
     const std::unique_ptr<AlgorithmOutcome> outcome = task->run(inputs, backend, job);
@@ -72,7 +82,7 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     if (auto out = a.value("--overlay")) outcome->writeOverlay(*out, inputs);
     for (const std::string& o : algorithm.outputOptions())
         if (auto out = a.value(o)) outcome->writeOutput(o, *out);
-    for (const auto& out : a.values("--regions")) writeRegionFile(out, outcome->regions(inputs));
+    for (const auto& out : a.values("--regions")) writeRegionFile(out, outcome->regions(inputs), regionOptions);
     if (!a.value("--json") || *a.value("--json") != "-") outcome->printText(std::cout, inputs, job.timing().total());
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "core/algo/Options.h"
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
+#include "core/io/Georef.h"
 #include "core/io/ImageLoader.h"
 #include "core/io/ImageStats.h"
 #include "core/io/Wcs.h"
@@ -10,6 +11,7 @@
 #include "core/util/Errors.h"
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 
@@ -98,6 +100,15 @@ int runInfo(const std::vector<std::string>& args) {
     }
     if (image.meta.windowCenter && image.meta.windowWidth)
         doc["window"] = {{"center", *image.meta.windowCenter}, {"width", *image.meta.windowWidth}};
+    // Georeferencing (GeoTIFF, world file): the CRS as "EPSG:N" or WKT (null when only a world file
+    // without .prj gives the geotransform) and GDAL's six numbers; absent when the image has none.
+    const Georef* georef = image.meta.georef.get();
+    if (georef) {
+        Json g = Json::object();
+        g["crs"] = georef->hasCrs() ? Json(georef->crsId()) : Json(nullptr);
+        g["geotransform"] = georef->geoTransform();
+        doc["georef"] = g;
+    }
 
     if (auto dest = a.value("--json")) {
         writeJson(doc, *dest);
@@ -119,6 +130,17 @@ int runInfo(const std::vector<std::string>& args) {
     std::cout << "\n";
     if (image.meta.planeCount > 1) std::cout << "  plane " << image.meta.plane << " of " << image.meta.planeCount << "\n";
     if (image.meta.frameCount > 1) std::cout << "  frame " << image.meta.frame << " of " << image.meta.frameCount << "\n";
+    if (georef) {
+        std::cout << "  georeferenced (" << georef->source() << "): "
+                  << (georef->hasCrs() ? (georef->epsg() ? georef->crsId() + " " : std::string()) + georef->crsName()
+                                       : std::string("no CRS"))
+                  << ", geotransform " << geoTransformText(georef->geoTransform()) << "\n";
+        const MapPoint c = georef->pixelToMap((image.width() - 1) / 2.0, (image.height() - 1) / 2.0);
+        std::cout << "  centre " << std::setprecision(12) << c.x << ", " << c.y << " " << georef->unitSymbol();
+        if (const auto ll = georef->pixelToLonLat((image.width() - 1) / 2.0, (image.height() - 1) / 2.0))
+            std::cout << "  (lon " << std::setprecision(10) << ll->lon << ", lat " << ll->lat << ", WGS 84)";
+        std::cout << std::setprecision(6) << "\n";
+    }
     if (image.meta.windowCenter && image.meta.windowWidth)
         std::cout << "  window centre " << *image.meta.windowCenter << ", width " << *image.meta.windowWidth << "\n";
     if (!image.meta.hdus.empty()) {

@@ -8,6 +8,7 @@
 #include "core/export/GeoJsonRegions.h"
 #include "core/export/OverlayImage.h"
 #include "core/export/RegionCsv.h"
+#include "core/io/Georef.h"
 #include "core/io/Image.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
@@ -119,6 +120,7 @@ RegionDocument regionDocumentFor(const Image& image) {
     doc.imageWidth = image.width();
     doc.imageHeight = image.height();
     doc.pixelToSky = pixelToSkyOf(image.meta.wcs);
+    doc.georef = image.meta.georef;
     return doc;
 }
 
@@ -179,6 +181,34 @@ std::vector<ExportRegion> regionsFromCommon(const CommonComponentResult& result,
     return {std::move(e)};
 }
 
+std::optional<GeoJsonCrs> parseGeoJsonCrs(const std::string& name) {
+    for (GeoJsonCrs c : {GeoJsonCrs::Auto, GeoJsonCrs::Pixel, GeoJsonCrs::Image, GeoJsonCrs::Wgs84})
+        if (lower(name) == geoJsonCrsName(c)) return c;
+    return std::nullopt;
+}
+
+const char* geoJsonCrsName(GeoJsonCrs crs) {
+    switch (crs) {
+    case GeoJsonCrs::Auto: return "auto";
+    case GeoJsonCrs::Pixel: return "pixel";
+    case GeoJsonCrs::Image: return "image";
+    case GeoJsonCrs::Wgs84: return "wgs84";
+    }
+    return "auto";
+}
+
+GeoJsonCrs resolveGeoJsonCrs(GeoJsonCrs crs, const RegionDocument& document) {
+    if (crs == GeoJsonCrs::Auto) return document.georef ? GeoJsonCrs::Image : GeoJsonCrs::Pixel;
+    if (crs != GeoJsonCrs::Pixel && !document.georef)
+        throw UsageError(std::string("GeoJSON in ") + (crs == GeoJsonCrs::Image ? "the image's CRS" : "WGS 84") +
+                         " needs a georeferenced image (a GeoTIFF, or a world file beside the image)");
+    if (crs == GeoJsonCrs::Wgs84 && !document.georef->hasLonLat())
+        throw UsageError("GeoJSON in WGS 84 needs the image's CRS" +
+                         std::string(document.georef->hasCrs() ? " to be one that converts to WGS 84"
+                                                               : " (a world file needs a .prj beside it)"));
+    return crs;
+}
+
 RegionFormat regionFormatForPath(const std::string& path) {
     const auto slash = path.find_last_of('/');
     const std::string name = lower(slash == std::string::npos ? path : path.substr(slash + 1));
@@ -200,7 +230,7 @@ std::string regionFileText(const RegionDocument& document, RegionFormat format, 
             throw UsageError("fk5 region files need an image with a celestial WCS");
         return ds9RegionText(document, system == Ds9System::Fk5);
     }
-    case RegionFormat::GeoJson: return geoJsonRegionText(document);
+    case RegionFormat::GeoJson: return geoJsonRegionText(document, resolveGeoJsonCrs(options.geoJsonCrs, document));
     case RegionFormat::Csv: return regionCsvText(document);
     }
     return {};

@@ -15,6 +15,7 @@
 
 namespace glint {
 
+class Georef;
 class Image;
 struct BrightestResult;
 struct CommonComponentResult;
@@ -63,10 +64,11 @@ struct RegionDocument {
     int imageHeight = 0;
     std::string description;  // one line: "brightest, pivot 120 (mean), k 3"
     PixelToSky pixelToSky;    // empty when the image has no WCS
+    std::shared_ptr<const Georef> georef; // null when the image is not georeferenced (GeoTIFF, world file)
     std::vector<ExportRegion> regions;
 };
 
-// A document for the image (path, size, WCS); append results to it with the functions below.
+// A document for the image (path, size, WCS, georeferencing); append results to it with the functions below.
 RegionDocument regionDocumentFor(const Image& image);
 
 std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result);
@@ -83,8 +85,19 @@ RegionFormat regionFormatForPath(const std::string& path);
 // DS9 coordinates: image, fk5 (J2000, needs pixelToSky) or fk5 when the document has a WCS.
 enum class Ds9System { Auto, Image, Fk5 };
 
+// GeoJSON coordinates: pixels (QuPath's frame, see GeoJsonRegions.h), the image's map CRS, or WGS 84
+// longitude/latitude (RFC 7946). Auto: the image's CRS when the image is georeferenced, pixels otherwise.
+enum class GeoJsonCrs { Auto, Pixel, Image, Wgs84 };
+// "auto", "pixel", "image", "wgs84" (as the CLI option --geojson-crs takes them).
+std::optional<GeoJsonCrs> parseGeoJsonCrs(const std::string& name);
+const char* geoJsonCrsName(GeoJsonCrs crs);
+// Auto resolved for the document. Throws UsageError when Image or Wgs84 is asked of a document that is
+// not georeferenced, or Wgs84 of one whose CRS is unknown (a world file without .prj).
+GeoJsonCrs resolveGeoJsonCrs(GeoJsonCrs crs, const RegionDocument& document);
+
 struct RegionWriteOptions {
     Ds9System ds9System = Ds9System::Auto;
+    GeoJsonCrs geoJsonCrs = GeoJsonCrs::Auto;
 };
 
 // The file's text in the chosen format (no file written).

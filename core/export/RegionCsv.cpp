@@ -1,6 +1,7 @@
 #include "core/export/RegionCsv.h"
 
 #include "core/export/CsvTable.h"
+#include "core/io/Georef.h"
 
 namespace glint {
 
@@ -20,7 +21,12 @@ const std::vector<std::string>& regionCsvColumns() {
     return columns;
 }
 
-std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToSky& pixelToSky) {
+const std::vector<std::string>& regionCsvGeorefColumns() {
+    static const std::vector<std::string> columns = {"map_x", "map_y", "lon", "lat"};
+    return columns;
+}
+
+std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToSky& pixelToSky, const Georef* georef) {
     const auto [cx, cy] = region.centre();
     std::vector<std::string> row = {regionKindName(region.kind),     std::to_string(region.rank),
                                     region.label,                    std::to_string(region.x),
@@ -43,12 +49,23 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
         points += formatNumber(py);
     }
     row.push_back(points);
+    if (georef) {
+        const MapPoint map = georef->pixelToMap(cx, cy);
+        const auto lonLat = georef->mapToLonLat(map);
+        row.push_back(formatNumber(map.x));
+        row.push_back(formatNumber(map.y));
+        row.push_back(lonLat ? formatNumber(lonLat->lon) : "");
+        row.push_back(lonLat ? formatNumber(lonLat->lat) : "");
+    }
     return row;
 }
 
 std::string regionCsvText(const RegionDocument& document) {
-    CsvTable table(regionCsvColumns());
-    for (const auto& region : document.regions) table.addRow(regionCsvRow(region, document.pixelToSky));
+    std::vector<std::string> columns = regionCsvColumns();
+    if (document.georef) columns.insert(columns.end(), regionCsvGeorefColumns().begin(), regionCsvGeorefColumns().end());
+    CsvTable table(columns);
+    for (const auto& region : document.regions)
+        table.addRow(regionCsvRow(region, document.pixelToSky, document.georef.get()));
     return table.text();
 }
 

@@ -12,6 +12,7 @@
 
 namespace glint {
 
+class Georef;
 class Wcs;
 
 enum class SampleType : std::uint8_t { UInt8, Int8, UInt16, Int16, UInt32, Int32, Int64, Float32, Float64 };
@@ -51,8 +52,11 @@ struct ImageMetadata {
     int frame = 0;
     int frameCount = 1;
 
-    std::vector<HeaderCard> header;    // FITS cards, or DICOM tags ("(0028,0010) Rows")
+    // FITS cards, DICOM tags ("(0028,0010) Rows"), or for PNG/TIFF/JPEG what GDAL reads (TIFF tags, text
+    // chunks) and the georeferencing (GEOREF, CRS, EPSG, GEOTRANSFORM, ... from Georef::headerCards()).
+    std::vector<HeaderCard> header;
     std::shared_ptr<const Wcs> wcs;    // null when the image has no usable WCS
+    std::shared_ptr<const Georef> georef; // GeoTIFF / world file georeferencing; null when none
     bool displayYUp = false;           // FITS: row 0 is drawn at the bottom, as DS9 does
     std::optional<double> windowCenter; // DICOM default display window
     std::optional<double> windowWidth;

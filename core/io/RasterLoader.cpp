@@ -1,5 +1,7 @@
 // PNG/PGM/TIFF/JPEG/BMP through OpenCV, 8 and 16 bit (and TIFF's 32-bit and float samples), colour
-// converted to luminance the way ImageJ and OpenCV do (rounded to the native depth).
+// converted to luminance the way ImageJ and OpenCV do (rounded to the native depth); georeferencing and
+// the file's tags through GDAL (core/io/Georef).
+#include "core/io/Georef.h"
 #include "core/io/ImageLoader.h"
 #include "core/io/RasterHeader.h"
 #include "core/util/Errors.h"
@@ -144,6 +146,14 @@ Image loadRaster(const std::string& path, FileFormat format) {
         });
         image.setBlankMask(std::move(blank));
         image.updateIntegerValued();
+    }
+    // Georeferencing and the file's own tags through GDAL (the pixels above stay OpenCV's). A file GDAL
+    // cannot read, or side files it cannot use, simply give none.
+    RasterGeoInfo geo = readRasterGeoInfo(path);
+    image.meta.header = std::move(geo.metadata);
+    if (geo.georef) {
+        for (HeaderCard& card : geo.georef->headerCards()) image.meta.header.push_back(std::move(card));
+        image.meta.georef = std::move(geo.georef);
     }
     return image;
 #endif
