@@ -41,12 +41,6 @@ std::string lowerAscii(std::string s) {
     return s;
 }
 
-std::string upperAscii(std::string s) {
-    for (char& c : s)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return s;
-}
-
 } // namespace
 
 std::string geoTransformText(const std::array<double, 6>& gt) {
@@ -122,6 +116,12 @@ RasterGeoInfo readRasterGeoInfo(const std::string&) { return {}; }
 bool georefAvailable() { return true; }
 
 namespace {
+
+std::string upperAscii(std::string s) {
+    for (char& c : s)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return s;
+}
 
 constexpr std::size_t kMaxSideFileBytes = 1 << 16;  // a world file is 6 lines, a .prj one WKT
 constexpr std::size_t kMaxMetadataCards = 200;

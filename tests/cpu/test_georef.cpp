@@ -59,11 +59,6 @@ void writeBytes(const QString& path, const QByteArray& bytes) {
     QCOMPARE(f.write(bytes), bytes.size());
 }
 
-QByteArray readBytes(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
 // A minimal 8-bit greyscale PNG (zlib's stored blocks, no compression needed), so that this test does not
 // depend on an encoder.
 QByteArray pngBytes(int w, int h) {
@@ -111,6 +106,11 @@ QByteArray pngBytes(int w, int h) {
 }
 
 #if GLINT_WITH_GDAL
+QByteArray readBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 void registerGdal() {
     static bool once = [] {
         GDALAllRegister();
