@@ -319,7 +319,7 @@ void MainWindow::createSessions() {
         // The autosave's file name means nothing to the user: name the image it brought back instead.
         const bool fromAutosave = autosave_ && QFileInfo(label).absolutePath() == QFileInfo(autosave_->directory()).absoluteFilePath();
         const QString image = QFileInfo(context_->imagePath()).fileName();
-        statusBar()->showMessage(fromAutosave ? tr("Restored the session that was open when Glint last stopped (%1)").arg(image)
+        statusBar()->showMessage(fromAutosave ? tr("Last session restored (%1)").arg(image)
                                               : tr("Session restored: %1").arg(QFileInfo(label).fileName()),
                                  8000);
     });

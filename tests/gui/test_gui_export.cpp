@@ -491,7 +491,7 @@ private slots:
             QCOMPARE(failed.count(), 1);
             QVERIFY(!e->lastError().isEmpty());
             QVERIFY2(e->lastError().contains(inside), qPrintable(e->lastError()));
-            QCOMPARE(window.statusBar()->currentMessage(), e->lastError());
+            QCOMPARE(window.statusBar()->currentMessage(), ui::asSentence(e->lastError())); // shown as a sentence
             QCOMPARE(folderEntries(folder), QStringList{QStringLiteral("plain")});
             QCOMPARE(readAll(blocker.fileName()), QByteArray("not a folder"));
         }

@@ -127,7 +127,9 @@ private slots:
         QCOMPARE(module->layer()->selected(), model->overlayItem(0));
         module->layer()->setSelected(model->overlayItem(1));
         QCOMPARE(results->selectedRow(), 1);
-        // A click on the drawn rectangle's edge (default tool again) selects its row.
+        // A click on the drawn rectangle's edge (the default tool again, after Esc: drawing tools stay
+        // armed) selects its row.
+        QTest::keyClick(canvas, Qt::Key_Escape);
         QCOMPARE(canvas->tool(), static_cast<CanvasTool*>(canvas->defaultTool()));
         QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, v.imageToWidget(QPointF(4.5, 12)).toPoint());
         QCOMPARE(results->selectedRow(), 0);

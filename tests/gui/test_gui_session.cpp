@@ -284,7 +284,7 @@ private slots:
         QString failure;
         QVERIFY(!openSession(window, session, &failure));
         QVERIFY2(failure.contains(gone), qPrintable(failure));
-        QCOMPARE(window.statusBar()->currentMessage(), failure);
+        QCOMPARE(window.statusBar()->currentMessage(), ui::asSentence(failure)); // shown as a sentence
         QCOMPARE(window.context().image(), image);
         QCOMPARE(window.sessions()->capture(), current);
     }

@@ -21,6 +21,7 @@
 #include "ui/docks/ResultsDock.h"
 #include "ui/help/HelpDialog.h"
 #include "ui/modules/BrightestLayers.h"
+#include "ui/overlay/LayerStack.h"
 #include "ui/session/Autosave.h"
 #include "ui/session/Session.h"
 
@@ -66,6 +67,14 @@ QAction* menuEntry(QMenu* menu, const QString& text) {
         if (a->text().remove(QLatin1Char('&')).startsWith(text)) return a;
     return nullptr;
 }
+
+// Records the area it is given to paint in.
+class AreaProbe : public OverlayLayer {
+public:
+    AreaProbe() : OverlayLayer(QStringLiteral("probe"), Qt::white) {}
+    void paint(QPainter& painter, const ViewTransform&) const override { areas.append(paintArea(painter)); }
+    mutable QVector<QRectF> areas;
+};
 
 bool anyOverlap(const QVector<QRectF>& boxes) {
     for (int i = 0; i < boxes.size(); ++i)
@@ -231,6 +240,13 @@ private slots:
             QVERIFY(!anyOverlap(boxes));
         }
         saveShot(window, QStringLiteral("usability-labels"));
+        // Painted through the window (its backing store, as on a real screen), the layers' area is the
+        // canvas itself, not the whole window: labels and legends placed there are in view.
+        auto* probe = new AreaProbe;
+        window.context().layers()->add(probe);
+        window.repaint();
+        QTRY_VERIFY(!probe->areas.isEmpty());
+        for (const QRectF& area : probe->areas) QCOMPARE(area, QRectF(canvas->rect()));
 
         // A sweep legend of sixteen pivots in a short view: in columns, inside the view.
         BrightestSweepLayer sweep(QStringLiteral("sweep"));

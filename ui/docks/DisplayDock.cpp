@@ -190,6 +190,8 @@ void DisplayDock::requestHistogram() {
             const double margin = 0.25 * (l.high - l.low);
             low = l.low - margin; // the handles always at the same places: 1/6 and 5/6 on a linear axis
             high = l.high + margin;
+            // A log or asinh axis widens its low end: start it at the data, not in an empty margin below.
+            if (histogramAxis() != glint::HistogramAxis::Linear) low = std::min(l.low, std::max(low, loaded.stats.min));
         }
         if (!pending_ && std::pair(low, high) == zoomedRange_ && histogram_->histogram().axis == histogramAxis()) return;
         zoomedRange_ = {low, high};

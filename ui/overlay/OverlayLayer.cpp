@@ -1,6 +1,7 @@
 #include "ui/overlay/OverlayLayer.h"
 
 #include <QPainter>
+#include <QWidget>
 
 #include <cmath>
 
@@ -38,6 +39,14 @@ void OverlayLayer::setSelected(int index) {
 }
 
 QRectF OverlayLayer::paintArea(const QPainter& painter) {
+    // On a widget the area is the widget's own rectangle. (Its painter draws into the window's backing
+    // store: there the viewport is the whole window and the device transform holds the widget's offset, so
+    // the mapping below gave an area reaching under the menu bar and over the docks, where labels and the
+    // legend were placed out of sight; offscreen, where each widget has its own buffer, it did not show.)
+    if (const auto* widget = dynamic_cast<const QWidget*>(painter.device())) {
+        const QTransform world = painter.worldTransform();
+        return world.isInvertible() ? world.inverted().mapRect(QRectF(widget->rect())) : QRectF(widget->rect());
+    }
     const QTransform t = painter.deviceTransform();
     return t.isInvertible() ? t.inverted().mapRect(QRectF(painter.viewport())) : QRectF(painter.viewport());
 }
