@@ -136,9 +136,7 @@ class TestBrightest : public QObject {
 private slots:
     void initTestCase() { initBackends(); }
 
-    void paperExample_data() {
-        test::addBackendRows();
-    }
+    void paperExample_data() { test::addBackendRows(); }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
         const Image im = test::brightestPaperImage();
@@ -412,9 +410,7 @@ private slots:
         }
     }
 
-    void roiAndEmptyResults_data() {
-        test::addBackendRows({Backend::Reference, Backend::Cpu});
-    }
+    void roiAndEmptyResults_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void roiAndEmptyResults() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(5);
@@ -505,9 +501,7 @@ private slots:
         QCOMPARE(job.progress(), 1.0);
     }
 
-    void cancelActsQuickly_data() {
-        test::addBackendRows();
-    }
+    void cancelActsQuickly_data() { test::addBackendRows(); }
     // A job cancelled before it starts throws Cancelled. The cancel requested from inside the run (its
     // first progress report) cannot race the job's end on any machine; it must then stop with Cancelled,
     // well within a second. The 100 ms product target is a bench row (glint-cli bench cancel), not a

@@ -84,9 +84,7 @@ class TestKMax : public QObject {
 private slots:
     void initTestCase() { initBackends(); }
 
-    void paperExample_data() {
-        test::addBackendRows();
-    }
+    void paperExample_data() { test::addBackendRows(); }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
         const KMaxSequence s = KMaxSequence::fromInts({-3, 1, -2, 4, -1, 2, 1, -5, 3});
@@ -179,9 +177,7 @@ private slots:
 
     // The overlap list starts with the brightest region, and (integer mode) agrees with it exactly, and
     // with the reference's list rank by rank.
-    void overlapStartsWithTheBrightest_data() {
-        test::addBackendRows({Backend::Reference, Backend::Cpu});
-    }
+    void overlapStartsWithTheBrightest_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void overlapStartsWithTheBrightest() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(21);
@@ -252,9 +248,7 @@ private slots:
 
     // The same search again on the same solver (captured once as a CUDA graph and replayed on the device)
     // gives the same answer, also when the queued passes leave the work to the host.
-    void repeatedSearchesAgree_data() {
-        test::addBackendRows({Backend::Cpu, Backend::Cuda});
-    }
+    void repeatedSearchesAgree_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void repeatedSearchesAgree() {
         GLINT_FETCH_BACKEND(backend);
         const std::vector<std::pair<QString, KMaxSequence>> cases = {
@@ -284,9 +278,7 @@ private slots:
     // Every pair ties, or nearly every one: the search must stay linear in n + K, not in the pair count
     // (on the device the counting passes stop at their cap and the bracket search takes over); the
     // answer must still be exact and agree with the cpu backend.
-    void degenerateInputsStayFast_data() {
-        test::addBackendRows();
-    }
+    void degenerateInputsStayFast_data() { test::addBackendRows(); }
     void degenerateInputsStayFast() {
         GLINT_FETCH_BACKEND(backend);
         const std::size_t n = 1 << 20;
@@ -463,9 +455,7 @@ private slots:
     }
 
     // Cancelled from inside the run (see test_brightest): it must stop, whatever the machine's speed.
-    void cancelActsQuickly_data() {
-        test::addBackendRows({Backend::Reference, Backend::Cpu});
-    }
+    void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void cancelActsQuickly() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(2);

@@ -58,6 +58,23 @@ struct TraceCase {
     }
 };
 
+// The case's field and clicks, drawn from its seed.
+struct TraceProblem {
+    std::shared_ptr<const TraceField> field;
+    TraceParams params;
+    TracePoint a, b;
+};
+
+TraceProblem problemFor(const TraceCase& c) {
+    std::mt19937 rng(c.seed);
+    TraceProblem p;
+    p.field = fieldForMode(c.mode, c.width, c.height, rng);
+    p.params = c.params();
+    p.a = test::randomPoint(c.width, c.height, rng);
+    p.b = test::randomPoint(c.width, c.height, rng);
+    return p;
+}
+
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
 
 } // namespace
@@ -98,10 +115,7 @@ private slots:
     void bruteForce() {
         GLINT_FETCH_BACKEND(backend);
         QFETCH(TraceCase, c);
-        std::mt19937 rng(c.seed);
-        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
-        const TraceParams params = c.params();
-        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
+        const auto [field, params, a, b] = problemFor(c);
         const double best = test::bruteForceBest(*field, a, b, params);
         auto tracer = tracerFor(backend, field);
         JobControl job;
@@ -173,10 +187,7 @@ private slots:
     void matchesReference() {
         GLINT_FETCH_BACKEND(backend);
         QFETCH(TraceCase, c);
-        std::mt19937 rng(c.seed);
-        const auto field = fieldForMode(c.mode, c.width, c.height, rng);
-        const TraceParams params = c.params();
-        const TracePoint a = test::randomPoint(c.width, c.height, rng), b = test::randomPoint(c.width, c.height, rng);
+        const auto [field, params, a, b] = problemFor(c);
         JobControl j1, j2;
         const TraceLeg ref = tracerFor(Backend::Reference, field)->trace(a, b, params, j1);
         const TraceLeg got = tracerFor(backend, field)->trace(a, b, params, j2);
@@ -322,9 +333,7 @@ private slots:
     }
 
     // A job cancelled before it starts throws Cancelled, for a single leg and for a chain.
-    void cancel_data() {
-        test::addBackendRows();
-    }
+    void cancel_data() { test::addBackendRows(); }
     void cancel() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(5);
@@ -448,9 +457,7 @@ private slots:
     }
 
     // glint-cli trace --backend: the named backend runs, and the JSON says so.
-    void cliBackend_data() {
-        test::addBackendRows();
-    }
+    void cliBackend_data() { test::addBackendRows(); }
     void cliBackend() {
         GLINT_FETCH_BACKEND(backend);
         QByteArray text;

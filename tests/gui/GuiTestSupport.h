@@ -14,6 +14,7 @@
 #include <QImage>
 #include <QMenu>
 #include <QMenuBar>
+#include <QToolButton>
 #include <QTimer>
 #include <QSet>
 #include <QStandardPaths>
@@ -111,8 +112,6 @@ inline PictureStats pictureStats(const QImage& picture, const QRect& area = {}) 
     return s;
 }
 
-} // namespace glint::test
-
 // The window's menu of that title (mnemonic ampersands ignored), or null.
 inline QMenu* menuNamed(ui::MainWindow& window, const QString& title) {
     for (QAction* a : window.menuBar()->actions())
@@ -137,6 +136,8 @@ inline qint64 clickCancelAndTime(ui::MainWindow& window, const std::function<voi
     loop.exec();
     return after;
 }
+
+} // namespace glint::test
 
 // Waits (up to 30 s) until the window's image is loaded and drawn.
 #define GLINT_WAIT_FOR_IMAGE(window) QTRY_VERIFY_WITH_TIMEOUT(glint::test::imageShown((window).context()), 30000)

@@ -32,13 +32,14 @@ using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::brightest;
 
-// Shows the window and opens the synthetic mammogram in it (the test skips where the sample is missing).
-#define OPEN_MAMMOGRAM(window)                                                                  \
-    const QString mammogram_ = test::samplePath(QStringLiteral("synthetic-mammogram.png"));      \
-    if (!QFile::exists(mammogram_)) QSKIP("the synthetic mammogram sample is missing");         \
+// Shows the window and opens the synthetic mammogram (its path in `file`) in it; the test skips where the
+// sample is missing.
+#define OPEN_MAMMOGRAM(window, file)                                                            \
+    const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));           \
+    if (!QFile::exists(file)) QSKIP("the synthetic mammogram sample is missing");               \
     showWindow(window);                                                                         \
     if (QTest::currentTestFailed()) return;                                                     \
-    (window).openFile(mammogram_);                                                              \
+    (window).openFile(file);                                                                    \
     GLINT_WAIT_FOR_IMAGE(window)
 
 class TestGuiBrightest : public QObject {
@@ -294,7 +295,7 @@ private slots:
     // mammogram: the regions keep off them, and they are the regions the CLI finds with the same shapes.
     void mammogramExclusions() {
         MainWindow window({false, false});
-        OPEN_MAMMOGRAM(window);
+        OPEN_MAMMOGRAM(window, file);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->kBox()->setValue(3);
@@ -373,7 +374,7 @@ private slots:
     // follows the colours and visibility set in the Layers dock; rows and rectangles linked across pivots.
     void pivotSweep() {
         MainWindow window({false, false});
-        OPEN_MAMMOGRAM(window);
+        OPEN_MAMMOGRAM(window, file);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
