@@ -68,6 +68,34 @@ double Histogram::axisDensity(std::size_t i) const {
     return share > 0.0 ? static_cast<double>(counts[i]) / share : 0.0;
 }
 
+namespace {
+
+// Counts every finite, non-blank sample into h (its low, high and counts set): below low, above high, or
+// in bin binOf(v) (clamped to the last bin), on every core.
+template <class BinOf>
+void countInto(const Image& image, Histogram& h, BinOf binOf) {
+    std::mutex merge;
+    image.visit([&](const auto* p) {
+        parallelFor(0, image.pixelCount(), std::size_t(1) << 18, [&](std::size_t b, std::size_t e) {
+            std::vector<std::uint64_t> local(h.counts.size(), 0);
+            std::uint64_t below = 0, above = 0;
+            for (std::size_t i = b; i < e; ++i) {
+                const double v = static_cast<double>(p[i]);
+                if (!std::isfinite(v) || image.isBlank(i)) continue;
+                if (v < h.low) ++below;
+                else if (v > h.high) ++above;
+                else ++local[std::min(binOf(v), local.size() - 1)];
+            }
+            std::lock_guard lock(merge);
+            for (std::size_t k = 0; k < local.size(); ++k) h.counts[k] += local[k];
+            h.below += below;
+            h.above += above;
+        });
+    });
+}
+
+} // namespace
+
 Histogram computeHistogram(const Image& image, double low, double high, int bins) {
     if (bins < 1) throw UsageError("a histogram needs at least one bin");
     if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
@@ -77,29 +105,7 @@ Histogram computeHistogram(const Image& image, double low, double high, int bins
     h.high = high;
     h.counts.assign(static_cast<std::size_t>(bins), 0);
     const double perUnit = bins / (high - low);
-    std::mutex merge;
-    image.visit([&](const auto* p) {
-        parallelFor(0, image.pixelCount(), std::size_t(1) << 18, [&](std::size_t b, std::size_t e) {
-            std::vector<std::uint64_t> local(h.counts.size(), 0);
-            std::uint64_t below = 0, above = 0;
-            for (std::size_t i = b; i < e; ++i) {
-                const double v = static_cast<double>(p[i]);
-                if (!std::isfinite(v) || image.isBlank(i)) continue;
-                if (v < low) {
-                    ++below;
-                } else if (v > high) {
-                    ++above;
-                } else {
-                    const auto bin = static_cast<std::size_t>((v - low) * perUnit);
-                    ++local[std::min(bin, local.size() - 1)];
-                }
-            }
-            std::lock_guard lock(merge);
-            for (std::size_t k = 0; k < local.size(); ++k) h.counts[k] += local[k];
-            h.below += below;
-            h.above += above;
-        });
-    });
+    countInto(image, h, [&](double v) { return static_cast<std::size_t>((v - low) * perUnit); });
     return h;
 }
 
@@ -228,29 +234,9 @@ Histogram computeAxisHistogram(const Image& image, double low, double high, int 
     h.axis = axis;
     h.levelStep = levels ? levels->step : 0.0;
     h.counts.assign(edges.size() - 1, 0);
-    std::mutex merge;
-    image.visit([&](const auto* p) {
-        parallelFor(0, image.pixelCount(), std::size_t(1) << 18, [&](std::size_t b, std::size_t e) {
-            std::vector<std::uint64_t> local(h.counts.size(), 0);
-            std::uint64_t below = 0, above = 0;
-            for (std::size_t i = b; i < e; ++i) {
-                const double v = static_cast<double>(p[i]);
-                if (!std::isfinite(v) || image.isBlank(i)) continue;
-                if (v < h.low) {
-                    ++below;
-                } else if (v > h.high) {
-                    ++above;
-                } else {
-                    const auto at = std::upper_bound(edges.begin(), edges.end(), v);
-                    const auto bin = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, at - edges.begin() - 1));
-                    ++local[std::min(bin, local.size() - 1)];
-                }
-            }
-            std::lock_guard lock(merge);
-            for (std::size_t k = 0; k < local.size(); ++k) h.counts[k] += local[k];
-            h.below += below;
-            h.above += above;
-        });
+    countInto(image, h, [&](double v) {
+        const auto at = std::upper_bound(edges.begin(), edges.end(), v);
+        return static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, at - edges.begin() - 1));
     });
     h.edges = std::move(edges);
     // Equal bins need no edge list (binLow/binHigh compute them).

@@ -19,9 +19,6 @@ class RectangleTool : public CanvasTool {
     Q_OBJECT
 public:
     explicit RectangleTool(QObject* parent = nullptr);
-    // Source compatibility with the call sites that still pass the former `oneShot` flag: drawing tools
-    // always stay armed now (issue 17), so the flag is not used.
-    RectangleTool(bool /*formerOneShot*/, QObject* parent) : RectangleTool(parent) {}
     QString name() const override { return tr("Draw rectangle"); }
     bool mousePress(const CanvasMouseEvent& e) override;
     bool mouseMove(const CanvasMouseEvent& e) override;
@@ -49,7 +46,6 @@ class PolygonTool : public CanvasTool {
     Q_OBJECT
 public:
     explicit PolygonTool(QObject* parent = nullptr);
-    PolygonTool(bool /*formerOneShot*/, QObject* parent) : PolygonTool(parent) {} // as RectangleTool's
     QString name() const override { return tr("Draw polygon"); }
     bool mousePress(const CanvasMouseEvent& e) override;
     bool mouseMove(const CanvasMouseEvent& e) override;

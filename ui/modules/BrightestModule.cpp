@@ -55,8 +55,8 @@ QString rectText(const QRect& r) {
 } // namespace
 
 BrightestModule::BrightestModule(AppContext& context, QObject* parent)
-    : AnalysisModule(context, parent), roiTool_(new RectangleTool(true, this)), excludeRectTool_(new RectangleTool(true, this)),
-      excludePolygonTool_(new PolygonTool(true, this)), brightestAction_(new QAction(tr("Brightest Region"), this)),
+    : AnalysisModule(context, parent), roiTool_(new RectangleTool(this)), excludeRectTool_(new RectangleTool(this)),
+      excludePolygonTool_(new PolygonTool(this)), brightestAction_(new QAction(tr("Brightest Region"), this)),
       kBrightestAction_(new QAction(tr("K Brightest Regions"), this)),
       sweepAction_(new QAction(tr("Brightest: Pivot Sweep"), this)),
       drawRoiAction_(new QAction(tr("Brightest: Draw ROI"), this)),

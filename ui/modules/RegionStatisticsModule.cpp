@@ -48,7 +48,7 @@ glint::Image cropImage(const glint::Image& image, const QRect& r) {
 } // namespace
 
 RegionStatisticsModule::RegionStatisticsModule(AppContext& context, QObject* parent)
-    : AnalysisModule(context, parent), tool_(new RectangleTool(true, this)),
+    : AnalysisModule(context, parent), tool_(new RectangleTool(this)),
       drawAction_(new QAction(tr("Region Statistics: Draw Rectangle"), this)),
       wholeImageAction_(new QAction(tr("Region Statistics: Whole Image"), this)) {
     drawAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));

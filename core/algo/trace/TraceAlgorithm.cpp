@@ -126,7 +126,6 @@ public:
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
-        validateTracePoints(clicks_, image.width(), image.height());
         TraceResult result = runTrace(image, clicks_, params_, field_, backend, job);
         const double sineThreshold = result.field ? result.field->sineThreshold() : 0.0;
         const Backend ran = result.backend;
