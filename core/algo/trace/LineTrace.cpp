@@ -90,6 +90,9 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     if (!field_) throw std::logic_error("LineTracer::trace before setField");
     validateTraceParams(params);
     validateTracePoints({a, b}, field_->width(), field_->height());
+    // Every backend's leg starts here: a job cancelled before it is not run (a small CUDA leg is one
+    // launch with no cancel check inside).
+    job.throwIfCancelled();
     job.setDevice(deviceNameFor(backend()));
     std::optional<TraceGeometry> geometry;
     {
