@@ -9,7 +9,7 @@
 #include "cuda/KMaxEngine.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
 
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
 

@@ -5,7 +5,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/util/Errors.h"
 
 #include <QtTest>

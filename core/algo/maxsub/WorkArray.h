@@ -1,8 +1,9 @@
-// Preprocessing shared by every maximum-subarray backend (brightest, and K-MSP later): the pivot, the
-// ROI crop, the exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
+// Preprocessing shared by every maximum-subarray search (brightest, K-MSP): the pivot, the ROI crop, the
+// exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
 #pragma once
 
-#include "core/algo/brightest/Brightest.h"
+#include "core/algo/maxsub/RegionSearch.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +66,16 @@ void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 // Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
 // included pixels and builds the work array. `image` must outlive the result.
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
+
+// What every region search does first, whatever its mode: the result's header (pivot spec, mode, image
+// size, backend, job.device()), then the work array prepared as step "preprocess" and checked with
+// checkSumRange, and the result's pivot, exactInteger and includedPixels from it. Throws Cancelled.
+struct PreparedRegionSearch {
+    BrightestResult result; // no regions yet
+    WorkArray work;
+};
+PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
+                                         Backend resolved, JobControl& job);
 
 // The pivot's value over the included pixels (values of the ROI that are not excluded). Exposed for
 // the window's pivot readout and the tests; prepareWorkArray uses the same computation.
