@@ -95,19 +95,10 @@ std::vector<KMaxSegment> cpuTopK(const KMaxSequence& seq, std::size_t k, JobCont
     return kmax::drainTopK(heap, k, job);
 }
 
-class CpuSolver final : public KMax1dSolver {
-public:
-    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
-    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
-        return seq_->integer ? cpuTopK<std::int64_t>(*seq_, k, job) : cpuTopK<double>(*seq_, k, job);
-    }
-
-private:
-    const KMaxSequence* seq_ = nullptr;
-};
-
 } // namespace
 
-std::unique_ptr<KMax1dSolver> makeCpuKMax1dSolver() { return std::make_unique<CpuSolver>(); }
+std::unique_ptr<KMax1dSolver> makeCpuKMax1dSolver() {
+    return std::make_unique<kmax::HostKMax1dSolver<&cpuTopK<std::int64_t>, &cpuTopK<double>>>();
+}
 
 } // namespace glint

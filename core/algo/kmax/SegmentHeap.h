@@ -195,4 +195,19 @@ std::vector<KMaxSegment> drainTopK(Heap& heap, std::size_t k, JobControl& job) {
     return out;
 }
 
+// A host 1-D backend: keeps a pointer to the loaded sequence and runs Search<std::int64_t> (integer
+// mode) or Search<double> on it.
+template <std::vector<KMaxSegment> (*SearchInt)(const KMaxSequence&, std::size_t, JobControl&),
+          std::vector<KMaxSegment> (*SearchReal)(const KMaxSequence&, std::size_t, JobControl&)>
+class HostKMax1dSolver final : public KMax1dSolver {
+public:
+    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
+    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
+        return seq_->integer ? SearchInt(*seq_, k, job) : SearchReal(*seq_, k, job);
+    }
+
+private:
+    const KMaxSequence* seq_ = nullptr;
+};
+
 } // namespace glint::kmax
