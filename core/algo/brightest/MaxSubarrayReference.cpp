@@ -14,18 +14,11 @@ class ReferenceSolver final : public MaxSubarraySolver {
 public:
     std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
         if (work.includedCount == 0) return {};
-        return work.integer ? run(columnPrefix<std::int64_t>(work, job), work, k, job, span)
-                            : run(columnPrefix<double>(work, job), work, k, job, span);
+        return work.integer ? run(timedColumnPrefixSums<std::int64_t>(work, job), work, k, job, span)
+                            : run(timedColumnPrefixSums<double>(work, job), work, k, job, span);
     }
 
 private:
-    template <class V>
-    static std::vector<V> columnPrefix(const WorkArray& work, JobControl& job) {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
-        else return columnPrefixSumsReal(work);
-    }
-
     template <class V>
     static std::vector<WorkRect> run(const std::vector<V>& P, const WorkArray& work, int k, JobControl& job,
                                      ProgressSpan span) {

@@ -10,12 +10,7 @@ namespace {
 
 template <class V>
 std::vector<KMaxSegment> referenceTopK(const KMaxSequence& seq, std::size_t k, JobControl& job) {
-    std::vector<V> p;
-    {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) p = canonicalPrefix1dInteger(seq);
-        else p = canonicalPrefix1dReal(seq);
-    }
+    const std::vector<V> p = kmax::timedCanonicalPrefix1d<V>(seq, job);
     auto step = job.timing().scope("search");
     const std::int64_t n = static_cast<std::int64_t>(seq.size());
     const kmax::RangeMinTree<V> rmq(p.data(), n);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace glint {
@@ -85,6 +86,13 @@ double computePivot(const Image& image, const BrightestParams& params);
 // computed top to bottom (every backend adds in this order, so double sums agree bit for bit).
 std::vector<std::int64_t> columnPrefixSumsInteger(const WorkArray& work);
 std::vector<double> columnPrefixSumsReal(const WorkArray& work);
+// The one of the two that V (std::int64_t or double) names, timed as step "prefix sums".
+template <class V>
+std::vector<V> timedColumnPrefixSums(const WorkArray& work, JobControl& job) {
+    auto step = job.timing().scope("prefix sums");
+    if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
+    else return columnPrefixSumsReal(work);
+}
 
 // Marks the pixels inside a polygon (pixel centre inside, even-odd rule) in a width*height mask.
 void rasterizePolygon(const PixelPolygon& polygon, int width, int height, std::vector<std::uint8_t>& mask);
