@@ -1,5 +1,6 @@
 #include "cuda/Backends.h"
 
+#include "core/algo/RegisterAlgorithms.h"
 #include "core/jobs/Backend.h"
 
 #include <mutex>

@@ -3,7 +3,7 @@
 // each backend checked against the reference (or the exact CPU backend where the reference would take
 // too long) before it is timed. Reference and CPU times above their size limits are extrapolated.
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/bench/Bench.h"
 #include "core/bench/BenchImages.h"
 #include "core/io/Image.h"

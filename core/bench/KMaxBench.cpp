@@ -4,7 +4,7 @@
 // checked against the reference (or the exact CPU backend where the reference would take too long).
 // 1-D searches run on data already loaded (the CUDA upload is reported apart, in `extra`).
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/bench/Bench.h"
 #include "core/bench/BenchImages.h"

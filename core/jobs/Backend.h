@@ -1,6 +1,7 @@
 // Backend selection (auto|cuda|cpu|reference) and the per-algorithm registry of implementations.
-// core registers the reference and CPU backends; the cuda library registers its own and the device probe
-// (see cuda/Backends.h: initBackends()), so core never depends on CUDA.
+// core registers the reference and CPU backends (core/algo/RegisterAlgorithms.h: registerCpuBackends());
+// the cuda library registers its own and the device probe (see cuda/Backends.h: initBackends()), so core
+// never depends on CUDA, and jobs/ on no algorithm.
 #pragma once
 
 #include "core/util/Errors.h"
@@ -122,9 +123,5 @@ Backend resolveForJob(Backend requested, Job& job, double cpuMs = -1.0) {
                                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     return resolved;
 }
-
-// Registers the reference and CPU backends of every algorithm (core/jobs/Backend.cpp). Called by
-// initBackends(); idempotent.
-void registerCpuBackends();
 
 } // namespace glint

@@ -8,7 +8,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/io/ImageStats.h"
 #include "core/util/Errors.h"
 

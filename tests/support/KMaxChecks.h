@@ -3,7 +3,8 @@
 // reported list (distinct, no blank or excluded cell inside, each sum recomputed, in order).
 #pragma once
 
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
 

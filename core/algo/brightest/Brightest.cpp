@@ -1,150 +1,29 @@
 #include "core/algo/brightest/Brightest.h"
 
 #include "core/algo/brightest/MaxSubarray.h"
-#include "core/algo/brightest/WorkArray.h"
-#include "core/algo/kmax/KMax.h"
+#include "core/algo/kmax/KMax.h" // the overlap mode's job function: brightest -> kmax, one way
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
-#include "core/util/Errors.h"
 
-#include <charconv>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
-#include <sstream>
+#include <utility>
 
 namespace glint {
 
 namespace {
 
-// The whole text as a finite number (decimal or scientific; no "nan", "inf", hex, or out of range).
-bool parseDouble(const std::string& text, double& out) {
-    const char* last = text.data() + text.size();
-    const auto [end, ec] = std::from_chars(text.data(), last, out, std::chars_format::general);
-    return !text.empty() && ec == std::errc() && end == last && std::isfinite(out);
-}
-
-std::string shortNumber(double v) {
-    std::ostringstream s;
-    s.precision(17);
-    s << v;
-    return s.str();
-}
-
-} // namespace
-
-PivotSpec PivotSpec::parse(const std::string& text) {
-    PivotSpec spec;
-    if (text == "mean") return spec;
-    if (text == "median") {
-        spec.kind = Kind::Median;
-        return spec;
-    }
-    double v = 0.0;
-    if (text.size() > 1 && (text[0] == 'p' || text[0] == 'P') && parseDouble(text.substr(1), v)) {
-        if (!(v >= 0.0 && v <= 100.0))
-            throw UsageError("the pivot percentile '" + text + "' must be between p0 and p100");
-        spec.kind = Kind::Percentile;
-        spec.value = v;
-        return spec;
-    }
-    if (!parseDouble(text, v))
-        throw UsageError("invalid pivot '" + text + "' (expected mean, median, pNN or a number)");
-    if (!std::isfinite(v)) throw UsageError("the pivot '" + text + "' is not a finite number");
-    spec.kind = Kind::Number;
-    spec.value = v;
-    return spec;
-}
-
-std::string PivotSpec::text() const {
-    switch (kind) {
-    case Kind::Mean: return "mean";
-    case Kind::Median: return "median";
-    case Kind::Percentile: {
-        std::string out(1, 'p'); // not "p" + ...: GCC 12 warns falsely (-Wrestrict) on that form
-        out += shortNumber(value);
-        return out;
-    }
-    case Kind::Number: return shortNumber(value);
-    }
-    return "mean";
-}
-
-const char* brightestModeName(BrightestMode mode) { return mode == BrightestMode::Overlap ? "overlap" : "disjoint"; }
-
-BrightestMode parseBrightestMode(const std::string& name) {
-    if (name == "disjoint") return BrightestMode::Disjoint;
-    if (name == "overlap") return BrightestMode::Overlap;
-    throw UsageError("invalid mode '" + name + "' (expected disjoint or overlap)");
-}
-
-std::vector<BrightestRegion> regionsOf(const WorkArray& work, const std::vector<WorkRect>& rects) {
-    std::vector<BrightestRegion> regions;
-    regions.reserve(rects.size());
-    for (const WorkRect& w : rects) {
-        const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
-        BrightestRegion region;
-        region.rank = static_cast<int>(regions.size()) + 1;
-        region.x = r.x;
-        region.y = r.y;
-        region.width = r.width;
-        region.height = r.height;
-        region.exactInteger = work.integer;
-        region.sumInt = w.sumInt;
-        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
-        regions.push_back(region);
-    }
-    return regions;
-}
-
-double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params) {
-    // Cells visited by one search (every strip, every column: rows <= cols after the transpose), at the
-    // CPU backend's measured rate (~5e9 cells/s a thread on the H100 host, NOTES.md; 4e9 taken so that
-    // the estimate errs towards the GPU), plus ~0.3 ms of thread start-up.
-    const bool roi = params.roi.width > 0 && params.roi.height > 0;
-    const double w = roi ? params.roi.width : image.width(), h = roi ? params.roi.height : image.height();
-    const double rows = std::min(w, h), cols = std::max(w, h);
-    const double rounds = params.mode == BrightestMode::Overlap ? 1.5 : std::max(1, params.k);
-    return rows * (rows + 1) / 2 * cols * rounds / (4e9 * cpuThreadCount()) * 1e3 + 0.3;
-}
-
-namespace {
-
-void validate(const BrightestParams& params) {
-    if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
-    if ((params.pivot.kind == PivotSpec::Kind::Number && !std::isfinite(params.pivot.value)) ||
-        (params.pivot.kind == PivotSpec::Kind::Percentile && !(params.pivot.value >= 0 && params.pivot.value <= 100)))
-        throw UsageError("invalid pivot '" + params.pivot.text() + "'");
-}
-
 BrightestResult runOne(const Image& image, const BrightestParams& params, Backend resolved, MaxSubarraySolver& solver,
                        JobControl& job, ProgressSpan span) {
-    BrightestResult result;
-    result.pivotSpec = params.pivot;
-    result.mode = params.mode;
-    result.imageWidth = image.width();
-    result.imageHeight = image.height();
-    result.backend = resolved;
-    result.device = job.device();
-    WorkArray work;
-    {
-        auto step = job.timing().scope("preprocess");
-        work = prepareWorkArray(image, params);
-    }
-    job.throwIfCancelled();
-    checkSumRange(work, params.pivot);
-    result.pivot = work.pivot;
-    result.exactInteger = work.integer;
-    result.includedPixels = work.includedCount;
-    const std::vector<WorkRect> rects = solver.solveDisjoint(work, params.k, job, span);
-    result.regions = regionsOf(work, rects);
-    return result;
+    PreparedRegionSearch search = prepareRegionSearch(image, params, params.mode, resolved, job);
+    search.result.regions = regionsOf(search.work, solver.solveDisjoint(search.work, params.k, job, span));
+    return std::move(search.result);
 }
 
 } // namespace
 
 BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
-    validate(params);
+    validateBrightestParams(params);
     if (params.mode == BrightestMode::Overlap) return runBrightestOverlap(image, params, backend, job); // algo/kmax
     return runJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params),
                                      [&](MaxSubarraySolver& solver, Backend resolved) {
@@ -154,11 +33,11 @@ BrightestResult runBrightest(const Image& image, const BrightestParams& params, 
 
 std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestParams& params,
                                            const std::vector<PivotSpec>& pivots, Backend backend, JobControl& job) {
-    validate(params);
+    validateBrightestParams(params);
     for (const PivotSpec& p : pivots) {
         BrightestParams one = params;
         one.pivot = p;
-        validate(one);
+        validateBrightestParams(one);
     }
     if (params.mode == BrightestMode::Overlap) {
         const auto start = std::chrono::steady_clock::now();

@@ -8,52 +8,17 @@
 
 namespace glint {
 
-ExclusionIndex::ExclusionIndex(int rows, int cols, const std::vector<std::uint8_t>& excluded)
-    : rows_(rows), cols_(cols), mask_(excluded) {
-    next_.assign((static_cast<std::size_t>(rows) + 1) * cols, rows);
-    if (mask_.empty()) return;
-    any_ = true;
-    for (int r = rows - 1; r >= 0; --r) {
-        const std::uint8_t* m = mask_.data() + static_cast<std::size_t>(r) * cols;
-        std::int32_t* out = next_.data() + static_cast<std::size_t>(r) * cols;
-        const std::int32_t* below = out + cols;
-        for (int c = 0; c < cols; ++c) out[c] = m[c] ? r : below[c];
-    }
-}
-
-void ExclusionIndex::exclude(const WorkRect& rect) {
-    if (mask_.empty()) mask_.assign(static_cast<std::size_t>(rows_) * cols_, 0);
-    any_ = true;
-    for (int r = rect.row0; r < rect.row0 + rect.rows; ++r)
-        std::fill_n(mask_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * cols_ + rect.col0),
-                    rect.cols, std::uint8_t{1});
-    // Only rows at or above the rectangle's last row can change, and only in its columns.
-    for (int r = rect.row0 + rect.rows - 1; r >= 0; --r) {
-        const std::uint8_t* m = mask_.data() + static_cast<std::size_t>(r) * cols_;
-        std::int32_t* out = next_.data() + static_cast<std::size_t>(r) * cols_;
-        const std::int32_t* below = out + cols_;
-        for (int c = rect.col0; c < rect.col0 + rect.cols; ++c) out[c] = m[c] ? r : below[c];
-    }
-}
-
 namespace {
 
 class ReferenceSolver final : public MaxSubarraySolver {
 public:
     std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
         if (work.includedCount == 0) return {};
-        return work.integer ? run(columnPrefix<std::int64_t>(work, job), work, k, job, span)
-                            : run(columnPrefix<double>(work, job), work, k, job, span);
+        return work.integer ? run(timedColumnPrefixSums<std::int64_t>(work, job), work, k, job, span)
+                            : run(timedColumnPrefixSums<double>(work, job), work, k, job, span);
     }
 
 private:
-    template <class V>
-    static std::vector<V> columnPrefix(const WorkArray& work, JobControl& job) {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
-        else return columnPrefixSumsReal(work);
-    }
-
     template <class V>
     static std::vector<WorkRect> run(const std::vector<V>& P, const WorkArray& work, int k, JobControl& job,
                                      ProgressSpan span) {

@@ -14,6 +14,11 @@ void validateCommonComponentParams(const CommonComponentParams& params) {
         throw UsageError("the tolerance must be a finite number >= 0");
 }
 
+void beginCommonComponentRun(const CommonComponentParams& params, Backend backend, JobControl& job) {
+    validateCommonComponentParams(params);
+    job.setDevice(deviceNameFor(backend));
+}
+
 long long maxUsefulShift(int wA, int hA, int wB, int hB) {
     // Offsets with any overlap: -(wA-1) <= dx <= wB-1, -(hA-1) <= dy <= hB-1.
     return static_cast<long long>(std::max(std::max(wA, wB), std::max(hA, hB))) - 1;

@@ -65,6 +65,9 @@ CommonComponentResult findCommonComponent(const Image& a, const Image& b, const 
 
 // Throws UsageError for a negative or non-finite tolerance.
 void validateCommonComponentParams(const CommonComponentParams& params);
+// What every backend's run() does first (it may be called without findCommonComponent): validates the
+// parameters and records the backend's device in job.
+void beginCommonComponentRun(const CommonComponentParams& params, Backend backend, JobControl& job);
 // The largest |dx| or |dy| at which images of these sizes still overlap; a maxShift beyond it (it would
 // search nothing more) is a UsageError naming the valid range. Negative = every offset, always valid.
 // glint-cli checks it; findCommonComponent() does not (the window's spin box keeps its value across images).

@@ -317,8 +317,7 @@ class CommonComponentCpu : public CommonComponentAlgorithm {
 public:
     CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
                               JobControl& job) override {
-        validateCommonComponentParams(params);
-        job.setDevice(deviceNameFor(Backend::Cpu));
+        beginCommonComponentRun(params, Backend::Cpu, job);
         CommonCoding coding;
         {
             auto step = job.timing().scope("prepare");

@@ -13,8 +13,7 @@ class CommonComponentReference : public CommonComponentAlgorithm {
 public:
     CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
                               JobControl& job) override {
-        validateCommonComponentParams(params);
-        job.setDevice(deviceNameFor(Backend::Reference));
+        beginCommonComponentRun(params, Backend::Reference, job);
         auto step = job.timing().scope("search");
         const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
         const std::vector<double> va = a.toDoubles();

@@ -11,13 +11,9 @@
 // so far; row-0 pixels are not counted again.
 #pragma once
 
-#include <cstdint>
+#include "core/util/HostDevice.h"
 
-#if defined(__CUDACC__)
-#define GLINT_HD __host__ __device__ __forceinline__
-#else
-#define GLINT_HD inline
-#endif
+#include <cstdint>
 
 namespace glint::common_component {
 

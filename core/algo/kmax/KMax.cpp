@@ -2,7 +2,7 @@
 // sums and the segment / rectangle counts that bound every result list.
 #include "core/algo/kmax/KMax.h"
 
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace glint {
 
@@ -225,30 +226,16 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
     return runJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params), [&](KMaxRectSolver& solver,
                                                                                          Backend resolved) {
-        BrightestResult result;
-        result.pivotSpec = params.pivot;
-        result.mode = BrightestMode::Overlap;
-        result.imageWidth = image.width();
-        result.imageHeight = image.height();
-        result.backend = resolved;
-        WorkArray work;
-        {
-            auto step = job.timing().scope("preprocess");
-            work = prepareWorkArray(image, params);
-        }
-        job.throwIfCancelled();
-        result.pivot = work.pivot;
-        result.exactInteger = work.integer;
-        result.includedPixels = work.includedCount;
-        checkSumRange(work, params.pivot); // every rectangle sum is bounded by the sum of |a|
+        PreparedRegionSearch search = prepareRegionSearch(image, params, BrightestMode::Overlap, resolved, job);
+        const WorkArray& work = search.work;
         const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
         checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
         std::vector<WorkRect> rects;
         if (available > 0)
             rects = solver.topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
-        result.device = job.device();
-        result.regions = regionsOf(work, rects);
-        return result;
+        search.result.device = job.device();
+        search.result.regions = regionsOf(work, rects);
+        return std::move(search.result);
     });
 }
 

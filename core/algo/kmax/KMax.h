@@ -2,10 +2,11 @@
 // (glint-cli kmax1d) or over all distinct rectangles of an image's work array (brightest --mode overlap).
 #pragma once
 
-#include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/MaxSubarrayBase.h"
+#include "core/algo/maxsub/RegionSearch.h"
 #include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
+#include "core/jobs/ProgressSpan.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -124,7 +125,8 @@ std::unique_ptr<KMaxRectSolver> makeCpuKMaxRectSolver();
 
 // brightest --mode overlap: the K largest rectangle sums of a = I - pivot over the included pixels, which
 // may overlap or nest; sums <= 0 are included when fewer than K are positive. Same preprocessing, result
-// type and errors as runBrightest (which calls this for the overlap mode).
+// type and errors as runBrightest (core/algo/brightest, which calls this for the overlap mode: brightest
+// depends on kmax for that one dispatch, kmax never on brightest; both build on core/algo/maxsub).
 BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job);
 
 // Registers the reference and CPU backends of both forms (called from registerCpuBackends()).

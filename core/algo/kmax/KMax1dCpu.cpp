@@ -16,12 +16,7 @@ namespace {
 
 template <class V>
 std::vector<KMaxSegment> cpuTopK(const KMaxSequence& seq, std::size_t k, JobControl& job) {
-    std::vector<V> p;
-    {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) p = canonicalPrefix1dInteger(seq);
-        else p = canonicalPrefix1dReal(seq);
-    }
+    const std::vector<V> p = kmax::timedCanonicalPrefix1d<V>(seq, job);
     job.throwIfCancelled();
     const std::int64_t n = static_cast<std::int64_t>(seq.size());
     // The best sum ending at each end j (values lo..j-1 with no blank) and the start that gives it;
@@ -95,19 +90,10 @@ std::vector<KMaxSegment> cpuTopK(const KMaxSequence& seq, std::size_t k, JobCont
     return kmax::drainTopK(heap, k, job);
 }
 
-class CpuSolver final : public KMax1dSolver {
-public:
-    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
-    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
-        return seq_->integer ? cpuTopK<std::int64_t>(*seq_, k, job) : cpuTopK<double>(*seq_, k, job);
-    }
-
-private:
-    const KMaxSequence* seq_ = nullptr;
-};
-
 } // namespace
 
-std::unique_ptr<KMax1dSolver> makeCpuKMax1dSolver() { return std::make_unique<CpuSolver>(); }
+std::unique_ptr<KMax1dSolver> makeCpuKMax1dSolver() {
+    return std::make_unique<kmax::HostKMax1dSolver<&cpuTopK<std::int64_t>, &cpuTopK<double>>>();
+}
 
 } // namespace glint

@@ -10,12 +10,7 @@ namespace {
 
 template <class V>
 std::vector<KMaxSegment> referenceTopK(const KMaxSequence& seq, std::size_t k, JobControl& job) {
-    std::vector<V> p;
-    {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) p = canonicalPrefix1dInteger(seq);
-        else p = canonicalPrefix1dReal(seq);
-    }
+    const std::vector<V> p = kmax::timedCanonicalPrefix1d<V>(seq, job);
     auto step = job.timing().scope("search");
     const std::int64_t n = static_cast<std::int64_t>(seq.size());
     const kmax::RangeMinTree<V> rmq(p.data(), n);
@@ -32,19 +27,10 @@ std::vector<KMaxSegment> referenceTopK(const KMaxSequence& seq, std::size_t k, J
     return kmax::drainTopK(heap, k, job);
 }
 
-class ReferenceSolver final : public KMax1dSolver {
-public:
-    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
-    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
-        return seq_->integer ? referenceTopK<std::int64_t>(*seq_, k, job) : referenceTopK<double>(*seq_, k, job);
-    }
-
-private:
-    const KMaxSequence* seq_ = nullptr;
-};
-
 } // namespace
 
-std::unique_ptr<KMax1dSolver> makeReferenceKMax1dSolver() { return std::make_unique<ReferenceSolver>(); }
+std::unique_ptr<KMax1dSolver> makeReferenceKMax1dSolver() {
+    return std::make_unique<kmax::HostKMax1dSolver<&referenceTopK<std::int64_t>, &referenceTopK<double>>>();
+}
 
 } // namespace glint

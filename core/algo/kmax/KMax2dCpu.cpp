@@ -5,7 +5,7 @@
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/StripSearch.h"
 
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,12 +34,7 @@ std::vector<WorkRect> cpuTopK(const WorkArray& work, std::size_t k, JobControl& 
     const StripMaxima maxima = computeStripMaximaCpu(work, job);
     job.throwIfCancelled();
     span.set(job, 0.7);
-    std::vector<V> P;
-    {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) P = columnPrefixSumsInteger(work);
-        else P = columnPrefixSumsReal(work);
-    }
+    const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
     auto step = job.timing().scope("search");
     const double slack = orderSlack(work);
     const ExclusionIndex exclusions(rows, cols, work.excluded);

@@ -4,7 +4,7 @@
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/StripSearch.h"
 
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 
 namespace glint {
 
@@ -12,12 +12,7 @@ namespace {
 
 template <class V>
 std::vector<WorkRect> referenceTopK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) {
-    std::vector<V> P;
-    {
-        auto step = job.timing().scope("prefix sums");
-        if constexpr (std::is_integral_v<V>) P = columnPrefixSumsInteger(work);
-        else P = columnPrefixSumsReal(work);
-    }
+    const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
     auto step = job.timing().scope("search");
     const int rows = work.rows, cols = work.cols;
     const ExclusionIndex exclusions(rows, cols, work.excluded);

@@ -1,32 +1,16 @@
-// Order-preserving 64-bit keys of sums and the log-spaced buckets of their distance below the largest
-// sum: the threshold selection of the CPU and CUDA K-MSP backends. Plain inline code for host and device.
+// The log-spaced buckets of a sum's key distance below the largest sum: the threshold selection of the
+// CPU and CUDA K-MSP backends. Plain inline code for host and device.
 #pragma once
 
-#include <cstdint>
-#include <cstring>
+#include "core/algo/maxsub/OrderedKey.h"
+#include "core/util/HostDevice.h"
 
-#if defined(__CUDACC__)
-#define GLINT_HD __host__ __device__ __forceinline__
-#else
-#define GLINT_HD inline
-#endif
+#include <cstdint>
 
 namespace glint::kmax {
 
-// Keys that order as the values do: integers offset by 2^63, doubles by the usual sign flip (+0 and -0
-// differ by one: sums are normalised to +0 before they get a key).
-GLINT_HD std::uint64_t orderedKey(long long v) { return static_cast<std::uint64_t>(v) ^ 0x8000000000000000ull; }
-GLINT_HD std::uint64_t orderedKey(int v) { return orderedKey(static_cast<long long>(v)); }
-GLINT_HD std::uint64_t orderedKey(long v) { return orderedKey(static_cast<long long>(v)); }
-GLINT_HD std::uint64_t orderedKey(double v) {
-    std::uint64_t b;
-#if defined(__CUDA_ARCH__)
-    b = static_cast<std::uint64_t>(__double_as_longlong(v));
-#else
-    std::memcpy(&b, &v, sizeof(b));
-#endif
-    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-}
+// The order-preserving keys (core/algo/maxsub/OrderedKey.h), as the K-MSP code names them.
+using glint::orderedKey;
 
 // Distance of a value below the largest one, in key units (exact value units for integers). The larger
 // the sum, the smaller the distance; never negative.

@@ -195,4 +195,27 @@ std::vector<KMaxSegment> drainTopK(Heap& heap, std::size_t k, JobControl& job) {
     return out;
 }
 
+// The canonical 1-D prefix sums as V (std::int64_t or double), timed as step "prefix sums".
+template <class V>
+std::vector<V> timedCanonicalPrefix1d(const KMaxSequence& sequence, JobControl& job) {
+    auto step = job.timing().scope("prefix sums");
+    if constexpr (std::is_integral_v<V>) return canonicalPrefix1dInteger(sequence);
+    else return canonicalPrefix1dReal(sequence);
+}
+
+// A host 1-D backend: keeps a pointer to the loaded sequence and runs Search<std::int64_t> (integer
+// mode) or Search<double> on it.
+template <std::vector<KMaxSegment> (*SearchInt)(const KMaxSequence&, std::size_t, JobControl&),
+          std::vector<KMaxSegment> (*SearchReal)(const KMaxSequence&, std::size_t, JobControl&)>
+class HostKMax1dSolver final : public KMax1dSolver {
+public:
+    void load(const KMaxSequence& sequence, JobControl&) override { seq_ = &sequence; }
+    std::vector<KMaxSegment> topK(std::size_t k, JobControl& job) override {
+        return seq_->integer ? SearchInt(*seq_, k, job) : SearchReal(*seq_, k, job);
+    }
+
+private:
+    const KMaxSequence* seq_ = nullptr;
+};
+
 } // namespace glint::kmax

@@ -3,7 +3,7 @@
 // that excluded cells block, and the best-first hand-over of its rectangles to a top-k list.
 #pragma once
 
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/MaxSubarrayBase.h"
 #include "core/algo/kmax/SegmentHeap.h"
 
 #include <cstdint>
@@ -58,18 +58,7 @@ public:
         }
         while (!heap.empty() && (!keep.full() || heap.topSum() > keep.worst())) {
             const PairSum<V> s = heap.pop();
-            WorkRect r;
-            r.row0 = top;
-            r.rows = bottom - top + 1;
-            r.col0 = static_cast<int>(s.start);
-            r.cols = static_cast<int>(s.end - s.start);
-            if constexpr (std::is_integral_v<V>) {
-                r.sumInt = s.sum;
-                r.sum = static_cast<double>(s.sum);
-            } else {
-                r.sum = s.sum;
-            }
-            keep.offer(s.sum, r);
+            keep.offer(s.sum, makeWorkRect(top, bottom, static_cast<int>(s.start), static_cast<int>(s.end) - 1, s.sum));
         }
     }
 

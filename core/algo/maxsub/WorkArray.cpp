@@ -1,6 +1,6 @@
-#include "core/algo/brightest/WorkArray.h"
+#include "core/algo/maxsub/WorkArray.h"
 
-#include "core/algo/kmax/KMaxKeys.h"
+#include "core/algo/maxsub/OrderedKey.h"
 
 #include "core/io/Image.h"
 #include "core/io/ImageStats.h"
@@ -208,7 +208,7 @@ IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& ro
 template <class T>
 double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
                    std::size_t k, double* next = nullptr) {
-    auto keyOf = [](double v) { return kmax::orderedKey(v + 0.0); }; // -0 and +0 alike
+    auto keyOf = [](double v) { return orderedKey(v + 0.0); }; // -0 and +0 alike
     const int chunks = std::max(1, std::min(cpuThreadCount(), roi.height));
     const std::size_t grain = (static_cast<std::size_t>(roi.height) + chunks - 1) / chunks;
     auto forEach = [&](auto&& visit) { // visit(chunk, key, value) over the included values, in parallel
@@ -487,6 +487,28 @@ bool WorkArray::fitsInt32() const {
     if (!integer) return false;
     const double a = static_cast<double>(rows) * maxAbs;
     return a < 1073741824.0 && static_cast<double>(positiveSumInt) + a < 2147483647.0;
+}
+
+PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
+                                         Backend resolved, JobControl& job) {
+    PreparedRegionSearch s;
+    BrightestResult& result = s.result;
+    result.pivotSpec = params.pivot;
+    result.mode = mode;
+    result.imageWidth = image.width();
+    result.imageHeight = image.height();
+    result.backend = resolved;
+    result.device = job.device();
+    {
+        auto step = job.timing().scope("preprocess");
+        s.work = prepareWorkArray(image, params);
+    }
+    job.throwIfCancelled();
+    checkSumRange(s.work, params.pivot); // every rectangle sum is bounded by the sum of |a|
+    result.pivot = s.work.pivot;
+    result.exactInteger = s.work.integer;
+    result.includedPixels = s.work.includedCount;
+    return s;
 }
 
 double computePivot(const Image& image, const BrightestParams& params) {

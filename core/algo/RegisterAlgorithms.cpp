@@ -1,10 +1,10 @@
-// The one place that lists every algorithm's reference and CPU backends.
-#include "core/algo/brightest/Brightest.h"
-#include "core/jobs/Backend.h"
+// One line per algorithm: each algorithm's folder exposes its registerXxxCpuBackends().
+#include "core/algo/RegisterAlgorithms.h"
 
-#include "core/algo/trace/LineTrace.h"
+#include "core/algo/brightest/Brightest.h"
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/kmax/KMax.h"
+#include "core/algo/trace/LineTrace.h"
 
 #include <mutex>
 
@@ -13,7 +13,6 @@ namespace glint {
 void registerCpuBackends() {
     static std::once_flag once;
     std::call_once(once, [] {
-        // Each algorithm adds its line here: registerXxxCpuBackends();
         registerLineTraceCpuBackends();
         registerCommonComponentCpuBackends();
         registerBrightestCpuBackends();

@@ -1,11 +1,13 @@
-// Preprocessing shared by every maximum-subarray backend (brightest, and K-MSP later): the pivot, the
-// ROI crop, the exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
+// Preprocessing shared by every maximum-subarray search (brightest, K-MSP): the pivot, the ROI crop, the
+// exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
 #pragma once
 
-#include "core/algo/brightest/Brightest.h"
+#include "core/algo/maxsub/RegionSearch.h"
+#include "core/jobs/JobControl.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace glint {
@@ -66,6 +68,16 @@ void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 // included pixels and builds the work array. `image` must outlive the result.
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
 
+// What every region search does first, whatever its mode: the result's header (pivot spec, mode, image
+// size, backend, job.device()), then the work array prepared as step "preprocess" and checked with
+// checkSumRange, and the result's pivot, exactInteger and includedPixels from it. Throws Cancelled.
+struct PreparedRegionSearch {
+    BrightestResult result; // no regions yet
+    WorkArray work;
+};
+PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
+                                         Backend resolved, JobControl& job);
+
 // The pivot's value over the included pixels (values of the ROI that are not excluded). Exposed for
 // the window's pivot readout and the tests; prepareWorkArray uses the same computation.
 double computePivot(const Image& image, const BrightestParams& params);
@@ -74,6 +86,13 @@ double computePivot(const Image& image, const BrightestParams& params);
 // computed top to bottom (every backend adds in this order, so double sums agree bit for bit).
 std::vector<std::int64_t> columnPrefixSumsInteger(const WorkArray& work);
 std::vector<double> columnPrefixSumsReal(const WorkArray& work);
+// The one of the two that V (std::int64_t or double) names, timed as step "prefix sums".
+template <class V>
+std::vector<V> timedColumnPrefixSums(const WorkArray& work, JobControl& job) {
+    auto step = job.timing().scope("prefix sums");
+    if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
+    else return columnPrefixSumsReal(work);
+}
 
 // Marks the pixels inside a polygon (pixel centre inside, even-odd rule) in a width*height mask.
 void rasterizePolygon(const PixelPolygon& polygon, int width, int height, std::vector<std::uint8_t>& mask);

@@ -1,0 +1,94 @@
+#include "core/algo/maxsub/RegionSearch.h"
+
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace glint {
+
+namespace {
+
+// The whole text as a finite number (decimal or scientific; no "nan", "inf", hex, or out of range).
+bool parseDouble(const std::string& text, double& out) {
+    const char* last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(text.data(), last, out, std::chars_format::general);
+    return !text.empty() && ec == std::errc() && end == last && std::isfinite(out);
+}
+
+std::string shortNumber(double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+PivotSpec PivotSpec::parse(const std::string& text) {
+    PivotSpec spec;
+    if (text == "mean") return spec;
+    if (text == "median") {
+        spec.kind = Kind::Median;
+        return spec;
+    }
+    double v = 0.0;
+    if (text.size() > 1 && (text[0] == 'p' || text[0] == 'P') && parseDouble(text.substr(1), v)) {
+        if (!(v >= 0.0 && v <= 100.0))
+            throw UsageError("the pivot percentile '" + text + "' must be between p0 and p100");
+        spec.kind = Kind::Percentile;
+        spec.value = v;
+        return spec;
+    }
+    if (!parseDouble(text, v))
+        throw UsageError("invalid pivot '" + text + "' (expected mean, median, pNN or a number)");
+    if (!std::isfinite(v)) throw UsageError("the pivot '" + text + "' is not a finite number");
+    spec.kind = Kind::Number;
+    spec.value = v;
+    return spec;
+}
+
+std::string PivotSpec::text() const {
+    switch (kind) {
+    case Kind::Mean: return "mean";
+    case Kind::Median: return "median";
+    case Kind::Percentile: {
+        std::string out(1, 'p'); // not "p" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+        out += shortNumber(value);
+        return out;
+    }
+    case Kind::Number: return shortNumber(value);
+    }
+    return "mean";
+}
+
+const char* brightestModeName(BrightestMode mode) { return mode == BrightestMode::Overlap ? "overlap" : "disjoint"; }
+
+BrightestMode parseBrightestMode(const std::string& name) {
+    if (name == "disjoint") return BrightestMode::Disjoint;
+    if (name == "overlap") return BrightestMode::Overlap;
+    throw UsageError("invalid mode '" + name + "' (expected disjoint or overlap)");
+}
+
+double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params) {
+    // Cells visited by one search (every strip, every column: rows <= cols after the transpose), at the
+    // CPU backend's measured rate (~5e9 cells/s a thread on the H100 host, NOTES.md; 4e9 taken so that
+    // the estimate errs towards the GPU), plus ~0.3 ms of thread start-up.
+    const bool roi = params.roi.width > 0 && params.roi.height > 0;
+    const double w = roi ? params.roi.width : image.width(), h = roi ? params.roi.height : image.height();
+    const double rows = std::min(w, h), cols = std::max(w, h);
+    const double rounds = params.mode == BrightestMode::Overlap ? 1.5 : std::max(1, params.k);
+    return rows * (rows + 1) / 2 * cols * rounds / (4e9 * cpuThreadCount()) * 1e3 + 0.3;
+}
+
+void validateBrightestParams(const BrightestParams& params) {
+    if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
+    if ((params.pivot.kind == PivotSpec::Kind::Number && !std::isfinite(params.pivot.value)) ||
+        (params.pivot.kind == PivotSpec::Kind::Percentile && !(params.pivot.value >= 0 && params.pivot.value <= 100)))
+        throw UsageError("invalid pivot '" + params.pivot.text() + "'");
+}
+
+} // namespace glint
