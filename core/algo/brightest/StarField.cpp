@@ -146,7 +146,7 @@ StarField makeStarField(const StarFieldOptions& o) {
         if (!free) continue;
         const double u = rng.uniform(0.0, 1.0);
         s.flux = static_cast<int>(field.stars.size()) < o.saturatedStars
-                     ? rng.uniform(1.0e6, 3.0e6)
+                     ? std::min(o.fluxMax, rng.uniform(3.0e6, 1.0e7))
                      : std::min(o.fluxMax, o.fluxMin * std::pow(1.0 - u, -1.0 / (alphaIndex - 1.0)));
         s.fwhm = rng.uniform(o.fwhmMin, o.fwhmMax);
         field.stars.push_back(s);

@@ -24,8 +24,8 @@ struct StarFieldOptions {
     double fwhmMin = 2.5, fwhmMax = 4.0; // px, uniform per star
     double beta = 3.0;                   // Moffat
     double fluxMin = 800.0;              // e-, the power law's lower end (SNR ~ 3 on the default sky)
-    double fluxMax = 3.0e6;              // e-, the upper cut (saturates)
-    int saturatedStars = 3;              // of `stars`, drawn with fluxes 1e6..3e6 (saturated, bleeding)
+    double fluxMax = 1.0e7;              // e-, the upper cut (saturates)
+    int saturatedStars = 3;              // of `stars`, drawn with fluxes 3e6..1e7 (saturated, bleeding)
     double sky = 1000.0;                 // e- per pixel at the origin
     double gradientX = 0.3, gradientY = 0.2; // e- per pixel per pixel
     double seamStep = 150.0;             // e- added right of the seam
