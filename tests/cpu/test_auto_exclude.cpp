@@ -155,6 +155,8 @@ private slots:
         QTest::newRow("chest wall right, label in background") << true << false << true;
         QTest::newRow("chest wall left, label across the breast edge") << false << true << true;
         QTest::newRow("chest wall right, label across the breast edge") << true << true << true;
+        QTest::newRow("chest wall left, no muscle (CC-like)") << false << false << false;
+        QTest::newRow("chest wall right, label across the edge, no muscle") << true << true << false;
     }
 
     void syntheticScenes() {

@@ -36,14 +36,19 @@ struct MammogramExclusions {
     std::string note;                // one line on what was found (or why nothing was)
 };
 
-// Finds the exclusions of a mammogram: (1) the outside of the breast: Otsu's threshold on a reduced image,
-// the largest connected component (holes filled) is the breast, the rest is excluded as polygons with a
-// margin; (2) labels and markers: the other foreground components, and very bright compact blobs at the
-// breast's border, each as a padded rectangle; (3) on MLO views (not when the DICOM View Position says CC),
-// the pectoral muscle: the bright wedge in the top corner on the chest-wall side, its edge traced by a
-// dynamic-programming path of maximal left/right contrast moving towards the chest wall row by row, kept
-// only when the wedge is clearly brighter than the tissue beside it. Blank pixels count as background.
-// Deterministic; an image with no foreground gets no shape.
+// Finds the exclusions of a mammogram: (1) the outside of the breast: Otsu's threshold on a reduced image
+// (longer side <= 512), lowered towards the background level; the largest connected component (holes
+// filled) is the breast, the rest is excluded as polygons with a margin of one reduced pixel; (2) labels
+// and markers: the other foreground components, and very bright blobs (above the breast's 99th
+// percentile, halfway to its maximum) within 3 % of the image size of the breast's border, each as a
+// padded rectangle (letters of a word merged); (3) on MLO views (not when the DICOM View Position says CC),
+// the pectoral muscle in the top corner on the chest-wall side (the side where the breast meets the image
+// edge): its lower end is the sharpest drop of brightness down the chest wall, its edge a dynamic-
+// programming path of maximal left/right contrast from the top row to that end, moving towards the chest
+// wall row by row and held within a small allowance of the straight line from its top part to its end;
+// kept only when the wedge is clearly brighter than the tissue beside it at the top (heuristic
+// thresholds, set on synthetic scenes: see the note on real images in the report / NOTES).
+// Blank pixels count as background. Deterministic; an image with no foreground gets no shape.
 MammogramExclusions mammogramAutoExclusions(const Image& image);
 
 // "mammogram" or "none"; anything else is a UsageError naming the choices.
