@@ -234,9 +234,12 @@ std::vector<int> pectoralEdge(const cv::Mat& small, const cv::Mat& breast, doubl
         for (int x = 0; x < w; ++x) sum += blurred.at<float>(y, x);
         wall[static_cast<std::size_t>(y)] = sum / w;
     }
-    int yEnd = -1;
-    double step = 0.0;
-    for (int y = firstRow + std::max(h, rows / 10); y + h <= static_cast<int>(0.85 * rows); ++y) {
+    // The drop at each row; the muscle's end is the first local maximum that reaches 0.6 of the largest
+    // (tissue lower down may drop further, but the muscle ends first).
+    std::vector<double> drops(static_cast<std::size_t>(rows), 0.0);
+    double largest = 0.0;
+    const int yFrom = firstRow + std::max(h, rows / 10), yTo = static_cast<int>(0.85 * rows) - h;
+    for (int y = yFrom; y <= yTo; ++y) {
         double above = 0.0, below = 0.0;
         bool valid = true;
         for (int i = 0; i < h && valid; ++i) {
@@ -245,11 +248,19 @@ std::vector<int> pectoralEdge(const cv::Mat& small, const cv::Mat& breast, doubl
             valid = std::isfinite(above) && std::isfinite(below);
         }
         if (!valid) continue;
-        const double drop = (above - below) / h / spread;
-        if (drop > step) {
-            step = drop;
-            yEnd = y;
-        }
+        drops[static_cast<std::size_t>(y)] = (above - below) / h / spread;
+        largest = std::max(largest, drops[static_cast<std::size_t>(y)]);
+    }
+    int yEnd = -1;
+    double step = 0.0;
+    for (int y = yFrom; y <= yTo && yEnd < 0; ++y) {
+        const double d = drops[static_cast<std::size_t>(y)];
+        if (d < 0.6 * largest) continue;
+        // Climb to the local maximum.
+        int at = y;
+        while (at + 1 <= yTo && drops[static_cast<std::size_t>(at) + 1] >= drops[static_cast<std::size_t>(at)]) ++at;
+        yEnd = at;
+        step = drops[static_cast<std::size_t>(at)];
     }
     if (yEnd < 0 || step < 0.15) {
         std::ostringstream s;
