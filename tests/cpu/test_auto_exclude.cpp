@@ -225,6 +225,40 @@ private slots:
 #endif
     }
 
+    // glint-cli brightest --auto-exclude: the shapes are listed in the JSON and the label is no longer
+    // region #1; a wrong value is a usage error.
+    void cliOption() {
+#if !GLINT_WITH_IMGCODECS
+        QSKIP("this build reads no PNG (GLINT_WITH_IMGCODECS=OFF)");
+#else
+        const QString sample = test::samplePath("synthetic-mammogram.png");
+        const QJsonObject plain = test::runCliJson({"brightest", sample, "--pivot", "p99", "--backend", "cpu", "--json", "-"});
+        QVERIFY(!plain.contains("auto_exclusions"));
+        const QJsonObject doc = test::runCliJson(
+            {"brightest", sample, "--pivot", "p99", "--k", "2", "--auto-exclude", "mammogram", "--backend", "cpu", "--json", "-"});
+        const QJsonObject autoEx = doc["auto_exclusions"].toObject();
+        QCOMPARE(autoEx["mode"].toString(), QString("mammogram"));
+        QStringList kinds;
+        for (const QJsonValue& v : autoEx["shapes"].toArray()) {
+            const QJsonObject shape = v.toObject();
+            kinds << shape["kind"].toString();
+            QVERIFY(shape.contains("rect") != shape.contains("polygon"));
+        }
+        QVERIFY(kinds.contains("outside-breast") && kinds.contains("label") && kinds.contains("pectoral"));
+        const QJsonObject first = doc["regions"].toArray().first().toObject();
+        const QJsonObject plainFirst = plain["regions"].toArray().first().toObject();
+        QVERIFY(first["x"].toInt() != plainFirst["x"].toInt() || first["y"].toInt() != plainFirst["y"].toInt());
+        // Region #1 lies inside the breast, away from the labels in the right third of the image.
+        QVERIFY(first["x"].toInt() + first["width"].toInt() < 742);
+        const QJsonObject none = test::runCliJson({"brightest", sample, "--pivot", "p99", "--auto-exclude", "none", "--backend",
+                                                   "cpu", "--json", "-"});
+        QCOMPARE(none["regions"].toArray().first().toObject()["x"].toInt(), plainFirst["x"].toInt());
+        const auto bad = test::runCli({"brightest", sample, "--auto-exclude", "breast"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--auto-exclude"));
+#endif
+    }
+
     void craniocaudalHeaderSkipsPectoral() {
         Scene s = makeScene(false, false, true, 99);
         s.image.meta.header.push_back({"(0018,5101) View Position", "CC", ""});

@@ -10,6 +10,7 @@
 #include "core/util/Errors.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <optional>
 #include <ostream>
@@ -50,11 +51,17 @@ public:
                 }
                 shapes.push_back(std::move(shape));
             }
-            doc["auto_exclusions"] = {{"mode", "mammogram"}, {"note", autoExclusions_->note}, {"shapes", std::move(shapes)}};
+            doc["auto_exclusions"] = {{"mode", "mammogram"},
+                                      {"note", autoExclusions_->note},
+                                      {"ms", autoExclusionMs_},
+                                      {"shapes", std::move(shapes)}};
         }
         return doc;
     }
-    void setAutoExclusions(MammogramExclusions e) { autoExclusions_ = std::move(e); }
+    void setAutoExclusions(MammogramExclusions e, double ms) {
+        autoExclusions_ = std::move(e);
+        autoExclusionMs_ = ms;
+    }
 
     std::vector<std::vector<std::string>> csvRows() const override {
         const BrightestResult& r = result_;
@@ -124,6 +131,7 @@ private:
     int k_;
     std::string path_;
     std::optional<MammogramExclusions> autoExclusions_;
+    double autoExclusionMs_ = 0.0;
 };
 
 class BrightestTask final : public AlgorithmTask {
@@ -135,13 +143,16 @@ public:
         // apart as timing_ms.device_init / device_wait).
         BrightestParams params = params_;
         MammogramExclusions found;
+        double autoMs = 0.0;
         if (autoExclude_ == AutoExcludeMode::Mammogram) {
+            const auto start = std::chrono::steady_clock::now();
             found = mammogramAutoExclusions(*inputs.image); // --auto-exclude: appended to the user's shapes
+            autoMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             appendAutoExclusions(found, params);
         }
         auto outcome = std::make_unique<BrightestOutcome>(runBrightest(*inputs.image, params, backend, job), params_.k,
                                                           inputs.path);
-        if (autoExclude_ == AutoExcludeMode::Mammogram) outcome->setAutoExclusions(found);
+        if (autoExclude_ == AutoExcludeMode::Mammogram) outcome->setAutoExclusions(found, autoMs);
         return outcome;
     }
     AutoExcludeMode autoExclude_ = AutoExcludeMode::None;
