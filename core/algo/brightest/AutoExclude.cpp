@@ -30,20 +30,20 @@ struct Reduced {
 Reduced reduce(const Image& image) {
     const int w = image.width(), h = image.height();
     cv::Mat full(h, w, CV_32F);
-    double lo = std::numeric_limits<double>::infinity();
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double v = image.value(x, y);
-            if (!image.isBlank(x, y) && std::isfinite(v)) lo = std::min(lo, v);
+    image.visit([&](const auto* samples) {
+        const std::size_t count = image.pixelCount();
+        double lo = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < count; ++i) {
+            const double v = static_cast<double>(samples[i]);
+            if (std::isfinite(v) && !image.isBlank(i)) lo = std::min(lo, v);
         }
-    if (!std::isfinite(lo)) lo = 0.0;
-    for (int y = 0; y < h; ++y) {
-        float* row = full.ptr<float>(y);
-        for (int x = 0; x < w; ++x) {
-            const double v = image.value(x, y);
-            row[x] = static_cast<float>(image.isBlank(x, y) || !std::isfinite(v) ? lo : v);
+        if (!std::isfinite(lo)) lo = 0.0;
+        float* out = full.ptr<float>(0); // continuous: allocated just above
+        for (std::size_t i = 0; i < count; ++i) {
+            const double v = static_cast<double>(samples[i]);
+            out[i] = static_cast<float>(!std::isfinite(v) || image.isBlank(i) ? lo : v);
         }
-    }
+    });
     Reduced r;
     r.factor = std::max(1, (std::max(w, h) + kAnalysisSide - 1) / kAnalysisSide);
     if (r.factor == 1) {
@@ -471,15 +471,18 @@ MammogramExclusions mammogramAutoExclusions(const Image& image) {
         dist = dist(cv::Rect(1, 1, small.cols, small.rows)).clone();
         const float zone = static_cast<float>(0.03 * side);
         cv::Mat bright = (small >= tb) & breast;
-        cv::Mat bl, bs, bc;
-        const int m = cv::connectedComponentsWithStats(bright, bl, bs, bc, 8, CV_32S);
+        cv::Mat bl;
+        const int m = cv::connectedComponents(bright, bl, 8, CV_32S);
+        std::vector<char> nearBorder(static_cast<std::size_t>(m), 0);
+        for (int y = 0; y < small.rows; ++y)
+            for (int x = 0; x < small.cols; ++x) {
+                const int l = bl.at<int>(y, x);
+                if (l > 0 && dist.at<float>(y, x) <= zone) nearBorder[static_cast<std::size_t>(l)] = 1;
+            }
         cv::Mat atBorder = cv::Mat::zeros(small.size(), CV_8U);
-        for (int i = 1; i < m; ++i) {
-            const cv::Mat one = bl == i;
-            double nearest = 0.0;
-            cv::minMaxLoc(dist, &nearest, nullptr, nullptr, nullptr, one);
-            if (nearest <= zone) atBorder |= one;
-        }
+        for (int y = 0; y < small.rows; ++y)
+            for (int x = 0; x < small.cols; ++x)
+                if (nearBorder[static_cast<std::size_t>(bl.at<int>(y, x))] && bl.at<int>(y, x) > 0) atBorder.at<std::uint8_t>(y, x) = 255;
         for (const PixelRect& box : boxesOf(atBorder, merge, 1, r, fullW, fullH, 0.02)) labelBoxes.push_back(box);
     }
     for (const PixelRect& box : labelBoxes) {
