@@ -191,6 +191,23 @@ private slots:
         QVERIFY(qBlue(png.pixel(10, 5)) - qRed(png.pixel(10, 5)) < 10); // A outside it: grey
         const QRgb onB = png.pixel(124 + 30, 25);
         QVERIFY2(qBlue(onB) - qRed(onB) > 60, qPrintable(QColor(onB).name())); // B's side tinted too
+
+        // B belongs to that analysis: the pictures of the next image hold that image alone.
+        window.context().setImage(scene(90, 70, 6), QStringLiteral("next"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(!common->secondImage());
+        const QString next = QDir(dir_).filePath(QStringLiteral("next.png"));
+        QVERIFY(window.exports()->exportViewPng(next, {1.0}));
+        QCOMPARE(decodePng(next).size(), QSize(90, 70));
+        const QString nextSvg = QDir(dir_).filePath(QStringLiteral("next.svg"));
+        QVERIFY2(window.exports()->exportViewSvg(nextSvg, {1.0}), qPrintable(window.exports()->lastError()));
+        int images = 0;
+        for (const SvgShape& s : svgShapes(readAll(nextSvg)))
+            if (s.element == QLatin1String("image")) {
+                ++images;
+                QCOMPARE(s.box(), QRectF(0, 0, 90, 70));
+            }
+        QCOMPARE(images, 1);
     }
 
     // The SVG embeds the image at its full size and draws the rectangles and the trace as vectors at the
