@@ -30,6 +30,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
 #include <QThreadPool>
 #include <QToolButton>
 
@@ -450,6 +451,11 @@ private slots:
         QCOMPARE(module->model()->value(0, 3).toULongLong(), 0ull);
         QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("No common pixel")));
         QCOMPARE(window.context().timingLog()->records().size(), std::size_t(1));
+        // Why, in the results dock above the row and in the status bar (once the job has ended).
+        const QString why = QStringLiteral("No common pixel: no pixel of A matches B within the tolerance 0 at any of the");
+        QVERIFY(window.resultsDock()->noteLabel()->isVisibleTo(window.resultsDock()));
+        QVERIFY2(window.resultsDock()->noteLabel()->text().startsWith(why), qPrintable(window.resultsDock()->noteLabel()->text()));
+        QTRY_VERIFY(window.statusBar()->currentMessage().startsWith(why));
     }
 
     // Images of different sizes, tolerance and maximum shift, every CPU backend: the window shows what

@@ -1,5 +1,6 @@
 #include "ui/modules/BrightestModule.h"
 
+#include "core/algo/maxsub/WorkArray.h"
 #include "ui/AppContext.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/canvas/ShapeTools.h"
@@ -13,7 +14,9 @@
 
 #include <QAction>
 #include <QListWidget>
+#include <QMainWindow>
 #include <QPushButton>
+#include <QStatusBar>
 
 #include <cmath>
 #include <exception>
@@ -46,6 +49,86 @@ QVariant sumValue(const glint::BrightestRegion& r) {
 QString pivotText(const glint::BrightestResult& r) {
     const QString spec = QString::fromStdString(r.pivotSpec.text());
     return r.pivotSpec.kind == glint::PivotSpec::Kind::Number ? spec : QStringLiteral("%1 = %2").arg(spec, number(r.pivot));
+}
+
+// The values a run looks at: the included pixels (in the ROI, not excluded, not blank), their maximum
+// and the largest value below it. One pass over the ROI through core's own work array, so that ROI,
+// exclusions and blanks are those the run uses.
+struct IncludedValues {
+    std::size_t count = 0;
+    double max = 0.0;
+    std::optional<double> belowMax;
+};
+
+IncludedValues includedValues(const glint::Image& image, glint::BrightestParams params, glint::JobControl& job) {
+    params.pivot = glint::PivotSpec{glint::PivotSpec::Kind::Number, 0.0}; // a = the value itself
+    const glint::WorkArray w = glint::prepareWorkArray(image, params);
+    IncludedValues out;
+    std::vector<double> row(static_cast<std::size_t>(w.cols));
+    for (int r = 0; r < w.rows; ++r) {
+        if ((r & 63) == 0) job.throwIfCancelled();
+        w.rowReal(r, row.data());
+        for (int c = 0; c < w.cols; ++c) {
+            if (w.isExcluded(r, c)) continue;
+            const double v = row[static_cast<std::size_t>(c)];
+            if (out.count++ == 0) {
+                out.max = v;
+            } else if (v > out.max) {
+                out.belowMax = out.max;
+                out.max = v;
+            } else if (v < out.max && (!out.belowMax || v > *out.belowMax)) {
+                out.belowMax = v;
+            }
+        }
+    }
+    return out;
+}
+
+bool integerImage(const glint::Image& image) {
+    return glint::isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
+}
+
+// How a run's pivot was chosen, when the window chose another than the panel's (see BrightestModule::start),
+// and what an empty answer needs to be explained.
+struct RunNotes {
+    std::optional<glint::PivotSpec> asked;   // the panel's pivot, when replaced
+    double askedValue = 0.0;                 // its value
+    std::optional<IncludedValues> included;  // for an empty answer (or a replaced pivot)
+    QString shown;                           // the note the results show (UI thread)
+};
+
+// Why a result has no region, as one sentence that starts "No region".
+QString emptyReason(const glint::BrightestResult& r, const IncludedValues& included, bool restricted) {
+    if (included.count == 0)
+        return restricted ? QObject::tr("No region: no pixel is left to search (the ROI lies in the exclusions, or its pixels are blank).")
+                          : QObject::tr("No region: every pixel is blank or excluded.");
+    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
+    if (r.pivot >= included.max) {
+        const QString what = r.pivot == included.max ? where : QObject::tr("above %1, %2").arg(where, number(included.max));
+        return QObject::tr("No region: every pixel is at or below the pivot %1 (%2). Choose a lower pivot.")
+            .arg(pivotText(r), what);
+    }
+    return QObject::tr("No region has a positive sum above the pivot %1.").arg(pivotText(r));
+}
+
+// The line a run's results carry in the results dock and the status bar: how the window chose the pivot,
+// or why the answer is empty; empty when there is nothing to say.
+QString runNote(const std::vector<glint::BrightestResult>& results, const RunNotes& notes, bool restricted) {
+    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
+    QStringList lines;
+    if (notes.asked && !results.empty())
+        lines << QObject::tr("%1 = %2 is %3, so no pixel lies above it: the pivot used is %4, the largest value below the maximum.")
+                     .arg(QString::fromStdString(notes.asked->text()), number(notes.askedValue), where,
+                          number(results.front().pivot));
+    const bool sweep = results.size() > 1;
+    for (const glint::BrightestResult& r : results) {
+        if (!r.regions.empty()) continue;
+        QString reason = notes.included ? emptyReason(r, *notes.included, restricted)
+                                        : QObject::tr("No region: every included pixel is at or below the pivot %1.").arg(pivotText(r));
+        if (sweep) reason = QObject::tr("Pivot %1: %2").arg(pivotText(r), reason);
+        lines << reason;
+    }
+    return lines.join(QLatin1Char(' '));
 }
 
 QString rectText(const QRect& r) {
@@ -175,22 +258,52 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
     const QString parameters = parametersText(params, sweep);
     const std::shared_ptr<const glint::Image> image = ctx.image();
     auto results = std::make_shared<std::vector<glint::BrightestResult>>();
+    auto notes = std::make_shared<RunNotes>();
     JobRequest job;
     job.name = isSweep ? tr("Brightest region: pivot sweep") : name();
-    job.work = [image, params, sweep, backend, results](glint::JobControl& control) {
-        if (sweep.empty()) results->push_back(glint::runBrightest(*image, params, backend, control));
-        else *results = glint::runPivotSweep(*image, params, sweep, backend, control);
+    job.work = [image, params, sweep, backend, results, notes](glint::JobControl& control) {
+        if (!sweep.empty()) {
+            *results = glint::runPivotSweep(*image, params, sweep, backend, control);
+            for (const glint::BrightestResult& r : *results)
+                if (r.regions.empty()) {
+                    notes->included = includedValues(*image, params, control);
+                    break;
+                }
+            return;
+        }
+        glint::BrightestParams run = params;
+        // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot,
+        // so the answer would be empty: the window takes the largest value below the maximum instead
+        // (the regions are then those of the maximum's pixels), and says so.
+        using Kind = glint::PivotSpec::Kind;
+        if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(*image)) {
+            const double value = glint::computePivot(*image, params);
+            const IncludedValues included = includedValues(*image, params, control);
+            if (included.count > 0 && value >= included.max && included.belowMax) {
+                notes->asked = params.pivot;
+                notes->askedValue = value;
+                notes->included = included;
+                run.pivot = glint::PivotSpec{Kind::Number, *included.belowMax};
+            }
+        }
+        results->push_back(glint::runBrightest(*image, run, backend, control));
+        if (results->front().regions.empty() && !notes->included) notes->included = includedValues(*image, params, control);
     };
-    job.done = [this, image, results, parameters, isSweep, k = params.k](glint::JobControl& control) {
+    const bool restricted = params.hasRoi || !exclusions_.isEmpty();
+    job.done = [this, image, results, notes, parameters, isSweep, restricted, k = params.k](glint::JobControl& control) {
         if (context().image() != image) return; // another image was opened meanwhile
         lastResults_ = *results;
-        if (isSweep) showSweep(*results, k, control, *image, parameters);
-        else showSingle(results->front(), k, control, *image, parameters);
+        const QString note = runNote(*results, *notes, restricted);
+        notes->shown = note;
+        if (isSweep) showSweep(*results, k, control, *image, parameters, note);
+        else showSingle(results->front(), k, control, *image, parameters, note);
     };
     // This request's own outcome (the runner may run other modules' jobs before and after it).
     QPointer<BrightestModule> self(this);
-    job.finished = [self] {
-        if (self) emit self->runFinished();
+    job.finished = [self, notes] {
+        if (!self) return;
+        self->showNote(notes->shown); // after the window's "done" message, which it replaces
+        emit self->runFinished();
     };
     job.failed = [self](const QString& message) {
         if (self) self->fail(message);
@@ -243,7 +356,12 @@ void BrightestModule::retirePreviousRun() {
     runLayers_.clear();
 }
 
-void BrightestModule::presentSingle(const glint::BrightestResult& result, int k) {
+void BrightestModule::showNote(const QString& note) {
+    if (note.isEmpty()) return;
+    if (auto* window = qobject_cast<QMainWindow*>(context().window())) window->statusBar()->showMessage(note, 30000);
+}
+
+void BrightestModule::presentSingle(const glint::BrightestResult& result, int k, const QString& givenNote) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -267,7 +385,8 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k)
     regionLayer_ = layer;
     sweepLayer_ = nullptr;
     model_ = model;
-    if (ctx.results()) ctx.results()->addResultSet(title, model, layer);
+    const QString note = givenNote.isEmpty() ? runNote({result}, {}, false) : givenNote;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, layer, note);
     else model->deleteLater();
     runs_.push_back({runCount_, false, k, {result}, {layer}, title});
     lastResults_ = {result};
@@ -275,19 +394,16 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k)
 }
 
 void BrightestModule::showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job,
-                                 const glint::Image& image, const QString& parameters) {
-    presentSingle(result, k);
+                                 const glint::Image& image, const QString& parameters, const QString& note) {
+    presentSingle(result, k, note);
     context().timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
 
-    QString text = tr("Pivot %1.").arg(pivotText(result));
-    if (result.regions.empty())
-        text += QLatin1Char(' ') + tr("No region has a positive sum: every included pixel is at or below the pivot, "
-                                      "or everything is excluded.");
-    else if (result.regions.size() == 1)
+    QString text = note.isEmpty() ? tr("Pivot %1.").arg(pivotText(result)) : note;
+    if (result.regions.size() == 1)
         text += QLatin1Char(' ') + tr("Sum %1 over %2 × %3 pixels.").arg(sumText(result.regions.front()))
                                        .arg(result.regions.front().width)
                                        .arg(result.regions.front().height);
-    else
+    else if (result.regions.size() > 1)
         text += QLatin1Char(' ') + tr("%1 regions, sums %2 … %3.")
                                        .arg(result.regions.size())
                                        .arg(sumText(result.regions.front()), sumText(result.regions.back()));
@@ -298,7 +414,7 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
     panel_->setStatus(text);
 }
 
-void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& results, int k) {
+void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& results, int k, const QString& givenNote) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -336,7 +452,8 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     regionLayer_ = nullptr;
     sweepLayer_ = legend;
     model_ = model;
-    if (ctx.results()) ctx.results()->addResultSet(title, model, legend);
+    const QString note = givenNote.isEmpty() ? runNote(results, {}, false) : givenNote;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, legend, note);
     else model->deleteLater();
     runs_.push_back({runCount_, true, k, results, runLayers_, title});
     lastResults_ = results;
@@ -344,19 +461,20 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
 }
 
 void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& results, int k, const glint::JobControl& job,
-                                const glint::Image& image, const QString& parameters) {
+                                const glint::Image& image, const QString& parameters, const QString& note) {
     AppContext& ctx = context();
-    presentSweep(results, k);
+    presentSweep(results, k, note);
     std::size_t rectangles = 0;
     for (const glint::BrightestResult& r : results) rectangles += r.regions.size();
     RunRecord record = RunRecord::fromJob(tr("Brightest region (pivot sweep)"), results.front().backend, job, image, parameters);
     ctx.timingLog()->add(record);
-    panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.")
+    panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.%6")
                           .arg(results.size())
                           .arg(rectangles)
                           .arg(QString::fromLatin1(glint::backendName(results.front().backend)),
                                QString::fromStdString(results.front().device))
-                          .arg(job.timing().total(), 0, 'f', 1));
+                          .arg(job.timing().total(), 0, 'f', 1)
+                          .arg(note.isEmpty() ? QString() : QLatin1Char(' ') + note));
 }
 
 void BrightestModule::fail(const QString& message) {

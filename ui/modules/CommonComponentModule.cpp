@@ -364,6 +364,11 @@ bool CommonComponentModule::run() {
     job.cancelled = [self] {
         if (self && self->panel_) self->panel_->setSummary(tr("The search was cancelled."));
     };
+    job.finished = [self] { // after the window's "done" message: why nothing was found replaces it
+        if (!self || self->resultNote_.isEmpty()) return;
+        if (auto* window = qobject_cast<QMainWindow*>(self->context().window()))
+            window->statusBar()->showMessage(self->resultNote_, 30000);
+    };
     if (panel_) panel_->setSummary(tr("Searching…"));
     const bool started = ctx.jobs()->start(std::move(job));
     if (!started && panel_) panel_->setSummary(tr("Another analysis is running: cancel it first."), true);
@@ -372,6 +377,7 @@ bool CommonComponentModule::run() {
 
 void CommonComponentModule::dropResult() {
     result_.reset();
+    resultNote_.clear();
     // The pointers are cleared first, so that onLayerRemoved() does not take this for the user's removal.
     for (QPointer<ComponentLayer>* pointer : {&layerA_, &layerB_})
         if (OverlayLayer* layer = pointer->data()) {
@@ -422,7 +428,14 @@ void CommonComponentModule::presentResult(const std::shared_ptr<const glint::Com
                        0);
     else
         model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, tolerance, backend}, -1);
-    if (ctx.results()) ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_);
+    const QString note = r.found ? QString()
+                                 : tr("No common pixel: no pixel of A matches B within the tolerance %1 at any of the %2 "
+                                      "offsets searched.")
+                                       .arg(tolerance, 0, 'g', 6)
+                                       .arg(r.stats.offsets);
+    if (ctx.results())
+        ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_, note);
+    resultNote_ = note;
 
     if (panel_) {
         const QString time = ms ? tr("%1 ms on %2").arg(*ms, 0, 'f', 1).arg(backend) : tr("restored from the session");

@@ -135,6 +135,7 @@ private:
     std::shared_ptr<const glint::CommonComponentResult> result_;
     double resultTolerance_ = 0.0; // the tolerance the shown result was found with
     QString resultBackend_;
+    QString resultNote_; // why the shown result is empty (no common pixel), for the status bar
     // The shown result as session JSON, kept so that autosaves do not compress a large mask again.
     mutable std::shared_ptr<const glint::CommonComponentResult> savedResult_;
     mutable QJsonObject savedResultJson_;
