@@ -301,17 +301,79 @@ private slots:
 
         // Everything excluded: said so.
         module->addExclusionRectangle(QRect(0, 0, 40, 30));
-        QVERIFY2(runAndWait(module, [&] { module->run(); }, &message), qPrintable(message));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
         QVERIFY2(dock->noteLabel()->text().contains(QStringLiteral("No region: no pixel is left to search")),
                  qPrintable(dock->noteLabel()->text()));
         // A set with regions has no note; choosing the empty one again shows it.
         module->clearExclusions();
         setPivot(module->panel(), QStringLiteral("-1"));
-        QVERIFY2(runAndWait(module, [&] { module->run(); }, &message), qPrintable(message));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
         QCOMPARE(module->model()->rowCount(), 1);
         QVERIFY(!dock->noteLabel()->isVisibleTo(dock));
         dock->setCurrentResultSet(0);
         QVERIFY(dock->noteLabel()->isVisibleTo(dock) && dock->noteLabel()->text().contains(why));
+    }
+
+    // K is visible and used everywhere: the K field starts at a useful K, the menu entry names it, Enter in
+    // the panel's values runs the search, and Ctrl+B runs with the panel's K (not K = 1).
+    void kIsVisibleAndEnterRuns() {
+        MainWindow window({false, false});
+        showWindow(window);
+        std::mt19937 rng(21);
+        window.context().setImage(test::randomIntImage(60, 50, -50, 50, rng), QStringLiteral("random"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        BrightestModule* module = findModule(window);
+        BrightestPanel* panel = module->panel();
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QCOMPARE(panel->kBox()->value(), 10);
+        QAction* kAction = module->actions().at(1);
+        QCOMPARE(kAction->text(), QStringLiteral("K Brightest Regions (K = 10)"));
+        QCOMPARE(module->actions().at(0)->text(), QStringLiteral("Brightest Region (K = 1)"));
+        QCOMPARE(kAction->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_B));
+        QVERIFY(module->actions().at(0)->shortcut().isEmpty());
+
+        // Enter in K: the typed K runs.
+        panel->kBox()->setFocus();
+        panel->kBox()->selectAll();
+        QString message;
+        QVERIFY2(runAndWait(module, [&] {
+                     QTest::keyClicks(panel->kBox(), QStringLiteral("4"));
+                     QTest::keyClick(panel->kBox(), Qt::Key_Return);
+                 }, &message),
+                 qPrintable(message));
+        QCOMPARE(panel->kBox()->value(), 4);
+        QCOMPARE(kAction->text(), QStringLiteral("K Brightest Regions (K = 4)"));
+        QCOMPARE(module->runs().back().k, 4);
+        QCOMPARE(module->model()->rowCount(), 4);
+
+        // Enter in the percentile and in the number pivot runs too, with the value typed.
+        setPivot(panel, QStringLiteral("p90"));
+        panel->percentileBox()->selectAll();
+        QVERIFY2(runAndWait(module, [&] {
+                     QTest::keyClicks(panel->percentileBox(), QStringLiteral("95"));
+                     QTest::keyClick(panel->percentileBox(), Qt::Key_Enter);
+                 }, &message),
+                 qPrintable(message));
+        QCOMPARE(module->lastResults().front().pivotSpec.text(), std::string("p95"));
+        setPivot(panel, QStringLiteral("3"));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(panel->numberEdit(), Qt::Key_Return); }, &message), qPrintable(message));
+        QCOMPARE(module->lastResults().front().pivot, 3.0);
+        QCOMPARE(module->runs().size(), std::size_t(3));
+        // Enter in the sweep list runs the sweep.
+        panel->sweepEdit()->setText(QStringLiteral("0, 10"));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(panel->sweepEdit(), Qt::Key_Return); }, &message), qPrintable(message));
+        QVERIFY(module->runs().back().sweep);
+        QCOMPARE(module->lastResults().size(), std::size_t(2));
+
+        // Ctrl+B, typed in the window: the panel's K.
+        panel->kBox()->setValue(6);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier); }, &message),
+                 qPrintable(message));
+        QCOMPARE(module->runs().back().k, 6);
+        QVERIFY(!module->runs().back().sweep);
+        QCOMPARE(module->model()->rowCount(), 6);
     }
 
     // An 8-bit image whose p99 is its maximum: the window takes the largest value below the maximum as the
@@ -454,6 +516,7 @@ private slots:
         BrightestPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         panel->sweepEdit()->setText(QStringLiteral("mean, p90 p95;p99"));
+        panel->kBox()->setValue(1); // the paper's figure: one rectangle per pivot (the sweep takes the panel's K)
         // As the paper does: the chest wall, the film label and the lead marker out of the way first.
         module->addExclusionPolygon(QPolygonF{QPointF(-1, -1), QPointF(306, -1), QPointF(-1, 636)});
         module->addExclusionRectangle(QRect(736, 864, 288, 160));

@@ -16,6 +16,7 @@
 #include <QListWidget>
 #include <QMainWindow>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStatusBar>
 
 #include <cmath>
@@ -145,9 +146,11 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
       drawRoiAction_(new QAction(tr("Brightest: Draw ROI"), this)),
       excludeRectAction_(new QAction(tr("Brightest: Exclude Rectangle"), this)),
       excludePolygonAction_(new QAction(tr("Brightest: Exclude Polygon"), this)) {
-    brightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    brightestAction_->setStatusTip(tr("The rectangle with the largest sum of (value − pivot)"));
-    kBrightestAction_->setStatusTip(tr("The K brightest regions, with the panel's K and mode"));
+    // Ctrl+B runs what the panel shows (its K, pivot and mode); the K = 1 search is one menu entry away.
+    kBrightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    brightestAction_->setText(tr("Brightest Region (K = 1)"));
+    brightestAction_->setStatusTip(tr("Only the rectangle with the largest sum of (value − pivot)"));
+    showK(BrightestPanel::kDefaultK);
     connect(brightestAction_, &QAction::triggered, this, [this] {
         emit panelRequested();
         run(1);
@@ -181,7 +184,11 @@ QWidget* BrightestModule::createPanel() {
     if (panel_) return nullptr; // created once; the parameters dock owns it
     panel_ = new BrightestPanel;
     connect(panel_->runButton(), &QPushButton::clicked, kBrightestAction_, &QAction::trigger);
+    connect(panel_, &BrightestPanel::runRequested, kBrightestAction_, &QAction::trigger);
     connect(panel_->sweepButton(), &QPushButton::clicked, sweepAction_, &QAction::trigger);
+    connect(panel_, &BrightestPanel::sweepRequested, sweepAction_, &QAction::trigger);
+    connect(panel_->kBox(), &QSpinBox::valueChanged, this, &BrightestModule::showK);
+    showK(panel_->k());
     connect(panel_->drawRoiButton(), &QPushButton::clicked, drawRoiAction_, &QAction::trigger);
     connect(panel_->clearRoiButton(), &QPushButton::clicked, this, &BrightestModule::clearRoi);
     connect(panel_->excludeRectangleButton(), &QPushButton::clicked, excludeRectAction_, &QAction::trigger);
@@ -224,6 +231,13 @@ glint::BrightestParams BrightestModule::currentParams(int k) const {
         params.excludePolygons.push_back(std::move(polygon));
     }
     return params;
+}
+
+void BrightestModule::showK(int k) {
+    // The menu entry says which K it runs (the panel's), so that no run surprises.
+    kBrightestAction_->setText(tr("K Brightest Regions (K = %1)").arg(k));
+    kBrightestAction_->setIconText(tr("K Brightest Regions"));
+    kBrightestAction_->setStatusTip(tr("The %1 brightest regions, with the panel's pivot and mode (K is set in the panel)").arg(k));
 }
 
 bool BrightestModule::run(int k) { return start({}, k); }

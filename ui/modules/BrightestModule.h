@@ -99,6 +99,7 @@ private:
     void presentSingle(const glint::BrightestResult& result, int k, const QString& note = {});
     void presentSweep(const std::vector<glint::BrightestResult>& results, int k, const QString& note = {});
     void showNote(const QString& note); // in the status bar
+    void showK(int k);                  // in the K Brightest Regions action
     QString parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const;
     void retirePreviousRun();
     void refreshExclusions();
