@@ -223,6 +223,35 @@ private slots:
 #endif
     }
 
+    // The picture itself (every build, no PNG needed): a y-up image's picture is flipped, drawings land on
+    // their image rows, and the legend line is there; a top-down image's is not flipped.
+    void overlayImageFollowsYUp() {
+        constexpr int W = 200, H = 120;
+        for (const bool yUp : {true, false}) {
+            std::vector<std::uint8_t> v(W * H);
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) v[static_cast<std::size_t>(y) * W + x] = static_cast<std::uint8_t>(y * 2);
+            Image image = Image::fromSamples<std::uint8_t>(W, H, std::move(v));
+            image.meta.displayYUp = yUp;
+            DisplaySettings settings = defaultDisplaySettings(image);
+            settings.limits = LimitsMode::MinMax;
+            OverlayImage overlay(image, settings);
+            QCOMPARE(overlay.isFlipped(), yUp);
+            overlay.drawRectangle(100, 2, 10, 3, 0xFF0000); // image rows 2..4
+            const cv::Mat picture = overlay.pixels();
+            // The last column is clear of the legend and the rectangle: its grey tells the image row.
+            const int topGrey = picture.at<cv::Vec3b>(0, W - 1)[0], bottomGrey = picture.at<cv::Vec3b>(H - 1, W - 1)[0];
+            QVERIFY2(yUp ? topGrey > bottomGrey : topGrey < bottomGrey, qPrintable(QStringLiteral("%1 %2").arg(topGrey).arg(bottomGrey)));
+            // The rectangle's outline on its image rows: 2 and 4 (picture rows H-1-4 and H-1-2 when flipped).
+            const int first = yUp ? H - 1 - 4 : 2, last = yUp ? H - 1 - 2 : 4;
+            QCOMPARE(picture.at<cv::Vec3b>(first, 105), cv::Vec3b(0, 0, 255));
+            QCOMPARE(picture.at<cv::Vec3b>(last, 105), cv::Vec3b(0, 0, 255));
+            QVERIFY(picture.at<cv::Vec3b>(yUp ? H - 1 - 6 : 6, 105) != cv::Vec3b(0, 0, 255));
+            QCOMPARE(overlay.legendBox().empty(), !yUp); // "y up: row 0 at the bottom, ..."
+        }
+        QVERIFY(QString::fromLatin1(OverlayImage::flippedLegendText()).startsWith("y up: row 0 at the bottom"));
+    }
+
     void batchOutToDevice() {
         const QString dir = freshDir("batchdev");
         const QString in = matrix(dir);
