@@ -408,6 +408,8 @@ private slots:
         QVERIFY2(window.statusBar()->currentMessage().contains(said), qPrintable(window.statusBar()->currentMessage()));
         QVERIFY2(module->panel()->status().contains(said), qPrintable(module->panel()->status()));
         QVERIFY(window.resultsDock()->noteLabel()->text().contains(said));
+        QVERIFY(window.context().timingLog()->records().back().parameters.contains(QStringLiteral("pivot=p99 ")));
+        QVERIFY(window.context().timingLog()->records().back().parameters.contains(QStringLiteral("pivot_used=%1").arg(below)));
 
         // Inside the saturated area every pixel is 255: nothing lies below the maximum to take.
         module->setRoi(QRect(65, 25, 10, 10));

@@ -285,23 +285,24 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
                 }
             return;
         }
-        glint::BrightestParams run = params;
-        // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot,
-        // so the answer would be empty: the window takes the largest value below the maximum instead
-        // (the regions are then those of the maximum's pixels), and says so.
+        results->push_back(glint::runBrightest(*image, params, backend, control));
+        if (!results->front().regions.empty()) return;
+        // Why nothing was found: the included pixels' maximum (one pass, only for an empty answer).
+        notes->included = includedValues(*image, params, control);
+        // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot:
+        // the window runs again with the largest value below the maximum as the pivot (the regions are
+        // then those of the maximum's pixels), and says so.
         using Kind = glint::PivotSpec::Kind;
-        if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(*image)) {
-            const double value = glint::computePivot(*image, params);
-            const IncludedValues included = includedValues(*image, params, control);
-            if (included.count > 0 && value >= included.max && included.belowMax) {
-                notes->asked = params.pivot;
-                notes->askedValue = value;
-                notes->included = included;
-                run.pivot = glint::PivotSpec{Kind::Number, *included.belowMax};
-            }
+        const IncludedValues& included = *notes->included;
+        const double pivot = results->front().pivot;
+        if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(*image) &&
+            included.count > 0 && pivot >= included.max && included.belowMax) {
+            notes->asked = params.pivot;
+            notes->askedValue = pivot;
+            glint::BrightestParams again = params;
+            again.pivot = glint::PivotSpec{Kind::Number, *included.belowMax};
+            results->front() = glint::runBrightest(*image, again, backend, control);
         }
-        results->push_back(glint::runBrightest(*image, run, backend, control));
-        if (results->front().regions.empty() && !notes->included) notes->included = includedValues(*image, params, control);
     };
     const bool restricted = params.hasRoi || !exclusions_.isEmpty();
     job.done = [this, image, results, notes, parameters, isSweep, restricted, k = params.k](glint::JobControl& control) {
@@ -309,8 +310,12 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
         lastResults_ = *results;
         const QString note = runNote(*results, *notes, restricted);
         notes->shown = note;
-        if (isSweep) showSweep(*results, k, control, *image, parameters, note);
-        else showSingle(results->front(), k, control, *image, parameters, note);
+        // The timing record names the pivot that ran when the window chose another than the panel's.
+        const QString ran = notes->asked && !results->empty()
+                                ? parameters + QStringLiteral(" pivot_used=%1").arg(number(results->front().pivot))
+                                : parameters;
+        if (isSweep) showSweep(*results, k, control, *image, ran, note);
+        else showSingle(results->front(), k, control, *image, ran, note);
     };
     // This request's own outcome (the runner may run other modules' jobs before and after it).
     QPointer<BrightestModule> self(this);
