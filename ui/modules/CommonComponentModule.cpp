@@ -20,11 +20,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <climits>
@@ -161,43 +159,36 @@ void CommonComponentModule::chooseSecondFile() {
 }
 
 void CommonComponentModule::openSecondImage(const QString& path) {
-    const quint64 generation = ++loadGeneration_;
     takeOwner();
     if (panel_) panel_->setSummary(tr("Opening %1…").arg(QFileInfo(path).fileName()));
     struct Outcome {
         std::shared_ptr<const glint::Image> image;
         QString error;
     };
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        if (generation != loadGeneration_) return; // a newer one was asked for
-        shownGeneration_ = generation;
-        Outcome outcome = watcher->result();
-        if (outcome.image) {
-            showSecond(std::move(outcome.image), path);
-            return;
-        }
-        if (panel_) panel_->setSummary(tr("Cannot open image B: %1").arg(outcome.error), true);
-        if (auto* window = qobject_cast<QMainWindow*>(context().window()))
-            window->statusBar()->showMessage(outcome.error, 10000);
-        emit secondImageFailed(path, outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
-        Outcome out;
-        try {
-            out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
-        } catch (const std::bad_alloc&) {
-            out.error = tr("cannot open '%1': not enough memory").arg(path);
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+    loading_.start(
+        this,
+        [path]() -> Outcome {
+            Outcome out;
+            try {
+                out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
+            } catch (const std::bad_alloc&) {
+                out.error = tr("cannot open '%1': not enough memory").arg(path);
+            } catch (const std::exception& e) {
+                out.error = QString::fromStdString(e.what());
+            }
+            return out;
+        },
+        [this, path](Outcome outcome) {
+            if (outcome.image) return showSecond(std::move(outcome.image), path);
+            if (panel_) panel_->setSummary(tr("Cannot open image B: %1").arg(outcome.error), true);
+            if (auto* window = qobject_cast<QMainWindow*>(context().window()))
+                window->statusBar()->showMessage(outcome.error, 10000);
+            emit secondImageFailed(path, outcome.error);
+        });
 }
 
 void CommonComponentModule::setSecondImage(glint::Image image, const QString& path) {
-    shownGeneration_ = ++loadGeneration_;
+    loading_.drop();
     showSecond(std::make_shared<const glint::Image>(std::move(image)), path);
 }
 
@@ -224,7 +215,7 @@ void CommonComponentModule::takeOwner() {
 }
 
 void CommonComponentModule::closeSecondImage() {
-    shownGeneration_ = ++loadGeneration_; // a B still loading is dropped when it arrives
+    loading_.drop(); // a B still loading is dropped when it arrives
     dropResult();
     const bool had = second_ != nullptr;
     second_.reset();

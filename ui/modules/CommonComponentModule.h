@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/algo/common/CommonComponent.h"
+#include "ui/jobs/LatestOnly.h"
 #include "ui/modules/AnalysisModule.h"
 
 #include <QPoint>
@@ -55,7 +56,7 @@ public:
     void closeSecondImage();
     std::shared_ptr<const glint::Image> secondImage() const { return second_; }
     QString secondImagePath() const { return secondPath_; }
-    bool isLoadingSecond() const { return loadGeneration_ != shownGeneration_; }
+    bool isLoadingSecond() const { return loading_.busy(); }
     // B is loaded and its frame, for the current display settings, is the one the canvas paints.
     bool isSecondImageShown() const;
 
@@ -128,8 +129,7 @@ private:
     // The A that B (shown or loading) belongs to; ownerSet_ false: B came before any A.
     std::weak_ptr<const glint::Image> owner_;
     bool ownerSet_ = false;
-    quint64 loadGeneration_ = 0;
-    quint64 shownGeneration_ = 0;
+    LatestOnly loading_;
     glint::CommonComponentParams params_;
     glint::Backend backend_ = glint::Backend::Auto;
     std::shared_ptr<const glint::CommonComponentResult> result_;
