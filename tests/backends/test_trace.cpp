@@ -47,9 +47,11 @@ struct TraceCase {
     double halfWidth = 0.0;
     uint seed = 0;
     int width = 0, height = 0;
+    TraceObjective objective = TraceObjective::Ratio;
 
     TraceParams params() const {
         TraceParams p;
+        p.objective = objective;
         p.guides = guides;
         p.points = points;
         p.maxAngleDeg = angle;
@@ -76,6 +78,8 @@ TraceProblem problemFor(const TraceCase& c) {
 }
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::max(1.0, std::fabs(b)); }
+// The objectives agree to 1e-4 relative (a ratio is a score per pixel: relative to itself, not to 1).
+bool closeRelative(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::fabs(b) + 1e-9; }
 
 } // namespace
 
@@ -87,27 +91,29 @@ class TestTrace : public QObject {
 private slots:
     void initTestCase() { initBackends(); }
 
-    // Every backend's optimum equals the brute force over all d^n paths, for every kind of angle limit,
-    // with guides that reach outside the image (37x29 and 41x33 fields).
+    // Every backend's optimum equals the brute force over all d^n paths, for both objectives and every kind
+    // of angle limit, with guides that reach outside the image (37x29 and 41x33 fields).
     void bruteForce_data() {
         test::addBackendColumn();
         QTest::addColumn<TraceCase>("c");
+        for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum})
         for (Backend backend : test::allBackends) {
+            const char* o = traceObjectiveName(objective);
             uint seed = 1;
             for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
                 for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
                     const int mode = static_cast<int>(seed % 4);
                     const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
-                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g", n, d, angle, mode, halfWidth))
-                        << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29};
+                    test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g", o, n, d, angle, mode, halfWidth))
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29, objective};
                     ++seed;
                 }
             for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
                 for (double angle : {0.5, 10.0, 45.0, 90.0, 150.0, 180.0}) {
                     const int mode = static_cast<int>(seed % 4);
                     const double halfWidth = seed % 2 ? 0.0 : 25.0;
-                    test::newBackendRow(backend, QString::asprintf("n%d d%d angle %g mode %d w %g 41x33", n, d, angle, mode, halfWidth))
-                        << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33};
+                    test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g 41x33", o, n, d, angle, mode, halfWidth))
+                        << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33, objective};
                     ++seed;
                 }
         }
@@ -125,8 +131,12 @@ private slots:
         }
         const TraceLeg leg = tracer->trace(a, b, params, job);
         test::verifyLeg(*field, leg, a, b, params);
-        QVERIFY2(close(leg.score, best), qPrintable(QString("%1: %2 vs brute force %3").arg(backendName(backend)).arg(leg.score).arg(best)));
+        const double value = test::objectiveValue(leg, params);
+        QVERIFY2(closeRelative(value, best),
+                 qPrintable(QString("%1: %2 vs brute force %3").arg(backendName(backend)).arg(value).arg(best)));
         QVERIFY(close(leg.optimumScore, leg.score));
+        QVERIFY(leg.iterations >= 1 && leg.iterations <= kMaxTraceIterations);
+        if (params.objective == TraceObjective::Sum) QCOMPARE(leg.iterations, 1);
         if (backend == Backend::Cuda) {
             QVERIFY(job.timing().step("segment scores") > 0.0);
             QCOMPARE(QString::fromStdString(job.device()), QString::fromStdString(cudaDevice().name));
@@ -172,17 +182,21 @@ private slots:
         test::addBackendColumn();
         QTest::addColumn<TraceCase>("c");
         int row = 0;
-        for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 64}, {2, 33}, {3, 48}, {6, 40}, {8, 32}})
-            for (double angle : {10.0, 45.0, 180.0}) {
-                test::newBackendRow(Backend::Cpu, QString::asprintf("n%d d%d angle %g", n, d, angle))
-                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 1000 + d), 120, 90};
-            }
-        row = 0;
-        for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 256}, {2, 100}, {3, 64}, {5, 128}, {8, 96}, {12, 33}})
-            for (double angle : {10.0, 45.0, 180.0}) {
-                test::newBackendRow(Backend::Cuda, QString::asprintf("n%d d%d angle %g", n, d, angle))
-                    << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 7 + d), 300, 200};
-            }
+        for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum}) {
+            const char* o = traceObjectiveName(objective);
+            row = 0;
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 64}, {2, 33}, {3, 48}, {6, 40}, {8, 32}})
+                for (double angle : {10.0, 45.0, 180.0}) {
+                    test::newBackendRow(Backend::Cpu, QString::asprintf("%s n%d d%d angle %g", o, n, d, angle))
+                        << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 1000 + d), 120, 90, objective};
+                }
+            row = 0;
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 256}, {2, 100}, {3, 64}, {5, 128}, {8, 96}, {12, 33}})
+                for (double angle : {10.0, 45.0, 180.0}) {
+                    test::newBackendRow(Backend::Cuda, QString::asprintf("%s n%d d%d angle %g", o, n, d, angle))
+                        << TraceCase{n, d, angle, row++ % 4, 0.0, uint(n * 7 + d), 300, 200, objective};
+                }
+        }
     }
     void matchesReference() {
         GLINT_FETCH_BACKEND(backend);
@@ -192,8 +206,9 @@ private slots:
         const TraceLeg ref = tracerFor(Backend::Reference, field)->trace(a, b, params, j1);
         const TraceLeg got = tracerFor(backend, field)->trace(a, b, params, j2);
         test::verifyLeg(*field, got, a, b, params);
-        QVERIFY2(close(got.score, ref.score),
-                 qPrintable(QString("%1 %2, reference %3").arg(backendName(backend)).arg(got.score).arg(ref.score)));
+        const double value = test::objectiveValue(got, params), expected = test::objectiveValue(ref, params);
+        QVERIFY2(closeRelative(value, expected),
+                 qPrintable(QString("%1 %2, reference %3").arg(backendName(backend)).arg(value).arg(expected)));
         QVERIFY(j2.timing().step("segment scores") > 0.0);
         QVERIFY(j2.timing().total() > 0.0);
     }
@@ -225,7 +240,13 @@ private slots:
         const TraceLeg cpu = tracerFor(Backend::Cpu, field)->trace(a, b, params, j1);
         const TraceLeg gpu = tracerFor(Backend::Cuda, field)->trace(a, b, params, j2);
         test::verifyLeg(*field, gpu, a, b, params);
-        QVERIFY2(close(gpu.score, cpu.score), qPrintable(QString("cuda %1, cpu %2").arg(gpu.score).arg(cpu.score)));
+        QVERIFY2(closeRelative(gpu.meanScore, cpu.meanScore),
+                 qPrintable(QString("cuda %1, cpu %2 (mean score)").arg(gpu.meanScore).arg(cpu.meanScore)));
+        params.objective = TraceObjective::Sum;
+        JobControl j3, j4;
+        const TraceLeg cpuSum = tracerFor(Backend::Cpu, field)->trace(a, b, params, j3);
+        const TraceLeg gpuSum = tracerFor(Backend::Cuda, field)->trace(a, b, params, j4);
+        QVERIFY2(close(gpuSum.score, cpuSum.score), qPrintable(QString("cuda %1, cpu %2").arg(gpuSum.score).arg(cpuSum.score)));
         qInfo("n%d d%d: cuda %.3f ms (segments %.3f, dp %.3f), cpu %.1f ms", guides, points, j2.timing().total(),
               j2.timing().step("segment scores"), j2.timing().step("dp"), j1.timing().total());
     }
@@ -246,13 +267,15 @@ private slots:
             params.guides = 1 + static_cast<int>(rng() % 9);
             params.points = 2 + static_cast<int>(rng() % 400);
             params.maxAngleDeg = 5.0 + rng() % 176;
+            params.objective = i % 2 ? TraceObjective::Sum : TraceObjective::Ratio;
             const TracePoint a = test::randomPoint(f->width(), f->height(), rng);
             const TracePoint b = test::randomPoint(f->width(), f->height(), rng);
             JobControl j1, j2;
             try {
                 const TraceLeg c = cpu->trace(a, b, params, j1);
                 const TraceLeg g = gpu->trace(a, b, params, j2);
-                QVERIFY2(close(g.score, c.score), qPrintable(QString("trace %1: cuda %2, cpu %3").arg(i).arg(g.score).arg(c.score)));
+                QVERIFY2(closeRelative(test::objectiveValue(g, params), test::objectiveValue(c, params)),
+                         qPrintable(QString("trace %1: cuda %2, cpu %3").arg(i).arg(g.score).arg(c.score)));
             } catch (const UsageError&) {
                 QVERIFY_THROWS_EXCEPTION(UsageError, gpu->trace(a, b, params, j2)); // infeasible on both
             }

@@ -29,6 +29,16 @@ std::string degreesText(double v) {
 
 } // namespace
 
+const char* traceObjectiveName(TraceObjective objective) {
+    return objective == TraceObjective::Sum ? "sum" : "ratio";
+}
+
+TraceObjective parseTraceObjective(std::string_view name) {
+    if (name == "ratio") return TraceObjective::Ratio;
+    if (name == "sum") return TraceObjective::Sum;
+    throw UsageError("unknown objective '" + std::string(name) + "' (ratio or sum)");
+}
+
 void validateTraceParams(const TraceParams& params) {
     if (params.guides < 1) throw UsageError("the number of guides must be at least 1");
     if (params.guides > kMaxTraceGuides)
@@ -99,12 +109,44 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
         auto step = job.timing().scope("geometry");
         geometry.emplace(a, b, params);
     }
-    const Optimum optimum = solve(*geometry, job);
-    if (optimum.indices.empty() || !std::isfinite(optimum.score))
+    std::optional<TraceLeg> leg = solveObjective(*geometry, params.objective, job);
+    if (!leg)
         throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
                          " degrees (raise the maximum angle, or use more points per guide)");
-    auto step = job.timing().scope("assemble");
-    return assembleLeg(*field_, *geometry, optimum.indices, optimum.score);
+    return std::move(*leg);
+}
+
+std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, TraceObjective objective, JobControl& job) {
+    scoreSegments(g, job);
+    Optimum optimum = optimize(g, 0.0, job);
+    if (optimum.indices.empty() || !std::isfinite(optimum.score)) return std::nullopt;
+    std::optional<TraceLeg> best;
+    {
+        auto step = job.timing().scope("assemble");
+        best = assembleLeg(*field_, g, optimum.indices, optimum.score);
+    }
+    best->iterations = 1;
+    if (objective == TraceObjective::Sum) return best;
+    // Dinkelbach: lambda_k = the best ratio found; the optimum of max S - lambda_k L is a path of a higher
+    // ratio unless lambda_k is already the optimum (then that maximum is 0). Ratios are taken from the
+    // double-precision scores of the paths, so every backend climbs the same sequence up to float rounding.
+    for (int iteration = 2; iteration <= kMaxTraceIterations && best->meanScore > 0.0; ++iteration) {
+        const double lambda = best->meanScore;
+        optimum = optimize(g, lambda, job);
+        best->iterations = iteration;
+        if (optimum.indices.empty() || !std::isfinite(optimum.score)) break;
+        auto step = job.timing().scope("assemble");
+        TraceLeg candidate = assembleLeg(*field_, g, optimum.indices, optimum.score + lambda * pathLength(g, optimum.indices));
+        const bool converged = optimum.score <= kTraceRatioTolerance * lambda * candidate.length;
+        if (candidate.meanScore > best->meanScore) {
+            candidate.iterations = iteration;
+            best = std::move(candidate);
+        } else {
+            break; // no higher ratio: lambda is the optimum up to rounding
+        }
+        if (converged) break;
+    }
+    return best;
 }
 
 TraceResult LineTracer::traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params,

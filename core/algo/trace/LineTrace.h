@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,19 @@ class TraceGeometry;
 
 enum class TraceScore { Magnitude, Sine, Ridge };
 enum class TracePolarity { Bright, Dark, Both };
+// What a path between two clicks maximises:
+//   ratio: the mean score per pixel of length, S(P) / L(P) (the default: a detour through more scored pixels
+//          wins only if it scores more per pixel). Exact by Dinkelbach's parametric method: each iteration is
+//          the sum DP on segment score - lambda * segment length, lambda the best ratio found so far.
+//   sum:   the total score S(P) (the paper's objective; rewards longer paths).
+enum class TraceObjective { Ratio, Sum };
 
 const char* traceScoreName(TraceScore score);
 const char* tracePolarityName(TracePolarity polarity);
+const char* traceObjectiveName(TraceObjective objective);
 TraceScore parseTraceScore(std::string_view name);       // throws UsageError
 TracePolarity parseTracePolarity(std::string_view name); // throws UsageError
+TraceObjective parseTraceObjective(std::string_view name); // throws UsageError
 
 struct TraceFieldOptions {
     TraceScore score = TraceScore::Magnitude;
@@ -75,7 +84,13 @@ struct TraceParams {
     int points = 256;          // d, points per guide
     double halfWidth = 0.0;    // w; 0 = a quarter of |ab|, at least 8 px
     double maxAngleDeg = 45.0; // theta, in (0, 180]; 180 = unconstrained
+    TraceObjective objective = TraceObjective::Ratio;
 };
+
+// Dinkelbach's iterations stop when the parametric optimum max S - lambda L is at most this fraction of
+// lambda L (the ratio is then optimal up to float rounding), or after kMaxTraceIterations.
+constexpr double kTraceRatioTolerance = 1e-6;
+constexpr int kMaxTraceIterations = 30;
 
 // Largest sizes accepted: d fits the 16-bit back-pointers and the GPU's shared memory; guides * points^2
 // bounds the memory of the DP tables (about 6 bytes per entry).
@@ -100,7 +115,10 @@ struct TraceLeg {
     std::vector<TracePoint> points;     // a, q_1..q_n, b
     std::vector<double> segmentScores;  // n + 1, each segment's score evaluated in double precision
     double score = 0.0;                 // sum of segmentScores
-    double optimumScore = 0.0;          // the optimum as the backend's DP found it (float on cpu/cuda)
+    double optimumScore = 0.0;          // the path's total score as the backend's DP found it (float on cpu/cuda)
+    double length = 0.0;                // of the path, pixels
+    double meanScore = 0.0;             // score / length: what the ratio objective maximises
+    int iterations = 1;                 // DP solves of the final half-width (ratio: Dinkelbach's iterations)
 };
 
 // Chained legs through clicks p0 -> p1 -> ... -> pm.
@@ -134,15 +152,20 @@ public:
     TraceResult traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params, JobControl& job);
 
 protected:
-    // The backend's optimum: the guide indices of q_1..q_n and its DP score (-inf when none is feasible).
+    // The backend's optimum: the guide indices of q_1..q_n and its DP value (-inf when none is feasible).
     struct Optimum {
         std::vector<int> indices;
         double score = 0.0;
     };
-    virtual Optimum solve(const TraceGeometry& geometry, JobControl& job) = 0;
+    // Scores every segment of the geometry (kept for the optimize() calls that follow on the same geometry).
+    virtual void scoreSegments(const TraceGeometry& geometry, JobControl& job) = 0;
+    // The DP over the scored segments with edge weight score - lambda * length (lambda = 0: the sum).
+    virtual Optimum optimize(const TraceGeometry& geometry, double lambda, JobControl& job) = 0;
     std::shared_ptr<const TraceField> field_;
 
 private:
+    // The optimum of the objective on one geometry (nullopt when no path is feasible).
+    std::optional<TraceLeg> solveObjective(const TraceGeometry& geometry, TraceObjective objective, JobControl& job);
     TraceLeg traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
 };
 

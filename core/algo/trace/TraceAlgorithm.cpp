@@ -149,11 +149,12 @@ public:
     }
     const char* synopsis() const override {
         return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
-               "          [--max-angle DEG] [--score magnitude|sine|ridge] [--width PX] [--polarity bright|dark|both]";
+               "          [--max-angle DEG] [--objective ratio|sum] [--score magnitude|sine|ridge] [--width PX]\n"
+               "          [--polarity bright|dark|both]";
     }
     std::vector<std::string> options() const override {
         return {"--from",      "--to",        "--via",   "--guides", "--points",
-                "--half-width", "--max-angle", "--score", "--width",  "--polarity"};
+                "--half-width", "--max-angle", "--objective", "--score", "--width", "--polarity"};
     }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
@@ -171,6 +172,7 @@ public:
             if (params.halfWidth <= 0.0) throw UsageError("option '--half-width' must be more than 0");
         }
         if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
+        if (auto v = a.value("--objective")) params.objective = parseTraceObjective(*v);
         validateTraceParams(params);
         TraceFieldOptions field;
         if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
@@ -199,6 +201,9 @@ Json traceResultJson(const TraceResult& r) {
         l["score"] = leg.score;
         l["segment_scores"] = leg.segmentScores;
         l["optimum_score"] = leg.optimumScore;
+        l["length"] = leg.length;
+        l["mean_score"] = leg.meanScore;
+        l["iterations"] = leg.iterations;
         legs.push_back(l);
     }
     doc["legs"] = legs;
@@ -228,6 +233,18 @@ TraceResult traceResultFromJson(const Json& json) {
         leg.score = number(field(l, "score", w), w + ".score");
         leg.optimumScore = number(field(l, "optimum_score", w), w + ".optimum_score");
         if (leg.points.size() < 2) fail(w + ".points", "a path of at least two points");
+        // Documents written before the ratio objective have no length, mean score or iterations: derived.
+        if (l.contains("length")) {
+            leg.length = number(l["length"], w + ".length");
+        } else {
+            leg.length = 0.0;
+            for (std::size_t i = 1; i < leg.points.size(); ++i)
+                leg.length += std::hypot(leg.points[i].x - leg.points[i - 1].x, leg.points[i].y - leg.points[i - 1].y);
+        }
+        leg.meanScore = l.contains("mean_score") ? number(l["mean_score"], w + ".mean_score")
+                        : leg.length > 0.0       ? leg.score / leg.length
+                                                 : 0.0;
+        leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
         r.legs.push_back(std::move(leg));
     }
     if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");
@@ -238,6 +255,7 @@ Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) 
     return {{"guides", params.guides},
             {"points", params.points},
             {"max_angle", params.maxAngleDeg},
+            {"objective", traceObjectiveName(params.objective)},
             {"score", traceScoreName(field.score)},
             {"width", field.lineWidth},
             {"polarity", tracePolarityName(field.polarity)}};

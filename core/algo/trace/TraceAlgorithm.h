@@ -7,7 +7,9 @@
 namespace glint {
 
 // {"points":[[x,y]...],"score","segment_scores",
-//  "legs":[{"from","to","half_width","points","guide_indices","score","segment_scores","optimum_score"}]}
+//  "legs":[{"from","to","half_width","points","guide_indices","score","segment_scores","optimum_score",
+//           "length","mean_score","iterations"}]}
+// The reader accepts documents without the later fields (length, mean_score, iterations) and derives them.
 Json traceResultJson(const TraceResult& result);
 TraceResult traceResultFromJson(const Json& json); // InputError naming the field
 // The trace's parameters as its JSON documents give them.
