@@ -92,6 +92,9 @@ void gaussianKernels(double sigma, int radius, cv::Mat& g0, cv::Mat& g1, cv::Mat
     g2 /= m2;
 }
 
+// k of the ridge mode's edge suppression (see TraceField::compute).
+constexpr double kRidgeEdgeSuppression = 1.5;
+
 } // namespace
 
 const char* traceScoreName(TraceScore score) {
@@ -182,14 +185,18 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
         // independent of the scale (intensity units).
         const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
         const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
-        cv::Mat g0, g1, g2, rxx, ryy, rxy;
+        cv::Mat g0, g1, g2, rxx, ryy, rxy, rx, ry;
         gaussianKernels(sigma, radius, g0, g1, g2);
         cv::sepFilter2D(values, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         cv::sepFilter2D(values, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         cv::sepFilter2D(values, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, rx, CV_64F, g1, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, ry, CV_64F, g0, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         const auto* a = rxx.ptr<double>();
         const auto* c = ryy.ptr<double>();
         const auto* bxy = rxy.ptr<double>();
+        const auto* gx = rx.ptr<double>();
+        const auto* gy = ry.ptr<double>();
         const double norm = sigma * sigma;
         for (std::size_t i = 0; i < pixels; ++i) {
             const double mean = 0.5 * (a[i] + c[i]);
@@ -215,7 +222,14 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
             }
             const double len = std::hypot(nx, ny);
             if (len <= 0.0) continue;
-            const double s = strength * norm / len;
+            // Edge suppression: a line's centre has no slope across it, the shoulder of a step edge has.
+            // sigma^2 |lambda| - k sigma |dI/dn| is zero or less on a step's shoulder for k >= 1 (at offset
+            // u sigma from a step, sigma^2 |I''| / sigma |I'| = u), so a strong edge beside a faint line no
+            // longer outscores it; a line's own centre keeps its full strength.
+            const double slope = std::fabs(gx[i] * nx + gy[i] * ny) / len;
+            const double suppressed = strength * norm - kRidgeEdgeSuppression * sigma * slope;
+            if (suppressed <= 0.0) continue;
+            const double s = suppressed / len;
             xy[2 * i] = static_cast<float>(nx * s);
             xy[2 * i + 1] = static_cast<float>(ny * s);
         }
