@@ -52,6 +52,7 @@ struct TraceCase {
     TraceParams params() const {
         TraceParams p;
         p.objective = objective;
+        p.maxWidenings = 0; // the optimum on these guides (widening has its own test)
         p.guides = guides;
         p.points = points;
         p.maxAngleDeg = angle;
@@ -141,6 +142,98 @@ private slots:
             QVERIFY(job.timing().step("segment scores") > 0.0);
             QCOMPARE(QString::fromStdString(job.device()), QString::fromStdString(cudaDevice().name));
         }
+    }
+
+    // Widening: a leg whose optimum nears a guide's end or has a gap is solved again on wider guides (x1.5,
+    // at most maxWidenings times, never beyond |ab|); the leg reported is the exact optimum on its final
+    // guides. A meander far outside the default half-width is followed only with widening.
+    void widening_data() {
+        test::addBackendColumn();
+        QTest::addColumn<TraceCase>("c");
+        uint seed = 500;
+        for (Backend backend : test::allBackends)
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{2, 5}, {3, 5}, {4, 4}, {1, 9}})
+                for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum}) {
+                    test::newBackendRow(backend, QString::asprintf("%s n%d d%d", traceObjectiveName(objective), n, d))
+                        << TraceCase{n, d, 60.0, static_cast<int>(seed % 4), 4.0, seed, 37, 29, objective};
+                    ++seed;
+                }
+    }
+    void widening() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(TraceCase, c);
+        auto [field, params, a, b] = problemFor(c);
+        params.maxWidenings = 3;
+        JobControl job;
+        TraceLeg leg;
+        try {
+            leg = tracerFor(backend, field)->trace(a, b, params, job);
+        } catch (const UsageError&) {
+            params.maxWidenings = 0;
+            QVERIFY(!std::isfinite(test::bruteForceBest(*field, a, b, params)));
+            return;
+        }
+        QVERIFY(leg.widened >= 0 && leg.widened <= 3);
+        const double widest = std::max(4.0, std::hypot(b.x - a.x, b.y - a.y));
+        const double expected = std::min(widest, 4.0 * std::pow(kTraceWidenFactor, leg.widened));
+        QVERIFY2(std::fabs(leg.halfWidth - expected) <= 1e-9 * expected || leg.halfWidth == widest,
+                 qPrintable(QString("half-width %1 after %2 widenings").arg(leg.halfWidth).arg(leg.widened)));
+        TraceParams final = params;
+        final.halfWidth = leg.halfWidth;
+        final.maxWidenings = 0;
+        test::verifyLeg(*field, leg, a, b, final);
+        QVERIFY(closeRelative(test::objectiveValue(leg, final), test::bruteForceBest(*field, a, b, final)));
+        if (leg.widened == 0) {
+            // Not widened: either it did not ask, or the wider optimum was no better.
+            TraceParams fixed = params;
+            fixed.maxWidenings = 0;
+            JobControl j2;
+            const TraceLeg narrow = tracerFor(backend, field)->trace(a, b, fixed, j2);
+            QCOMPARE(narrow.guideIndices, leg.guideIndices);
+        }
+    }
+
+    void meanderNeedsWidening() {
+        const TraceScene scene = makeEvaluationScene({TraceEvalKind::Meander, 5.0, true, 3u, 0.0});
+        TraceFieldOptions options;
+        options.score = TraceScore::Ridge;
+        options.polarity = TracePolarity::Bright;
+        auto tracer = tracerFor(Backend::Cpu, TraceField::compute(scene.image, options));
+        TraceParams params;
+        params.maxWidenings = 0;
+        JobControl j1, j2;
+        const TraceLeg fixed = tracer->trace(scene.from, scene.to, params, j1);
+        params.maxWidenings = 3;
+        const TraceLeg wide = tracer->trace(scene.from, scene.to, params, j2);
+        QCOMPARE(fixed.widened, 0);
+        QVERIFY(wide.widened >= 1);
+        QVERIFY(wide.halfWidth > fixed.halfWidth);
+        const double fixedMean = distanceToPolyline(fixed.points, scene.centre).mean;
+        const double wideMean = distanceToPolyline(wide.points, scene.centre).mean;
+        QVERIFY2(wideMean < 0.5 * fixedMean, qPrintable(QString("widened %1 px, fixed %2 px").arg(wideMean).arg(fixedMean)));
+    }
+
+    // The evaluation scenes (TraceScenes.h) on a quick subset: ratio objective, default parameters, ridge
+    // field of the true width and polarity, clicks jittered by +-3 px.
+    void evaluationScenes_data() {
+        QTest::addColumn<int>("kind");
+        for (TraceEvalKind kind : kTraceEvalKinds) QTest::newRow(traceEvalKindName(kind)) << static_cast<int>(kind);
+    }
+    void evaluationScenes() {
+        QFETCH(int, kind);
+        int cases = 0, within = 0;
+        for (double width : {2.0, 5.0, 12.0})
+            for (bool bright : {true, false})
+                for (std::uint32_t seed : {1u, 2u}) {
+                    const TraceEvalCase c{static_cast<TraceEvalKind>(kind), width, bright, seed};
+                    const TraceEvalOutcome out = evaluateTraceCase(c, TraceParams{}, Backend::Cpu);
+                    qInfo("%s: mean %.2f max %.2f px, widened %d, %d iterations, %.1f ms",
+                          traceEvalCaseName(c).c_str(), out.distance.mean, out.distance.max, out.leg.widened,
+                          out.leg.iterations, out.traceMs);
+                    ++cases;
+                    within += out.distance.mean <= 1.5 ? 1 : 0;
+                }
+        qInfo("%d of %d within 1.5 px", within, cases);
     }
 
     // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form

@@ -4,6 +4,7 @@
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -27,7 +28,22 @@ std::string degreesText(double v) {
     return text.str();
 }
 
+double objectiveValue(const TraceLeg& leg, TraceObjective objective) {
+    return objective == TraceObjective::Sum ? leg.score : leg.meanScore;
+}
+
 } // namespace
+
+bool wantsWiderGuides(const TraceLeg& leg, int points) {
+    const int margin = traceWidenMargin(points);
+    for (int i : leg.guideIndices)
+        if (i <= margin || i >= points - 1 - margin) return true;
+    for (std::size_t k = 0; k < leg.segmentScores.size(); ++k) {
+        const double length = std::hypot(leg.points[k + 1].x - leg.points[k].x, leg.points[k + 1].y - leg.points[k].y);
+        if (leg.segmentScores[k] < kTraceGapFraction * leg.meanScore * length) return true;
+    }
+    return false;
+}
 
 const char* traceObjectiveName(TraceObjective objective) {
     return objective == TraceObjective::Sum ? "sum" : "ratio";
@@ -54,6 +70,8 @@ void validateTraceParams(const TraceParams& params) {
     if (!std::isfinite(params.halfWidth) || params.halfWidth < 0.0)
         throw UsageError("the half-width must be a positive number of pixels (0 = a quarter of the distance)");
     if (params.halfWidth > 1e6) throw UsageError("the half-width must be at most 1e6 pixels");
+    if (params.maxWidenings < 0 || params.maxWidenings > kMaxTraceWidenings)
+        throw UsageError("the number of widenings must be from 0 to " + std::to_string(kMaxTraceWidenings));
 }
 
 void validateTracePoints(const std::vector<TracePoint>& points, int width, int height) {
@@ -104,15 +122,31 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     // launch with no cancel check inside).
     job.throwIfCancelled();
     job.setDevice(deviceNameFor(backend()));
-    std::optional<TraceGeometry> geometry;
-    {
-        auto step = job.timing().scope("geometry");
-        geometry.emplace(a, b, params);
+    TraceParams current = params;
+    current.halfWidth = traceHalfWidth(a, b, params);
+    const double widest = std::max(current.halfWidth, std::hypot(b.x - a.x, b.y - a.y));
+    std::optional<TraceLeg> leg;
+    for (int widened = 0;; ++widened) {
+        std::optional<TraceGeometry> geometry;
+        {
+            auto step = job.timing().scope("geometry");
+            geometry.emplace(a, b, current);
+        }
+        std::optional<TraceLeg> attempt = solveObjective(*geometry, params.objective, job);
+        if (!attempt) {
+            if (leg) break; // a wider, coarser set of guides lost every feasible path: keep the narrower optimum
+            throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
+                             " degrees (raise the maximum angle, or use more points per guide)");
+        }
+        // A wider search is kept only when it found a better path (its guides are coarser, so it may not).
+        if (leg && objectiveValue(*attempt, params.objective) <= objectiveValue(*leg, params.objective)) break;
+        attempt->widened = widened;
+        leg = std::move(attempt);
+        if (widened >= params.maxWidenings || current.halfWidth >= widest || !wantsWiderGuides(*leg, params.points))
+            break;
+        current.halfWidth = std::min(widest, current.halfWidth * kTraceWidenFactor);
+        job.throwIfCancelled();
     }
-    std::optional<TraceLeg> leg = solveObjective(*geometry, params.objective, job);
-    if (!leg)
-        throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
-                         " degrees (raise the maximum angle, or use more points per guide)");
     return std::move(*leg);
 }
 

@@ -85,7 +85,17 @@ struct TraceParams {
     double halfWidth = 0.0;    // w; 0 = a quarter of |ab|, at least 8 px
     double maxAngleDeg = 45.0; // theta, in (0, 180]; 180 = unconstrained
     TraceObjective objective = TraceObjective::Ratio;
+    // When the optimum comes near the end of a guide or has a gap (wantsWiderGuides), the half-width grows
+    // by kTraceWidenFactor and the leg is solved again, at most this many times (0: the half-width is
+    // fixed) and never beyond max(w, |ab|); the wider optimum is kept only if its objective is higher.
+    int maxWidenings = 3;
 };
+constexpr double kTraceWidenFactor = 1.5;
+// "Near a guide's end": points 0..margin and d-1-margin..d-1, the outer eighth of the half-width on each side.
+constexpr int traceWidenMargin(int points) { return points / 16; }
+constexpr int kMaxTraceWidenings = 10;
+// A segment whose score per pixel is below this fraction of the leg's mean is a gap (the feature was lost).
+constexpr double kTraceGapFraction = 0.25;
 
 // Dinkelbach's iterations stop when the parametric optimum max S - lambda L is at most this fraction of
 // lambda L (the ratio is then optimal up to float rounding), or after kMaxTraceIterations.
@@ -98,13 +108,19 @@ constexpr int kMaxTracePoints = 4096;
 constexpr int kMaxTraceGuides = 1024;
 constexpr long long kMaxTraceGuidePointPairs = 1LL << 26;
 
-// Throws UsageError: n < 1, d < 2, angle outside (0, 180], negative or non-finite half-width, sizes too large.
+// Throws UsageError: n < 1, d < 2, angle outside (0, 180], negative or non-finite half-width, sizes too large,
+// widenings outside [0, kMaxTraceWidenings].
 void validateTraceParams(const TraceParams& params);
 // Throws UsageError when a point lies outside the image ([-0.5, W-0.5] x [-0.5, H-0.5]), is not finite,
 // or two consecutive points are equal.
 void validateTracePoints(const std::vector<TracePoint>& points, int width, int height);
 // The half-width a leg a -> b uses: params.halfWidth, or max(8, |ab| / 4).
 double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
+
+struct TraceLeg;
+// Whether a leg asks for wider guides: a point near a guide's end (traceWidenMargin), or a gap (a
+// segment scoring under kTraceGapFraction of the leg's mean per pixel: the feature may lie outside).
+bool wantsWiderGuides(const TraceLeg& leg, int points);
 
 // One leg a -> b: the optimum path a, q_1..q_n, b.
 struct TraceLeg {
@@ -119,6 +135,7 @@ struct TraceLeg {
     double length = 0.0;                // of the path, pixels
     double meanScore = 0.0;             // score / length: what the ratio objective maximises
     int iterations = 1;                 // DP solves of the final half-width (ratio: Dinkelbach's iterations)
+    int widened = 0;                    // times the half-width grew because the optimum touched a guide's end
 };
 
 // Chained legs through clicks p0 -> p1 -> ... -> pm.

@@ -149,12 +149,12 @@ public:
     }
     const char* synopsis() const override {
         return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
-               "          [--max-angle DEG] [--objective ratio|sum] [--score magnitude|sine|ridge] [--width PX]\n"
-               "          [--polarity bright|dark|both]";
+               "          [--max-angle DEG] [--objective ratio|sum] [--widen N] [--score magnitude|sine|ridge]\n"
+               "          [--width PX] [--polarity bright|dark|both]";
     }
     std::vector<std::string> options() const override {
         return {"--from",      "--to",        "--via",   "--guides", "--points",
-                "--half-width", "--max-angle", "--objective", "--score", "--width", "--polarity"};
+                "--half-width", "--max-angle", "--objective", "--widen", "--score", "--width", "--polarity"};
     }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
@@ -173,6 +173,8 @@ public:
         }
         if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
         if (auto v = a.value("--objective")) params.objective = parseTraceObjective(*v);
+        if (auto v = a.value("--widen"))
+            params.maxWidenings = static_cast<int>(parseInteger(*v, "--widen", 0, kMaxTraceWidenings));
         validateTraceParams(params);
         TraceFieldOptions field;
         if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
@@ -204,6 +206,7 @@ Json traceResultJson(const TraceResult& r) {
         l["length"] = leg.length;
         l["mean_score"] = leg.meanScore;
         l["iterations"] = leg.iterations;
+        l["widened"] = leg.widened;
         legs.push_back(l);
     }
     doc["legs"] = legs;
@@ -245,6 +248,7 @@ TraceResult traceResultFromJson(const Json& json) {
                         : leg.length > 0.0       ? leg.score / leg.length
                                                  : 0.0;
         leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
+        leg.widened = l.contains("widened") ? smallInteger(l["widened"], w + ".widened") : 0;
         r.legs.push_back(std::move(leg));
     }
     if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");
@@ -256,6 +260,7 @@ Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) 
             {"points", params.points},
             {"max_angle", params.maxAngleDeg},
             {"objective", traceObjectiveName(params.objective)},
+            {"max_widenings", params.maxWidenings},
             {"score", traceScoreName(field.score)},
             {"width", field.lineWidth},
             {"polarity", tracePolarityName(field.polarity)}};

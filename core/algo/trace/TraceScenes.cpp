@@ -283,7 +283,7 @@ TraceScene makeEvaluationScene(const TraceEvalCase& c) {
         const double spacing = std::max(10 + 30 * uni(rng), c.lineWidth + 4);
         const double side = uni(rng) < 0.5 ? -1.0 : 1.0;
         canvas.stroke(scene.centre, half, sign * 60);
-        canvas.stroke(curve.polyline(-20, width + 20, side * spacing), half, sign * 60 * (0.85 + 0.25 * uni(rng)));
+        canvas.stroke(curve.polyline(-20, width + 20, side * spacing), half, sign * 60 * (0.8 + 0.2 * uni(rng)));
         break;
     }
     case TraceEvalKind::StreetGrid: {
@@ -312,8 +312,6 @@ TraceScene makeEvaluationScene(const TraceEvalCase& c) {
             scene.centre.push_back({x, y});
         }
         canvas.stroke(scene.centre, half, sign * 60);
-        // A faint straight track along the chord: the short way that a too narrow search would take.
-        canvas.stroke(straightLine({x0, cy}, {x1, cy}), std::max(1.0, half * 0.7), sign * 25);
         break;
     }
     case TraceEvalKind::FaintTrack: {

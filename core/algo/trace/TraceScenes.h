@@ -31,9 +31,11 @@ double meanDistanceToPolylines(const std::vector<TracePoint>& path, const std::v
                                double step = 0.5);
 
 // ---- the evaluation scenes (issue 15): hard cases with one known centre line to follow -----------------
-//   parallel roads:  the target and a parallel road 10-40 px away (centre to centre, at least width + 4);
+//   parallel roads:  the target and a parallel road 10-40 px away (centre to centre, at least width + 4) of
+//                    0.8-1 times its contrast (no stronger per pixel: else it would be the better road);
 //   street grid:     a slightly rotated grid of equal streets, 45-70 px apart; the clicks on one street;
-//   meander:         an arch whose amplitude (0.28-0.4 |ab|) exceeds the default half-width |ab| / 4;
+//   meander:         an arch whose amplitude (0.28-0.4 |ab|) exceeds the default half-width |ab| / 4 (straight
+//                    beyond the clicks);
 //   faint track:     a faint line (contrast 22) in texture, a strong edge (contrast 90) 8-15 px beside it;
 //   river inlets:    a river with 4-6 tapering side inlets 30-80 px long leaving at 30-70 degrees.
 // Every scene draws its lines bright or dark with the given width, on shaded, noisy 8-bit backgrounds.
