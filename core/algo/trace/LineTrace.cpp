@@ -144,7 +144,14 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
         leg = std::move(attempt);
         if (widened >= params.maxWidenings || current.halfWidth >= widest || !wantsWiderGuides(*leg, params.points))
             break;
+        // Wider guides, and more of them: a feature that leaves the band bends, and the polyline through
+        // n guides cuts a bend of amplitude A by about A (pi / (n + 1))^2 / 8. The segment samples stay
+        // about d^2 |ab| whatever n is, so more guides cost little (the DP grows as n d^2).
         current.halfWidth = std::min(widest, current.halfWidth * kTraceWidenFactor);
+        const int moreGuides = static_cast<int>(std::ceil(current.guides * kTraceWidenFactor));
+        const long long pairs = static_cast<long long>(current.points) * current.points;
+        current.guides = static_cast<int>(std::min<long long>(
+            {static_cast<long long>(moreGuides), kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs}));
         job.throwIfCancelled();
     }
     return std::move(*leg);

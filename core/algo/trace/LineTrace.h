@@ -85,9 +85,10 @@ struct TraceParams {
     double halfWidth = 0.0;    // w; 0 = a quarter of |ab|, at least 8 px
     double maxAngleDeg = 45.0; // theta, in (0, 180]; 180 = unconstrained
     TraceObjective objective = TraceObjective::Ratio;
-    // When the optimum comes near the end of a guide or has a gap (wantsWiderGuides), the half-width grows
-    // by kTraceWidenFactor and the leg is solved again, at most this many times (0: the half-width is
-    // fixed) and never beyond max(w, |ab|); the wider optimum is kept only if its objective is higher.
+    // When the optimum comes near the end of a guide or has a gap (wantsWiderGuides), the half-width and
+    // the number of guides grow by kTraceWidenFactor and the leg is solved again, at most this many times
+    // (0: the guides are fixed), the half-width never beyond max(w, |ab|); the wider optimum is kept only
+    // if its objective is higher. A leg reports its final half-width and guides (guideIndices.size()).
     int maxWidenings = 3;
 };
 constexpr double kTraceWidenFactor = 1.5;

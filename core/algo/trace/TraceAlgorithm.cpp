@@ -89,8 +89,9 @@ public:
             const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y;
             const double length = std::hypot(dx, dy);
             const double px = -dy / length, py = dx / length;
-            for (int k = 1; k <= params_.guides; ++k) {
-                const double f = static_cast<double>(k) / (params_.guides + 1);
+            const int guides = static_cast<int>(leg.guideIndices.size()); // a widened leg has more
+            for (int k = 1; k <= guides; ++k) {
+                const double f = static_cast<double>(k) / (guides + 1);
                 const double cx = leg.from.x + f * dx, cy = leg.from.y + f * dy;
                 overlay.drawPolyline({{cx - leg.halfWidth * px, cy - leg.halfWidth * py},
                                       {cx + leg.halfWidth * px, cy + leg.halfWidth * py}},
