@@ -246,6 +246,47 @@ private slots:
         QVERIFY2(worstMax <= 5.0, qPrintable(QString("a trace reaches %1 px from the centre line").arg(worstMax)));
     }
 
+    // Confidence: a leg on a clear road stands far above its background; one traced across clutter does not.
+    void confidence_data() {
+        QTest::addColumn<int>("kind");
+        for (TraceEvalKind kind : kTraceEvalKinds) QTest::newRow(traceEvalKindName(kind)) << static_cast<int>(kind);
+    }
+    void confidence() {
+        QFETCH(int, kind);
+        for (std::uint32_t seed : {1u, 2u}) {
+            const TraceEvalCase c{static_cast<TraceEvalKind>(kind), 5.0, seed == 1u, seed};
+            const TraceScene scene = makeEvaluationScene(c);
+            TraceFieldOptions options;
+            options.score = TraceScore::Ridge;
+            options.polarity = c.bright ? TracePolarity::Bright : TracePolarity::Dark;
+            const auto field = TraceField::compute(scene.image, options);
+            auto tracer = tracerFor(Backend::Cpu, field);
+            JobControl j1, j2;
+            const TraceLeg on = tracer->trace(scene.from, scene.to, TraceParams{}, j1);
+            // Off the feature: clicks moved far across it, where only clutter and texture lie.
+            const double shift = scene.from.y < 180 ? 150.0 : -150.0;
+            TraceParams fixed;
+            fixed.maxWidenings = 0;
+            fixed.halfWidth = 10.0;
+            const TracePoint a{scene.from.x, std::clamp(scene.from.y + shift, 0.0, 359.0)};
+            const TracePoint b{scene.to.x, std::clamp(scene.to.y + shift, 0.0, 359.0)};
+            TraceLeg off;
+            try {
+                off = tracer->trace(a, b, fixed, j2);
+            } catch (const std::exception& e) {
+                QFAIL(e.what());
+            }
+            qInfo("%s: on the feature %.2f (mean %.2f, background %.2f), off it %.2f (mean %.2f, background %.2f)",
+                  traceEvalCaseName(c).c_str(), on.confidence, on.meanScore, on.backgroundScore, off.confidence,
+                  off.meanScore, off.backgroundScore);
+            TraceLeg copy = on;
+            measureTraceLegConfidence(*field, copy);
+            QCOMPARE(copy.confidence, on.confidence);
+            QVERIFY(on.confidence >= 0.8 && on.confidence <= 1.0);
+            if (c.kind != TraceEvalKind::StreetGrid) QVERIFY(off.confidence < 0.7); // (the grid has streets everywhere)
+        }
+    }
+
     // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form
     // exactly the interval the geometry hands out (checked against the predicate for every triple).
     void turnIntervalsAreExact_data() {

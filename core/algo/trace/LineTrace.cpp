@@ -154,7 +154,30 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
             {static_cast<long long>(moreGuides), kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs}));
         job.throwIfCancelled();
     }
+    measureTraceLegConfidence(*field_, *leg);
     return std::move(*leg);
+}
+
+void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
+    const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y, length = std::hypot(dx, dy);
+    if (leg.points.size() < 2 || length <= 0.0 || leg.length <= 0.0) return;
+    const double px = -dy / length, py = dx / length;
+    const double step = std::max(4.0, 1.5 * field.options().lineWidth);
+    double sum = 0.0;
+    int copies = 0;
+    for (int k = -4; k <= 4; ++k) {
+        if (k == 0) continue;
+        double score = 0.0;
+        for (std::size_t i = 0; i + 1 < leg.points.size(); ++i) {
+            const TracePoint p{leg.points[i].x + k * step * px, leg.points[i].y + k * step * py};
+            const TracePoint q{leg.points[i + 1].x + k * step * px, leg.points[i + 1].y + k * step * py};
+            score += segmentScoreExact(field, p, segmentShape(q.x - p.x, q.y - p.y));
+        }
+        sum += score / leg.length; // the copy has the leg's length
+        ++copies;
+    }
+    leg.backgroundScore = sum / copies;
+    leg.confidence = leg.meanScore > 0.0 ? std::max(0.0, 1.0 - leg.backgroundScore / leg.meanScore) : 0.0;
 }
 
 std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, TraceObjective objective, JobControl& job) {

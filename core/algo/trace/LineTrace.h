@@ -136,8 +136,16 @@ struct TraceLeg {
     double length = 0.0;                // of the path, pixels
     double meanScore = 0.0;             // score / length: what the ratio objective maximises
     int iterations = 1;                 // DP solves of the final half-width (ratio: Dinkelbach's iterations)
-    int widened = 0;                    // times the half-width grew because the optimum touched a guide's end
+    int widened = 0;                    // times the guides grew (wantsWiderGuides)
+    double backgroundScore = 0.0;       // mean score per pixel of the leg moved sideways (traceLegBackground)
+    double confidence = 1.0;            // max(0, 1 - background / mean score): 0 = no better than beside it
 };
+
+// The local background of a leg: the mean, over copies of its polyline moved perpendicular to a -> b by
+// +-1..4 steps of max(4, 1.5 x line width) pixels, of their score per pixel (each copy scored like the leg,
+// segment by segment, in double precision). Sets leg.backgroundScore and leg.confidence. A weak leg (a
+// likely detour or a feature that is not there) has a confidence under about 0.5.
+void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg);
 
 // Chained legs through clicks p0 -> p1 -> ... -> pm.
 struct TraceResult {

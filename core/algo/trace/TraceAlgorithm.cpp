@@ -208,6 +208,8 @@ Json traceResultJson(const TraceResult& r) {
         l["mean_score"] = leg.meanScore;
         l["iterations"] = leg.iterations;
         l["widened"] = leg.widened;
+        l["background_score"] = leg.backgroundScore;
+        l["confidence"] = leg.confidence;
         legs.push_back(l);
     }
     doc["legs"] = legs;
@@ -250,6 +252,9 @@ TraceResult traceResultFromJson(const Json& json) {
                                                  : 0.0;
         leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
         leg.widened = l.contains("widened") ? smallInteger(l["widened"], w + ".widened") : 0;
+        // Without a measured confidence a leg reads as confident (drawn as before).
+        leg.backgroundScore = l.contains("background_score") ? number(l["background_score"], w + ".background_score") : 0.0;
+        leg.confidence = l.contains("confidence") ? number(l["confidence"], w + ".confidence") : 1.0;
         r.legs.push_back(std::move(leg));
     }
     if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");

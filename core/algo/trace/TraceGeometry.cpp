@@ -22,6 +22,8 @@ SegmentShape makeShape(double dx, double dy, double length) {
 
 } // namespace
 
+SegmentShape segmentShape(double dx, double dy) { return makeShape(dx, dy, std::sqrt(dx * dx + dy * dy)); }
+
 TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params)
     : a_(a), b_(b), n_(params.guides), d_(params.points) {
     const double dx = b.x - a.x;

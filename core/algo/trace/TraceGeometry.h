@@ -20,6 +20,9 @@ struct SegmentShape {
     double dirX = 1.0, dirY = 0.0;    // unit direction v
 };
 
+// The shape of the segment (dx, dy) (not zero).
+SegmentShape segmentShape(double dx, double dy);
+
 struct IndexRange {
     int lo = 0;
     int hi = -1;
