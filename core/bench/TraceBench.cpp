@@ -231,6 +231,7 @@ std::vector<BenchRow> liveCase(const BenchOptions& options) {
         row.params = {{"guides", 6}, {"points", 128}, {"ab", 400}, {"samples", totalSamples(TraceGeometry(a, b, params))}};
         row.verified = std::fabs(leg.meanScore - *oracle) <= 1e-4 * *oracle;
         row.extra["iterations"] = leg.iterations;
+        row.extra["widened"] = leg.widened;
         row.extra["objective"] = traceObjectiveName(params.objective);
         if (backend == Backend::Cpu)
             row.note = "target <= 20 ms per update on the 2-core workstation (ratio objective, " +

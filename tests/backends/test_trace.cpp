@@ -287,6 +287,57 @@ private slots:
         }
     }
 
+    // Snapping: a click a few pixels off a road moves onto its centre (ridge) or onto an edge (magnitude);
+    // radius 0 and a field with nothing in reach leave it; a negative radius is refused.
+    void snap() {
+        const TraceScene scene = makeEvaluationScene({TraceEvalKind::RiverInlets, 6.0, false, 4u, 0.0});
+        TraceFieldOptions ridge;
+        ridge.score = TraceScore::Ridge;
+        ridge.polarity = TracePolarity::Dark;
+        ridge.lineWidth = 6.0;
+        const auto field = TraceField::compute(scene.image, ridge);
+        const TracePoint on = scene.trueFrom;
+        for (double off : {-4.0, -2.0, 3.0, 4.5}) {
+            const TracePoint click{on.x, on.y + off};
+            const TracePoint snapped = snapTracePoint(*field, click, 6.0);
+            const double distance = distanceToPolyline({snapped}, scene.centre).max;
+            QVERIFY2(distance <= 1.0, qPrintable(QString("offset %1: snapped %2 px from the centre line").arg(off).arg(distance)));
+            QVERIFY(std::hypot(snapped.x - click.x, snapped.y - click.y) <= 6.0);
+            const TracePoint same = snapTracePoint(*field, click, 0.0);
+            QCOMPARE(same.x, click.x);
+            QCOMPARE(same.y, click.y);
+        }
+        const auto edges = TraceField::compute(scene.image, {});
+        const TracePoint snapped = snapTracePoint(*edges, {on.x, on.y + 1.0}, 6.0);
+        QVERIFY(distanceToPolyline({snapped}, scene.edges[0]).max <= 1.5 ||
+                distanceToPolyline({snapped}, scene.edges[1]).max <= 1.5);
+        const auto blank = TraceField::fromVectors(20, 10, std::vector<float>(400, 0.0f));
+        QCOMPARE(snapTracePoint(*blank, {5.25, 4.5}, 3.0).x, 5.25);
+        QVERIFY_THROWS_EXCEPTION(UsageError, snapTracePoint(*blank, {5, 5}, -1.0));
+    }
+
+    // --width auto: scale selection finds the width of bright and dark roads and rivers of 3 to 14 px within
+    // the scale grid's resolution (x1.25). (Not yet on the faint track in texture: the texture's fine-scale
+    // response outvotes the faint line, and the estimate falls to the smallest scale; see NOTES.md.)
+    void autoWidth_data() {
+        QTest::addColumn<double>("width");
+        QTest::addColumn<bool>("bright");
+        for (double w : {3.0, 5.0, 8.0, 14.0})
+            for (bool bright : {true, false}) QTest::addRow("%s %g", bright ? "bright" : "dark", w) << w << bright;
+    }
+    void autoWidth() {
+        QFETCH(double, width);
+        QFETCH(bool, bright);
+        for (TraceEvalKind kind : {TraceEvalKind::ParallelRoads, TraceEvalKind::RiverInlets}) {
+            const TraceEvalCase c{kind, width, bright, 5u};
+            const TraceScene scene = makeEvaluationScene(c);
+            const TracePolarity polarity = bright ? TracePolarity::Bright : TracePolarity::Dark;
+            const double estimate = estimateTraceLineWidth(scene.image, {scene.from, scene.to}, polarity);
+            QVERIFY2(estimate >= width / 1.4 && estimate <= width * 1.4,
+                     qPrintable(QString("%1: estimated %2").arg(QString::fromStdString(traceEvalCaseName(c))).arg(estimate)));
+        }
+    }
+
     // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form
     // exactly the interval the geometry hands out (checked against the predicate for every triple).
     void turnIntervalsAreExact_data() {

@@ -132,6 +132,35 @@ private slots:
         QVERIFY(rl["confidence"].toDouble() > 0.5 && rl["confidence"].toDouble() <= 1.0);
     }
 
+    // --snap R moves the clicks onto the line (the given clicks stay in params.clicks); --width auto picks a
+    // width near the drawn line's (4 px) and says so.
+    void snapAndAutoWidth() {
+        const double x0 = 10, x1 = 80;
+        const double y0 = 30 + 8 * std::sin(x0 / 14.0), y1 = 30 + 8 * std::sin(x1 / 14.0);
+        const QString from = QString("%1,%2").arg(x0).arg(y0 + 3.5), to = QString("%1,%2").arg(x1).arg(y1 - 3);
+        const auto r = test::runCli({"trace", image_, "--from", from, "--to", to, "--score", "ridge", "--polarity",
+                                     "bright", "--snap", "5", "--width", "auto", "--points", "48", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject params = doc["params"].toObject();
+        QCOMPARE(params["snap"].toDouble(), 5.0);
+        QVERIFY(params["width_auto"].toBool());
+        QVERIFY2(params["width"].toDouble() >= 2.5 && params["width"].toDouble() <= 6.5,
+                 qPrintable(QString::number(params["width"].toDouble())));
+        QVERIFY(std::fabs(params["clicks"].toArray()[0].toArray()[1].toDouble() - (y0 + 3.5)) < 1e-3); // as typed
+        const QJsonArray points = doc["points"].toArray();
+        for (const QJsonValue& p : {points.first(), points.last()}) {
+            const double x = p.toArray()[0].toDouble(), y = p.toArray()[1].toDouble();
+            QVERIFY2(std::fabs(y - 30 - 8 * std::sin(x / 14.0)) <= 1.5, qPrintable(QString("%1,%2").arg(x).arg(y)));
+        }
+        const QStringList ab = {"--from", "5,30", "--to", "60,30"};
+        for (const char* bad : {"-1", "nan", "x"}) {
+            const auto b = test::runCli(QStringList{"trace", image_} + ab + QStringList{"--snap", bad});
+            QCOMPARE(b.exitCode, 2);
+        }
+        QCOMPARE(test::runCli(QStringList{"trace", image_} + ab + QStringList{"--width", "wide"}).exitCode, 2);
+    }
+
     // Sessions written before these fields still read: length and mean score derived, one iteration, no
     // widening, a confident leg.
     void olderResultJson() {

@@ -158,6 +158,30 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     return std::move(*leg);
 }
 
+TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius) {
+    if (!std::isfinite(radius) || radius < 0.0) throw UsageError("the snap radius must be 0 or more pixels");
+    if (radius == 0.0 || !std::isfinite(point.x) || !std::isfinite(point.y)) return point;
+    const int x0 = std::max(0, static_cast<int>(std::floor(point.x - radius)));
+    const int x1 = std::min(field.width() - 1, static_cast<int>(std::ceil(point.x + radius)));
+    const int y0 = std::max(0, static_cast<int>(std::floor(point.y - radius)));
+    const int y1 = std::min(field.height() - 1, static_cast<int>(std::ceil(point.y + radius)));
+    double best = 0.0, bestDistance = 0.0;
+    TracePoint out = point;
+    for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x) {
+            const double distance = std::hypot(x - point.x, y - point.y);
+            if (distance > radius) continue;
+            const float* g = field.vectors() + 2 * (static_cast<std::size_t>(y) * field.width() + x);
+            const double strength = std::hypot(static_cast<double>(g[0]), static_cast<double>(g[1]));
+            if (strength > best || (strength == best && strength > 0.0 && distance < bestDistance)) {
+                best = strength;
+                bestDistance = distance;
+                out = {static_cast<double>(x), static_cast<double>(y)};
+            }
+        }
+    return out;
+}
+
 void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
     const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y, length = std::hypot(dx, dy);
     if (leg.points.size() < 2 || length <= 0.0 || leg.length <= 0.0) return;

@@ -79,6 +79,20 @@ struct TracePoint {
     double y = 0.0;
 };
 
+// Snapping: the pixel centre within `radius` pixels of `point` (a disc) where the field is strongest (|G|:
+// the ridge strength in ridge mode, the gradient magnitude in magnitude mode); the nearest of equals, and
+// `point` itself when nothing within the radius scores. radius 0 returns the point. The window calls it
+// as the cursor moves; glint-cli trace --snap R applies it to every click. Throws UsageError for a
+// negative or non-finite radius.
+TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius);
+
+// --width auto: scale selection for the ridge mode. At the clicks and at three points between each pair,
+// the gamma-normalised (gamma = 2) Hessian line strength of `polarity`, less the edge-suppression term the
+// field uses, is taken at the best pixel within 6 px for each sigma of a geometric scale (0.8 to 20, x1.25);
+// each point votes for its best sigma with the weight of its response, and the weighted median sigma* gives
+// the width 2 sigma* (the response of a bar of width W peaks at sigma = W / 2). Clicks must be valid.
+double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity);
+
 struct TraceParams {
     int guides = 6;            // n
     int points = 256;          // d, points per guide

@@ -36,9 +36,10 @@ int parseCount(const ParsedArgs& a, const std::string& option, int fallback) {
 class TraceOutcome final : public AlgorithmOutcome {
 public:
     TraceOutcome(TraceResult result, TraceParams params, TraceFieldOptions field, double sineThreshold, Backend backend,
-                 std::string device, std::string path, int width, int height)
+                 std::string device, std::string path, int width, int height, Json extraParams)
         : result_(std::move(result)), params_(params), field_(field), sineThreshold_(sineThreshold), backend_(backend),
-          device_(std::move(device)), path_(std::move(path)), width_(width), height_(height) {}
+          device_(std::move(device)), path_(std::move(path)), width_(width), height_(height),
+          extraParams_(std::move(extraParams)) {}
     Backend backend() const override { return backend_; }
     std::string device() const override { return device_; }
 
@@ -48,6 +49,7 @@ public:
         doc.update(traceResultJson(result_));
         doc["params"] = traceParamsJson(params_, field_);
         if (field_.score == TraceScore::Sine) doc["params"]["sine_threshold"] = sineThreshold_;
+        doc["params"].update(extraParams_);
         return doc;
     }
 
@@ -117,29 +119,62 @@ private:
     std::string device_;
     std::string path_;
     int width_, height_;
+    Json extraParams_; // width_auto, snap, clicks (as given, before snapping)
 };
 
 class TraceTask final : public AlgorithmTask {
 public:
-    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field)
-        : clicks_(std::move(clicks)), params_(params), field_(field) {}
+    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field, bool autoWidth, double snap)
+        : clicks_(std::move(clicks)), params_(params), field_(field), autoWidth_(autoWidth), snap_(snap) {}
 
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
-        TraceResult result = runTrace(image, clicks_, params_, field_, backend, job);
+        TraceFieldOptions fieldOptions = field_;
+        Json extra = Json::object();
+        if (autoWidth_) {
+            validateTracePoints(clicks_, image.width(), image.height());
+            auto step = job.timing().scope("width");
+            fieldOptions.lineWidth = estimateTraceLineWidth(image, clicks_, fieldOptions.polarity);
+            extra["width_auto"] = true;
+        }
+        TraceResult result;
+        if (snap_ > 0.0) {
+            validateTraceParams(params_);
+            validateTracePoints(clicks_, image.width(), image.height());
+            std::shared_ptr<const TraceField> field;
+            {
+                auto step = job.timing().scope("field");
+                field = TraceField::compute(image, fieldOptions);
+            }
+            std::vector<TracePoint> clicks = clicks_;
+            {
+                auto step = job.timing().scope("snap");
+                for (TracePoint& c : clicks) c = snapTracePoint(*field, c, snap_);
+            }
+            Json given = Json::array();
+            for (const TracePoint& c : clicks_) given.push_back(Json::array({c.x, c.y}));
+            extra["snap"] = snap_;
+            extra["clicks"] = given;
+            result = runTrace(std::move(field), clicks, params_, backend, job);
+        } else {
+            result = runTrace(image, clicks_, params_, fieldOptions, backend, job);
+        }
         const double sineThreshold = result.field ? result.field->sineThreshold() : 0.0;
         const Backend ran = result.backend;
         std::string device = result.device;
         result.field.reset(); // the outcome keeps the answer, not the field
-        return std::make_unique<TraceOutcome>(std::move(result), params_, field_, sineThreshold, ran, std::move(device),
-                                              inputs.path, image.width(), image.height());
+        return std::make_unique<TraceOutcome>(std::move(result), params_, fieldOptions, sineThreshold, ran,
+                                              std::move(device), inputs.path, image.width(), image.height(),
+                                              std::move(extra));
     }
 
 private:
     std::vector<TracePoint> clicks_;
     TraceParams params_;
     TraceFieldOptions field_;
+    bool autoWidth_ = false;
+    double snap_ = 0.0;
 };
 
 class TraceAlgorithm final : public Algorithm {
@@ -151,11 +186,11 @@ public:
     const char* synopsis() const override {
         return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
                "          [--max-angle DEG] [--objective ratio|sum] [--widen N] [--score magnitude|sine|ridge]\n"
-               "          [--width PX] [--polarity bright|dark|both]";
+               "          [--width PX|auto] [--polarity bright|dark|both] [--snap R]";
     }
     std::vector<std::string> options() const override {
         return {"--from",      "--to",        "--via",   "--guides", "--points",
-                "--half-width", "--max-angle", "--objective", "--widen", "--score", "--width", "--polarity"};
+                "--half-width", "--max-angle", "--objective", "--widen", "--score", "--width", "--polarity", "--snap"};
     }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
@@ -179,10 +214,22 @@ public:
         validateTraceParams(params);
         TraceFieldOptions field;
         if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
-        if (auto v = a.value("--width")) field.lineWidth = parseNumber(*v, "--width");
+        bool autoWidth = false;
+        if (auto v = a.value("--width")) {
+            if (*v == "auto")
+                autoWidth = true; // chosen at run time by scale selection (estimateTraceLineWidth)
+            else
+                field.lineWidth = parseNumber(*v, "--width");
+        }
         if (auto v = a.value("--polarity")) field.polarity = parseTracePolarity(*v);
         validateTraceFieldOptions(field);
-        return std::make_unique<TraceTask>(std::move(clicks), params, field);
+        double snap = 0.0;
+        if (auto v = a.value("--snap")) {
+            snap = parseNumber(*v, "--snap");
+            if (!(snap >= 0.0 && snap <= 1000.0)) throw UsageError("option '--snap' must be from 0 to 1000 pixels");
+        }
+        return std::make_unique<TraceTask>(std::move(clicks), params, field, autoWidth && field.score == TraceScore::Ridge,
+                                           snap);
     }
 };
 
