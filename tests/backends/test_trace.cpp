@@ -4,7 +4,9 @@
 // turn test, points on their guides, chained legs, buffer reuse across sizes and fields, fields, cancel,
 // bad input, accuracy on synthetic scenes with known geometry (ridge mode follows the centre of bright
 // roads and dark rivers of widths 2-8 px, magnitude mode an edge, both within 1.5 px on average) and the
-// CLI's backend choice.
+// CLI's backend choice. Issue 15: both objectives (ratio by Dinkelbach, sum) against the brute force,
+// widening (the exact optimum of the final guides), the evaluation scenes' accuracy targets, confidence,
+// snapping and the width's scale selection.
 #include "tests/support/TestSupport.h"
 #include "tests/support/TraceOracle.h"
 
@@ -97,26 +99,27 @@ private slots:
     void bruteForce_data() {
         test::addBackendColumn();
         QTest::addColumn<TraceCase>("c");
-        for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum})
-        for (Backend backend : test::allBackends) {
-            const char* o = traceObjectiveName(objective);
-            uint seed = 1;
-            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
-                for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
-                    const int mode = static_cast<int>(seed % 4);
-                    const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
-                    test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g", o, n, d, angle, mode, halfWidth))
-                        << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29, objective};
-                    ++seed;
-                }
-            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
-                for (double angle : {0.5, 10.0, 45.0, 90.0, 150.0, 180.0}) {
-                    const int mode = static_cast<int>(seed % 4);
-                    const double halfWidth = seed % 2 ? 0.0 : 25.0;
-                    test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g 41x33", o, n, d, angle, mode, halfWidth))
-                        << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33, objective};
-                    ++seed;
-                }
+        for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum}) {
+            for (Backend backend : test::allBackends) {
+                const char* o = traceObjectiveName(objective);
+                uint seed = 1;
+                for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 9}, {2, 2}, {2, 7}, {3, 5}, {4, 4}, {5, 3}, {5, 5}, {6, 3}})
+                    for (double angle : {0.5, 5.0, 20.0, 45.0, 60.0, 90.0, 135.0, 179.0, 180.0}) {
+                        const int mode = static_cast<int>(seed % 4);
+                        const double halfWidth = seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 3.5 : 19.0;
+                        test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g", o, n, d, angle, mode, halfWidth))
+                            << TraceCase{n, d, angle, mode, halfWidth, seed, 37, 29, objective};
+                        ++seed;
+                    }
+                for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 2}, {1, 7}, {2, 6}, {3, 5}, {4, 4}, {5, 4}, {6, 3}})
+                    for (double angle : {0.5, 10.0, 45.0, 90.0, 150.0, 180.0}) {
+                        const int mode = static_cast<int>(seed % 4);
+                        const double halfWidth = seed % 2 ? 0.0 : 25.0;
+                        test::newBackendRow(backend, QString::asprintf("%s n%d d%d angle %g mode %d w %g 41x33", o, n, d, angle, mode, halfWidth))
+                            << TraceCase{n, d, angle, mode, halfWidth, seed, 41, 33, objective};
+                        ++seed;
+                    }
+            }
         }
     }
     void bruteForce() {
