@@ -38,7 +38,8 @@ bool wantsWiderGuides(const TraceLeg& leg, int points) {
     const int margin = traceWidenMargin(points);
     for (int i : leg.guideIndices)
         if (i <= margin || i >= points - 1 - margin) return true;
-    for (std::size_t k = 0; k < leg.segmentScores.size(); ++k) {
+    // Interior segments only: a click may sit beside the feature, so the first and last are often weak.
+    for (std::size_t k = 1; k + 1 < leg.segmentScores.size(); ++k) {
         const double length = std::hypot(leg.points[k + 1].x - leg.points[k].x, leg.points[k + 1].y - leg.points[k].y);
         if (leg.segmentScores[k] < kTraceGapFraction * leg.meanScore * length) return true;
     }

@@ -133,8 +133,9 @@ void validateTracePoints(const std::vector<TracePoint>& points, int width, int h
 double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
 
 struct TraceLeg;
-// Whether a leg asks for wider guides: a point near a guide's end (traceWidenMargin), or a gap (a
-// segment scoring under kTraceGapFraction of the leg's mean per pixel: the feature may lie outside).
+// Whether a leg asks for wider guides: a point near a guide's end (traceWidenMargin), or a gap (an interior
+// segment, q_k -> q_k+1, scoring under kTraceGapFraction of the leg's mean per pixel: the feature may lie
+// outside; the first and last segments are not counted, a click may sit beside the feature).
 bool wantsWiderGuides(const TraceLeg& leg, int points);
 
 // One leg a -> b: the optimum path a, q_1..q_n, b.
