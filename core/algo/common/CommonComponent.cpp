@@ -103,7 +103,7 @@ double mad(const std::vector<double>& v, double centre) {
 
 // B with its values mapped onto A's (params.normalize), fitted on the pairs of the overlap.
 Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& pairA, const std::vector<double>& pairB,
-                  CommonNormalize how, CommonComponentConfidence& conf) {
+                  bool paired, CommonNormalize how, CommonComponentConfidence& conf) {
     std::vector<double> out(sb.v.size(), 0.0);
     if (how == CommonNormalize::Linear) {
         // Robust: medians and MADs. A flat side (MAD 0) has no scale to fit: the medians alone are matched.
@@ -111,6 +111,25 @@ Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& 
         const double madA = mad(pairA, medA), madB = mad(pairB, medB);
         conf.gain = madA > 0 && madB > 0 ? madA / madB : 1.0;
         conf.bias = medA - conf.gain * medB;
+        // Then least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the MAD
+        // ratio of quantised samples is only roughly the gain.
+        // Only for pairs of one overlap: the whole images' samples (no registered overlap) are not pairs.
+        for (int round = 0; round < 2 && paired && madA > 0 && madB > 0; ++round) {
+            std::vector<double> residual(pairA.size());
+            for (std::size_t i = 0; i < pairA.size(); ++i) residual[i] = std::abs(pairA[i] - (conf.gain * pairB[i] + conf.bias));
+            const double limit = std::max(1.0, 3.0 * 1.4826 * median(residual));
+            double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
+            for (std::size_t i = 0; i < pairA.size(); ++i) {
+                if (residual[i] > limit) continue;
+                n += 1, sb += pairB[i], sa += pairA[i], sbb += pairB[i] * pairB[i], sab += pairA[i] * pairB[i];
+            }
+            const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
+            if (!(varB > 0)) break;
+            const double gain = (sab - sa * sb / n) / varB;
+            if (!(gain > 0) || !std::isfinite(gain)) break;
+            conf.gain = gain;
+            conf.bias = (sa - gain * sb) / n;
+        }
         for (std::size_t i = 0; i < out.size(); ++i)
             if (sb.ok[i]) out[i] = conf.gain * sb.v[i] + conf.bias;
     } else {
@@ -182,7 +201,8 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     const Samples sa(a), sb(b);
     {
         // Registration first: the phase-correlation peaks, each alias ranked by the correlation of the
-        // overlapping samples weighted by the overlap's share of the smaller image.
+        // overlapping samples, discounted when the overlap is under 5 % of the smaller image (a few
+        // pixels correlate by chance).
         auto step = job.timing().scope("register");
         const auto range = common_component::offsetRange(wA, hA, wB, hB, params.maxShift);
         const auto reg = common_component::registerByPhaseCorrelation(a, b, range, job);
@@ -193,7 +213,8 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         std::vector<double> pa, pb;
         for (const CommonOffset& d : reg.candidates) {
             overlapPairs(sa, wA, hA, sb, wB, hB, d, pa, pb);
-            ranked.push_back({pearson(pa, pb) * static_cast<double>(pa.size()) / smaller, d});
+            const double share = static_cast<double>(pa.size()) / smaller;
+            ranked.push_back({pearson(pa, pb) * std::min(1.0, share / kCommonReliableCoverage), d});
         }
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
         for (const auto& [score, d] : ranked) params.candidates.push_back(d);
@@ -207,14 +228,15 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         auto step = job.timing().scope("normalise");
         std::vector<double> pa, pb;
         if (!params.candidates.empty()) overlapPairs(sa, wA, hA, sb, wB, hB, params.candidates.front(), pa, pb);
-        if (pa.empty()) {
+        const bool paired = !pa.empty();
+        if (!paired) {
             // No registered overlap: fit the whole images' distributions.
             for (std::size_t i = 0; i < sa.v.size(); ++i)
                 if (sa.ok[i]) pa.push_back(sa.v[i]);
             for (std::size_t i = 0; i < sb.v.size(); ++i)
                 if (sb.ok[i]) pb.push_back(sb.v[i]);
         }
-        normalised = normalisedB(b, sb, pa, pb, params.normalize, conf);
+        normalised = normalisedB(b, sb, pa, pb, paired, params.normalize, conf);
         matchedB = &normalised;
     }
     CommonComponentResult result = algorithm.run(a, *matchedB, params, job);
