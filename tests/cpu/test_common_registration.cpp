@@ -160,6 +160,22 @@ private slots:
         QVERIFY(std::abs(r.confidence.gain - 2.0) < 0.1);
     }
 
+    // +-2 noise on B: linear normalisation rounds B' to A's integers, so tolerance 2 covers the whole
+    // overlap (a fitted bias of a fraction would push the +-2 pixels past it).
+    void noisyCropsCoverTheOverlap() {
+        const Image scene = fractalNoiseImage(600, 430, 4);
+        const Image a = cropImage(scene, 0, 0, 400, 400);
+        Image b = cropImage(scene, 100, 30, 400, 400);
+        changeImage(b, 1.0, 0.0, 1.0, 2, 0, 8);
+        CommonComponentParams p;
+        p.normalize = CommonNormalize::Linear;
+        p.tolerance = 2;
+        const auto r = test::runCommon(a, b, p, Backend::Cpu);
+        QCOMPARE(r.dx, -100);
+        QCOMPARE(r.dy, -30);
+        QVERIFY2(r.confidence.coverage > 0.99, qPrintable(QString::number(r.confidence.coverage)));
+    }
+
     // Constant images under linear: no scale to fit, only the medians are matched; every pixel of the
     // overlap matches, so the largest overlap wins.
     void constantImagesUnderLinear() {

@@ -103,7 +103,7 @@ double mad(const std::vector<double>& v, double centre) {
 
 // B with its values mapped onto A's (params.normalize), fitted on the pairs of the overlap.
 Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& pairA, const std::vector<double>& pairB,
-                  bool paired, CommonNormalize how, CommonComponentConfidence& conf) {
+                  bool paired, bool roundToA, CommonNormalize how, CommonComponentConfidence& conf) {
     std::vector<double> out(sb.v.size(), 0.0);
     if (how == CommonNormalize::Linear) {
         // Robust: medians and MADs. A flat side (MAD 0) has no scale to fit: the medians alone are matched.
@@ -130,8 +130,10 @@ Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& 
             conf.gain = gain;
             conf.bias = (sa - gain * sb) / n;
         }
+        // Onto A's grid: when A holds integers, B' is rounded to them, so that a fitted bias of a fraction
+        // does not push pairs that differ by the tolerance just past it.
         for (std::size_t i = 0; i < out.size(); ++i)
-            if (sb.ok[i]) out[i] = conf.gain * sb.v[i] + conf.bias;
+            if (sb.ok[i]) out[i] = roundToA ? std::nearbyint(conf.gain * sb.v[i] + conf.bias) : conf.gain * sb.v[i] + conf.bias;
     } else {
         // Histogram matching: a B value goes to A's value at its mid-rank quantile among B's overlap samples.
         std::vector<double> sortedA = pairA, sortedB = pairB;
@@ -155,7 +157,7 @@ Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& 
     for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = sb.ok[i] ? 0 : 1;
     result.setBlankMask(std::move(blank));
     result.meta = b.meta;
-    result.meta.integerValued = false;
+    result.updateIntegerValued();
     return result;
 }
 
@@ -236,7 +238,9 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
             for (std::size_t i = 0; i < sb.v.size(); ++i)
                 if (sb.ok[i]) pb.push_back(sb.v[i]);
         }
-        normalised = normalisedB(b, sb, pa, pb, paired, params.normalize, conf);
+        bool integersInA = true; // scanned, not taken from the metadata (images built in memory keep its default)
+        for (std::size_t i = 0; i < sa.v.size() && integersInA; ++i) integersInA = !sa.ok[i] || sa.v[i] == std::floor(sa.v[i]);
+        normalised = normalisedB(b, sb, pa, pb, paired, integersInA, params.normalize, conf);
         matchedB = &normalised;
     }
     CommonComponentResult result = algorithm.run(a, *matchedB, params, job);
