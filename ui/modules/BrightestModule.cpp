@@ -245,7 +245,7 @@ bool BrightestModule::run(int k) { return start({}, k); }
 bool BrightestModule::runSweep() {
     if (!panel_) return false;
     try {
-        return start(panel_->sweepPivots(), 0);
+        return start(panel_->sweepPivots(), 1); // the paper's figure: one rectangle per pivot
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;
