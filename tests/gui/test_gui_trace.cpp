@@ -19,7 +19,9 @@
 #include "ui/modules/TraceWorker.h"
 #include "ui/results/TimingLog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QJsonObject>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QMenuBar>
@@ -539,6 +541,57 @@ private slots:
         QCOMPARE(TraceTool::legStyle(confidence), Qt::DashLine);
         QCOMPARE(TraceTool::legStyle(0.9), Qt::SolidLine);
         QVERIFY(f.window.statusBar()->currentMessage().contains(QStringLiteral("weak leg")));
+    }
+
+    // The panel's objective (mean per length by default) and width auto: the first leg picks the width at
+    // the first two clicks, the trace keeps it; both travel in the session, and an older session (without
+    // them) reads as the paper's objective with the typed width.
+    void objectiveAndWidthAuto() {
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 6.0, 5);
+        Fixture f;
+        TraceSettings settings = roadSettings();
+        settings.autoWidth = true;
+        settings.field.lineWidth = 20.0; // far from the road's 6 px: the estimate replaces it
+        QVERIFY(open(f, scene.image, settings));
+        TraceModule* m = f.module;
+        f.window.parametersDock()->showPanel(m->name());
+        auto* objective = f.window.parametersDock()->findChild<QComboBox*>(QStringLiteral("objective"));
+        auto* autoWidth = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("autoWidth"));
+        auto* snap = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("snap"));
+        QVERIFY(objective && autoWidth && snap);
+        QCOMPARE(TraceSettings().params.objective, TraceObjective::Ratio);
+        QVERIFY(TraceSettings().autoWidth && TraceSettings().snap);
+        QCOMPARE(objective->currentData().toInt(), static_cast<int>(TraceObjective::Ratio));
+        QVERIFY(autoWidth->isChecked() && !snap->isChecked());
+
+        QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, QPointF(scene.from.x, scene.from.y)));
+        QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, centreAt(scene, 0.6 * scene.image.width())));
+        QTRY_COMPARE_WITH_TIMEOUT(m->fixedLegCount(), 1, 20000);
+        QTest::keyClick(f.canvas, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(m->model() && m->model()->rowCount() == 1, 20000);
+        const QString parameters = m->traces().front().parameters;
+        QVERIFY2(parameters.contains(QStringLiteral("objective=ratio")), qPrintable(parameters));
+        const qsizetype at = parameters.indexOf(QStringLiteral(" width="));
+        QVERIFY(at >= 0);
+        const double width = parameters.mid(at + 7).section(QLatin1Char(' '), 0, 0).toDouble();
+        QVERIFY2(width >= 6.0 / 1.5 && width <= 6.0 * 1.5, qPrintable(parameters));
+
+        objective->setCurrentIndex(objective->findData(static_cast<int>(TraceObjective::Sum)));
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QJsonObject state = m->saveSession();
+        QJsonObject saved = state[QStringLiteral("settings")].toObject();
+        QCOMPARE(saved[QStringLiteral("objective")].toString(), QStringLiteral("sum"));
+        QCOMPARE(saved[QStringLiteral("width_auto")].toBool(), true);
+        m->setSettings(roadSettings());
+        m->prepareSession(state, {})();
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QVERIFY(m->settings().autoWidth);
+        for (const char* key : {"objective", "max_widenings", "width_auto", "snap"}) saved.remove(QLatin1String(key));
+        state[QStringLiteral("settings")] = saved;
+        m->prepareSession(state, {})();
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QCOMPARE(m->settings().params.maxWidenings, 0);
+        QVERIFY(!m->settings().autoWidth);
     }
 
     // Traces on the bundled samples: the aerial photograph's bright road (ridge) and the mammogram's skin
