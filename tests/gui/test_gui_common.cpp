@@ -9,6 +9,7 @@
 #include "cuda/Backends.h"
 #include "core/algo/common/CommonComponent.h"
 #include "ui/canvas/ImageCanvas.h"
+#include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "core/io/ImageLoader.h"
 #include "ui/jobs/JobRunner.h"
@@ -160,7 +161,10 @@ private slots:
         QVERIFY(r.found);
 
         // The same answer as the command line, and as the construction.
-        const test::CliResult cli = test::runCli({QStringLiteral("common"), pathA_, pathB_, QStringLiteral("--json"), QStringLiteral("-")});
+        // The window normalises B linearly by default.
+        QCOMPARE(module->parameters().normalize, CommonNormalize::Linear);
+        const test::CliResult cli = test::runCli({QStringLiteral("common"), pathA_, pathB_, QStringLiteral("--normalize"),
+                                                  QStringLiteral("linear"), QStringLiteral("--json"), QStringLiteral("-")});
         QCOMPARE(cli.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(cli.out).object();
         QCOMPARE(r.dx, doc[QStringLiteral("offset")].toObject()[QStringLiteral("dx")].toInt());
@@ -184,7 +188,14 @@ private slots:
         QCOMPARE(model->value(0, 3).toULongLong(), r.size);
         QCOMPARE(model->value(0, 4).toInt(), r.bboxX);
         QCOMPARE(model->value(0, 7).toInt(), r.bboxHeight);
-        QVERIFY(panel->summaryLabel()->text().contains(QStringLiteral("dx -140, dy -120")));
+        // The placement in words, with the confidence.
+        QVERIFY(r.confidence.reliable);
+        const QString summary = panel->summaryLabel()->text();
+        QVERIFY2(summary.contains(QStringLiteral("B's top-left sits at (140, 120) in A")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("coverage")) && summary.contains(QStringLiteral("runner-up")) &&
+                     summary.contains(QStringLiteral("phase-correlation peak")),
+                 qPrintable(summary));
+        QCOMPARE(model->value(0, 10).toString(), QStringLiteral("B's top-left sits at (140, 120) in A"));
 
         // One timing record with the job's named steps.
         const auto& records = window.context().timingLog()->records();
@@ -439,6 +450,8 @@ private slots:
         auto* module = findModule<CommonComponentModule>(window);
         std::vector<std::uint8_t> ones(12 * 9, 1);
         module->setSecondImage(Image::fromSamples<std::uint8_t>(12, 9, std::move(ones)), QStringLiteral("ones"));
+        CommonComponentParams raw; // the paper's definition: linear would map the constant B onto A
+        module->setParameters(raw);
         QSignalSpy shown(module, &CommonComponentModule::resultShown);
         QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
         QVERIFY(module->run());
@@ -454,6 +467,37 @@ private slots:
         // Why, in the results dock above the row and in the status bar (once the job has ended).
         const QString why = QStringLiteral("No common pixel: no pixel of A matches B within the tolerance 0 at any of the");
         QVERIFY(window.resultsDock()->noteLabel()->isVisibleTo(window.resultsDock()));
+        QVERIFY2(window.resultsDock()->noteLabel()->text().startsWith(why), qPrintable(window.resultsDock()->noteLabel()->text()));
+        QTRY_VERIFY(window.statusBar()->currentMessage().startsWith(why));
+    }
+
+    // Two unrelated images: some pixels match at every offset, but the best component covers a sliver of the
+    // overlap. The window says so instead of drawing a speck.
+    void unrelatedPairIsNotReliable() {
+        MainWindow window({false, false});
+        window.show();
+        std::mt19937 random(3);
+        const auto noise = [&](int w, int h) {
+            std::vector<std::uint8_t> v(static_cast<std::size_t>(w) * h);
+            for (std::uint8_t& x : v) x = static_cast<std::uint8_t>(random() % 4);
+            return Image::fromSamples<std::uint8_t>(w, h, std::move(v));
+        };
+        window.context().setImage(noise(120, 100), QStringLiteral("noise A"));
+        auto* module = findModule<CommonComponentModule>(window);
+        window.parametersDock()->showPanel(module->name());
+        module->setSecondImage(noise(110, 90), QStringLiteral("noise B"));
+        module->setBackend(Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        const CommonComponentResult& r = *module->result();
+        QVERIFY(r.found);
+        QVERIFY(!r.confidence.reliable);
+        QVERIFY(!module->componentLayerA() && !module->componentLayerB());
+        const QString why = QStringLiteral("No reliable common region (coverage %1 % of the overlap)")
+                                .arg(100.0 * r.confidence.coverage, 0, 'f', 1);
+        QVERIFY2(module->panel()->summaryLabel()->text().startsWith(why), qPrintable(module->panel()->summaryLabel()->text()));
+        QCOMPARE(module->model()->value(0, 0).toString(), QStringLiteral("no reliable common region"));
         QVERIFY2(window.resultsDock()->noteLabel()->text().startsWith(why), qPrintable(window.resultsDock()->noteLabel()->text()));
         QTRY_VERIFY(window.statusBar()->currentMessage().startsWith(why));
     }

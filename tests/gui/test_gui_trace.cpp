@@ -19,7 +19,9 @@
 #include "ui/modules/TraceWorker.h"
 #include "ui/results/TimingLog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QJsonObject>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QMenuBar>
@@ -29,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 using namespace glint;
 using namespace glint::ui;
@@ -162,6 +165,8 @@ class TestGuiTrace : public QObject {
         s.field.score = TraceScore::Ridge;
         s.field.lineWidth = 5.0;
         s.backend = Backend::Cpu; // compared exactly with directTrace() below
+        s.snap = false;           // the traces end exactly at the cursor
+        s.autoWidth = false;      // the field of width 5, as directTrace() computes it
         return s;
     }
 
@@ -478,6 +483,117 @@ private slots:
         QCOMPARE(m->worker()->fieldsComputed(), 1);
     }
 
+    // Issue 15 in the window: the cursor snaps to the road, live legs keep their guides (no widening), and a
+    // leg across plain noise is weak: named in the status bar, drawn dashed, its confidence in the table.
+    void snapConfidenceAndGuides() {
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
+        TraceSettings settings = roadSettings();
+        settings.snap = true;
+        settings.showGuides = true;
+        Fixture f;
+        QVERIFY(open(f, scene.image, settings));
+        TraceModule* m = f.module;
+        ImageCanvas* canvas = f.canvas;
+        QTRY_VERIFY_WITH_TIMEOUT(m->canSnap(), 20000);
+
+        // 3 px beside the road's centre: the marker and the click land on the line.
+        const QPointF centre = centreAt(scene, 0.25 * scene.image.width());
+        const QPoint beside = widgetAt(canvas, centre + QPointF(0.0, 3.0));
+        QTest::mouseMove(canvas, beside);
+        QTRY_VERIFY(m->tool()->preview().snap.has_value());
+        const QPointF marker = *m->tool()->preview().snap;
+        QVERIFY(marker != imageAt(canvas, beside));
+        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, beside);
+        QCOMPARE(m->clickCount(), 1);
+        const QPointF first = m->tool()->preview().clicks.first();
+        const double off = meanDistanceToPolylines({TracePoint{first.x(), first.y()}}, {scene.centre});
+        QVERIFY2(off <= 1.0, qPrintable(QString::number(off)));
+
+        // The live leg is traced without widening and draws its own guides.
+        const QPoint far = widgetAt(canvas, centreAt(scene, 0.6 * scene.image.width()));
+        QTest::mouseMove(canvas, far);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->livePolyline().isEmpty() && m->livePolyline().first() == first, 20000);
+        QCOMPARE(m->tool()->preview().guides.size(), qsizetype(settings.params.guides));
+        QCOMPARE(m->livePolyline().size(), qsizetype(settings.params.guides + 2));
+        QVERIFY(!m->tool()->preview().liveWeak);
+        QTest::keyClick(canvas, Qt::Key_Escape);
+
+        // Plain noise: no feature, so the leg's confidence is low.
+        std::mt19937 random(7);
+        std::vector<std::uint8_t> noise(400 * 300);
+        for (std::uint8_t& v : noise) v = static_cast<std::uint8_t>(random() % 200);
+        f.window.context().setImage(Image::fromSamples<std::uint8_t>(400, 300, std::move(noise)), QStringLiteral("noise"));
+        QTRY_VERIFY_WITH_TIMEOUT(test::imageShown(f.window.context()), 30000);
+        TraceSettings plain = roadSettings();
+        plain.field.score = TraceScore::Magnitude;
+        m->setSettings(plain);
+        m->actions().first()->trigger();
+        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(canvas, QPointF(40, 150)));
+        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(canvas, QPointF(360, 140)));
+        QTRY_COMPARE_WITH_TIMEOUT(m->fixedLegCount(), 1, 20000);
+        QCOMPARE(m->tool()->preview().weak.size(), qsizetype(1));
+        QVERIFY2(m->lastMessage().contains(QStringLiteral("weak leg: confidence")), qPrintable(m->lastMessage()));
+        QTest::keyClick(canvas, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(m->model() && m->model()->rowCount() == 1, 20000);
+        QCOMPARE(m->layer()->weakLegs(0).size(), qsizetype(1));
+        const double confidence = m->model()->value(0, 6).toDouble();
+        QVERIFY2(confidence < TraceSettings::kWeakConfidence, qPrintable(QString::number(confidence)));
+        QCOMPARE(TraceTool::legStyle(confidence), Qt::DashLine);
+        QCOMPARE(TraceTool::legStyle(0.9), Qt::SolidLine);
+        QVERIFY(f.window.statusBar()->currentMessage().contains(QStringLiteral("weak leg")));
+    }
+
+    // The panel's objective (mean per length by default) and width auto: the first leg picks the width at
+    // the first two clicks, the trace keeps it; both travel in the session, and an older session (without
+    // them) reads as the paper's objective with the typed width.
+    void objectiveAndWidthAuto() {
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 6.0, 5);
+        Fixture f;
+        TraceSettings settings = roadSettings();
+        settings.autoWidth = true;
+        settings.field.lineWidth = 20.0; // far from the road's 6 px: the estimate replaces it
+        QVERIFY(open(f, scene.image, settings));
+        TraceModule* m = f.module;
+        f.window.parametersDock()->showPanel(m->name());
+        auto* objective = f.window.parametersDock()->findChild<QComboBox*>(QStringLiteral("objective"));
+        auto* autoWidth = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("autoWidth"));
+        auto* snap = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("snap"));
+        QVERIFY(objective && autoWidth && snap);
+        QCOMPARE(TraceSettings().params.objective, TraceObjective::Ratio);
+        QVERIFY(TraceSettings().autoWidth && TraceSettings().snap);
+        QCOMPARE(objective->currentData().toInt(), static_cast<int>(TraceObjective::Ratio));
+        QVERIFY(autoWidth->isChecked() && !snap->isChecked());
+
+        QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, QPointF(scene.from.x, scene.from.y)));
+        QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, centreAt(scene, 0.6 * scene.image.width())));
+        QTRY_COMPARE_WITH_TIMEOUT(m->fixedLegCount(), 1, 20000);
+        QTest::keyClick(f.canvas, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(m->model() && m->model()->rowCount() == 1, 20000);
+        const QString parameters = m->traces().front().parameters;
+        QVERIFY2(parameters.contains(QStringLiteral("objective=ratio")), qPrintable(parameters));
+        const qsizetype at = parameters.indexOf(QStringLiteral(" width="));
+        QVERIFY(at >= 0);
+        const double width = parameters.mid(at + 7).section(QLatin1Char(' '), 0, 0).toDouble();
+        QVERIFY2(width >= 6.0 / 1.5 && width <= 6.0 * 1.5, qPrintable(parameters));
+
+        objective->setCurrentIndex(objective->findData(static_cast<int>(TraceObjective::Sum)));
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QJsonObject state = m->saveSession();
+        QJsonObject saved = state[QStringLiteral("settings")].toObject();
+        QCOMPARE(saved[QStringLiteral("objective")].toString(), QStringLiteral("sum"));
+        QCOMPARE(saved[QStringLiteral("width_auto")].toBool(), true);
+        m->setSettings(roadSettings());
+        m->prepareSession(state, {})();
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QVERIFY(m->settings().autoWidth);
+        for (const char* key : {"objective", "max_widenings", "width_auto", "snap"}) saved.remove(QLatin1String(key));
+        state[QStringLiteral("settings")] = saved;
+        m->prepareSession(state, {})();
+        QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
+        QCOMPARE(m->settings().params.maxWidenings, 0);
+        QVERIFY(!m->settings().autoWidth);
+    }
+
     // Traces on the bundled samples: the aerial photograph's bright road (ridge) and the mammogram's skin
     // line (magnitude), one finished and one in progress with its guides, grabbed from the window.
     void screenshotsOnSamples_data() {
@@ -511,6 +627,8 @@ private slots:
         settings.field.score = static_cast<TraceScore>(score);
         settings.field.lineWidth = width;
         settings.showGuides = true;
+        settings.snap = false; // the live trace ends at the cursor
+        settings.autoWidth = false;
         m->setSettings(settings);
         m->actions().first()->trigger();
         ImageCanvas* canvas = window.canvas();

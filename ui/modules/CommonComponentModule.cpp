@@ -47,6 +47,9 @@ CommonComponentModule::CommonComponentModule(AppContext& context, QObject* paren
       sideBySideAction_(new QAction(tr("Show A and B Side by Side"), this)),
       blendAction_(new QAction(tr("Show B Blended over A at the Offset"), this)), viewGroup_(new QActionGroup(this)),
       secondDisplay_(new DisplayPipeline(this)) {
+    // The window offers linear normalisation (a contrast change between A and B is common on real pairs);
+    // the CLI keeps the paper's definition by default.
+    params_.normalize = glint::CommonNormalize::Linear;
     // Panel buttons show the short icon texts; the menus the full ones.
     openSecondAction_->setIconText(tr("Open Image B…"));
     findAction_->setIconText(tr("Find Common Component"));
@@ -113,14 +116,17 @@ QWidget* CommonComponentModule::createPanel() {
     panel->maxShiftCheck()->setChecked(params_.maxShift >= 0);
     if (params_.maxShift >= 0) panel->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params_.maxShift, INT_MAX)));
     panel->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend_)));
+    panel->normalizeBox()->setCurrentIndex(panel->normalizeBox()->findData(static_cast<int>(params_.normalize)));
     panel->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
     panel->setSecondImageText(secondDescription());
     const auto readParameters = [this] {
         if (!panel_) return;
         params_.tolerance = panel_->tolerance();
         params_.maxShift = panel_->maxShift();
+        params_.normalize = panel_->normalize();
         backend_ = panel_->backend();
     };
+    connect(panel->normalizeBox(), &QComboBox::currentIndexChanged, this, readParameters);
     connect(panel->toleranceBox(), &QDoubleSpinBox::valueChanged, this, readParameters);
     connect(panel->maxShiftCheck(), &QCheckBox::toggled, this, readParameters);
     connect(panel->maxShiftBox(), &QSpinBox::valueChanged, this, readParameters);
@@ -136,6 +142,7 @@ void CommonComponentModule::setParameters(const glint::CommonComponentParams& pa
     panel_->toleranceBox()->setValue(params.tolerance);
     panel_->maxShiftCheck()->setChecked(params.maxShift >= 0);
     if (params.maxShift >= 0) panel_->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params.maxShift, INT_MAX)));
+    panel_->normalizeBox()->setCurrentIndex(panel_->normalizeBox()->findData(static_cast<int>(params.normalize)));
     params_ = params; // the widgets may have clamped what they show; the module keeps what it was given
 }
 
@@ -308,9 +315,10 @@ void CommonComponentModule::ensureSecondLayer() {
 // Running
 
 QString CommonComponentModule::parameterText() const {
-    return QStringLiteral("tolerance=%1 max_shift=%2 B=%3")
+    return QStringLiteral("tolerance=%1 max_shift=%2 normalize=%3 B=%4")
         .arg(params_.tolerance, 0, 'g', 17)
         .arg(params_.maxShift >= 0 ? QString::number(params_.maxShift) : QStringLiteral("none"))
+        .arg(QLatin1String(glint::commonNormalizeName(params_.normalize)))
         .arg(secondPath_);
 }
 
@@ -393,7 +401,11 @@ void CommonComponentModule::presentResult(const std::shared_ptr<const glint::Com
     resultBackend_ = backend;
     ++runs_;
     const glint::CommonComponentResult& r = *result;
-    if (r.found && shape) {
+    const glint::CommonComponentConfidence& c = r.confidence;
+    // A component too small for the overlap is no registration of the two images: no speck is drawn.
+    const bool reliable = r.found && c.reliable;
+    const QString coverage = tr("coverage %1 % of the overlap").arg(100.0 * c.coverage, 0, 'f', 1);
+    if (reliable && shape) {
         layerA_ = new ComponentLayer(tr("Common component on A"), kComponentColour);
         layerA_->setComponent(shape, QPoint(0, 0));
         layerB_ = new ComponentLayer(tr("Common component on B"), kComponentColour);
@@ -411,34 +423,61 @@ void CommonComponentModule::presentResult(const std::shared_ptr<const glint::Com
     ensureSecondLayer();
     place();
 
+    const QString placement = r.found ? QString::fromStdString(glint::commonPlacementSentence(r)) : QString();
+    const QString runnerUp = c.hasRunnerUp ? tr("dx %1, dy %2: %3 px").arg(c.runnerUp.dx).arg(c.runnerUp.dy).arg(c.runnerUpSize)
+                                           : tr("none");
+    const QVariant peak = c.registered ? QVariant(c.registrationPeak) : QVariant();
     model_ = new ResultsModel({tr("result"), tr("offset dx"), tr("offset dy"), tr("size"), tr("bbox x"), tr("bbox y"),
-                               tr("bbox width"), tr("bbox height"), tr("tolerance"), tr("backend")});
+                               tr("bbox width"), tr("bbox height"), tr("tolerance"), tr("backend"), tr("placement"),
+                               tr("coverage (%)"), tr("overlap area"), tr("runner-up"), tr("registration peak")});
     if (r.found)
-        model_->addRow({tr("common component"), r.dx, r.dy, static_cast<qulonglong>(r.size), r.bboxX, r.bboxY, r.bboxWidth,
-                        r.bboxHeight, tolerance, backend},
-                       0);
+        model_->addRow({reliable ? tr("common component") : tr("no reliable common region"), r.dx, r.dy,
+                        static_cast<qulonglong>(r.size), r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight, tolerance, backend,
+                        placement, 100.0 * c.coverage, static_cast<qulonglong>(c.overlapArea), runnerUp, peak},
+                       reliable ? 0 : -1);
     else
-        model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, tolerance, backend}, -1);
-    const QString note = r.found ? QString()
-                                 : tr("No common pixel: no pixel of A matches B within the tolerance %1 at any of the %2 "
-                                      "offsets searched.")
-                                       .arg(tolerance, 0, 'g', 6)
-                                       .arg(r.stats.offsets);
+        model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, tolerance, backend, {}, {}, {},
+                        runnerUp, peak},
+                       -1);
+    QString note;
+    if (!r.found)
+        note = tr("No common pixel: no pixel of A matches B within the tolerance %1 at any of the %2 offsets searched.")
+                   .arg(tolerance, 0, 'g', 6)
+                   .arg(r.stats.offsets);
+    else if (!reliable)
+        note = tr("No reliable common region (%1): the best component, %2 pixels at dx %3, dy %4, is too small to "
+                  "register the images.")
+                   .arg(coverage)
+                   .arg(r.size)
+                   .arg(r.dx)
+                   .arg(r.dy);
     if (ctx.results())
         ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_, note);
     resultNote_ = note;
 
     if (panel_) {
         const QString time = ms ? tr("%1 ms on %2").arg(*ms, 0, 'f', 1).arg(backend) : tr("restored from the session");
-        if (r.found)
-            panel_->setSummary(tr("Offset dx %1, dy %2 · %3 pixels · box in A: x %4, y %5, %6 × %7 · %8")
-                                   .arg(r.dx)
-                                   .arg(r.dy)
+        const QString confidence =
+            tr("runner-up %1 · phase-correlation peak %2")
+                .arg(runnerUp)
+                .arg(c.registered ? QString::number(c.registrationPeak, 'f', 3) : tr("none"));
+        if (reliable)
+            panel_->setSummary(tr("%1 · %2 pixels, %3 · box in A: x %4, y %5, %6 × %7 · %8 · %9")
+                                   .arg(placement)
                                    .arg(r.size)
+                                   .arg(coverage)
                                    .arg(r.bboxX)
                                    .arg(r.bboxY)
                                    .arg(r.bboxWidth)
                                    .arg(r.bboxHeight)
+                                   .arg(confidence)
+                                   .arg(time));
+        else if (r.found)
+            panel_->setSummary(tr("No reliable common region (%1) · best: %2 pixels; %3 · %4 · %5")
+                                   .arg(coverage)
+                                   .arg(r.size)
+                                   .arg(placement)
+                                   .arg(confidence)
                                    .arg(time));
         else
             panel_->setSummary(tr("No common pixel: no pixel of A matches B at any offset searched (%1 offsets) · %2")

@@ -37,7 +37,7 @@ QString droppedFile(const QMimeData* data) {
 
 CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions, QWidget* parent)
     : QWidget(parent), secondImage_(new QLabel), tolerance_(new QDoubleSpinBox), limitShift_(new QCheckBox),
-      maxShift_(new QSpinBox), backend_(new QComboBox), opacity_(new QSlider(Qt::Horizontal)), summary_(new QLabel),
+      maxShift_(new QSpinBox), normalize_(new QComboBox), backend_(new QComboBox), opacity_(new QSlider(Qt::Horizontal)), summary_(new QLabel),
       cursor_(new QLabel) {
     setAcceptDrops(true);
     auto* layout = new QVBoxLayout(this);
@@ -75,6 +75,13 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
     shiftRow->addWidget(maxShift_, 1);
     form->addRow(tr("Shift"), shiftRow);
     connect(limitShift_, &QCheckBox::toggled, maxShift_, &QWidget::setEnabled);
+    normalize_->setObjectName(QStringLiteral("normalize"));
+    for (const glint::CommonNormalize n : {glint::CommonNormalize::None, glint::CommonNormalize::Linear, glint::CommonNormalize::Rank})
+        normalize_->addItem(QString::fromLatin1(glint::commonNormalizeName(n)), static_cast<int>(n));
+    normalize_->setCurrentIndex(normalize_->findData(static_cast<int>(glint::CommonNormalize::Linear)));
+    normalize_->setToolTip(tr("How B's values are mapped onto A's before matching: none (the paper's definition), "
+                              "linear (gain and offset, a robust fit on the overlap), rank (histogram matching)."));
+    form->addRow(tr("Normalise B"), normalize_);
     for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
     const CudaDeviceInfo& device = glint::cudaDevice();
     if (!device.usable)
@@ -113,6 +120,10 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
 double CommonComponentPanel::tolerance() const { return tolerance_->value(); }
 
 long long CommonComponentPanel::maxShift() const { return limitShift_->isChecked() ? maxShift_->value() : -1; }
+
+glint::CommonNormalize CommonComponentPanel::normalize() const {
+    return static_cast<glint::CommonNormalize>(normalize_->currentData().toInt());
+}
 
 glint::Backend CommonComponentPanel::backend() const { return glint::parseBackend(backend_->currentText().toStdString()); }
 

@@ -3,6 +3,7 @@
 // B's opacity), a one-line summary of the last result and B's value under the cursor.
 #pragma once
 
+#include "core/algo/common/CommonComponent.h"
 #include "core/jobs/Backend.h"
 
 #include <QWidget>
@@ -34,6 +35,7 @@ public:
     double tolerance() const;
     long long maxShift() const; // -1: every offset
     glint::Backend backend() const;
+    glint::CommonNormalize normalize() const;
     double opacity() const;     // of B when blended, 0..1
 
     void setSecondImageText(const QString& text);
@@ -45,6 +47,7 @@ public:
     QCheckBox* maxShiftCheck() const { return limitShift_; }
     QSpinBox* maxShiftBox() const { return maxShift_; }
     QComboBox* backendBox() const { return backend_; }
+    QComboBox* normalizeBox() const { return normalize_; }
     QSlider* opacitySlider() const { return opacity_; }
     QLabel* secondImageLabel() const { return secondImage_; }
     QLabel* summaryLabel() const { return summary_; }
@@ -63,6 +66,7 @@ private:
     QDoubleSpinBox* tolerance_;
     QCheckBox* limitShift_;
     QSpinBox* maxShift_;
+    QComboBox* normalize_;
     QComboBox* backend_;
     QSlider* opacity_;
     QLabel* summary_;

@@ -30,7 +30,8 @@ QVector<ExportableResults> CommonComponentModule::exportableResults() const {
 QJsonObject CommonComponentModule::saveSession() const {
     QJsonObject state{
         {QStringLiteral("params"), QJsonObject{{QStringLiteral("tolerance"), params_.tolerance},
-                                               {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)}}},
+                                               {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)},
+                                               {QStringLiteral("normalize"), QLatin1String(glint::commonNormalizeName(params_.normalize))}}},
         {QStringLiteral("backend"), QLatin1String(glint::backendName(backend_))},
         {QStringLiteral("view"), view_ == View::Blend ? QStringLiteral("blend") : QStringLiteral("side-by-side")},
         {QStringLiteral("opacity"), blendOpacity_},
@@ -76,6 +77,10 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
     params.tolerance = number(p[QStringLiteral("tolerance")], QStringLiteral("common.params.tolerance"));
     params.maxShift =
         static_cast<long long>(number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift")));
+    // Sessions written before normalisation matched raw values.
+    params.normalize = p.contains(QStringLiteral("normalize"))
+                           ? glint::parseCommonNormalize(string(p[QStringLiteral("normalize")], QStringLiteral("common.params.normalize")).toStdString())
+                           : glint::CommonNormalize::None;
     if (!(params.tolerance >= 0)) throw glint::InputError("session file: the common component tolerance is negative");
     const glint::Backend backend = readBackend(state[QStringLiteral("backend")], QStringLiteral("common.backend"));
     const QString viewName = string(state[QStringLiteral("view")], QStringLiteral("common.view"));

@@ -17,6 +17,7 @@
 #include <QMainWindow>
 #include <QStatusBar>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -27,6 +28,8 @@ struct TraceModule::LegOutcome {
     glint::Timing timing;
     std::string device;
     glint::Backend backend = glint::Backend::Cpu;
+    std::shared_ptr<const glint::TraceField> field; // the field traced on (for snapping)
+    std::optional<double> width;                    // the line width estimated at the first two clicks
 };
 
 // One trace in progress: its clicks and the legs fixed between them. Its settings are frozen once a leg is
@@ -71,8 +74,10 @@ double polylineLength(const QPolygonF& p) {
 }
 
 // DESIGN.md's guides of a leg (where its trace was free to go), as the CLI's overlay draws them.
-QList<QLineF> guideLines(const glint::TraceLeg& leg, int guides) {
+// A widened leg has more guides than the parameters asked for: its own count and half-width are drawn.
+QList<QLineF> guideLines(const glint::TraceLeg& leg) {
     QList<QLineF> out;
+    const int guides = static_cast<int>(leg.guideIndices.size());
     const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y;
     const double length = std::hypot(dx, dy);
     if (length <= 0.0) return out;
@@ -91,6 +96,18 @@ QString clicksText(const std::vector<glint::TracePoint>& clicks) {
     return parts.join(QLatin1Char(' '));
 }
 
+bool weak(const glint::TraceLeg& leg) { return leg.confidence < TraceSettings::kWeakConfidence; }
+
+QString confidencesText(const std::vector<glint::TraceLeg>& legs) {
+    QStringList parts;
+    for (const glint::TraceLeg& leg : legs) parts << QString::number(leg.confidence, 'f', 2);
+    return parts.join(QStringLiteral(", "));
+}
+
+QString weakLegText(const glint::TraceLeg& leg) {
+    return TraceModule::tr("weak leg: confidence %1 — the trace may have left the feature").arg(leg.confidence, 0, 'f', 2);
+}
+
 } // namespace
 
 TraceModule::TraceModule(AppContext& context, QObject* parent)
@@ -100,7 +117,7 @@ TraceModule::TraceModule(AppContext& context, QObject* parent)
     traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
     connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
     connect(tool_, &ClickTool::clicked, this, [this](QPointF p, Qt::MouseButton button, Qt::KeyboardModifiers) {
-        if (button == Qt::LeftButton) click(p);
+        if (button == Qt::LeftButton) click(snapped(p));
     });
     connect(tool_, &ClickTool::hovered, this, &TraceModule::hover);
     connect(tool_, &ClickTool::finished, this, &TraceModule::finishTrace);
@@ -112,6 +129,7 @@ TraceModule::TraceModule(AppContext& context, QObject* parent)
     connect(&context, &AppContext::imageChanged, this, [this] {
         dropTrace();
         worker_.reset();
+        snapField_.reset();
         hover_.reset();
         // The results dock deletes the old model later and the layer stack drops the old layer: the next
         // trace starts a new result set on the new image.
@@ -201,7 +219,23 @@ void TraceModule::startTool() {
 void TraceModule::requestPrepare() {
     if (!ensureWorker()) return;
     newest_ = Request::Prepare;
-    runner_->request([worker = worker_, s = settings_](glint::JobControl&) { worker->tracer(s.field, s.backend); }, nullptr);
+    auto field = std::make_shared<std::shared_ptr<const glint::TraceField>>();
+    runner_->request([worker = worker_, s = settings_, field](glint::JobControl&) { *field = worker->tracer(s.field, s.backend).field(); },
+                     [this, worker = worker_, field] {
+                         if (worker == worker_ && *field) snapField_ = *field;
+                     });
+}
+
+bool TraceModule::canSnap() const {
+    const TraceSettings& s = session_ ? session_->settings : settings_;
+    return s.snap && snapField_ && worker_ && worker_->image() == context().image() &&
+           snapField_->options().score == s.field.score;
+}
+
+QPointF TraceModule::snapped(QPointF p) const {
+    if (!canSnap() || !insideImage(p)) return p;
+    const glint::TracePoint q = glint::snapTracePoint(*snapField_, tracePoint(p), TraceSettings::kSnapRadius);
+    return qpoint(q);
 }
 
 void TraceModule::click(QPointF p) {
@@ -244,8 +278,14 @@ void TraceModule::click(QPointF p) {
     updatePreview();
 }
 
-void TraceModule::hover(QPointF p) {
+void TraceModule::hover(QPointF cursor) {
+    const QPointF p = snapped(cursor);
+    const bool showSnap = canSnap() && insideImage(cursor);
     hover_ = p;
+    if (showSnap || snapShown_) {
+        snapShown_ = showSnap;
+        updatePreview(); // the marker follows the cursor
+    }
     if (session_ && !fixing_) requestLive(p);
 }
 
@@ -257,8 +297,10 @@ void TraceModule::requestLive(QPointF p) {
     newest_ = Request::Live;
     runner_->request(
         [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
-            outcome->leg = worker->tracer(settings.field, settings.backend).trace(a, b, settings.liveParams(), job);
+            glint::LineTracer& tracer = worker->tracer(settings.field, settings.backend);
+            outcome->leg = tracer.trace(a, b, settings.liveParams(), job);
             outcome->timing = job.timing();
+            outcome->field = tracer.field();
         },
         [this, generation = generation_, outcome] { onLive(generation, *outcome); });
 }
@@ -266,6 +308,7 @@ void TraceModule::requestLive(QPointF p) {
 void TraceModule::onLive(quint64 generation, const LegOutcome& outcome) {
     if (generation != generation_ || !session_ || !samePoint(outcome.leg.from, session_->clicks.back())) return;
     session_->live = outcome.leg;
+    if (outcome.field && worker_ == session_->worker) snapField_ = outcome.field;
     ++liveShown_;
     lastLiveMs_ = outcome.timing.total();
     updatePreview();
@@ -281,9 +324,18 @@ void TraceModule::requestFixed() {
     auto outcome = std::make_shared<LegOutcome>();
     fixing_ = true;
     newest_ = Request::Fixed;
+    // Width auto: the first leg picks the ridge width at the first two clicks; the trace keeps it.
+    const bool estimate = i == 0 && s.settings.autoWidth && s.settings.field.score == glint::TraceScore::Ridge;
     runner_->request(
-        [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
-            outcome->leg = worker->tracer(settings.field, settings.backend).trace(a, b, settings.params, job);
+        [worker = s.worker, settings = s.settings, a, b, outcome, estimate](glint::JobControl& job) {
+            glint::TraceFieldOptions field = settings.field;
+            if (estimate) {
+                field.lineWidth = glint::estimateTraceLineWidth(*worker->image(), {a, b}, field.polarity);
+                outcome->width = field.lineWidth;
+            }
+            glint::LineTracer& tracer = worker->tracer(field, settings.backend);
+            outcome->leg = tracer.trace(a, b, settings.params, job);
+            outcome->field = tracer.field();
             outcome->timing = job.timing();
             outcome->device = job.device();
             outcome->backend = worker->resolvedBackend();
@@ -299,6 +351,15 @@ void TraceModule::onLegFixed(quint64 generation, const LegOutcome& outcome) {
     s.legTimings.push_back(outcome.timing);
     s.device = outcome.device;
     s.backend = outcome.backend;
+    if (outcome.field && worker_ == s.worker) snapField_ = outcome.field;
+    if (outcome.width) {
+        s.settings.field.lineWidth = *outcome.width; // the rest of the trace uses the estimated width
+        s.settings.autoWidth = false;
+    }
+    if (weak(outcome.leg))
+        showMessage(tr("Trace: leg %1: %2").arg(s.legs.size()).arg(weakLegText(outcome.leg)));
+    else if (outcome.width)
+        showMessage(tr("Trace: width auto: %1 px; leg 1 confidence %2").arg(*outcome.width, 0, 'f', 1).arg(outcome.leg.confidence, 0, 'f', 2));
     emit legFixed(static_cast<int>(s.legs.size()));
     if (s.legs.size() + 1 < s.clicks.size()) requestFixed();
     else if (s.finishRequested) return completeTrace();
@@ -407,13 +468,21 @@ void TraceModule::completeTrace() {
     merged.setDevice(s->device);
     context().timingLog()->add(RunRecord::fromJob(QStringLiteral("trace"), s->backend, merged, *s->image,
                                                   s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)));
-    showMessage(tr("Trace #%1: %2, %3 px, score %4 (%5, %6 ms)")
+    QString weakNote;
+    for (std::size_t i = 0; i < s->legs.size(); ++i)
+        if (weak(s->legs[i])) {
+            weakNote = tr(" — leg %1: %2").arg(i + 1).arg(weakLegText(s->legs[i]));
+            break;
+        }
+    showMessage(tr("Trace #%1: %2, %3 px, score %4, confidence %5 (%6, %7 ms)%8")
                     .arg(id)
                     .arg(s->legs.size() == 1 ? tr("1 leg") : tr("%1 legs").arg(s->legs.size()))
                     .arg(length, 0, 'f', 1)
                     .arg(result.score, 0, 'g', 6)
+                    .arg(confidencesText(s->legs))
                     .arg(QLatin1String(glint::backendName(s->backend)))
-                    .arg(merged.timing().total(), 0, 'f', 1));
+                    .arg(merged.timing().total(), 0, 'f', 1)
+                    .arg(weakNote));
     emit traceFinished(id);
 }
 
@@ -421,9 +490,16 @@ void TraceModule::presentTrace(FinishedTrace trace) {
     ensureOutputs();
     const QPolygonF line = polygon(trace.result.polyline());
     const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(trace.id)));
+    QList<QPolygonF> weakLegs;
+    double lowest = 1.0;
+    for (const glint::TraceLeg& leg : trace.result.legs) {
+        lowest = std::min(lowest, leg.confidence);
+        if (weak(leg)) weakLegs.append(polygon(leg.points));
+    }
+    layer_->setWeakLegs(item, weakLegs);
     if (model_)
         model_->addRow({trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
-                        trace.mode, trace.backend},
+                        trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)},
                        item);
     traces_.push_back(std::move(trace));
     emit resultsChanged();
@@ -437,7 +513,8 @@ void TraceModule::ensureOutputs() {
         ctx.layers()->add(layer_);
     }
     if (!model_ && ctx.results()) {
-        model_ = new ResultsModel({tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend")});
+        model_ = new ResultsModel({tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
+                                 tr("lowest confidence"), tr("confidence per leg")});
         ctx.results()->addResultSet(name(), model_, layer_);
     }
 }
@@ -448,6 +525,8 @@ void TraceModule::updatePreview() {
         const Session& s = *session_;
         for (const glint::TracePoint& c : s.clicks) p.clicks.append(qpoint(c));
         p.fixed = legsPolyline(s.legs);
+        for (const glint::TraceLeg& leg : s.legs)
+            if (weak(leg)) p.weak.append(polygon(leg.points));
         const glint::TraceLeg* current = nullptr;
         for (std::size_t i = s.legs.size(); i + 1 < s.clicks.size(); ++i) {
             // A leg being fixed shows its live trace while that ended at the click, else a straight dash.
@@ -460,10 +539,12 @@ void TraceModule::updatePreview() {
         }
         if (s.live && !fixing_ && samePoint(s.live->from, s.clicks.back())) {
             p.live = polygon(s.live->points);
+            p.liveWeak = weak(*s.live);
             current = &*s.live;
         }
-        if (current && s.settings.showGuides) p.guides = guideLines(*current, s.settings.params.guides);
+        if (current && s.settings.showGuides) p.guides = guideLines(*current);
     }
+    if (snapShown_ && hover_) p.snap = *hover_;
     tool_->setPreview(std::move(p));
 }
 

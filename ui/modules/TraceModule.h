@@ -70,6 +70,10 @@ public:
     int liveTracesShown() const { return liveShown_; }
     double lastLiveMs() const { return lastLiveMs_; } // the trace() time of the newest live trace shown
     QString lastMessage() const { return lastMessage_; }
+    // Snapping (TraceSettings::snap): whether the field to snap on is ready, and where p snaps to (p itself
+    // when snapping is off or the field is not ready yet).
+    bool canSnap() const;
+    QPointF snapped(QPointF imagePoint) const;
 
 public slots:
     void startTool(); // Analyze ▸ Trace Line: the canvas gets the Trace tool
@@ -113,10 +117,12 @@ private:
     QPointer<TraceLayer> layer_;
     QPointer<ResultsModel> model_;
     std::shared_ptr<TraceWorker> worker_; // for the current image
+    std::shared_ptr<const glint::TraceField> snapField_; // the newest field of the current image (immutable)
     std::unique_ptr<Session> session_;    // the trace in progress, if any
     std::optional<QPointF> hover_;
     quint64 generation_ = 0;              // bumped whenever results in flight stop being wanted
     Request newest_ = Request::None;
+    bool snapShown_ = false;              // the snap marker is drawn at hover_
     bool fixing_ = false;                 // a fixed leg is being traced; live requests wait for it
     std::vector<FinishedTrace> traces_;
     int count_ = 0;

@@ -16,18 +16,23 @@ namespace glint::ui {
 glint::TraceParams TraceSettings::liveParams() const {
     glint::TraceParams p = params;
     p.points = std::clamp(livePoints, 2, params.points);
+    p.maxWidenings = 0;
     return p;
 }
 
 QString TraceSettings::describe() const {
-    QString text = QStringLiteral("guides=%1 points=%2 half-width=%3 max-angle=%4 score=%5")
+    QString text = QStringLiteral("guides=%1 points=%2 half-width=%3 max-angle=%4 objective=%5 widen=%6 score=%7")
                        .arg(params.guides)
                        .arg(params.points)
                        .arg(params.halfWidth > 0.0 ? QString::number(params.halfWidth) : QStringLiteral("auto"))
                        .arg(params.maxAngleDeg)
+                       .arg(QLatin1String(glint::traceObjectiveName(params.objective)))
+                       .arg(params.maxWidenings)
                        .arg(QLatin1String(glint::traceScoreName(field.score)));
     if (field.score == glint::TraceScore::Ridge)
-        text += QStringLiteral(" width=%1 polarity=%2").arg(field.lineWidth).arg(QLatin1String(glint::tracePolarityName(field.polarity)));
+        text += QStringLiteral(" width=%1 polarity=%2")
+                    .arg(autoWidth ? QStringLiteral("auto") : QString::number(field.lineWidth))
+                    .arg(QLatin1String(glint::tracePolarityName(field.polarity)));
     return text;
 }
 
@@ -46,7 +51,9 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
       livePoints_(named(new QSpinBox, "livePoints")), halfWidth_(named(new QDoubleSpinBox, "halfWidth")),
       maxAngle_(named(new QDoubleSpinBox, "maxAngle")), score_(named(new QComboBox, "score")),
       lineWidth_(named(new QDoubleSpinBox, "lineWidth")), polarity_(named(new QComboBox, "polarity")),
-      backend_(named(new QComboBox, "backend")), showGuides_(named(new QCheckBox(tr("Show the guides of the current leg")), "showGuides")),
+      backend_(named(new QComboBox, "backend")), objective_(named(new QComboBox, "objective")),
+      autoWidth_(named(new QCheckBox(tr("auto (estimated at the first two clicks)")), "autoWidth")),
+      snap_(named(new QCheckBox(tr("Snap to line")), "snap")), showGuides_(named(new QCheckBox(tr("Show the guides of the current leg")), "showGuides")),
       trace_(named(new QPushButton(tr("Trace Line")), "traceButton")) {
     guides_->setRange(1, glint::kMaxTraceGuides);
     points_->setRange(2, glint::kMaxTracePoints);
@@ -63,6 +70,13 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
         score_->addItem(QLatin1String(glint::traceScoreName(s)), static_cast<int>(s));
     score_->setToolTip(tr("magnitude: edges (shorelines, field boundaries); sine: the paper's form; "
                           "ridge: the centre line of a road, river or vessel"));
+    objective_->addItem(tr("mean score per length"), static_cast<int>(glint::TraceObjective::Ratio));
+    objective_->addItem(tr("total score (the paper's)"), static_cast<int>(glint::TraceObjective::Sum));
+    objective_->setToolTip(tr("mean score per length: a detour wins only if it scores more per pixel; "
+                              "total score: the paper's objective, which rewards longer paths"));
+    autoWidth_->setToolTip(tr("Pick the ridge width by scale selection at the first two clicks"));
+    snap_->setToolTip(tr("The cursor and the clicks snap to the strongest line (or edge) within %1 pixels")
+                          .arg(TraceSettings::kSnapRadius));
     lineWidth_->setRange(0.5, 1000.0);
     lineWidth_->setDecimals(1);
     lineWidth_->setSuffix(tr(" px"));
@@ -84,13 +98,16 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     form->addRow(tr("… while moving"), livePoints_);
     form->addRow(tr("Half-width"), halfWidth_);
     form->addRow(tr("Max. turning angle"), maxAngle_);
+    form->addRow(tr("Objective"), objective_);
     form->addRow(tr("Score"), score_);
     form->addRow(tr("Ridge width"), lineWidth_);
+    form->addRow(QString(), autoWidth_);
     form->addRow(tr("Ridge polarity"), polarity_);
     form->addRow(tr("Backend"), backend_);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(about);
     layout->addLayout(form);
+    layout->addWidget(snap_);
     layout->addWidget(showGuides_);
     layout->addWidget(trace_);
     layout->addStretch(1);
@@ -102,8 +119,8 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     };
     for (QSpinBox* box : {guides_, points_, livePoints_}) connect(box, &QSpinBox::valueChanged, this, emitChanged);
     for (QDoubleSpinBox* box : {halfWidth_, maxAngle_, lineWidth_}) connect(box, &QDoubleSpinBox::valueChanged, this, emitChanged);
-    for (QComboBox* box : {score_, polarity_, backend_}) connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
-    connect(showGuides_, &QCheckBox::toggled, this, emitChanged);
+    for (QComboBox* box : {score_, polarity_, backend_, objective_}) connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
+    for (QCheckBox* box : {showGuides_, snap_, autoWidth_}) connect(box, &QCheckBox::toggled, this, emitChanged);
     connect(trace_, &QPushButton::clicked, this, &TracePanel::traceRequested);
 }
 
@@ -114,11 +131,15 @@ TraceSettings TracePanel::settings() const {
     s.livePoints = livePoints_->value();
     s.params.halfWidth = halfWidth_->value();
     s.params.maxAngleDeg = maxAngle_->value();
+    s.params.objective = static_cast<glint::TraceObjective>(objective_->currentData().toInt());
+    s.params.maxWidenings = widenings_;
     s.field.score = static_cast<glint::TraceScore>(score_->currentData().toInt());
     s.field.lineWidth = lineWidth_->value();
     s.field.polarity = static_cast<glint::TracePolarity>(polarity_->currentData().toInt());
     s.backend = static_cast<glint::Backend>(backend_->currentData().toInt());
     s.showGuides = showGuides_->isChecked();
+    s.snap = snap_->isChecked();
+    s.autoWidth = autoWidth_->isChecked();
     return s;
 }
 
@@ -129,18 +150,23 @@ void TracePanel::setSettings(const TraceSettings& s) {
     livePoints_->setValue(s.livePoints);
     halfWidth_->setValue(s.params.halfWidth);
     maxAngle_->setValue(s.params.maxAngleDeg);
+    objective_->setCurrentIndex(objective_->findData(static_cast<int>(s.params.objective)));
+    widenings_ = s.params.maxWidenings;
     score_->setCurrentIndex(score_->findData(static_cast<int>(s.field.score)));
     lineWidth_->setValue(s.field.lineWidth);
     polarity_->setCurrentIndex(polarity_->findData(static_cast<int>(s.field.polarity)));
     backend_->setCurrentIndex(backend_->findData(static_cast<int>(s.backend)));
     showGuides_->setChecked(s.showGuides);
+    snap_->setChecked(s.snap);
+    autoWidth_->setChecked(s.autoWidth);
     updating_ = false;
     updateEnabled();
 }
 
 void TracePanel::updateEnabled() {
     const bool ridge = score_->currentData().toInt() == static_cast<int>(glint::TraceScore::Ridge);
-    lineWidth_->setEnabled(ridge);
+    lineWidth_->setEnabled(ridge && !autoWidth_->isChecked());
+    autoWidth_->setEnabled(ridge);
     polarity_->setEnabled(ridge);
 }
 

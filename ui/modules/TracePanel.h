@@ -22,8 +22,15 @@ struct TraceSettings {
     glint::TraceFieldOptions field;
     glint::Backend backend = glint::Backend::Auto;
     bool showGuides = false;
+    bool snap = true;                // clicks and the cursor snap to the strongest line/edge within kSnapRadius
+    bool autoWidth = true;           // ridge: the line width is estimated at the first two clicks
+    static constexpr double kSnapRadius = 4.0; // image pixels
 
-    // The parameters of a trace under the mouse: the full ones with fewer points per guide (DESIGN allows it).
+    // The trace is "weak" below this confidence (drawn dashed, named in the status bar).
+    static constexpr double kWeakConfidence = 0.7;
+
+    // The parameters of a trace under the mouse: the full ones with fewer points per guide (DESIGN allows it)
+    // and no widening (a widening repeats the whole solve: the fixed leg widens on the click).
     glint::TraceParams liveParams() const;
     // "guides=6 points=256 half-width=auto max-angle=45 score=ridge width=5 polarity=both"
     QString describe() const;
@@ -53,8 +60,12 @@ private:
     QDoubleSpinBox* lineWidth_;
     QComboBox* polarity_;
     QComboBox* backend_;
+    QComboBox* objective_;
+    QCheckBox* autoWidth_;
+    QCheckBox* snap_;
     QCheckBox* showGuides_;
     QPushButton* trace_;
+    int widenings_ = glint::TraceParams{}.maxWidenings; // no widget: kept from the settings given
     bool updating_ = false;
 };
 

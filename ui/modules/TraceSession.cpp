@@ -21,7 +21,11 @@ QJsonObject settingsJson(const TraceSettings& s) {
             {QStringLiteral("polarity"), QLatin1String(glint::tracePolarityName(s.field.polarity))},
             {QStringLiteral("sine_threshold"), s.field.sineThresholdFraction},
             {QStringLiteral("backend"), QLatin1String(glint::backendName(s.backend))},
-            {QStringLiteral("show_guides"), s.showGuides}};
+            {QStringLiteral("show_guides"), s.showGuides},
+            {QStringLiteral("objective"), QLatin1String(glint::traceObjectiveName(s.params.objective))},
+            {QStringLiteral("max_widenings"), s.params.maxWidenings},
+            {QStringLiteral("width_auto"), s.autoWidth},
+            {QStringLiteral("snap"), s.snap}};
 }
 
 TraceSettings readSettings(const QJsonValue& value) {
@@ -40,6 +44,14 @@ TraceSettings readSettings(const QJsonValue& value) {
     s.field.sineThresholdFraction = number(o[QStringLiteral("sine_threshold")], name("sine_threshold"));
     s.backend = readBackend(o[QStringLiteral("backend")], name("backend"));
     s.showGuides = boolean(o[QStringLiteral("show_guides")], name("show_guides"));
+    // Sessions written before issue 15 have none of these: the paper's objective, fixed guides and the
+    // typed width reproduce what they traced.
+    const bool older = !o.contains(QStringLiteral("objective"));
+    s.params.objective = older ? glint::TraceObjective::Sum
+                               : glint::parseTraceObjective(string(o[QStringLiteral("objective")], name("objective")).toStdString());
+    s.params.maxWidenings = older ? 0 : integer(o[QStringLiteral("max_widenings")], name("max_widenings"));
+    s.autoWidth = older ? false : boolean(o[QStringLiteral("width_auto")], name("width_auto"));
+    s.snap = older ? true : boolean(o[QStringLiteral("snap")], name("snap"));
     glint::validateTraceParams(s.params);
     glint::validateTraceFieldOptions(s.field);
     return s;

@@ -1,5 +1,7 @@
 #include "ui/modules/TraceTool.h"
 
+#include "ui/modules/TracePanel.h"
+
 #include <QKeyEvent>
 #include <QPainter>
 
@@ -13,6 +15,10 @@ void paintHaloPolyline(QPainter& painter, const QPolygonF& w, const QColor& colo
     QPen pen(colour, width, style, Qt::RoundCap, Qt::RoundJoin);
     painter.setPen(pen);
     painter.drawPolyline(w);
+}
+
+Qt::PenStyle TraceTool::legStyle(double confidence) {
+    return confidence < TraceSettings::kWeakConfidence ? Qt::DashLine : Qt::SolidLine;
 }
 
 TraceTool::TraceTool(QObject* parent) : ClickTool(tr("Trace line"), parent) {}
@@ -54,7 +60,23 @@ void TraceTool::paint(QPainter& painter, const ViewTransform& view) const {
     }
     for (const QPolygonF& leg : preview_.pending) paintHaloPolyline(painter, view.imageToWidget(leg), traceColour(), 2.0, Qt::DashLine);
     paintHaloPolyline(painter, view.imageToWidget(preview_.fixed), traceColour(), 2.0);
-    paintHaloPolyline(painter, view.imageToWidget(preview_.live), liveColour(), 2.0);
+    for (const QPolygonF& leg : preview_.weak) {
+        // Dashed: dark gaps cut into the fixed line's colour.
+        QPen gaps(QColor(0, 0, 0), 2.6, Qt::CustomDashLine, Qt::FlatCap, Qt::RoundJoin);
+        gaps.setDashPattern({2.0, 2.0});
+        gaps.setDashOffset(2.0);
+        painter.setPen(gaps);
+        painter.drawPolyline(view.imageToWidget(leg));
+    }
+    paintHaloPolyline(painter, view.imageToWidget(preview_.live), liveColour(), 2.0,
+                      preview_.liveWeak ? Qt::DashLine : Qt::SolidLine);
+    if (preview_.snap) {
+        const QPointF w = view.imageToWidget(*preview_.snap);
+        painter.setPen(QPen(QColor(0, 0, 0, 170), 3.0));
+        painter.drawRect(QRectF(w - QPointF(3.5, 3.5), QSizeF(7.0, 7.0)));
+        painter.setPen(QPen(liveColour(), 1.5));
+        painter.drawRect(QRectF(w - QPointF(3.5, 3.5), QSizeF(7.0, 7.0)));
+    }
     for (const QPointF& c : preview_.clicks) {
         const QPointF w = view.imageToWidget(c);
         painter.setPen(QPen(QColor(0, 0, 0, 170), 4.0));

@@ -9,6 +9,8 @@
 #include <QPointF>
 #include <QPolygonF>
 
+#include <optional>
+
 namespace glint::ui {
 
 // What the tool draws, in image coordinates. The module rebuilds it whenever a trace arrives.
@@ -18,7 +20,10 @@ struct TracePreview {
     QPolygonF live;            // the best trace from the last click to the cursor
     QList<QPointF> clicks;
     QList<QLineF> guides;      // the guides of the current leg, when asked for
-    bool isEmpty() const { return clicks.isEmpty(); }
+    QList<QPolygonF> weak;     // fixed legs whose confidence is low: drawn dashed over the fixed line
+    bool liveWeak = false;     // the live leg's confidence is low: drawn dashed
+    std::optional<QPointF> snap; // where the cursor snapped to (a small marker)
+    bool isEmpty() const { return clicks.isEmpty() && !snap; }
 };
 
 class TraceTool : public ClickTool {
@@ -38,6 +43,8 @@ public:
     // Colours, shared with the finished traces' layer.
     static QColor traceColour() { return {255, 235, 59}; }
     static QColor liveColour() { return {0, 229, 255}; }
+    // The pen style of a leg of this confidence: dashed when weak (TraceSettings::kWeakConfidence).
+    static Qt::PenStyle legStyle(double confidence);
 
 signals:
     void undoRequested();    // Backspace
