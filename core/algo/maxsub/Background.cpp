@@ -290,6 +290,7 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
     m.back_.assign(cells, 0.0);
     m.rms_.assign(cells, 0.0);
     m.good_.assign(cells, 0);
+    std::vector<std::uint8_t> measured(cells, 0);
     const std::uint8_t* blank = image.hasBlanks() ? image.blankMask().data() : nullptr;
     const std::uint8_t* mask = excluded.empty() ? nullptr : excluded.data();
 
@@ -314,17 +315,20 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
                         values.push_back(v);
                     }
                 }
-                // A cell with less than half its pixels good is filled from its neighbours (SExtractor, SEP).
+                // A cell with less than half its pixels good is filled from its neighbours (SExtractor, SEP),
+                // unless no cell has that many (then every cell with a good pixel counts).
                 const std::size_t area = static_cast<std::size_t>(x1 - x0) * (y1 - y0);
-                if (values.empty() || 2 * values.size() < area) continue;
+                if (values.empty()) continue;
                 const ClippedStats s = clippedStatsHistogram(values.data(), values.size(), params.clipSigma,
                                                              params.maxIterations, &scratch);
                 m.back_[c] = s.mode;
                 m.rms_[c] = s.sigma;
-                m.good_[c] = 1;
+                measured[c] = 1;
+                m.good_[c] = 2 * values.size() >= area;
             }
         });
     });
+    if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) m.good_ = measured;
     if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) return m; // empty: nothing to model
 
     // Bad cells: the mean of the nearest good cells.
