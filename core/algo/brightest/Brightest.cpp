@@ -37,12 +37,22 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     DisjointRule rule;
     rule.k = params.k;
     const RegionMeasurer measurer(work);
+    std::vector<PixelRect> accepted;
     if (hasFilters(params)) {
+        // With filters the search is a source finder: besides the filters, a rectangle that touches a reported
+        // one or lies within one pixel of it is a fragment of the same source (the wings a rectangle leaves of
+        // a round star) and is rejected too.
         rule.maxRounds = DisjointRule::capFor(params.k);
         rule.accept = [&](const WorkRect& rect) {
             BrightestRegion g = regionsOf(work, {rect}).front();
+            for (const PixelRect& a : accepted)
+                if (g.x <= a.x + a.width + 1 && a.x <= g.x + g.width + 1 && g.y <= a.y + a.height + 1 &&
+                    a.y <= g.y + g.height + 1)
+                    return false;
             measurer.measure(g);
-            return passesFilters(g, params);
+            if (!passesFilters(g, params)) return false;
+            accepted.push_back({g.x, g.y, g.width, g.height});
+            return true;
         };
     }
     const DisjointOutcome out = solver.solveDisjoint(work, rule, job, span);

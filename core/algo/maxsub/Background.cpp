@@ -63,8 +63,11 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     int b0 = 0, b1 = kBins - 1;
     bool all = true;
     int iterations = 0;
+    double lo = 0.0, binWidth = 1.0;
+    int medianBin = -1, medianNext = -1; // bins holding a single value that give the median (-1: none)
     for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
-        const double lo = centre - kSpan * width, binWidth = 2.0 * kSpan * width / kBins;
+        lo = centre - kSpan * width;
+        binWidth = 2.0 * kSpan * width / kBins;
         std::fill(hist.begin(), hist.end(), 0.0);
         double under[3] = {0, 0, 0}, over[3] = {0, 0, 0};
         for (std::size_t i = 0; i < n; ++i) {
@@ -111,14 +114,24 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
             };
             auto binMedian = [&](int b, double inBin) {
                 const double h = hist[3 * b];
+                medianBin = medianNext = -1;
                 if (!spike(b)) return lo + (b + inBin / h) * binWidth;
+                medianBin = b;
                 if (inBin < h) return binMean(b);
                 for (int q = b + 1; q <= b1; ++q)
-                    if (hist[3 * q] > 0.0) return 0.5 * (binMean(b) + (spike(q) ? binMean(q) : lo + q * binWidth));
+                    if (hist[3 * q] > 0.0) {
+                        if (!spike(q)) {
+                            medianBin = -1;
+                            return 0.5 * (binMean(b) + lo + q * binWidth);
+                        }
+                        medianNext = q;
+                        return 0.5 * (binMean(b) + binMean(q));
+                    }
                 return binMean(b);
             };
             const double rank = 0.5 * c;
             double below = all ? under[0] : 0.0;
+            medianBin = medianNext = -1;
             if (below >= rank) {
                 median = lo;
             } else {
@@ -145,6 +158,36 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
         if (!(sigma > 0.0) || sigma * 16.0 > width || iterations >= maxIterations) break;
         centre = median;
         width = sigma;
+    }
+    // The kept values once more, exactly (shifted by the first one): a constant cell gives its value bit for
+    // bit, and a median in a single-valued bin that value.
+    double keptShift = 0.0, s1 = 0.0, s2 = 0.0, first = 0.0, next = 0.0;
+    std::size_t kept = 0;
+    bool haveFirst = false, haveNext = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double f = (values[i] - lo) / binWidth;
+        const int bin = f < 0.0 ? -1 : f >= kBins ? kBins : static_cast<int>(f);
+        if (!all && (bin < b0 || bin > b1)) continue;
+        if (kept == 0) keptShift = values[i];
+        const double d = values[i] - keptShift;
+        s1 += d;
+        s2 += d * d;
+        ++kept;
+        if (bin == medianBin && !haveFirst) {
+            first = values[i];
+            haveFirst = true;
+        }
+        if (bin == medianNext && !haveNext) {
+            next = values[i];
+            haveNext = true;
+        }
+    }
+    if (kept > 0) {
+        const double k = static_cast<double>(kept);
+        count = kept;
+        mean = keptShift + s1 / k;
+        sigma = std::sqrt(std::max(0.0, s2 / k - (s1 / k) * (s1 / k)));
+        if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? 0.5 * (first + next) : first;
     }
     return finish(count, mean, median, sigma);
 }

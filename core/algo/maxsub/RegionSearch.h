@@ -53,7 +53,8 @@ struct BrightestParams {
     double threshold = 0.0;
     int mesh = 64; // the background model's cell side (px)
     // Significance filters of the disjoint search (0: none): a rectangle that fails one is excluded and not
-    // reported, and the search goes on (see DisjointRule in core/algo/brightest/MaxSubarray.h).
+    // reported, and the search goes on (see DisjointRule in core/algo/brightest/MaxSubarray.h). With any
+    // filter set, a rectangle touching a reported one (a fragment of the same source) is rejected as well.
     double minSnr = 0.0;
     std::int64_t minArea = 0; // pixels
     int maxSize = 0;          // px, the larger side
