@@ -129,13 +129,16 @@ private slots:
                 for (const BrightestRegion& g : r.regions)
                     if (contains(g, s.x, s.y)) {
                         ++found;
-                        if (starSnr(f, s) >= 20 && s.flux < 1e6)
+                        // (Not next to the seam: a 64 px mesh cannot follow a step, and the background error
+                        // there shifts the centroid.)
+                        if (starSnr(f, s) >= 20 && s.flux < 1e6 && std::fabs(s.x - 299.5) > 8)
                             worstCentroid = std::max(worstCentroid, std::hypot(g.centroidX - s.x, g.centroidY - s.y));
                         break;
                     }
             }
             QVERIFY2(found >= 0.95 * bright, qPrintable(QString("seed %1: %2 of %3 bright stars").arg(seed).arg(found).arg(bright)));
-            QVERIFY2(worstCentroid <= 0.4, qPrintable(QString("seed %1: centroid error %2").arg(seed).arg(worstCentroid)));
+            // The worst of ~20 stars at SNR 20 (noise alone gives ~0.1 px each): 0.22, 0.16, 0.32 px on these seeds.
+            QVERIFY2(worstCentroid <= 0.35, qPrintable(QString("seed %1: centroid error %2").arg(seed).arg(worstCentroid)));
             // Purity: every region holds an injected star (the seam and the gradient give none), and none is
             // wider than 5 PSF widths (FWHM 3.5 px) but the saturated star's.
             int spurious = 0;
@@ -203,7 +206,8 @@ private slots:
             QVERIFY(std::fabs(g.snr - flux / std::sqrt(noise2)) <= 1e-9 * g.snr);
             QVERIFY(std::fabs(g.meanBackground - back / g.pixels()) < 1e-9 * back);
             QCOMPARE(g.peak, peak);
-            QVERIFY(std::fabs(g.centroidX - wx / w) < 1e-9 && std::fabs(g.centroidY - wy / w) < 1e-9);
+            // The centroid (windowed, about the peak) lies near the rectangle's flux-weighted centre.
+            QVERIFY(std::fabs(g.centroidX - wx / w) < 1.0 && std::fabs(g.centroidY - wy / w) < 1.0);
             QVERIFY(std::fabs(r.regionMean(g) - (back + flux) / g.pixels()) < 1e-6);
         }
     }

@@ -47,7 +47,7 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
     const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
     std::vector<double> back(static_cast<std::size_t>(g.width)), rms(back.size());
     double flux = 0.0, noise2 = 0.0, peak = -std::numeric_limits<double>::infinity(), sumBack = 0.0;
-    double wsum = 0.0, wx = 0.0, wy = 0.0;
+    int peakX = g.x, peakY = g.y;
     bool saturated = false;
     image_.visit([&](const auto* p) {
         for (int y = g.y; y < g.y + g.height; ++y) {
@@ -62,11 +62,10 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
                 flux += d;
                 sumBack += b;
                 if (model) noise2 += rms[i] * rms[i];
-                peak = std::max(peak, d);
-                if (d > 0.0) {
-                    wsum += d;
-                    wx += d * x;
-                    wy += d * y;
+                if (d > peak) {
+                    peak = d;
+                    peakX = x;
+                    peakY = y;
                 }
                 if (saturation_ && v >= *saturation_) saturated = true;
             }
@@ -99,12 +98,39 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
     if (!model) g.snr = std::numeric_limits<double>::quiet_NaN();
     else if (noise2 > 0.0) g.snr = flux / std::sqrt(noise2);
     else g.snr = flux > 0.0 ? std::numeric_limits<double>::infinity() : flux < 0.0 ? -std::numeric_limits<double>::infinity() : 0.0;
-    if (wsum > 0.0) {
-        g.centroidX = wx / wsum;
-        g.centroidY = wy / wsum;
-    } else {
-        g.centroidX = g.x + (g.width - 1) / 2.0;
-        g.centroidY = g.y + (g.height - 1) / 2.0;
+    // The centroid: weights I - background where above the local RMS, in a square window centred on the peak (half-size
+    // max(2, half the larger side), clipped to the image), then once more centred on that centroid. A window
+    // symmetric about the source, not the rectangle itself: the rectangle cuts a round source unevenly.
+    g.centroidX = g.x + (g.width - 1) / 2.0;
+    g.centroidY = g.y + (g.height - 1) / 2.0;
+    if (std::isfinite(peak)) {
+        const int half = std::max(2, (std::max(g.width, g.height) + 1) / 2);
+        double cx = peakX, cy = peakY;
+        for (int pass = 0; pass < 2; ++pass) {
+            const int x0 = std::max(0, static_cast<int>(std::lround(cx)) - half);
+            const int x1 = std::min(W, static_cast<int>(std::lround(cx)) + half + 1);
+            const int y0 = std::max(0, static_cast<int>(std::lround(cy)) - half);
+            const int y1 = std::min(H, static_cast<int>(std::lround(cy)) + half + 1);
+            std::vector<double> b(static_cast<std::size_t>(std::max(0, x1 - x0)), pivot), n(b.size(), 0.0);
+            double w = 0.0, wx = 0.0, wy = 0.0;
+            for (int y = y0; y < y1; ++y) {
+                if (model) model->row(y, x0, x1, b.data(), n.data());
+                for (int x = x0; x < x1; ++x) {
+                    if (image_.isBlank(x, y)) continue;
+                    const double d = image_.value(x, y) - b[static_cast<std::size_t>(x - x0)];
+                    // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
+                    if (!(d > n[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
+                    w += d;
+                    wx += d * x;
+                    wy += d * y;
+                }
+            }
+            if (!(w > 0.0)) break;
+            cx = wx / w;
+            cy = wy / w;
+            g.centroidX = cx;
+            g.centroidY = cy;
+        }
     }
     g.hasSky = false;
     if (image_.meta.wcs)
