@@ -534,10 +534,10 @@ bool needsModel(const BrightestParams& params) {
     return params.pivot.kind == PivotSpec::Kind::Local || params.threshold != 0.0 || params.minSnr > 0.0;
 }
 
-// The model when the search needs it or the mesh fits the image; null otherwise.
+// The model when the search needs it; null otherwise (it costs ~7 ms a megapixel on 2 cores, more than the
+// GPU's whole search of large frames, so the plain pivots do without it and their regions have no SNR).
 std::shared_ptr<const BackgroundMap> modelFor(const Image& image, const BrightestParams& params) {
-    if (!needsModel(params) && (params.mesh > image.width() || params.mesh > image.height() || params.mesh < 2))
-        return nullptr;
+    if (!needsModel(params)) return nullptr;
     return std::make_shared<const BackgroundMap>(
         estimateBackground(image, imageExclusionMask(image, params), backgroundParamsOf(params)));
 }

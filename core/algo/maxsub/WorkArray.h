@@ -23,8 +23,8 @@ struct WorkArray {
     // I - bkg(x, y) - threshold * rms(x, y) over the ROI (blank where the source is), read with pivot 0.
     const Image* source = nullptr;
     std::shared_ptr<const Image> derived;
-    // The background and noise model (null when none was made: the mesh does not fit the image and no
-    // option needs it), the local pivot, and the threshold in RMS.
+    // The background and noise model (null when no option needs it), the local pivot, and the threshold in
+    // RMS.
     std::shared_ptr<const BackgroundMap> background;
     bool localPivot = false;
     double threshold = 0.0;
@@ -78,9 +78,9 @@ void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 // Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
 // included pixels and builds the work array. `image` must outlive the result.
 // The background model is made (over the whole image, blank, non-finite and excluded pixels left out) when
-// the local pivot, a threshold or a minimum SNR needs it (UsageError when the mesh does not fit the image),
-// and otherwise whenever the mesh fits, for the measurements. The local pivot builds `derived`; a threshold
-// with the other pivots adds threshold * the global RMS to the pivot.
+// the local pivot, a threshold or a minimum SNR needs it (UsageError when the mesh does not fit the image);
+// otherwise there is none and the measurements use the pivot as the background, with no SNR. The local
+// pivot builds `derived`; a threshold with the other pivots adds threshold * the global RMS to the pivot.
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
 
 // What every region search does first, whatever its mode: the result's header (pivot spec, mode, image
