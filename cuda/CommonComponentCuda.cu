@@ -76,7 +76,8 @@ class Search {
 public:
     Search(const CommonCoding& coding, const CommonComponentParams& params, JobControl& job)
         : c_(coding), job_(job),
-          range_(offsetRange(coding.widthA, coding.heightA, coding.widthB, coding.heightB, params.maxShift)) {}
+          range_(offsetRange(coding.widthA, coding.heightA, coding.widthB, coding.heightB, params.maxShift)),
+          candidates_(params.candidates) {}
 
     CommonComponentResult run() {
         stats_.offsets = range_.count();
@@ -247,9 +248,27 @@ private:
         seedY_ = seed.y;
     }
 
+    // The registration's candidates (computed on the host) and the patch seeds' most voted offsets are
+    // labelled first, in one batch: the best of them is the first lower bound of the search.
     void seed() {
+        std::vector<std::pair<int, int>> offsets;
+        for (const CommonOffset& d : candidates_)
+            if (range_.contains(d.dx, d.dy) && std::find(offsets.begin(), offsets.end(), std::make_pair(d.dx, d.dy)) == offsets.end())
+                offsets.push_back({d.dx, d.dy});
+        for (const auto& o : seedOffsets())
+            if (std::find(offsets.begin(), offsets.end(), o) == offsets.end()) offsets.push_back(o);
+        stats_.seedCandidates = offsets.size();
+        if (offsets.empty()) return;
+        std::vector<int2> items;
+        for (const auto& [dx, dy] : offsets) items.push_back(make_int2(dx, dy));
+        uploadBatch(items, items.size());
+        const Outcome out = label(static_cast<std::uint32_t>(items.size()), false, 0);
+        if (out.size) offer(out, items[out.item].x, items[out.item].y);
+    }
+
+    std::vector<std::pair<int, int>> seedOffsets() {
         const std::vector<SeedPatch> patches = chooseSeedPatches(c_);
-        if (patches.empty()) return;
+        if (patches.empty()) return {};
         std::vector<int2> pos;
         for (const auto& p : patches) pos.push_back(make_int2(p.x, p.y));
         const int2* dPatches = copyTo("patches", pos.data(), pos.size());
@@ -270,14 +289,7 @@ private:
         }
         std::vector<std::pair<int, int>> found;
         for (const auto& h : raw) found.push_back({h.x, h.y});
-        const auto offsets = rankSeedOffsets(found, range_);
-        stats_.seedCandidates = offsets.size();
-        if (offsets.empty()) return;
-        std::vector<int2> items;
-        for (const auto& [dx, dy] : offsets) items.push_back(make_int2(dx, dy));
-        uploadBatch(items, items.size());
-        const Outcome out = label(static_cast<std::uint32_t>(items.size()), false, 0);
-        if (out.size) offer(out, items[out.item].x, items[out.item].y);
+        return rankSeedOffsets(found, range_);
     }
 
     template <int NP>
@@ -400,6 +412,7 @@ private:
     JobControl& job_;
     OffsetRange range_;
     CommonComponentStats stats_;
+    std::vector<CommonOffset> candidates_;
     std::uint64_t best_ = 0;
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;
     double kernelMs_ = 0;

@@ -142,15 +142,22 @@ __global__ void endSegmentsKernel(const float4* __restrict__ field, int width, i
     if (active) ends[blockIdx.y * g.d + c] = score;
 }
 
+// A segment's length |PQ| = N * (|PQ| / N): the lambda term of the ratio objective's edge weight
+// score - lambda * length (lambda = 0 leaves the score exactly as it was).
+__device__ inline float shapeLength(const FloatShape& s) { return s.weight * static_cast<float>(s.samples); }
+
 // score[x*d + c] = best path a, q_{1,c}, q_{2,x}: the first turn needs no maximum, only its test.
 __global__ void dpFirstKernel(const float* __restrict__ ends, const float* __restrict__ seg1,
-                              const int2* __restrict__ firstNext, int d, float* __restrict__ score) {
+                              const int2* __restrict__ firstNext, const FloatShape* __restrict__ first,
+                              const FloatShape* __restrict__ interior, float lambda, int d, float* __restrict__ score) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int c = blockIdx.y;
     if (x >= d) return;
     const int2 r = firstNext[c];
     const bool ok = x >= r.x && x <= r.y;
-    score[static_cast<std::size_t>(x) * d + c] = ok ? ends[c] + seg1[static_cast<std::size_t>(c) * d + x] : -INFINITY;
+    const float start = ends[c] - lambda * shapeLength(first[c]);
+    const float step = seg1[static_cast<std::size_t>(c) * d + x] - lambda * shapeLength(interior[x - c + d - 1]);
+    score[static_cast<std::size_t>(x) * d + c] = ok ? start + step : -INFINITY;
 }
 
 __device__ inline int sparseLevelOffset(int level, int d) { return (level - 1) * (d + 1) - ((1 << level) - 2); }
@@ -159,8 +166,8 @@ __device__ inline int sparseLevelOffset(int level, int d) { return (level - 1) *
 // predecessors p of score[c*d + p], back[c*d + x] = that p. The predecessors form one interval, so a sparse
 // table over score[c*d + .] (levels of 16-bit argmax indices in shared memory) answers each x in O(1).
 __global__ void dpStepKernel(const float* __restrict__ score, const float* __restrict__ seg,
-                             const int2* __restrict__ incoming, int d, int levels, float* __restrict__ next,
-                             std::uint16_t* __restrict__ back) {
+                             const int2* __restrict__ incoming, const FloatShape* __restrict__ interior, float lambda,
+                             int d, int levels, float* __restrict__ next, std::uint16_t* __restrict__ back) {
     extern __shared__ float shared[];
     float* values = shared;
     auto* table = reinterpret_cast<std::uint16_t*>(values + d);
@@ -195,7 +202,8 @@ __global__ void dpStepKernel(const float* __restrict__ score, const float* __res
             arg = values[a] >= values[b] ? a : b;
             best = values[arg];
         }
-        next[static_cast<std::size_t>(x) * d + c] = best + seg[static_cast<std::size_t>(c) * d + x];
+        next[static_cast<std::size_t>(x) * d + c] =
+            best + (seg[static_cast<std::size_t>(c) * d + x] - lambda * shapeLength(interior[x - c + d - 1]));
         back[static_cast<std::size_t>(c) * d + x] = static_cast<std::uint16_t>(arg);
     }
 }
@@ -203,8 +211,9 @@ __global__ void dpStepKernel(const float* __restrict__ score, const float* __res
 // Per point c of guide n: the best complete path ending q_{n,c} -> b (n >= 2: over the allowed
 // predecessors p; n == 1: a -> q_{1,c} -> b if that turn is allowed).
 __global__ void dpFinalKernel(const float* __restrict__ score, const float* __restrict__ ends,
-                              const int2* __restrict__ lastPrev, const int* __restrict__ single, int n, int d,
-                              float* __restrict__ bestScore, int* __restrict__ bestPrev) {
+                              const int2* __restrict__ lastPrev, const int* __restrict__ single,
+                              const FloatShape* __restrict__ first, const FloatShape* __restrict__ last, float lambda,
+                              int n, int d, float* __restrict__ bestScore, int* __restrict__ bestPrev) {
     const int c = blockIdx.x;
     __shared__ float values[32];
     __shared__ int args[32];
@@ -220,7 +229,7 @@ __global__ void dpFinalKernel(const float* __restrict__ score, const float* __re
             }
         }
     } else if (threadIdx.x == 0 && single[c]) {
-        best = ends[c];
+        best = ends[c] - lambda * shapeLength(first[c]);
         arg = 0;
     }
     for (int offset = 16; offset > 0; offset >>= 1) {
@@ -242,7 +251,7 @@ __global__ void dpFinalKernel(const float* __restrict__ score, const float* __re
                 best = values[w];
                 arg = args[w];
             }
-        bestScore[c] = best + ends[d + c];
+        bestScore[c] = best + (ends[d + c] - lambda * shapeLength(last[c]));
         bestPrev[c] = arg == 0x7fffffff ? 0 : arg;
     }
 }

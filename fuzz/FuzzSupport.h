@@ -85,3 +85,16 @@ void runLoader(F&& load) {
 }
 
 } // namespace glint::fuzz
+
+// The two libFuzzer entry points of a loader target: NAME names its temporary folder, LOAD is a callable
+// taking the input's path (the call whose expected errors runLoader ends quietly).
+#define GLINT_FUZZ_LOADER(NAME, LOAD)                                                                        \
+    extern "C" int LLVMFuzzerInitialize(int*, char***) {                                                    \
+        glint::fuzz::setUp(NAME);                                                                           \
+        return 0;                                                                                           \
+    }                                                                                                       \
+    extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {                     \
+        const std::string& path = glint::fuzz::writeInput(data, size);                                      \
+        glint::fuzz::runLoader([&] { (LOAD)(path); });                                                      \
+        return 0;                                                                                           \
+    }

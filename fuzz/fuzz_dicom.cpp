@@ -3,13 +3,4 @@
 // palettes, colour conversion and rescale.
 #include "fuzz/FuzzSupport.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    glint::fuzz::setUp("dicom");
-    return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string& path = glint::fuzz::writeInput(data, size);
-    glint::fuzz::runLoader([&] { (void)glint::loadDicom(path, {}); });
-    return 0;
-}
+GLINT_FUZZ_LOADER("dicom", [](const std::string& path) { (void)glint::loadDicom(path, {}); })

@@ -3,23 +3,14 @@
 // since no user file can reach loadRaster with them.
 #include "fuzz/FuzzSupport.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    glint::fuzz::setUp("raster");
-    return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string& path = glint::fuzz::writeInput(data, size);
-    glint::fuzz::runLoader([&] {
-        const glint::FileFormat format = glint::detectFileFormat(path);
-        switch (format) {
-        case glint::FileFormat::Png:
-        case glint::FileFormat::Pnm:
-        case glint::FileFormat::Tiff:
-        case glint::FileFormat::Jpeg:
-        case glint::FileFormat::Bmp: (void)glint::loadRaster(path, format); break;
-        default: break;
-        }
-    });
-    return 0;
-}
+GLINT_FUZZ_LOADER("raster", [](const std::string& path) {
+    const glint::FileFormat format = glint::detectFileFormat(path);
+    switch (format) {
+    case glint::FileFormat::Png:
+    case glint::FileFormat::Pnm:
+    case glint::FileFormat::Tiff:
+    case glint::FileFormat::Jpeg:
+    case glint::FileFormat::Bmp: (void)glint::loadRaster(path, format); break;
+    default: break;
+    }
+})

@@ -7,8 +7,6 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <chrono>
 #include <exception>
@@ -49,52 +47,46 @@ void AppContext::setWindowParts(QMainWindow* window, ImageCanvas* canvas, Result
 }
 
 void AppContext::openFile(const QString& path, const glint::LoadOptions& options) {
-    const quint64 generation = ++loadGeneration_;
     emit loadStarted(path);
     struct Outcome {
         std::optional<LoadedImage> loaded;
         QString error;
     };
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        if (generation != loadGeneration_) return; // superseded by a newer openFile()
-        Outcome outcome = watcher->result();
-        if (outcome.loaded) {
-            showLoaded(std::move(*outcome.loaded));
-        } else {
-            shownGeneration_ = generation;
-            emit loadFailed(path, outcome.error);
-        }
-    });
-    watcher->setFuture(QtConcurrent::run([path, options]() -> Outcome {
-        Outcome out;
-        try {
-            const auto start = std::chrono::steady_clock::now();
-            LoadedImage loaded = LoadedImage::prepare(glint::loadImage(path.toStdString(), options), path);
-            loaded.loadMs = glint::msSince(start);
-            out.loaded = std::move(loaded);
-        } catch (const std::bad_alloc&) {
-            out.error = QStringLiteral("cannot open '%1': not enough memory").arg(path);
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+    loading_.start(
+        this,
+        [path, options]() -> Outcome {
+            Outcome out;
+            try {
+                const auto start = std::chrono::steady_clock::now();
+                LoadedImage loaded = LoadedImage::prepare(glint::loadImage(path.toStdString(), options), path);
+                loaded.loadMs = glint::msSince(start);
+                out.loaded = std::move(loaded);
+            } catch (const std::bad_alloc&) {
+                out.error = QStringLiteral("cannot open '%1': not enough memory").arg(path);
+            } catch (const std::exception& e) {
+                out.error = QString::fromStdString(e.what());
+            }
+            return out;
+        },
+        [this, path](Outcome outcome) {
+            if (outcome.loaded)
+                showLoaded(std::move(*outcome.loaded));
+            else
+                emit loadFailed(path, outcome.error);
+        });
 }
 
 void AppContext::setImage(glint::Image image, const QString& path) {
-    ++loadGeneration_;
+    loading_.drop();
     showLoaded(LoadedImage::prepare(std::move(image), path));
 }
 
 void AppContext::showPrepared(LoadedImage loaded) {
-    ++loadGeneration_;
+    loading_.drop();
     showLoaded(std::move(loaded));
 }
 
 void AppContext::showLoaded(LoadedImage loaded) {
-    shownGeneration_ = loadGeneration_;
     current_ = std::move(loaded);
     display_ = settingsFor(*current_.image);
     layers_->removeImageLayers();

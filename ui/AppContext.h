@@ -8,6 +8,7 @@
 #include "core/io/Image.h"
 #include "core/io/ImageLoader.h"
 #include "core/io/ImageStats.h"
+#include "ui/jobs/LatestOnly.h"
 
 #include <QObject>
 #include <QString>
@@ -49,7 +50,7 @@ public:
     std::shared_ptr<const glint::Image> image() const { return current_.image; }
     const LoadedImage& loaded() const { return current_; }
     QString imagePath() const { return current_.path; }
-    bool isLoading() const { return loadGeneration_ != shownGeneration_; }
+    bool isLoading() const { return loading_.busy(); }
     // Loads off the UI thread; imageChanged() on success, loadFailed() (current image kept) otherwise.
     // A newer openFile() supersedes one still loading.
     void openFile(const QString& path, const glint::LoadOptions& options = {});
@@ -103,8 +104,7 @@ private:
     ImageCanvas* canvas_ = nullptr;
     ResultsDock* results_ = nullptr;
     QMainWindow* window_ = nullptr;
-    quint64 loadGeneration_ = 0;
-    quint64 shownGeneration_ = 0;
+    LatestOnly loading_;
     quint64 renderRequested_ = 0;
     quint64 renderDelivered_ = 0;
 };

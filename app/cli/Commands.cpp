@@ -1,6 +1,7 @@
 #include "app/cli/Commands.h"
 
 #include "core/algo/Algorithm.h"
+#include "core/bench/Bench.h"
 
 namespace glint::cli {
 
@@ -25,8 +26,11 @@ const std::vector<Command>& commands() {
                      "[--json FILE|-]",
                      "the K largest sums of distinct contiguous segments of a sequence (values in reading order)",
                      &runKMax1dCommand});
+        registerAllBenches();
+        std::string benchNames;
+        for (const auto& b : benches()) benchNames += b.first + "|";
         l.push_back({"bench",
-                     "glint-cli bench [brightest|kmax|kmax1d|common|trace|all] [--sizes LIST] [--backends LIST] "
+                     "glint-cli bench [" + benchNames + "all] [--sizes LIST] [--backends LIST] "
                      "[--repeat R]\n"
                      "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
                      "time the algorithms on generated cases, with speed-ups against reference and cpu", &runBench});

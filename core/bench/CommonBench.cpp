@@ -7,6 +7,9 @@
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCases.h"
 #include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonRegistration.h"
+#include "core/export/CsvTable.h"
+#include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 
 #include <chrono>
@@ -136,22 +139,113 @@ BenchRow singleRun(const Case& c, Backend backend, CommonComponentResult& result
     return row;
 }
 
+// Real pairs: 1024^2 crops overlapping by 50 % (512 px apart in x) of the bundled aerial photo (upscaled
+// 3x: it is 512^2) and of a 1536x1024 synthetic scene, unchanged (t = 0 and 2) and with each camera change
+// (gain/gamma, +-2 noise, JPEG at 90, all three; linear, and rank for all three) at t = 2; verified: the
+// true offset with >= 90 % of the overlap. An unrelated pair (two 256^2 scenes) must come out below 5 %
+// coverage and flagged. Each row also times phase correlation alone.
+void addRegistrationRows(const BenchOptions& options, std::vector<BenchRow>& rows) {
+    std::vector<std::pair<std::string, Image>> scenes;
+    try {
+        const char* env = std::getenv("GLINT_AERO");
+        scenes.push_back({"aero", common_component::upscaledImage(loadImage(env ? env : "resources/samples/aero.png"), 3)});
+    } catch (const std::exception& e) {
+        if (options.log) *options.log << "  aero photo not found (" << e.what() << "; set GLINT_AERO): skipped\n";
+    }
+    scenes.push_back({"scene", common_component::fractalNoiseImage(1536, 1024, 7)});
+    struct Pair {
+        std::string name;
+        Image a, b;
+        bool related;
+        bool changed;
+        CommonNormalize normalize = CommonNormalize::Linear;
+    };
+    std::vector<Pair> pairs;
+    struct Change {
+        const char* name;
+        double gain, bias, gamma;
+        int noise, jpeg;
+    };
+    const Change changes[] = {{"gain 0.8 + 10, gamma 1.1", 0.8, 10, 1.1, 0, 0},
+                              {"+-2 noise", 1, 0, 1, 2, 0},
+                              {"JPEG 90", 1, 0, 1, 0, 90},
+                              {"all three", 0.8, 10, 1.1, 2, 90}};
+    for (const auto& [name, scene] : scenes) {
+        const Image a = common_component::cropImage(scene, 0, 0, 1024, 1024);
+        const Image b = common_component::cropImage(scene, 512, 0, 1024, 1024);
+        pairs.push_back({name + " 1024^2 crops, 50% overlap", a, b, true, false});
+        for (const Change& c : changes) {
+            Image changed = b;
+            common_component::changeImage(changed, c.gain, c.bias, c.gamma, c.noise, c.jpeg, 3);
+            pairs.push_back({name + " 1024^2, " + c.name, a, changed, true, true});
+            if (std::string(c.name) == "all three")
+                pairs.push_back({name + " 1024^2, " + c.name + ", rank", a, changed, true, true, CommonNormalize::Rank});
+        }
+    }
+    pairs.push_back({"unrelated 256^2 scenes", common_component::fractalNoiseImage(256, 256, 11),
+                     common_component::fractalNoiseImage(256, 256, 12), false, true});
+    for (const Pair& p : pairs) {
+        if (options.log) *options.log << "  case " << p.name << "\n";
+        for (Backend backend : {Backend::Cpu, Backend::Cuda}) {
+            if (!options.wants(backend) || (backend == Backend::Cuda && !cudaDevice().usable)) continue;
+            // Tolerance 0 only where pixels are equal (after a camera change no pixel is, and the search
+            // would have no strong component to prune with).
+            for (double tolerance : {0.0, 2.0}) {
+                if (p.changed && tolerance == 0.0) continue;
+                CommonComponentParams params;
+                params.tolerance = tolerance;
+                params.normalize = p.normalize;
+                CommonComponentResult r;
+                BenchRow row = measure("common", p.name + ", " + commonNormalizeName(p.normalize) + ", t=" + formatNumber(tolerance), backend,
+                                       backend == Backend::Cpu ? 1 : options.repeat,
+                                       [&](JobControl& job) { r = findCommonComponent(p.a, p.b, params, backend, job); });
+                row.extra = statsJson(r);
+                row.extra["coverage"] = r.confidence.coverage;
+                row.extra["reliable"] = r.confidence.reliable;
+                row.extra["peak"] = r.confidence.registrationPeak;
+                // The crops: the true offset (-512, 0) with >= 90 % of the overlap at t = 2; unrelated: flagged.
+                row.verified = p.related ? (tolerance == 0.0 || (r.dx == -512 && r.dy == 0 && r.confidence.coverage >= 0.9))
+                                         : !r.confidence.reliable;
+                JobControl pcJob;
+                const auto t0 = std::chrono::steady_clock::now();
+                common_component::registerByPhaseCorrelation(
+                    p.a, p.b, common_component::offsetRange(p.a.width(), p.a.height(), p.b.width(), p.b.height(), -1), pcJob);
+                const double pcMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                row.note = "coverage " + formatNumber(r.confidence.coverage) + (r.confidence.reliable ? "" : " (not reliable)") +
+                           ", offset " + std::to_string(r.dx) + "," + std::to_string(r.dy) + "; phase correlation alone " +
+                           formatNumber(pcMs) + " ms";
+                if (options.log)
+                    *options.log << "    " << backendName(backend) << " t=" << tolerance << ": " << row.totalMs << " ms, "
+                                 << row.note << ", labelled " << r.stats.labelled << "\n";
+                rows.push_back(row);
+            }
+        }
+    }
+}
+
 std::vector<BenchRow> runCommonBench(const BenchOptions& options) {
-    // --sizes: a side for both cases ("512"), or one case at a side ("crops:1024", "random4:256").
+    // --sizes: a side for both cases ("512"), or one case at a side ("crops:1024", "random4:256"), or
+    // "real" (the registration cases). Without --sizes: all of them.
     std::vector<std::pair<std::string, int>> specs;
+    bool registration = false;
     for (const auto& item : options.sizes) {
         const auto colon = item.find(':');
         const std::string kind = colon == std::string::npos ? "" : item.substr(0, colon);
         const std::string side = colon == std::string::npos ? item : item.substr(colon + 1);
         char* end = nullptr;
         const long v = std::strtol(side.c_str(), &end, 10);
+        if (item == "real") {
+            registration = true;
+            continue;
+        }
         if (side.empty() || *end != '\0' || v < 16 || v > 8192 || (!kind.empty() && kind != "crops" && kind != "random4"))
-            throw UsageError("bench common: --sizes takes sides from 16 to 8192, optionally as crops:N or random4:N (got '" +
+            throw UsageError("bench common: --sizes takes sides from 16 to 8192, optionally as crops:N or random4:N, or real (got '" +
                              item + "')");
         if (kind.empty() || kind == "crops") specs.push_back({"crops", static_cast<int>(v)});
         if (kind.empty() || kind == "random4") specs.push_back({"random4", static_cast<int>(v)});
     }
-    if (specs.empty()) specs = {{"crops", 1024}, {"random4", 512}};
+    if (specs.empty() && (options.sizes.empty() || !registration)) specs = {{"crops", 1024}, {"random4", 512}};
+    if (options.sizes.empty()) registration = true;
     const double clockHz = 1.755e9; // H100 boost clock; the floor is an estimate
     const int sms = cudaDevice().usable ? cudaDevice().multiprocessors : 0;
 
@@ -233,6 +327,7 @@ std::vector<BenchRow> runCommonBench(const BenchOptions& options) {
             rows.push_back(row);
         }
     }
+    if (registration) addRegistrationRows(options, rows);
     return rows;
 }
 

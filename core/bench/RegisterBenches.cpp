@@ -10,6 +10,7 @@ void registerCommonBench();
 void registerBrightestBench(); // core/bench/BrightestBench.cpp
 void registerKMaxBenches();    // core/bench/KMaxBench.cpp: kmax1d and kmax
 void registerRobustnessBenches(); // core/bench/RobustnessBench.cpp: ties and cancel
+void registerSourceBench();       // core/bench/SourceBench.cpp: sources (star-field evaluation, SExtractor)
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -20,6 +21,7 @@ void registerAllBenches() {
         registerBrightestBench();
         registerKMaxBenches();
         registerRobustnessBenches();
+        registerSourceBench();
     });
 }
 

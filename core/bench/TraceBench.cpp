@@ -73,6 +73,26 @@ void log(const BenchOptions& options, const std::string& text) {
     if (options.log) *options.log << text << std::endl;
 }
 
+// --sizes may name row sets instead of (or beside) points per guide: "live", "accuracy", "eval".
+bool isRowSetName(const std::string& s) { return s == "live" || s == "accuracy" || s == "eval"; }
+
+// Which row sets run: timing, live and accuracy when --sizes names none, else those named (numbers select
+// timing cases); the evaluation scenes (eval, minutes on a CPU) only when named.
+bool wantsRowSet(const BenchOptions& options, const std::string& set) {
+    bool named = false, numbers = false;
+    for (const auto& s : options.sizes) {
+        if (isRowSetName(s)) {
+            named = true;
+            if (s == set) return true;
+        } else {
+            numbers = true;
+        }
+    }
+    if (set == "timing") return !named || numbers;
+    if (set == "eval") return false; // 1200 traces: only when named
+    return !named;
+}
+
 std::vector<BenchRow> timingCases(const BenchOptions& options) {
     std::vector<BenchRow> rows;
     const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 2016, 2048, 2048);
@@ -90,6 +110,7 @@ std::vector<BenchRow> timingCases(const BenchOptions& options) {
     if (!options.sizes.empty()) {
         sizes.clear();
         for (const auto& s : options.sizes) {
+            if (isRowSetName(s)) continue;
             // Points per guide, the whole item, as validateTraceParams allows them.
             int d = 0;
             const char* last = s.data() + s.size();
@@ -108,13 +129,16 @@ std::vector<BenchRow> timingCases(const BenchOptions& options) {
             p.points = d;
             p.halfWidth = 100.0;
             p.maxAngleDeg = 180.0;
+            p.objective = TraceObjective::Sum; // the paper's objective, like for like with its times
+            p.maxWidenings = 0;
             cases.push_back({"paper n" + std::to_string(n) + " d" + std::to_string(d) + " no angle limit", a, b, p});
         }
     TraceParams target;
     target.guides = 8;
     target.points = 1024;
     target.halfWidth = 100.0;
-    cases.push_back({"target n8 d1024 45 deg", a, b, target});
+    target.maxWidenings = 0;
+    cases.push_back({"target n8 d1024 45 deg", a, b, target}); // ratio objective (the default)
 
     std::map<Backend, std::unique_ptr<LineTracer>> tracers;
     for (Backend backend : {Backend::Reference, Backend::Cpu, Backend::Cuda}) {
@@ -164,8 +188,12 @@ std::vector<BenchRow> timingCases(const BenchOptions& options) {
             row.params = {{"guides", n}, {"points", d}, {"half_width", c.params.halfWidth},
                           {"max_angle", c.params.maxAngleDeg}, {"ab", 900}, {"samples", samples}};
             row.extra["score"] = leg.score;
-            if (!oracle) oracle = leg.score;
-            row.verified = std::fabs(leg.score - *oracle) <= 1e-4 * std::max(1.0, std::fabs(*oracle));
+            row.extra["mean_score"] = leg.meanScore;
+            row.extra["iterations"] = leg.iterations;
+            row.extra["objective"] = traceObjectiveName(c.params.objective);
+            const double value = c.params.objective == TraceObjective::Sum ? leg.score : leg.meanScore;
+            if (!oracle) oracle = value;
+            row.verified = std::fabs(value - *oracle) <= 1e-4 * std::fabs(*oracle);
             row.note = row.verified ? "" : "score differs from the oracle! ";
             if (backend == Backend::Reference) referenceMs[{n, d}] = row.totalMs;
             if (backend == Backend::Cuda) {
@@ -203,13 +231,18 @@ std::vector<BenchRow> liveCase(const BenchOptions& options) {
         JobControl setup;
         tracer->setField(field, setup);
         const TraceLeg leg = tracer->trace(a, b, params, setup);
-        if (!oracle) oracle = leg.score;
+        if (!oracle) oracle = leg.meanScore;
         const int repeat = backend == Backend::Reference ? std::min(options.repeat, 3) : std::max(options.repeat, 9);
         BenchRow row = measure("trace", "live |ab|=400 n6 d128 45 deg", backend, repeat,
                                [&](JobControl& job) { tracer->trace(a, b, params, job); });
         row.params = {{"guides", 6}, {"points", 128}, {"ab", 400}, {"samples", totalSamples(TraceGeometry(a, b, params))}};
-        row.verified = std::fabs(leg.score - *oracle) <= 1e-4 * std::max(1.0, *oracle);
-        if (backend == Backend::Cpu) row.note = "target <= 20 ms per update on the 2-core workstation";
+        row.verified = std::fabs(leg.meanScore - *oracle) <= 1e-4 * *oracle;
+        row.extra["iterations"] = leg.iterations;
+        row.extra["widened"] = leg.widened;
+        row.extra["objective"] = traceObjectiveName(params.objective);
+        if (backend == Backend::Cpu)
+            row.note = "target <= 20 ms per update on the 2-core workstation (ratio objective, " +
+                       std::to_string(leg.iterations) + " DP solves)";
         if (backend == Backend::Cuda) row.kernelMs = stepOf(row, "segment scores") + stepOf(row, "dp");
         rows.push_back(row);
     }
@@ -306,13 +339,126 @@ std::vector<BenchRow> accuracyCases(const BenchOptions& options) {
     return rows;
 }
 
+// The evaluation scenes of issue 15 (TraceScenes.h): five kinds, widths 2-16 px, bright and dark, 10 seeds
+// of +-3 px click jitter each; ridge field of the true width and polarity, default parameters (6 guides x
+// 256 points). One row per kind and method: the ratio objective, the sum objective and Intelligent
+// Scissors, with the share of cases within 1.5 px mean distance, the worst max distance and the time per click.
+std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
+    std::vector<BenchRow> rows;
+    const Backend backend = options.wants(Backend::Cuda) && cudaDevice().usable && BackendRegistry<LineTracer>::has(Backend::Cuda)
+                                ? Backend::Cuda
+                                : Backend::Cpu;
+    const double widths[] = {2.0, 4.0, 8.0, 16.0};
+    const int seeds = 10;
+    for (TraceEvalKind kind : kTraceEvalKinds) {
+        log(options, std::string("  evaluation: ") + traceEvalKindName(kind));
+        struct Tally {
+            int cases = 0, within = 0, beyond5 = 0;
+            double sumMean = 0.0, worstMean = 0.0, worstMax = 0.0;
+            std::vector<double> ms;
+            std::string worstCase;
+            void add(const TraceDistance& d, double clickMs, const std::string& name) {
+                ++cases;
+                within += d.mean <= 1.5 ? 1 : 0;
+                beyond5 += d.max > 5.0 ? 1 : 0;
+                sumMean += d.mean;
+                if (d.mean > worstMean) {
+                    worstMean = d.mean;
+                    worstCase = name;
+                }
+                worstMax = std::max(worstMax, d.max);
+                ms.push_back(clickMs);
+            }
+        };
+        std::map<std::string, Tally> tallies;
+        for (double width : widths)
+            for (bool bright : {true, false})
+                for (int seed = 1; seed <= seeds; ++seed) {
+                    const TraceEvalCase c{kind, width, bright, static_cast<std::uint32_t>(seed)};
+                    const TraceScene scene = makeEvaluationScene(c);
+                    TraceFieldOptions fo;
+                    fo.score = TraceScore::Ridge;
+                    fo.lineWidth = width;
+                    fo.polarity = bright ? TracePolarity::Bright : TracePolarity::Dark;
+                    const auto field = TraceField::compute(scene.image, fo);
+                    auto tracer = BackendRegistry<LineTracer>::create(backend);
+                    JobControl setup;
+                    tracer->setField(field, setup);
+                    for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum}) {
+                        TraceParams params;
+                        params.objective = objective;
+                        JobControl job;
+                        const auto start = std::chrono::steady_clock::now();
+                        const TraceLeg leg = tracer->trace(scene.from, scene.to, params, job);
+                        const double ms = msSince(start);
+                        tallies[traceObjectiveName(objective)].add(distanceToPolyline(leg.points, scene.centre), ms,
+                                                                   traceEvalCaseName(c));
+                    }
+                    // Intelligent Scissors, its documented example settings, the same jittered clicks.
+                    cv::Mat image(scene.image.height(), scene.image.width(), CV_8U,
+                                  const_cast<std::uint8_t*>(scene.image.samples<std::uint8_t>()));
+                    cv::segmentation::IntelligentScissorsMB tool;
+                    tool.setEdgeFeatureCannyParameters(32, 100).setGradientMagnitudeMaxLimit(200);
+                    tool.applyImage(image);
+                    const auto start = std::chrono::steady_clock::now();
+                    tool.buildMap(cv::Point(static_cast<int>(std::lround(scene.from.x)), static_cast<int>(std::lround(scene.from.y))));
+                    std::vector<cv::Point> contour;
+                    tool.getContour(cv::Point(static_cast<int>(std::lround(scene.to.x)), static_cast<int>(std::lround(scene.to.y))),
+                                    contour);
+                    const double ms = msSince(start);
+                    std::vector<TracePoint> path;
+                    for (const cv::Point& p : contour) path.push_back({static_cast<double>(p.x), static_cast<double>(p.y)});
+                    tallies["intelligent scissors"].add(distanceToPolyline(path, scene.centre), ms, traceEvalCaseName(c));
+                }
+        for (const char* method : {"ratio", "sum", "intelligent scissors"}) {
+            Tally& t = tallies[method];
+            std::sort(t.ms.begin(), t.ms.end());
+            BenchRow row;
+            row.algorithm = "trace-eval";
+            row.caseName = std::string(traceEvalKindName(kind)) + ", " + method;
+            const bool ours = std::string(method) != "intelligent scissors";
+            row.backend = ours ? backendName(backend) : "opencv-is";
+            row.device = ours ? deviceNameFor(backend) : "CPU, OpenCV";
+            row.repeats = 1;
+            row.totalMs = t.ms.empty() ? 0.0 : t.ms[t.ms.size() / 2];
+            row.minMs = t.ms.empty() ? 0.0 : t.ms.front();
+            row.verified = true;
+            row.params = {{"kind", traceEvalKindName(kind)}, {"method", method}, {"cases", t.cases},
+                          {"widths", "2,4,8,16"}, {"polarity", "bright,dark"}, {"jitter_px", 3}, {"seeds", seeds}};
+            const double share = t.cases ? 100.0 * t.within / t.cases : 0.0;
+            row.extra = {{"mean_distance_px", t.cases ? t.sumMean / t.cases : 0.0},
+                         {"share_mean_within_1_5_px", share},
+                         {"cases_max_beyond_5_px", t.beyond5},
+                         {"worst_mean_px", t.worstMean},
+                         {"worst_max_px", t.worstMax},
+                         {"worst_case", t.worstCase}};
+            char text[240];
+            std::snprintf(text, sizeof text,
+                          "%s: mean %.2f px, %.0f%% of %d cases <= 1.5 px, %d beyond 5 px (worst mean %.2f: %s), "
+                          "median %.1f ms a click",
+                          method, t.cases ? t.sumMean / t.cases : 0.0, share, t.cases, t.beyond5, t.worstMean,
+                          t.worstCase.c_str(), row.totalMs);
+            row.note = text;
+            log(options, "    " + row.note);
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
 } // namespace
 
 void registerTraceBench() {
+    // --sizes live|accuracy|eval (or points per guide) runs only those row sets; eval runs only when named.
     registerBench("trace", [](const BenchOptions& options) {
-        std::vector<BenchRow> rows = timingCases(options);
-        for (auto& r : liveCase(options)) rows.push_back(std::move(r));
-        for (auto& r : accuracyCases(options)) rows.push_back(std::move(r));
+        std::vector<BenchRow> rows;
+        if (wantsRowSet(options, "timing")) rows = timingCases(options);
+        if (wantsRowSet(options, "live"))
+            for (auto& r : liveCase(options)) rows.push_back(std::move(r));
+        if (wantsRowSet(options, "accuracy"))
+            for (auto& r : accuracyCases(options)) rows.push_back(std::move(r));
+        if (wantsRowSet(options, "eval"))
+            for (auto& r : evaluationCases(options)) rows.push_back(std::move(r));
         return rows;
     });
 }

@@ -1,6 +1,7 @@
 #include "core/display/Display.h"
 
 #include "core/io/ImageStats.h"
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
@@ -286,57 +287,28 @@ std::vector<std::uint32_t> renderImage(const Image& image, const DisplaySettings
     return out;
 }
 
-const char* displayScaleName(DisplayScale scale) {
-    switch (scale) {
-    case DisplayScale::Linear: return "linear";
-    case DisplayScale::Log: return "log";
-    case DisplayScale::Sqrt: return "sqrt";
-    case DisplayScale::Asinh: return "asinh";
-    }
-    return "linear";
-}
+namespace {
+constexpr EnumName<DisplayScale> kScaleNames[] = {
+    {DisplayScale::Linear, "linear"}, {DisplayScale::Log, "log"}, {DisplayScale::Sqrt, "sqrt"}, {DisplayScale::Asinh, "asinh"}};
+constexpr EnumName<LimitsMode> kLimitsNames[] = {{LimitsMode::MinMax, "minmax"},
+                                                 {LimitsMode::ZScale, "zscale"},
+                                                 {LimitsMode::Percentile, "percentile"},
+                                                 {LimitsMode::Window, "window"},
+                                                 {LimitsMode::Manual, "manual"}};
+constexpr EnumName<Colormap> kColormapNames[] = {{Colormap::Grey, "grey"},       {Colormap::InvertedGrey, "inverted grey"},
+                                                 {Colormap::Heat, "heat"},       {Colormap::Viridis, "viridis"},
+                                                 {Colormap::Cool, "cool"},       {Colormap::Rainbow, "rainbow"}};
+} // namespace
 
-const char* limitsModeName(LimitsMode mode) {
-    switch (mode) {
-    case LimitsMode::MinMax: return "minmax";
-    case LimitsMode::ZScale: return "zscale";
-    case LimitsMode::Percentile: return "percentile";
-    case LimitsMode::Window: return "window";
-    case LimitsMode::Manual: return "manual";
-    }
-    return "percentile";
-}
+const char* displayScaleName(DisplayScale scale) { return enumName(kScaleNames, scale); }
+const char* limitsModeName(LimitsMode mode) { return enumName(kLimitsNames, mode); }
+const char* colormapName(Colormap colormap) { return enumName(kColormapNames, colormap); }
 
-const char* colormapName(Colormap colormap) {
-    switch (colormap) {
-    case Colormap::Grey: return "grey";
-    case Colormap::InvertedGrey: return "inverted grey";
-    case Colormap::Heat: return "heat";
-    case Colormap::Viridis: return "viridis";
-    case Colormap::Cool: return "cool";
-    case Colormap::Rainbow: return "rainbow";
-    }
-    return "grey";
-}
-
-DisplayScale parseDisplayScale(const std::string& name) {
-    for (auto s : {DisplayScale::Linear, DisplayScale::Log, DisplayScale::Sqrt, DisplayScale::Asinh})
-        if (name == displayScaleName(s)) return s;
-    throw UsageError("unknown display scale '" + name + "' (linear, log, sqrt, asinh)");
-}
-
-LimitsMode parseLimitsMode(const std::string& name) {
-    for (auto m : {LimitsMode::MinMax, LimitsMode::ZScale, LimitsMode::Percentile, LimitsMode::Window, LimitsMode::Manual})
-        if (name == limitsModeName(m)) return m;
-    throw UsageError("unknown display limits '" + name + "' (minmax, zscale, percentile, window, manual)");
-}
-
+DisplayScale parseDisplayScale(const std::string& name) { return parseEnumName(kScaleNames, name, "display scale"); }
+LimitsMode parseLimitsMode(const std::string& name) { return parseEnumName(kLimitsNames, name, "display limits"); }
 Colormap parseColormap(const std::string& name) {
-    for (auto c : {Colormap::Grey, Colormap::InvertedGrey, Colormap::Heat, Colormap::Viridis, Colormap::Cool,
-                   Colormap::Rainbow})
-        if (name == colormapName(c)) return c;
     if (name == "gray") return Colormap::Grey;
-    throw UsageError("unknown colormap '" + name + "'");
+    return parseEnumName(kColormapNames, name, "colormap");
 }
 
 } // namespace glint

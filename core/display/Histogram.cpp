@@ -1,5 +1,6 @@
 #include "core/display/Histogram.h"
 
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
@@ -11,20 +12,13 @@
 
 namespace glint {
 
-const char* histogramAxisName(HistogramAxis axis) {
-    switch (axis) {
-    case HistogramAxis::Linear: return "linear";
-    case HistogramAxis::Log: return "log";
-    case HistogramAxis::Asinh: return "asinh";
-    }
-    return "linear";
-}
+namespace {
+constexpr EnumName<HistogramAxis> kAxisNames[] = {
+    {HistogramAxis::Linear, "linear"}, {HistogramAxis::Log, "log"}, {HistogramAxis::Asinh, "asinh"}};
+} // namespace
 
-HistogramAxis parseHistogramAxis(const std::string& name) {
-    for (auto a : {HistogramAxis::Linear, HistogramAxis::Log, HistogramAxis::Asinh})
-        if (name == histogramAxisName(a)) return a;
-    throw UsageError("unknown histogram axis '" + name + "' (linear, log, asinh)");
-}
+const char* histogramAxisName(HistogramAxis axis) { return enumName(kAxisNames, axis); }
+HistogramAxis parseHistogramAxis(const std::string& name) { return parseEnumName(kAxisNames, name, "histogram axis"); }
 
 namespace {
 constexpr double kLogExponent = 1000.0; // DS9's log stretch

@@ -11,6 +11,7 @@
 #include "core/io/Georef.h"
 #include "core/io/Image.h"
 #include "core/util/AtomicFile.h"
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
@@ -44,27 +45,22 @@ std::string lower(std::string s) {
 
 } // namespace
 
-const char* regionKindName(RegionKind kind) {
-    switch (kind) {
-    case RegionKind::Brightest: return "brightest";
-    case RegionKind::Trace: return "trace";
-    case RegionKind::Common: return "common";
-    }
-    return "brightest";
-}
+namespace {
+constexpr EnumName<RegionKind> kKindNames[] = {
+    {RegionKind::Brightest, "brightest"}, {RegionKind::Trace, "trace"}, {RegionKind::Common, "common"}};
+constexpr EnumName<RegionKind> kKindTitles[] = {{RegionKind::Brightest, "Brightest region"},
+                                                {RegionKind::Trace, "Line trace"},
+                                                {RegionKind::Common, "Common component"}};
+} // namespace
 
-const char* regionKindTitle(RegionKind kind) {
-    switch (kind) {
-    case RegionKind::Brightest: return "Brightest region";
-    case RegionKind::Trace: return "Line trace";
-    case RegionKind::Common: return "Common component";
-    }
-    return "Brightest region";
-}
+const char* regionKindName(RegionKind kind) { return enumName(kKindNames, kind); }
+const char* regionKindTitle(RegionKind kind) { return enumName(kKindTitles, kind); }
 
 std::optional<RegionKind> parseRegionKind(const std::string& nameOrTitle) {
-    for (RegionKind k : {RegionKind::Brightest, RegionKind::Trace, RegionKind::Common})
-        if (nameOrTitle == regionKindName(k) || nameOrTitle == regionKindTitle(k)) return k;
+    for (const auto& entry : kKindNames)
+        if (nameOrTitle == entry.name) return entry.value;
+    for (const auto& entry : kKindTitles)
+        if (nameOrTitle == entry.name) return entry.value;
     return std::nullopt;
 }
 

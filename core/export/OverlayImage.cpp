@@ -28,12 +28,15 @@ cv::Scalar bgr(std::uint32_t rgb) {
 }
 } // namespace
 
+const char* OverlayImage::flippedLegendText() { return "y up: row 0 at the bottom, as the window shows it"; }
+
 OverlayImage::OverlayImage(const Image& image, const DisplaySettings& settings) {
     const DisplayLimits limits = computeLimits(image, settings);
     const std::vector<std::uint32_t> argb = renderImage(image, settings, limits);
     canvas_.create(image.height(), image.width(), CV_8UC3);
+    flipped_ = image.meta.displayYUp;
     for (int y = 0; y < image.height(); ++y) {
-        auto* row = canvas_.ptr<cv::Vec3b>(y);
+        auto* row = canvas_.ptr<cv::Vec3b>(flipped_ ? image.height() - 1 - y : y);
         const std::uint32_t* src = argb.data() + static_cast<std::size_t>(y) * image.width();
         for (int x = 0; x < image.width(); ++x)
             row[x] = cv::Vec3b(src[x] & 0xFF, (src[x] >> 8) & 0xFF, (src[x] >> 16) & 0xFF);
@@ -41,10 +44,12 @@ OverlayImage::OverlayImage(const Image& image, const DisplaySettings& settings) 
     const int side = std::min(image.width(), image.height());
     lineWidth_ = std::max(1, side / 400);
     fontScale_ = std::clamp(side / 1600.0, 0.35, 2.0);
+    layoutLegend(); // a flipped picture says so even when nothing else goes into the legend
 }
 
 void OverlayImage::drawRectangle(int x, int y, int w, int h, std::uint32_t rgb, double opacity) {
     if (w <= 0 || h <= 0) return;
+    y = pictureTop(y, h);
     rectangles_.emplace_back(x, y, w, h);
     cv::Mat layer = canvas_.clone();
     // Pixel edges: the outline sits on the outermost pixels of the rectangle, inside it.
@@ -62,7 +67,8 @@ void OverlayImage::drawPolyline(const std::vector<std::pair<double, double>>& po
     std::vector<cv::Point> pts;
     pts.reserve(points.size());
     for (const auto& [x, y] : points)
-        pts.emplace_back(static_cast<int>(std::lround(x * (1 << kShift))), static_cast<int>(std::lround(y * (1 << kShift))));
+        pts.emplace_back(static_cast<int>(std::lround(x * (1 << kShift))),
+                         static_cast<int>(std::lround(pictureY(y) * (1 << kShift))));
     if (opacity >= 1.0) {
         cv::polylines(canvas_, pts, closed, bgr(rgb), lineWidth_, cv::LINE_AA, kShift);
         return;
@@ -74,7 +80,7 @@ void OverlayImage::drawPolyline(const std::vector<std::pair<double, double>>& po
 
 void OverlayImage::drawMarker(double x, double y, std::uint32_t rgb) {
     const int size = 6 * lineWidth_ + 4;
-    cv::drawMarker(canvas_, cv::Point(static_cast<int>(std::lround(x)), static_cast<int>(std::lround(y))), bgr(rgb),
+    cv::drawMarker(canvas_, cv::Point(static_cast<int>(std::lround(x)), static_cast<int>(std::lround(pictureY(y)))), bgr(rgb),
                    cv::MARKER_CROSS, size, lineWidth_);
 }
 
@@ -82,7 +88,7 @@ void OverlayImage::tintMask(const std::vector<std::uint8_t>& mask, int maskWidth
                             std::uint32_t rgb, double alpha) {
     const cv::Vec3d colour(rgb & 0xFF, (rgb >> 8) & 0xFF, (rgb >> 16) & 0xFF);
     for (int my = 0; my < maskHeight; ++my) {
-        const int y = my + dy;
+        const int y = pictureTop(my + dy, 1);
         if (y < 0 || y >= canvas_.rows) continue;
         auto* row = canvas_.ptr<cv::Vec3b>(y);
         for (int mx = 0; mx < maskWidth; ++mx) {
@@ -98,6 +104,8 @@ void OverlayImage::drawLabel(double x, double y, const std::string& text, std::u
     int baseline = 0;
     const int thickness = std::max(1, lineWidth_);
     const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &baseline);
+    // The text's box covers image rows y..y+height: flipped, its top is where that span ends.
+    if (flipped_) y = canvas_.rows - y - size.height;
     // Keep the label inside the picture.
     int px = std::clamp(static_cast<int>(std::lround(x)), 0, std::max(0, canvas_.cols - size.width - 2));
     int py = std::clamp(static_cast<int>(std::lround(y)) + size.height, size.height + 1, std::max(size.height + 1, canvas_.rows - baseline - 1));
@@ -109,7 +117,8 @@ void OverlayImage::drawLabel(double x, double y, const std::string& text, std::u
 
 void OverlayImage::drawRectangleLabel(int x, int y, int width, int height, const std::string& text, std::uint32_t rgb) {
     if (text.empty()) return;
-    labels_.push_back({cv::Rect(x, y, std::max(1, width), std::max(1, height)), text, rgb});
+    const int h = std::max(1, height);
+    labels_.push_back({cv::Rect(x, pictureTop(y, h), std::max(1, width), h), text, rgb});
 }
 
 cv::Size OverlayImage::labelSize(const std::string& text, int* baseline) const {
@@ -198,7 +207,7 @@ std::vector<OverlayImage::PlacedLabel> OverlayImage::placeLabels() const {
     const cv::Rect picture(0, 0, canvas_.cols, canvas_.rows);
     const int cell = std::max(32, labelSize("#000  000000").width);
     BoxGrid taken(cell), regions(cell);
-    for (const cv::Rect& r : legends_) taken.add(r & picture);
+    if (legendBox_.area() > 0) taken.add(legendBox_ & picture);
     for (const cv::Rect& r : rectangles_) {
         const cv::Rect inside = r & picture;
         if (inside.area() > 0) regions.add(inside);
@@ -259,6 +268,7 @@ std::vector<OverlayImage::PlacedLabel> OverlayImage::placeLabels() const {
 
 cv::Mat OverlayImage::pixels() const {
     cv::Mat out = canvas_.clone();
+    paintLegend(out);
     const int thickness = std::max(1, lineWidth_);
     for (const PlacedLabel& p : placeLabels()) {
         const PendingLabel& label = labels_[p.index];
@@ -277,28 +287,44 @@ cv::Mat OverlayImage::pixels() const {
 }
 
 void OverlayImage::drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
-    if (entries.empty()) return;
-    int baseline = 0;
+    legend_.insert(legend_.end(), entries.begin(), entries.end());
+    layoutLegend();
+}
+
+void OverlayImage::layoutLegend() {
+    std::vector<std::pair<std::string, std::uint32_t>> lines = legend_;
+    if (flipped_) lines.emplace_back(flippedLegendText(), 0xB0B0B0);
+    legendBox_ = {};
+    if (lines.empty()) return;
     const int thickness = std::max(1, lineWidth_);
     int widest = 0;
-    int lineHeight = 0;
-    for (const auto& e : entries) {
-        const cv::Size s = cv::getTextSize(e.first, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &baseline);
+    legendLineHeight_ = 0;
+    for (const auto& e : lines) {
+        const cv::Size s = cv::getTextSize(e.first, cv::FONT_HERSHEY_SIMPLEX, fontScale_, thickness, &legendBaseline_);
         widest = std::max(widest, s.width);
-        lineHeight = std::max(lineHeight, s.height + baseline + 4);
+        legendLineHeight_ = std::max(legendLineHeight_, s.height + legendBaseline_ + 4);
     }
-    const int swatch = lineHeight;
+    const int swatch = legendLineHeight_;
     const cv::Rect box(4, 4, std::min(canvas_.cols - 8, widest + swatch + 16),
-                       std::min(canvas_.rows - 8, lineHeight * static_cast<int>(entries.size()) + 8));
-    if (box.width <= 0 || box.height <= 0) return;
-    legends_.push_back(box);
-    cv::Mat roi = canvas_(box);
+                       std::min(canvas_.rows - 8, legendLineHeight_ * static_cast<int>(lines.size()) + 8));
+    if (box.width > 0 && box.height > 0) legendBox_ = box;
+}
+
+void OverlayImage::paintLegend(cv::Mat& out) const {
+    if (legendBox_.area() <= 0) return;
+    std::vector<std::pair<std::string, std::uint32_t>> lines = legend_;
+    if (flipped_) lines.emplace_back(flippedLegendText(), 0xB0B0B0);
+    const int thickness = std::max(1, lineWidth_);
+    const cv::Rect& box = legendBox_;
+    cv::Mat roi = out(box);
     roi *= 0.35; // darken behind the legend
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const int y = box.y + 4 + static_cast<int>(i) * lineHeight;
-        cv::line(canvas_, cv::Point(box.x + 4, y + lineHeight / 2), cv::Point(box.x + 4 + swatch, y + lineHeight / 2),
-                 bgr(entries[i].second), std::max(2, lineWidth_));
-        cv::putText(canvas_, entries[i].first, cv::Point(box.x + swatch + 10, y + lineHeight - baseline - 2),
+    const int swatch = legendLineHeight_;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const int y = box.y + 4 + static_cast<int>(i) * legendLineHeight_;
+        if (y + legendLineHeight_ > box.y + box.height) break; // a short picture shows what fits
+        cv::line(out, cv::Point(box.x + 4, y + legendLineHeight_ / 2), cv::Point(box.x + 4 + swatch, y + legendLineHeight_ / 2),
+                 bgr(lines[i].second), std::max(2, lineWidth_));
+        cv::putText(out, lines[i].first, cv::Point(box.x + swatch + 10, y + legendLineHeight_ - legendBaseline_ - 2),
                     cv::FONT_HERSHEY_SIMPLEX, fontScale_, cv::Scalar(255, 255, 255), thickness, cv::LINE_AA);
     }
 }

@@ -1,6 +1,9 @@
-// A full-resolution picture of an image with results drawn over it, for glint-cli --overlay. Pixel (x, y)
-// of the PNG is pixel (x, y) of the image (row 0 at the top, as stored), so the picture and the JSON
-// agree. The window draws its own overlays with Qt; this one needs no display.
+// A full-resolution picture of an image with results drawn over it, for glint-cli --overlay. Every drawing
+// call takes image coordinates (those of the JSON: row 0 = the first row stored). The picture is the
+// image as the window shows it: pixel (x, y) of the PNG is pixel (x, y) of the image, except for an image
+// drawn y-up (FITS, meta.displayYUp), whose picture is flipped top to bottom like the window's (row 0 at
+// the bottom; PNG row y is image row height-1-y), with a legend line that says so. Text stays upright.
+// The window draws its own overlays with Qt; this one needs no display.
 #pragma once
 
 #include "core/display/Display.h"
@@ -41,8 +44,14 @@ public:
     // free), covering no other label nor the legend and as little of any drawn rectangle as it can; a
     // label with no free spot is left out, except the first one.
     void drawRectangleLabel(int x, int y, int width, int height, const std::string& text, std::uint32_t rgb);
-    // A legend box in the top-left corner: one coloured line per entry.
+    // A legend box in the top-left corner: one coloured line per entry (entries of several calls go into
+    // one box, drawn over everything else; a y-up picture's box ends with the orientation line).
     void drawLegend(const std::vector<std::pair<std::string, std::uint32_t>>& entries);
+    // Whether the picture is flipped (the image is drawn y-up), and the legend line that then says so.
+    bool isFlipped() const { return flipped_; }
+    static const char* flippedLegendText();
+    // The legend's box in picture pixels (empty when there is no legend).
+    cv::Rect legendBox() const { return legendBox_; }
     // Line width and font scale grow with the image so that labels stay readable.
     int lineWidth() const { return lineWidth_; }
     // PNG, written atomically. Throws OutputError.
@@ -64,11 +73,20 @@ private:
         std::uint32_t rgb = 0;
     };
     cv::Size labelSize(const std::string& text, int* baseline = nullptr) const;
+    // Image coordinates to picture coordinates: a pixel centre's y, and whole pixel rows y..y+h-1.
+    double pictureY(double y) const { return flipped_ ? (canvas_.rows - 1) - y : y; }
+    int pictureTop(int y, int h) const { return flipped_ ? canvas_.rows - y - h : y; }
+    void layoutLegend();
+    void paintLegend(cv::Mat& out) const;
 
     cv::Mat canvas_;
-    std::vector<cv::Rect> rectangles_; // drawn so far: labels keep off them where they can
-    std::vector<cv::Rect> legends_;    // labels never cover these
-    std::vector<PendingLabel> labels_;
+    bool flipped_ = false;
+    std::vector<cv::Rect> rectangles_; // drawn so far (picture pixels): labels keep off them where they can
+    std::vector<std::pair<std::string, std::uint32_t>> legend_;
+    cv::Rect legendBox_;               // labels never cover it
+    int legendLineHeight_ = 0;
+    int legendBaseline_ = 0;
+    std::vector<PendingLabel> labels_; // targets in picture pixels
     int lineWidth_ = 1;
     double fontScale_ = 0.4;
 };

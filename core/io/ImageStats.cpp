@@ -9,18 +9,27 @@
 
 namespace glint {
 
-std::vector<double> nonBlankValues(const Image& image) {
-    std::vector<double> values;
-    values.reserve(image.pixelCount());
+namespace {
+
+// Calls fn(v) for every sample that is neither blank nor NaN, in storage order.
+template <class Fn>
+void forEachValue(const Image& image, Fn&& fn) {
     image.visit([&](const auto* p) {
         const std::size_t n = image.pixelCount();
         for (std::size_t i = 0; i < n; ++i) {
             if (image.isBlank(i)) continue;
             const double v = static_cast<double>(p[i]);
-            if (std::isnan(v)) continue;
-            values.push_back(v);
+            if (!std::isnan(v)) fn(v);
         }
     });
+}
+
+} // namespace
+
+std::vector<double> nonBlankValues(const Image& image) {
+    std::vector<double> values;
+    values.reserve(image.pixelCount());
+    forEachValue(image, [&](double v) { values.push_back(v); });
     return values;
 }
 
@@ -47,17 +56,11 @@ ImageStats computeStats(const Image& image) {
     long double sum = 0.0L;
     double mn = std::numeric_limits<double>::infinity();
     double mx = -std::numeric_limits<double>::infinity();
-    image.visit([&](const auto* p) {
-        const std::size_t n = image.pixelCount();
-        for (std::size_t i = 0; i < n; ++i) {
-            if (image.isBlank(i)) continue;
-            const double v = static_cast<double>(p[i]);
-            if (std::isnan(v)) continue;
-            sum += v;
-            mn = std::min(mn, v);
-            mx = std::max(mx, v);
-            ++s.count;
-        }
+    forEachValue(image, [&](double v) {
+        sum += v;
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+        ++s.count;
     });
     if (s.count == 0) return s;
     s.min = mn;

@@ -1,5 +1,6 @@
 #include "core/io/RasterHeader.h"
 
+#include "core/io/JpegMarkers.h"
 #include "core/util/InputFile.h"
 
 #include <algorithm>
@@ -94,16 +95,12 @@ std::optional<DecodedSize> jpeg(const InputFile& file) {
     std::uint64_t at = 2;
     for (int segments = 0; segments < 10000 && at + 4 <= file.size(); ++segments) {
         const std::string m = file.read(10, at);
-        if (m.size() < 4 || static_cast<unsigned char>(m[0]) != 0xFF) return std::nullopt;
-        const unsigned char marker = static_cast<unsigned char>(m[1]);
-        if (marker == 0xFF) {
-            ++at;
-            continue;
-        }
-        if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
-            at += 2;
-            continue;
-        }
+        if (m.size() < 4) return std::nullopt;
+        const JpegStep step = jpegStep(reinterpret_cast<const unsigned char*>(m.data()), at);
+        if (step.kind == JpegStep::Kind::NotMarker) return std::nullopt;
+        at = step.next;
+        if (step.kind == JpegStep::Kind::Fill) continue;
+        const unsigned char marker = step.marker;
         if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
             if (m.size() < 10) return std::nullopt;
             DecodedSize s;
@@ -115,7 +112,6 @@ std::optional<DecodedSize> jpeg(const InputFile& file) {
             return s;
         }
         if (marker == 0xDA || marker == 0xD9) return std::nullopt; // scan data before any frame header
-        at += 2 + be16(m, 2);
     }
     return std::nullopt;
 }

@@ -3,6 +3,7 @@
 // the file's tags through GDAL (core/io/Georef).
 #include "core/io/Georef.h"
 #include "core/io/ImageLoader.h"
+#include "core/io/JpegMarkers.h"
 #include "core/io/RasterHeader.h"
 #include "core/util/Errors.h"
 #include "core/util/ImageBudget.h"
@@ -42,25 +43,16 @@ Image imageFromMat(const cv::Mat& mat) {
 bool jpegIsComplete(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     const std::vector<unsigned char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::size_t i = 2;
+    std::uint64_t i = 2;
     while (i + 4 <= b.size()) {
-        if (b[i] != 0xFF) return true; // not where a marker should be: libjpeg has the last word
-        const unsigned char marker = b[i + 1];
-        if (marker == 0xFF) {
-            ++i;
-            continue;
-        }
-        if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
-            i += 2;
-            continue;
-        }
-        const std::size_t length = (static_cast<std::size_t>(b[i + 2]) << 8) | b[i + 3];
-        if (marker == 0xDA) {
-            for (std::size_t k = i + 2 + length; k + 1 < b.size(); ++k)
+        const JpegStep step = jpegStep(b.data() + i, i);
+        if (step.kind == JpegStep::Kind::NotMarker) return true; // libjpeg has the last word
+        if (step.kind == JpegStep::Kind::Segment && step.marker == 0xDA) {
+            for (std::uint64_t k = step.next; k + 1 < b.size(); ++k)
                 if (b[k] == 0xFF && b[k + 1] == 0xD9) return true;
             return false;
         }
-        i += 2 + length;
+        i = step.next;
     }
     return false; // the file ends inside its headers
 }

@@ -1,5 +1,7 @@
 #include "core/jobs/Backend.h"
 
+#include "core/util/EnumNames.h"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,23 +12,13 @@
 
 namespace glint {
 
-Backend parseBackend(std::string_view name) {
-    if (name == "auto") return Backend::Auto;
-    if (name == "cuda") return Backend::Cuda;
-    if (name == "cpu") return Backend::Cpu;
-    if (name == "reference") return Backend::Reference;
-    throw UsageError("unknown backend '" + std::string(name) + "' (expected auto, cuda, cpu or reference)");
-}
+namespace {
+constexpr EnumName<Backend> kBackendNames[] = {
+    {Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}, {Backend::Reference, "reference"}};
+} // namespace
 
-const char* backendName(Backend backend) {
-    switch (backend) {
-    case Backend::Auto: return "auto";
-    case Backend::Cuda: return "cuda";
-    case Backend::Cpu: return "cpu";
-    case Backend::Reference: return "reference";
-    }
-    return "auto";
-}
+Backend parseBackend(std::string_view name) { return parseEnumName(kBackendNames, name, "backend"); }
+const char* backendName(Backend backend) { return enumName(kBackendNames, backend); }
 
 namespace {
 std::function<CudaDeviceInfo()>& probeFunction() {

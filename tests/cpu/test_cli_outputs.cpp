@@ -6,6 +6,9 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/kmax/KMax.h"
+#include "core/display/Display.h"
+#include "core/export/OverlayImage.h"
+#include "core/io/ImageLoader.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -15,6 +18,10 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QtTest>
+
+#if GLINT_WITH_IMGCODECS
+#include <opencv2/imgcodecs.hpp>
+#endif
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -85,6 +92,20 @@ QString matrix(const QString& dir) {
     return writeText(dir + "/m.csv", "1,2,3,4\n5,60,70,8\n9,10,110,12\n");
 }
 
+// The share of pixels of the picture's row `pictureRow` that are image row `imageRow` as rendered (the
+// overlay draws a few rectangle edges and labels over some of them).
+#if GLINT_WITH_IMGCODECS
+double rowAgreement(const cv::Mat& picture, int pictureRow, const std::vector<std::uint32_t>& argb, int width, int imageRow) {
+    int same = 0;
+    const auto* row = picture.ptr<cv::Vec3b>(pictureRow);
+    for (int x = 0; x < width; ++x) {
+        const std::uint32_t c = argb[static_cast<std::size_t>(imageRow) * width + x];
+        same += row[x] == cv::Vec3b(c & 0xFF, (c >> 8) & 0xFF, (c >> 16) & 0xFF);
+    }
+    return static_cast<double>(same) / width;
+}
+#endif
+
 QStringList hiddenTemporaries(const QString& dir) {
     return QDir(dir).entryList(QStringList{"*.tmp-*"}, QDir::Files | QDir::Hidden | QDir::System);
 }
@@ -140,6 +161,95 @@ private slots:
         QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
         QCOMPARE(fileType(devReg, false), mode_t(S_IFCHR));
         QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // --overlay draws an image that is shown y-up (FITS) as the window does: flipped, row 0 at the bottom,
+    // and its legend says so; an image stored top-down is drawn as stored.
+    void overlayOfAFitsIsYUp_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("yUp");
+        QTest::newRow("FITS") << test::samplePath("ngc1316o.fit") << true;
+        QTest::newRow("matrix") << QString() << false;
+    }
+    void overlayOfAFitsIsYUp() {
+        QFETCH(QString, file);
+        QFETCH(bool, yUp);
+#if !GLINT_WITH_IMGCODECS
+        Q_UNUSED(file);
+        Q_UNUSED(yUp);
+        QSKIP("this build writes no PNG overlays");
+#else
+        const QString dir = freshDir("yup");
+        if (file.isEmpty()) {
+            QByteArray text; // rows of distinct values: row r holds r*10 + x % 7
+            for (int y = 0; y < 40; ++y) {
+                for (int x = 0; x < 50; ++x) text += (x ? "," : "") + QByteArray::number(y * 10 + x % 7);
+                text += '\n';
+            }
+            file = writeText(dir + "/rows.csv", text);
+        }
+        if (!QFile::exists(file)) QSKIP("the FITS sample is missing");
+        const Image image = loadImage(file.toStdString());
+        QCOMPARE(image.meta.displayYUp, yUp);
+        const QString png = dir + "/overlay.png";
+        const auto r = test::runCli({"brightest", file, "--pivot", "p99", "--overlay", png}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const cv::Mat picture = cv::imread(png.toStdString(), cv::IMREAD_COLOR);
+        QCOMPARE(picture.cols, image.width());
+        QCOMPARE(picture.rows, image.height());
+        const DisplaySettings settings = defaultDisplaySettings(image);
+        const std::vector<std::uint32_t> argb = renderImage(image, settings, computeLimits(image, settings));
+        const int w = image.width(), last = image.height() - 1;
+        // The top row is the image's last row when y-up, its first otherwise; the bottom row the other one.
+        const double top = rowAgreement(picture, 0, argb, w, yUp ? last : 0);
+        const double bottom = rowAgreement(picture, last, argb, w, yUp ? 0 : last);
+        QVERIFY2(top > 0.9, qPrintable(QString::number(top)));
+        QVERIFY2(bottom > 0.9, qPrintable(QString::number(bottom)));
+        QVERIFY(rowAgreement(picture, 0, argb, w, yUp ? 0 : last) < 0.5); // and not the other way round
+        // The region is drawn where its rows are: its top edge (image row y) at picture row last - y when y-up.
+        const QJsonObject doc = QJsonDocument::fromJson(test::runCli({"brightest", file, "--pivot", "p99", "--json", "-"}, 60000).out).object();
+        const QJsonObject region = doc["regions"].toArray().first().toObject();
+        const int rx = region["x"].toInt(), ry = region["y"].toInt(), rw = region["width"].toInt(), rh = region["height"].toInt();
+        const int edgeRow = yUp ? last - ry : ry;
+        const std::uint32_t colour = overlayPaletteColour(0);
+        const cv::Vec3b expected(colour & 0xFF, (colour >> 8) & 0xFF, (colour >> 16) & 0xFF);
+        int onEdge = 0;
+        for (int x = rx; x < rx + rw; ++x) onEdge += picture.at<cv::Vec3b>(edgeRow, x) == expected;
+        QVERIFY2(onEdge * 2 > rw, qPrintable(QStringLiteral("%1 of %2 (region %3,%4 %5x%6)").arg(onEdge).arg(rw).arg(rx).arg(ry).arg(rw).arg(rh)));
+        // The legend line says which way up the picture is.
+        const OverlayImage overlay(image, settings);
+        QCOMPARE(overlay.isFlipped(), yUp);
+        QCOMPARE(overlay.legendBox().empty(), !yUp);
+#endif
+    }
+
+    // The picture itself (every build, no PNG needed): a y-up image's picture is flipped, drawings land on
+    // their image rows, and the legend line is there; a top-down image's is not flipped.
+    void overlayImageFollowsYUp() {
+        constexpr int W = 200, H = 120;
+        for (const bool yUp : {true, false}) {
+            std::vector<std::uint8_t> v(W * H);
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) v[static_cast<std::size_t>(y) * W + x] = static_cast<std::uint8_t>(y * 2);
+            Image image = Image::fromSamples<std::uint8_t>(W, H, std::move(v));
+            image.meta.displayYUp = yUp;
+            DisplaySettings settings = defaultDisplaySettings(image);
+            settings.limits = LimitsMode::MinMax;
+            OverlayImage overlay(image, settings);
+            QCOMPARE(overlay.isFlipped(), yUp);
+            overlay.drawRectangle(100, 2, 10, 3, 0xFF0000); // image rows 2..4
+            const cv::Mat picture = overlay.pixels();
+            // The last column is clear of the legend and the rectangle: its grey tells the image row.
+            const int topGrey = picture.at<cv::Vec3b>(0, W - 1)[0], bottomGrey = picture.at<cv::Vec3b>(H - 1, W - 1)[0];
+            QVERIFY2(yUp ? topGrey > bottomGrey : topGrey < bottomGrey, qPrintable(QStringLiteral("%1 %2").arg(topGrey).arg(bottomGrey)));
+            // The rectangle's outline on its image rows: 2 and 4 (picture rows H-1-4 and H-1-2 when flipped).
+            const int first = yUp ? H - 1 - 4 : 2, last = yUp ? H - 1 - 2 : 4;
+            QCOMPARE(picture.at<cv::Vec3b>(first, 105), cv::Vec3b(0, 0, 255));
+            QCOMPARE(picture.at<cv::Vec3b>(last, 105), cv::Vec3b(0, 0, 255));
+            QVERIFY(picture.at<cv::Vec3b>(yUp ? H - 1 - 6 : 6, 105) != cv::Vec3b(0, 0, 255));
+            QCOMPARE(overlay.legendBox().empty(), !yUp); // "y up: row 0 at the bottom, ..."
+        }
+        QVERIFY(QString::fromLatin1(OverlayImage::flippedLegendText()).startsWith("y up: row 0 at the bottom"));
     }
 
     void batchOutToDevice() {

@@ -2,6 +2,8 @@
 // exit codes with one clear line on stderr for bad input.
 #include "tests/support/TestSupport.h"
 
+#include "core/algo/trace/TraceAlgorithm.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -104,6 +106,78 @@ private slots:
         }
     }
 
+    // The objective, widening and confidence in the JSON: ratio by default (mean_score is what it
+    // maximises, at least the sum objective's), --objective sum as the paper's; every leg says its length,
+    // mean score, iterations, widenings, background and confidence; params name the objective.
+    void objectiveJson() {
+        const QStringList ab = {"--from", "5,30", "--to", "84,33", "--points", "48", "--score", "ridge", "--json", "-"};
+        const auto ratio = test::runCli(QStringList{"trace", image_} + ab);
+        const auto sum = test::runCli(QStringList{"trace", image_} + ab + QStringList{"--objective", "sum", "--widen", "0"});
+        QCOMPARE(ratio.exitCode, 0);
+        QCOMPARE(sum.exitCode, 0);
+        const QJsonObject r = QJsonDocument::fromJson(ratio.out).object(), s = QJsonDocument::fromJson(sum.out).object();
+        QCOMPARE(r["params"].toObject()["objective"].toString(), QString("ratio"));
+        QCOMPARE(s["params"].toObject()["objective"].toString(), QString("sum"));
+        QCOMPARE(s["params"].toObject()["max_widenings"].toInt(), 0);
+        const QJsonObject rl = r["legs"].toArray()[0].toObject(), sl = s["legs"].toArray()[0].toObject();
+        for (const char* key : {"length", "mean_score", "iterations", "widened", "background_score", "confidence"}) {
+            QVERIFY2(rl.contains(key), key);
+            QVERIFY2(sl.contains(key), key);
+        }
+        QVERIFY(std::fabs(rl["mean_score"].toDouble() - rl["score"].toDouble() / rl["length"].toDouble()) < 1e-9);
+        QVERIFY(rl["mean_score"].toDouble() >= sl["mean_score"].toDouble() * (1 - 1e-9));
+        QVERIFY(rl["iterations"].toInt() >= 1);
+        QCOMPARE(sl["iterations"].toInt(), 1);
+        QCOMPARE(sl["widened"].toInt(), 0);
+        QVERIFY(rl["confidence"].toDouble() > 0.5 && rl["confidence"].toDouble() <= 1.0);
+    }
+
+    // --snap R moves the clicks onto the line (the given clicks stay in params.clicks); --width auto picks a
+    // width near the drawn line's (4 px) and says so.
+    void snapAndAutoWidth() {
+        const double x0 = 10, x1 = 80;
+        const double y0 = 30 + 8 * std::sin(x0 / 14.0), y1 = 30 + 8 * std::sin(x1 / 14.0);
+        const QString from = QString("%1,%2").arg(x0).arg(y0 + 3.5), to = QString("%1,%2").arg(x1).arg(y1 - 3);
+        const auto r = test::runCli({"trace", image_, "--from", from, "--to", to, "--score", "ridge", "--polarity",
+                                     "bright", "--snap", "5", "--width", "auto", "--points", "48", "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject params = doc["params"].toObject();
+        QCOMPARE(params["snap"].toDouble(), 5.0);
+        QVERIFY(params["width_auto"].toBool());
+        QVERIFY2(params["width"].toDouble() >= 2.5 && params["width"].toDouble() <= 6.5,
+                 qPrintable(QString::number(params["width"].toDouble())));
+        QVERIFY(std::fabs(params["clicks"].toArray()[0].toArray()[1].toDouble() - (y0 + 3.5)) < 1e-3); // as typed
+        const QJsonArray points = doc["points"].toArray();
+        for (const QJsonValue& p : {points.first(), points.last()}) {
+            const double x = p.toArray()[0].toDouble(), y = p.toArray()[1].toDouble();
+            QVERIFY2(std::fabs(y - 30 - 8 * std::sin(x / 14.0)) <= 1.5, qPrintable(QString("%1,%2").arg(x).arg(y)));
+        }
+        const QStringList ab = {"--from", "5,30", "--to", "60,30"};
+        for (const char* bad : {"-1", "nan", "x"}) {
+            const auto b = test::runCli(QStringList{"trace", image_} + ab + QStringList{"--snap", bad});
+            QCOMPARE(b.exitCode, 2);
+        }
+        QCOMPARE(test::runCli(QStringList{"trace", image_} + ab + QStringList{"--width", "wide"}).exitCode, 2);
+    }
+
+    // Sessions written before these fields still read: length and mean score derived, one iteration, no
+    // widening, a confident leg.
+    void olderResultJson() {
+        const Json old = Json::parse(R"({"score": 12, "legs": [{"from": [0, 0], "to": [4, 3], "half_width": 8,
+            "points": [[0, 0], [2, 1.5], [4, 3]], "guide_indices": [3], "score": 12, "segment_scores": [5, 7],
+            "optimum_score": 12}]})");
+        const TraceResult r = traceResultFromJson(old);
+        QCOMPARE(r.legs.size(), std::size_t(1));
+        QCOMPARE(r.legs[0].length, 5.0);
+        QCOMPARE(r.legs[0].meanScore, 12.0 / 5.0);
+        QCOMPARE(r.legs[0].iterations, 1);
+        QCOMPARE(r.legs[0].widened, 0);
+        QCOMPARE(r.legs[0].confidence, 1.0);
+        const TraceResult again = traceResultFromJson(traceResultJson(r));
+        QCOMPARE(again.legs[0].meanScore, r.legs[0].meanScore);
+    }
+
     void textAndOverlay() {
         const QString overlay = test::tempDir() + "/trace.png";
         const auto r = test::runCli({"trace", image_, "--from", "5,30", "--to", "84,30", "--points", "32", "--overlay", overlay});
@@ -141,6 +215,9 @@ private slots:
         QTest::newRow("bad point") << QStringList{"--from", "5", "--to", "60,30"} << 2 << "--from";
         QTest::newRow("unknown option") << (ab + QStringList{"--colour", "red"}) << 2 << "colour";
         QTest::newRow("too many points") << (ab + QStringList{"--points", "100000"}) << 2 << "at most";
+        QTest::newRow("objective") << (ab + QStringList{"--objective", "mean"}) << 2 << "objective";
+        QTest::newRow("widen -1") << (ab + QStringList{"--widen", "-1"}) << 2 << "widen";
+        QTest::newRow("widen 11") << (ab + QStringList{"--widen", "11"}) << 2 << "widen";
     }
     void badInput() {
         QFETCH(QStringList, args);

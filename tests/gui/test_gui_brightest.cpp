@@ -17,11 +17,13 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
 
+#include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPainter>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -288,8 +290,145 @@ private slots:
         QVERIFY2(runAndWait(module, [&] { module->run(); }, &message), qPrintable(message));
         QCOMPARE(module->regionLayer()->itemCount(), 0);
         QCOMPARE(module->model()->rowCount(), 0);
-        QVERIFY2(module->panel()->status().contains(QStringLiteral("No region has a positive sum")), qPrintable(module->panel()->status()));
+        // Why, in the panel, in the status bar and above the (empty) table of the results dock.
+        const QString why = QStringLiteral("No region: every pixel is at or below the pivot mean = 0 (the image maximum)");
+        QVERIFY2(module->panel()->status().contains(why), qPrintable(module->panel()->status()));
+        QVERIFY2(window.statusBar()->currentMessage().contains(why), qPrintable(window.statusBar()->currentMessage()));
+        ResultsDock* dock = window.resultsDock();
+        QVERIFY(dock->resultSetNote(0).contains(why));
+        QVERIFY(dock->noteLabel()->isVisibleTo(dock));
+        QVERIFY(dock->noteLabel()->text().contains(why));
+
+        // Everything excluded: said so.
+        module->addExclusionRectangle(QRect(0, 0, 40, 30));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
+        QVERIFY2(dock->noteLabel()->text().contains(QStringLiteral("No region: no pixel is left to search")),
+                 qPrintable(dock->noteLabel()->text()));
+        // A set with regions has no note; choosing the empty one again shows it.
+        module->clearExclusions();
+        setPivot(module->panel(), QStringLiteral("-1"));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
+        QCOMPARE(module->model()->rowCount(), 1);
+        QVERIFY(!dock->noteLabel()->isVisibleTo(dock));
+        dock->setCurrentResultSet(0);
+        QVERIFY(dock->noteLabel()->isVisibleTo(dock) && dock->noteLabel()->text().contains(why));
     }
+
+    // K is visible and used everywhere: the K field starts at a useful K, the menu entry names it, Enter in
+    // the panel's values runs the search, and Ctrl+B runs with the panel's K (not K = 1).
+    void kIsVisibleAndEnterRuns() {
+        MainWindow window({false, false});
+        showWindow(window);
+        std::mt19937 rng(21);
+        window.context().setImage(test::randomIntImage(60, 50, -50, 50, rng), QStringLiteral("random"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        BrightestModule* module = findModule(window);
+        BrightestPanel* panel = module->panel();
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QCOMPARE(panel->kBox()->value(), 10);
+        QAction* kAction = module->actions().at(1);
+        QCOMPARE(kAction->text(), QStringLiteral("K Brightest Regions (K = 10)"));
+        QCOMPARE(module->actions().at(0)->text(), QStringLiteral("Brightest Region (K = 1)"));
+        QCOMPARE(kAction->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_B));
+        QVERIFY(module->actions().at(0)->shortcut().isEmpty());
+
+        // Enter in K: the typed K runs.
+        panel->kBox()->setFocus();
+        panel->kBox()->selectAll();
+        QString message;
+        QVERIFY2(runAndWait(module, [&] {
+                     QTest::keyClicks(panel->kBox(), QStringLiteral("4"));
+                     QTest::keyClick(panel->kBox(), Qt::Key_Return);
+                 }, &message),
+                 qPrintable(message));
+        QCOMPARE(panel->kBox()->value(), 4);
+        QCOMPARE(kAction->text(), QStringLiteral("K Brightest Regions (K = 4)"));
+        QCOMPARE(module->runs().back().k, 4);
+        QCOMPARE(module->model()->rowCount(), 4);
+
+        // Enter in the percentile and in the number pivot runs too, with the value typed.
+        setPivot(panel, QStringLiteral("p90"));
+        panel->percentileBox()->selectAll();
+        QVERIFY2(runAndWait(module, [&] {
+                     QTest::keyClicks(panel->percentileBox(), QStringLiteral("95"));
+                     QTest::keyClick(panel->percentileBox(), Qt::Key_Enter);
+                 }, &message),
+                 qPrintable(message));
+        QCOMPARE(module->lastResults().front().pivotSpec.text(), std::string("p95"));
+        setPivot(panel, QStringLiteral("3"));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(panel->numberEdit(), Qt::Key_Return); }, &message), qPrintable(message));
+        QCOMPARE(module->lastResults().front().pivot, 3.0);
+        QCOMPARE(module->runs().size(), std::size_t(3));
+        // Enter in the sweep list runs the sweep.
+        panel->sweepEdit()->setText(QStringLiteral("0, 10"));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(panel->sweepEdit(), Qt::Key_Return); }, &message), qPrintable(message));
+        QVERIFY(module->runs().back().sweep);
+        QCOMPARE(module->lastResults().size(), std::size_t(2));
+
+        // Ctrl+B, typed in the window: the panel's K.
+        panel->kBox()->setValue(6);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY2(runAndWait(module, [&] { QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier); }, &message),
+                 qPrintable(message));
+        QCOMPARE(module->runs().back().k, 6);
+        QVERIFY(!module->runs().back().sweep);
+        QCOMPARE(module->model()->rowCount(), 6);
+    }
+
+    // An 8-bit image whose p99 is its maximum: the window takes the largest value below the maximum as the
+    // pivot (the saturated pixels are then the answer) and says so; an ROI inside the saturated area, whose
+    // pixels all equal the maximum, still gets an empty answer with its reason.
+    void saturatedPercentilePivot() {
+        MainWindow window({false, false});
+        showWindow(window);
+        std::mt19937 rng(17);
+        Image image = test::randomIntImage(100, 80, 0, 200, rng);
+        std::vector<std::uint8_t> samples(100 * 80);
+        int below = 0;
+        for (int y = 0; y < 80; ++y)
+            for (int x = 0; x < 100; ++x) {
+                const bool saturated = x >= 60 && x < 90 && y >= 20 && y < 50;
+                const int v = saturated ? 255 : static_cast<int>(image.value(x, y));
+                samples[static_cast<std::size_t>(y) * 100 + x] = static_cast<std::uint8_t>(v);
+                if (!saturated) below = std::max(below, v);
+            }
+        window.context().setImage(Image::fromSamples<std::uint8_t>(100, 80, std::move(samples)), QStringLiteral("saturated"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        BrightestModule* module = findModule(window);
+        setPivot(module->panel(), QStringLiteral("p99"));
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
+        const BrightestResult& r = module->lastResults().front();
+        QCOMPARE(r.pivot, double(below));
+        QCOMPARE(r.regions.size(), std::size_t(1));
+        QCOMPARE(QRect(r.regions[0].x, r.regions[0].y, r.regions[0].width, r.regions[0].height), QRect(60, 20, 30, 30));
+        const QString said = QStringLiteral("p99 = 255 is the image maximum, so no pixel lies above it: the pivot used is %1, "
+                                            "the largest value below the maximum.").arg(below);
+        QVERIFY2(window.statusBar()->currentMessage().contains(said), qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY2(module->panel()->status().contains(said), qPrintable(module->panel()->status()));
+        QVERIFY(window.resultsDock()->noteLabel()->text().contains(said));
+        QVERIFY(window.context().timingLog()->records().back().parameters.contains(QStringLiteral("pivot=p99 ")));
+        QVERIFY(window.context().timingLog()->records().back().parameters.contains(QStringLiteral("pivot_used=%1").arg(below)));
+
+        // Inside the saturated area every pixel is 255: nothing lies below the maximum to take.
+        module->setRoi(QRect(65, 25, 10, 10));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
+        QVERIFY(module->lastResults().front().regions.empty());
+        const QString why = QStringLiteral("No region: every pixel is at or below the pivot p99 = 255 (the maximum of the included pixels)");
+        QVERIFY2(window.statusBar()->currentMessage().contains(why), qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(window.resultsDock()->noteLabel()->text().contains(why));
+
+        // A number pivot is the user's own: not replaced, only explained.
+        module->clearRoi();
+        setPivot(module->panel(), QStringLiteral("255"));
+        QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
+        QVERIFY(module->lastResults().front().regions.empty());
+        QVERIFY2(window.resultsDock()->noteLabel()->text().contains(
+                     QStringLiteral("No region: every pixel is at or below the pivot 255 (the image maximum)")),
+                 qPrintable(window.resultsDock()->noteLabel()->text()));
+    }
+
 
     // The pectoral muscle (a polygon) and the film label (a rectangle) drawn with the tools on the synthetic
     // mammogram: the regions keep off them, and they are the regions the CLI finds with the same shapes.
@@ -379,6 +518,7 @@ private slots:
         BrightestPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         panel->sweepEdit()->setText(QStringLiteral("mean, p90 p95;p99"));
+        panel->kBox()->setValue(1); // the paper's figure: one rectangle per pivot (the sweep takes the panel's K)
         // As the paper does: the chest wall, the film label and the lead marker out of the way first.
         module->addExclusionPolygon(QPolygonF{QPointF(-1, -1), QPointF(306, -1), QPointF(-1, 636)});
         module->addExclusionRectangle(QRect(736, 864, 288, 160));

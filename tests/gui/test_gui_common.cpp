@@ -30,6 +30,8 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
+#include <QThreadPool>
 #include <QToolButton>
 
 #include <random>
@@ -264,14 +266,78 @@ private slots:
         QVERIFY(checkTints(sideBySide));
         QVERIFY(onB->isTintShown());
 
-        // A new A drops the result (tints, results) but keeps B, placed for the new A.
-        Image other = crop(loadImage(pathA_.toStdString()), QRect(0, 0, 100, 80));
-        window.context().setImage(std::move(other), QStringLiteral("smaller"));
+        // A new A closes the analysis: the result (tints, results) and image B go, nothing is drawn beside it.
+        QSignalSpy closed(module, &CommonComponentModule::secondImageChanged);
+        window.openFile(test::samplePath(QStringLiteral("synthetic-mammogram.png")));
+        GLINT_WAIT_FOR_IMAGE(window);
         QVERIFY(!module->result());
-        QVERIFY(!module->componentLayerA() && !module->componentLayerB());
-        QVERIFY(module->secondLayer());
-        QCOMPARE(module->secondLayer()->placement(), QPoint(100 + 4, 0)); // gap max(4, min(100, 280) / 50)
+        QVERIFY(!module->secondImage());
+        QVERIFY(module->secondImagePath().isEmpty());
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!module->componentLayerA() && !module->componentLayerB() && !module->secondLayer());
+        for (OverlayLayer* layer : window.context().layers()->layers())
+            QVERIFY2(!qobject_cast<SecondImageLayer*>(layer) && !qobject_cast<ComponentLayer*>(layer), qPrintable(layer->name()));
+        QVERIFY(canvas->extraContent().isEmpty());
         QCOMPARE(window.resultsDock()->resultSetCount(), 0);
+        QVERIFY(panel->secondImageLabel()->text().startsWith(QStringLiteral("None yet")));
+        // Find then asks for B again.
+        QVERIFY(!module->run());
+        QVERIFY(panel->summaryLabel()->text().contains(QStringLiteral("Open image B first")));
+    }
+
+    // B belongs to the analysis: removing its layer or the component's closes it; a B opened before any A
+    // is kept for the A opened next.
+    void secondImageGoesWithItsAnalysis() {
+        MainWindow window({false, false});
+        window.show();
+        std::mt19937 rng(8);
+        auto* module = findModule<CommonComponentModule>(window);
+        module->setSecondImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("B first"));
+        QVERIFY(module->secondImage());
+        window.context().setImage(test::randomIntImage(16, 12, 0, 3, rng), QStringLiteral("A"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(module->secondImage()); // adopted by the first A
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 10000);
+        QCOMPARE(module->secondPlacement(), QPoint(16 + 4, 0));
+
+        // Layers ▸ Remove on image B closes it.
+        window.context().layers()->remove(module->secondLayer());
+        QVERIFY(!module->secondImage());
+        QVERIFY(!module->secondLayer());
+        QVERIFY(window.canvas()->extraContent().isEmpty());
+
+        // Layers ▸ Remove on the component closes the analysis: result and B.
+        module->setSecondImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("B"));
+        module->setBackend(Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        QVERIFY(module->result() && module->result()->found);
+        window.context().layers()->remove(module->componentLayerA());
+        QVERIFY(!module->result());
+        QVERIFY(!module->componentLayerB());
+        QVERIFY(!module->secondImage() && !module->secondLayer());
+
+        // A new image B replaces the old one and its result.
+        module->setSecondImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("B1"));
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, 30000);
+        module->setSecondImage(test::randomIntImage(8, 6, 0, 3, rng), QStringLiteral("B2"));
+        QVERIFY(!module->result() && !module->componentLayerA());
+        QCOMPARE(module->secondImagePath(), QStringLiteral("B2"));
+        int secondLayers = 0;
+        for (OverlayLayer* layer : window.context().layers()->layers())
+            secondLayers += qobject_cast<SecondImageLayer*>(layer) != nullptr;
+        QCOMPARE(secondLayers, 1);
+
+        // A B still loading when a new A opens is not shown.
+        module->openSecondImage(pathB_);
+        window.context().setImage(test::randomIntImage(16, 12, 0, 3, rng), QStringLiteral("A2"));
+        QVERIFY(!module->secondImage() && !module->isLoadingSecond());
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(30000)); // the load has finished ...
+        QCoreApplication::processEvents();                          // ... and its answer was delivered
+        QVERIFY(!module->secondImage());
+        QVERIFY(!module->secondLayer());
     }
 
     // B is drawn with A's kind of display settings and its own limits.
@@ -385,6 +451,11 @@ private slots:
         QCOMPARE(module->model()->value(0, 3).toULongLong(), 0ull);
         QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("No common pixel")));
         QCOMPARE(window.context().timingLog()->records().size(), std::size_t(1));
+        // Why, in the results dock above the row and in the status bar (once the job has ended).
+        const QString why = QStringLiteral("No common pixel: no pixel of A matches B within the tolerance 0 at any of the");
+        QVERIFY(window.resultsDock()->noteLabel()->isVisibleTo(window.resultsDock()));
+        QVERIFY2(window.resultsDock()->noteLabel()->text().startsWith(why), qPrintable(window.resultsDock()->noteLabel()->text()));
+        QTRY_VERIFY(window.statusBar()->currentMessage().startsWith(why));
     }
 
     // Images of different sizes, tolerance and maximum shift, every CPU backend: the window shows what

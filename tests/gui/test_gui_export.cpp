@@ -10,12 +10,19 @@
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/docks/TimingDock.h"
 #include "core/export/CsvTable.h"
+#include "core/io/Georef.h"
 #include "ui/export/ExportResultsDialog.h"
 #include "ui/export/TimingExport.h"
 #include "ui/modules/CommonComponentLayers.h"
 #include "ui/modules/TraceTool.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPainter>
 #include <QStatusBar>
@@ -191,6 +198,23 @@ private slots:
         QVERIFY(qBlue(png.pixel(10, 5)) - qRed(png.pixel(10, 5)) < 10); // A outside it: grey
         const QRgb onB = png.pixel(124 + 30, 25);
         QVERIFY2(qBlue(onB) - qRed(onB) > 60, qPrintable(QColor(onB).name())); // B's side tinted too
+
+        // B belongs to that analysis: the pictures of the next image hold that image alone.
+        window.context().setImage(scene(90, 70, 6), QStringLiteral("next"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(!common->secondImage());
+        const QString next = QDir(dir_).filePath(QStringLiteral("next.png"));
+        QVERIFY(window.exports()->exportViewPng(next, {1.0}));
+        QCOMPARE(decodePng(next).size(), QSize(90, 70));
+        const QString nextSvg = QDir(dir_).filePath(QStringLiteral("next.svg"));
+        QVERIFY2(window.exports()->exportViewSvg(nextSvg, {1.0}), qPrintable(window.exports()->lastError()));
+        int images = 0;
+        for (const SvgShape& s : svgShapes(readAll(nextSvg)))
+            if (s.element == QLatin1String("image")) {
+                ++images;
+                QCOMPARE(s.box(), QRectF(0, 0, 90, 70));
+            }
+        QCOMPARE(images, 1);
     }
 
     // The SVG embeds the image at its full size and draws the rectangles and the trace as vectors at the
@@ -387,12 +411,19 @@ private slots:
         QVERIFY(readAll(visibleBase + QStringLiteral(".csv")).contains("\ntrace,1,"));
 
         // The dialog offers the same choice.
-        ExportResultsDialog dialog(all, false, QDir(dir_).filePath(QStringLiteral("first")));
+        ExportResultsDialog dialog(all, false, nullptr, QDir(dir_).filePath(QStringLiteral("first")));
         QCOMPARE(dialog.scopeBox()->count(), 4);
+        // Counted in words: "2 sets", "1 result set", never "set(s)".
+        QVERIFY2(dialog.scopeBox()->itemText(0).startsWith(QStringLiteral("All visible results (2 sets, ")), qPrintable(dialog.scopeBox()->itemText(0)));
+        QVERIFY(!dialog.scopeBox()->itemText(0).contains(QStringLiteral("(s)")));
+        QVERIFY(!dialog.geoJsonCrsBox()->isVisibleTo(&dialog)); // not georeferenced: GeoJSON in pixels, no choice
+        QCOMPARE(dialog.files().geoJsonCrs, GeoJsonCrs::Pixel);
         QVERIFY(dialog.scopeBox()->itemText(2).endsWith(QStringLiteral("(hidden)")));
         QCOMPARE(dialog.chosenSets().size(), 2);
         dialog.scopeBox()->setCurrentIndex(2);
         QCOMPARE(dialog.chosenSets().size(), 1);
+        QVERIFY2(dialog.summaryLabel()->text().endsWith(QStringLiteral(" from 1 result set.")), qPrintable(dialog.summaryLabel()->text()));
+        QVERIFY(!dialog.summaryLabel()->text().contains(QStringLiteral("(s)")));
         QCOMPARE(dialog.chosenSets().front().title, all[1].title);
         const ResultFiles files = dialog.files();
         QVERIFY(files.maskPng.isEmpty()); // no component: no mask
@@ -402,6 +433,59 @@ private slots:
         // Hiding the trace layer in the Layers dock takes it out of "all visible".
         module<TraceModule>(window)->layer()->setVisible(false);
         QCOMPARE(visibleResults(window.exports()->results()).size(), 1);
+    }
+
+    // A georeferenced image: the dialog offers the GeoJSON's coordinates as --geojson-crs does (the image's
+    // CRS, WGS 84, pixels), and the file written has them.
+    void geoJsonCrsChoice() {
+        if (!georefAvailable()) QSKIP("this build has no GDAL: no image is georeferenced");
+        MainWindow window({false, false});
+        brightest::showWindow(window);
+        Image image = scene(120, 90, 23);
+        // 10 m pixels of UTM zone 33N; the first pixel's corner at (500000, 5000000).
+        image.meta.georef = Georef::create({500000, 10, 0, 5000000, 0, -10}, "EPSG:32633");
+        QVERIFY(image.meta.georef && image.meta.georef->hasLonLat());
+        window.context().setImage(std::move(image), QStringLiteral("utm"));
+        GLINT_WAIT_FOR_IMAGE(window);
+        QString message;
+        QVERIFY2(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
+        const auto georef = window.context().image()->meta.georef;
+        ExportResultsDialog dialog(window.exports()->results(), false, georef, QDir(dir_).filePath(QStringLiteral("geo")));
+        QComboBox* crs = dialog.geoJsonCrsBox();
+        QVERIFY(crs->isVisibleTo(&dialog));
+        QCOMPARE(crs->count(), 3);
+        QVERIFY2(crs->itemText(0).contains(QStringLiteral("UTM zone 33N")), qPrintable(crs->itemText(0)));
+        QCOMPARE(dialog.files().geoJsonCrs, GeoJsonCrs::Image); // the default: what lines up in QGIS
+        const BrightestRegion& r = module<BrightestModule>(window)->lastResults().front().regions.front();
+        const auto firstPoint = [](const QByteArray& geojson) {
+            const QJsonArray ring = QJsonDocument::fromJson(geojson).object()["features"].toArray().first().toObject()
+                                        ["geometry"].toObject()["coordinates"].toArray().first().toArray();
+            const QJsonArray p = ring.first().toArray();
+            return QPointF(p[0].toDouble(), p[1].toDouble());
+        };
+        // The image's CRS: metres.
+        QVERIFY(window.exports()->exportResults(dialog.chosenSets(), dialog.files()));
+        const QPointF utm = firstPoint(readAll(dialog.files().geoJson));
+        QVERIFY2(utm.x() >= 500000 && utm.x() <= 501200 && utm.y() <= 5000000 && utm.y() >= 4999100,
+                 qPrintable(QStringLiteral("%1 %2").arg(utm.x()).arg(utm.y())));
+        // WGS 84: degrees, the same place.
+        crs->setCurrentIndex(crs->findData(static_cast<int>(GeoJsonCrs::Wgs84)));
+        QCOMPARE(dialog.files().geoJsonCrs, GeoJsonCrs::Wgs84);
+        QVERIFY(window.exports()->exportResults(dialog.chosenSets(), dialog.files()));
+        const QPointF ll = firstPoint(readAll(dialog.files().geoJson));
+        const auto expected = georef->mapToLonLat({utm.x(), utm.y()});
+        QVERIFY(expected);
+        QVERIFY2(std::abs(ll.x() - expected->lon) < 1e-9 && std::abs(ll.y() - expected->lat) < 1e-9,
+                 qPrintable(QStringLiteral("%1 %2 (region x %3)").arg(ll.x(), 0, 'f', 9).arg(ll.y(), 0, 'f', 9).arg(r.x)));
+        QVERIFY(std::abs(ll.x() - 15.0) < 0.1 && std::abs(ll.y() - 45.1) < 0.2);
+        // Pixels.
+        crs->setCurrentIndex(crs->findData(static_cast<int>(GeoJsonCrs::Pixel)));
+        QVERIFY(window.exports()->exportResults(dialog.chosenSets(), dialog.files()));
+        const QPointF px = firstPoint(readAll(dialog.files().geoJson));
+        QVERIFY(px.x() >= 0 && px.x() <= 120 && px.y() >= 0 && px.y() <= 90);
+        // GeoJSON not written: no coordinates to choose.
+        dialog.geoJsonCheck()->setChecked(false);
+        QVERIFY(!crs->isEnabled());
     }
 
     // The timing report: HTML, JSON and CSV beside each other, every run and every step with its time.

@@ -73,7 +73,13 @@ inline double turnDegrees(TracePoint p, TracePoint q, TracePoint r) {
     return std::atan2(std::fabs(ax * by - ay * bx), ax * bx + ay * by) * 180.0 / std::numbers::pi;
 }
 
-// The best score over every path (every index tuple), -inf when no path keeps its turns within the limit.
+// The objective's value of a path: its total score (sum) or its score per pixel of length (ratio).
+inline double objectiveValue(const TraceLeg& leg, const TraceParams& params) {
+    return params.objective == TraceObjective::Sum ? leg.score : leg.meanScore;
+}
+
+// The objective's best value over every path (every index tuple): the largest total score (sum) or the
+// largest score per pixel of length (ratio); -inf when no path keeps its turns within the limit.
 inline double bruteForceBest(const TraceField& field, TracePoint a, TracePoint b, const TraceParams& params) {
     const BruteGuides g(a, b, params);
     const int n = g.n, d = g.d;
@@ -96,7 +102,9 @@ inline double bruteForceBest(const TraceField& field, TracePoint a, TracePoint b
         if (ok) {
             double s = seg[0][idx[0]] + seg[n][idx[n - 1]];
             for (int k = 1; k < n; ++k) s += seg[k][idx[k - 1] * d + idx[k]];
-            best = std::max(best, s);
+            double length = 0.0;
+            for (int k = 0; k <= n; ++k) length += std::hypot(pts[k + 1].x - pts[k].x, pts[k + 1].y - pts[k].y);
+            best = std::max(best, params.objective == TraceObjective::Sum ? s : s / length);
         }
         int k = 0;
         while (k < n && ++idx[k] == d) idx[k++] = 0;
@@ -134,6 +142,11 @@ inline void verifyLeg(const TraceField& field, const TraceLeg& leg, TracePoint a
         total += s;
     }
     QVERIFY2(std::fabs(total - leg.score) <= 1e-6 * std::max(1.0, std::fabs(total)), "leg score is not the sum");
+    double length = 0.0;
+    for (int k = 0; k <= g.n; ++k)
+        length += std::hypot(leg.points[k + 1].x - leg.points[k].x, leg.points[k + 1].y - leg.points[k].y);
+    QVERIFY2(std::fabs(length - leg.length) <= 1e-9 * std::max(1.0, length), "leg length differs");
+    QVERIFY2(std::fabs(total / length - leg.meanScore) <= 1e-6 * std::max(1.0, total / length), "mean score differs");
 }
 
 // A random field given directly (no filtering): values in [-range, range].

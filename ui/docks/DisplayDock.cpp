@@ -7,12 +7,10 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -200,7 +198,6 @@ void DisplayDock::requestHistogram() {
     }
     if (!(high > low)) return;
     const glint::HistogramAxis axis = histogramAxis();
-    const quint64 generation = ++histogramGeneration_;
     pending_ = true;
     struct Outcome {
         glint::Histogram histogram;
@@ -209,26 +206,25 @@ void DisplayDock::requestHistogram() {
     const std::shared_ptr<const glint::Image> image = loaded.image;
     const bool levelsKnown = levelsKnown_;
     const std::optional<glint::LevelGrid> levels = levels_;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, image] {
-        watcher->deleteLater();
-        if (generation != histogramGeneration_ || image != context_.image()) return; // superseded
-        pending_ = false;
-        const Outcome outcome = watcher->result();
-        levels_ = outcome.levels;
-        levelsKnown_ = true;
-        if (!outcome.histogram.counts.empty()) histogram_->setHistogram(outcome.histogram);
-    });
-    watcher->setFuture(QtConcurrent::run([image, low, high, axis, levelsKnown, levels]() -> Outcome {
-        Outcome out;
-        out.levels = levelsKnown ? levels : glint::integerLevelGrid(*image);
-        try {
-            out.histogram = glint::computeAxisHistogram(*image, low, high, 512, axis, out.levels);
-        } catch (const std::exception&) {
-            // A degenerate range: keep the histogram shown.
-        }
-        return out;
-    }));
+    histogramJob_.start(
+        this,
+        [image, low, high, axis, levelsKnown, levels]() -> Outcome {
+            Outcome out;
+            out.levels = levelsKnown ? levels : glint::integerLevelGrid(*image);
+            try {
+                out.histogram = glint::computeAxisHistogram(*image, low, high, 512, axis, out.levels);
+            } catch (const std::exception&) {
+                // A degenerate range: keep the histogram shown.
+            }
+            return out;
+        },
+        [this, image](const Outcome& outcome) {
+            if (image != context_.image()) return; // computed for an image no longer shown
+            pending_ = false;
+            levels_ = outcome.levels;
+            levelsKnown_ = true;
+            if (!outcome.histogram.counts.empty()) histogram_->setHistogram(outcome.histogram);
+        });
 }
 
 void DisplayDock::applyToContext() {

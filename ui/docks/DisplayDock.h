@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/display/Histogram.h"
+#include "ui/jobs/LatestOnly.h"
 
 #include <QDockWidget>
 
@@ -61,7 +62,7 @@ private:
     QCheckBox* zoom_;
     bool syncing_ = false;
     bool pending_ = false;
-    quint64 histogramGeneration_ = 0;
+    LatestOnly histogramJob_;
     std::optional<glint::LevelGrid> levels_; // of the current image, found with its first histogram
     bool levelsKnown_ = false;
     std::pair<double, double> zoomedRange_{0.0, 0.0}; // the range last zoomed to

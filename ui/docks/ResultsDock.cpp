@@ -16,7 +16,7 @@
 namespace glint::ui {
 
 ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
-    : QDockWidget(tr("Results"), parent), canvas_(canvas), chooser_(new QComboBox), table_(new QTableView),
+    : QDockWidget(tr("Results"), parent), canvas_(canvas), chooser_(new QComboBox), note_(new QLabel), table_(new QTableView),
       proxy_(new QSortFilterProxyModel(this)) {
     setObjectName(QStringLiteral("ResultsDock"));
     auto* body = new QWidget;
@@ -24,6 +24,12 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     chooser_->setPlaceholderText(tr("No results yet: run an analysis from the Analyze menu"));
     layout->addWidget(chooser_);
+    note_->setObjectName(QStringLiteral("ResultNote"));
+    note_->setWordWrap(true);
+    note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    note_->setContentsMargins(2, 2, 2, 2);
+    note_->hide();
+    layout->addWidget(note_);
     layout->addWidget(table_);
     setWidget(body);
 
@@ -53,9 +59,9 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     connect(table_, &QTableView::doubleClicked, this, &ResultsDock::onRowActivated);
 }
 
-void ResultsDock::addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer) {
+void ResultsDock::addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer, const QString& note) {
     model->setParent(this);
-    sets_.append({title, model, layer});
+    sets_.append({title, model, layer, note});
     if (layer) {
         connect(layer, &OverlayLayer::selectionChanged, this, [this, layer](int item) {
             if (current_ >= 0 && sets_[current_].layer == layer) onLayerSelection(item);
@@ -74,6 +80,8 @@ void ResultsDock::clear() {
     }
     sets_.clear();
     current_ = -1;
+    note_->clear();
+    note_->hide();
 }
 
 void ResultsDock::setCurrentResultSet(int index) { chooser_->setCurrentIndex(index); }
@@ -103,6 +111,9 @@ void ResultsDock::fitColumnsSoon() {
 void ResultsDock::showSet(int index) {
     current_ = index >= 0 && index < sets_.size() ? index : -1;
     proxy_->setSourceModel(currentModel());
+    const QString note = current_ >= 0 ? sets_[current_].note : QString();
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
     table_->resizeColumnsToContents();
     if (OverlayLayer* layer = currentLayer()) onLayerSelection(layer->selected());
 }

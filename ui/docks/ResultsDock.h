@@ -8,6 +8,7 @@
 #include <QVector>
 
 class QComboBox;
+class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -23,12 +24,16 @@ public:
     explicit ResultsDock(ImageCanvas* canvas, QWidget* parent = nullptr);
 
     // Shows a new result set and makes it current. Takes ownership of the model; the layer (may be null)
-    // stays owned by the layer stack.
-    void addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer);
+    // stays owned by the layer stack. note: a line shown above the table while the set is current (why a
+    // result is empty, or how its parameters were chosen); empty for none.
+    void addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer, const QString& note = {});
     void clear();
     int resultSetCount() const { return static_cast<int>(sets_.size()); }
     int currentResultSet() const { return current_; }
     QString resultSetTitle(int index) const { return index >= 0 && index < sets_.size() ? sets_[index].title : QString(); }
+    QString resultSetNote(int index) const { return index >= 0 && index < sets_.size() ? sets_[index].note : QString(); }
+    // The current set's note, above the table (hidden when it has none).
+    QLabel* noteLabel() const { return note_; }
     void setCurrentResultSet(int index);
     ResultsModel* currentModel() const;
     OverlayLayer* currentLayer() const;
@@ -45,6 +50,7 @@ private:
         QString title;
         ResultsModel* model;
         QPointer<OverlayLayer> layer;
+        QString note;
     };
     void showSet(int index);
     void onRowSelected();
@@ -54,6 +60,7 @@ private:
 
     ImageCanvas* canvas_;
     QComboBox* chooser_;
+    QLabel* note_;
     QTableView* table_;
     QSortFilterProxyModel* proxy_;
     QVector<ResultSet> sets_;

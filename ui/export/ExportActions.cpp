@@ -129,8 +129,8 @@ void ExportActions::chooseViewSvg() {
 void ExportActions::chooseResults() {
     const auto image = window_.context().image();
     if (!image) return;
-    ExportResultsDialog dialog(results(), image->meta.wcs != nullptr, suggestedBase(QStringLiteral("-regions")),
-                               &window_);
+    ExportResultsDialog dialog(results(), image->meta.wcs != nullptr, image->meta.georef,
+                               suggestedBase(QStringLiteral("-regions")), &window_);
     if (dialog.exec() != QDialog::Accepted) return;
     lastDirectory_ = QFileInfo(dialog.files().csv.isEmpty() ? dialog.files().ds9 : dialog.files().csv).absolutePath();
     exportResults(dialog.chosenSets(), dialog.files());

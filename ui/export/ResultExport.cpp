@@ -60,10 +60,11 @@ QStringList writeResultFiles(const glint::Image& image, const QVector<Exportable
     std::vector<std::pair<QString, std::string>> outputs;
     glint::RegionWriteOptions options;
     options.ds9System = files.ds9System;
+    options.geoJsonCrs = files.geoJsonCrs;
     if (!files.ds9.isEmpty())
         outputs.emplace_back(files.ds9, glint::regionFileText(doc, glint::RegionFormat::Ds9, options));
     if (!files.geoJson.isEmpty())
-        outputs.emplace_back(files.geoJson, glint::regionFileText(doc, glint::RegionFormat::GeoJson));
+        outputs.emplace_back(files.geoJson, glint::regionFileText(doc, glint::RegionFormat::GeoJson, options));
     if (!files.csv.isEmpty()) outputs.emplace_back(files.csv, glint::regionFileText(doc, glint::RegionFormat::Csv));
     if (!files.maskPng.isEmpty()) {
         const ExportableResults* set = firstWithComponent(sets);

@@ -35,6 +35,8 @@ struct ResultFiles {
     QString csv;     // .csv
     QString maskPng; // .png: the first set with a common component
     glint::Ds9System ds9System = glint::Ds9System::Auto;
+    // GeoJSON coordinates (as --geojson-crs): Auto = the image's CRS when it is georeferenced, else pixels.
+    glint::GeoJsonCrs geoJsonCrs = glint::GeoJsonCrs::Auto;
 };
 
 // base "/data/run" -> /data/run.reg, run.geojson, run.csv, run-mask.png (the mask only when a set has one).

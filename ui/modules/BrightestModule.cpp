@@ -1,5 +1,6 @@
 #include "ui/modules/BrightestModule.h"
 
+#include "core/algo/maxsub/WorkArray.h"
 #include "ui/AppContext.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/canvas/ShapeTools.h"
@@ -13,7 +14,10 @@
 
 #include <QAction>
 #include <QListWidget>
+#include <QMainWindow>
 #include <QPushButton>
+#include <QSpinBox>
+#include <QStatusBar>
 
 #include <cmath>
 #include <exception>
@@ -48,6 +52,86 @@ QString pivotText(const glint::BrightestResult& r) {
     return r.pivotSpec.kind == glint::PivotSpec::Kind::Number ? spec : QStringLiteral("%1 = %2").arg(spec, number(r.pivot));
 }
 
+// The values a run looks at: the included pixels (in the ROI, not excluded, not blank), their maximum
+// and the largest value below it. One pass over the ROI through core's own work array, so that ROI,
+// exclusions and blanks are those the run uses.
+struct IncludedValues {
+    std::size_t count = 0;
+    double max = 0.0;
+    std::optional<double> belowMax;
+};
+
+IncludedValues includedValues(const glint::Image& image, glint::BrightestParams params, glint::JobControl& job) {
+    params.pivot = glint::PivotSpec{glint::PivotSpec::Kind::Number, 0.0}; // a = the value itself
+    const glint::WorkArray w = glint::prepareWorkArray(image, params);
+    IncludedValues out;
+    std::vector<double> row(static_cast<std::size_t>(w.cols));
+    for (int r = 0; r < w.rows; ++r) {
+        if ((r & 63) == 0) job.throwIfCancelled();
+        w.rowReal(r, row.data());
+        for (int c = 0; c < w.cols; ++c) {
+            if (w.isExcluded(r, c)) continue;
+            const double v = row[static_cast<std::size_t>(c)];
+            if (out.count++ == 0) {
+                out.max = v;
+            } else if (v > out.max) {
+                out.belowMax = out.max;
+                out.max = v;
+            } else if (v < out.max && (!out.belowMax || v > *out.belowMax)) {
+                out.belowMax = v;
+            }
+        }
+    }
+    return out;
+}
+
+bool integerImage(const glint::Image& image) {
+    return glint::isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
+}
+
+// How a run's pivot was chosen, when the window chose another than the panel's (see BrightestModule::start),
+// and what an empty answer needs to be explained.
+struct RunNotes {
+    std::optional<glint::PivotSpec> asked;   // the panel's pivot, when replaced
+    double askedValue = 0.0;                 // its value
+    std::optional<IncludedValues> included;  // for an empty answer (or a replaced pivot)
+    QString shown;                           // the note the results show (UI thread)
+};
+
+// Why a result has no region, as one sentence that starts "No region".
+QString emptyReason(const glint::BrightestResult& r, const IncludedValues& included, bool restricted) {
+    if (included.count == 0)
+        return restricted ? QObject::tr("No region: no pixel is left to search (the ROI lies in the exclusions, or its pixels are blank).")
+                          : QObject::tr("No region: every pixel is blank or excluded.");
+    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
+    if (r.pivot >= included.max) {
+        const QString what = r.pivot == included.max ? where : QObject::tr("above %1, %2").arg(where, number(included.max));
+        return QObject::tr("No region: every pixel is at or below the pivot %1 (%2). Choose a lower pivot.")
+            .arg(pivotText(r), what);
+    }
+    return QObject::tr("No region has a positive sum above the pivot %1.").arg(pivotText(r));
+}
+
+// The line a run's results carry in the results dock and the status bar: how the window chose the pivot,
+// or why the answer is empty; empty when there is nothing to say.
+QString runNote(const std::vector<glint::BrightestResult>& results, const RunNotes& notes, bool restricted) {
+    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
+    QStringList lines;
+    if (notes.asked && !results.empty())
+        lines << QObject::tr("%1 = %2 is %3, so no pixel lies above it: the pivot used is %4, the largest value below the maximum.")
+                     .arg(QString::fromStdString(notes.asked->text()), number(notes.askedValue), where,
+                          number(results.front().pivot));
+    const bool sweep = results.size() > 1;
+    for (const glint::BrightestResult& r : results) {
+        if (!r.regions.empty()) continue;
+        QString reason = notes.included ? emptyReason(r, *notes.included, restricted)
+                                        : QObject::tr("No region: every included pixel is at or below the pivot %1.").arg(pivotText(r));
+        if (sweep) reason = QObject::tr("Pivot %1: %2").arg(pivotText(r), reason);
+        lines << reason;
+    }
+    return lines.join(QLatin1Char(' '));
+}
+
 QString rectText(const QRect& r) {
     return QStringLiteral("x %1, y %2, %3 × %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
@@ -62,9 +146,11 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
       drawRoiAction_(new QAction(tr("Brightest: Draw ROI"), this)),
       excludeRectAction_(new QAction(tr("Brightest: Exclude Rectangle"), this)),
       excludePolygonAction_(new QAction(tr("Brightest: Exclude Polygon"), this)) {
-    brightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    brightestAction_->setStatusTip(tr("The rectangle with the largest sum of (value − pivot)"));
-    kBrightestAction_->setStatusTip(tr("The K brightest regions, with the panel's K and mode"));
+    // Ctrl+B runs what the panel shows (its K, pivot and mode); the K = 1 search is one menu entry away.
+    kBrightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    brightestAction_->setText(tr("Brightest Region (K = 1)"));
+    brightestAction_->setStatusTip(tr("Only the rectangle with the largest sum of (value − pivot)"));
+    showK(BrightestPanel::kDefaultK);
     connect(brightestAction_, &QAction::triggered, this, [this] {
         emit panelRequested();
         run(1);
@@ -98,7 +184,11 @@ QWidget* BrightestModule::createPanel() {
     if (panel_) return nullptr; // created once; the parameters dock owns it
     panel_ = new BrightestPanel;
     connect(panel_->runButton(), &QPushButton::clicked, kBrightestAction_, &QAction::trigger);
+    connect(panel_, &BrightestPanel::runRequested, kBrightestAction_, &QAction::trigger);
     connect(panel_->sweepButton(), &QPushButton::clicked, sweepAction_, &QAction::trigger);
+    connect(panel_, &BrightestPanel::sweepRequested, sweepAction_, &QAction::trigger);
+    connect(panel_->kBox(), &QSpinBox::valueChanged, this, &BrightestModule::showK);
+    showK(panel_->k());
     connect(panel_->drawRoiButton(), &QPushButton::clicked, drawRoiAction_, &QAction::trigger);
     connect(panel_->clearRoiButton(), &QPushButton::clicked, this, &BrightestModule::clearRoi);
     connect(panel_->excludeRectangleButton(), &QPushButton::clicked, excludeRectAction_, &QAction::trigger);
@@ -143,6 +233,13 @@ glint::BrightestParams BrightestModule::currentParams(int k) const {
     return params;
 }
 
+void BrightestModule::showK(int k) {
+    // The menu entry says which K it runs (the panel's), so that no run surprises.
+    kBrightestAction_->setText(tr("K Brightest Regions (K = %1)").arg(k));
+    kBrightestAction_->setIconText(tr("K Brightest Regions"));
+    kBrightestAction_->setStatusTip(tr("The %1 brightest regions, with the panel's pivot and mode (K is set in the panel)").arg(k));
+}
+
 bool BrightestModule::run(int k) { return start({}, k); }
 
 bool BrightestModule::runSweep() {
@@ -175,22 +272,57 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
     const QString parameters = parametersText(params, sweep);
     const std::shared_ptr<const glint::Image> image = ctx.image();
     auto results = std::make_shared<std::vector<glint::BrightestResult>>();
+    auto notes = std::make_shared<RunNotes>();
     JobRequest job;
     job.name = isSweep ? tr("Brightest region: pivot sweep") : name();
-    job.work = [image, params, sweep, backend, results](glint::JobControl& control) {
-        if (sweep.empty()) results->push_back(glint::runBrightest(*image, params, backend, control));
-        else *results = glint::runPivotSweep(*image, params, sweep, backend, control);
+    job.work = [image, params, sweep, backend, results, notes](glint::JobControl& control) {
+        if (!sweep.empty()) {
+            *results = glint::runPivotSweep(*image, params, sweep, backend, control);
+            for (const glint::BrightestResult& r : *results)
+                if (r.regions.empty()) {
+                    notes->included = includedValues(*image, params, control);
+                    break;
+                }
+            return;
+        }
+        results->push_back(glint::runBrightest(*image, params, backend, control));
+        if (!results->front().regions.empty()) return;
+        // Why nothing was found: the included pixels' maximum (one pass, only for an empty answer).
+        notes->included = includedValues(*image, params, control);
+        // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot:
+        // the window runs again with the largest value below the maximum as the pivot (the regions are
+        // then those of the maximum's pixels), and says so.
+        using Kind = glint::PivotSpec::Kind;
+        const IncludedValues& included = *notes->included;
+        const double pivot = results->front().pivot;
+        if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(*image) &&
+            included.count > 0 && pivot >= included.max && included.belowMax) {
+            notes->asked = params.pivot;
+            notes->askedValue = pivot;
+            glint::BrightestParams again = params;
+            again.pivot = glint::PivotSpec{Kind::Number, *included.belowMax};
+            results->front() = glint::runBrightest(*image, again, backend, control);
+        }
     };
-    job.done = [this, image, results, parameters, isSweep, k = params.k](glint::JobControl& control) {
+    const bool restricted = params.hasRoi || !exclusions_.isEmpty();
+    job.done = [this, image, results, notes, parameters, isSweep, restricted, k = params.k](glint::JobControl& control) {
         if (context().image() != image) return; // another image was opened meanwhile
         lastResults_ = *results;
-        if (isSweep) showSweep(*results, k, control, *image, parameters);
-        else showSingle(results->front(), k, control, *image, parameters);
+        const QString note = runNote(*results, *notes, restricted);
+        notes->shown = note;
+        // The timing record names the pivot that ran when the window chose another than the panel's.
+        const QString ran = notes->asked && !results->empty()
+                                ? parameters + QStringLiteral(" pivot_used=%1").arg(number(results->front().pivot))
+                                : parameters;
+        if (isSweep) showSweep(*results, k, control, *image, ran, note);
+        else showSingle(results->front(), k, control, *image, ran, note);
     };
     // This request's own outcome (the runner may run other modules' jobs before and after it).
     QPointer<BrightestModule> self(this);
-    job.finished = [self] {
-        if (self) emit self->runFinished();
+    job.finished = [self, notes] {
+        if (!self) return;
+        self->showNote(notes->shown); // after the window's "done" message, which it replaces
+        emit self->runFinished();
     };
     job.failed = [self](const QString& message) {
         if (self) self->fail(message);
@@ -243,7 +375,12 @@ void BrightestModule::retirePreviousRun() {
     runLayers_.clear();
 }
 
-void BrightestModule::presentSingle(const glint::BrightestResult& result, int k) {
+void BrightestModule::showNote(const QString& note) {
+    if (note.isEmpty()) return;
+    if (auto* window = qobject_cast<QMainWindow*>(context().window())) window->statusBar()->showMessage(note, 30000);
+}
+
+void BrightestModule::presentSingle(const glint::BrightestResult& result, int k, const QString& givenNote) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -267,7 +404,8 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k)
     regionLayer_ = layer;
     sweepLayer_ = nullptr;
     model_ = model;
-    if (ctx.results()) ctx.results()->addResultSet(title, model, layer);
+    const QString note = givenNote.isEmpty() ? runNote({result}, {}, false) : givenNote;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, layer, note);
     else model->deleteLater();
     runs_.push_back({runCount_, false, k, {result}, {layer}, title});
     lastResults_ = {result};
@@ -275,19 +413,16 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k)
 }
 
 void BrightestModule::showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job,
-                                 const glint::Image& image, const QString& parameters) {
-    presentSingle(result, k);
+                                 const glint::Image& image, const QString& parameters, const QString& note) {
+    presentSingle(result, k, note);
     context().timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
 
-    QString text = tr("Pivot %1.").arg(pivotText(result));
-    if (result.regions.empty())
-        text += QLatin1Char(' ') + tr("No region has a positive sum: every included pixel is at or below the pivot, "
-                                      "or everything is excluded.");
-    else if (result.regions.size() == 1)
+    QString text = note.isEmpty() ? tr("Pivot %1.").arg(pivotText(result)) : note;
+    if (result.regions.size() == 1)
         text += QLatin1Char(' ') + tr("Sum %1 over %2 × %3 pixels.").arg(sumText(result.regions.front()))
                                        .arg(result.regions.front().width)
                                        .arg(result.regions.front().height);
-    else
+    else if (result.regions.size() > 1)
         text += QLatin1Char(' ') + tr("%1 regions, sums %2 … %3.")
                                        .arg(result.regions.size())
                                        .arg(sumText(result.regions.front()), sumText(result.regions.back()));
@@ -298,7 +433,7 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
     panel_->setStatus(text);
 }
 
-void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& results, int k) {
+void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& results, int k, const QString& givenNote) {
     AppContext& ctx = context();
     retirePreviousRun();
     ++runCount_;
@@ -336,7 +471,8 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     regionLayer_ = nullptr;
     sweepLayer_ = legend;
     model_ = model;
-    if (ctx.results()) ctx.results()->addResultSet(title, model, legend);
+    const QString note = givenNote.isEmpty() ? runNote(results, {}, false) : givenNote;
+    if (ctx.results()) ctx.results()->addResultSet(title, model, legend, note);
     else model->deleteLater();
     runs_.push_back({runCount_, true, k, results, runLayers_, title});
     lastResults_ = results;
@@ -344,19 +480,20 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
 }
 
 void BrightestModule::showSweep(const std::vector<glint::BrightestResult>& results, int k, const glint::JobControl& job,
-                                const glint::Image& image, const QString& parameters) {
+                                const glint::Image& image, const QString& parameters, const QString& note) {
     AppContext& ctx = context();
-    presentSweep(results, k);
+    presentSweep(results, k, note);
     std::size_t rectangles = 0;
     for (const glint::BrightestResult& r : results) rectangles += r.regions.size();
     RunRecord record = RunRecord::fromJob(tr("Brightest region (pivot sweep)"), results.front().backend, job, image, parameters);
     ctx.timingLog()->add(record);
-    panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.")
+    panel_->setStatus(tr("Pivot sweep of %1 pivots: %2 rectangles. %3 on %4, %5 ms.%6")
                           .arg(results.size())
                           .arg(rectangles)
                           .arg(QString::fromLatin1(glint::backendName(results.front().backend)),
                                QString::fromStdString(results.front().device))
-                          .arg(job.timing().total(), 0, 'f', 1));
+                          .arg(job.timing().total(), 0, 'f', 1)
+                          .arg(note.isEmpty() ? QString() : QLatin1Char(' ') + note));
 }
 
 void BrightestModule::fail(const QString& message) {

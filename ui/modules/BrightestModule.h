@@ -89,13 +89,17 @@ private:
         QPolygonF points;
     };
     bool start(std::vector<glint::PivotSpec> sweep, int k);
+    // note: how the window chose the pivot, or why the answer is empty (results dock, status bar, panel).
     void showSingle(const glint::BrightestResult& result, int k, const glint::JobControl& job, const glint::Image& image,
-                    const QString& parameters);
+                    const QString& parameters, const QString& note);
     void showSweep(const std::vector<glint::BrightestResult>& results, int k, const glint::JobControl& job,
-                   const glint::Image& image, const QString& parameters);
-    // The layers, result rows and run record of a run (a finished one, or one read from a session).
-    void presentSingle(const glint::BrightestResult& result, int k);
-    void presentSweep(const std::vector<glint::BrightestResult>& results, int k);
+                   const glint::Image& image, const QString& parameters, const QString& note);
+    // The layers, result rows and run record of a run (a finished one, or one read from a session); an
+    // empty answer without a note gets a plain one.
+    void presentSingle(const glint::BrightestResult& result, int k, const QString& note = {});
+    void presentSweep(const std::vector<glint::BrightestResult>& results, int k, const QString& note = {});
+    void showNote(const QString& note); // in the status bar
+    void showK(int k);                  // in the K Brightest Regions action
     QString parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const;
     void retirePreviousRun();
     void refreshExclusions();

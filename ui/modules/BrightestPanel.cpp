@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -41,8 +42,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     auto* search = new QGroupBox(tr("Search"));
     auto* form = new QFormLayout(search);
     k_->setRange(1, kMaxK);
-    k_->setValue(1);
-    k_->setToolTip(tr("How many regions (1–%1)").arg(kMaxK));
+    k_->setValue(kDefaultK);
+    k_->setToolTip(tr("How many regions (1–%1); Enter runs the search").arg(kMaxK));
     form->addRow(tr("Regions (K)"), k_);
     mode_->addItem(tr("disjoint"), QStringLiteral("disjoint"));
     mode_->addItem(tr("overlap (K-MSP)"), QStringLiteral("overlap"));
@@ -112,10 +113,28 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     exclusionLayout->addLayout(listButtons);
     layout->addWidget(exclusionBox);
 
+    // Enter in a value runs the search with it (the spin boxes would otherwise swallow it).
+    k_->installEventFilter(this);
+    percentile_->installEventFilter(this);
+    connect(number_, &QLineEdit::returnPressed, this, &BrightestPanel::runRequested);
+    connect(sweep_, &QLineEdit::returnPressed, this, &BrightestPanel::sweepRequested);
+
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(status_);
     layout->addStretch(1);
+}
+
+bool BrightestPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        if ((key == Qt::Key_Return || key == Qt::Key_Enter) && (watched == k_ || watched == percentile_)) {
+            static_cast<QAbstractSpinBox*>(watched)->interpretText(); // the typed value, not the last one kept
+            emit runRequested();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 int BrightestPanel::k() const { return k_->value(); }

@@ -59,6 +59,17 @@ public:
     QPushButton* deleteExclusionButton() const { return deleteExclusion_; }
     QPushButton* clearExclusionsButton() const { return clearExclusions_; }
 
+    static constexpr int kDefaultK = 10; // a first answer worth looking at: the ten brightest regions
+
+signals:
+    // Enter in K, the percentile or the number pivot: run with these values (as the Find button does).
+    void runRequested();
+    // Enter in the sweep list.
+    void sweepRequested();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     QSpinBox* k_;
     QComboBox* mode_;

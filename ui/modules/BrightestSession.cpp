@@ -156,7 +156,7 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
         }
         for (const Run& run : runs)
             runCount_ = std::max(runCount_, run.number);
-        if (panel_ && !runs.empty()) panel_->setStatus(tr("%1 run(s) restored from the session.").arg(runs.size()));
+        if (panel_ && !runs.empty()) panel_->setStatus(runs.size() == 1 ? tr("1 run restored from the session.") : tr("%1 runs restored from the session.").arg(runs.size()));
     };
 }
 

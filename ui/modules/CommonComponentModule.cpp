@@ -20,11 +20,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <climits>
@@ -81,12 +79,8 @@ CommonComponentModule::CommonComponentModule(AppContext& context, QObject* paren
     });
     // B is drawn with A's kind of display settings (scale, colormap, limits mode) and its own limits.
     connect(&context, &AppContext::displaySettingsChanged, this, &CommonComponentModule::renderSecond);
-    connect(&context, &AppContext::imageChanged, this, [this] {
-        result_.reset(); // its layers went with the old A
-        if (panel_) panel_->setSummary({});
-        place();
-        updateActions();
-    });
+    connect(&context, &AppContext::imageChanged, this, &CommonComponentModule::onImageChanged);
+    connect(context.layers(), &LayerStack::aboutToRemove, this, &CommonComponentModule::onLayerRemoved);
     if (ImageCanvas* canvas = context.canvas()) {
         connect(canvas, &ImageCanvas::cursorMoved, this, &CommonComponentModule::showCursor);
         connect(canvas, &ImageCanvas::cursorLeft, this, [this] {
@@ -165,48 +159,43 @@ void CommonComponentModule::chooseSecondFile() {
 }
 
 void CommonComponentModule::openSecondImage(const QString& path) {
-    const quint64 generation = ++loadGeneration_;
+    takeOwner();
     if (panel_) panel_->setSummary(tr("Opening %1…").arg(QFileInfo(path).fileName()));
     struct Outcome {
         std::shared_ptr<const glint::Image> image;
         QString error;
     };
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        if (generation != loadGeneration_) return; // a newer one was asked for
-        shownGeneration_ = generation;
-        Outcome outcome = watcher->result();
-        if (outcome.image) {
-            showSecond(std::move(outcome.image), path);
-            return;
-        }
-        if (panel_) panel_->setSummary(tr("Cannot open image B: %1").arg(outcome.error), true);
-        if (auto* window = qobject_cast<QMainWindow*>(context().window()))
-            window->statusBar()->showMessage(outcome.error, 10000);
-        emit secondImageFailed(path, outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
-        Outcome out;
-        try {
-            out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
-        } catch (const std::bad_alloc&) {
-            out.error = tr("cannot open '%1': not enough memory").arg(path);
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+    loading_.start(
+        this,
+        [path]() -> Outcome {
+            Outcome out;
+            try {
+                out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
+            } catch (const std::bad_alloc&) {
+                out.error = tr("cannot open '%1': not enough memory").arg(path);
+            } catch (const std::exception& e) {
+                out.error = QString::fromStdString(e.what());
+            }
+            return out;
+        },
+        [this, path](Outcome outcome) {
+            if (outcome.image) return showSecond(std::move(outcome.image), path);
+            if (panel_) panel_->setSummary(tr("Cannot open image B: %1").arg(outcome.error), true);
+            if (auto* window = qobject_cast<QMainWindow*>(context().window()))
+                window->statusBar()->showMessage(outcome.error, 10000);
+            emit secondImageFailed(path, outcome.error);
+        });
 }
 
 void CommonComponentModule::setSecondImage(glint::Image image, const QString& path) {
-    shownGeneration_ = ++loadGeneration_;
+    loading_.drop();
     showSecond(std::make_shared<const glint::Image>(std::move(image)), path);
 }
 
 void CommonComponentModule::showSecond(std::shared_ptr<const glint::Image> image, const QString& path) {
     second_ = std::move(image);
     secondPath_ = path;
+    takeOwner();
     dropResult(); // it was B's predecessor's
     if (panel_) {
         panel_->setSecondImageText(secondDescription());
@@ -218,6 +207,58 @@ void CommonComponentModule::showSecond(std::shared_ptr<const glint::Image> image
     place();
     updateActions();
     emit secondImageChanged();
+}
+
+void CommonComponentModule::takeOwner() {
+    owner_ = context().image();
+    ownerSet_ = context().hasImage();
+}
+
+void CommonComponentModule::closeSecondImage() {
+    loading_.drop(); // a B still loading is dropped when it arrives
+    dropResult();
+    const bool had = second_ != nullptr;
+    second_.reset();
+    secondPath_.clear();
+    owner_.reset();
+    ownerSet_ = false;
+    if (OverlayLayer* layer = secondLayer_.data()) {
+        secondLayer_ = nullptr; // so that onLayerRemoved() does not take it for the user's removal
+        context().layers()->remove(layer);
+    }
+    if (panel_) {
+        panel_->setSecondImageText({});
+        panel_->setSummary({});
+        panel_->setCursorText({});
+    }
+    place();
+    updateActions();
+    if (had) emit secondImageChanged();
+}
+
+void CommonComponentModule::onImageChanged() {
+    result_.reset(); // its layers went with the old A
+    if (panel_) panel_->setSummary({});
+    if (second_ || isLoadingSecond()) {
+        // A new A ends the analysis B was opened for; a B opened before any A is this A's.
+        if (ownerSet_ && owner_.lock() != context().image()) {
+            closeSecondImage();
+            return;
+        }
+        takeOwner();
+    }
+    place();
+    updateActions();
+}
+
+void CommonComponentModule::onLayerRemoved(OverlayLayer* layer) {
+    // The user removed B or the component (Layers ▸ Remove): the analysis goes, B with it.
+    if (!layer) return;
+    if (layer == secondLayer_.data()) secondLayer_ = nullptr;
+    else if (layer == layerA_.data()) layerA_ = nullptr;
+    else if (layer == layerB_.data()) layerB_ = nullptr;
+    else return;
+    closeSecondImage();
 }
 
 bool CommonComponentModule::isSecondImageShown() const {
@@ -255,7 +296,7 @@ void CommonComponentModule::ensureSecondLayer() {
             secondLayer_->setFrame(secondDisplay_->frame());
         context().layers()->add(secondLayer_);
     }
-    // B lies under the component it shows; a layer re-created after the user removed it goes down again.
+    // B lies under the component it shows (a layer re-created after a new A removed the old one goes down again).
     LayerStack* layers = context().layers();
     int lowest = layers->indexOf(secondLayer_);
     for (OverlayLayer* l : {static_cast<OverlayLayer*>(layerA_.data()), static_cast<OverlayLayer*>(layerB_.data())})
@@ -314,6 +355,11 @@ bool CommonComponentModule::run() {
     job.cancelled = [self] {
         if (self && self->panel_) self->panel_->setSummary(tr("The search was cancelled."));
     };
+    job.finished = [self] { // after the window's "done" message: why nothing was found replaces it
+        if (!self || self->resultNote_.isEmpty()) return;
+        if (auto* window = qobject_cast<QMainWindow*>(self->context().window()))
+            window->statusBar()->showMessage(self->resultNote_, 30000);
+    };
     if (panel_) panel_->setSummary(tr("Searching…"));
     const bool started = ctx.jobs()->start(std::move(job));
     if (!started && panel_) panel_->setSummary(tr("Another analysis is running: cancel it first."), true);
@@ -322,8 +368,13 @@ bool CommonComponentModule::run() {
 
 void CommonComponentModule::dropResult() {
     result_.reset();
-    if (layerA_) context().layers()->remove(layerA_);
-    if (layerB_) context().layers()->remove(layerB_);
+    resultNote_.clear();
+    // The pointers are cleared first, so that onLayerRemoved() does not take this for the user's removal.
+    for (QPointer<ComponentLayer>* pointer : {&layerA_, &layerB_})
+        if (OverlayLayer* layer = pointer->data()) {
+            *pointer = nullptr;
+            context().layers()->remove(layer);
+        }
 }
 
 void CommonComponentModule::showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
@@ -368,7 +419,14 @@ void CommonComponentModule::presentResult(const std::shared_ptr<const glint::Com
                        0);
     else
         model_->addRow({tr("no common pixel"), {}, {}, qulonglong(0), {}, {}, {}, {}, tolerance, backend}, -1);
-    if (ctx.results()) ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_);
+    const QString note = r.found ? QString()
+                                 : tr("No common pixel: no pixel of A matches B within the tolerance %1 at any of the %2 "
+                                      "offsets searched.")
+                                       .arg(tolerance, 0, 'g', 6)
+                                       .arg(r.stats.offsets);
+    if (ctx.results())
+        ctx.results()->addResultSet(tr("Common component #%1 (%2)").arg(runs_).arg(backend), model_, layerA_, note);
+    resultNote_ = note;
 
     if (panel_) {
         const QString time = ms ? tr("%1 ms on %2").arg(*ms, 0, 'f', 1).arg(backend) : tr("restored from the session");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/algo/common/CommonComponent.h"
+#include "ui/jobs/LatestOnly.h"
 #include "ui/modules/AnalysisModule.h"
 
 #include <QPoint>
@@ -20,6 +21,7 @@ class CommonComponentPanel;
 class ComponentLayer;
 struct ComponentShape;
 class DisplayPipeline;
+class OverlayLayer;
 class ResultsModel;
 class SecondImageLayer;
 
@@ -43,13 +45,18 @@ public:
     std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
 
     // --- Image B
+    // B belongs to the analysis of the image current when it was opened (A): it is closed, with the result,
+    // when another image A is opened or when the user removes its layer or the component's. A B opened
+    // before any A belongs to the next A opened. Sessions restore it with their A.
     // Loads off the UI thread: secondImageChanged() on success, secondImageFailed() (B kept) otherwise.
     void openSecondImage(const QString& path);
     // An image made in memory, shown at once (tests, generated pairs).
     void setSecondImage(glint::Image image, const QString& path);
+    // Closes B (and drops the result it took part in); a B still loading is not shown.
+    void closeSecondImage();
     std::shared_ptr<const glint::Image> secondImage() const { return second_; }
     QString secondImagePath() const { return secondPath_; }
-    bool isLoadingSecond() const { return loadGeneration_ != shownGeneration_; }
+    bool isLoadingSecond() const { return loading_.busy(); }
     // B is loaded and its frame, for the current display settings, is the one the canvas paints.
     bool isSecondImageShown() const;
 
@@ -88,6 +95,9 @@ private:
     void renderSecond();
     void ensureSecondLayer();
     void dropResult();
+    void onImageChanged();
+    void onLayerRemoved(OverlayLayer* layer);
+    void takeOwner(); // B belongs to the current A from now on
     void showResult(const std::shared_ptr<const glint::CommonComponentResult>& result,
                     const std::shared_ptr<const ComponentShape>& shape, glint::Backend resolved, double tolerance,
                     const glint::JobControl& job);
@@ -116,13 +126,16 @@ private:
 
     std::shared_ptr<const glint::Image> second_;
     QString secondPath_;
-    quint64 loadGeneration_ = 0;
-    quint64 shownGeneration_ = 0;
+    // The A that B (shown or loading) belongs to; ownerSet_ false: B came before any A.
+    std::weak_ptr<const glint::Image> owner_;
+    bool ownerSet_ = false;
+    LatestOnly loading_;
     glint::CommonComponentParams params_;
     glint::Backend backend_ = glint::Backend::Auto;
     std::shared_ptr<const glint::CommonComponentResult> result_;
     double resultTolerance_ = 0.0; // the tolerance the shown result was found with
     QString resultBackend_;
+    QString resultNote_; // why the shown result is empty (no common pixel), for the status bar
     // The shown result as session JSON, kept so that autosaves do not compress a large mask again.
     mutable std::shared_ptr<const glint::CommonComponentResult> savedResult_;
     mutable QJsonObject savedResultJson_;

@@ -107,12 +107,7 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
         if (b) {
             showSecond(b, QString::fromStdString(b->meta.path));
         } else if (second_) { // the session had no image B: neither does the window now
-            dropResult();
-            second_.reset();
-            secondPath_.clear();
-            if (secondLayer_) context().layers()->remove(secondLayer_);
-            if (panel_) panel_->setSecondImageText({});
-            place();
+            closeSecondImage();
         }
         if (result) {
             runs_ = std::max(0, runs - 1);

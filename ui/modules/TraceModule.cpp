@@ -407,9 +407,9 @@ void TraceModule::completeTrace() {
     merged.setDevice(s->device);
     context().timingLog()->add(RunRecord::fromJob(QStringLiteral("trace"), s->backend, merged, *s->image,
                                                   s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)));
-    showMessage(tr("Trace #%1: %2 leg(s), %3 px, score %4 (%5, %6 ms)")
+    showMessage(tr("Trace #%1: %2, %3 px, score %4 (%5, %6 ms)")
                     .arg(id)
-                    .arg(s->legs.size())
+                    .arg(s->legs.size() == 1 ? tr("1 leg") : tr("%1 legs").arg(s->legs.size()))
                     .arg(length, 0, 'f', 1)
                     .arg(result.score, 0, 'g', 6)
                     .arg(QLatin1String(glint::backendName(s->backend)))

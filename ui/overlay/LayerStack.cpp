@@ -34,6 +34,8 @@ void LayerStack::add(OverlayLayer* layer) {
 
 void LayerStack::remove(OverlayLayer* layer) {
     if (!layers_.contains(layer)) return;
+    emit aboutToRemove(layer);
+    if (!layers_.contains(layer)) return; // a receiver removed it already
     delete layer; // the destroyed() handler takes it off the list
 }
 

@@ -18,7 +18,7 @@ public:
 
     // Takes ownership; the layer is drawn above those already there.
     void add(OverlayLayer* layer);
-    // Deletes the layer.
+    // Deletes the layer (aboutToRemove() first; removeImageLayers() and the destructor do not emit it).
     void remove(OverlayLayer* layer);
     void move(OverlayLayer* layer, int newIndex);
     // Deletes every layer marked removedWithImage().
@@ -34,6 +34,8 @@ public:
 
 signals:
     void layersChanged();  // added, removed, reordered, renamed, shown, hidden, recoloured
+    // remove() is about to delete this layer (the Layers dock's Remove, or a module dropping its own).
+    void aboutToRemove(glint::ui::OverlayLayer* layer);
     void repaintNeeded();
 
 private:

@@ -15,10 +15,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 #include <functional>
@@ -214,7 +212,7 @@ void SessionManager::open(const QString& path) {
 }
 
 void SessionManager::open(const QJsonObject& document, const QString& directory, const QString& label) {
-    const quint64 generation = ++generation_;
+    loading_.drop(); // an open() still loading is superseded, even if this one fails
     Plan plan;
     try {
         plan = readPlan(document, window_.modules());
@@ -238,79 +236,75 @@ void SessionManager::open(const QJsonObject& document, const QString& directory,
     if (!missing.isEmpty())
         return fail(label, tr("the session's image file is missing: %1").arg(missing.join(QStringLiteral(", "))));
 
-    opening_ = true;
-    auto* watcher = new QFutureWatcher<Loaded>(this);
-    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, generation, plan] {
-        watcher->deleteLater();
-        if (generation != generation_) return; // a newer open() took over
-        opening_ = false;
-        Loaded loaded = watcher->result();
-        if (!loaded.error.isEmpty()) return fail(plan.label, loaded.error);
-        const LoadedImage& main = *loaded.main;
-        if (main.image->width() != plan.mainSize.width() || main.image->height() != plan.mainSize.height())
-            return fail(plan.label,
-                        tr("'%1' is %2 × %3 pixels now, %4 × %5 when the session was saved: it is not the same image")
-                            .arg(plan.mainPath)
-                            .arg(main.image->width())
-                            .arg(main.image->height())
-                            .arg(plan.mainSize.width())
-                            .arg(plan.mainSize.height()));
-        std::vector<std::function<void()>> apply;
-        try {
-            for (AnalysisModule* module : window_.modules()) {
-                const QString key = module->sessionKey();
-                if (key.isEmpty() || !plan.modules.contains(key)) continue;
-                SessionImages images = loaded.inputs.value(key);
-                images.insert(QString(), main.image);
-                if (auto f = module->prepareSession(plan.modules[key].toObject(), images))
-                    apply.push_back(std::move(f));
+    loading_.start(
+        this,
+        [plan]() -> Loaded {
+            Loaded out;
+            try {
+                out.main =
+                    LoadedImage::prepare(glint::loadImage(plan.mainPath.toStdString(), plan.mainOptions), plan.mainPath);
+                for (auto it = plan.inputs.cbegin(); it != plan.inputs.cend(); ++it)
+                    for (auto input = it.value().cbegin(); input != it.value().cend(); ++input)
+                        out.inputs[it.key()].insert(
+                            input.key(), std::make_shared<const glint::Image>(
+                                             glint::loadImage(input.value().path.toStdString(), input.value().options)));
+            } catch (const std::bad_alloc&) {
+                out.error = QObject::tr("not enough memory to open the session's images");
+            } catch (const std::exception& e) {
+                out.error = QString::fromStdString(e.what());
             }
-        } catch (const std::exception& e) {
-            return fail(plan.label, QString::fromStdString(e.what()));
-        }
-        AppContext& ctx = window_.context();
-        ctx.jobs()->cancel(); // a running analysis is for the image that goes now
-        ctx.showPrepared(std::move(*loaded.main));
-        for (const auto& f : apply)
-            f();
-        ctx.setDisplaySettings(plan.display);
-        applyLayers(*ctx.layers(), plan.layers);
-        ImageCanvas* canvas = window_.canvas();
-        if (plan.view.fit) {
-            canvas->fitToWindow();
-        } else {
-            canvas->setScaleAt(plan.view.scale, QRectF(canvas->rect()).center());
-            canvas->centerOn(plan.view.centre);
-        }
-        ctx.timingLog()->clear();
-        for (const RunRecord& r : plan.timing)
-            ctx.timingLog()->add(r);
-        if (ResultsDock* results = window_.resultsDock())
-            for (int i = 0; i < results->resultSetCount(); ++i)
-                if (results->resultSetTitle(i) == plan.currentResults) results->setCurrentResultSet(i);
-        emit opened(plan.label);
-    });
-    watcher->setFuture(QtConcurrent::run([plan]() -> Loaded {
-        Loaded out;
-        try {
-            out.main =
-                LoadedImage::prepare(glint::loadImage(plan.mainPath.toStdString(), plan.mainOptions), plan.mainPath);
-            for (auto it = plan.inputs.cbegin(); it != plan.inputs.cend(); ++it)
-                for (auto input = it.value().cbegin(); input != it.value().cend(); ++input)
-                    out.inputs[it.key()].insert(
-                        input.key(), std::make_shared<const glint::Image>(
-                                         glint::loadImage(input.value().path.toStdString(), input.value().options)));
-        } catch (const std::bad_alloc&) {
-            out.error = QObject::tr("not enough memory to open the session's images");
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+            return out;
+        },
+        [this, plan](Loaded loaded) {
+            if (!loaded.error.isEmpty()) return fail(plan.label, loaded.error);
+            const LoadedImage& main = *loaded.main;
+            if (main.image->width() != plan.mainSize.width() || main.image->height() != plan.mainSize.height())
+                return fail(plan.label,
+                            tr("'%1' is %2 × %3 pixels now, %4 × %5 when the session was saved: it is not the same image")
+                                .arg(plan.mainPath)
+                                .arg(main.image->width())
+                                .arg(main.image->height())
+                                .arg(plan.mainSize.width())
+                                .arg(plan.mainSize.height()));
+            std::vector<std::function<void()>> apply;
+            try {
+                for (AnalysisModule* module : window_.modules()) {
+                    const QString key = module->sessionKey();
+                    if (key.isEmpty() || !plan.modules.contains(key)) continue;
+                    SessionImages images = loaded.inputs.value(key);
+                    images.insert(QString(), main.image);
+                    if (auto f = module->prepareSession(plan.modules[key].toObject(), images))
+                        apply.push_back(std::move(f));
+                }
+            } catch (const std::exception& e) {
+                return fail(plan.label, QString::fromStdString(e.what()));
+            }
+            AppContext& ctx = window_.context();
+            ctx.jobs()->cancel(); // a running analysis is for the image that goes now
+            ctx.showPrepared(std::move(*loaded.main));
+            for (const auto& f : apply)
+                f();
+            ctx.setDisplaySettings(plan.display);
+            applyLayers(*ctx.layers(), plan.layers);
+            ImageCanvas* canvas = window_.canvas();
+            if (plan.view.fit) {
+                canvas->fitToWindow();
+            } else {
+                canvas->setScaleAt(plan.view.scale, QRectF(canvas->rect()).center());
+                canvas->centerOn(plan.view.centre);
+            }
+            ctx.timingLog()->clear();
+            for (const RunRecord& r : plan.timing)
+                ctx.timingLog()->add(r);
+            if (ResultsDock* results = window_.resultsDock())
+                for (int i = 0; i < results->resultSetCount(); ++i)
+                    if (results->resultSetTitle(i) == plan.currentResults) results->setCurrentResultSet(i);
+            emit opened(plan.label);
+        });
 }
 
 void SessionManager::fail(const QString& label, const QString& message) {
-    opening_ = false;
+    loading_.drop();
     emit failed(label, message);
 }
 

@@ -5,6 +5,8 @@
 // them and every module's state have been read: a missing file leaves the window as it was.
 #pragma once
 
+#include "ui/jobs/LatestOnly.h"
+
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -33,7 +35,7 @@ public:
     // The same from a document already read (the autosave's); image files not found where the document
     // says are looked for in `directory` (the session file's folder), by name.
     void open(const QJsonObject& document, const QString& directory, const QString& label);
-    bool isOpening() const { return opening_; }
+    bool isOpening() const { return loading_.busy(); }
 
 signals:
     void opened(const QString& label);
@@ -43,8 +45,7 @@ private:
     void fail(const QString& label, const QString& message);
 
     MainWindow& window_;
-    quint64 generation_ = 0;
-    bool opening_ = false;
+    LatestOnly loading_;
 };
 
 } // namespace glint::ui

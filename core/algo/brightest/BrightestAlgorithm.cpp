@@ -2,6 +2,7 @@
 #include "core/algo/brightest/BrightestAlgorithm.h"
 
 #include "core/algo/Algorithm.h"
+#include "core/algo/brightest/AutoExclude.h"
 #include "core/algo/ResultJson.h"
 #include "core/display/Display.h"
 #include "core/export/CatalogWriter.h"
@@ -10,9 +11,11 @@
 #include "core/util/Errors.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -58,7 +61,29 @@ public:
         Json doc = brightestResultJson(result_);
         doc["image"] = {{"path", path_}, {"width", result_.imageWidth}, {"height", result_.imageHeight}};
         doc["k"] = k_;
+        if (autoExclusions_) {
+            Json shapes = Json::array();
+            for (const AutoExclusion& e : autoExclusions_->shapes) {
+                Json shape = {{"kind", autoExclusionKindName(e.kind)}};
+                if (e.isRect) {
+                    shape["rect"] = {e.rect.x, e.rect.y, e.rect.width, e.rect.height};
+                } else {
+                    Json points = Json::array();
+                    for (const auto& [x, y] : e.polygon.points) points.push_back({x, y});
+                    shape["polygon"] = std::move(points);
+                }
+                shapes.push_back(std::move(shape));
+            }
+            doc["auto_exclusions"] = {{"mode", "mammogram"},
+                                      {"note", autoExclusions_->note},
+                                      {"ms", autoExclusionMs_},
+                                      {"shapes", std::move(shapes)}};
+        }
         return doc;
+    }
+    void setAutoExclusions(MammogramExclusions e, double ms) {
+        autoExclusions_ = std::move(e);
+        autoExclusionMs_ = ms;
     }
 
     std::vector<std::vector<std::string>> csvRows() const override {
@@ -154,6 +179,8 @@ private:
     BrightestResult result_;
     int k_;
     std::string path_;
+    std::optional<MammogramExclusions> autoExclusions_;
+    double autoExclusionMs_ = 0.0;
 };
 
 class BrightestTask final : public AlgorithmTask {
@@ -163,9 +190,21 @@ public:
                                           JobControl& job) const override {
         // runBrightest sets the algorithm's total itself, without the GPU's one-time set-up (reported
         // apart as timing_ms.device_init / device_wait).
-        return std::make_unique<BrightestOutcome>(runBrightest(*inputs.image, params_, backend, job), params_.k,
-                                                  inputs.path);
+        BrightestParams params = params_;
+        MammogramExclusions found;
+        double autoMs = 0.0;
+        if (autoExclude_ == AutoExcludeMode::Mammogram) {
+            const auto start = std::chrono::steady_clock::now();
+            found = mammogramAutoExclusions(*inputs.image); // --auto-exclude: appended to the user's shapes
+            autoMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            appendAutoExclusions(found, params);
+        }
+        auto outcome = std::make_unique<BrightestOutcome>(runBrightest(*inputs.image, params, backend, job), params_.k,
+                                                          inputs.path);
+        if (autoExclude_ == AutoExcludeMode::Mammogram) outcome->setAutoExclusions(found, autoMs);
+        return outcome;
     }
+    AutoExcludeMode autoExclude_ = AutoExcludeMode::None;
 
 private:
     BrightestParams params_;
@@ -180,11 +219,12 @@ public:
     const char* synopsis() const override {
         return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
                "          [--min-snr S] [--min-area A] [--max-size P] [--mode disjoint|overlap]\n"
-               "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...";
+               "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
+               "          [--auto-exclude mammogram|none]";
     }
     std::vector<std::string> options() const override {
-        return {"--pivot",   "--k",        "--mode",     "--roi",    "--exclude", "--exclude-polygon",
-                "--threshold", "--mesh",   "--min-snr",  "--min-area", "--max-size"};
+        return {"--pivot",     "--k",    "--mode",    "--roi",      "--exclude",  "--exclude-polygon",
+                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size"};
     }
     std::vector<std::string> outputOptions() const override { return {"--catalog"}; }
     std::string outputPlaceholder(const std::string&) const override { return "OUT.fits|OUT.csv"; }
@@ -222,7 +262,9 @@ public:
             for (std::size_t i = 0; i + 1 < xy.size(); i += 2) polygon.points.emplace_back(xy[i], xy[i + 1]);
             params.excludePolygons.push_back(std::move(polygon));
         }
-        return std::make_unique<BrightestTask>(std::move(params));
+        auto task = std::make_unique<BrightestTask>(std::move(params));
+        if (auto v = a.value("--auto-exclude")) task->autoExclude_ = parseAutoExcludeMode(*v);
+        return task;
     }
 };
 

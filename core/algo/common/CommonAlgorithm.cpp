@@ -49,6 +49,7 @@ public:
         doc["images"] = images_;
         doc.update(commonResultJson(result_));
         doc["tolerance"] = params_.tolerance;
+        doc["normalize"] = commonNormalizeName(params_.normalize);
         doc["max_shift"] = params_.maxShift >= 0 ? Json(params_.maxShift) : Json(nullptr);
         return doc;
     }
@@ -78,8 +79,24 @@ public:
                 << r.bboxX << "," << r.bboxY << " " << r.bboxWidth << "x" << r.bboxHeight << ")\n";
         else
             out << "no common component: no pixel of A matches B at any offset searched\n";
+        const CommonComponentConfidence& c = r.confidence;
+        if (r.found) {
+            out << "  " << commonPlacementSentence(r) << "; covers " << formatNumber(100.0 * c.coverage) << "% of the "
+                << c.overlapArea << "-pixel overlap";
+            if (c.hasRunnerUp)
+                out << "; runner-up " << c.runnerUpSize << " px at dx " << c.runnerUp.dx << ", dy " << c.runnerUp.dy;
+            out << "\n";
+        }
+        if (r.found && !c.reliable)
+            out << "  not reliable: below " << formatNumber(100.0 * kCommonReliableCoverage)
+                << "% of the overlap, so the images may not share this region\n";
+        if (params_.normalize == CommonNormalize::Linear)
+            out << "  B normalised: B' = " << formatNumber(c.gain) << " * B + " << formatNumber(c.bias) << "\n";
+        else if (params_.normalize == CommonNormalize::Rank)
+            out << "  B normalised by rank (histogram matching)\n";
         out << "  " << backendName(backend_) << " on " << device_ << ", " << totalMs << " ms, " << r.stats.offsets
-            << " offsets, " << r.stats.labelled << " labelled\n";
+            << " offsets, " << r.stats.labelled << " labelled, phase-correlation peak " << formatNumber(c.registrationPeak)
+            << "\n";
     }
 
     void writeOverlay(const std::string& path, const AlgorithmInputs& inputs) const override {
@@ -166,9 +183,9 @@ class CommonAlgorithm final : public Algorithm {
 public:
     const char* name() const override { return "common"; }
     const char* summary() const override { return "the largest 4-connected component two images share at some offset"; }
-    const char* synopsis() const override { return "[--tolerance T] [--max-shift S]"; }
+    const char* synopsis() const override { return "[--tolerance T] [--max-shift S] [--normalize none|linear|rank]"; }
     int imageCount() const override { return 2; }
-    std::vector<std::string> options() const override { return {"--tolerance", "--max-shift"}; }
+    std::vector<std::string> options() const override { return {"--tolerance", "--max-shift", "--normalize"}; }
     std::vector<std::string> outputOptions() const override { return {"--mask"}; }
     std::vector<std::string> csvColumns() const override {
         return {"reference", "backend", "found", "dx", "dy", "size", "bbox_x", "bbox_y", "bbox_width", "bbox_height",
@@ -181,6 +198,13 @@ public:
             if (params.tolerance < 0) throw UsageError("option '--tolerance' must be 0 or more");
         }
         if (auto v = a.value("--max-shift")) params.maxShift = parseInteger(*v, "--max-shift", 0, INT_MAX);
+        if (auto v = a.value("--normalize")) {
+            try {
+                params.normalize = parseCommonNormalize(*v);
+            } catch (const UsageError& e) {
+                throw UsageError(std::string("option '--normalize': ") + e.what());
+            }
+        }
         return std::make_unique<CommonTask>(params);
     }
 };
@@ -197,6 +221,15 @@ Json commonResultJson(const CommonComponentResult& r) {
     doc["offsets"] = {{"searched", r.stats.offsets},           {"pruned_by_area", r.stats.prunedByArea},
                       {"pruned_by_bound", r.stats.prunedByBound}, {"pruned_by_count", r.stats.prunedByCount},
                       {"labelled", r.stats.labelled},           {"seed_candidates", r.stats.seedCandidates}};
+    const CommonComponentConfidence& c = r.confidence;
+    doc["overlap_area"] = c.overlapArea;
+    doc["coverage"] = c.coverage;
+    doc["reliable"] = c.reliable;
+    doc["placement"] = commonPlacementSentence(r);
+    doc["runner_up"] = c.hasRunnerUp ? Json{{"dx", c.runnerUp.dx}, {"dy", c.runnerUp.dy}, {"size", c.runnerUpSize}}
+                                     : Json(nullptr);
+    doc["registration"] = c.registered ? Json{{"peak", c.registrationPeak}} : Json(nullptr);
+    doc["normalization"] = {{"gain", c.gain}, {"bias", c.bias}};
     return doc;
 }
 
@@ -220,6 +253,38 @@ CommonComponentResult commonResultFromJson(const Json& json) {
     r.stats.prunedByCount = count("pruned_by_count");
     r.stats.labelled = count("labelled");
     r.stats.seedCandidates = count("seed_candidates");
+    // The confidence fields came later: documents without them stay readable.
+    CommonComponentConfidence& c = r.confidence;
+    if (json.contains("overlap_area")) {
+        const std::int64_t area = integer(json["overlap_area"], what + ".overlap_area");
+        if (area < 0) fail(what + ".overlap_area", "a pixel count");
+        c.overlapArea = static_cast<std::uint64_t>(area);
+    }
+    if (json.contains("coverage")) {
+        c.coverage = number(json["coverage"], what + ".coverage");
+        if (!(c.coverage >= 0.0 && c.coverage <= 1.0)) fail(what + ".coverage", "a fraction between 0 and 1");
+    }
+    if (json.contains("reliable")) c.reliable = boolean(json["reliable"], what + ".reliable");
+    else c.reliable = r.found && c.coverage >= kCommonReliableCoverage;
+    if (json.contains("runner_up") && !json["runner_up"].is_null()) {
+        const Json& u = objectField(json, "runner_up", what);
+        c.hasRunnerUp = true;
+        c.runnerUp.dx = smallInteger(field(u, "dx", what + ".runner_up"), what + ".runner_up.dx");
+        c.runnerUp.dy = smallInteger(field(u, "dy", what + ".runner_up"), what + ".runner_up.dy");
+        const std::int64_t size = integer(field(u, "size", what + ".runner_up"), what + ".runner_up.size");
+        if (size < 0) fail(what + ".runner_up.size", "a pixel count");
+        c.runnerUpSize = static_cast<std::uint64_t>(size);
+    }
+    if (json.contains("registration") && !json["registration"].is_null()) {
+        const Json& reg = objectField(json, "registration", what);
+        c.registered = true;
+        c.registrationPeak = number(field(reg, "peak", what + ".registration"), what + ".registration.peak");
+    }
+    if (json.contains("normalization")) {
+        const Json& n = objectField(json, "normalization", what);
+        c.gain = number(field(n, "gain", what + ".normalization"), what + ".normalization.gain");
+        c.bias = number(field(n, "bias", what + ".normalization"), what + ".normalization.bias");
+    }
     if (!r.found) return r;
     const Json& offset = objectField(json, "offset", what);
     r.dx = smallInteger(field(offset, "dx", what + ".offset"), what + ".offset.dx");

@@ -1,5 +1,11 @@
 #include "core/algo/common/CommonComponentCases.h"
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#if GLINT_WITH_IMGCODECS
+#include <opencv2/imgcodecs.hpp>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -78,6 +84,58 @@ std::pair<Image, Image> randomValuePair(int side, int values, std::uint32_t seed
     Image a = make();
     Image b = make();
     return {std::move(a), std::move(b)};
+}
+
+namespace {
+
+cv::Mat bytesOf(const Image& image) {
+    cv::Mat m(image.height(), image.width(), CV_8U);
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            m.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>(std::clamp(std::lround(image.value(x, y)), 0L, 255L));
+    return m;
+}
+
+Image imageOf(const cv::Mat& m) {
+    std::vector<std::uint8_t> v(static_cast<std::size_t>(m.rows) * m.cols);
+    for (int y = 0; y < m.rows; ++y) std::copy_n(m.ptr<std::uint8_t>(y), m.cols, v.begin() + static_cast<std::size_t>(y) * m.cols);
+    return Image::fromSamples<std::uint8_t>(m.cols, m.rows, std::move(v));
+}
+
+} // namespace
+
+Image cropImage(const Image& source, int x0, int y0, int width, int height) {
+    return imageOf(bytesOf(source)(cv::Rect(x0, y0, width, height)).clone());
+}
+
+bool changeImage(Image& image, double gain, double bias, double gamma, int noise, int jpegQuality, std::uint32_t seed) {
+    cv::Mat m = bytesOf(image);
+    std::mt19937 rng(seed);
+    for (int y = 0; y < m.rows; ++y)
+        for (int x = 0; x < m.cols; ++x) {
+            const double v = m.at<std::uint8_t>(y, x) / 255.0;
+            const int n = noise > 0 ? static_cast<int>(rng() % static_cast<unsigned>(2 * noise + 1)) - noise : 0;
+            const double out = gain * 255.0 * std::pow(v, gamma) + bias + n;
+            m.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>(std::clamp(std::lround(out), 0L, 255L));
+        }
+    bool ok = true;
+    if (jpegQuality > 0) {
+#if GLINT_WITH_IMGCODECS
+        std::vector<std::uint8_t> bytes;
+        cv::imencode(".jpg", m, bytes, {cv::IMWRITE_JPEG_QUALITY, jpegQuality});
+        m = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
+#else
+        ok = false;
+#endif
+    }
+    image = imageOf(m);
+    return ok;
+}
+
+Image upscaledImage(const Image& source, int factor) {
+    cv::Mat big;
+    cv::resize(bytesOf(source), big, cv::Size(), factor, factor, cv::INTER_CUBIC);
+    return imageOf(big);
 }
 
 } // namespace glint::common_component

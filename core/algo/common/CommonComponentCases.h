@@ -20,4 +20,15 @@ std::pair<Image, Image> overlappingCrops(int side, std::uint32_t seed = 1);
 // Two side x side images of independent uniform values 0..values-1.
 std::pair<Image, Image> randomValuePair(int side, int values, std::uint32_t seed = 1);
 
+// A width x height window of an 8-bit image (any image is first rounded to 0..255) at (x0, y0).
+Image cropImage(const Image& source, int x0, int y0, int width, int height);
+
+// A camera-like change of an 8-bit image: v' = gain * 255 * (v / 255)^gamma + bias + uniform noise in
+// [-noise, noise], rounded and clipped to 0..255; then, with jpegQuality > 0 and the codecs built in,
+// a JPEG round trip at that quality (false is returned when the codecs are missing and one was asked).
+bool changeImage(Image& image, double gain, double bias, double gamma, int noise, int jpegQuality, std::uint32_t seed);
+
+// source scaled by an integer factor (bicubic), for crops bigger than a small sample.
+Image upscaledImage(const Image& source, int factor);
+
 } // namespace glint::common_component

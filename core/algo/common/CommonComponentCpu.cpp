@@ -4,6 +4,7 @@
 // those whose count beats it are labelled, in decreasing bound order, until no bound can beat the best.
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonRegistration.h"
 #include "core/algo/common/StripLabellerCpu.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <bit>
 #include <mutex>
+#include <optional>
 
 namespace glint {
 
@@ -69,7 +71,8 @@ class Search {
 public:
     Search(const CommonCoding& coding, const CommonComponentParams& params, JobControl& job)
         : c_(coding), job_(job), range_(offsetRange(coding.widthA, coding.heightA, coding.widthB, coding.heightB,
-                                                    params.maxShift)) {}
+                                                    params.maxShift)),
+          candidates_(params.candidates) {}
 
     CommonComponentResult run() {
         stats_.offsets = range_.count();
@@ -77,6 +80,11 @@ public:
             {
                 auto step = job_.timing().scope("seeds");
                 seed();
+            }
+            {
+                auto step = job_.timing().scope("fft bound");
+                const int bins = fftBoundBins(best_.load(), c_);
+                if (bins > 0) fftBound_ = MatchCountBound::build(c_, job_, bins);
             }
             job_.setProgress(0.05);
             if (c_.twoPartitions) searchWith<8>();
@@ -143,8 +151,26 @@ private:
         seedY_ = out.y;
     }
 
-    // Offsets where several textured patches of A reappear in B are labelled first.
+    bool boundBeatsBest(int dx, int dy) const {
+        return !fftBound_ || fftBound_->at(dx, dy) > best_.load(std::memory_order_relaxed);
+    }
+
+    // The registration's candidates, then offsets where several textured patches of A reappear in B, are
+    // labelled first.
     void seed() {
+        CpuStripLabeller labeller;
+        std::vector<std::pair<int, int>> tried;
+        for (const CommonOffset& d : candidates_) {
+            if (!range_.contains(d.dx, d.dy)) continue;
+            tried.push_back({d.dx, d.dy});
+            ++stats_.seedCandidates;
+            if (countMatches(d.dx, d.dy) > best_.load()) offer(labelOffset(d.dx, d.dy, labeller), d.dx, d.dy);
+        }
+        // Patches are worth looking up unless a candidate's component already covers most of its overlap.
+        if (best_.load() > 0) {
+            const Overlap o = overlapOf(c_.widthA, c_.heightA, c_.widthB, c_.heightB, bestDx_, bestDy_);
+            if (best_.load() * 2 > o.area()) return;
+        }
         const std::vector<SeedPatch> patches = chooseSeedPatches(c_);
         if (patches.empty()) return;
         constexpr int s = kSeedPatchSize;
@@ -169,10 +195,11 @@ private:
             for (const auto& h : local)
                 if (hits.size() < kMaxSeedHits) hits.push_back(h);
         });
-        const auto offsets = rankSeedOffsets(hits, range_);
-        stats_.seedCandidates = offsets.size();
-        CpuStripLabeller labeller;
-        for (const auto& [dx, dy] : offsets) offer(labelOffset(dx, dy, labeller), dx, dy);
+        for (const auto& [dx, dy] : rankSeedOffsets(hits, range_)) {
+            if (std::find(tried.begin(), tried.end(), std::make_pair(dx, dy)) != tried.end()) continue;
+            ++stats_.seedCandidates;
+            if (countMatches(dx, dy) > best_.load()) offer(labelOffset(dx, dy, labeller), dx, dy);
+        }
     }
 
     template <int NP>
@@ -209,6 +236,7 @@ private:
             std::vector<Candidate> local;
             std::uint64_t area = 0, bound = 0;
             for (int dx = dxLo + static_cast<int>(b); dx < dxLo + static_cast<int>(e); ++dx) {
+                job_.throwIfCancelled();
                 const int xa0 = std::max(0, -dx), xa1 = std::min(c_.widthA, c_.widthB - dx);
                 const int j0 = xa0 / 64, j1 = (xa1 + 63) / 64, nj = j1 - j0;
                 bool alignedReady = false;
@@ -216,6 +244,10 @@ private:
                     const Overlap o = overlapOf(c_.widthA, c_.heightA, c_.widthB, c_.heightB, dx, dy);
                     if (o.area() <= best_.load(std::memory_order_relaxed)) {
                         ++area;
+                        continue;
+                    }
+                    if (!boundBeatsBest(dx, dy)) {
+                        ++bound;
                         continue;
                     }
                     job_.throwIfCancelled();
@@ -307,6 +339,8 @@ private:
     const CommonCoding& c_;
     JobControl& job_;
     OffsetRange range_;
+    std::vector<CommonOffset> candidates_;
+    std::optional<MatchCountBound> fftBound_;
     CommonComponentStats stats_;
     std::mutex bestMutex_;
     std::atomic<std::uint64_t> best_{0};

@@ -1,6 +1,7 @@
 #include "core/algo/maxsub/RegionSearch.h"
 
 #include "core/io/Image.h"
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
@@ -70,13 +71,12 @@ std::string PivotSpec::text() const {
     return "mean";
 }
 
-const char* brightestModeName(BrightestMode mode) { return mode == BrightestMode::Overlap ? "overlap" : "disjoint"; }
+namespace {
+constexpr EnumName<BrightestMode> kModeNames[] = {{BrightestMode::Disjoint, "disjoint"}, {BrightestMode::Overlap, "overlap"}};
+} // namespace
 
-BrightestMode parseBrightestMode(const std::string& name) {
-    if (name == "disjoint") return BrightestMode::Disjoint;
-    if (name == "overlap") return BrightestMode::Overlap;
-    throw UsageError("invalid mode '" + name + "' (expected disjoint or overlap)");
-}
+const char* brightestModeName(BrightestMode mode) { return enumName(kModeNames, mode); }
+BrightestMode parseBrightestMode(const std::string& name) { return parseEnumName(kModeNames, name, "mode"); }
 
 double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params) {
     // Cells visited by one search (every strip, every column: rows <= cols after the transpose), at the

@@ -4,6 +4,7 @@
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -27,7 +28,33 @@ std::string degreesText(double v) {
     return text.str();
 }
 
+double objectiveValue(const TraceLeg& leg, TraceObjective objective) {
+    return objective == TraceObjective::Sum ? leg.score : leg.meanScore;
+}
+
 } // namespace
+
+bool wantsWiderGuides(const TraceLeg& leg, int points) {
+    const int margin = traceWidenMargin(points);
+    for (int i : leg.guideIndices)
+        if (i <= margin || i >= points - 1 - margin) return true;
+    // Interior segments only: a click may sit beside the feature, so the first and last are often weak.
+    for (std::size_t k = 1; k + 1 < leg.segmentScores.size(); ++k) {
+        const double length = std::hypot(leg.points[k + 1].x - leg.points[k].x, leg.points[k + 1].y - leg.points[k].y);
+        if (leg.segmentScores[k] < kTraceGapFraction * leg.meanScore * length) return true;
+    }
+    return false;
+}
+
+const char* traceObjectiveName(TraceObjective objective) {
+    return objective == TraceObjective::Sum ? "sum" : "ratio";
+}
+
+TraceObjective parseTraceObjective(std::string_view name) {
+    if (name == "ratio") return TraceObjective::Ratio;
+    if (name == "sum") return TraceObjective::Sum;
+    throw UsageError("unknown objective '" + std::string(name) + "' (ratio or sum)");
+}
 
 void validateTraceParams(const TraceParams& params) {
     if (params.guides < 1) throw UsageError("the number of guides must be at least 1");
@@ -44,6 +71,8 @@ void validateTraceParams(const TraceParams& params) {
     if (!std::isfinite(params.halfWidth) || params.halfWidth < 0.0)
         throw UsageError("the half-width must be a positive number of pixels (0 = a quarter of the distance)");
     if (params.halfWidth > 1e6) throw UsageError("the half-width must be at most 1e6 pixels");
+    if (params.maxWidenings < 0 || params.maxWidenings > kMaxTraceWidenings)
+        throw UsageError("the number of widenings must be from 0 to " + std::to_string(kMaxTraceWidenings));
 }
 
 void validateTracePoints(const std::vector<TracePoint>& points, int width, int height) {
@@ -94,17 +123,119 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     // launch with no cancel check inside).
     job.throwIfCancelled();
     job.setDevice(deviceNameFor(backend()));
-    std::optional<TraceGeometry> geometry;
-    {
-        auto step = job.timing().scope("geometry");
-        geometry.emplace(a, b, params);
+    TraceParams current = params;
+    current.halfWidth = traceHalfWidth(a, b, params);
+    const double widest = std::max(current.halfWidth, std::hypot(b.x - a.x, b.y - a.y));
+    std::optional<TraceLeg> leg;
+    for (int widened = 0;; ++widened) {
+        std::optional<TraceGeometry> geometry;
+        {
+            auto step = job.timing().scope("geometry");
+            geometry.emplace(a, b, current);
+        }
+        std::optional<TraceLeg> attempt = solveObjective(*geometry, params.objective, job);
+        if (!attempt) {
+            if (leg) break; // a wider, coarser set of guides lost every feasible path: keep the narrower optimum
+            throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
+                             " degrees (raise the maximum angle, or use more points per guide)");
+        }
+        // A wider search is kept only when it found a better path (its guides are coarser, so it may not).
+        if (leg && objectiveValue(*attempt, params.objective) <= objectiveValue(*leg, params.objective)) break;
+        attempt->widened = widened;
+        leg = std::move(attempt);
+        if (widened >= params.maxWidenings || current.halfWidth >= widest || !wantsWiderGuides(*leg, params.points))
+            break;
+        // Wider guides, and more of them: a feature that leaves the band bends, and the polyline through
+        // n guides cuts a bend of amplitude A by about A (pi / (n + 1))^2 / 8. The segment samples stay
+        // about d^2 |ab| whatever n is, so more guides cost little (the DP grows as n d^2).
+        current.halfWidth = std::min(widest, current.halfWidth * kTraceWidenFactor);
+        const int moreGuides = static_cast<int>(std::ceil(current.guides * kTraceWidenFactor));
+        const long long pairs = static_cast<long long>(current.points) * current.points;
+        current.guides = static_cast<int>(std::min<long long>(
+            {static_cast<long long>(moreGuides), kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs}));
+        job.throwIfCancelled();
     }
-    const Optimum optimum = solve(*geometry, job);
-    if (optimum.indices.empty() || !std::isfinite(optimum.score))
-        throw UsageError("no path keeps every turn within " + degreesText(params.maxAngleDeg) +
-                         " degrees (raise the maximum angle, or use more points per guide)");
-    auto step = job.timing().scope("assemble");
-    return assembleLeg(*field_, *geometry, optimum.indices, optimum.score);
+    measureTraceLegConfidence(*field_, *leg);
+    return std::move(*leg);
+}
+
+TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius) {
+    if (!std::isfinite(radius) || radius < 0.0) throw UsageError("the snap radius must be 0 or more pixels");
+    if (radius == 0.0 || !std::isfinite(point.x) || !std::isfinite(point.y)) return point;
+    const int x0 = std::max(0, static_cast<int>(std::floor(point.x - radius)));
+    const int x1 = std::min(field.width() - 1, static_cast<int>(std::ceil(point.x + radius)));
+    const int y0 = std::max(0, static_cast<int>(std::floor(point.y - radius)));
+    const int y1 = std::min(field.height() - 1, static_cast<int>(std::ceil(point.y + radius)));
+    double best = 0.0, bestDistance = 0.0;
+    TracePoint out = point;
+    for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x) {
+            const double distance = std::hypot(x - point.x, y - point.y);
+            if (distance > radius) continue;
+            const float* g = field.vectors() + 2 * (static_cast<std::size_t>(y) * field.width() + x);
+            const double strength = std::hypot(static_cast<double>(g[0]), static_cast<double>(g[1]));
+            if (strength > best || (strength == best && strength > 0.0 && distance < bestDistance)) {
+                best = strength;
+                bestDistance = distance;
+                out = {static_cast<double>(x), static_cast<double>(y)};
+            }
+        }
+    return out;
+}
+
+void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
+    const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y, length = std::hypot(dx, dy);
+    if (leg.points.size() < 2 || length <= 0.0 || leg.length <= 0.0) return;
+    const double px = -dy / length, py = dx / length;
+    const double step = std::max(4.0, 1.5 * field.options().lineWidth);
+    double sum = 0.0;
+    int copies = 0;
+    for (int k = -4; k <= 4; ++k) {
+        if (k == 0) continue;
+        double score = 0.0;
+        for (std::size_t i = 0; i + 1 < leg.points.size(); ++i) {
+            const TracePoint p{leg.points[i].x + k * step * px, leg.points[i].y + k * step * py};
+            const TracePoint q{leg.points[i + 1].x + k * step * px, leg.points[i + 1].y + k * step * py};
+            score += segmentScoreExact(field, p, segmentShape(q.x - p.x, q.y - p.y));
+        }
+        sum += score / leg.length; // the copy has the leg's length
+        ++copies;
+    }
+    leg.backgroundScore = sum / copies;
+    leg.confidence = leg.meanScore > 0.0 ? std::max(0.0, 1.0 - leg.backgroundScore / leg.meanScore) : 0.0;
+}
+
+std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, TraceObjective objective, JobControl& job) {
+    scoreSegments(g, job);
+    Optimum optimum = optimize(g, 0.0, job);
+    if (optimum.indices.empty() || !std::isfinite(optimum.score)) return std::nullopt;
+    std::optional<TraceLeg> best;
+    {
+        auto step = job.timing().scope("assemble");
+        best = assembleLeg(*field_, g, optimum.indices, optimum.score);
+    }
+    best->iterations = 1;
+    if (objective == TraceObjective::Sum) return best;
+    // Dinkelbach: lambda_k = the best ratio found; the optimum of max S - lambda_k L is a path of a higher
+    // ratio unless lambda_k is already the optimum (then that maximum is 0). Ratios are taken from the
+    // double-precision scores of the paths, so every backend climbs the same sequence up to float rounding.
+    for (int iteration = 2; iteration <= kMaxTraceIterations && best->meanScore > 0.0; ++iteration) {
+        const double lambda = best->meanScore;
+        optimum = optimize(g, lambda, job);
+        best->iterations = iteration;
+        if (optimum.indices.empty() || !std::isfinite(optimum.score)) break;
+        auto step = job.timing().scope("assemble");
+        TraceLeg candidate = assembleLeg(*field_, g, optimum.indices, optimum.score + lambda * pathLength(g, optimum.indices));
+        const bool converged = optimum.score <= kTraceRatioTolerance * lambda * candidate.length;
+        if (candidate.meanScore > best->meanScore) {
+            candidate.iterations = iteration;
+            best = std::move(candidate);
+        } else {
+            break; // no higher ratio: lambda is the optimum up to rounding
+        }
+        if (converged) break;
+    }
+    return best;
 }
 
 TraceResult LineTracer::traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params,

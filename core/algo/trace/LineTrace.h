@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,19 @@ class TraceGeometry;
 
 enum class TraceScore { Magnitude, Sine, Ridge };
 enum class TracePolarity { Bright, Dark, Both };
+// What a path between two clicks maximises:
+//   ratio: the mean score per pixel of length, S(P) / L(P) (the default: a detour through more scored pixels
+//          wins only if it scores more per pixel). Exact by Dinkelbach's parametric method: each iteration is
+//          the sum DP on segment score - lambda * segment length, lambda the best ratio found so far.
+//   sum:   the total score S(P) (the paper's objective; rewards longer paths).
+enum class TraceObjective { Ratio, Sum };
 
 const char* traceScoreName(TraceScore score);
 const char* tracePolarityName(TracePolarity polarity);
+const char* traceObjectiveName(TraceObjective objective);
 TraceScore parseTraceScore(std::string_view name);       // throws UsageError
 TracePolarity parseTracePolarity(std::string_view name); // throws UsageError
+TraceObjective parseTraceObjective(std::string_view name); // throws UsageError
 
 struct TraceFieldOptions {
     TraceScore score = TraceScore::Magnitude;
@@ -70,12 +79,43 @@ struct TracePoint {
     double y = 0.0;
 };
 
+// Snapping: the pixel centre within `radius` pixels of `point` (a disc) where the field is strongest (|G|:
+// the ridge strength in ridge mode, the gradient magnitude in magnitude mode); the nearest of equals, and
+// `point` itself when nothing within the radius scores. radius 0 returns the point. The window calls it
+// as the cursor moves; glint-cli trace --snap R applies it to every click. Throws UsageError for a
+// negative or non-finite radius.
+TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius);
+
+// --width auto: scale selection for the ridge mode. At the clicks and at three points between each pair,
+// the gamma-normalised (gamma = 2) Hessian line strength of `polarity`, less the edge-suppression term the
+// field uses, is taken at the best pixel within 6 px for each sigma of a geometric scale (0.8 to 20, x1.25);
+// each point votes for its best sigma with the weight of its response, and the weighted median sigma* gives
+// the width 2 sigma* (the response of a bar of width W peaks at sigma = W / 2). Clicks must be valid.
+double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity);
+
 struct TraceParams {
     int guides = 6;            // n
     int points = 256;          // d, points per guide
     double halfWidth = 0.0;    // w; 0 = a quarter of |ab|, at least 8 px
     double maxAngleDeg = 45.0; // theta, in (0, 180]; 180 = unconstrained
+    TraceObjective objective = TraceObjective::Ratio;
+    // When the optimum comes near the end of a guide or has a gap (wantsWiderGuides), the half-width and
+    // the number of guides grow by kTraceWidenFactor and the leg is solved again, at most this many times
+    // (0: the guides are fixed), the half-width never beyond max(w, |ab|); the wider optimum is kept only
+    // if its objective is higher. A leg reports its final half-width and guides (guideIndices.size()).
+    int maxWidenings = 3;
 };
+constexpr double kTraceWidenFactor = 1.5;
+// "Near a guide's end": points 0..margin and d-1-margin..d-1, the outer eighth of the half-width on each side.
+constexpr int traceWidenMargin(int points) { return points / 16; }
+constexpr int kMaxTraceWidenings = 10;
+// A segment whose score per pixel is below this fraction of the leg's mean is a gap (the feature was lost).
+constexpr double kTraceGapFraction = 0.25;
+
+// Dinkelbach's iterations stop when the parametric optimum max S - lambda L is at most this fraction of
+// lambda L (the ratio is then optimal up to float rounding), or after kMaxTraceIterations.
+constexpr double kTraceRatioTolerance = 1e-6;
+constexpr int kMaxTraceIterations = 30;
 
 // Largest sizes accepted: d fits the 16-bit back-pointers and the GPU's shared memory; guides * points^2
 // bounds the memory of the DP tables (about 6 bytes per entry).
@@ -83,13 +123,20 @@ constexpr int kMaxTracePoints = 4096;
 constexpr int kMaxTraceGuides = 1024;
 constexpr long long kMaxTraceGuidePointPairs = 1LL << 26;
 
-// Throws UsageError: n < 1, d < 2, angle outside (0, 180], negative or non-finite half-width, sizes too large.
+// Throws UsageError: n < 1, d < 2, angle outside (0, 180], negative or non-finite half-width, sizes too large,
+// widenings outside [0, kMaxTraceWidenings].
 void validateTraceParams(const TraceParams& params);
 // Throws UsageError when a point lies outside the image ([-0.5, W-0.5] x [-0.5, H-0.5]), is not finite,
 // or two consecutive points are equal.
 void validateTracePoints(const std::vector<TracePoint>& points, int width, int height);
 // The half-width a leg a -> b uses: params.halfWidth, or max(8, |ab| / 4).
 double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
+
+struct TraceLeg;
+// Whether a leg asks for wider guides: a point near a guide's end (traceWidenMargin), or a gap (an interior
+// segment, q_k -> q_k+1, scoring under kTraceGapFraction of the leg's mean per pixel: the feature may lie
+// outside; the first and last segments are not counted, a click may sit beside the feature).
+bool wantsWiderGuides(const TraceLeg& leg, int points);
 
 // One leg a -> b: the optimum path a, q_1..q_n, b.
 struct TraceLeg {
@@ -100,8 +147,20 @@ struct TraceLeg {
     std::vector<TracePoint> points;     // a, q_1..q_n, b
     std::vector<double> segmentScores;  // n + 1, each segment's score evaluated in double precision
     double score = 0.0;                 // sum of segmentScores
-    double optimumScore = 0.0;          // the optimum as the backend's DP found it (float on cpu/cuda)
+    double optimumScore = 0.0;          // the path's total score as the backend's DP found it (float on cpu/cuda)
+    double length = 0.0;                // of the path, pixels
+    double meanScore = 0.0;             // score / length: what the ratio objective maximises
+    int iterations = 1;                 // DP solves of the final half-width (ratio: Dinkelbach's iterations)
+    int widened = 0;                    // times the guides grew (wantsWiderGuides)
+    double backgroundScore = 0.0;       // mean score per pixel of the leg moved sideways (traceLegBackground)
+    double confidence = 1.0;            // max(0, 1 - background / mean score): 0 = no better than beside it
 };
+
+// The local background of a leg: the mean, over copies of its polyline moved perpendicular to a -> b by
+// +-1..4 steps of max(4, 1.5 x line width) pixels, of their score per pixel (each copy scored like the leg,
+// segment by segment, in double precision). Sets leg.backgroundScore and leg.confidence. A weak leg (a
+// likely detour or a feature that is not there) has a confidence under about 0.5.
+void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg);
 
 // Chained legs through clicks p0 -> p1 -> ... -> pm.
 struct TraceResult {
@@ -134,15 +193,20 @@ public:
     TraceResult traceChain(const std::vector<TracePoint>& clicks, const TraceParams& params, JobControl& job);
 
 protected:
-    // The backend's optimum: the guide indices of q_1..q_n and its DP score (-inf when none is feasible).
+    // The backend's optimum: the guide indices of q_1..q_n and its DP value (-inf when none is feasible).
     struct Optimum {
         std::vector<int> indices;
         double score = 0.0;
     };
-    virtual Optimum solve(const TraceGeometry& geometry, JobControl& job) = 0;
+    // Scores every segment of the geometry (kept for the optimize() calls that follow on the same geometry).
+    virtual void scoreSegments(const TraceGeometry& geometry, JobControl& job) = 0;
+    // The DP over the scored segments with edge weight score - lambda * length (lambda = 0: the sum).
+    virtual Optimum optimize(const TraceGeometry& geometry, double lambda, JobControl& job) = 0;
     std::shared_ptr<const TraceField> field_;
 
 private:
+    // The optimum of the objective on one geometry (nullopt when no path is feasible).
+    std::optional<TraceLeg> solveObjective(const TraceGeometry& geometry, TraceObjective objective, JobControl& job);
     TraceLeg traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
 };
 

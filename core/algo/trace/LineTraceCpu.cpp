@@ -38,7 +38,7 @@ public:
     }
 
 protected:
-    Optimum solve(const TraceGeometry& g, JobControl& job) override {
+    void scoreSegments(const TraceGeometry& g, JobControl& job) override {
         const int n = g.guides();
         const int d = g.points();
         const std::size_t dd = static_cast<std::size_t>(d) * d;
@@ -79,13 +79,35 @@ protected:
                 }
             });
         }
+        // Segment lengths in float, for the lambda term of the ratio objective.
+        interiorLength_.resize(2 * static_cast<std::size_t>(d) - 1);
+        firstLength_.resize(d);
+        lastLength_.resize(d);
+        for (int delta = -(d - 1); delta < d; ++delta)
+            interiorLength_[delta + d - 1] = static_cast<float>(g.interiorShape(delta).length);
+        for (int c = 0; c < d; ++c) {
+            firstLength_[c] = static_cast<float>(g.firstShape(c).length);
+            lastLength_[c] = static_cast<float>(g.lastShape(c).length);
+        }
+    }
 
+    // The DP on edge weights score - lambda * length (lambda = 0: exactly the segment scores).
+    Optimum optimize(const TraceGeometry& g, double lambdaValue, JobControl& job) override {
+        const int n = g.guides();
+        const int d = g.points();
+        const std::size_t dd = static_cast<std::size_t>(d) * d;
+        const float lambda = static_cast<float>(lambdaValue);
         auto step = job.timing().scope("dp");
         Optimum best;
         best.score = -std::numeric_limits<double>::infinity();
+        std::vector<float> firstW(d), lastW(d);
+        for (int c = 0; c < d; ++c) {
+            firstW[c] = first_[c] - lambda * firstLength_[c];
+            lastW[c] = last_[c] - lambda * lastLength_[c];
+        }
         if (n == 1) {
             for (int c = 0; c < d; ++c) {
-                const double total = static_cast<double>(first_[c] + last_[c]);
+                const double total = static_cast<double>(firstW[c] + lastW[c]);
                 if (g.singleGuideAllowed(c) && total > best.score) {
                     best.score = total;
                     best.indices = {c};
@@ -101,7 +123,8 @@ protected:
         for (int c = 0; c < d; ++c) {
             const IndexRange r = g.firstTurnSuccessors(c);
             for (int x = r.lo; x <= r.hi; ++x)
-                score_[static_cast<std::size_t>(x) * d + c] = first_[c] + seg_[static_cast<std::size_t>(c) * d + x];
+                score_[static_cast<std::size_t>(x) * d + c] =
+                    firstW[c] + (seg_[static_cast<std::size_t>(c) * d + x] - lambda * interiorLength_[x - c + d - 1]);
         }
         for (int k = 2; k < n; ++k) {
             job.throwIfCancelled();
@@ -113,7 +136,7 @@ protected:
             parallelFor(0, d, grain, [&](std::size_t begin, std::size_t end) {
                 std::vector<int> deque(d);
                 for (std::size_t c = begin; c < end; ++c)
-                    slidingStep(g, static_cast<int>(c), score_.data() + c * d, s + c * d, back + c * d, deque);
+                    slidingStep(g, static_cast<int>(c), lambda, score_.data() + c * d, s + c * d, back + c * d, deque);
             });
             std::swap(score_, next_);
         }
@@ -122,7 +145,7 @@ protected:
             const IndexRange r = g.lastTurnPredecessors(c);
             const float* row = score_.data() + static_cast<std::size_t>(c) * d;
             for (int p = r.lo; p <= r.hi; ++p) {
-                const double total = static_cast<double>(row[p] + last_[c]);
+                const double total = static_cast<double>(row[p] + lastW[c]);
                 if (total > best.score) {
                     best.score = total;
                     bestC = c;
@@ -144,9 +167,10 @@ protected:
 private:
     // One current point c: for x from d-1 down to 0 the predecessor window [lo, hi] only moves up, so a
     // deque of candidates in decreasing score order gives each window's maximum (earliest index on ties).
-    void slidingStep(const TraceGeometry& g, int c, const float* scoreRow, const float* segRow, std::uint16_t* backRow,
-                     std::vector<int>& deque) {
+    void slidingStep(const TraceGeometry& g, int c, float lambda, const float* scoreRow, const float* segRow,
+                     std::uint16_t* backRow, std::vector<int>& deque) {
         const int d = g.points();
+        const float* lengthRow = interiorLength_.data() + (d - 1 - c); // lengthRow[x]: q_{k,c} -> q_{k+1,x}
         int head = 0, tail = 0, pushed = 0;
         for (int x = d - 1; x >= 0; --x) {
             const IndexRange r = g.predecessors(c, x);
@@ -159,7 +183,7 @@ private:
             float* out = next_.data() + static_cast<std::size_t>(x) * d + c;
             if (tail > head) {
                 const int p = deque[head];
-                *out = scoreRow[p] + segRow[x];
+                *out = scoreRow[p] + (segRow[x] - lambda * lengthRow[x]);
                 backRow[x] = static_cast<std::uint16_t>(p);
             } else {
                 *out = kNone;
@@ -170,6 +194,7 @@ private:
 
     std::optional<PaddedField> padded_;
     std::vector<float> first_, last_, seg_, score_, next_;
+    std::vector<float> interiorLength_, firstLength_, lastLength_;
     std::vector<std::uint16_t> back_;
 };
 

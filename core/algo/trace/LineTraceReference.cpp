@@ -16,14 +16,18 @@ public:
     Backend backend() const override { return Backend::Reference; }
 
 protected:
-    Optimum solve(const TraceGeometry& g, JobControl& job) override {
+    void scoreSegments(const TraceGeometry& g, JobControl& job) override {
         const int n = g.guides();
         const std::size_t d = static_cast<std::size_t>(g.points());
         const TraceField& field = *field_;
 
         // seg[k-1][c*d + x]: q_{k,c} -> q_{k+1,x}, k = 1..n-1.
-        std::vector<double> first(d), last(d);
-        std::vector<std::vector<double>> seg(n - 1, std::vector<double>(d * d));
+        std::vector<double>& first = first_;
+        std::vector<double>& last = last_;
+        first.assign(d, 0.0);
+        last.assign(d, 0.0);
+        seg_.assign(n - 1, std::vector<double>(d * d));
+        std::vector<std::vector<double>>& seg = seg_;
         {
             auto step = job.timing().scope("segment scores");
             for (std::size_t c = 0; c < d; ++c) {
@@ -40,6 +44,23 @@ protected:
                             segmentScoreExact(field, p, g.interiorShape(static_cast<int>(x) - static_cast<int>(c)));
                 }
             }
+        }
+    }
+
+    // The DP on edge weights score - lambda * length.
+    Optimum optimize(const TraceGeometry& g, double lambda, JobControl& job) override {
+        const int n = g.guides();
+        const std::size_t d = static_cast<std::size_t>(g.points());
+        std::vector<double> first(d), last(d);
+        std::vector<std::vector<double>> seg(n - 1, std::vector<double>(d * d));
+        for (std::size_t c = 0; c < d; ++c) {
+            const int ci = static_cast<int>(c);
+            first[c] = first_[c] - lambda * g.firstShape(ci).length;
+            last[c] = last_[c] - lambda * g.lastShape(ci).length;
+            for (int k = 1; k < n; ++k)
+                for (std::size_t x = 0; x < d; ++x)
+                    seg[k - 1][c * d + x] = seg_[k - 1][c * d + x] -
+                                            lambda * g.interiorShape(static_cast<int>(x) - ci).length;
         }
 
         auto step = job.timing().scope("dp");
@@ -105,6 +126,10 @@ protected:
             best.indices[j - 3] = back[j][static_cast<std::size_t>(best.indices[j - 2]) * d + best.indices[j - 1]];
         return best;
     }
+
+private:
+    std::vector<double> first_, last_;
+    std::vector<std::vector<double>> seg_;
 };
 
 } // namespace

@@ -36,9 +36,10 @@ int parseCount(const ParsedArgs& a, const std::string& option, int fallback) {
 class TraceOutcome final : public AlgorithmOutcome {
 public:
     TraceOutcome(TraceResult result, TraceParams params, TraceFieldOptions field, double sineThreshold, Backend backend,
-                 std::string device, std::string path, int width, int height)
+                 std::string device, std::string path, int width, int height, Json extraParams)
         : result_(std::move(result)), params_(params), field_(field), sineThreshold_(sineThreshold), backend_(backend),
-          device_(std::move(device)), path_(std::move(path)), width_(width), height_(height) {}
+          device_(std::move(device)), path_(std::move(path)), width_(width), height_(height),
+          extraParams_(std::move(extraParams)) {}
     Backend backend() const override { return backend_; }
     std::string device() const override { return device_; }
 
@@ -48,6 +49,7 @@ public:
         doc.update(traceResultJson(result_));
         doc["params"] = traceParamsJson(params_, field_);
         if (field_.score == TraceScore::Sine) doc["params"]["sine_threshold"] = sineThreshold_;
+        doc["params"].update(extraParams_);
         return doc;
     }
 
@@ -89,8 +91,9 @@ public:
             const double dx = leg.to.x - leg.from.x, dy = leg.to.y - leg.from.y;
             const double length = std::hypot(dx, dy);
             const double px = -dy / length, py = dx / length;
-            for (int k = 1; k <= params_.guides; ++k) {
-                const double f = static_cast<double>(k) / (params_.guides + 1);
+            const int guides = static_cast<int>(leg.guideIndices.size()); // a widened leg has more
+            for (int k = 1; k <= guides; ++k) {
+                const double f = static_cast<double>(k) / (guides + 1);
                 const double cx = leg.from.x + f * dx, cy = leg.from.y + f * dy;
                 overlay.drawPolyline({{cx - leg.halfWidth * px, cy - leg.halfWidth * py},
                                       {cx + leg.halfWidth * px, cy + leg.halfWidth * py}},
@@ -116,29 +119,62 @@ private:
     std::string device_;
     std::string path_;
     int width_, height_;
+    Json extraParams_; // width_auto, snap, clicks (as given, before snapping)
 };
 
 class TraceTask final : public AlgorithmTask {
 public:
-    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field)
-        : clicks_(std::move(clicks)), params_(params), field_(field) {}
+    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field, bool autoWidth, double snap)
+        : clicks_(std::move(clicks)), params_(params), field_(field), autoWidth_(autoWidth), snap_(snap) {}
 
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
-        TraceResult result = runTrace(image, clicks_, params_, field_, backend, job);
+        TraceFieldOptions fieldOptions = field_;
+        Json extra = Json::object();
+        if (autoWidth_) {
+            validateTracePoints(clicks_, image.width(), image.height());
+            auto step = job.timing().scope("width");
+            fieldOptions.lineWidth = estimateTraceLineWidth(image, clicks_, fieldOptions.polarity);
+            extra["width_auto"] = true;
+        }
+        TraceResult result;
+        if (snap_ > 0.0) {
+            validateTraceParams(params_);
+            validateTracePoints(clicks_, image.width(), image.height());
+            std::shared_ptr<const TraceField> field;
+            {
+                auto step = job.timing().scope("field");
+                field = TraceField::compute(image, fieldOptions);
+            }
+            std::vector<TracePoint> clicks = clicks_;
+            {
+                auto step = job.timing().scope("snap");
+                for (TracePoint& c : clicks) c = snapTracePoint(*field, c, snap_);
+            }
+            Json given = Json::array();
+            for (const TracePoint& c : clicks_) given.push_back(Json::array({c.x, c.y}));
+            extra["snap"] = snap_;
+            extra["clicks"] = given;
+            result = runTrace(std::move(field), clicks, params_, backend, job);
+        } else {
+            result = runTrace(image, clicks_, params_, fieldOptions, backend, job);
+        }
         const double sineThreshold = result.field ? result.field->sineThreshold() : 0.0;
         const Backend ran = result.backend;
         std::string device = result.device;
         result.field.reset(); // the outcome keeps the answer, not the field
-        return std::make_unique<TraceOutcome>(std::move(result), params_, field_, sineThreshold, ran, std::move(device),
-                                              inputs.path, image.width(), image.height());
+        return std::make_unique<TraceOutcome>(std::move(result), params_, fieldOptions, sineThreshold, ran,
+                                              std::move(device), inputs.path, image.width(), image.height(),
+                                              std::move(extra));
     }
 
 private:
     std::vector<TracePoint> clicks_;
     TraceParams params_;
     TraceFieldOptions field_;
+    bool autoWidth_ = false;
+    double snap_ = 0.0;
 };
 
 class TraceAlgorithm final : public Algorithm {
@@ -149,11 +185,12 @@ public:
     }
     const char* synopsis() const override {
         return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
-               "          [--max-angle DEG] [--score magnitude|sine|ridge] [--width PX] [--polarity bright|dark|both]";
+               "          [--max-angle DEG] [--objective ratio|sum] [--widen N] [--score magnitude|sine|ridge]\n"
+               "          [--width PX|auto] [--polarity bright|dark|both] [--snap R]";
     }
     std::vector<std::string> options() const override {
         return {"--from",      "--to",        "--via",   "--guides", "--points",
-                "--half-width", "--max-angle", "--score", "--width",  "--polarity"};
+                "--half-width", "--max-angle", "--objective", "--widen", "--score", "--width", "--polarity", "--snap"};
     }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
@@ -171,13 +208,28 @@ public:
             if (params.halfWidth <= 0.0) throw UsageError("option '--half-width' must be more than 0");
         }
         if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
+        if (auto v = a.value("--objective")) params.objective = parseTraceObjective(*v);
+        if (auto v = a.value("--widen"))
+            params.maxWidenings = static_cast<int>(parseInteger(*v, "--widen", 0, kMaxTraceWidenings));
         validateTraceParams(params);
         TraceFieldOptions field;
         if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
-        if (auto v = a.value("--width")) field.lineWidth = parseNumber(*v, "--width");
+        bool autoWidth = false;
+        if (auto v = a.value("--width")) {
+            if (*v == "auto")
+                autoWidth = true; // chosen at run time by scale selection (estimateTraceLineWidth)
+            else
+                field.lineWidth = parseNumber(*v, "--width");
+        }
         if (auto v = a.value("--polarity")) field.polarity = parseTracePolarity(*v);
         validateTraceFieldOptions(field);
-        return std::make_unique<TraceTask>(std::move(clicks), params, field);
+        double snap = 0.0;
+        if (auto v = a.value("--snap")) {
+            snap = parseNumber(*v, "--snap");
+            if (!(snap >= 0.0 && snap <= 1000.0)) throw UsageError("option '--snap' must be from 0 to 1000 pixels");
+        }
+        return std::make_unique<TraceTask>(std::move(clicks), params, field, autoWidth && field.score == TraceScore::Ridge,
+                                           snap);
     }
 };
 
@@ -199,6 +251,12 @@ Json traceResultJson(const TraceResult& r) {
         l["score"] = leg.score;
         l["segment_scores"] = leg.segmentScores;
         l["optimum_score"] = leg.optimumScore;
+        l["length"] = leg.length;
+        l["mean_score"] = leg.meanScore;
+        l["iterations"] = leg.iterations;
+        l["widened"] = leg.widened;
+        l["background_score"] = leg.backgroundScore;
+        l["confidence"] = leg.confidence;
         legs.push_back(l);
     }
     doc["legs"] = legs;
@@ -228,6 +286,22 @@ TraceResult traceResultFromJson(const Json& json) {
         leg.score = number(field(l, "score", w), w + ".score");
         leg.optimumScore = number(field(l, "optimum_score", w), w + ".optimum_score");
         if (leg.points.size() < 2) fail(w + ".points", "a path of at least two points");
+        // Documents written before the ratio objective have no length, mean score or iterations: derived.
+        if (l.contains("length")) {
+            leg.length = number(l["length"], w + ".length");
+        } else {
+            leg.length = 0.0;
+            for (std::size_t i = 1; i < leg.points.size(); ++i)
+                leg.length += std::hypot(leg.points[i].x - leg.points[i - 1].x, leg.points[i].y - leg.points[i - 1].y);
+        }
+        leg.meanScore = l.contains("mean_score") ? number(l["mean_score"], w + ".mean_score")
+                        : leg.length > 0.0       ? leg.score / leg.length
+                                                 : 0.0;
+        leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
+        leg.widened = l.contains("widened") ? smallInteger(l["widened"], w + ".widened") : 0;
+        // Without a measured confidence a leg reads as confident (drawn as before).
+        leg.backgroundScore = l.contains("background_score") ? number(l["background_score"], w + ".background_score") : 0.0;
+        leg.confidence = l.contains("confidence") ? number(l["confidence"], w + ".confidence") : 1.0;
         r.legs.push_back(std::move(leg));
     }
     if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");
@@ -238,6 +312,8 @@ Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) 
     return {{"guides", params.guides},
             {"points", params.points},
             {"max_angle", params.maxAngleDeg},
+            {"objective", traceObjectiveName(params.objective)},
+            {"max_widenings", params.maxWidenings},
             {"score", traceScoreName(field.score)},
             {"width", field.lineWidth},
             {"polarity", tracePolarityName(field.polarity)}};

@@ -92,6 +92,9 @@ void gaussianKernels(double sigma, int radius, cv::Mat& g0, cv::Mat& g1, cv::Mat
     g2 /= m2;
 }
 
+// k of the ridge mode's edge suppression (see TraceField::compute).
+constexpr double kRidgeEdgeSuppression = 1.5;
+
 } // namespace
 
 const char* traceScoreName(TraceScore score) {
@@ -182,14 +185,18 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
         // independent of the scale (intensity units).
         const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
         const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
-        cv::Mat g0, g1, g2, rxx, ryy, rxy;
+        cv::Mat g0, g1, g2, rxx, ryy, rxy, rx, ry;
         gaussianKernels(sigma, radius, g0, g1, g2);
         cv::sepFilter2D(values, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         cv::sepFilter2D(values, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         cv::sepFilter2D(values, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, rx, CV_64F, g1, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        cv::sepFilter2D(values, ry, CV_64F, g0, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
         const auto* a = rxx.ptr<double>();
         const auto* c = ryy.ptr<double>();
         const auto* bxy = rxy.ptr<double>();
+        const auto* gx = rx.ptr<double>();
+        const auto* gy = ry.ptr<double>();
         const double norm = sigma * sigma;
         for (std::size_t i = 0; i < pixels; ++i) {
             const double mean = 0.5 * (a[i] + c[i]);
@@ -215,7 +222,14 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
             }
             const double len = std::hypot(nx, ny);
             if (len <= 0.0) continue;
-            const double s = strength * norm / len;
+            // Edge suppression: a line's centre has no slope across it, the shoulder of a step edge has.
+            // sigma^2 |lambda| - k sigma |dI/dn| is zero or less on a step's shoulder for k >= 1 (at offset
+            // u sigma from a step, sigma^2 |I''| / sigma |I'| = u), so a strong edge beside a faint line no
+            // longer outscores it; a line's own centre keeps its full strength.
+            const double slope = std::fabs(gx[i] * nx + gy[i] * ny) / len;
+            const double suppressed = strength * norm - kRidgeEdgeSuppression * sigma * slope;
+            if (suppressed <= 0.0) continue;
+            const double s = suppressed / len;
             xy[2 * i] = static_cast<float>(nx * s);
             xy[2 * i + 1] = static_cast<float>(ny * s);
         }
@@ -224,6 +238,89 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
     auto field = std::shared_ptr<TraceField>(new TraceField(image.width(), image.height(), std::move(xy), options));
     field->sineThreshold_ = threshold;
     return field;
+}
+
+double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
+    if (image.empty()) throw InputError("trace: the image is empty");
+    validateTracePoints(clicks, image.width(), image.height());
+    cv::Mat blank;
+    const cv::Mat values = imageForFiltering(image, blank);
+    std::vector<TracePoint> at;
+    for (std::size_t i = 0; i < clicks.size(); ++i) {
+        at.push_back(clicks[i]);
+        if (i + 1 < clicks.size())
+            for (int k = 1; k <= 3; ++k) {
+                const double f = k / 4.0;
+                at.push_back({clicks[i].x + f * (clicks[i + 1].x - clicks[i].x),
+                              clicks[i].y + f * (clicks[i + 1].y - clicks[i].y)});
+            }
+    }
+    std::vector<double> sigmas;
+    for (double sigma = 0.8; sigma <= 20.0; sigma *= 1.25) sigmas.push_back(sigma);
+    constexpr int search = 6; // pixels around each point
+    std::vector<std::pair<double, double>> votes; // (sigma, weight)
+    for (const TracePoint& p : at) {
+        const int cx = std::clamp(static_cast<int>(std::lround(p.x)), 0, image.width() - 1);
+        const int cy = std::clamp(static_cast<int>(std::lround(p.y)), 0, image.height() - 1);
+        double bestResponse = 0.0, bestSigma = 0.0;
+        for (double sigma : sigmas) {
+            const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
+            // The patch around the point that the filters need (reflected at the image's border as the field is).
+            const int half = search + radius;
+            const cv::Rect rect(std::max(0, cx - half), std::max(0, cy - half), 0, 0);
+            const cv::Rect clipped(rect.x, rect.y, std::min(image.width(), cx + half + 1) - rect.x,
+                                   std::min(image.height(), cy + half + 1) - rect.y);
+            const cv::Mat patch = values(clipped);
+            cv::Mat g0, g1, g2, rxx, ryy, rxy, rx, ry;
+            gaussianKernels(sigma, radius, g0, g1, g2);
+            cv::sepFilter2D(patch, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            cv::sepFilter2D(patch, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            cv::sepFilter2D(patch, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            cv::sepFilter2D(patch, rx, CV_64F, g1, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            cv::sepFilter2D(patch, ry, CV_64F, g0, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            double response = 0.0;
+            for (int y = std::max(0, cy - search - clipped.y); y <= std::min(clipped.height - 1, cy + search - clipped.y); ++y)
+                for (int x = std::max(0, cx - search - clipped.x); x <= std::min(clipped.width - 1, cx + search - clipped.x);
+                     ++x) {
+                    if (std::hypot(clipped.x + x - p.x, clipped.y + y - p.y) > search) continue;
+                    const double a = rxx.at<double>(y, x), c = ryy.at<double>(y, x), b = rxy.at<double>(y, x);
+                    const double mean = 0.5 * (a + c), r = std::hypot(0.5 * (a - c), b);
+                    const double lambdaMin = mean - r, lambdaMax = mean + r;
+                    double lambda = 0.0;
+                    switch (polarity) {
+                    case TracePolarity::Bright: lambda = lambdaMin < 0.0 ? lambdaMin : 0.0; break;
+                    case TracePolarity::Dark: lambda = lambdaMax > 0.0 ? lambdaMax : 0.0; break;
+                    case TracePolarity::Both: lambda = std::fabs(lambdaMin) > std::fabs(lambdaMax) ? lambdaMin : lambdaMax; break;
+                    }
+                    if (lambda == 0.0) continue;
+                    // The normal (eigenvector of lambda) for the edge-suppression term.
+                    double nx = b, ny = lambda - a;
+                    const double mx = lambda - c, my = b;
+                    if (mx * mx + my * my > nx * nx + ny * ny) {
+                        nx = mx;
+                        ny = my;
+                    }
+                    const double len = std::hypot(nx, ny);
+                    const double slope = len > 0.0 ? std::fabs(rx.at<double>(y, x) * nx + ry.at<double>(y, x) * ny) / len : 0.0;
+                    response = std::max(response, sigma * sigma * std::fabs(lambda) - kRidgeEdgeSuppression * sigma * slope);
+                }
+            if (response > bestResponse) {
+                bestResponse = response;
+                bestSigma = sigma;
+            }
+        }
+        if (bestResponse > 0.0) votes.push_back({bestSigma, bestResponse});
+    }
+    if (votes.empty()) return TraceFieldOptions{}.lineWidth; // nothing line-like anywhere: the default
+    std::sort(votes.begin(), votes.end());
+    double total = 0.0;
+    for (const auto& v : votes) total += v.second;
+    double running = 0.0;
+    for (const auto& v : votes) {
+        running += v.second;
+        if (running >= 0.5 * total) return 2.0 * v.first;
+    }
+    return 2.0 * votes.back().first;
 }
 
 } // namespace glint

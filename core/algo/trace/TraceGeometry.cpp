@@ -12,6 +12,7 @@ SegmentShape makeShape(double dx, double dy, double length) {
     SegmentShape shape;
     shape.samples = std::max(1, static_cast<int>(std::ceil(length - 1e-6)));
     shape.weight = length / shape.samples;
+    shape.length = length;
     shape.stepX = dx / shape.samples;
     shape.stepY = dy / shape.samples;
     shape.dirX = dx / length;
@@ -20,6 +21,8 @@ SegmentShape makeShape(double dx, double dy, double length) {
 }
 
 } // namespace
+
+SegmentShape segmentShape(double dx, double dy) { return makeShape(dx, dy, std::sqrt(dx * dx + dy * dy)); }
 
 TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params)
     : a_(a), b_(b), n_(params.guides), d_(params.points) {
@@ -142,6 +145,13 @@ double segmentScoreExact(const TraceField& field, TracePoint start, const Segmen
     return sum * shape.weight;
 }
 
+double pathLength(const TraceGeometry& geometry, const std::vector<int>& indices) {
+    const int n = geometry.guides();
+    double length = geometry.firstShape(indices[0]).length + geometry.lastShape(indices[n - 1]).length;
+    for (int k = 1; k < n; ++k) length += geometry.interiorShape(indices[k] - indices[k - 1]).length;
+    return length;
+}
+
 TraceLeg assembleLeg(const TraceField& field, const TraceGeometry& geometry, const std::vector<int>& indices,
                      double optimumScore) {
     const int n = geometry.guides();
@@ -161,6 +171,8 @@ TraceLeg assembleLeg(const TraceField& field, const TraceGeometry& geometry, con
         leg.segmentScores.push_back(segmentScoreExact(field, leg.points[k], shape));
         leg.score += leg.segmentScores.back();
     }
+    leg.length = pathLength(geometry, indices);
+    leg.meanScore = leg.score / leg.length;
     return leg;
 }
 

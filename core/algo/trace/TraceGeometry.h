@@ -15,9 +15,13 @@ namespace glint {
 struct SegmentShape {
     int samples = 1;
     double weight = 1.0;              // |PQ| / N
+    double length = 1.0;              // |PQ|
     double stepX = 0.0, stepY = 0.0;  // (Q - P) / N
     double dirX = 1.0, dirY = 0.0;    // unit direction v
 };
+
+// The shape of the segment (dx, dy) (not zero).
+SegmentShape segmentShape(double dx, double dy);
 
 struct IndexRange {
     int lo = 0;
@@ -89,6 +93,9 @@ private:
 // The score of the segment that starts at `start` and has the given shape, in double precision: the
 // definition that the reference and the tests use. Samples outside the image count as zero.
 double segmentScoreExact(const TraceField& field, TracePoint start, const SegmentShape& shape);
+
+// The length of the path a, q_1..q_n, b with the given guide indices (the sum of its segments' lengths).
+double pathLength(const TraceGeometry& geometry, const std::vector<int>& indices);
 
 // Turns a backend's optimum into a leg: points, and every segment's score in double precision.
 TraceLeg assembleLeg(const TraceField& field, const TraceGeometry& geometry, const std::vector<int>& indices,

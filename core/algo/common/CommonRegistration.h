@@ -1,0 +1,60 @@
+// Registration first: phase correlation proposes the offsets to label before the exact search (a strong
+// lower bound from the start), and a match-count bound over every offset at once, by FFT, lets the exact
+// search skip offsets without looking at their pixels. Neither changes the answer: candidates are only
+// labelled first, and the bound is an upper bound of the exact match count (so of the component).
+#pragma once
+
+#include "core/algo/common/CommonComponentCoding.h"
+#include "core/io/Image.h"
+#include "core/jobs/JobControl.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace glint::common_component {
+
+struct Registration {
+    // The highest value of the phase-correlation surface: the inverse DFT of the normalised cross-power
+    // spectrum of the two (mean-removed, Hann-windowed) images, 1 for a pure cyclic translation, near 0
+    // for unrelated images.
+    double peak = 0.0;
+    // Offsets to label first, strongest peak first: each peak's wrap-around aliases (the surface is
+    // cyclic), those within the offset range, without repeats.
+    std::vector<CommonOffset> candidates;
+};
+
+// Phase correlation of A and B on a common size (no smaller than either image). peaks: how many local
+// maxima of the surface are turned into candidates (each gives up to 4 aliases). Blank and non-finite
+// samples count as the image's mean. Throws Cancelled through job.
+Registration registerByPhaseCorrelation(const Image& a, const Image& b, const OffsetRange& range, JobControl& job,
+                                        int peaks = 4);
+
+// An upper bound of the exact match count at every offset, from K bins of the codes: a B pixel's code
+// falls in one bin; an A pixel's matching codes [lo, lo + span] cover a run of bins. A pair that
+// matches then has B's bin among A's bins, so sum over the bins of the correlation of "A covers bin k"
+// with "B is in bin k" counts every matching pair once (and no pair twice). The correlations are cyclic
+// (DFT size no smaller than either image): aliased offsets only add to a count, so it stays a bound.
+// They are computed in double precision; at() adds a margin far above the rounding error.
+class MatchCountBound {
+public:
+    // Empty when the transforms would be too large (then the search does without it) or nothing matches.
+    static std::optional<MatchCountBound> build(const CommonCoding& coding, JobControl& job, int bins = 4);
+    std::uint64_t at(int dx, int dy) const {
+        const int x = ((dx % sizeX_) + sizeX_) % sizeX_;
+        const int y = ((dy % sizeY_) + sizeY_) % sizeY_;
+        return bound_[static_cast<std::size_t>(y) * sizeX_ + x];
+    }
+    int bins() const { return bins_; }
+
+private:
+    int sizeX_ = 0, sizeY_ = 0, bins_ = 0;
+    std::vector<std::uint32_t> bound_; // cyclic index [dy mod sizeY][dx mod sizeX]
+};
+
+// How many bins the FFT bound should have once a component of `best` pixels is known (0: none, it would
+// not prune). At unrelated offsets about 1/bins of the overlap agrees in bin, so the bins are chosen to
+// bring that well below best / (largest overlap area).
+int fftBoundBins(std::uint64_t best, const CommonCoding& coding);
+
+} // namespace glint::common_component

@@ -1,0 +1,292 @@
+// glint-cli bench sources: Glint's K brightest regions as a source finder, scored against the truth of a
+// synthetic star field (core/algo/brightest/StarField.h), side by side with SExtractor (Debian's
+// `source-extractor`, run on the same frame written as FITS, DETECT_THRESH 3) when it is installed.
+// Prints one table: completeness and purity per SNR bin for both, the centroid error at SNR >= 20, and
+// the time of each (Glint: runBrightest on the loaded frame; SExtractor: the whole program run, its FITS
+// reading included).
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/StarField.h"
+#include "core/bench/Bench.h"
+#include "core/util/Errors.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace glint {
+
+namespace {
+
+// ---- Glint's side: the parameters of the source search. ONE place to change: when the local pivot,
+// --threshold and --min-snr land, this becomes pivot local, threshold 3, min SNR 5 (issue 14). --------
+BrightestParams sourceFinderParams() {
+    BrightestParams params;
+    params.pivot = PivotSpec::parse("p99");
+    params.k = 100;
+    params.mode = BrightestMode::Disjoint;
+    return params;
+}
+
+// Glint's catalogue: the regions, each with the flux-weighted centroid of I - pivot (positive part) over
+// its non-blank pixels (the result holds no centroid yet), or the rectangle's centre when nothing is positive.
+std::vector<Detection> glintDetections(const Image& image, const BrightestResult& result) {
+    std::vector<Detection> out;
+    for (const BrightestRegion& r : result.regions) {
+        double sw = 0.0, sx = 0.0, sy = 0.0;
+        for (int y = r.y; y < r.y + r.height; ++y)
+            for (int x = r.x; x < r.x + r.width; ++x) {
+                if (image.isBlank(x, y)) continue;
+                const double a = image.value(x, y) - result.pivot;
+                if (!(a > 0.0)) continue;
+                sw += a;
+                sx += a * x;
+                sy += a * y;
+            }
+        Detection d;
+        d.x = sw > 0.0 ? sx / sw : r.x + 0.5 * (r.width - 1);
+        d.y = sw > 0.0 ? sy / sw : r.y + 0.5 * (r.height - 1);
+        d.hasRect = true;
+        d.rx = r.x;
+        d.ry = r.y;
+        d.rw = r.width;
+        d.rh = r.height;
+        out.push_back(d);
+    }
+    return out;
+}
+
+std::optional<std::string> findProgram(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    if (!path) return std::nullopt;
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        if (dir.empty()) continue;
+        const std::string candidate = dir + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
+}
+
+struct SextractorRun {
+    std::vector<Detection> detections;
+    double ms = 0.0;
+    std::string error; // empty when it ran
+};
+
+// Runs SExtractor on the frame in a fresh temporary folder with a minimal configuration.
+SextractorRun runSextractor(const std::string& program, const StarField& field) {
+    SextractorRun run;
+    std::string dirTemplate = (std::filesystem::temp_directory_path() / "glint-sources-XXXXXX").string();
+    if (!::mkdtemp(dirTemplate.data())) {
+        run.error = "cannot make a temporary folder";
+        return run;
+    }
+    const std::filesystem::path dir(dirTemplate);
+    writeStarFieldFits(field, (dir / "frame.fits").string());
+    {
+        std::ofstream param(dir / "default.param");
+        param << "NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_AUTO\nSNR_WIN\nFLAGS\n";
+        std::ofstream conv(dir / "default.conv");
+        conv << "CONV NORM\n# 3x3 all-ground convolution mask with FWHM = 2 pixels.\n1 2 1\n2 4 2\n1 2 1\n";
+        std::ofstream sex(dir / "default.sex");
+        sex << "CATALOG_NAME catalogue.txt\nCATALOG_TYPE ASCII_HEAD\nPARAMETERS_NAME default.param\n"
+               "DETECT_TYPE CCD\nDETECT_MINAREA 5\nDETECT_THRESH 3\nANALYSIS_THRESH 3\n"
+               "FILTER Y\nFILTER_NAME default.conv\nDEBLEND_NTHRESH 32\nDEBLEND_MINCONT 0.005\n"
+               "CLEAN Y\nCLEAN_PARAM 1.0\nMASK_TYPE CORRECT\n"
+               "SATUR_LEVEL "
+            << field.options.saturation << "\nSATUR_KEY SATURATE\nGAIN 1.0\nGAIN_KEY GAIN\nPIXEL_SCALE 1.0\n"
+            << "SEEING_FWHM " << 0.5 * (field.options.fwhmMin + field.options.fwhmMax)
+            << "\nBACK_SIZE 64\nBACK_FILTERSIZE 3\nBACKPHOTO_TYPE GLOBAL\n"
+               "CHECKIMAGE_TYPE NONE\nMEMORY_OBJSTACK 3000\nMEMORY_PIXSTACK 300000\nMEMORY_BUFSIZE 1024\n"
+               "VERBOSE_TYPE QUIET\nNTHREADS 0\n";
+    }
+    const std::string command =
+        "cd '" + dir.string() + "' && '" + program + "' frame.fits -c default.sex > sextractor.log 2>&1";
+    const auto start = std::chrono::steady_clock::now();
+    const int status = std::system(command.c_str());
+    run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::ifstream cat(dir / "catalogue.txt");
+    if (status != 0 || !cat) {
+        std::ifstream log(dir / "sextractor.log");
+        std::string last, line;
+        while (std::getline(log, line))
+            if (!line.empty()) last = line;
+        run.error = "source-extractor failed (status " + std::to_string(status) + "): " + last;
+    } else {
+        std::string line;
+        while (std::getline(cat, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::istringstream in(line);
+            double number = 0.0, x = 0.0, y = 0.0;
+            if (!(in >> number >> x >> y)) continue;
+            Detection d;
+            d.x = x - 1.0; // FITS pixels are 1-based
+            d.y = y - 1.0;
+            run.detections.push_back(d);
+        }
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    return run;
+}
+
+std::string percent(const SnrBin& b, bool completeness) {
+    const int n = completeness ? b.truths : b.detections;
+    if (n == 0) return "-";
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << 100.0 * (completeness ? b.completeness() : b.purity()) << "% ("
+      << (completeness ? b.found : b.genuine) << "/" << n << ")";
+    return s.str();
+}
+
+std::string binName(const SnrBin& b) {
+    std::ostringstream s;
+    if (std::isinf(b.hi)) s << ">= " << b.lo;
+    else s << b.lo << "-" << b.hi;
+    return s.str();
+}
+
+Json scoreJson(const MatchScore& m, double ms) {
+    Json bins = Json::array();
+    for (const SnrBin& b : m.bins)
+        bins.push_back({{"snr", binName(b)},
+                        {"truths", b.truths},
+                        {"found", b.found},
+                        {"detections", b.detections},
+                        {"genuine", b.genuine}});
+    return {{"bins", bins},
+            {"completeness_snr10", m.atLeast10.completeness()},
+            {"purity_snr10", m.atLeast10.purity()},
+            {"detections", m.detections},
+            {"false", m.falseDetections},
+            {"on_galaxy", m.onGalaxy},
+            {"centroid_median_px", m.centroidMedian},
+            {"centroid_rms_px", m.centroidRms},
+            {"centroid_count", m.centroidCount},
+            {"ms", ms}};
+}
+
+// The side-by-side table.
+std::string table(const std::string& title, const MatchScore& g, double gMs, const std::optional<MatchScore>& s,
+                  double sMs, const std::string& sNote) {
+    std::ostringstream out;
+    out << title << "\n";
+    out << std::left << std::setw(10) << "SNR" << std::setw(8) << "stars" << std::setw(22) << "Glint complete"
+        << std::setw(22) << "Glint pure" << std::setw(22) << "SExtr complete" << "SExtr pure\n";
+    const auto row = [&](const std::string& name, const SnrBin& gb, const SnrBin* sb) {
+        out << std::left << std::setw(10) << name << std::setw(8) << gb.truths << std::setw(22) << percent(gb, true)
+            << std::setw(22) << percent(gb, false) << std::setw(22) << (sb ? percent(*sb, true) : "-")
+            << (sb ? percent(*sb, false) : "-") << "\n";
+    };
+    for (std::size_t i = 0; i < g.bins.size(); ++i) row(binName(g.bins[i]), g.bins[i], s ? &s->bins[i] : nullptr);
+    row(">= 10 all", g.atLeast10, s ? &s->atLeast10 : nullptr);
+    out << std::fixed << std::setprecision(3);
+    out << "centroid error, SNR >= 20 (median / rms px): Glint " << g.centroidMedian << " / " << g.centroidRms << " ("
+        << g.centroidCount << " stars)";
+    if (s) out << ", SExtractor " << s->centroidMedian << " / " << s->centroidRms << " (" << s->centroidCount << " stars)";
+    out << "\n" << std::setprecision(1);
+    out << "detections: Glint " << g.detections << " (" << g.falseDetections << " false, " << g.onGalaxy
+        << " on the galaxy), " << gMs << " ms";
+    if (s)
+        out << "; SExtractor " << s->detections << " (" << s->falseDetections << " false, " << s->onGalaxy
+            << " on the galaxy), " << sMs << " ms (whole program)";
+    out << "\n";
+    if (!sNote.empty()) out << sNote << "\n";
+    return out.str();
+}
+
+int parseSide(const std::string& text) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (end == text.c_str() || *end != '\0' || v < 128 || v > 8192)
+        throw UsageError("bench sources takes square sizes from 128 to 8192 (got '" + text + "')");
+    return static_cast<int>(v);
+}
+
+std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
+    std::vector<int> sides;
+    for (const auto& s : options.sizes) sides.push_back(parseSide(s));
+    if (sides.empty()) sides = {1024};
+    const std::optional<std::string> sex = findProgram("source-extractor");
+    std::vector<BenchRow> rows;
+    for (int side : sides) {
+        StarFieldOptions fo;
+        fo.width = fo.height = side;
+        fo.stars = std::max(20, static_cast<int>(250.0 * side * side / (1024.0 * 1024.0)));
+        const StarField field = makeStarField(fo);
+        const BrightestParams params = sourceFinderParams();
+        const std::string caseName = "star field " + std::to_string(side) + "x" + std::to_string(side) + ", " +
+                                     std::to_string(field.stars.size()) + " stars + galaxy, pivot " +
+                                     params.pivot.text() + ", K=" + std::to_string(params.k);
+        BrightestResult result;
+        BenchRow g = measure("sources", caseName, Backend::Cpu, options.repeat, [&](JobControl& job) {
+            result = runBrightest(field.image, params, Backend::Cpu, job);
+        });
+        g.backend = "glint cpu";
+        const MatchScore gs = scoreCatalogue(field, glintDetections(field.image, result));
+        g.verified = false;
+        g.params = {{"side", side}, {"stars", field.stars.size()}, {"pivot", params.pivot.text()}, {"k", params.k}};
+        g.extra = scoreJson(gs, g.totalMs);
+
+        std::optional<MatchScore> ss;
+        double sMs = 0.0;
+        std::string sNote;
+        if (!sex) {
+            sNote = "SExtractor: skipped (source-extractor is not installed; Debian: apt-get install source-extractor)";
+        } else {
+            std::vector<double> times;
+            SextractorRun run;
+            for (int i = 0; i < std::max(1, std::min(options.repeat, 5)); ++i) {
+                run = runSextractor(*sex, field);
+                if (!run.error.empty()) break;
+                times.push_back(run.ms);
+            }
+            if (!run.error.empty()) {
+                sNote = "SExtractor: " + run.error;
+            } else {
+                std::sort(times.begin(), times.end());
+                sMs = times[times.size() / 2];
+                ss = scoreCatalogue(field, run.detections);
+                BenchRow s;
+                s.algorithm = "sources";
+                s.caseName = caseName;
+                s.backend = "source-extractor";
+                s.device = "CPU";
+                s.repeats = static_cast<int>(times.size());
+                s.totalMs = sMs;
+                s.minMs = times.front();
+                s.params = {{"side", side}, {"stars", field.stars.size()}, {"detect_thresh", 3}};
+                s.note = "SExtractor, DETECT_THRESH 3, whole program (FITS read included)";
+                s.extra = scoreJson(*ss, sMs);
+                rows.push_back(g);
+                rows.push_back(s);
+            }
+        }
+        if (!ss) rows.push_back(g);
+        std::ostringstream c;
+        c << std::fixed << std::setprecision(1) << "completeness/purity at SNR >= 10: " << 100.0 * gs.atLeast10.completeness()
+          << "% / " << 100.0 * gs.atLeast10.purity() << "%";
+        for (BenchRow& r : rows)
+            if (r.backend == "glint cpu" && r.caseName == caseName) r.note = c.str();
+        const std::string text = table(caseName, gs, g.totalMs, ss, sMs, sNote);
+        if (options.log) *options.log << text;
+    }
+    return rows;
+}
+
+} // namespace
+
+void registerSourceBench() { registerBench("sources", runSourceBench); }
+
+} // namespace glint

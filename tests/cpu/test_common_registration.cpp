@@ -1,0 +1,264 @@
+// Registration, the FFT match-count bound, normalisation and confidence of the common component: the
+// bound never falls below the brute-force match count, phase correlation finds known offsets, the cpu
+// backend stays equal to the reference with every normalisation, contrast-changed crops are recovered,
+// and the JSON carries the confidence (older documents stay readable).
+#include "tests/support/CommonChecks.h"
+#include "tests/support/TestSupport.h"
+
+#include "core/algo/common/CommonAlgorithm.h"
+#include "core/algo/common/CommonComponent.h"
+#include "core/algo/common/CommonComponentCases.h"
+#include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonRegistration.h"
+#include "cuda/Backends.h"
+#include "core/util/Errors.h"
+
+#include <QJsonObject>
+#include <QtTest>
+
+#include <random>
+
+using namespace glint;
+using namespace glint::common_component;
+
+namespace {
+
+std::uint64_t bruteMatches(const Image& a, const Image& b, int dx, int dy, double t) {
+    std::uint64_t n = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const int xb = x + dx, yb = y + dy;
+            if (xb < 0 || yb < 0 || xb >= b.width() || yb >= b.height()) continue;
+            if (a.isBlank(x, y) || b.isBlank(xb, yb)) continue;
+            n += samplesMatch(a.value(x, y), b.value(xb, yb), t);
+        }
+    return n;
+}
+
+} // namespace
+
+class TestCommonRegistration : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { initBackends(); }
+
+    // The FFT bound at every offset is at least the exact match count, for random pairs of many shapes,
+    // few and many values, blanks, tolerance 0 and > 0, and every bin count.
+    void fftBoundIsAnUpperBound() {
+        std::mt19937 rng(16);
+        std::uniform_int_distribution<int> side(1, 19), values(2, 40), coin(0, 3);
+        for (int i = 0; i < 120; ++i) {
+            const int v = values(rng);
+            const double blanks = coin(rng) == 0 ? 0.2 : 0.0;
+            const Image a = test::randomIntImage(side(rng), side(rng), 0, v - 1, rng, blanks);
+            const Image b = test::randomIntImage(side(rng), side(rng), 0, v - 1, rng, blanks);
+            const double t = coin(rng) == 0 ? 2.0 : 0.0;
+            JobControl job;
+            const CommonCoding c = codeImages(a, b, t, job);
+            const int bins = 1 << (i % 6); // 1 .. 32
+            const auto bound = MatchCountBound::build(c, job, bins);
+            if (!bound) continue; // nothing matchable
+            for (int dy = -(a.height() - 1); dy < b.height(); ++dy)
+                for (int dx = -(a.width() - 1); dx < b.width(); ++dx) {
+                    const std::uint64_t exact = bruteMatches(a, b, dx, dy, t);
+                    if (bound->at(dx, dy) < exact)
+                        QFAIL(qPrintable(QString("pair %1, bins %2, offset (%3, %4): bound %5 < %6")
+                                             .arg(i).arg(bins).arg(dx).arg(dy).arg(bound->at(dx, dy)).arg(exact)));
+                }
+        }
+    }
+
+    // Phase correlation puts the true offset among its candidates, with every sign of the offset (the
+    // wrap-around aliases) and unequal sizes; where the overlap is a thin band at the windowed edges it
+    // may miss it, and the exact search still finds it.
+    void phaseCorrelationFindsKnownOffsets() {
+        const Image scene = fractalNoiseImage(400, 360, 5);
+        const int shifts[][2] = {{60, 30}, {0, 90}, {130, 0}, {17, 141}};
+        for (const auto& s : shifts) {
+            for (int sign = 0; sign < 4; ++sign) {
+                const int sx = s[0], sy = s[1];
+                // A at (ax, ay), B at (bx, by) of the scene: dx = ax - bx.
+                const int ax = sign & 1 ? sx : 0, bx = sign & 1 ? 0 : sx;
+                const int ay = sign & 2 ? sy : 0, by = sign & 2 ? 0 : sy;
+                const Image a = cropImage(scene, ax, ay, 250, 200);
+                const Image b = cropImage(scene, bx, by, 230, 210);
+                JobControl job;
+                const auto reg = registerByPhaseCorrelation(a, b, offsetRange(250, 200, 230, 210, -1), job);
+                const CommonOffset truth{ax - bx, ay - by};
+                if (sy < 100)
+                    QVERIFY2(std::find(reg.candidates.begin(), reg.candidates.end(), truth) != reg.candidates.end(),
+                         qPrintable(QString("(%1, %2) not among the candidates").arg(truth.dx).arg(truth.dy)));
+                QVERIFY(reg.peak > 0.0 && reg.peak <= 1.0);
+                const auto r = test::runCommon(a, b, {}, Backend::Cpu);
+                QCOMPARE(r.dx, truth.dx);
+                QCOMPARE(r.dy, truth.dy);
+                QVERIFY(r.confidence.reliable);
+                QVERIFY(r.confidence.coverage > 0.999);
+                QCOMPARE(r.confidence.overlapArea, r.size);
+            }
+        }
+    }
+
+    // cpu = reference (size and offsets searched) with every normalisation on random pairs.
+    void normalisedAgainstReference() {
+        std::mt19937 rng(1616);
+        std::uniform_int_distribution<int> side(1, 11), values(2, 6), coin(0, 3);
+        for (CommonNormalize n : {CommonNormalize::None, CommonNormalize::Linear, CommonNormalize::Rank})
+            for (int i = 0; i < 60; ++i) {
+                const int v = values(rng);
+                const Image a = test::randomIntImage(side(rng), side(rng), 0, v - 1, rng, coin(rng) == 0 ? 0.1 : 0.0);
+                const Image b = test::randomIntImage(side(rng), side(rng), 0, 3 * v, rng);
+                CommonComponentParams p;
+                p.normalize = n;
+                p.tolerance = coin(rng) == 0 ? 0.5 : 0.0;
+                if (coin(rng) == 0) p.maxShift = coin(rng);
+                const auto got = test::runCommon(a, b, p, Backend::Cpu);
+                const auto expected = test::runCommon(a, b, p, Backend::Reference);
+                if (got.size != expected.size || got.confidence.gain != expected.confidence.gain) {
+                    QString text;
+                    for (std::size_t k = 0; k < a.pixelCount(); ++k) text += QString::number(a.value(k)) + (a.isBlank(k) ? "b " : " ");
+                    text += "| ";
+                    for (std::size_t k = 0; k < b.pixelCount(); ++k) text += QString::number(b.value(k)) + " ";
+                    qWarning("ref gain %.17g; normalize %s t %g shift %lld A %dx%d B %dx%d gain %.17g bias %.17g: %s", expected.confidence.gain, commonNormalizeName(n),
+                             p.tolerance, p.maxShift, a.width(), a.height(), b.width(), b.height(), got.confidence.gain,
+                             got.confidence.bias, qPrintable(text));
+                }
+                QCOMPARE(got.size, expected.size);
+                QCOMPARE(got.stats.offsets, expected.stats.offsets);
+                QCOMPARE(got.confidence.gain, expected.confidence.gain);
+                QCOMPARE(got.confidence.bias, expected.confidence.bias);
+                if (QTest::currentTestFailed()) return;
+            }
+    }
+
+    // B = 5 A - 242 (clipped): no pixel equal; linear normalisation and a small tolerance find the true
+    // offset with (nearly) all of the overlap, and so does rank.
+    void contrastStretchedCrops() {
+        const Image scene = fractalNoiseImage(300, 300, 9);
+        const Image a = cropImage(scene, 0, 0, 200, 200);
+        Image b = cropImage(scene, 100, 40, 200, 200);
+        changeImage(b, 0.5, 40, 1.0, 0, 0, 1);
+        for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank}) {
+            CommonComponentParams p;
+            p.normalize = n;
+            p.tolerance = 2;
+            const auto r = test::runCommon(a, b, p, Backend::Cpu);
+            qInfo("normalize %s: dx %d dy %d size %llu coverage %g gain %g bias %g peak %g", commonNormalizeName(n), r.dx, r.dy,
+                  static_cast<unsigned long long>(r.size), r.confidence.coverage, r.confidence.gain, r.confidence.bias,
+                  r.confidence.registrationPeak);
+            QCOMPARE(r.dx, -100);
+            QCOMPARE(r.dy, -40);
+            QVERIFY2(r.confidence.coverage >= 0.9, qPrintable(QString::number(r.confidence.coverage)));
+            QVERIFY(r.confidence.reliable);
+            QCOMPARE(QString::fromStdString(commonPlacementSentence(r)), QString("B's top-left sits at (100, 40) in A"));
+        }
+        CommonComponentParams p;
+        p.normalize = CommonNormalize::Linear;
+        p.tolerance = 2;
+        const auto r = test::runCommon(a, b, p, Backend::Cpu);
+        QVERIFY(std::abs(r.confidence.gain - 2.0) < 0.1);
+    }
+
+    // +-2 noise on B: linear normalisation rounds B' to A's integers, so tolerance 2 covers the whole
+    // overlap (a fitted bias of a fraction would push the +-2 pixels past it).
+    void noisyCropsCoverTheOverlap() {
+        const Image scene = fractalNoiseImage(600, 430, 4);
+        const Image a = cropImage(scene, 0, 0, 400, 400);
+        Image b = cropImage(scene, 100, 30, 400, 400);
+        changeImage(b, 1.0, 0.0, 1.0, 2, 0, 8);
+        CommonComponentParams p;
+        p.normalize = CommonNormalize::Linear;
+        p.tolerance = 2;
+        const auto r = test::runCommon(a, b, p, Backend::Cpu);
+        QCOMPARE(r.dx, -100);
+        QCOMPARE(r.dy, -30);
+        QVERIFY2(r.confidence.coverage > 0.99, qPrintable(QString::number(r.confidence.coverage)));
+    }
+
+    // Constant images under linear: no scale to fit, only the medians are matched; every pixel of the
+    // overlap matches, so the largest overlap wins.
+    void constantImagesUnderLinear() {
+        const Image a = test::intImage(4, 3, std::vector<std::int32_t>(12, 7));
+        const Image b = test::intImage(3, 3, std::vector<std::int32_t>(9, 100));
+        CommonComponentParams p;
+        p.normalize = CommonNormalize::Linear;
+        for (Backend backend : {Backend::Reference, Backend::Cpu}) {
+            const auto r = test::runCommon(a, b, p, backend);
+            QCOMPARE(r.size, std::uint64_t(9));
+            QCOMPARE(r.confidence.gain, 1.0);
+            QCOMPARE(r.confidence.bias, -93.0);
+            QCOMPARE(r.confidence.coverage, 1.0);
+        }
+    }
+
+    // Unrelated images: a small component, not reliable; the runner-up is another candidate.
+    void unrelatedPairIsFlagged() {
+        const Image a = cropImage(fractalNoiseImage(120, 120, 1), 0, 0, 120, 120);
+        const Image b = cropImage(fractalNoiseImage(120, 120, 2), 0, 0, 120, 120);
+        CommonComponentParams p;
+        p.normalize = CommonNormalize::Linear;
+        p.tolerance = 2;
+        const auto r = test::runCommon(a, b, p, Backend::Cpu);
+        QCOMPARE(r.size, test::runCommon(a, b, p, Backend::Reference).size);
+        QVERIFY(r.found);
+        QVERIFY(r.confidence.coverage < kCommonReliableCoverage);
+        QVERIFY(!r.confidence.reliable);
+        QVERIFY(r.confidence.hasRunnerUp);
+        QVERIFY(r.confidence.runnerUpSize <= r.size);
+    }
+
+    void placementSentence() {
+        CommonComponentResult r;
+        QCOMPARE(QString::fromStdString(commonPlacementSentence(r)), QString("no common region"));
+        r.found = true;
+        r.dx = -423, r.dy = -19;
+        QCOMPARE(QString::fromStdString(commonPlacementSentence(r)), QString("B's top-left sits at (423, 19) in A"));
+        r.dx = 5, r.dy = 0;
+        QCOMPARE(QString::fromStdString(commonPlacementSentence(r)), QString("A's top-left sits at (5, 0) in B"));
+        r.dx = 5, r.dy = -2;
+        QVERIFY(QString::fromStdString(commonPlacementSentence(r)).contains("outside A"));
+    }
+
+    // The JSON carries the confidence and reads back; a document without those fields still reads.
+    void jsonRoundTrip() {
+        const Image scene = fractalNoiseImage(80, 80, 3);
+        const auto r = test::runCommon(cropImage(scene, 0, 0, 60, 60), cropImage(scene, 20, 10, 60, 60), {}, Backend::Cpu);
+        Json j = commonResultJson(r);
+        QCOMPARE(j["overlap_area"].get<std::uint64_t>(), std::uint64_t(40 * 50));
+        QVERIFY(j["reliable"].get<bool>());
+        QVERIFY(j["registration"]["peak"].get<double>() > 0);
+        QCOMPARE(QString::fromStdString(j["placement"].get<std::string>()), QString("B's top-left sits at (20, 10) in A"));
+        const auto back = commonResultFromJson(j);
+        QCOMPARE(back.confidence.overlapArea, r.confidence.overlapArea);
+        QCOMPARE(back.confidence.coverage, r.confidence.coverage);
+        QCOMPARE(back.confidence.hasRunnerUp, r.confidence.hasRunnerUp);
+        QCOMPARE(back.confidence.runnerUpSize, r.confidence.runnerUpSize);
+        for (const char* k : {"overlap_area", "coverage", "reliable", "runner_up", "registration", "normalization", "placement"})
+            j.erase(k);
+        const auto old = commonResultFromJson(j);
+        QCOMPARE(old.size, r.size);
+        QCOMPARE(old.confidence.overlapArea, std::uint64_t(0));
+        j["coverage"] = 2.5;
+        QVERIFY_THROWS_EXCEPTION(InputError, commonResultFromJson(j));
+    }
+
+    void cliNormalize() {
+        const QString a = test::writeTempFile("n_a.csv", "1,2,3\n4,5,6\n7,8,9\n");
+        const QString b = test::writeTempFile("n_b.csv", "10,30\n40,60\n");
+        const QJsonObject j = test::runCliJson({"common", a, b, "--normalize", "linear", "--json", "-"});
+        QCOMPARE(j["normalize"].toString(), QString("linear"));
+        QVERIFY(j.contains("coverage"));
+        QVERIFY(j.contains("placement"));
+        const auto text = test::runCli({"common", a, b, "--normalize", "rank"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("top-left"));
+        const auto bad = test::runCli({"common", a, b, "--normalize", "gamma"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--normalize"));
+        QCOMPARE(test::runCli({"common", a, b, "--normalize", "linear", "--tolerance", "-2"}).exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommonRegistration)
+#include "test_common_registration.moc"
