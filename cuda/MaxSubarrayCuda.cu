@@ -44,13 +44,14 @@ Workspace& workspace() { return Workspace::shared("brightest"); }
 
 class CudaSolver final : public MaxSubarraySolver {
 public:
-    std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
+    DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                                  ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
         Workspace::Lease ws(workspace());
-        if (work.fitsInt32()) return Run<int, std::int64_t>(*ws, work, k, job, span).solve();
-        if (work.integer) return Run<float, std::int64_t>(*ws, work, k, job, span).solve();
-        return Run<float, double>(*ws, work, k, job, span).solve();
+        if (work.fitsInt32()) return Run<int, std::int64_t>(*ws, work, rule, job, span).solve();
+        if (work.integer) return Run<float, std::int64_t>(*ws, work, rule, job, span).solve();
+        return Run<float, double>(*ws, work, rule, job, span).solve();
     }
 
 private:
@@ -61,29 +62,30 @@ private:
     public:
         static constexpr bool kScreen = std::is_same_v<V, float>;
 
-        Run(Workspace& ws, const WorkArray& w, int k, JobControl& job, ProgressSpan span)
-            : ws_(ws), w_(w), k_(k), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)),
+        Run(Workspace& ws, const WorkArray& w, const DisjointRule& rule, JobControl& job, ProgressSpan span)
+            : ws_(ws), w_(w), rule_(rule), k_(rule.rounds()), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)),
               kernel_(chooseStripKernel<V>(w.rows, forcedShape())) {}
 
-        std::vector<WorkRect> solve() {
+        DisjointOutcome solve() {
             checkMemory();
             upload();
             prefixSums();
             buildTiles();
-            std::vector<WorkRect> found;
             std::vector<int> dirty(tiles_.size());
             for (std::size_t i = 0; i < dirty.size(); ++i) dirty[i] = static_cast<int>(i);
-            for (int round = 0; round < k_; ++round) {
-                const ProgressSpan roundSpan = span_.part(static_cast<double>(round) / k_, (round + 1.0) / k_);
+            const int k = rule_.k;
+            auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
+                const double round = static_cast<double>(soFar.found.size());
+                const ProgressSpan roundSpan = span_.part(round / k, (round + 1.0) / k);
                 searchTiles(dirty, roundSpan);
                 int top = -1, bottom = -1;
                 Exact value{};
-                if (!select(top, bottom, value)) break;
-                found.push_back(recover(top, bottom, value));
-                if (round + 1 < k_) dirty = exclude(found.back());
-            }
+                if (!select(top, bottom, value)) return std::nullopt;
+                return recover(top, bottom, value);
+            };
+            DisjointOutcome out = runDisjointRounds(rule_, search, [&](const WorkRect& r) { dirty = exclude(r); });
             span_.set(job_, 1.0);
-            return found;
+            return out;
         }
 
     private:
@@ -317,7 +319,8 @@ private:
 
         Workspace& ws_;
         const WorkArray& w_;
-        int k_;
+        const DisjointRule& rule_;
+        int k_; // rounds at most: more than one needs the mask
         JobControl& job_;
         ProgressSpan span_;
         int rows_, cols_, pitch_;

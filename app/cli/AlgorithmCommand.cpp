@@ -23,7 +23,7 @@ std::string algorithmUsage(const Algorithm& algorithm) {
     std::string usage = std::string("glint-cli ") + algorithm.name() +
                         (algorithm.imageCount() == 2 ? " IMAGE_A IMAGE_B " : " IMAGE ") + algorithm.synopsis() +
                         "\n          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
-    for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " OUT.png]";
+    for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " " + algorithm.outputPlaceholder(o) + "]";
     usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]... "
              "[--geojson-crs auto|image|wgs84|pixel]";
     return usage;
@@ -45,7 +45,8 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     if (!GLINT_WITH_IMGCODECS) {
         std::vector<std::string> pngs = a.values("--overlay");
         for (const std::string& o : algorithm.outputOptions())
-            for (const std::string& v : a.values(o)) pngs.push_back(v);
+            if (algorithm.outputPlaceholder(o).ends_with(".png"))
+                for (const std::string& v : a.values(o)) pngs.push_back(v);
         if (!pngs.empty())
             throw OutputError("cannot write '" + pngs.front() + "': this headless build of Glint writes no PNG files");
     }
@@ -83,6 +84,7 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     for (const std::string& o : algorithm.outputOptions())
         if (auto out = a.value(o)) outcome->writeOutput(o, *out);
     for (const auto& out : a.values("--regions")) writeRegionFile(out, outcome->regions(inputs), regionOptions);
+    for (const std::string& note : outcome->notes()) std::cerr << "glint-cli: " << name << ": " << note << "\n";
     if (!a.value("--json") || *a.value("--json") != "-") outcome->printText(std::cout, inputs, job.timing().total());
     return 0;
 }

@@ -48,6 +48,8 @@ public:
     virtual void writeOverlay(const std::string& path, const AlgorithmInputs& inputs) const = 0;
     // An output only this algorithm's command takes (its outputOptions()), e.g. --mask OUT.png.
     virtual void writeOutput(const std::string& option, const std::string& path) const;
+    // Lines the CLI prints on standard error after the run (e.g. why fewer results than asked came back).
+    virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // The parameters read from the options, ready to run on any number of images.
@@ -72,6 +74,9 @@ public:
     virtual std::vector<std::string> options() const = 0;
     // Outputs only its command writes, besides --json, --overlay and --regions (e.g. --mask).
     virtual std::vector<std::string> outputOptions() const { return {}; }
+    // The placeholder of an output option in the usage text; outputs whose placeholder ends in ".png" need
+    // a build that writes PNG files.
+    virtual std::string outputPlaceholder(const std::string& /*option*/) const { return "OUT.png"; }
     // The batch CSV columns after "path".
     virtual std::vector<std::string> csvColumns() const = 0;
     // Reads the parameters (a UsageError names the option).

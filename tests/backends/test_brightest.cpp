@@ -8,6 +8,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
+#include "core/algo/maxsub/Background.h"
 #include "core/algo/maxsub/WorkArray.h"
 #include "core/io/ImageStats.h"
 #include "core/util/Errors.h"
@@ -407,6 +408,60 @@ private slots:
             const double expected = std::string(spec) == "mean" ? computeStats(u8).mean
                                                                 : percentileOf(values, std::string(spec) == "median" ? 50 : std::stod(spec + 1));
             QCOMPARE(computePivot(u8, p), expected);
+        }
+    }
+
+    // The local pivot (a = I - bkg - N rms, built on the host) with the significance filters: every backend
+    // gives the reference's regions, and the reference's are the brute-force greedy search over the work
+    // values computed here from the background map.
+    void localPivotAndFilters_data() { test::addBackendRows(); }
+    void localPivotAndFilters() {
+        GLINT_FETCH_BACKEND(backend);
+        std::mt19937 rng(21);
+        for (int trial = 0; trial < 6; ++trial) {
+            const int w = 12 + trial * 3, h = 10 + trial * 2;
+            Image im = trial % 2 ? test::randomFloatImage(w, h, 0, 10, rng, 0.05) : test::randomIntImage(w, h, 0, 20, rng);
+            BrightestParams p;
+            p.pivot = PivotSpec::parse("local");
+            p.threshold = 0.5;
+            p.mesh = 5;
+            p.k = 4;
+            p.minSnr = 1.0;
+            p.maxSize = 6;
+            if (trial >= 4) {
+                p.hasRoi = true;
+                p.roi = {1, 2, w - 3, h - 2};
+            }
+            const auto got = run(im, p, backend);
+            const auto ref = run(im, p, Backend::Reference);
+            if (backend != Backend::Reference) test::checkSameRegions(ref, got);
+            QCOMPARE(got.rejected, ref.rejected);
+            // The work values by hand: I - bkg - 0.5 rms over the ROI (0 and excluded outside).
+            const BackgroundMap model = estimateBackground(im, imageExclusionMask(im, p), backgroundParamsOf(p));
+            std::vector<double> a(static_cast<std::size_t>(w) * h, 0.0);
+            auto mask = exclusionMask(im, p);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const bool inRoi = !p.hasRoi || (x >= p.roi.x && x < p.roi.x + p.roi.width && y >= p.roi.y &&
+                                                     y < p.roi.y + p.roi.height);
+                    if (!inRoi) mask[y * w + x] = 1;
+                    else if (!mask[y * w + x])
+                        a[y * w + x] = im.value(x, y) - model.backgroundAt(x, y) - 0.5 * model.rmsAt(x, y);
+                }
+            const Image values = Image::fromSamples(w, h, a);
+            for (const BrightestRegion& g : ref.regions) {
+                // Each reported region is a best rectangle of what was left when it was found, or passed
+                // filters where a better one was rejected: its sum is at most the brute force's best.
+                const Brute b = bruteSearch(values, 0.0, mask);
+                QVERIFY(g.sum <= static_cast<double>(b.best) * (1 + 1e-9) + 1e-9);
+                QVERIFY(g.snr >= 1.0 && std::max(g.width, g.height) <= 6);
+                double sum = 0;
+                for (int y = g.y; y < g.y + g.height; ++y)
+                    for (int x = g.x; x < g.x + g.width; ++x) sum += a[y * w + x];
+                QVERIFY(std::fabs(sum - g.sum) <= 1e-9 * (1 + std::fabs(sum)));
+                for (int y = g.y; y < g.y + g.height; ++y)
+                    for (int x = g.x; x < g.x + g.width; ++x) mask[y * w + x] = 1;
+            }
         }
     }
 

@@ -557,6 +557,43 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(QJsonDocument::fromJson(r.out).object().value("regions").toArray().at(0).toObject().value("sum").isDouble());
     }
+
+    // The source finder's options (issue 14): --pivot local with a threshold and filters, the measurements in
+    // the JSON, --catalog (FITS and CSV, staged with the other outputs), the shortfall note on stderr, and the
+    // usage errors (exit 2, one line).
+    void sourceFinderOptions() {
+        const QString dir = freshDir("sources");
+        const QString fits = test::samplePath("ngc1316o.fit");
+        auto r = test::runCli({"brightest", fits, "--pivot", "local", "--threshold", "3", "--min-snr", "5", "--k", "500",
+                               "--json", "-", "--catalog", dir + "/cat.fits"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.value("pivot_spec").toString(), QString("local"));
+        const QJsonArray regions = doc.value("regions").toArray();
+        QVERIFY(!regions.isEmpty());
+        const QJsonObject first = regions.at(0).toObject();
+        for (const char* key : {"flux", "snr", "peak", "centroid_x", "centroid_y", "ra", "dec", "mean_background", "area", "flags"})
+            QVERIFY2(first.contains(key), key);
+        QVERIFY(first.value("snr").toDouble() >= 5);
+        // Fewer than 500 sources: the note in the JSON and one line on stderr.
+        QVERIFY(regions.size() < 500);
+        QVERIFY(doc.value("note").toString().startsWith(QString("found %1 of 500 regions").arg(regions.size())));
+        QVERIFY2(r.err.startsWith("glint-cli: brightest: found "), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(QFileInfo(dir + "/cat.fits").size() % 2880 == 0);
+        r = test::runCli({"brightest", fits, "--pivot", "local", "--k", "3", "--catalog", dir + "/cat.csv"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(test::readFileString(dir + "/cat.csv").substr(0, 16), std::string("NUMBER,X_IMAGE,Y"));
+        // Usage errors: exit 2, the message first, no output written.
+        for (const QStringList& bad : {QStringList{"--pivot", "local", "--mesh", "5000"}, QStringList{"--threshold", "-1"},
+                                       QStringList{"--threshold", "nan"}, QStringList{"--min-snr", "-3"},
+                                       QStringList{"--min-area", "-1"}, QStringList{"--catalog", dir + "/cat.txt"}}) {
+            r = test::runCli(QStringList{"brightest", fits, "--catalog", dir + "/never.fits"} + bad);
+            QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + r.err));
+            QVERIFY(r.err.startsWith("glint-cli: ")); // the message, then the usage
+            QVERIFY(!QFileInfo::exists(dir + "/never.fits"));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(CliOutputsTest)

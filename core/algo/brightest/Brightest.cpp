@@ -2,21 +2,69 @@
 
 #include "core/algo/brightest/MaxSubarray.h"
 #include "core/algo/kmax/KMax.h" // the overlap mode's job function: brightest -> kmax, one way
+#include "core/algo/maxsub/RegionMeasure.h"
 #include "core/algo/maxsub/WorkArray.h"
+#include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
 
 #include <chrono>
+#include <string>
 #include <utility>
 
 namespace glint {
 
 namespace {
 
+// The note of a result with fewer than K regions: why the search stopped.
+std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& out) {
+    const int n = static_cast<int>(out.found.size());
+    if (n >= params.k) return {};
+    std::string note = "found " + std::to_string(n) + " of " + std::to_string(params.k) + " regions: ";
+    if (out.capped) note += "the search stopped after " + std::to_string(out.rounds) + " rounds (the cap 20 K + 1000)";
+    else if (out.rounds == 0) note += "no rectangle has a positive sum";
+    else note += "no rectangle with a positive sum is left";
+    if (out.rejected > 0)
+        note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
+                ", min area " + std::to_string(params.minArea) + ", max size " + std::to_string(params.maxSize) + ")";
+    return note;
+}
+
 BrightestResult runOne(const Image& image, const BrightestParams& params, Backend resolved, MaxSubarraySolver& solver,
                        JobControl& job, ProgressSpan span) {
     PreparedRegionSearch search = prepareRegionSearch(image, params, params.mode, resolved, job);
-    search.result.regions = regionsOf(search.work, solver.solveDisjoint(search.work, params.k, job, span));
+    const WorkArray& work = search.work;
+    DisjointRule rule;
+    rule.k = params.k;
+    const RegionMeasurer measurer(work);
+    std::vector<PixelRect> accepted;
+    if (hasFilters(params)) {
+        // With filters the search is a source finder: besides the filters, a rectangle that touches a reported
+        // one or lies within one pixel of it is a fragment of the same source (the wings a rectangle leaves of
+        // a round star) and is rejected too.
+        rule.maxRounds = DisjointRule::capFor(params.k);
+        rule.accept = [&](const WorkRect& rect) {
+            BrightestRegion g = regionsOf(work, {rect}).front();
+            for (const PixelRect& a : accepted)
+                if (g.x <= a.x + a.width + 1 && a.x <= g.x + g.width + 1 && g.y <= a.y + a.height + 1 &&
+                    a.y <= g.y + g.height + 1)
+                    return false;
+            measurer.measure(g);
+            if (!passesFilters(g, params)) return false;
+            accepted.push_back({g.x, g.y, g.width, g.height});
+            return true;
+        };
+    }
+    const DisjointOutcome out = solver.solveDisjoint(work, rule, job, span);
+    BrightestResult& result = search.result;
+    result.regions = regionsOf(work, out.found);
+    {
+        auto step = job.timing().scope("measure");
+        for (BrightestRegion& g : result.regions) measurer.measure(g);
+    }
+    result.rounds = out.rounds;
+    result.rejected = out.rejected;
+    result.note = shortfallNote(params, out);
     return std::move(search.result);
 }
 

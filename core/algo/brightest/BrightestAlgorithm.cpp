@@ -5,13 +5,16 @@
 #include "core/algo/brightest/AutoExclude.h"
 #include "core/algo/ResultJson.h"
 #include "core/display/Display.h"
+#include "core/export/CatalogWriter.h"
 #include "core/export/CsvTable.h"
 #include "core/export/OverlayImage.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iomanip>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -21,6 +24,26 @@ namespace glint {
 namespace {
 
 Json sumJson(const BrightestRegion& r) { return r.exactInteger ? Json(r.sumInt) : Json(r.sum); }
+
+// The flag bits by name, in the JSON's "flags" list.
+const std::vector<std::pair<int, const char*>>& flagNames() {
+    static const std::vector<std::pair<int, const char*>> names = {
+        {kRegionFlagSaturated, "saturated"}, {kRegionFlagEdge, "edge"}, {kRegionFlagBlank, "blank"}};
+    return names;
+}
+
+std::string flagsText(int flags) {
+    std::string out;
+    for (const auto& [bit, name] : flagNames())
+        if (flags & bit) {
+            if (!out.empty()) out += ',';
+            out += name;
+        }
+    return out;
+}
+
+// A number, or null when it is not finite (JSON has no infinity): the SNR of a region where the RMS is 0.
+Json finiteOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 // The overlay draws the best kOverlayRegions regions (each costs ~0.4 ms with its label: 500 000 of
 // them took minutes and give an unreadable picture) and says so in a legend; --json and --regions hold
@@ -77,6 +100,13 @@ public:
                   std::to_string(g.height), g.exactInteger ? std::to_string(g.sumInt) : formatNumber(g.sum),
                   formatNumber(r.regionMean(g)), std::to_string(g.pixels())})
                 row.push_back(f);
+            for (const std::string& f :
+                 {g.measured ? formatNumber(g.flux) : "", g.measured && !std::isnan(g.snr) ? formatNumber(g.snr) : "",
+                  g.measured ? formatNumber(g.peak) : "", g.measured ? formatNumber(g.centroidX) : "",
+                  g.measured ? formatNumber(g.centroidY) : "", g.hasSky ? formatNumber(g.ra) : "",
+                  g.hasSky ? formatNumber(g.dec) : "", g.measured ? formatNumber(g.meanBackground) : "",
+                  g.measured ? std::to_string(g.flags) : ""})
+                row.push_back(f);
             rows.push_back(std::move(row));
         }
         return rows;
@@ -95,12 +125,21 @@ public:
         out << inputs.path << ": " << r.imageWidth << "x" << r.imageHeight << ", pivot " << std::setprecision(10)
             << r.pivot << " (" << r.pivotSpec.text() << "), " << backendName(r.backend) << " on " << r.device << ", "
             << std::fixed << std::setprecision(2) << totalMs << " ms\n";
-        if (r.regions.empty()) out << "  no region has a positive sum\n";
+        if (r.regions.empty() && r.note.empty()) out << "  no region has a positive sum\n";
+        if (!r.note.empty()) out << "  " << r.note << "\n";
         for (const BrightestRegion& g : r.regions) {
             out << "  #" << g.rank << "  x " << g.x << "  y " << g.y << "  " << g.width << "x" << g.height << "  sum ";
             if (g.exactInteger) out << g.sumInt;
             else out << std::setprecision(6) << std::defaultfloat << g.sum << std::fixed;
-            out << "  mean " << std::setprecision(4) << r.regionMean(g) << "\n";
+            out << "  mean " << std::setprecision(4) << r.regionMean(g);
+            if (g.measured) {
+                out << std::defaultfloat << std::setprecision(6) << "  flux " << g.flux;
+                if (!std::isnan(g.snr)) out << "  snr " << std::setprecision(4) << g.snr;
+                out << "  centroid " << std::setprecision(2) << std::fixed << g.centroidX << "," << g.centroidY;
+                if (g.flags) out << "  flags " << flagsText(g.flags);
+                out << std::fixed;
+            }
+            out << "\n";
         }
         out << std::defaultfloat;
     }
@@ -124,6 +163,16 @@ public:
                                      std::to_string(result_.regions.size()) + " shown (--json and --regions list all)",
                                  overlayPaletteColour(0)}});
         overlay.savePng(path);
+    }
+
+    void writeOutput(const std::string& option, const std::string& path) const override {
+        if (option == "--catalog") writeCatalog(result_, path);
+        else AlgorithmOutcome::writeOutput(option, path);
+    }
+
+    std::vector<std::string> notes() const override {
+        if (result_.note.empty()) return {};
+        return {result_.note};
     }
 
 private:
@@ -168,22 +217,40 @@ public:
         return "the brightest rectangle (maximum sum of I - pivot), or the K brightest (disjoint or overlapping)";
     }
     const char* synopsis() const override {
-        return "[--pivot mean|median|pNN|NUMBER] [--k K] [--mode disjoint|overlap]\n"
+        return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
+               "          [--min-snr S] [--min-area A] [--max-size P] [--mode disjoint|overlap]\n"
                "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
                "          [--auto-exclude mammogram|none]";
     }
     std::vector<std::string> options() const override {
-        return {"--pivot", "--k", "--mode", "--roi", "--exclude", "--exclude-polygon", "--auto-exclude"};
+        return {"--pivot",     "--k",    "--mode",    "--roi",      "--exclude",  "--exclude-polygon",
+                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size"};
     }
+    std::vector<std::string> outputOptions() const override { return {"--catalog"}; }
+    std::string outputPlaceholder(const std::string&) const override { return "OUT.fits|OUT.csv"; }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "pivot", "pivot_spec", "mode", "rank",
-                "x",           "y",            "width",   "height", "sum",       "mean", "pixels"};
+                "x",           "y",            "width",   "height", "sum",       "mean", "pixels",
+                "flux",        "snr",          "peak",    "centroid_x", "centroid_y", "ra", "dec",
+                "mean_background", "flags"};
     }
     std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
         BrightestParams params;
         if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
         if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
         if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
+        if (auto v = a.value("--threshold")) {
+            params.threshold = parseNumber(*v, "--threshold");
+            if (params.threshold < 0) throw UsageError("option '--threshold' must be >= 0 (got " + *v + ")");
+        }
+        if (auto v = a.value("--mesh")) params.mesh = static_cast<int>(parseInteger(*v, "--mesh", 2, 1 << 20));
+        if (auto v = a.value("--min-snr")) {
+            params.minSnr = parseNumber(*v, "--min-snr");
+            if (params.minSnr < 0) throw UsageError("option '--min-snr' must be >= 0 (got " + *v + ")");
+        }
+        if (auto v = a.value("--min-area")) params.minArea = parseInteger(*v, "--min-area", 0, 1LL << 40);
+        if (auto v = a.value("--max-size")) params.maxSize = static_cast<int>(parseInteger(*v, "--max-size", 0, 1 << 20));
+        if (auto v = a.value("--catalog")) catalogFormatForPath(*v); // a bad extension is a usage error now
         if (auto v = a.value("--roi")) {
             params.hasRoi = true;
             params.roi = parseRect(*v, "--roi");
@@ -205,15 +272,34 @@ public:
 
 Json brightestResultJson(const BrightestResult& r) {
     Json regions = Json::array();
-    for (const BrightestRegion& g : r.regions)
-        regions.push_back({{"rank", g.rank},
-                           {"x", g.x},
-                           {"y", g.y},
-                           {"width", g.width},
-                           {"height", g.height},
-                           {"sum", sumJson(g)},
-                           {"mean", r.regionMean(g)},
-                           {"pixels", g.pixels()}});
+    for (const BrightestRegion& g : r.regions) {
+        Json region = {{"rank", g.rank},
+                       {"x", g.x},
+                       {"y", g.y},
+                       {"width", g.width},
+                       {"height", g.height},
+                       {"sum", sumJson(g)},
+                       {"mean", r.regionMean(g)},
+                       {"pixels", g.pixels()}};
+        if (g.measured) {
+            region["flux"] = g.flux;
+            if (!std::isnan(g.snr)) region["snr"] = finiteOrNull(g.snr); // null: infinite (RMS 0)
+            region["peak"] = g.peak;
+            region["centroid_x"] = g.centroidX;
+            region["centroid_y"] = g.centroidY;
+            if (g.hasSky) {
+                region["ra"] = g.ra;
+                region["dec"] = g.dec;
+            }
+            region["mean_background"] = g.meanBackground;
+            region["area"] = g.pixels();
+            Json flags = Json::array();
+            for (const auto& [bit, name] : flagNames())
+                if (g.flags & bit) flags.push_back(name);
+            region["flags"] = std::move(flags);
+        }
+        regions.push_back(std::move(region));
+    }
     Json doc = Json::object();
     doc["image"] = {{"width", r.imageWidth}, {"height", r.imageHeight}};
     doc["backend"] = backendName(r.backend);
@@ -223,6 +309,11 @@ Json brightestResultJson(const BrightestResult& r) {
     doc["mode"] = brightestModeName(r.mode);
     doc["exact_integer"] = r.exactInteger;
     doc["included_pixels"] = r.includedPixels;
+    doc["threshold"] = r.threshold;
+    if (r.hasModel) doc["background"] = {{"global", r.globalBackground}, {"rms", r.globalRms}};
+    doc["rounds"] = r.rounds;
+    doc["rejected"] = r.rejected;
+    if (!r.note.empty()) doc["note"] = r.note;
     doc["regions"] = std::move(regions);
     return doc;
 }
@@ -249,6 +340,17 @@ BrightestResult brightestResultFromJson(const Json& json) {
     if (included < 0 || included > static_cast<std::int64_t>(r.imageWidth) * r.imageHeight)
         fail(what + ".included_pixels", "a pixel count of the image");
     r.includedPixels = static_cast<std::size_t>(included);
+    // The search's figures (documents of older versions have none).
+    if (json.contains("threshold")) r.threshold = number(json["threshold"], what + ".threshold");
+    if (json.contains("background")) {
+        const Json& b = objectField(json, "background", what);
+        r.hasModel = true;
+        r.globalBackground = number(field(b, "global", what + ".background"), what + ".background.global");
+        r.globalRms = number(field(b, "rms", what + ".background"), what + ".background.rms");
+    }
+    if (json.contains("rounds")) r.rounds = smallInteger(json["rounds"], what + ".rounds");
+    if (json.contains("rejected")) r.rejected = smallInteger(json["rejected"], what + ".rejected");
+    if (json.contains("note")) r.note = string(json["note"], what + ".note");
     const std::string w = what + ".regions[]";
     for (const Json& g : arrayField(json, "regions", what)) {
         BrightestRegion region;
@@ -266,6 +368,33 @@ BrightestResult brightestResultFromJson(const Json& json) {
             region.sum = static_cast<double>(region.sumInt);
         } else {
             region.sum = number(field(g, "sum", w), w + ".sum");
+        }
+        if (g.contains("flux")) { // the measurements, all present together
+            region.measured = true;
+            region.flux = number(g["flux"], w + ".flux");
+            region.snr = std::numeric_limits<double>::quiet_NaN();
+            if (g.contains("snr"))
+                region.snr = g["snr"].is_null() ? (region.flux >= 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity()
+                                                : number(g["snr"], w + ".snr");
+            region.peak = number(field(g, "peak", w), w + ".peak");
+            region.centroidX = number(field(g, "centroid_x", w), w + ".centroid_x");
+            region.centroidY = number(field(g, "centroid_y", w), w + ".centroid_y");
+            if (g.contains("ra")) {
+                region.hasSky = true;
+                region.ra = number(g["ra"], w + ".ra");
+                region.dec = number(field(g, "dec", w), w + ".dec");
+            }
+            region.meanBackground = number(field(g, "mean_background", w), w + ".mean_background");
+            for (const Json& f : arrayField(g, "flags", w)) {
+                const std::string name = string(f, w + ".flags[]");
+                bool known = false;
+                for (const auto& [bit, n] : flagNames())
+                    if (name == n) {
+                        region.flags |= bit;
+                        known = true;
+                    }
+                if (!known) fail(w + ".flags[]", "saturated, edge or blank");
+            }
         }
         r.regions.push_back(region);
     }

@@ -6,18 +6,62 @@
 #include "core/jobs/JobControl.h"
 #include "core/jobs/ProgressSpan.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace glint {
+
+// The greedy disjoint search: each round finds the best rectangle of what is left and excludes its cells;
+// a rectangle `accept` refuses (the significance filters) is excluded but not reported. The search stops
+// when k are reported, no rectangle with a positive sum is left, or after maxRounds rounds.
+struct DisjointRule {
+    int k = 1;
+    int maxRounds = 0;                            // 0: k (every rectangle is accepted)
+    std::function<bool(const WorkRect&)> accept;  // null: every rectangle
+    int rounds() const { return maxRounds > 0 ? maxRounds : k; }
+    // The cap the search uses with filters: 20 K + 1000 rounds.
+    static int capFor(int k) { return static_cast<int>(std::min<long long>(20LL * k + 1000, 1LL << 30)); }
+};
+
+struct DisjointOutcome {
+    std::vector<WorkRect> found; // the reported rectangles, in turn
+    int rounds = 0;              // rectangles found (reported and rejected)
+    int rejected = 0;
+    bool capped = false;         // stopped at maxRounds with fewer than k reported
+};
+
+// The shared loop of every backend: `search(round)` gives the best rectangle of what is left (nullopt when
+// none has a positive sum), `exclude(rect)` removes its cells.
+template <class Search, class Exclude>
+DisjointOutcome runDisjointRounds(const DisjointRule& rule, Search&& search, Exclude&& exclude) {
+    DisjointOutcome out;
+    const int k = rule.k;
+    while (static_cast<int>(out.found.size()) < k) {
+        if (out.rounds >= rule.rounds()) {
+            out.capped = true;
+            break;
+        }
+        const std::optional<WorkRect> rect = search(out);
+        if (!rect) break;
+        ++out.rounds;
+        const bool ok = !rule.accept || rule.accept(*rect);
+        if (ok) out.found.push_back(*rect);
+        else ++out.rejected;
+        if (static_cast<int>(out.found.size()) < k && out.rounds < rule.rounds()) exclude(*rect);
+    }
+    return out;
+}
 
 // Every backend reports the same rectangle: the strip rule of core/algo/maxsub/MaxSubarrayBase.h.
 class MaxSubarraySolver {
 public:
     virtual ~MaxSubarraySolver() = default;
-    // The k best rectangles that share no cell, in turn (each one's cells are excluded for the next);
-    // stops early when no rectangle with a positive sum is left. Throws Cancelled.
-    virtual std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) = 0;
+    // The greedy disjoint search of `rule` (runDisjointRounds). Throws Cancelled.
+    virtual DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                                          ProgressSpan span) = 0;
 };
 
 std::unique_ptr<MaxSubarraySolver> makeReferenceMaxSubarraySolver();

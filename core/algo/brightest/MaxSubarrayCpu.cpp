@@ -53,7 +53,8 @@ struct BestStrip {
 };
 
 template <class V>
-std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, ProgressSpan span) {
+DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span) {
+    const int k = rule.k;
     const int rows = work.rows;
     const int cols = work.cols;
     const TileChoice<V> tile = chooseTile<V>();
@@ -66,13 +67,13 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
     p.panels = panels.data();
     ExclusionIndex exclusions(rows, cols, work.excluded);
     const std::vector<Tile> tiles = buildTiles(rows, g);
-    const bool keepTable = k > 1 && StripTable<V>::bytesFor(rows) <= (std::size_t{1} << 30);
+    const bool keepTable = rule.rounds() > 1 && StripTable<V>::bytesFor(rows) <= (std::size_t{1} << 30);
     std::unique_ptr<StripTable<V>> table = keepTable ? std::make_unique<StripTable<V>>(rows) : nullptr;
-    std::vector<WorkRect> found;
     int dirtyFirst = 0, dirtyLast = rows - 1; // rows whose strips must be computed again
-    for (int round = 0; round < k; ++round) {
+    auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
         auto step = job.timing().scope("search");
-        const ProgressSpan roundSpan = span.part(static_cast<double>(round) / k, (round + 1.0) / k);
+        const double round = static_cast<double>(soFar.found.size());
+        const ProgressSpan roundSpan = span.part(round / k, (round + 1.0) / k);
         p.exclusions = exclusions.any() ? &exclusions : nullptr;
         const TileFunction<V> kernel = exclusions.any() ? tile.blocked : tile.plain;
         BestStrip<V> best;
@@ -103,29 +104,33 @@ std::vector<WorkRect> solve(const WorkArray& work, int k, JobControl& job, Progr
             }
             roundSpan.set(job, static_cast<double>(done += i1 - i0) / tiles.size());
         });
-        if (best.top < 0) break;
+        if (best.top < 0) return std::nullopt;
         const StripBest<V> s = scanStrip(p.rowStart(best.top), p.rowStart(best.bottom + 1), p.bw, cols, best.bottom,
                                          exclusions.any() ? exclusions.row(best.top) : nullptr);
         WorkRect rect = stripRect(best.top, best.bottom, s);
         if constexpr (std::is_same_v<V, std::int32_t>) rect.sumInt = s.sum; // exact: fitsInt32 holds
-        found.push_back(rect);
+        return rect;
+    };
+    auto exclude = [&](const WorkRect& rect) {
         exclusions.exclude(rect);
         if (table) {
             dirtyFirst = rect.row0;
             dirtyLast = rect.row0 + rect.rows - 1;
         }
-    }
+    };
+    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
     span.set(job, 1.0);
-    return found;
+    return out;
 }
 
 class CpuSolver final : public MaxSubarraySolver {
 public:
-    std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
+    DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                                  ProgressSpan span) override {
         if (work.includedCount == 0) return {};
-        if (work.fitsInt32()) return solve<std::int32_t>(work, k, job, span);
-        if (work.integer) return solve<std::int64_t>(work, k, job, span);
-        return solve<double>(work, k, job, span);
+        if (work.fitsInt32()) return solve<std::int32_t>(work, rule, job, span);
+        if (work.integer) return solve<std::int64_t>(work, rule, job, span);
+        return solve<double>(work, rule, job, span);
     }
 };
 

@@ -12,22 +12,24 @@ namespace {
 
 class ReferenceSolver final : public MaxSubarraySolver {
 public:
-    std::vector<WorkRect> solveDisjoint(const WorkArray& work, int k, JobControl& job, ProgressSpan span) override {
+    DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                                  ProgressSpan span) override {
         if (work.includedCount == 0) return {};
-        return work.integer ? run(timedColumnPrefixSums<std::int64_t>(work, job), work, k, job, span)
-                            : run(timedColumnPrefixSums<double>(work, job), work, k, job, span);
+        return work.integer ? run(timedColumnPrefixSums<std::int64_t>(work, job), work, rule, job, span)
+                            : run(timedColumnPrefixSums<double>(work, job), work, rule, job, span);
     }
 
 private:
     template <class V>
-    static std::vector<WorkRect> run(const std::vector<V>& P, const WorkArray& work, int k, JobControl& job,
-                                     ProgressSpan span) {
+    static DisjointOutcome run(const std::vector<V>& P, const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                               ProgressSpan span) {
         const int rows = work.rows;
         const int cols = work.cols;
+        const int k = rule.k;
         ExclusionIndex exclusions(rows, cols, work.excluded);
-        std::vector<WorkRect> found;
-        for (int round = 0; round < k; ++round) {
+        auto search = [&](const DisjointOutcome& so_far) -> std::optional<WorkRect> {
             auto step = job.timing().scope("search");
+            const double round = static_cast<double>(so_far.found.size());
             StripBest<V> best;
             int bestTop = 0, bestBottom = 0;
             for (int top = 0; top < rows; ++top) {
@@ -45,14 +47,14 @@ private:
                 }
                 // Work done for tops 0..top is proportional to 1 - ((rows-top-1)/rows)^2.
                 const double left = static_cast<double>(rows - top - 1) / rows;
-                span.set(job, (round + 1.0 - left * left) / k);
+                span.set(job, std::min(1.0, (round + 1.0 - left * left) / k));
             }
-            if (!(best.sum > V(0))) break;
-            found.push_back(stripRect(bestTop, bestBottom, best));
-            exclusions.exclude(found.back());
-        }
+            if (!(best.sum > V(0))) return std::nullopt;
+            return stripRect(bestTop, bestBottom, best);
+        };
+        DisjointOutcome out = runDisjointRounds(rule, search, [&](const WorkRect& r) { exclusions.exclude(r); });
         span.set(job, 1.0);
-        return found;
+        return out;
     }
 };
 

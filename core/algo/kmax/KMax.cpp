@@ -2,6 +2,7 @@
 // sums and the segment / rectangle counts that bound every result list.
 #include "core/algo/kmax/KMax.h"
 
+#include "core/algo/maxsub/RegionMeasure.h"
 #include "core/algo/maxsub/WorkArray.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
@@ -235,6 +236,10 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
             rects = solver.topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
         search.result.device = job.device();
         search.result.regions = regionsOf(work, rects);
+        {
+            auto step = job.timing().scope("measure");
+            measureRegions(work, search.result.regions);
+        }
         return std::move(search.result);
     });
 }

@@ -32,6 +32,10 @@ std::string shortNumber(double v) {
 PivotSpec PivotSpec::parse(const std::string& text) {
     PivotSpec spec;
     if (text == "mean") return spec;
+    if (text == "local") {
+        spec.kind = Kind::Local;
+        return spec;
+    }
     if (text == "median") {
         spec.kind = Kind::Median;
         return spec;
@@ -45,7 +49,7 @@ PivotSpec PivotSpec::parse(const std::string& text) {
         return spec;
     }
     if (!parseDouble(text, v))
-        throw UsageError("invalid pivot '" + text + "' (expected mean, median, pNN or a number)");
+        throw UsageError("invalid pivot '" + text + "' (expected mean, median, pNN, local or a number)");
     if (!std::isfinite(v)) throw UsageError("the pivot '" + text + "' is not a finite number");
     spec.kind = Kind::Number;
     spec.value = v;
@@ -62,6 +66,7 @@ std::string PivotSpec::text() const {
         return out;
     }
     case Kind::Number: return shortNumber(value);
+    case Kind::Local: return "local";
     }
     return "mean";
 }
@@ -89,6 +94,13 @@ void validateBrightestParams(const BrightestParams& params) {
     if ((params.pivot.kind == PivotSpec::Kind::Number && !std::isfinite(params.pivot.value)) ||
         (params.pivot.kind == PivotSpec::Kind::Percentile && !(params.pivot.value >= 0 && params.pivot.value <= 100)))
         throw UsageError("invalid pivot '" + params.pivot.text() + "'");
+    if (!(params.threshold >= 0.0) || !std::isfinite(params.threshold))
+        throw UsageError("the threshold must be a finite number >= 0 (got " + shortNumber(params.threshold) + ")");
+    if (!(params.minSnr >= 0.0) || !std::isfinite(params.minSnr))
+        throw UsageError("the minimum SNR must be a finite number >= 0 (got " + shortNumber(params.minSnr) + ")");
+    if (params.minArea < 0) throw UsageError("the minimum area must be >= 0 (got " + std::to_string(params.minArea) + ")");
+    if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
+    if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
 }
 
 } // namespace glint

@@ -15,13 +15,14 @@ namespace glint {
 
 class Image;
 
-// How the pivot is chosen: mean (default), median, a percentile ("p90", "p99.5") or a number.
+// How the pivot is chosen: mean (default), median, a percentile ("p90", "p99.5"), a number, or local: the
+// background map of core/algo/maxsub/Background.h, one value per pixel.
 struct PivotSpec {
-    enum class Kind { Mean, Median, Percentile, Number };
+    enum class Kind { Mean, Median, Percentile, Number, Local };
     Kind kind = Kind::Mean;
     double value = 0.0; // the percentile (0..100) or the number
 
-    // "mean", "median", "pNN", or a number. Throws UsageError (NaN, unknown word, percentile outside 0..100).
+    // "mean", "median", "pNN", "local", or a number. Throws UsageError (NaN, unknown word, percentile outside 0..100).
     static PivotSpec parse(const std::string& text);
     std::string text() const;
 };
@@ -47,6 +48,16 @@ BrightestMode parseBrightestMode(const std::string& name); // throws UsageError
 
 struct BrightestParams {
     PivotSpec pivot;
+    // a = I - pivot - threshold * RMS: the local RMS with the local pivot, the global RMS (the median of the
+    // cells' RMS) with the others. >= 0.
+    double threshold = 0.0;
+    int mesh = 64; // the background model's cell side (px)
+    // Significance filters of the disjoint search (0: none): a rectangle that fails one is excluded and not
+    // reported, and the search goes on (see DisjointRule in core/algo/brightest/MaxSubarray.h). With any
+    // filter set, a rectangle touching a reported one (a fragment of the same source) is rejected as well.
+    double minSnr = 0.0;
+    std::int64_t minArea = 0; // pixels
+    int maxSize = 0;          // px, the larger side
     int k = 1;
     BrightestMode mode = BrightestMode::Disjoint;
     bool hasRoi = false;
@@ -54,6 +65,13 @@ struct BrightestParams {
     std::vector<PixelRect> excludeRects;    // clipped to the image
     std::vector<PixelPolygon> excludePolygons;
 };
+
+// Region flags, SExtractor's bits where one means the same: 4 a pixel is saturated (SATURATE or DATAMAX
+// card, else the maximum of an integer sample type), 8 the rectangle touches the image's edge, 16 a blank,
+// non-finite or excluded pixel touches it (in it or next to it).
+constexpr int kRegionFlagSaturated = 4;
+constexpr int kRegionFlagEdge = 8;
+constexpr int kRegionFlagBlank = 16;
 
 // One region in image coordinates. sum is exact: with exactInteger, sumInt holds the bit-exact integer
 // sum (and sum the same value as a double); otherwise sum is the double sum of a over the rectangle.
@@ -66,6 +84,23 @@ struct BrightestRegion {
     double sum = 0.0;
     std::int64_t sumInt = 0;
     bool exactInteger = false;
+    // Measurements (measured: made by the search; sessions of older versions have none). flux = sum of
+    // I - background (the background model, or the pivot when no model was made); snr = flux / sqrt(sum of
+    // the local RMS^2) (SExtractor's FLUXERR_ISO with GAIN 0: no Poisson term), +-infinity when the RMS is 0,
+    // NaN when no model was made; peak = max of I - background; the flux-weighted centroid (weights
+    // max(0, I - background); the centre when none is positive) in the pixel frame, and its RA/Dec (FK5
+    // J2000) when the image has a WCS; the mean background; flags (kRegionFlag*).
+    bool measured = false;
+    double flux = 0.0;
+    double snr = 0.0;
+    double peak = 0.0;
+    double centroidX = 0.0;
+    double centroidY = 0.0;
+    bool hasSky = false;
+    double ra = 0.0;
+    double dec = 0.0;
+    double meanBackground = 0.0;
+    int flags = 0;
     std::int64_t pixels() const { return static_cast<std::int64_t>(width) * height; }
     double meanExcess() const { return sum / static_cast<double>(pixels()); } // mean of a = I - pivot
 };
@@ -81,14 +116,29 @@ struct BrightestResult {
     Backend backend = Backend::Reference; // the backend that ran (auto resolved)
     std::string device;
     std::vector<BrightestRegion> regions; // rank order; empty when no rectangle has a positive sum
-    // Mean image value over a region: all its pixels are included, so pivot + mean of a.
-    double regionMean(const BrightestRegion& r) const { return pivot + r.meanExcess(); }
+    // The search's figures: the threshold (in RMS), the global background and RMS of the model (hasModel),
+    // the searches made, the rectangles the filters rejected, and when fewer than K came back, why (note).
+    double threshold = 0.0;
+    bool hasModel = false;
+    double globalBackground = 0.0;
+    double globalRms = 0.0;
+    int rounds = 0;
+    int rejected = 0;
+    std::string note;
+    // Mean image value over a region: all its pixels are included, so pivot + mean of a (with the local
+    // pivot: the mean background + flux / pixels).
+    double regionMean(const BrightestRegion& r) const {
+        if (pivotSpec.kind == PivotSpec::Kind::Local && r.measured)
+            return r.meanBackground + r.flux / static_cast<double>(r.pixels());
+        return pivot + r.meanExcess();
+    }
 };
 
 // The CPU backend's expected time for this search, ms (what `auto` weighs against the GPU's set-up).
 double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params);
 
-// UsageError when K <= 0 or the pivot is NaN or a percentile outside 0..100.
+// UsageError when K <= 0, the pivot is NaN or a percentile outside 0..100, the threshold, min SNR or min
+// area is negative or NaN, the max size negative, or the mesh below 2.
 void validateBrightestParams(const BrightestParams& params);
 
 } // namespace glint

@@ -508,23 +508,113 @@ PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestPara
     result.pivot = s.work.pivot;
     result.exactInteger = s.work.integer;
     result.includedPixels = s.work.includedCount;
+    result.threshold = params.threshold;
+    if (s.work.background && !s.work.background->empty()) {
+        result.hasModel = true;
+        result.globalBackground = s.work.background->globalBackground();
+        result.globalRms = s.work.background->globalRms();
+    }
+    if (s.work.localPivot) result.pivot = result.globalBackground + params.threshold * result.globalRms;
     return s;
 }
 
+std::vector<std::uint8_t> imageExclusionMask(const Image& image, const BrightestParams& params) {
+    return roiExclusionMask(image, {0, 0, image.width(), image.height()}, params);
+}
+
+BackgroundParams backgroundParamsOf(const BrightestParams& params) {
+    BackgroundParams b;
+    b.mesh = params.mesh;
+    return b;
+}
+
+namespace {
+
+bool needsModel(const BrightestParams& params) {
+    return params.pivot.kind == PivotSpec::Kind::Local || params.threshold != 0.0 || params.minSnr > 0.0;
+}
+
+// The model when the search needs it; null otherwise (it costs ~7 ms a megapixel on 2 cores, more than the
+// GPU's whole search of large frames, so the plain pivots do without it and their regions have no SNR).
+std::shared_ptr<const BackgroundMap> modelFor(const Image& image, const BrightestParams& params) {
+    if (!needsModel(params)) return nullptr;
+    return std::make_shared<const BackgroundMap>(
+        estimateBackground(image, imageExclusionMask(image, params), backgroundParamsOf(params)));
+}
+
+// The double image I - bkg - threshold * rms over the ROI (0 elsewhere), blank where the source is.
+std::shared_ptr<const Image> localWorkImage(const Image& image, const PixelRect& roi, const BackgroundMap& model,
+                                            double threshold) {
+    auto d = std::make_shared<Image>(image.width(), image.height(), SampleType::Float64);
+    d->meta.integerValued = false;
+    if (image.hasBlanks()) d->setBlankMask(image.blankMask());
+    double* out = d->mutableSamples<double>();
+    image.visit([&](const auto* p) {
+        parallelFor(0, static_cast<std::size_t>(roi.height), 8, [&](std::size_t y0, std::size_t y1) {
+            std::vector<double> back(static_cast<std::size_t>(roi.width)), rms(back.size());
+            for (std::size_t yy = y0; yy < y1; ++yy) {
+                const int y = roi.y + static_cast<int>(yy);
+                model.row(y, roi.x, roi.x + roi.width, back.data(), threshold != 0.0 ? rms.data() : nullptr);
+                const std::size_t base = static_cast<std::size_t>(y) * image.width() + roi.x;
+                if (threshold != 0.0)
+                    for (int x = 0; x < roi.width; ++x)
+                        out[base + x] = static_cast<double>(p[base + x]) - back[x] - threshold * rms[x];
+                else
+                    for (int x = 0; x < roi.width; ++x) out[base + x] = static_cast<double>(p[base + x]) - back[x];
+            }
+        });
+    });
+    return d;
+}
+
+WorkArray prepareWorkArrayOf(const Image& image, const BrightestParams& params, double pivotShift);
+
+} // namespace
+
 double computePivot(const Image& image, const BrightestParams& params) {
     const PixelRect roi = checkedRoi(image, params);
+    double shift = 0.0, base = 0.0;
+    if (needsModel(params)) {
+        const auto model = modelFor(image, params);
+        shift = params.threshold * model->globalRms();
+        if (params.pivot.kind == PivotSpec::Kind::Local) return model->globalBackground() + shift;
+    }
     const auto mask = roiExclusionMask(image, roi, params);
-    return includedStats(image, roi, mask, params.pivot).pivot;
+    base = includedStats(image, roi, mask, params.pivot).pivot;
+    return base + shift;
 }
 
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
+    const PixelRect roi = checkedRoi(image, params);
+    std::shared_ptr<const BackgroundMap> model = modelFor(image, params);
+    WorkArray w;
+    if (params.pivot.kind == PivotSpec::Kind::Local) {
+        std::shared_ptr<const Image> derived = localWorkImage(image, roi, *model, params.threshold);
+        BrightestParams inner = params;
+        inner.pivot = PivotSpec::parse("0");
+        w = prepareWorkArrayOf(*derived, inner, 0.0);
+        w.derived = std::move(derived);
+        w.localPivot = true;
+    } else {
+        w = prepareWorkArrayOf(image, params, model && params.threshold != 0.0 ? params.threshold * model->globalRms() : 0.0);
+    }
+    w.source = &image;
+    w.background = std::move(model);
+    w.threshold = params.threshold;
+    return w;
+}
+
+namespace {
+
+WorkArray prepareWorkArrayOf(const Image& image, const BrightestParams& params, double pivotShift) {
     WorkArray w;
     w.image = &image;
+    w.source = &image;
     w.roi = checkedRoi(image, params);
     std::vector<std::uint8_t> mask = roiExclusionMask(image, w.roi, params);
     const IncludedStats stats = includedStats(image, w.roi, mask, params.pivot);
     w.includedCount = stats.count;
-    w.pivot = params.pivot.kind == PivotSpec::Kind::Number ? params.pivot.value : stats.pivot;
+    w.pivot = (params.pivot.kind == PivotSpec::Kind::Number ? params.pivot.value : stats.pivot) + pivotShift;
     if (!std::isfinite(w.pivot)) throw UsageError("the pivot is not a finite number");
     w.transposed = w.roi.height > w.roi.width;
     w.rows = w.transposed ? w.roi.width : w.roi.height;
@@ -547,6 +637,8 @@ WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
     w.excluded = std::move(mask);
     return w;
 }
+
+} // namespace
 
 std::vector<std::int64_t> columnPrefixSumsInteger(const WorkArray& work) { return prefixSums<std::int64_t>(work); }
 std::vector<double> columnPrefixSumsReal(const WorkArray& work) { return prefixSums<double>(work); }

@@ -2,11 +2,13 @@
 // exclusion mask (shapes, blanks, NaN) and the column prefix sums of a = I - pivot.
 #pragma once
 
+#include "core/algo/maxsub/Background.h"
 #include "core/algo/maxsub/RegionSearch.h"
 #include "core/jobs/JobControl.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -16,7 +18,16 @@ namespace glint {
 // frame is transposed. It is transposed when the ROI is taller than wide so that rows <= cols: the
 // algorithms are cubic in rows and linear in cols.
 struct WorkArray {
-    const Image* image = nullptr;
+    const Image* image = nullptr; // the samples the backends read (a = image - pivot)
+    // The image the user gave: `image` itself, unless the local pivot made `derived`, the double image of
+    // I - bkg(x, y) - threshold * rms(x, y) over the ROI (blank where the source is), read with pivot 0.
+    const Image* source = nullptr;
+    std::shared_ptr<const Image> derived;
+    // The background and noise model (null when no option needs it), the local pivot, and the threshold in
+    // RMS.
+    std::shared_ptr<const BackgroundMap> background;
+    bool localPivot = false;
+    double threshold = 0.0;
     PixelRect roi;           // in image coordinates (the whole image when no ROI was given)
     int rows = 0;
     int cols = 0;
@@ -66,6 +77,10 @@ void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 
 // Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
 // included pixels and builds the work array. `image` must outlive the result.
+// The background model is made (over the whole image, blank, non-finite and excluded pixels left out) when
+// the local pivot, a threshold or a minimum SNR needs it (UsageError when the mesh does not fit the image);
+// otherwise there is none and the measurements use the pivot as the background, with no SNR. The local
+// pivot builds `derived`; a threshold with the other pivots adds threshold * the global RMS to the pivot.
 WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
 
 // What every region search does first, whatever its mode: the result's header (pivot spec, mode, image
@@ -78,8 +93,9 @@ struct PreparedRegionSearch {
 PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
                                          Backend resolved, JobControl& job);
 
-// The pivot's value over the included pixels (values of the ROI that are not excluded). Exposed for
-// the window's pivot readout and the tests; prepareWorkArray uses the same computation.
+// The pivot's value over the included pixels (values of the ROI that are not excluded), plus the threshold
+// times the global RMS; for the local pivot the global background plus threshold times the global RMS.
+// Exposed for the window's pivot readout and the tests; prepareWorkArray uses the same computation.
 double computePivot(const Image& image, const BrightestParams& params);
 
 // Column prefix sums P[r][c] = sum of a[0..r-1][c] over rows 0..rows, row-major ((rows+1) x cols),
@@ -93,6 +109,13 @@ std::vector<V> timedColumnPrefixSums(const WorkArray& work, JobControl& job) {
     if constexpr (std::is_integral_v<V>) return columnPrefixSumsInteger(work);
     else return columnPrefixSumsReal(work);
 }
+
+// The exclusion mask of the whole image (blank and non-finite samples, shapes), width*height bytes, or
+// empty when nothing is excluded.
+std::vector<std::uint8_t> imageExclusionMask(const Image& image, const BrightestParams& params);
+
+// The background model's parameters of a search.
+BackgroundParams backgroundParamsOf(const BrightestParams& params);
 
 // Marks the pixels inside a polygon (pixel centre inside, even-odd rule) in a width*height mask.
 void rasterizePolygon(const PixelPolygon& polygon, int width, int height, std::vector<std::uint8_t>& mask);

@@ -1,0 +1,165 @@
+#include "core/algo/maxsub/RegionMeasure.h"
+
+#include "core/io/Image.h"
+#include "core/io/Wcs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace glint {
+
+namespace {
+
+std::optional<double> headerNumber(const Image& image, const char* key) {
+    for (const HeaderCard& card : image.meta.header) {
+        if (card.key != key) continue;
+        std::string v = card.value;
+        v.erase(0, v.find_first_not_of(" '"));
+        v.erase(v.find_last_not_of(" '") + 1);
+        double out = 0.0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+        if (ec == std::errc() && end == v.data() + v.size() && std::isfinite(out)) return out;
+    }
+    return std::nullopt;
+}
+
+std::optional<double> saturationOf(const Image& image) {
+    if (auto v = headerNumber(image, "SATURATE")) return v;
+    if (auto v = headerNumber(image, "DATAMAX")) return v;
+    return image.visit([](const auto* p) -> std::optional<double> {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T>) return static_cast<double>(std::numeric_limits<T>::max());
+        else return std::nullopt;
+    });
+}
+
+} // namespace
+
+RegionMeasurer::RegionMeasurer(const WorkArray& work)
+    : work_(work), image_(work.source ? *work.source : *work.image), saturation_(saturationOf(image_)) {}
+
+void RegionMeasurer::measure(BrightestRegion& g) const {
+    const int W = image_.width(), H = image_.height();
+    const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
+    const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
+    std::vector<double> back(static_cast<std::size_t>(g.width)), rms(back.size());
+    double flux = 0.0, noise2 = 0.0, peak = -std::numeric_limits<double>::infinity(), sumBack = 0.0;
+    int peakX = g.x, peakY = g.y;
+    bool saturated = false;
+    image_.visit([&](const auto* p) {
+        for (int y = g.y; y < g.y + g.height; ++y) {
+            if (model) model->row(y, g.x, g.x + g.width, back.data(), rms.data());
+            const auto* row = p + static_cast<std::size_t>(y) * W;
+            for (int i = 0; i < g.width; ++i) {
+                const int x = g.x + i;
+                const double v = static_cast<double>(row[x]);
+                if (image_.isBlank(x, y) || !std::isfinite(v)) continue;
+                const double b = model ? back[i] : pivot;
+                const double d = v - b;
+                flux += d;
+                sumBack += b;
+                if (model) noise2 += rms[i] * rms[i];
+                if (d > peak) {
+                    peak = d;
+                    peakX = x;
+                    peakY = y;
+                }
+                if (saturation_ && v >= *saturation_) saturated = true;
+            }
+        }
+    });
+    // Blanks, non-finite and excluded pixels in the rectangle or on its one-pixel border.
+    bool blank = false;
+    const int bx0 = std::max(0, g.x - 1), bx1 = std::min(W, g.x + g.width + 1);
+    const int by0 = std::max(0, g.y - 1), by1 = std::min(H, g.y + g.height + 1);
+    for (int y = by0; y < by1 && !blank; ++y)
+        for (int x = bx0; x < bx1; ++x) {
+            const bool inRoi = x >= work_.roi.x && x < work_.roi.x + work_.roi.width && y >= work_.roi.y &&
+                               y < work_.roi.y + work_.roi.height;
+            bool out = image_.isBlank(x, y) || !std::isfinite(image_.value(x, y));
+            if (!out && inRoi && work_.hasExclusions()) {
+                const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
+                const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
+                out = work_.isExcluded(r, c);
+            }
+            if (out) {
+                blank = true;
+                break;
+            }
+        }
+    const double n = static_cast<double>(g.pixels());
+    g.measured = true;
+    g.flux = flux;
+    g.peak = std::isfinite(peak) ? peak : 0.0;
+    g.meanBackground = sumBack / n;
+    if (!model) g.snr = std::numeric_limits<double>::quiet_NaN();
+    else if (noise2 > 0.0) g.snr = flux / std::sqrt(noise2);
+    else g.snr = flux > 0.0 ? std::numeric_limits<double>::infinity() : flux < 0.0 ? -std::numeric_limits<double>::infinity() : 0.0;
+    // The centroid: weights I - background where above the local RMS, in a square window centred on the peak (half-size
+    // max(2, half the larger side), clipped to the image), then once more centred on that centroid. A window
+    // symmetric about the source, not the rectangle itself: the rectangle cuts a round source unevenly.
+    g.centroidX = g.x + (g.width - 1) / 2.0;
+    g.centroidY = g.y + (g.height - 1) / 2.0;
+    if (std::isfinite(peak)) {
+        const int half = std::max(2, (std::max(g.width, g.height) + 1) / 2);
+        double cx = peakX, cy = peakY;
+        for (int pass = 0; pass < 2; ++pass) {
+            const int x0 = std::max(0, static_cast<int>(std::lround(cx)) - half);
+            const int x1 = std::min(W, static_cast<int>(std::lround(cx)) + half + 1);
+            const int y0 = std::max(0, static_cast<int>(std::lround(cy)) - half);
+            const int y1 = std::min(H, static_cast<int>(std::lround(cy)) + half + 1);
+            std::vector<double> b(static_cast<std::size_t>(std::max(0, x1 - x0)), pivot), n(b.size(), 0.0);
+            double w = 0.0, wx = 0.0, wy = 0.0;
+            for (int y = y0; y < y1; ++y) {
+                if (model) model->row(y, x0, x1, b.data(), n.data());
+                for (int x = x0; x < x1; ++x) {
+                    if (image_.isBlank(x, y)) continue;
+                    const double d = image_.value(x, y) - b[static_cast<std::size_t>(x - x0)];
+                    // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
+                    if (!(d > n[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
+                    w += d;
+                    wx += d * x;
+                    wy += d * y;
+                }
+            }
+            if (!(w > 0.0)) break;
+            cx = wx / w;
+            cy = wy / w;
+            g.centroidX = cx;
+            g.centroidY = cy;
+        }
+    }
+    g.hasSky = false;
+    if (image_.meta.wcs)
+        if (auto sky = image_.meta.wcs->pixelToSky(g.centroidX, g.centroidY)) {
+            g.hasSky = true;
+            g.ra = sky->ra;
+            g.dec = sky->dec;
+        }
+    g.flags = 0;
+    if (saturated) g.flags |= kRegionFlagSaturated;
+    if (g.x == 0 || g.y == 0 || g.x + g.width == W || g.y + g.height == H) g.flags |= kRegionFlagEdge;
+    if (blank) g.flags |= kRegionFlagBlank;
+}
+
+void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions) {
+    if (!work.image) return;
+    const RegionMeasurer m(work);
+    for (BrightestRegion& g : regions) m.measure(g);
+}
+
+bool hasFilters(const BrightestParams& params) {
+    return params.minSnr > 0.0 || params.minArea > 0 || params.maxSize > 0;
+}
+
+bool passesFilters(const BrightestRegion& g, const BrightestParams& params) {
+    if (params.minArea > 0 && g.pixels() < params.minArea) return false;
+    if (params.maxSize > 0 && std::max(g.width, g.height) > params.maxSize) return false;
+    if (params.minSnr > 0.0 && !(g.snr >= params.minSnr)) return false;
+    return true;
+}
+
+} // namespace glint

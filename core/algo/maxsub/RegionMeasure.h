@@ -1,0 +1,36 @@
+// Per-region measurements of a search (flux, SNR, peak, centroid, sky position, mean background, flags),
+// from the image the user gave and the background model of the work array (or its pivot when no model was
+// made). The significance filters of the disjoint search use the same figures.
+#pragma once
+
+#include "core/algo/maxsub/WorkArray.h"
+
+#include <optional>
+#include <vector>
+
+namespace glint {
+
+class RegionMeasurer {
+public:
+    explicit RegionMeasurer(const WorkArray& work);
+    // The rectangle's figures (in a BrightestRegion's measurement fields; x, y, width, height as given).
+    // O(area): every pixel is read once.
+    void measure(BrightestRegion& region) const;
+    // The saturation level: SATURATE, else DATAMAX, else the maximum of an integer sample type; none for
+    // floating-point samples without a card.
+    std::optional<double> saturation() const { return saturation_; }
+
+private:
+    const WorkArray& work_;
+    const Image& image_;
+    std::optional<double> saturation_;
+};
+
+// Measures every region (rank order kept).
+void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions);
+
+// The significance filters of BrightestParams: whether a measured region passes (minSnr, minArea, maxSize).
+bool passesFilters(const BrightestRegion& region, const BrightestParams& params);
+bool hasFilters(const BrightestParams& params);
+
+} // namespace glint

@@ -1,0 +1,220 @@
+// The background and noise model (core/algo/maxsub/Background): the histogram sigma clipping against the
+// exact (sorted) oracle on random inputs, every cell against the oracle, a synthetic truth (a smooth sky with
+// Gaussian noise and stars), the spline's exactness on a plane, exclusions, and the bad inputs (mesh larger
+// than the image, a constant image, an all-blank image).
+#include "tests/support/TestSupport.h"
+
+#include "core/algo/maxsub/Background.h"
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+using namespace glint;
+using namespace glint::test;
+
+namespace {
+
+// Sky + noise + a few bright stars, as doubles.
+Image skyImage(int W, int H, double noise, std::mt19937& rng, const std::function<double(int, int)>& sky, int stars) {
+    std::vector<double> v(static_cast<std::size_t>(W) * H);
+    std::normal_distribution<double> g(0.0, noise);
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) v[static_cast<std::size_t>(y) * W + x] = sky(x, y) + g(rng);
+    std::uniform_real_distribution<double> ux(0, W), uy(0, H), uf(20 * noise, 500 * noise);
+    for (int s = 0; s < stars; ++s) {
+        const double cx = ux(rng), cy = uy(rng), f = uf(rng);
+        for (int y = std::max(0, int(cy) - 6); y < std::min(H, int(cy) + 7); ++y)
+            for (int x = std::max(0, int(cx) - 6); x < std::min(W, int(cx) + 7); ++x)
+                v[static_cast<std::size_t>(y) * W + x] += f * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / 4.5);
+    }
+    return Image::fromSamples(W, H, std::move(v));
+}
+
+} // namespace
+
+class TestBackground : public QObject {
+    Q_OBJECT
+private slots:
+    void clippingMatchesExactOracle() {
+        std::mt19937 rng(7);
+        for (int trial = 0; trial < 300; ++trial) {
+            const int n = std::uniform_int_distribution<int>(5, 5000)(rng);
+            const double sigma = std::uniform_real_distribution<double>(0.5, 50)(rng);
+            const double centre = std::uniform_real_distribution<double>(-1000, 1000)(rng);
+            const double outliers = std::uniform_real_distribution<double>(0, 0.3)(rng);
+            const bool integer = trial % 3 == 0;
+            std::normal_distribution<double> g(centre, sigma);
+            std::exponential_distribution<double> tail(1.0 / (20 * sigma));
+            std::uniform_real_distribution<double> u(0, 1);
+            std::vector<double> v(static_cast<std::size_t>(n));
+            for (double& x : v) {
+                x = g(rng) + (u(rng) < outliers ? tail(rng) : 0.0);
+                if (integer) x = std::round(x);
+            }
+            const ClippedStats h = clippedStatsHistogram(v.data(), v.size(), 3.0, 30);
+            const ClippedStats e = clippedStatsExact(v, 3.0, 30);
+            QVERIFY(h.valid() && e.valid());
+            // Bins of 0.01 sigma (or finer after a rebuild): the estimates agree to a small fraction of sigma.
+            const double tol = 0.05 * e.sigma + (integer ? 0.5 : 1e-9);
+            QVERIFY2(std::fabs(h.median - e.median) <= tol,
+                     qPrintable(QString("trial %1: median %2 vs %3, sigma %4 vs %5, n %6 vs %7 of %8").arg(trial).arg(h.median).arg(e.median).arg(h.sigma).arg(e.sigma).arg(h.count).arg(e.count).arg(n)));
+            QVERIFY2(std::fabs(h.mean - e.mean) <= tol, qPrintable(QString("trial %1: mean").arg(trial)));
+            QVERIFY2(std::fabs(h.sigma - e.sigma) <= 0.05 * e.sigma + (integer ? 0.3 : 1e-9),
+                     qPrintable(QString("trial %1: sigma %2 vs %3").arg(trial).arg(h.sigma).arg(e.sigma)));
+        }
+    }
+
+    void clippingEdgeCases() {
+        const std::vector<double> same(100, 42.0);
+        const ClippedStats c = clippedStatsHistogram(same.data(), same.size(), 3.0, 30);
+        QCOMPARE(c.count, std::size_t(100));
+        QCOMPARE(c.mode, 42.0);
+        QCOMPARE(c.sigma, 0.0);
+        QVERIFY(!clippedStatsHistogram(nullptr, 0, 3.0, 30).valid());
+        // Symmetric noise: the mode estimate is 2.5 median - 1.5 mean; a skewed cell falls back to the median.
+        std::mt19937 rng(3);
+        std::normal_distribution<double> g(100, 10);
+        std::vector<double> v(4000);
+        for (double& x : v) x = g(rng);
+        const ClippedStats s = clippedStatsHistogram(v.data(), v.size(), 3.0, 30);
+        QVERIFY(std::fabs(s.mode - (2.5 * s.median - 1.5 * s.mean)) < 1e-9);
+        QVERIFY(std::fabs(s.mode - 100) < 1.5);
+        QVERIFY(std::fabs(s.sigma - 10) < 0.8);
+    }
+
+    void cellsMatchTheOracle() {
+        std::mt19937 rng(11);
+        for (int trial = 0; trial < 6; ++trial) {
+            const int W = std::uniform_int_distribution<int>(40, 200)(rng);
+            const int H = std::uniform_int_distribution<int>(40, 200)(rng);
+            const int mesh = std::uniform_int_distribution<int>(8, 40)(rng);
+            const Image im = skyImage(W, H, 4.0, rng, [](int x, int y) { return 50 + 0.1 * x - 0.05 * y; }, 10);
+            BackgroundParams p;
+            p.mesh = mesh;
+            p.filterSize = 1;
+            const BackgroundMap m = estimateBackground(im, {}, p);
+            QVERIFY(!m.empty());
+            QCOMPARE(m.cellsX(), (W + mesh - 1) / mesh);
+            QCOMPARE(m.cellsY(), (H + mesh - 1) / mesh);
+            for (int j = 0; j < m.cellsY(); ++j)
+                for (int i = 0; i < m.cellsX(); ++i) {
+                    std::vector<double> v;
+                    for (int y = j * mesh; y < std::min(H, (j + 1) * mesh); ++y)
+                        for (int x = i * mesh; x < std::min(W, (i + 1) * mesh); ++x) v.push_back(im.value(x, y));
+                    const ClippedStats e = clippedStatsExact(v, 3.0, 30);
+                    const std::size_t c = static_cast<std::size_t>(j) * m.cellsX() + i;
+                    QVERIFY(m.cellGood()[c]);
+                    QVERIFY2(std::fabs(m.cellBackground()[c] - e.mode) <= 0.1 * e.sigma,
+                             qPrintable(QString("cell %1,%2: %3 vs %4").arg(i).arg(j).arg(m.cellBackground()[c]).arg(e.mode)));
+                    QVERIFY(std::fabs(m.cellRms()[c] - e.sigma) <= 0.05 * e.sigma);
+                }
+        }
+    }
+
+    void syntheticTruth() {
+        // A curved sky with noise 5 and 60 stars: the interpolated map follows the sky to a fraction of the noise.
+        std::mt19937 rng(5);
+        const int W = 512, H = 384;
+        auto sky = [](double x, double y) { return 200 + 10 * std::sin(x / 150.0) + 0.03 * y + 5e-5 * (x - 256) * (y - 100); };
+        const Image im = skyImage(W, H, 5.0, rng, sky, 60);
+        BackgroundParams p; // mesh 64, 3x3 filter
+        const BackgroundMap m = estimateBackground(im, {}, p);
+        double err = 0, rmsErr = 0, worst = 0;
+        std::vector<double> b(W), r(W);
+        for (int y = 0; y < H; ++y) {
+            m.row(y, 0, W, b.data(), r.data());
+            for (int x = 0; x < W; ++x) {
+                const double e = b[x] - sky(x, y);
+                err += e * e;
+                worst = std::max(worst, std::fabs(e));
+                rmsErr += std::fabs(r[x] - 5.0);
+            }
+        }
+        err = std::sqrt(err / (W * H));
+        rmsErr /= W * H;
+        QVERIFY2(err < 0.4, qPrintable(QString("background rms error %1").arg(err)));
+        QVERIFY2(worst < 1.5, qPrintable(QString("worst background error %1").arg(worst)));
+        QVERIFY2(rmsErr < 0.25, qPrintable(QString("rms map error %1").arg(rmsErr)));
+        QVERIFY(std::fabs(m.globalRms() - 5.0) < 0.3);
+        // row() over a part of a row is the same as the whole row's values.
+        std::vector<double> part(50);
+        m.row(100, 200, 250, part.data(), nullptr);
+        m.row(100, 0, W, b.data(), nullptr);
+        for (int x = 0; x < 50; ++x) QCOMPARE(part[x], b[200 + x]);
+        QCOMPARE(m.backgroundAt(17, 100), b[17]);
+    }
+
+    void planeIsReproduced() {
+        // No noise, a plane: every cell's mode is the plane at its centre and the spline (linear extension
+        // at the ends) reproduces it everywhere, partial last cells included.
+        const int W = 300, H = 170;
+        std::vector<double> v(static_cast<std::size_t>(W) * H);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) v[static_cast<std::size_t>(y) * W + x] = 1000 + 3.0 * x - 2.0 * y;
+        const Image im = Image::fromSamples(W, H, std::move(v));
+        BackgroundParams p;
+        p.mesh = 32;
+        p.filterSize = 1;
+        p.clipSigma = 10; // keep every value of the ramp
+        const BackgroundMap m = estimateBackground(im, {}, p);
+        for (int y = 0; y < H; y += 7)
+            for (int x = 0; x < W; x += 5)
+                QVERIFY2(std::fabs(m.backgroundAt(x, y) - (1000 + 3.0 * x - 2.0 * y)) < 0.5,
+                         qPrintable(QString("%1,%2: %3").arg(x).arg(y).arg(m.backgroundAt(x, y))));
+    }
+
+    void exclusionsAndBlanksAreLeftOut() {
+        std::mt19937 rng(9);
+        Image im = skyImage(256, 256, 3.0, rng, [](int, int) { return 100.0; }, 0);
+        // A huge excluded block and blank pixels of absurd value: the background stays at 100.
+        std::vector<std::uint8_t> excluded(256 * 256, 0), blank(256 * 256, 0);
+        double* s = im.mutableSamples<double>();
+        for (int y = 10; y < 120; ++y)
+            for (int x = 10; x < 200; ++x) {
+                s[y * 256 + x] = 1e6;
+                excluded[y * 256 + x] = 1;
+            }
+        for (int y = 150; y < 250; ++y)
+            for (int x = 0; x < 256; x += 2) {
+                s[y * 256 + x] = -1e6;
+                blank[y * 256 + x] = 1;
+            }
+        s[255 * 256 + 255] = std::nan("");
+        im.setBlankMask(blank);
+        const BackgroundMap m = estimateBackground(im, excluded, {});
+        QVERIFY(!m.empty());
+        for (int y = 0; y < 256; y += 9)
+            for (int x = 0; x < 256; x += 9) QVERIFY(std::fabs(m.backgroundAt(x, y) - 100) < 1.0);
+        // Cells with too few good pixels were filled, not measured.
+        QVERIFY(std::count(m.cellGood().begin(), m.cellGood().end(), 0) > 0);
+    }
+
+    void badInputs() {
+        const Image small = intImage(40, 30, std::vector<std::int32_t>(1200, 5));
+        BackgroundParams p;
+        QVERIFY_THROWS_EXCEPTION(UsageError, estimateBackground(small, {}, p)); // mesh 64 > 30
+        p.mesh = 1;
+        QVERIFY_THROWS_EXCEPTION(UsageError, estimateBackground(small, {}, p));
+        p.mesh = 30;
+        // Constant image: background 5, RMS 0, no division anywhere.
+        const BackgroundMap c = estimateBackground(small, {}, p);
+        QVERIFY(!c.empty());
+        QCOMPARE(c.backgroundAt(3, 3), 5.0);
+        QCOMPARE(c.rmsAt(39, 29), 0.0);
+        QCOMPARE(c.globalRms(), 0.0);
+        // All blank: an empty model.
+        Image blank = small;
+        blank.setBlankMask(std::vector<std::uint8_t>(1200, 1));
+        const BackgroundMap b = estimateBackground(blank, {}, p);
+        QVERIFY(b.empty());
+        p.filterSize = 2;
+        QVERIFY_THROWS_EXCEPTION(UsageError, estimateBackground(small, {}, p));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBackground)
+#include "test_background.moc"
