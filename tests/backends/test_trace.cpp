@@ -433,6 +433,7 @@ private slots:
         params.points = points;
         params.maxAngleDeg = angle;
         params.halfWidth = 100.0;
+        params.maxWidenings = 0; // the optimum on these guides first; the widened run below
         const TracePoint a{560.5, 900.25}, b{1420.75, 1160.5};
         JobControl j1, j2;
         const TraceLeg cpu = tracerFor(Backend::Cpu, field)->trace(a, b, params, j1);
@@ -440,6 +441,16 @@ private slots:
         test::verifyLeg(*field, gpu, a, b, params);
         QVERIFY2(closeRelative(gpu.meanScore, cpu.meanScore),
                  qPrintable(QString("cuda %1, cpu %2 (mean score)").arg(gpu.meanScore).arg(cpu.meanScore)));
+        // With the default widening both backends widen the same way and reach the same optimum.
+        TraceParams widening = params;
+        widening.maxWidenings = TraceParams{}.maxWidenings;
+        JobControl j5, j6;
+        const TraceLeg cpuWide = tracerFor(Backend::Cpu, field)->trace(a, b, widening, j5);
+        const TraceLeg gpuWide = tracerFor(Backend::Cuda, field)->trace(a, b, widening, j6);
+        QCOMPARE(gpuWide.widened, cpuWide.widened);
+        QCOMPARE(gpuWide.guideIndices.size(), cpuWide.guideIndices.size());
+        QVERIFY2(closeRelative(gpuWide.meanScore, cpuWide.meanScore),
+                 qPrintable(QString("cuda %1, cpu %2 (widened mean score)").arg(gpuWide.meanScore).arg(cpuWide.meanScore)));
         params.objective = TraceObjective::Sum;
         JobControl j3, j4;
         const TraceLeg cpuSum = tracerFor(Backend::Cpu, field)->trace(a, b, params, j3);
