@@ -35,8 +35,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
       deleteExclusion_(new QPushButton(tr("Delete"))), clearExclusions_(new QPushButton(tr("Clear All"))),
       autoExclude_(new QPushButton(tr("Auto-exclude (mammogram)"))), status_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
-    auto* about = new QLabel(tr("The rectangle with the largest sum of (value − pivot), or the K best. Blank and "
-                                "excluded pixels are never inside a region."));
+    auto* about = new QLabel(tr("The K rectangles with the largest sums of (value − pivot); blank and excluded "
+                                "pixels stay out."));
     about->setWordWrap(true);
     layout->addWidget(about);
 
@@ -56,6 +56,9 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     pivotKind_->addItem(tr("percentile"), QStringLiteral("percentile"));
     pivotKind_->addItem(tr("number"), QStringLiteral("number"));
     pivotKind_->addItem(tr("local (background map)"), QStringLiteral("local"));
+    // As wide as "percentile", not as the longest entry: the panel keeps to the dock's width.
+    pivotKind_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    pivotKind_->setMinimumContentsLength(10);
     pivotKind_->setToolTip(tr("local: a background map (one value per pixel, cells of the mesh size) is subtracted, "
                               "and the threshold is in units of the local RMS"));
     percentile_->setRange(0.0, 100.0);
@@ -142,13 +145,13 @@ BrightestPanel::BrightestPanel(QWidget* parent)
 
     auto* exclusionBox = new QGroupBox(tr("Exclusions"));
     auto* exclusionLayout = new QVBoxLayout(exclusionBox);
-    auto* hint = new QLabel(tr("Draw what must stay out of every region: the chest wall, film labels, artefacts."));
-    hint->setWordWrap(true);
-    exclusionLayout->addWidget(hint);
+    // The hint as a tooltip: the group keeps to its buttons and list, so that it fits beside the search.
+    exclusionBox->setToolTip(tr("Draw what must stay out of every region: the chest wall, film labels, artefacts."));
     auto* drawButtons = new QHBoxLayout;
     drawButtons->addWidget(excludeRect_);
     drawButtons->addWidget(excludePolygon_);
     exclusionLayout->addLayout(drawButtons);
+    exclusionLayout->addWidget(autoExclude_);
     exclusions_->setMinimumHeight(60);
     exclusions_->setMaximumHeight(140);
     exclusionLayout->addWidget(exclusions_);
@@ -158,7 +161,6 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     exclusionLayout->addLayout(listButtons);
     autoExclude_->setToolTip(tr("Add the outside of the breast, burned-in labels and markers and the pectoral muscle "
                                 "as exclusion shapes (editable; mammograms get them when opened)"));
-    exclusionLayout->addWidget(autoExclude_);
     layout->addWidget(exclusionBox);
 
     // Enter in a value runs the search with it (the spin boxes would otherwise swallow it).
