@@ -17,6 +17,7 @@
 #include "ui/jobs/JobStatusWidget.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
+#include "ui/session/SessionInputs.h"
 
 #include <QLabel>
 #include <QListWidget>
@@ -265,6 +266,28 @@ private slots:
         const QString note = QString::fromStdString(result.note);
         QVERIFY2(window.statusBar()->currentMessage().contains(note), qPrintable(window.statusBar()->currentMessage()));
         QVERIFY2(window.resultsDock()->noteLabel()->text().contains(note), qPrintable(window.resultsDock()->noteLabel()->text()));
+
+        // Sessions keep the source finder's fields; a session without them keeps the image's defaults.
+        const QJsonObject state = module->saveSession();
+        const QJsonObject saved = state[QStringLiteral("panel")].toObject();
+        QCOMPARE(saved[QStringLiteral("mesh")].toInt(), 16);
+        QCOMPARE(saved[QStringLiteral("min_snr")].toDouble(), 1000.0);
+        QCOMPARE(saved[QStringLiteral("pivot_kind")].toString(), QStringLiteral("local"));
+        panel->meshBox()->setValue(64);
+        panel->minSnrBox()->setValue(0.0);
+        SessionImages inputs;
+        inputs.insert(QString(), window.context().image());
+        module->prepareSession(state, inputs)();
+        QCOMPARE(panel->meshBox()->value(), 16);
+        QCOMPARE(panel->minSnrBox()->value(), 1000.0);
+        QJsonObject older = state;
+        QJsonObject olderPanel = saved;
+        for (const char* key : {"threshold", "min_snr", "min_area", "max_size", "mesh"}) olderPanel.remove(QLatin1String(key));
+        older[QStringLiteral("panel")] = olderPanel;
+        panel->thresholdBox()->setValue(2.5);
+        module->prepareSession(older, inputs)();
+        QCOMPARE(panel->thresholdBox()->value(), 2.5);
+        QCOMPARE(panel->meshBox()->value(), 16);
     }
 
     // Generated images written as text matrices (blanks as NaN), opened from the file as a user would.
