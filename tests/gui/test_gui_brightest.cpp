@@ -7,6 +7,7 @@
 #include "tests/gui/test_gui_brightest_support.h"
 
 #include "cuda/Backends.h"
+#include "ui/AppContext.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/docks/LayerDock.h"
 #include "ui/docks/ParametersDock.h"
@@ -229,6 +230,26 @@ private slots:
         QVERIFY(waitForAutoExclusion(module));
         QCOMPARE(added.size(), 1);
         QCOMPARE(module->exclusionCount(), added.first().first().toInt());
+    }
+
+    // A search asked for right after a mammogram opens runs with its auto-exclusions (it waits for them).
+    void runWaitsForAutoExclusion() {
+        MainWindow window({false, false});
+        showWindow(window);
+        BrightestModule* module = findModule(window);
+        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
+        if (!QFile::exists(file)) QSKIP("the synthetic mammogram sample is missing");
+        module->panel()->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QSignalSpy opened(&window.context(), &AppContext::imageChanged);
+        window.openFile(file);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { QVERIFY(module->run(0)); }, &message), qPrintable(message));
+        QVERIFY(module->exclusionCount() > 0);
+        const BrightestResult& result = module->lastResults().front();
+        QVERIFY(result.includedPixels < static_cast<std::size_t>(result.imageWidth) * static_cast<std::size_t>(result.imageHeight));
+        for (const BrightestRegion& r : result.regions)
+            QVERIFY(avoids(QRect(r.x, r.y, r.width, r.height), module->currentParams(10)));
     }
 
     // A field the user changed keeps the user's value on the next image; the others take its defaults.

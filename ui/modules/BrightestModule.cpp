@@ -197,6 +197,7 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
     connect(autoRunner_, &LatestRequestRunner::failed, this, [this](const QString& message) {
         autoExcludePending_ = false;
         pendingRunK_ = -1;
+        pendingSweep_ = false;
         fail(tr("Auto-exclusion failed: %1").arg(message));
     });
     // Ctrl+B runs what the panel shows (its K, pivot and mode); the K = 1 search is one menu entry away.
@@ -311,6 +312,11 @@ bool BrightestModule::run(int k) {
 
 bool BrightestModule::runSweep() {
     if (!panel_) return false;
+    if (autoExcludePending_ && context().hasImage()) {
+        pendingSweep_ = true;
+        panel_->setStatus(tr("Finding the mammogram's exclusions; the sweep starts when they are in…"));
+        return true;
+    }
     try {
         return start(panel_->sweepPivots(), 1); // the paper's figure: one rectangle per pivot
     } catch (const std::exception& e) {
@@ -701,6 +707,7 @@ void BrightestModule::cancelAutoExclusion() {
     autoRunner_->cancelAll();
     autoExcludePending_ = false;
     pendingRunK_ = -1;
+    pendingSweep_ = false;
 }
 
 bool BrightestModule::autoExclude() {
@@ -738,7 +745,11 @@ bool BrightestModule::autoExclude() {
             if (pendingRunK_ >= 0) {
                 const int k = pendingRunK_;
                 pendingRunK_ = -1;
+                pendingSweep_ = false;
                 start({}, k);
+            } else if (pendingSweep_) {
+                pendingSweep_ = false;
+                runSweep();
             }
         });
     return true;

@@ -70,7 +70,7 @@ public:
     // The mammogram auto-exclusion (core's mammogramAutoExclusions) on the current image, on a worker: its
     // shapes are added as ordinary exclusions. Opening a mammogram (glint::imageIsMammogram) starts it; the
     // panel's "Auto-exclude (mammogram)" button runs it on any image. A run asked for meanwhile starts
-    // when the shapes are in. False when there is no image.
+    // (or sweep) when the shapes are in. False when there is no image.
     bool autoExclude();
     bool autoExclusionPending() const { return autoExcludePending_; }
     // The parameters a run would use now; throws UsageError for a wrong pivot.
@@ -142,6 +142,7 @@ private:
     LatestRequestRunner* autoRunner_;
     bool autoExcludePending_ = false;
     int pendingRunK_ = -1; // a run (its k) asked for while the auto-exclusion was running; -1: none
+    bool pendingSweep_ = false; // a sweep asked for meanwhile
 };
 
 } // namespace glint::ui
