@@ -147,6 +147,30 @@ class TestAutoExclude : public QObject {
 private slots:
     void initTestCase() { initBackends(); }
 
+    // From the header only: the bundled mammogram's Title text chunk says so, the aerial photo's does not;
+    // DICOM Modality MG and TIFF descriptions count; pixels alone never do.
+    void mammogramFromHeader() {
+        const Image mammogram = loadImage(test::samplePath("synthetic-mammogram.png").toStdString());
+        QVERIFY(imageIsMammogram(mammogram.meta));
+        const Image aerial = loadImage(test::samplePath("aero.png").toStdString());
+        QVERIFY(!imageIsMammogram(aerial.meta));
+
+        ImageMetadata meta; // same pixels, no header: not a mammogram
+        QVERIFY(!imageIsMammogram(meta));
+        meta.header = {{"(0008,0060) Modality", "MG", ""}};
+        QVERIFY(imageIsMammogram(meta));
+        meta.header = {{"(0008,0060) Modality", " mg ", ""}};
+        QVERIFY(imageIsMammogram(meta));
+        meta.header = {{"(0008,0060) Modality", "CT", ""}, {"(0008,103E) Series Description", "mammogram", ""}};
+        QVERIFY(!imageIsMammogram(meta)); // only Modality counts in DICOM
+        meta.header = {{"TIFFTAG_IMAGEDESCRIPTION", "Digital MAMMOGRAPHY, left CC", ""}};
+        QVERIFY(imageIsMammogram(meta));
+        meta.header = {{"Description", "An aerial photo", ""}, {"Comment", "not a mammogram", ""}};
+        QVERIFY(!imageIsMammogram(meta)); // Comment is not one of the cards read
+        meta.header = {{"Title", "Screening Mammogram 2024", ""}};
+        QVERIFY(imageIsMammogram(meta));
+    }
+
     void syntheticScenes_data() {
         QTest::addColumn<bool>("mirrored");
         QTest::addColumn<bool>("labelAtEdge");

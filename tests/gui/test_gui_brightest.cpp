@@ -7,15 +7,18 @@
 #include "tests/gui/test_gui_brightest_support.h"
 
 #include "cuda/Backends.h"
+#include "ui/AppContext.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/docks/LayerDock.h"
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "core/io/ImageLoader.h"
+#include "core/algo/brightest/AutoExclude.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
+#include "ui/session/SessionInputs.h"
 
 #include <QLabel>
 #include <QListWidget>
@@ -56,6 +59,7 @@ class TestGuiBrightest : public QObject {
         GLINT_WAIT_FOR_IMAGE(window);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
+        plainSearch(module); // the FITS defaults (local pivot, threshold 3, min SNR 5) off: p99 as the CLI's
         panel->kBox()->setValue(5);
         setPivot(panel, QStringLiteral("p99"));
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
@@ -130,6 +134,183 @@ private slots:
         QVERIFY(!module->panel()->status().isEmpty());
     }
 
+    // Per-image defaults (issue 14, issue 17 item 3): a FITS image starts at the local pivot, threshold 3,
+    // min SNR 5, and its K=10 answer has SNR >= 5 in the new columns; the mammogram gets its exclusions
+    // (editable shapes) and its first region is the mass or the calcification cluster, not a label; the
+    // aerial photo after it is back at the mean pivot with no exclusion carried over.
+    void perImageDefaults() {
+        const QString fits = test::samplePath(QStringLiteral("ngc1316o.fit"));
+        const QString mammogram = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
+        const QString aero = test::samplePath(QStringLiteral("aero.png"));
+        if (!QFile::exists(fits) || !QFile::exists(mammogram) || !QFile::exists(aero)) QSKIP("a bundled sample is missing");
+        MainWindow window({false, false});
+        showWindow(window);
+        BrightestModule* module = findModule(window);
+        BrightestPanel* panel = module->panel();
+        QVERIFY(panel->pivotBox()->findData(QStringLiteral("local")) >= 0);
+
+        window.openFile(fits);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
+        QCOMPARE(panel->thresholdBox()->value(), 3.0);
+        QCOMPARE(panel->minSnrBox()->value(), 5.0);
+        QCOMPARE(module->exclusionCount(), 0);
+        QCOMPARE(panel->kBox()->value(), 10);
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
+        const glint::BrightestParams fitsParams = module->currentParams(10);
+        QCOMPARE(fitsParams.pivot.kind, PivotSpec::Kind::Local);
+        QCOMPARE(fitsParams.threshold, 3.0);
+        QCOMPARE(fitsParams.minSnr, 5.0);
+        ResultsModel* model = module->model();
+        QVERIFY(model->rowCount() > 0);
+        const QStringList columns = model->columns();
+        QCOMPARE(columns.mid(0, 7), (QStringList{"rank", "x", "y", "width", "height", "sum", "mean"}));
+        const int snr = static_cast<int>(columns.indexOf(QStringLiteral("SNR")));
+        QCOMPARE(snr, 8);
+        QCOMPARE(columns.at(7), QStringLiteral("flux"));
+        QVERIFY(columns.contains(QStringLiteral("centroid x")) && columns.contains(QStringLiteral("flags")));
+        if (window.context().image()->meta.wcs) QVERIFY(columns.contains(QStringLiteral("RA")) && columns.contains(QStringLiteral("Dec")));
+        for (int row = 0; row < model->rowCount(); ++row)
+            QVERIFY2(model->value(row, snr).toDouble() >= 5.0, qPrintable(model->value(row, snr).toString()));
+        const BrightestResult& fitsResult = module->lastResults().front();
+        for (const BrightestRegion& r : fitsResult.regions) {
+            QVERIFY(r.measured);
+            QVERIFY(r.snr >= 5.0);
+        }
+        if (!fitsResult.note.empty()) // the search's own note, in the results dock
+            QVERIFY(window.resultsDock()->noteLabel()->text().contains(QString::fromStdString(fitsResult.note)));
+
+        window.openFile(mammogram);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(glint::imageIsMammogram(window.context().image()->meta));
+        QVERIFY(waitForAutoExclusion(module));
+        QVERIFY(module->exclusionCount() > 0);
+        QCOMPARE(module->exclusionLayer()->itemCount(), module->exclusionCount());
+        QCOMPARE(panel->exclusionList()->count(), module->exclusionCount());
+        QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
+        QCOMPARE(panel->thresholdBox()->value(), 3.0);
+        QCOMPARE(panel->minSnrBox()->value(), 5.0);
+        saveShot(window, QStringLiteral("mammogram-auto-exclusions"));
+        // Ctrl+B's action: K Brightest Regions with the panel's K.
+        QAction* kBrightest = nullptr;
+        for (QAction* a : module->actions())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_B)) kBrightest = a;
+        QVERIFY(kBrightest);
+        QVERIFY2(runAndWait(module, [&] { kBrightest->trigger(); }, &message), qPrintable(message));
+        const BrightestResult& first = module->lastResults().front();
+        QVERIFY(!first.regions.empty());
+        const BrightestRegion& top = first.regions.front();
+        const QRect topRect(top.x, top.y, top.width, top.height);
+        const QRect near = topRect.adjusted(-40, -40, 40, 40);
+        QVERIFY2(near.contains(QPoint(520, 330)) || near.contains(QPoint(585, 655)),
+                 qPrintable(QStringLiteral("%1,%2 %3x%4").arg(top.x).arg(top.y).arg(top.width).arg(top.height)));
+        const glint::BrightestParams mammoParams = module->currentParams(10);
+        QVERIFY(avoids(topRect, mammoParams));
+        QVERIFY(!topRect.intersects(QRect(736, 864, 288, 160)) && !topRect.intersects(QRect(850, 40, 174, 80))); // the labels
+        saveShot(window, QStringLiteral("mammogram-first-answer"));
+        // The shapes are ordinary exclusions: one can be deleted.
+        const int shapes = module->exclusionCount();
+        module->removeExclusion(0);
+        QCOMPARE(module->exclusionCount(), shapes - 1);
+
+        window.openFile(aero);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(!glint::imageIsMammogram(window.context().image()->meta));
+        QVERIFY(!module->autoExclusionPending());
+        QCOMPARE(module->exclusionCount(), 0);
+        QVERIFY(!module->exclusionLayer() || module->exclusionLayer()->itemCount() == 0);
+        QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("mean"));
+        QCOMPARE(panel->thresholdBox()->value(), 0.0);
+        QCOMPARE(panel->minSnrBox()->value(), 0.0);
+        // The button runs the auto-exclusion on any image.
+        QSignalSpy added(module, &BrightestModule::autoExclusionsAdded);
+        panel->autoExcludeButton()->click();
+        QVERIFY(waitForAutoExclusion(module));
+        QCOMPARE(added.size(), 1);
+        QCOMPARE(module->exclusionCount(), added.first().first().toInt());
+    }
+
+    // A search asked for right after a mammogram opens runs with its auto-exclusions (it waits for them).
+    void runWaitsForAutoExclusion() {
+        MainWindow window({false, false});
+        showWindow(window);
+        BrightestModule* module = findModule(window);
+        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
+        if (!QFile::exists(file)) QSKIP("the synthetic mammogram sample is missing");
+        module->panel()->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QSignalSpy opened(&window.context(), &AppContext::imageChanged);
+        window.openFile(file);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { QVERIFY(module->run(0)); }, &message), qPrintable(message));
+        QVERIFY(module->exclusionCount() > 0);
+        const BrightestResult& result = module->lastResults().front();
+        QVERIFY(result.includedPixels < static_cast<std::size_t>(result.imageWidth) * static_cast<std::size_t>(result.imageHeight));
+        for (const BrightestRegion& r : result.regions)
+            QVERIFY(avoids(QRect(r.x, r.y, r.width, r.height), module->currentParams(10)));
+    }
+
+    // A field the user changed keeps the user's value on the next image; the others take its defaults.
+    // The search's note (fewer regions than K, and why) is in the status bar and the results dock.
+    void userValuesAndNote() {
+        const QString fits = test::samplePath(QStringLiteral("ngc1316o.fit"));
+        if (!QFile::exists(fits)) QSKIP("the FITS sample is missing");
+        std::mt19937 rng(3);
+        const QString csv = writeMatrix(test::randomFloatImage(60, 50, 0.0, 1.0, rng, 0.0), QStringLiteral("note.csv"));
+        MainWindow window({false, false});
+        showWindow(window);
+        BrightestModule* module = findModule(window);
+        BrightestPanel* panel = module->panel();
+        window.openFile(csv);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("mean"));
+        panel->minSnrBox()->setValue(1000.0); // the user's
+        window.openFile(fits);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
+        QCOMPARE(panel->thresholdBox()->value(), 3.0);
+        QCOMPARE(panel->minSnrBox()->value(), 1000.0);
+        window.openFile(csv);
+        GLINT_WAIT_FOR_IMAGE(window);
+        setPivot(panel, QStringLiteral("p50"));
+        panel->pivotBox()->setCurrentIndex(panel->pivotBox()->findData(QStringLiteral("local")));
+        panel->meshBox()->setValue(16);
+        panel->kBox()->setValue(5);
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
+        const BrightestResult& result = module->lastResults().front();
+        QVERIFY(result.regions.size() < 5);
+        QVERIFY(!result.note.empty());
+        const QString note = QString::fromStdString(result.note);
+        QVERIFY2(window.statusBar()->currentMessage().contains(note), qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY2(window.resultsDock()->noteLabel()->text().contains(note), qPrintable(window.resultsDock()->noteLabel()->text()));
+
+        // Sessions keep the source finder's fields; a session without them keeps the image's defaults.
+        const QJsonObject state = module->saveSession();
+        const QJsonObject saved = state[QStringLiteral("panel")].toObject();
+        QCOMPARE(saved[QStringLiteral("mesh")].toInt(), 16);
+        QCOMPARE(saved[QStringLiteral("min_snr")].toDouble(), 1000.0);
+        QCOMPARE(saved[QStringLiteral("pivot_kind")].toString(), QStringLiteral("local"));
+        panel->meshBox()->setValue(64);
+        panel->minSnrBox()->setValue(0.0);
+        SessionImages inputs;
+        inputs.insert(QString(), window.context().image());
+        module->prepareSession(state, inputs)();
+        QCOMPARE(panel->meshBox()->value(), 16);
+        QCOMPARE(panel->minSnrBox()->value(), 1000.0);
+        QJsonObject older = state;
+        QJsonObject olderPanel = saved;
+        for (const char* key : {"threshold", "min_snr", "min_area", "max_size", "mesh"}) olderPanel.remove(QLatin1String(key));
+        older[QStringLiteral("panel")] = olderPanel;
+        panel->thresholdBox()->setValue(2.5);
+        module->prepareSession(older, inputs)();
+        QCOMPARE(panel->thresholdBox()->value(), 2.5);
+        QCOMPARE(panel->meshBox()->value(), 16);
+    }
+
     // Generated images written as text matrices (blanks as NaN), opened from the file as a user would.
     void matchesCli_data() {
         QTest::addColumn<bool>("floating");
@@ -190,7 +371,8 @@ private slots:
         // The result rows (rank, x, y, width, height, sum, mean) are the regions, linked to their shapes.
         ResultsModel* model = module->model();
         QCOMPARE(window.resultsDock()->currentModel(), model);
-        QCOMPARE(model->columns(), (QStringList{"rank", "x", "y", "width", "height", "sum", "mean"}));
+        QCOMPARE(model->columns(), (QStringList{"rank", "x", "y", "width", "height", "sum", "mean", "flux", "SNR",
+                                                "centroid x", "centroid y", "flags"}));
         QCOMPARE(model->rowCount(), expected.size());
         const BrightestResult& result = module->lastResults().front();
         for (int row = 0; row < model->rowCount(); ++row) {
@@ -437,6 +619,7 @@ private slots:
         OPEN_MAMMOGRAM(window, file);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
+        plainSearch(module); // the exclusions drawn by hand, as a user does without the auto-exclusion
         panel->kBox()->setValue(3);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         QString message;
@@ -516,6 +699,7 @@ private slots:
         OPEN_MAMMOGRAM(window, file);
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
+        plainSearch(module);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         panel->sweepEdit()->setText(QStringLiteral("mean, p90 p95;p99"));
         QVERIFY(panel->kBox()->value() > 1); // K is for "K Brightest Regions": the sweep draws one per pivot

@@ -166,6 +166,25 @@ inline bool runAndWait(BrightestModule* module, const std::function<void()>& tri
     return !finished.isEmpty();
 }
 
+// Waits until the auto-exclusion the opened image started (mammograms) has added its shapes.
+inline bool waitForAutoExclusion(BrightestModule* module, int timeoutMs = 60000) {
+    QElapsedTimer clock;
+    clock.start();
+    while (module->autoExclusionPending() && clock.elapsed() < timeoutMs) QTest::qWait(20);
+    return !module->autoExclusionPending();
+}
+
+// The panel as it was before per-image defaults: no exclusions, mean pivot, no threshold or SNR filter
+// (for tests of the plain search on images that get the source finder's defaults).
+inline void plainSearch(BrightestModule* module) {
+    QVERIFY(waitForAutoExclusion(module));
+    module->clearExclusions();
+    BrightestPanel* panel = module->panel();
+    setPivot(panel, QStringLiteral("mean"));
+    panel->thresholdBox()->setValue(0.0);
+    panel->minSnrBox()->setValue(0.0);
+}
+
 inline void showWindow(MainWindow& window) {
     window.resize(1280, 860);
     window.show();

@@ -1,11 +1,13 @@
 #include "ui/modules/BrightestModule.h"
 
+#include "core/algo/brightest/AutoExclude.h"
 #include "core/algo/maxsub/WorkArray.h"
 #include "ui/AppContext.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/canvas/ShapeTools.h"
 #include "ui/docks/ResultsDock.h"
 #include "ui/jobs/JobRunner.h"
+#include "ui/jobs/LatestRequestRunner.h"
 #include "ui/modules/BrightestPanel.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/overlay/ShapeLayer.h"
@@ -132,6 +134,51 @@ QString runNote(const std::vector<glint::BrightestResult>& results, const RunNot
     return lines.join(QLatin1Char(' '));
 }
 
+// The search's own notes (core's BrightestResult::note: "found 3 of 10 regions: ..."), once each.
+QString searchNotes(const std::vector<glint::BrightestResult>& results) {
+    QStringList lines;
+    for (const glint::BrightestResult& r : results) {
+        const QString note = QString::fromStdString(r.note).trimmed();
+        if (!note.isEmpty() && !lines.contains(note)) lines << note;
+    }
+    return lines.join(QLatin1Char(' '));
+}
+
+QString joined(const QString& a, const QString& b) {
+    if (a.isEmpty()) return b;
+    if (b.isEmpty()) return a;
+    return a + QLatin1Char(' ') + b;
+}
+
+// The measurement columns appended after the existing ones (older sessions' regions have none: blank).
+QStringList measurementColumns(bool sky) {
+    QStringList columns{QObject::tr("flux"), QObject::tr("SNR"), QObject::tr("centroid x"), QObject::tr("centroid y")};
+    if (sky) columns << QObject::tr("RA") << QObject::tr("Dec");
+    columns << QObject::tr("flags");
+    return columns;
+}
+
+QVariantList measurementValues(const glint::BrightestRegion& r, bool sky) {
+    if (!r.measured) {
+        QVariantList blank;
+        for (int i = 0; i < (sky ? 7 : 5); ++i) blank << QVariant();
+        return blank;
+    }
+    QVariantList values{r.flux, r.snr, r.centroidX, r.centroidY};
+    if (sky) {
+        values << (r.hasSky ? QVariant(r.ra) : QVariant()) << (r.hasSky ? QVariant(r.dec) : QVariant());
+    }
+    values << r.flags;
+    return values;
+}
+
+bool anySky(const std::vector<glint::BrightestResult>& results) {
+    for (const glint::BrightestResult& result : results)
+        for (const glint::BrightestRegion& r : result.regions)
+            if (r.measured && r.hasSky) return true;
+    return false;
+}
+
 QString rectText(const QRect& r) {
     return QStringLiteral("x %1, y %2, %3 × %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
@@ -145,7 +192,14 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
       sweepAction_(new QAction(tr("Brightest: Pivot Sweep"), this)),
       drawRoiAction_(new QAction(tr("Brightest: Draw ROI"), this)),
       excludeRectAction_(new QAction(tr("Brightest: Exclude Rectangle"), this)),
-      excludePolygonAction_(new QAction(tr("Brightest: Exclude Polygon"), this)) {
+      excludePolygonAction_(new QAction(tr("Brightest: Exclude Polygon"), this)),
+      autoRunner_(new LatestRequestRunner(this)) {
+    connect(autoRunner_, &LatestRequestRunner::failed, this, [this](const QString& message) {
+        autoExcludePending_ = false;
+        pendingRunK_ = -1;
+        pendingSweep_ = false;
+        fail(tr("Auto-exclusion failed: %1").arg(message));
+    });
     // Ctrl+B runs what the panel shows (its K, pivot and mode); the K = 1 search is one menu entry away.
     kBrightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     brightestAction_->setText(tr("Brightest Region (K = 1)"));
@@ -194,6 +248,10 @@ QWidget* BrightestModule::createPanel() {
     connect(panel_->excludeRectangleButton(), &QPushButton::clicked, excludeRectAction_, &QAction::trigger);
     connect(panel_->excludePolygonButton(), &QPushButton::clicked, excludePolygonAction_, &QAction::trigger);
     connect(panel_->clearExclusionsButton(), &QPushButton::clicked, this, &BrightestModule::clearExclusions);
+    connect(panel_->autoExcludeButton(), &QPushButton::clicked, this, [this] {
+        emit panelRequested();
+        autoExclude();
+    });
     QListWidget* list = panel_->exclusionList();
     connect(panel_->deleteExclusionButton(), &QPushButton::clicked, this, [this, list] { removeExclusion(list->currentRow()); });
     auto* deleteKey = new QAction(list);
@@ -207,6 +265,7 @@ QWidget* BrightestModule::createPanel() {
     connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
     refreshExclusions();
     refreshRoi();
+    applyImageDefaults();
     return panel_;
 }
 
@@ -215,6 +274,7 @@ glint::BrightestParams BrightestModule::currentParams(int k) const {
     if (panel_) {
         params.pivot = panel_->pivot();
         params.mode = panel_->mode();
+        panel_->applySourceFinding(params);
     }
     params.k = k;
     if (roi_) {
@@ -240,10 +300,23 @@ void BrightestModule::showK(int k) {
     kBrightestAction_->setStatusTip(tr("The %1 brightest regions, with the panel's pivot and mode (K is set in the panel)").arg(k));
 }
 
-bool BrightestModule::run(int k) { return start({}, k); }
+bool BrightestModule::run(int k) {
+    if (autoExcludePending_ && context().hasImage()) {
+        // The image's exclusions are being found: the run starts with them, as soon as they are in.
+        pendingRunK_ = k;
+        if (panel_) panel_->setStatus(tr("Finding the mammogram's exclusions; the search starts when they are in…"));
+        return true;
+    }
+    return start({}, k);
+}
 
 bool BrightestModule::runSweep() {
     if (!panel_) return false;
+    if (autoExcludePending_ && context().hasImage()) {
+        pendingSweep_ = true;
+        panel_->setStatus(tr("Finding the mammogram's exclusions; the sweep starts when they are in…"));
+        return true;
+    }
     try {
         return start(panel_->sweepPivots(), 1); // the paper's figure: one rectangle per pivot
     } catch (const std::exception& e) {
@@ -308,7 +381,7 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
     job.done = [this, image, results, notes, parameters, isSweep, restricted, k = params.k](glint::JobControl& control) {
         if (context().image() != image) return; // another image was opened meanwhile
         lastResults_ = *results;
-        const QString note = runNote(*results, *notes, restricted);
+        const QString note = joined(searchNotes(*results), runNote(*results, *notes, restricted));
         notes->shown = note;
         // The timing record names the pivot that ran when the window chose another than the panel's.
         const QString ran = notes->asked && !results->empty()
@@ -350,6 +423,12 @@ QString BrightestModule::parametersText(const glint::BrightestParams& params, co
         parts << QStringLiteral("pivots=%1").arg(pivots.join(QLatin1Char(',')));
     }
     parts << QStringLiteral("k=%1").arg(params.k) << QStringLiteral("mode=%1").arg(glint::brightestModeName(params.mode));
+    if (params.threshold != 0.0) parts << QStringLiteral("threshold=%1").arg(number(params.threshold));
+    if (params.minSnr != 0.0) parts << QStringLiteral("min_snr=%1").arg(number(params.minSnr));
+    if (params.minArea != 0) parts << QStringLiteral("min_area=%1").arg(params.minArea);
+    if (params.maxSize != 0) parts << QStringLiteral("max_size=%1").arg(params.maxSize);
+    if (params.pivot.kind == glint::PivotSpec::Kind::Local || params.threshold != 0.0)
+        parts << QStringLiteral("mesh=%1").arg(params.mesh);
     if (params.hasRoi)
         parts << QStringLiteral("roi=%1,%2,%3,%4").arg(params.roi.x).arg(params.roi.y).arg(params.roi.width).arg(params.roi.height);
     if (!exclusions_.isEmpty()) {
@@ -391,10 +470,13 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
                                        .arg(k)
                                        .arg(QString::fromLatin1(glint::brightestModeName(result.mode)), pivot);
     QVector<RegionMark> marks;
-    auto* model = new ResultsModel({tr("rank"), tr("x"), tr("y"), tr("width"), tr("height"), tr("sum"), tr("mean")});
+    const bool sky = anySky({result});
+    auto* model = new ResultsModel(QStringList{tr("rank"), tr("x"), tr("y"), tr("width"), tr("height"), tr("sum"), tr("mean")} +
+                                   measurementColumns(sky));
     for (const glint::BrightestRegion& r : result.regions) {
         marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(sumText(r))});
-        model->addRow({r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)}, static_cast<int>(marks.size()) - 1);
+        model->addRow(QVariantList{r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)} + measurementValues(r, sky),
+                      static_cast<int>(marks.size()) - 1);
     }
     auto* layer = new BrightestRegionLayer(title, kRegionColour);
     layer->setRegions(std::move(marks));
@@ -404,7 +486,7 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
     regionLayer_ = layer;
     sweepLayer_ = nullptr;
     model_ = model;
-    const QString note = givenNote.isEmpty() ? runNote({result}, {}, false) : givenNote;
+    const QString note = givenNote.isEmpty() ? joined(searchNotes({result}), runNote({result}, {}, false)) : givenNote;
     if (ctx.results()) ctx.results()->addResultSet(title, model, layer, note);
     else model->deleteLater();
     runs_.push_back({runCount_, false, k, {result}, {layer}, title});
@@ -439,8 +521,10 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     ++runCount_;
     const QString title = tr("Brightest #%1: pivot sweep").arg(runCount_);
     auto* legend = new BrightestSweepLayer(tr("%1 (legend, labels)").arg(title));
-    auto* model = new ResultsModel({tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
-                                    tr("height"), tr("sum"), tr("mean")});
+    const bool sky = anySky(results);
+    auto* model = new ResultsModel(QStringList{tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
+                                               tr("height"), tr("sum"), tr("mean")} +
+                                   measurementColumns(sky));
     int item = 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const glint::BrightestResult& result = results[i];
@@ -451,8 +535,9 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
             const QString label = several ? QStringLiteral("%1 #%2  %3").arg(pivot).arg(r.rank).arg(sumText(r))
                                           : QStringLiteral("%1  %2").arg(pivot, sumText(r));
             marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), label});
-            model->addRow({static_cast<int>(i) + 1, pivot, result.pivot, r.rank, r.x, r.y, r.width, r.height, sumValue(r),
-                           result.regionMean(r)},
+            model->addRow(QVariantList{static_cast<int>(i) + 1, pivot, result.pivot, r.rank, r.x, r.y, r.width, r.height,
+                                       sumValue(r), result.regionMean(r)} +
+                              measurementValues(r, sky),
                           item++);
         }
         auto* layer = new BrightestRegionLayer(tr("%1: pivot %2").arg(title, pivot),
@@ -471,7 +556,7 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     regionLayer_ = nullptr;
     sweepLayer_ = legend;
     model_ = model;
-    const QString note = givenNote.isEmpty() ? runNote(results, {}, false) : givenNote;
+    const QString note = givenNote.isEmpty() ? joined(searchNotes(results), runNote(results, {}, false)) : givenNote;
     if (ctx.results()) ctx.results()->addResultSet(title, model, legend, note);
     else model->deleteLater();
     runs_.push_back({runCount_, true, k, results, runLayers_, title});
@@ -589,6 +674,7 @@ void BrightestModule::refreshExclusions() {
 
 void BrightestModule::onImageChanged() {
     // The old image's layers are gone (and with them its ROI and exclusions): pixel positions belong to one image.
+    cancelAutoExclusion();
     roi_.reset();
     exclusions_.clear();
     refreshRoi();
@@ -600,6 +686,73 @@ void BrightestModule::onImageChanged() {
     if (!panel_) return;
     panel_->setStatus({});
     if (context().hasImage()) panel_->setImageMean(context().loaded().stats.mean);
+    applyImageDefaults();
+}
+
+void BrightestModule::applyImageDefaults() {
+    // Useful first answers: the source finder's settings on astronomical images and mammograms (with the
+    // mammogram's exclusions found on a worker), today's mean pivot on the others. Fields the user changed
+    // keep the user's values (BrightestPanel::setImageDefaults).
+    if (!panel_ || !context().hasImage()) return;
+    const glint::ImageMetadata& meta = context().image()->meta;
+    const bool mammogram = glint::imageIsMammogram(meta);
+    if (meta.format == "FITS" || mammogram)
+        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, 3.0, 5.0);
+    else
+        panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0);
+    if (mammogram) autoExclude();
+}
+
+void BrightestModule::cancelAutoExclusion() {
+    autoRunner_->cancelAll();
+    autoExcludePending_ = false;
+    pendingRunK_ = -1;
+    pendingSweep_ = false;
+}
+
+bool BrightestModule::autoExclude() {
+    if (!context().hasImage()) {
+        fail(tr("Open an image first."));
+        return false;
+    }
+    const std::shared_ptr<const glint::Image> image = context().image();
+    auto found = std::make_shared<glint::MammogramExclusions>();
+    autoExcludePending_ = true;
+    if (panel_) panel_->setStatus(tr("Finding the mammogram's exclusions…"));
+    autoRunner_->request(
+        [image, found](glint::JobControl&) { *found = glint::mammogramAutoExclusions(*image); },
+        [this, image, found] {
+            autoExcludePending_ = false;
+            if (context().image() != image) return; // another image meanwhile
+            for (const glint::AutoExclusion& e : found->shapes) {
+                if (e.isRect) {
+                    exclusions_.append({false, QRect(e.rect.x, e.rect.y, e.rect.width, e.rect.height), {}});
+                    continue;
+                }
+                QPolygonF points;
+                for (const auto& [x, y] : e.polygon.points) points << QPointF(x, y);
+                if (points.size() >= 3) exclusions_.append({true, {}, points});
+            }
+            refreshExclusions();
+            const QString note = QString::fromStdString(found->note);
+            const int added = static_cast<int>(found->shapes.size());
+            if (panel_)
+                panel_->setStatus(added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
+                                             : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
+                                                   .arg(added)
+                                                   .arg(note));
+            emit autoExclusionsAdded(added);
+            if (pendingRunK_ >= 0) {
+                const int k = pendingRunK_;
+                pendingRunK_ = -1;
+                pendingSweep_ = false;
+                start({}, k);
+            } else if (pendingSweep_) {
+                pendingSweep_ = false;
+                runSweep();
+            }
+        });
+    return true;
 }
 
 } // namespace glint::ui

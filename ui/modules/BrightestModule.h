@@ -19,6 +19,7 @@
 namespace glint::ui {
 
 class BrightestPanel;
+class LatestRequestRunner;
 class PolygonTool;
 class RectangleTool;
 class ResultsModel;
@@ -66,6 +67,12 @@ public:
     void removeExclusion(int index);
     void clearExclusions();
     int exclusionCount() const { return static_cast<int>(exclusions_.size()); }
+    // The mammogram auto-exclusion (core's mammogramAutoExclusions) on the current image, on a worker: its
+    // shapes are added as ordinary exclusions. Opening a mammogram (glint::imageIsMammogram) starts it; the
+    // panel's "Auto-exclude (mammogram)" button runs it on any image. A run asked for meanwhile starts
+    // (or sweep) when the shapes are in. False when there is no image.
+    bool autoExclude();
+    bool autoExclusionPending() const { return autoExcludePending_; }
     // The parameters a run would use now; throws UsageError for a wrong pivot.
     glint::BrightestParams currentParams(int k) const;
 
@@ -81,6 +88,7 @@ signals:
     void runFinished();
     void runFailed(const QString& message); // also for a refused start and wrong parameters
     void runCancelled();
+    void autoExclusionsAdded(int shapes); // the auto-exclusion finished (shapes: how many it added)
 
 private:
     struct Exclusion {
@@ -106,6 +114,8 @@ private:
     void refreshRoi();
     void fail(const QString& message);
     void onImageChanged();
+    void applyImageDefaults();
+    void cancelAutoExclusion();
 
     BrightestPanel* panel_ = nullptr;
     RectangleTool* roiTool_;
@@ -129,6 +139,10 @@ private:
     std::vector<glint::BrightestResult> lastResults_;
     std::vector<Run> runs_;
     int runCount_ = 0;
+    LatestRequestRunner* autoRunner_;
+    bool autoExcludePending_ = false;
+    int pendingRunK_ = -1; // a run (its k) asked for while the auto-exclusion was running; -1: none
+    bool pendingSweep_ = false; // a sweep asked for meanwhile
 };
 
 } // namespace glint::ui

@@ -27,15 +27,16 @@ constexpr int kMaxSweepPivots = 16;
 BrightestPanel::BrightestPanel(QWidget* parent)
     : QWidget(parent), k_(new QSpinBox), mode_(new QComboBox), pivotKind_(new QComboBox), pivotValue_(new QStackedWidget),
       percentile_(new QDoubleSpinBox), number_(new QLineEdit), backend_(new QComboBox),
-      run_(new QPushButton(tr("Find Regions"))), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
+      run_(new QPushButton(tr("Find Regions"))), threshold_(new QDoubleSpinBox), minSnr_(new QDoubleSpinBox),
+      minArea_(new QSpinBox), maxSize_(new QSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
       runSweep_(new QPushButton(tr("Run Sweep"))), roi_(new QLabel), drawRoi_(new QPushButton(tr("Draw ROI"))),
       clearRoi_(new QPushButton(tr("Clear ROI"))), exclusions_(new QListWidget),
       excludeRect_(new QPushButton(tr("Rectangle"))), excludePolygon_(new QPushButton(tr("Polygon"))),
       deleteExclusion_(new QPushButton(tr("Delete"))), clearExclusions_(new QPushButton(tr("Clear All"))),
-      status_(new QLabel) {
+      autoExclude_(new QPushButton(tr("Auto-exclude (mammogram)"))), status_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
-    auto* about = new QLabel(tr("The rectangle with the largest sum of (value − pivot), or the K best. Blank and "
-                                "excluded pixels are never inside a region."));
+    auto* about = new QLabel(tr("The K rectangles with the largest sums of (value − pivot); blank and excluded "
+                                "pixels stay out."));
     about->setWordWrap(true);
     layout->addWidget(about);
 
@@ -54,6 +55,12 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     pivotKind_->addItem(tr("median"), QStringLiteral("median"));
     pivotKind_->addItem(tr("percentile"), QStringLiteral("percentile"));
     pivotKind_->addItem(tr("number"), QStringLiteral("number"));
+    pivotKind_->addItem(tr("local (background map)"), QStringLiteral("local"));
+    // As wide as "percentile", not as the longest entry: the panel keeps to the dock's width.
+    pivotKind_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    pivotKind_->setMinimumContentsLength(10);
+    pivotKind_->setToolTip(tr("local: a background map (one value per pixel, cells of the mesh size) is subtracted, "
+                              "and the threshold is in units of the local RMS"));
     percentile_->setRange(0.0, 100.0);
     percentile_->setDecimals(2);
     percentile_->setSingleStep(0.5);
@@ -68,13 +75,54 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     pivotRow->addWidget(pivotValue_, 1);
     form->addRow(tr("Pivot"), pivotRow);
     connect(pivotKind_, &QComboBox::currentIndexChanged, this,
-            [this](int index) { pivotValue_->setCurrentIndex(index <= 1 ? 0 : index - 1); });
+            [this](int) {
+                const QString kind = pivotKind_->currentData().toString();
+                pivotValue_->setCurrentIndex(kind == QLatin1String("percentile") ? 1 : kind == QLatin1String("number") ? 2 : 0);
+                if (!applyingDefaults_) userPivot_ = true;
+            });
     pivotValue_->setCurrentIndex(0);
     for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
     form->addRow(tr("Backend"), backend_);
     run_->setToolTip(tr("Find the K brightest regions (Analyze ▸ K Brightest Regions)"));
     form->addRow(run_);
     layout->addWidget(search);
+
+    auto* sourceBox = new QGroupBox(tr("Source finding"));
+    auto* sourceForm = new QFormLayout(sourceBox);
+    threshold_->setRange(0.0, 1000.0);
+    threshold_->setDecimals(2);
+    threshold_->setSingleStep(0.5);
+    threshold_->setSuffix(tr(" × RMS"));
+    threshold_->setToolTip(tr("Subtract this many RMS from every pixel before the search (the local RMS with the "
+                              "local pivot, the global one otherwise): only pixels above it add to a region"));
+    sourceForm->addRow(tr("Threshold"), threshold_);
+    minSnr_->setRange(0.0, 1e6);
+    minSnr_->setDecimals(2);
+    minSnr_->setSpecialValueText(tr("none"));
+    minSnr_->setToolTip(tr("Regions with a lower signal-to-noise ratio are skipped and the search goes on (0: none)"));
+    sourceForm->addRow(tr("Min SNR"), minSnr_);
+    minArea_->setRange(0, 1000000000);
+    minArea_->setSuffix(tr(" px"));
+    minArea_->setSpecialValueText(tr("none"));
+    minArea_->setToolTip(tr("Regions with fewer pixels are skipped (0: none)"));
+    sourceForm->addRow(tr("Min area"), minArea_);
+    maxSize_->setRange(0, 1000000);
+    maxSize_->setSuffix(tr(" px"));
+    maxSize_->setSpecialValueText(tr("none"));
+    maxSize_->setToolTip(tr("Regions whose longer side is larger are skipped (0: none)"));
+    sourceForm->addRow(tr("Max size"), maxSize_);
+    mesh_->setRange(2, 4096);
+    mesh_->setValue(glint::BrightestParams{}.mesh);
+    mesh_->setSuffix(tr(" px"));
+    mesh_->setToolTip(tr("The background map's cell side (local pivot and the RMS)"));
+    sourceForm->addRow(tr("Mesh"), mesh_);
+    connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
+        if (!applyingDefaults_) userThreshold_ = true;
+    });
+    connect(minSnr_, &QDoubleSpinBox::valueChanged, this, [this] {
+        if (!applyingDefaults_) userMinSnr_ = true;
+    });
+    layout->addWidget(sourceBox);
 
     auto* sweepBox = new QGroupBox(tr("Pivot sweep"));
     auto* sweepLayout = new QVBoxLayout(sweepBox);
@@ -97,13 +145,13 @@ BrightestPanel::BrightestPanel(QWidget* parent)
 
     auto* exclusionBox = new QGroupBox(tr("Exclusions"));
     auto* exclusionLayout = new QVBoxLayout(exclusionBox);
-    auto* hint = new QLabel(tr("Draw what must stay out of every region: the chest wall, film labels, artefacts."));
-    hint->setWordWrap(true);
-    exclusionLayout->addWidget(hint);
+    // The hint as a tooltip: the group keeps to its buttons and list, so that it fits beside the search.
+    exclusionBox->setToolTip(tr("Draw what must stay out of every region: the chest wall, film labels, artefacts."));
     auto* drawButtons = new QHBoxLayout;
     drawButtons->addWidget(excludeRect_);
     drawButtons->addWidget(excludePolygon_);
     exclusionLayout->addLayout(drawButtons);
+    exclusionLayout->addWidget(autoExclude_);
     exclusions_->setMinimumHeight(60);
     exclusions_->setMaximumHeight(140);
     exclusionLayout->addWidget(exclusions_);
@@ -111,6 +159,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     listButtons->addWidget(deleteExclusion_);
     listButtons->addWidget(clearExclusions_);
     exclusionLayout->addLayout(listButtons);
+    autoExclude_->setToolTip(tr("Add the outside of the breast, burned-in labels and markers and the pectoral muscle "
+                                "as exclusion shapes (editable; mammograms get them when opened)"));
     layout->addWidget(exclusionBox);
 
     // Enter in a value runs the search with it (the spin boxes would otherwise swallow it).
@@ -160,6 +210,22 @@ glint::PivotSpec BrightestPanel::pivot() const {
         return spec;
     }
     return glint::PivotSpec::parse(kind.toStdString());
+}
+
+void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
+    params.threshold = threshold_->value();
+    params.minSnr = minSnr_->value();
+    params.minArea = minArea_->value();
+    params.maxSize = maxSize_->value();
+    params.mesh = mesh_->value();
+}
+
+void BrightestPanel::setImageDefaults(PivotDefault pivot, double threshold, double minSnr) {
+    withoutMarkingUser([&] {
+        if (!userPivot_) pivotKind_->setCurrentIndex(pivotKind_->findData(pivot == PivotDefault::Local ? QStringLiteral("local") : QStringLiteral("mean")));
+        if (!userThreshold_) threshold_->setValue(threshold);
+        if (!userMinSnr_) minSnr_->setValue(minSnr);
+    });
 }
 
 glint::Backend BrightestPanel::backend() const { return glint::parseBackend(backend_->currentText().toStdString()); }

@@ -1,5 +1,6 @@
-// The parameters page of the brightest-region analysis: K and mode, the pivot, the backend, the pivot
-// sweep list, the region of interest and the exclusion list, and a status line for the last run.
+// The parameters page of the brightest-region analysis: K and mode, the pivot, the backend, the source
+// finder's fields (threshold, min SNR, min area, max size, mesh), the pivot sweep list, the region of
+// interest and the exclusion list (with the mammogram auto-exclusion), and a status line for the last run.
 #pragma once
 
 #include "core/algo/brightest/Brightest.h"
@@ -33,6 +34,21 @@ public:
     glint::PivotSpec pivot() const;
     glint::Backend backend() const;
     std::vector<glint::PivotSpec> sweepPivots() const;
+    // The source finder's fields into params (threshold, min SNR, min area, max size, mesh).
+    void applySourceFinding(glint::BrightestParams& params) const;
+
+    // Per-image defaults (pivot kind, threshold, min SNR): a field the user changed since the last
+    // setImageDefaults() keeps the user's value; the others take the new image's. Programmatic changes
+    // (sessions) made inside withoutMarkingUser() do not count as the user's.
+    enum class PivotDefault { Mean, Local };
+    void setImageDefaults(PivotDefault pivot, double threshold, double minSnr);
+    template <class F>
+    void withoutMarkingUser(F&& f) {
+        const bool was = applyingDefaults_;
+        applyingDefaults_ = true;
+        f();
+        applyingDefaults_ = was;
+    }
 
     void setRoiText(const QString& text);
     // The status line under the buttons; errors are shown in red.
@@ -49,6 +65,12 @@ public:
     QLineEdit* numberEdit() const { return number_; }
     QComboBox* backendBox() const { return backend_; }
     QLineEdit* sweepEdit() const { return sweep_; }
+    QDoubleSpinBox* thresholdBox() const { return threshold_; }
+    QDoubleSpinBox* minSnrBox() const { return minSnr_; }
+    QSpinBox* minAreaBox() const { return minArea_; }
+    QSpinBox* maxSizeBox() const { return maxSize_; }
+    QSpinBox* meshBox() const { return mesh_; }
+    QPushButton* autoExcludeButton() const { return autoExclude_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* sweepButton() const { return runSweep_; }
     QPushButton* drawRoiButton() const { return drawRoi_; }
@@ -79,6 +101,11 @@ private:
     QLineEdit* number_;
     QComboBox* backend_;
     QPushButton* run_;
+    QDoubleSpinBox* threshold_;
+    QDoubleSpinBox* minSnr_;
+    QSpinBox* minArea_;
+    QSpinBox* maxSize_;
+    QSpinBox* mesh_;
     QLineEdit* sweep_;
     QPushButton* runSweep_;
     QLabel* roi_;
@@ -89,7 +116,12 @@ private:
     QPushButton* excludePolygon_;
     QPushButton* deleteExclusion_;
     QPushButton* clearExclusions_;
+    QPushButton* autoExclude_;
     QLabel* status_;
+    bool applyingDefaults_ = false;
+    bool userPivot_ = false; // the user changed the field since the last image's defaults
+    bool userThreshold_ = false;
+    bool userMinSnr_ = false;
 };
 
 } // namespace glint::ui

@@ -67,7 +67,12 @@ QJsonObject BrightestModule::saveSession() const {
                         {QStringLiteral("percentile"), panel_->percentileBox()->value()},
                         {QStringLiteral("number"), panel_->numberEdit()->text()},
                         {QStringLiteral("backend"), panel_->backendBox()->currentText()},
-                        {QStringLiteral("sweep"), panel_->sweepEdit()->text()}};
+                        {QStringLiteral("sweep"), panel_->sweepEdit()->text()},
+                        {QStringLiteral("threshold"), panel_->thresholdBox()->value()},
+                        {QStringLiteral("min_snr"), panel_->minSnrBox()->value()},
+                        {QStringLiteral("min_area"), panel_->minAreaBox()->value()},
+                        {QStringLiteral("max_size"), panel_->maxSizeBox()->value()},
+                        {QStringLiteral("mesh"), panel_->meshBox()->value()}};
     }
     if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
     QJsonArray exclusions;
@@ -130,7 +135,8 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
         runs.push_back(std::move(run));
     }
     return [this, panelState, roi, exclusions, runs] {
-        if (panel_ && !panelState.isEmpty()) {
+        cancelAutoExclusion(); // the session's exclusions replace those the opened image would get
+        if (panel_ && !panelState.isEmpty()) panel_->withoutMarkingUser([&] {
             panel_->kBox()->setValue(panelState[QStringLiteral("k")].toInt(panel_->kBox()->value()));
             const int mode = panel_->modeBox()->findData(panelState[QStringLiteral("mode")].toString());
             if (mode >= 0) panel_->modeBox()->setCurrentIndex(mode);
@@ -142,7 +148,13 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
             const int backend = panel_->backendBox()->findText(panelState[QStringLiteral("backend")].toString());
             if (backend >= 0) panel_->backendBox()->setCurrentIndex(backend);
             panel_->sweepEdit()->setText(panelState[QStringLiteral("sweep")].toString(panel_->sweepEdit()->text()));
-        }
+            // Sessions older than the source finder's fields keep the values the image's defaults gave.
+            panel_->thresholdBox()->setValue(panelState[QStringLiteral("threshold")].toDouble(panel_->thresholdBox()->value()));
+            panel_->minSnrBox()->setValue(panelState[QStringLiteral("min_snr")].toDouble(panel_->minSnrBox()->value()));
+            panel_->minAreaBox()->setValue(panelState[QStringLiteral("min_area")].toInt(panel_->minAreaBox()->value()));
+            panel_->maxSizeBox()->setValue(panelState[QStringLiteral("max_size")].toInt(panel_->maxSizeBox()->value()));
+            panel_->meshBox()->setValue(panelState[QStringLiteral("mesh")].toInt(panel_->meshBox()->value()));
+        });
         roi_ = roi;
         exclusions_ = exclusions;
         refreshRoi();

@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -360,6 +361,34 @@ std::vector<int> pectoralEdge(const cv::Mat& small, const cv::Mat& breast, doubl
 }
 
 } // namespace
+
+namespace {
+
+std::string lowerTrimmed(const std::string& text) {
+    std::size_t begin = 0, end = text.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    std::string out = text.substr(begin, end - begin);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+} // namespace
+
+bool imageIsMammogram(const ImageMetadata& meta) {
+    for (const HeaderCard& card : meta.header) {
+        if (card.key.rfind("(0008,0060)", 0) == 0) {
+            if (lowerTrimmed(card.value) == "mg") return true;
+            continue;
+        }
+        std::string key = lowerTrimmed(card.key);
+        if (key.rfind("tifftag_", 0) == 0) key = key.substr(8);
+        if (key != "title" && key != "description" && key != "imagedescription" && key != "documentname") continue;
+        const std::string value = lowerTrimmed(card.value);
+        if (value.find("mammogram") != std::string::npos || value.find("mammography") != std::string::npos) return true;
+    }
+    return false;
+}
 
 const char* autoExclusionKindName(AutoExclusionKind kind) {
     switch (kind) {

@@ -13,6 +13,7 @@
 namespace glint {
 
 class Image;
+struct ImageMetadata;
 
 enum class AutoExclusionKind { OutsideBreast, Label, Pectoral };
 const char* autoExclusionKindName(AutoExclusionKind kind); // "outside-breast", "label", "pectoral"
@@ -50,6 +51,12 @@ struct MammogramExclusions {
 // thresholds, set on synthetic scenes: see the note on real images in the report / NOTES).
 // Blank pixels count as background. Deterministic; an image with no foreground gets no shape.
 MammogramExclusions mammogramAutoExclusions(const Image& image);
+
+// Whether the image is a mammogram, from its header alone (never from the pixels): DICOM Modality MG (the
+// card "(0008,0060) ...", value MG), or a Title / Description / ImageDescription / DocumentName card (PNG
+// text chunks, TIFF tags as GDAL reads them, "TIFFTAG_" prefix allowed) whose value mentions "mammogram"
+// or "mammography" (case-insensitive). The window's Brightest panel uses it for its per-image defaults.
+bool imageIsMammogram(const ImageMetadata& meta);
 
 // "mammogram" or "none"; anything else is a UsageError naming the choices.
 enum class AutoExcludeMode { None, Mammogram };
