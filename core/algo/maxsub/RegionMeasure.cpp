@@ -2,6 +2,7 @@
 
 #include "core/io/Image.h"
 #include "core/io/Wcs.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <charconv>
@@ -45,23 +46,34 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
     const int W = image_.width(), H = image_.height();
     const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
     const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
-    std::vector<double> back(static_cast<std::size_t>(g.width)), rms(back.size());
+    const std::uint8_t* blankMask = image_.blankMask().empty() ? nullptr : image_.blankMask().data();
     double flux = 0.0, noise2 = 0.0, peak = -std::numeric_limits<double>::infinity(), sumBack = 0.0;
     int peakX = g.x, peakY = g.y;
     bool saturated = false;
+    bool blank = false;
+    g.centroidX = g.x + (g.width - 1) / 2.0;
+    g.centroidY = g.y + (g.height - 1) / 2.0;
+    // One typed pass per loop (no per-pixel dispatch on the sample type): every region of a run is measured,
+    // and a large one covers most of the image.
     image_.visit([&](const auto* p) {
+        const std::size_t span = static_cast<std::size_t>(std::max({g.width, 1, 2 * std::max(g.width, g.height) + 3}));
+        std::vector<double> back(span, pivot), rms(span, 0.0);
         for (int y = g.y; y < g.y + g.height; ++y) {
             if (model) model->row(y, g.x, g.x + g.width, back.data(), rms.data());
             const auto* row = p + static_cast<std::size_t>(y) * W;
+            const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
             for (int i = 0; i < g.width; ++i) {
                 const int x = g.x + i;
                 const double v = static_cast<double>(row[x]);
-                if (image_.isBlank(x, y) || !std::isfinite(v)) continue;
-                const double b = model ? back[i] : pivot;
+                if ((rowBlank && rowBlank[x]) || !std::isfinite(v)) {
+                    blank = true;
+                    continue;
+                }
+                const double b = model ? back[static_cast<std::size_t>(i)] : pivot;
                 const double d = v - b;
                 flux += d;
                 sumBack += b;
-                if (model) noise2 += rms[i] * rms[i];
+                if (model) noise2 += rms[static_cast<std::size_t>(i)] * rms[static_cast<std::size_t>(i)];
                 if (d > peak) {
                     peak = d;
                     peakX = x;
@@ -70,40 +82,31 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
                 if (saturation_ && v >= *saturation_) saturated = true;
             }
         }
-    });
-    // Blanks, non-finite and excluded pixels in the rectangle or on its one-pixel border.
-    bool blank = false;
-    const int bx0 = std::max(0, g.x - 1), bx1 = std::min(W, g.x + g.width + 1);
-    const int by0 = std::max(0, g.y - 1), by1 = std::min(H, g.y + g.height + 1);
-    for (int y = by0; y < by1 && !blank; ++y)
-        for (int x = bx0; x < bx1; ++x) {
+        // Blanks, non-finite and excluded pixels on the rectangle's one-pixel border (inside, the search never
+        // takes an excluded pixel, and the pass above saw the blanks).
+        const auto outside = [&](int x, int y) {
+            if ((blankMask && blankMask[static_cast<std::size_t>(y) * W + x]) ||
+                !std::isfinite(static_cast<double>(p[static_cast<std::size_t>(y) * W + x])))
+                return true;
             const bool inRoi = x >= work_.roi.x && x < work_.roi.x + work_.roi.width && y >= work_.roi.y &&
                                y < work_.roi.y + work_.roi.height;
-            bool out = image_.isBlank(x, y) || !std::isfinite(image_.value(x, y));
-            if (!out && inRoi && work_.hasExclusions()) {
-                const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
-                const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
-                out = work_.isExcluded(r, c);
-            }
-            if (out) {
-                blank = true;
-                break;
-            }
+            if (!inRoi || !work_.hasExclusions()) return false;
+            const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
+            const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
+            return work_.isExcluded(r, c);
+        };
+        const int bx0 = std::max(0, g.x - 1), bx1 = std::min(W, g.x + g.width + 1);
+        const int by0 = std::max(0, g.y - 1), by1 = std::min(H, g.y + g.height + 1);
+        for (int y = by0; y < by1 && !blank; ++y) {
+            const bool edgeRow = y < g.y || y >= g.y + g.height;
+            for (int x = bx0; x < bx1 && !blank; x += (edgeRow || x >= g.x + g.width) ? 1 : std::max(1, g.x + g.width - x))
+                if (outside(x, y)) blank = true;
         }
-    const double n = static_cast<double>(g.pixels());
-    g.measured = true;
-    g.flux = flux;
-    g.peak = std::isfinite(peak) ? peak : 0.0;
-    g.meanBackground = sumBack / n;
-    if (!model) g.snr = std::numeric_limits<double>::quiet_NaN();
-    else if (noise2 > 0.0) g.snr = flux / std::sqrt(noise2);
-    else g.snr = flux > 0.0 ? std::numeric_limits<double>::infinity() : flux < 0.0 ? -std::numeric_limits<double>::infinity() : 0.0;
-    // The centroid: weights I - background where above the local RMS, in a square window centred on the peak (half-size
-    // max(2, half the larger side), clipped to the image), then once more centred on that centroid. A window
-    // symmetric about the source, not the rectangle itself: the rectangle cuts a round source unevenly.
-    g.centroidX = g.x + (g.width - 1) / 2.0;
-    g.centroidY = g.y + (g.height - 1) / 2.0;
-    if (std::isfinite(peak)) {
+        // The centroid: weights I - background where above the local RMS, in a square window centred on the peak
+        // (half-size max(2, half the larger side), clipped to the image), then once more centred on that
+        // centroid. A window symmetric about the source, not the rectangle itself: the rectangle cuts a round
+        // source unevenly.
+        if (!std::isfinite(peak)) return;
         const int half = std::max(2, (std::max(g.width, g.height) + 1) / 2);
         double cx = peakX, cy = peakY;
         for (int pass = 0; pass < 2; ++pass) {
@@ -111,15 +114,18 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
             const int x1 = std::min(W, static_cast<int>(std::lround(cx)) + half + 1);
             const int y0 = std::max(0, static_cast<int>(std::lround(cy)) - half);
             const int y1 = std::min(H, static_cast<int>(std::lround(cy)) + half + 1);
-            std::vector<double> b(static_cast<std::size_t>(std::max(0, x1 - x0)), pivot), n(b.size(), 0.0);
+            std::fill(back.begin(), back.end(), pivot);
+            std::fill(rms.begin(), rms.end(), 0.0);
             double w = 0.0, wx = 0.0, wy = 0.0;
             for (int y = y0; y < y1; ++y) {
-                if (model) model->row(y, x0, x1, b.data(), n.data());
+                if (model) model->row(y, x0, x1, back.data(), rms.data());
+                const auto* row = p + static_cast<std::size_t>(y) * W;
+                const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
                 for (int x = x0; x < x1; ++x) {
-                    if (image_.isBlank(x, y)) continue;
-                    const double d = image_.value(x, y) - b[static_cast<std::size_t>(x - x0)];
+                    if (rowBlank && rowBlank[x]) continue;
+                    const double d = static_cast<double>(row[x]) - back[static_cast<std::size_t>(x - x0)];
                     // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
-                    if (!(d > n[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
+                    if (!(d > rms[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
                     w += d;
                     wx += d * x;
                     wy += d * y;
@@ -131,7 +137,15 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
             g.centroidX = cx;
             g.centroidY = cy;
         }
-    }
+    });
+    const double n = static_cast<double>(g.pixels());
+    g.measured = true;
+    g.flux = flux;
+    g.peak = std::isfinite(peak) ? peak : 0.0;
+    g.meanBackground = sumBack / n;
+    if (!model) g.snr = std::numeric_limits<double>::quiet_NaN();
+    else if (noise2 > 0.0) g.snr = flux / std::sqrt(noise2);
+    else g.snr = flux > 0.0 ? std::numeric_limits<double>::infinity() : flux < 0.0 ? -std::numeric_limits<double>::infinity() : 0.0;
     g.hasSky = false;
     if (image_.meta.wcs)
         if (auto sky = image_.meta.wcs->pixelToSky(g.centroidX, g.centroidY)) {
@@ -148,7 +162,10 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
 void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions) {
     if (!work.image) return;
     const RegionMeasurer m(work);
-    for (BrightestRegion& g : regions) m.measure(g);
+    // Regions are independent: one per task (K-MSP's overlapping regions are often large).
+    parallelFor(0, regions.size(), 1, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) m.measure(regions[i]);
+    });
 }
 
 bool hasFilters(const BrightestParams& params) {
