@@ -14,6 +14,8 @@ namespace glint {
 
 namespace {
 
+constexpr int kRowsPerChunk = 16; // rows of one task of a measurement pass
+
 std::optional<double> headerNumber(const Image& image, const char* key) {
     for (const HeaderCard& card : image.meta.header) {
         if (card.key != key) continue;
@@ -42,7 +44,7 @@ std::optional<double> saturationOf(const Image& image) {
 RegionMeasurer::RegionMeasurer(const WorkArray& work)
     : work_(work), image_(work.source ? *work.source : *work.image), saturation_(saturationOf(image_)) {}
 
-void RegionMeasurer::measure(BrightestRegion& g) const {
+void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     const int W = image_.width(), H = image_.height();
     const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
     const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
@@ -56,31 +58,59 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
     // One typed pass per loop (no per-pixel dispatch on the sample type): every region of a run is measured,
     // and a large one covers most of the image.
     image_.visit([&](const auto* p) {
-        const std::size_t span = static_cast<std::size_t>(std::max({g.width, 1, 2 * std::max(g.width, g.height) + 3}));
-        std::vector<double> back(span, pivot), rms(span, 0.0);
-        for (int y = g.y; y < g.y + g.height; ++y) {
-            if (model) model->row(y, g.x, g.x + g.width, back.data(), rms.data());
-            const auto* row = p + static_cast<std::size_t>(y) * W;
-            const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
-            for (int i = 0; i < g.width; ++i) {
-                const int x = g.x + i;
-                const double v = static_cast<double>(row[x]);
-                if ((rowBlank && rowBlank[x]) || !std::isfinite(v)) {
-                    blank = true;
-                    continue;
+        // Rows in fixed chunks, summed in chunk order: the figures do not depend on the thread count.
+        struct Part {
+            double flux = 0.0, noise2 = 0.0, sumBack = 0.0, peak = -std::numeric_limits<double>::infinity();
+            int peakX = 0, peakY = 0;
+            bool saturated = false, blank = false;
+        };
+        const int chunks = (g.height + kRowsPerChunk - 1) / kRowsPerChunk;
+        std::vector<Part> parts(static_cast<std::size_t>(std::max(chunks, 0)));
+        parallelFor(
+            0, parts.size(), 1,
+            [&](std::size_t c0, std::size_t c1) {
+                std::vector<double> back(static_cast<std::size_t>(std::max(g.width, 1)), pivot), rms(back.size(), 0.0);
+                for (std::size_t c = c0; c < c1; ++c) {
+                    Part& part = parts[c];
+                    const int yEnd = std::min(g.y + g.height, g.y + static_cast<int>(c + 1) * kRowsPerChunk);
+                    for (int y = g.y + static_cast<int>(c) * kRowsPerChunk; y < yEnd; ++y) {
+                        if (model) model->row(y, g.x, g.x + g.width, back.data(), rms.data());
+                        const auto* row = p + static_cast<std::size_t>(y) * W;
+                        const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
+                        for (int i = 0; i < g.width; ++i) {
+                            const int x = g.x + i;
+                            const double v = static_cast<double>(row[x]);
+                            if ((rowBlank && rowBlank[x]) || !std::isfinite(v)) {
+                                part.blank = true;
+                                continue;
+                            }
+                            const double b = model ? back[static_cast<std::size_t>(i)] : pivot;
+                            const double d = v - b;
+                            part.flux += d;
+                            part.sumBack += b;
+                            if (model) part.noise2 += rms[static_cast<std::size_t>(i)] * rms[static_cast<std::size_t>(i)];
+                            if (d > part.peak) {
+                                part.peak = d;
+                                part.peakX = x;
+                                part.peakY = y;
+                            }
+                            if (saturation_ && v >= *saturation_) part.saturated = true;
+                        }
+                    }
                 }
-                const double b = model ? back[static_cast<std::size_t>(i)] : pivot;
-                const double d = v - b;
-                flux += d;
-                sumBack += b;
-                if (model) noise2 += rms[static_cast<std::size_t>(i)] * rms[static_cast<std::size_t>(i)];
-                if (d > peak) {
-                    peak = d;
-                    peakX = x;
-                    peakY = y;
-                }
-                if (saturation_ && v >= *saturation_) saturated = true;
+            },
+            rowThreads);
+        for (const Part& part : parts) {
+            flux += part.flux;
+            noise2 += part.noise2;
+            sumBack += part.sumBack;
+            if (part.peak > peak) {
+                peak = part.peak;
+                peakX = part.peakX;
+                peakY = part.peakY;
             }
+            saturated = saturated || part.saturated;
+            blank = blank || part.blank;
         }
         // Blanks, non-finite and excluded pixels on the rectangle's one-pixel border (inside, the search never
         // takes an excluded pixel, and the pass above saw the blanks).
@@ -114,22 +144,40 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
             const int x1 = std::min(W, static_cast<int>(std::lround(cx)) + half + 1);
             const int y0 = std::max(0, static_cast<int>(std::lround(cy)) - half);
             const int y1 = std::min(H, static_cast<int>(std::lround(cy)) + half + 1);
-            std::fill(back.begin(), back.end(), pivot);
-            std::fill(rms.begin(), rms.end(), 0.0);
+            struct Moments {
+                double w = 0.0, wx = 0.0, wy = 0.0;
+            };
+            const int windowChunks = (y1 - y0 + kRowsPerChunk - 1) / kRowsPerChunk;
+            std::vector<Moments> moments(static_cast<std::size_t>(std::max(windowChunks, 0)));
+            parallelFor(
+                0, moments.size(), 1,
+                [&](std::size_t c0, std::size_t c1) {
+                    std::vector<double> back(static_cast<std::size_t>(std::max(x1 - x0, 1)), pivot), rms(back.size(), 0.0);
+                    for (std::size_t c = c0; c < c1; ++c) {
+                        Moments& m = moments[c];
+                        const int yEnd = std::min(y1, y0 + static_cast<int>(c + 1) * kRowsPerChunk);
+                        for (int y = y0 + static_cast<int>(c) * kRowsPerChunk; y < yEnd; ++y) {
+                            if (model) model->row(y, x0, x1, back.data(), rms.data());
+                            const auto* row = p + static_cast<std::size_t>(y) * W;
+                            const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
+                            for (int x = x0; x < x1; ++x) {
+                                if (rowBlank && rowBlank[x]) continue;
+                                const double d = static_cast<double>(row[x]) - back[static_cast<std::size_t>(x - x0)];
+                                // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
+                                if (!(d > rms[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
+                                m.w += d;
+                                m.wx += d * x;
+                                m.wy += d * y;
+                            }
+                        }
+                    }
+                },
+                rowThreads);
             double w = 0.0, wx = 0.0, wy = 0.0;
-            for (int y = y0; y < y1; ++y) {
-                if (model) model->row(y, x0, x1, back.data(), rms.data());
-                const auto* row = p + static_cast<std::size_t>(y) * W;
-                const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
-                for (int x = x0; x < x1; ++x) {
-                    if (rowBlank && rowBlank[x]) continue;
-                    const double d = static_cast<double>(row[x]) - back[static_cast<std::size_t>(x - x0)];
-                    // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
-                    if (!(d > rms[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
-                    w += d;
-                    wx += d * x;
-                    wy += d * y;
-                }
+            for (const Moments& m : moments) {
+                w += m.w;
+                wx += m.wx;
+                wy += m.wy;
             }
             if (!(w > 0.0)) break;
             cx = wx / w;
@@ -162,10 +210,14 @@ void RegionMeasurer::measure(BrightestRegion& g) const {
 void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions) {
     if (!work.image) return;
     const RegionMeasurer m(work);
-    // Regions are independent: one per task (K-MSP's overlapping regions are often large).
-    parallelFor(0, regions.size(), 1, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) m.measure(regions[i]);
-    });
+    // Many regions: one per task, each on one thread; a few: one after the other, each over every core.
+    if (regions.size() >= static_cast<std::size_t>(cpuThreadCount())) {
+        parallelFor(0, regions.size(), 1, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) m.measure(regions[i], 1);
+        });
+    } else {
+        for (BrightestRegion& g : regions) m.measure(g);
+    }
 }
 
 bool hasFilters(const BrightestParams& params) {

@@ -14,8 +14,9 @@ class RegionMeasurer {
 public:
     explicit RegionMeasurer(const WorkArray& work);
     // The rectangle's figures (in a BrightestRegion's measurement fields; x, y, width, height as given).
-    // O(area): every pixel is read once.
-    void measure(BrightestRegion& region) const;
+    // O(area): every pixel is read once, plus the centroid's window twice; rowThreads threads share the
+    // rows (0: every core). The figures do not depend on the thread count.
+    void measure(BrightestRegion& region, int rowThreads = 0) const;
     // The saturation level: SATURATE, else DATAMAX, else the maximum of an integer sample type; none for
     // floating-point samples without a card.
     std::optional<double> saturation() const { return saturation_; }
