@@ -31,14 +31,16 @@ namespace {
 // --threshold and --min-snr land, this becomes pivot local, threshold 3, min SNR 5 (issue 14). --------
 BrightestParams sourceFinderParams() {
     BrightestParams params;
-    params.pivot = PivotSpec::parse("p99");
+    params.pivot = PivotSpec::parse("local"); // the source finder: background map, 3 x local RMS, SNR >= 5
+    params.threshold = 3.0;
+    params.minSnr = 5.0;
     params.k = 100;
     params.mode = BrightestMode::Disjoint;
     return params;
 }
 
-// Glint's catalogue: the regions, each with the flux-weighted centroid of I - pivot (positive part) over
-// its non-blank pixels (the result holds no centroid yet), or the rectangle's centre when nothing is positive.
+// Glint's catalogue: the regions, each at its measured centroid (RegionMeasure), else the flux-weighted
+// centroid of I - pivot (positive part) over its non-blank pixels, else the rectangle's centre.
 std::vector<Detection> glintDetections(const Image& image, const BrightestResult& result) {
     std::vector<Detection> out;
     for (const BrightestRegion& r : result.regions) {
@@ -53,8 +55,8 @@ std::vector<Detection> glintDetections(const Image& image, const BrightestResult
                 sy += a * y;
             }
         Detection d;
-        d.x = sw > 0.0 ? sx / sw : r.x + 0.5 * (r.width - 1);
-        d.y = sw > 0.0 ? sy / sw : r.y + 0.5 * (r.height - 1);
+        d.x = r.measured ? r.centroidX : sw > 0.0 ? sx / sw : r.x + 0.5 * (r.width - 1);
+        d.y = r.measured ? r.centroidY : sw > 0.0 ? sy / sw : r.y + 0.5 * (r.height - 1);
         d.hasRect = true;
         d.rx = r.x;
         d.ry = r.y;
