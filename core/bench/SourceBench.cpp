@@ -39,24 +39,14 @@ BrightestParams sourceFinderParams() {
     return params;
 }
 
-// Glint's catalogue: the regions, each at its measured centroid (RegionMeasure), else the flux-weighted
-// centroid of I - pivot (positive part) over its non-blank pixels, else the rectangle's centre.
-std::vector<Detection> glintDetections(const Image& image, const BrightestResult& result) {
+// Glint's catalogue: the regions at their measured centroids (runBrightest measures every region it
+// reports: RegionMeasure).
+std::vector<Detection> glintDetections(const BrightestResult& result) {
     std::vector<Detection> out;
     for (const BrightestRegion& r : result.regions) {
-        double sw = 0.0, sx = 0.0, sy = 0.0;
-        for (int y = r.y; y < r.y + r.height; ++y)
-            for (int x = r.x; x < r.x + r.width; ++x) {
-                if (image.isBlank(x, y)) continue;
-                const double a = image.value(x, y) - result.pivot;
-                if (!(a > 0.0)) continue;
-                sw += a;
-                sx += a * x;
-                sy += a * y;
-            }
         Detection d;
-        d.x = r.measured ? r.centroidX : sw > 0.0 ? sx / sw : r.x + 0.5 * (r.width - 1);
-        d.y = r.measured ? r.centroidY : sw > 0.0 ? sy / sw : r.y + 0.5 * (r.height - 1);
+        d.x = r.centroidX;
+        d.y = r.centroidY;
         d.hasRect = true;
         d.rx = r.x;
         d.ry = r.y;
@@ -236,7 +226,7 @@ std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
             result = runBrightest(field.image, params, Backend::Cpu, job);
         });
         g.backend = "glint cpu";
-        const MatchScore gs = scoreCatalogue(field, glintDetections(field.image, result));
+        const MatchScore gs = scoreCatalogue(field, glintDetections(result));
         g.verified = false;
         g.params = {{"side", side}, {"stars", field.stars.size()}, {"pivot", params.pivot.text()}, {"k", params.k}};
         g.extra = scoreJson(gs, g.totalMs);

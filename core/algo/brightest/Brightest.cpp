@@ -38,6 +38,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     rule.k = params.k;
     const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
+    std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
     if (hasFilters(params)) {
         // With filters the search is a source finder: besides the filters, a rectangle that touches a reported
         // one or lies within one pixel of it is a fragment of the same source (the wings a rectangle leaves of
@@ -52,6 +53,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
             measurer.measure(g);
             if (!passesFilters(g, params)) return false;
             accepted.push_back({g.x, g.y, g.width, g.height});
+            measuredAccepted.push_back(g);
             return true;
         };
     }
@@ -60,7 +62,18 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     result.regions = regionsOf(work, out.found);
     {
         auto step = job.timing().scope("measure");
-        for (BrightestRegion& g : result.regions) measurer.measure(g);
+        for (std::size_t i = 0; i < result.regions.size(); ++i) {
+            BrightestRegion& g = result.regions[i];
+            const bool known = i < measuredAccepted.size() && measuredAccepted[i].x == g.x && measuredAccepted[i].y == g.y &&
+                               measuredAccepted[i].width == g.width && measuredAccepted[i].height == g.height;
+            if (!known) {
+                measurer.measure(g);
+                continue;
+            }
+            const int rank = g.rank;
+            g = measuredAccepted[i];
+            g.rank = rank;
+        }
     }
     result.rounds = out.rounds;
     result.rejected = out.rejected;

@@ -92,6 +92,23 @@ void gaussianKernels(double sigma, int radius, cv::Mat& g0, cv::Mat& g1, cv::Mat
     g2 /= m2;
 }
 
+// The Gaussian derivatives of an image at sigma (second: xx, yy, xy; first: x, y), reflected at the borders.
+struct GaussianDerivatives {
+    cv::Mat xx, yy, xy, x, y;
+    GaussianDerivatives(const cv::Mat& image, double sigma, int radius) {
+        cv::Mat g0, g1, g2;
+        gaussianKernels(sigma, radius, g0, g1, g2);
+        const auto filter = [&](cv::Mat& out, const cv::Mat& kx, const cv::Mat& ky) {
+            cv::sepFilter2D(image, out, CV_64F, kx, ky, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        };
+        filter(xx, g2, g0);
+        filter(yy, g0, g2);
+        filter(xy, g1, g1);
+        filter(x, g1, g0);
+        filter(y, g0, g1);
+    }
+};
+
 // k of the ridge mode's edge suppression (see TraceField::compute).
 constexpr double kRidgeEdgeSuppression = 1.5;
 
@@ -185,13 +202,8 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
         // independent of the scale (intensity units).
         const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
         const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
-        cv::Mat g0, g1, g2, rxx, ryy, rxy, rx, ry;
-        gaussianKernels(sigma, radius, g0, g1, g2);
-        cv::sepFilter2D(values, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-        cv::sepFilter2D(values, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-        cv::sepFilter2D(values, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-        cv::sepFilter2D(values, rx, CV_64F, g1, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-        cv::sepFilter2D(values, ry, CV_64F, g0, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+        const GaussianDerivatives d(values, sigma, radius);
+        const cv::Mat &rxx = d.xx, &ryy = d.yy, &rxy = d.xy, &rx = d.x, &ry = d.y;
         const auto* a = rxx.ptr<double>();
         const auto* c = ryy.ptr<double>();
         const auto* bxy = rxy.ptr<double>();
@@ -271,13 +283,8 @@ double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>&
             const cv::Rect clipped(rect.x, rect.y, std::min(image.width(), cx + half + 1) - rect.x,
                                    std::min(image.height(), cy + half + 1) - rect.y);
             const cv::Mat patch = values(clipped);
-            cv::Mat g0, g1, g2, rxx, ryy, rxy, rx, ry;
-            gaussianKernels(sigma, radius, g0, g1, g2);
-            cv::sepFilter2D(patch, rxx, CV_64F, g2, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-            cv::sepFilter2D(patch, ryy, CV_64F, g0, g2, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-            cv::sepFilter2D(patch, rxy, CV_64F, g1, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-            cv::sepFilter2D(patch, rx, CV_64F, g1, g0, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
-            cv::sepFilter2D(patch, ry, CV_64F, g0, g1, cv::Point(-1, -1), 0.0, cv::BORDER_REFLECT);
+            const GaussianDerivatives d(patch, sigma, radius);
+            const cv::Mat &rxx = d.xx, &ryy = d.yy, &rxy = d.xy, &rx = d.x, &ry = d.y;
             double response = 0.0;
             for (int y = std::max(0, cy - search - clipped.y); y <= std::min(clipped.height - 1, cy + search - clipped.y); ++y)
                 for (int x = std::max(0, cx - search - clipped.x); x <= std::min(clipped.width - 1, cx + search - clipped.x);

@@ -47,6 +47,21 @@ double distanceToSegment(TracePoint p, TracePoint a, TracePoint b) {
     return std::hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
 }
 
+// The mean over the 7 x 7 box about each pixel (clipped at the borders): noise smoothed into blotches.
+std::vector<double> boxMean7(const std::vector<double>& in, int width, int height) {
+    std::vector<double> out(in.size());
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            double sum = 0.0;
+            int count = 0;
+            for (int j = std::max(0, y - 3); j <= std::min(height - 1, y + 3); ++j)
+                for (int i = std::max(0, x - 3); i <= std::min(width - 1, x + 3); ++i, ++count)
+                    sum += in[static_cast<std::size_t>(j) * width + i];
+            out[static_cast<std::size_t>(y) * width + x] = sum / count;
+        }
+    return out;
+}
+
 } // namespace
 
 TraceScene makeTraceScene(TraceSceneKind kind, double lineWidth, std::uint32_t seed, int width, int height) {
@@ -78,16 +93,7 @@ TraceScene makeTraceScene(TraceSceneKind kind, double lineWidth, std::uint32_t s
         const double ca = std::cos(angle), sa = std::sin(angle);
         std::vector<double> blotch(v.size());
         for (auto& b : blotch) b = noise(rng);
-        std::vector<double> smooth(v.size());
-        for (int y = 0; y < height; ++y)
-            for (int x = 0; x < width; ++x) {
-                double sum = 0.0;
-                int count = 0;
-                for (int j = std::max(0, y - 3); j <= std::min(height - 1, y + 3); ++j)
-                    for (int i = std::max(0, x - 3); i <= std::min(width - 1, x + 3); ++i, ++count)
-                        sum += blotch[static_cast<std::size_t>(j) * width + i];
-                smooth[static_cast<std::size_t>(y) * width + x] = sum / count;
-            }
+        const std::vector<double> smooth = boxMean7(blotch, width, height);
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * width + x;
@@ -317,17 +323,9 @@ TraceScene makeEvaluationScene(const TraceEvalCase& c) {
     case TraceEvalKind::FaintTrack: {
         scene.centre = curve.polyline(-20, width + 20, 0.0);
         // Texture: smoothed noise blotches.
-        std::vector<double> blotch(canvas.v.size()), smooth(canvas.v.size());
+        std::vector<double> blotch(canvas.v.size());
         for (auto& b : blotch) b = noise(rng);
-        for (int y = 0; y < height; ++y)
-            for (int x = 0; x < width; ++x) {
-                double sum = 0.0;
-                int count = 0;
-                for (int j = std::max(0, y - 3); j <= std::min(height - 1, y + 3); ++j)
-                    for (int i = std::max(0, x - 3); i <= std::min(width - 1, x + 3); ++i, ++count)
-                        sum += blotch[static_cast<std::size_t>(j) * width + i];
-                smooth[static_cast<std::size_t>(y) * width + x] = sum / count;
-            }
+        const std::vector<double> smooth = boxMean7(blotch, width, height);
         for (std::size_t i = 0; i < canvas.v.size(); ++i) canvas.v[i] += 40 * smooth[i];
         canvas.stroke(scene.centre, half, sign * 22);
         // The strong edge: beyond it the image steps by 90 in the track's own polarity.
