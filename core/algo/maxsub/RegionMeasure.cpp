@@ -39,6 +39,140 @@ std::optional<double> saturationOf(const Image& image) {
     });
 }
 
+// The figures without a background model and without blanks: the background is the constant pivot and the
+// RMS 0, so every sum splits into sums of the samples (integers summed exactly) and counts, in loops the
+// compiler vectorises. A row of a floating-point image whose sums are not finite (NaN or infinite samples)
+// is measured again pixel by pixel, skipping those samples as the general pass does.
+template <class T>
+struct PlainMeasure {
+    const T* p;
+    int W;
+    double pivot;
+    // Exact integer sums for samples of at most 32 bits (a row's sum fits int64), double otherwise.
+    static constexpr bool kSmallInteger = std::is_integral_v<T> && sizeof(T) <= 4;
+    using Sum = std::conditional_t<kSmallInteger, std::int64_t, double>;
+    // Centroid sums over a row: sum of x*v in int64 for samples of at most 16 bits, else in double.
+    using XSum = std::conditional_t<std::is_integral_v<T> && sizeof(T) <= 2, std::int64_t, double>;
+
+    struct Region {
+        double flux = 0.0;
+        double peak = -std::numeric_limits<double>::infinity();
+        double maxValue = -std::numeric_limits<double>::infinity(); // the sample at the peak
+        int peakX = 0, peakY = 0;
+        std::int64_t count = 0; // finite samples
+        bool nonFinite = false;
+    };
+
+    // Rows y0..y1-1, columns x0..x1-1.
+    void region(int x0, int x1, int y0, int y1, Region& out) const {
+        for (int y = y0; y < y1; ++y) {
+            const T* row = p + static_cast<std::size_t>(y) * W;
+            Sum s = 0;
+            T m = row[x0];
+            for (int x = x0; x < x1; ++x) {
+                s += static_cast<Sum>(row[x]);
+                m = row[x] > m ? row[x] : m;
+            }
+            std::int64_t n = x1 - x0;
+            if constexpr (!kSmallInteger) {
+                if (!std::isfinite(static_cast<double>(s)) || !std::isfinite(static_cast<double>(m))) {
+                    // NaN or infinite samples: the general pass's rule, one pixel at a time.
+                    out.nonFinite = true;
+                    s = 0;
+                    n = 0;
+                    bool any = false;
+                    for (int x = x0; x < x1; ++x) {
+                        if (!std::isfinite(static_cast<double>(row[x]))) continue;
+                        s += static_cast<Sum>(row[x]);
+                        m = !any || row[x] > m ? row[x] : m;
+                        any = true;
+                        ++n;
+                    }
+                    if (!any) continue;
+                }
+            }
+            out.flux += static_cast<double>(s) - static_cast<double>(n) * pivot;
+            out.count += n;
+            const double d = static_cast<double>(m) - pivot;
+            if (d > out.peak) {
+                int x = x0;
+                while (!(row[x] == m)) ++x;
+                out.peak = d;
+                out.maxValue = static_cast<double>(m);
+                out.peakX = x;
+                out.peakY = y;
+            }
+        }
+    }
+
+    // v > pivot; for integer samples v > floor(pivot), with floor(pivot) clamped to [lowest - 1, max] of the
+    // type, which is the same test and one integer comparison.
+    std::int64_t limit = 0;
+    void setPivot(double value) {
+        pivot = value;
+        if constexpr (kSmallInteger) {
+            const double lo = static_cast<double>(std::numeric_limits<T>::lowest()) - 1.0;
+            const double hi = static_cast<double>(std::numeric_limits<T>::max());
+            limit = static_cast<std::int64_t>(std::clamp(std::floor(value), lo, hi));
+        }
+    }
+    bool above(T v) const {
+        if constexpr (kSmallInteger) return static_cast<std::int64_t>(v) > limit;
+        else return static_cast<double>(v) > pivot;
+    }
+
+    struct Moments {
+        double w = 0.0, wx = 0.0, wy = 0.0;
+    };
+    // Weights v - pivot where v > pivot (the general pass's rule with the RMS 0).
+    void moments(int x0, int x1, int y0, int y1, Moments& out) const {
+        for (int y = y0; y < y1; ++y) {
+            const T* row = p + static_cast<std::size_t>(y) * W;
+            Sum sv = 0;
+            XSum sxv = 0;
+            std::int64_t count = 0, sx = 0;
+            if constexpr (kSmallInteger) {
+                // Branch-free (masks).
+                for (int x = x0; x < x1; ++x) {
+                    const std::int64_t v = static_cast<std::int64_t>(row[x]);
+                    const std::int64_t mask = -static_cast<std::int64_t>(v > limit);
+                    sv += v & mask;
+                    sxv += static_cast<XSum>(x) * static_cast<XSum>(v & mask);
+                    count -= mask;
+                    sx += x & mask;
+                }
+            } else {
+                for (int x = x0; x < x1; ++x) {
+                    const bool in = above(row[x]);
+                    sv += in ? static_cast<Sum>(row[x]) : Sum(0);
+                    sxv += in ? static_cast<XSum>(x) * static_cast<XSum>(row[x]) : XSum(0);
+                    count += in;
+                    sx += in ? x : 0;
+                }
+            }
+            if constexpr (!kSmallInteger) {
+                if (!std::isfinite(static_cast<double>(sv)) || !std::isfinite(static_cast<double>(sxv))) {
+                    sv = 0;
+                    sxv = 0;
+                    count = sx = 0;
+                    for (int x = x0; x < x1; ++x) {
+                        const double v = static_cast<double>(row[x]);
+                        if (!(v > pivot) || !std::isfinite(v)) continue;
+                        sv += row[x];
+                        sxv += static_cast<double>(x) * v;
+                        ++count;
+                        sx += x;
+                    }
+                }
+            }
+            const double w = static_cast<double>(sv) - static_cast<double>(count) * pivot;
+            out.w += w;
+            out.wx += static_cast<double>(sxv) - pivot * static_cast<double>(sx);
+            out.wy += w * y;
+        }
+    }
+};
+
 } // namespace
 
 RegionMeasurer::RegionMeasurer(const WorkArray& work)
@@ -49,6 +183,8 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
     const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
     const std::uint8_t* blankMask = image_.blankMask().empty() ? nullptr : image_.blankMask().data();
+    // No model and no blanks: the vectorised passes of PlainMeasure (same figures up to rounding).
+    const bool plain = !model && !blankMask;
     double flux = 0.0, noise2 = 0.0, peak = -std::numeric_limits<double>::infinity(), sumBack = 0.0;
     int peakX = g.x, peakY = g.y;
     bool saturated = false;
@@ -66,6 +202,29 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
         };
         const int chunks = (g.height + kRowsPerChunk - 1) / kRowsPerChunk;
         std::vector<Part> parts(static_cast<std::size_t>(std::max(chunks, 0)));
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        PlainMeasure<T> plainPass{p, W, pivot};
+        plainPass.setPivot(pivot);
+        if (plain) {
+            parallelFor(
+                0, parts.size(), 1,
+                [&](std::size_t c0, std::size_t c1) {
+                    for (std::size_t c = c0; c < c1; ++c) {
+                        const int y0 = g.y + static_cast<int>(c) * kRowsPerChunk;
+                        typename PlainMeasure<T>::Region r;
+                        plainPass.region(g.x, g.x + g.width, y0, std::min(g.y + g.height, y0 + kRowsPerChunk), r);
+                        Part& part = parts[c];
+                        part.flux = r.flux;
+                        part.sumBack = static_cast<double>(r.count) * pivot;
+                        part.peak = r.peak;
+                        part.peakX = r.peakX;
+                        part.peakY = r.peakY;
+                        part.saturated = saturation_ && std::isfinite(r.peak) && r.maxValue >= *saturation_;
+                        part.blank = r.nonFinite;
+                    }
+                },
+                rowThreads);
+        } else
         parallelFor(
             0, parts.size(), 1,
             [&](std::size_t c0, std::size_t c1) {
@@ -139,16 +298,36 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
         if (!std::isfinite(peak)) return;
         const int half = std::max(2, (std::max(g.width, g.height) + 1) / 2);
         double cx = peakX, cy = peakY;
+        int last[4] = {-1, -1, -1, -1};
         for (int pass = 0; pass < 2; ++pass) {
             const int x0 = std::max(0, static_cast<int>(std::lround(cx)) - half);
             const int x1 = std::min(W, static_cast<int>(std::lround(cx)) + half + 1);
             const int y0 = std::max(0, static_cast<int>(std::lround(cy)) - half);
             const int y1 = std::min(H, static_cast<int>(std::lround(cy)) + half + 1);
+            // The same window as the first pass: the same centroid again.
+            if (x0 == last[0] && x1 == last[1] && y0 == last[2] && y1 == last[3]) break;
+            last[0] = x0;
+            last[1] = x1;
+            last[2] = y0;
+            last[3] = y1;
             struct Moments {
                 double w = 0.0, wx = 0.0, wy = 0.0;
             };
             const int windowChunks = (y1 - y0 + kRowsPerChunk - 1) / kRowsPerChunk;
             std::vector<Moments> moments(static_cast<std::size_t>(std::max(windowChunks, 0)));
+            if (plain) {
+                parallelFor(
+                    0, moments.size(), 1,
+                    [&](std::size_t c0, std::size_t c1) {
+                        for (std::size_t c = c0; c < c1; ++c) {
+                            typename PlainMeasure<T>::Moments m;
+                            const int ya = y0 + static_cast<int>(c) * kRowsPerChunk;
+                            plainPass.moments(x0, x1, ya, std::min(y1, ya + kRowsPerChunk), m);
+                            moments[c] = {m.w, m.wx, m.wy};
+                        }
+                    },
+                    rowThreads);
+            } else
             parallelFor(
                 0, moments.size(), 1,
                 [&](std::size_t c0, std::size_t c1) {
