@@ -82,8 +82,6 @@ class TestKMax : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     void paperExample_data() { test::addBackendRows(); }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
@@ -518,5 +516,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKMax)
+GLINT_BACKEND_TEST_MAIN(TestKMax)
 #include "test_kmax.moc"

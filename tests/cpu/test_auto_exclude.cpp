@@ -145,8 +145,6 @@ class TestAutoExclude : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     // From the header only: the bundled mammogram's Title text chunk says so, the aerial photo's does not;
     // DICOM Modality MG and TIFF descriptions count; pixels alone never do.
     void mammogramFromHeader() {
@@ -316,5 +314,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAutoExclude)
+GLINT_BACKEND_TEST_MAIN(TestAutoExclude)
 #include "test_auto_exclude.moc"

@@ -159,8 +159,6 @@ class TestExportRegions : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     void outlineShapes_data() {
         QTest::addColumn<QString>("rows");
         QTest::addColumn<int>("parts");
@@ -524,5 +522,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestExportRegions)
+GLINT_BACKEND_TEST_MAIN(TestExportRegions)
 #include "test_export_regions.moc"

@@ -37,8 +37,6 @@ class TestJobFunctions : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     void runJobSetsDeviceTotalAndProgress() {
         JobControl job;
         std::vector<double> progress;
@@ -139,5 +137,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestJobFunctions)
+GLINT_BACKEND_TEST_MAIN(TestJobFunctions)
 #include "test_job_functions.moc"

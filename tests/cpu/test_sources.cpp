@@ -101,8 +101,6 @@ BrightestParams sourceParams(int k) {
 class TestSources : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { initBackends(); }
-
     void starFieldTruth_data() {
         QTest::addColumn<double>("threshold");
         QTest::addColumn<double>("complete"); // the SNR from which 95 % of the stars must be found
@@ -478,5 +476,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSources)
+GLINT_BACKEND_TEST_MAIN(TestSources)
 #include "test_sources.moc"

@@ -6,6 +6,7 @@
 #include "core/io/Image.h"
 #include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
+#include "cuda/Backends.h"
 
 #include <QJsonObject>
 #include <QProcess>
@@ -114,6 +115,10 @@ QString unavailableReason(Backend backend);
     const ::glint::Backend var = ::glint::test::fetchBackend();                                    \
     if (const QString glint_why_ = ::glint::test::unavailableReason(var); !glint_why_.isEmpty())    \
     QSKIP(qPrintable(glint_why_))
+
+// The main of a suite that runs the algorithms: QTEST_GUILESS_MAIN with every backend registered first.
+#define GLINT_BACKEND_TEST_MAIN(TestObject) \
+    QTEST_MAIN_WRAPPER(TestObject, QTEST_QAPP_SETUP(QCoreApplication)::glint::initBackends();)
 
 // A check of the CUDA backend alone: it skips, with the reason, where no CUDA device is usable.
 #define GLINT_REQUIRE_CUDA()                                                                               \
