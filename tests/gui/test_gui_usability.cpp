@@ -345,6 +345,52 @@ private slots:
         saveShot(window, QStringLiteral("usability-layout"));
     }
 
+    // A folded group is its title row and nothing else: no empty frame or bar below the title, the
+    // groups after it moved up to just below that row; unfolded again, its contents are back.
+    void foldedGroupsShowOnlyTheirTitle() {
+        MainWindow window({false, false});
+        showAt(window, QSize(1280, 800));
+        window.openFile(test::samplePath(QStringLiteral("aero.png")));
+        GLINT_WAIT_FOR_IMAGE(window);
+        ParametersDock* parameters = window.parametersDock();
+        BrightestModule* module = findModule(window);
+        parameters->showPanel(module->name());
+        QTRY_VERIFY(parameters->currentPanelFits());
+        const QVector<QGroupBox*> groups = parameters->groups(module->name());
+        QVERIFY(groups.size() >= 3);
+        for (QGroupBox* box : groups.mid(1)) parameters->setFolded(box, true);
+        QCoreApplication::processEvents();
+        QWidget* panel = module->panel();
+        const QImage picture = panel->grab().toImage();
+        saveShot(window, QStringLiteral("usability-folded-groups"));
+        saveShot(*window.parametersDock(), QStringLiteral("usability-folded-groups-panel"));
+        const QColor background = panel->palette().color(QPalette::Window);
+        for (QGroupBox* box : groups.mid(1)) {
+            QVERIFY(parameters->isFolded(box));
+            const QFontMetrics metrics(box->font());
+            // One title row tall (the arrow and the title), not a title plus an empty frame.
+            QVERIFY2(box->height() <= metrics.height() + 10,
+                     qPrintable(QStringLiteral("%1: %2 px for a %3 px title").arg(box->title()).arg(box->height()).arg(metrics.height())));
+            // Everything under the title text's row is the panel's background: no bar, no frame line.
+            const QRect geometry = box->geometry();
+            const int below = geometry.top() + metrics.height() + 2;
+            int stray = 0;
+            for (int y = below; y <= geometry.bottom(); ++y)
+                for (int x = geometry.left() + 2; x < geometry.right() - 2; ++x)
+                    stray += QColor(picture.pixel(x * picture.width() / panel->width(), y * picture.height() / panel->height())) != background;
+            QVERIFY2(stray == 0, qPrintable(QStringLiteral("%1: %2 pixels of frame under the title").arg(box->title()).arg(stray)));
+        }
+        // Folded groups stack one title row after another.
+        for (int i = 2; i < groups.size(); ++i)
+            QVERIFY2(groups[i]->y() - groups[i - 1]->geometry().bottom() <= 12,
+                     qPrintable(QStringLiteral("%1 px between %2 and %3").arg(groups[i]->y() - groups[i - 1]->geometry().bottom()).arg(groups[i - 1]->title(), groups[i]->title())));
+        // Unfolded, a group shows its contents again.
+        parameters->setFolded(groups.last(), false);
+        QCoreApplication::processEvents();
+        QVERIFY(!parameters->isFolded(groups.last()));
+        QVERIFY(groups.last()->height() > QFontMetrics(groups.last()->font()).height() + 20);
+    }
+
     // (9) The histogram: on a FITS frame the limits' handles stand well inside the plot with the zoom, or
     // with a log or asinh axis; integer data give bins of whole levels, so no comb.
     void histogramAxesAndZoom() {
