@@ -15,6 +15,7 @@
 #include "core/io/ImageLoader.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
+#include "ui/StatusReadout.h"
 #include "ui/modules/CommonComponentLayers.h"
 #include "ui/modules/CommonComponentModule.h"
 #include "ui/modules/CommonComponentPanel.h"
@@ -498,6 +499,14 @@ private slots:
         QVERIFY(colouredShare({0, 0}, aOutside) > 0.5);
         const QRect bOutside(160, 29, 47, 140); // B's columns right of the overlap (scene coordinates)
         QVERIFY(colouredShare(module->secondPlacement() + QPoint(160 - 37, 0), bOutside) > 0.5);
+        // The readout gives the luminance and the file's R, G, B.
+        const QPoint probe(10, 12);
+        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(probe)).toPoint());
+        const QRgb fileRgb = scene.pixel(probe);
+        QTRY_VERIFY2(window.readout()->valueText().endsWith(
+                         QStringLiteral("(luminance; RGB %1, %2, %3)").arg(qRed(fileRgb)).arg(qGreen(fileRgb)).arg(qBlue(fileRgb))),
+                     qPrintable(window.readout()->valueText()));
+        QVERIFY(window.readout()->valueText().startsWith(QStringLiteral("value %1 ").arg(image->value(probe.x(), probe.y()))));
         saveScreenshot(window, QStringLiteral("common-colour.png"));
 
         // A colormap draws the luminance.

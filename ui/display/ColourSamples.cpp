@@ -93,12 +93,21 @@ struct CacheEntry {
     std::shared_ptr<const ColourSamples> samples; // null: the image has none
 };
 
+std::mutex mutex;
+std::vector<CacheEntry> cache; // guarded by mutex
+
 } // namespace
+
+std::shared_ptr<const ColourSamples> cachedColourSamplesOf(const std::shared_ptr<const glint::Image>& image) {
+    if (!image || !isColourRaster(*image)) return nullptr;
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const CacheEntry& e : cache)
+        if (!e.image.owner_before(image) && !image.owner_before(e.image)) return e.samples;
+    return nullptr;
+}
 
 std::shared_ptr<const ColourSamples> colourSamplesOf(const std::shared_ptr<const glint::Image>& image) {
     if (!image || !isColourRaster(*image)) return nullptr;
-    static std::mutex mutex;
-    static std::vector<CacheEntry> cache;
     const auto same = [&](const CacheEntry& e) { return !e.image.owner_before(image) && !image.owner_before(e.image); };
     {
         const std::lock_guard<std::mutex> lock(mutex);

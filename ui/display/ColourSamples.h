@@ -31,6 +31,9 @@ struct ColourSamples {
 // call for an image reads the file, so call it off the UI thread.
 std::shared_ptr<const ColourSamples> colourSamplesOf(const std::shared_ptr<const glint::Image>& image);
 
+// The same, without reading: null until colourSamplesOf() has read them (for the UI thread).
+std::shared_ptr<const ColourSamples> cachedColourSamplesOf(const std::shared_ptr<const glint::Image>& image);
+
 // Whether a colormap draws colour images in colour (grey and inverted grey) rather than their luminance.
 bool colormapShowsColour(glint::Colormap colormap);
 
