@@ -13,6 +13,7 @@
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "core/io/ImageLoader.h"
+#include "ui/export/ExportActions.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
 #include "ui/StatusReadout.h"
@@ -25,6 +26,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -155,6 +157,13 @@ private slots:
         CommonComponentPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         QCOMPARE(module->backend(), Backend::Cpu);
+        // The tolerance reads as a number, not "0.000000"; typed decimals are kept.
+        QCOMPARE(panel->toleranceBox()->text(), QStringLiteral("0"));
+        panel->toleranceBox()->setValue(2.5);
+        QCOMPARE(panel->toleranceBox()->text(), QStringLiteral("2.5"));
+        panel->toleranceBox()->setValue(0.000125);
+        QCOMPARE(panel->tolerance(), 0.000125);
+        panel->toleranceBox()->setValue(0.0);
         QSignalSpy shown(module, &CommonComponentModule::resultShown);
         QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
         module->actions().first()->trigger();
@@ -508,6 +517,17 @@ private slots:
                      qPrintable(window.readout()->valueText()));
         QVERIFY(window.readout()->valueText().startsWith(QStringLiteral("value %1 ").arg(image->value(probe.x(), probe.y()))));
         saveScreenshot(window, QStringLiteral("common-colour.png"));
+        // File ▸ Export View as PNG keeps the colour (A and B beside it, at 1:1).
+        const QString exported = QDir(test::tempDir()).filePath(QStringLiteral("colour-view.png"));
+        QVERIFY(window.exports()->exportViewPng(exported));
+        const QImage view(exported);
+        QVERIFY(!view.isNull());
+        const auto chroma = [](QRgb c) { return std::max({qRed(c), qGreen(c), qBlue(c)}) - std::min({qRed(c), qGreen(c), qBlue(c)}); };
+        QPoint vivid(4, 4); // the most colourful block of A's first row (untinted: above the overlap)
+        for (int x = 4; x < 160; x += 8)
+            if (chroma(scene.pixel(x, 4)) > chroma(scene.pixel(vivid))) vivid = QPoint(x, 4);
+        QVERIFY2(chroma(view.pixel(vivid)) > chroma(scene.pixel(vivid)) / 2,
+                 qPrintable(QStringLiteral("%1 for %2").arg(view.pixel(vivid), 0, 16).arg(scene.pixel(vivid), 0, 16)));
 
         // A colormap draws the luminance.
         DisplaySettings s = window.context().displaySettings();
