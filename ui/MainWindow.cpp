@@ -28,21 +28,21 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDragEnterEvent>
 #include <QDir>
+#include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QMouseEvent>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QHeaderView>
-#include <QMouseEvent>
 #include <QTableView>
 #include <QTimer>
 
