@@ -28,19 +28,22 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDragEnterEvent>
 #include <QDir>
+#include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QMouseEvent>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTimer>
 
 #include <algorithm>
@@ -134,6 +137,7 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, resultsDock_);
     tabifyDockWidget(resultsDock_, timingDock_);
     resultsDock_->raise();
+    resultsDock_->table()->viewport()->installEventFilter(this);
     applyDefaultDockSizes();
 }
 
@@ -141,15 +145,65 @@ void MainWindow::applyDefaultDockSizes() {
     resizeDocks({displayDock_}, {340}, Qt::Horizontal);
     resizeDocks({displayDock_, parametersDock_}, {displayDock_->sizeHint().height(), 10000}, Qt::Vertical);
     resizeDocks({resultsDock_}, {resultsDock_->heightForRows(10)}, Qt::Vertical);
+    // Measured once laid out: the tab bar of tabbed docks, a window manager's frame or other fonts can leave
+    // the table a row or two short of the estimate.
+    fitResultsRowsSoon();
+}
+
+void MainWindow::fitResultsRowsSoon() {
+    if (dockFitPending_ || !defaultDocks_) return;
+    dockFitPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        dockFitPending_ = false;
+        fitResultsRows();
+    });
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    // The table's room changes when a result brings the column header or a horizontal scroll bar.
+    if (event->type() == QEvent::Resize && watched == resultsDock_->table()->viewport()) fitResultsRowsSoon();
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitResultsRows() {
+    if (!defaultDocks_ || !resultsDock_->isVisible() || resultsDock_->isFloating()) return;
+    const int row = resultsDock_->table()->verticalHeader()->defaultSectionSize();
+    const int shown = resultsDock_->rowsInView();
+    if (row <= 0 || shown >= 10) return;
+    // Taken from the canvas, which keeps at least 380 px.
+    const int missing = std::min(resultsDock_->heightForRows(10) - resultsDock_->height(), std::max(0, canvas_->height() - 380));
+    if (missing <= 0) return;
+    // resizeDocks() leaves a tabbed dock as it is once laid out; a minimum height moves the separator, and
+    // is lifted again as soon as the layout has taken it.
+    const int minimum = resultsDock_->minimumHeight();
+    resultsDock_->setMinimumHeight(resultsDock_->height() + missing);
+    QTimer::singleShot(0, this, [this, minimum] { resultsDock_->setMinimumHeight(minimum); });
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     // The default layout once the window has its size (a layout restored from the settings stays).
     if (!shownOnce_ && !stateRestored_) {
+        defaultDocks_ = true;
         applyDefaultDockSizes();
     }
     shownOnce_ = true;
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // A window manager that fits the window to its screen resizes it after it is shown: the default dock
+    // sizes follow, until the user sizes a dock.
+    if (defaultDocks_ && shownOnce_) applyDefaultDockSizes();
+}
+
+bool MainWindow::event(QEvent* event) {
+    // A press on the window itself, not one a child passed on, is on a dock separator: the user sizes the
+    // docks from now on.
+    if (event->type() == QEvent::MouseButtonPress &&
+        !childAt(static_cast<QMouseEvent*>(event)->position().toPoint()))
+        defaultDocks_ = false;
+    return QMainWindow::event(event);
 }
 
 void MainWindow::createStatusBar() {

@@ -80,6 +80,9 @@ public:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -88,6 +91,8 @@ private:
     void addModule(AnalysisModule* module);
     void createDocks();
     void applyDefaultDockSizes(); // the right column 340 px wide, the results dock ten rows high
+    void fitResultsRows();        // grows the results dock to ten rows where the layout gave it fewer
+    void fitResultsRowsSoon();
     void createMenus();
     void createStatusBar();
     void connectContext();
@@ -127,6 +132,8 @@ private:
     HelpDialog* help_ = nullptr;
     bool shownOnce_ = false;
     bool stateRestored_ = false;
+    bool defaultDocks_ = false;   // the default dock sizes follow the window until the user drags a dock edge
+    bool dockFitPending_ = false;
 };
 
 // A message as a sentence: its first letter in upper case ("cannot open 'x'" → "Cannot open 'x'").

@@ -1,6 +1,7 @@
 #include "ui/StatusReadout.h"
 
 #include "ui/canvas/ViewTransform.h"
+#include "ui/display/ColourSamples.h"
 #include "core/io/Georef.h"
 #include "core/io/Image.h"
 #include "core/io/Wcs.h"
@@ -89,7 +90,14 @@ void StatusReadout::showCursor(QPointF imagePoint) {
     if (!image_) return;
     const QPoint p = ViewTransform::pixelAt(imagePoint);
     pixel_->setText(formatPixel(*image_, p.x(), p.y()));
-    value_->setText(formatValue(*image_, p.x(), p.y()));
+    QString value = formatValue(*image_, p.x(), p.y());
+    // A colour file: the value is its luminance (what the analyses use); its R, G, B beside it.
+    if (const auto colour = cachedColourSamplesOf(image_);
+        colour && !value.isEmpty() && p.x() < colour->width && p.y() < colour->height) {
+        const std::size_t i = static_cast<std::size_t>(p.y()) * colour->width + p.x();
+        value += tr(" (luminance; RGB %1, %2, %3)").arg(colour->channel(i, 0)).arg(colour->channel(i, 1)).arg(colour->channel(i, 2));
+    }
+    value_->setText(value);
     sky_->setText(formatSky(*image_, p.x(), p.y()));
     map_->setText(formatMap(*image_, p.x(), p.y()));
 }

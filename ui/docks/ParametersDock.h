@@ -46,6 +46,7 @@ private:
         bool byUser = false;               // folded or unfolded by a click (the fitting leaves those be)
         QVector<QPointer<QWidget>> hidden; // the children folding hid
         QMargins margins;                  // of its layout, unfolded (folded: none, so only the title shows)
+        int maximumHeight = QWIDGETSIZE_MAX; // unfolded (folded: the title row's height)
     };
     void fold(QGroupBox* box, bool folded);
     void fitCurrentPanel();

@@ -13,6 +13,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace glint::ui {
 
 ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
@@ -90,12 +92,26 @@ ResultsModel* ResultsDock::currentModel() const { return current_ >= 0 ? sets_[c
 
 OverlayLayer* ResultsDock::currentLayer() const { return current_ >= 0 ? sets_[current_].layer.data() : nullptr; }
 
+int ResultsDock::headerHeight() const {
+    // An empty table has no column header yet; a result brings one, taken from the rows' room.
+    const QHeaderView* header = table_->horizontalHeader();
+    return std::max({header->height(), header->sizeHint().height(), table_->verticalHeader()->defaultSectionSize()});
+}
+
+int ResultsDock::rowsInView() const {
+    const QHeaderView* header = table_->horizontalHeader();
+    const int missingHeader = header->isVisible() && header->height() > 0 ? 0 : headerHeight();
+    const int row = table_->verticalHeader()->defaultSectionSize();
+    return row > 0 ? std::max(0, table_->viewport()->height() - missingHeader) / row : 0;
+}
+
 int ResultsDock::heightForRows(int rows) const {
     // Laid out: what surrounds the table's viewport is known; before that, estimated.
-    const int chrome = isVisible() && table_->viewport()->height() > 0 ? height() - table_->viewport()->height()
-                                                                         : chooser_->sizeHint().height() + 48 +
-                                                                               table_->horizontalHeader()->sizeHint().height() +
-                                                                               2 * table_->frameWidth();
+    const QHeaderView* header = table_->horizontalHeader();
+    const int missingHeader = header->isVisible() && header->height() > 0 ? 0 : headerHeight();
+    const int chrome = isVisible() && table_->viewport()->height() > 0
+                           ? height() - table_->viewport()->height() + missingHeader
+                           : chooser_->sizeHint().height() + 48 + headerHeight() + 2 * table_->frameWidth();
     return chrome + rows * table_->verticalHeader()->defaultSectionSize() + 2;
 }
 

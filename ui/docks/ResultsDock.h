@@ -44,8 +44,11 @@ public:
     int selectedRow() const;
     // The dock's height that shows the chooser, the table's header and this many rows.
     int heightForRows(int rows) const;
+    // Whole rows the table shows (with its column header, which an empty table does not show yet).
+    int rowsInView() const;
 
 private:
+    int headerHeight() const;
     struct ResultSet {
         QString title;
         ResultsModel* model;

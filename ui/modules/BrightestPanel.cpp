@@ -74,13 +74,20 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     pivotRow->addWidget(pivotKind_);
     pivotRow->addWidget(pivotValue_, 1);
     form->addRow(tr("Pivot"), pivotRow);
+    // A pivot that takes no value gets the whole row, so that "local (background map)" is not cut.
+    const auto showPivotValue = [this, pivotRow](int page) {
+        pivotValue_->setCurrentIndex(page);
+        pivotValue_->setMaximumWidth(page == 0 ? 0 : QWIDGETSIZE_MAX);
+        pivotRow->setStretch(0, page == 0 ? 1 : 0);
+        pivotRow->setStretch(1, page == 0 ? 0 : 1);
+    };
     connect(pivotKind_, &QComboBox::currentIndexChanged, this,
-            [this](int) {
+            [this, showPivotValue](int) {
                 const QString kind = pivotKind_->currentData().toString();
-                pivotValue_->setCurrentIndex(kind == QLatin1String("percentile") ? 1 : kind == QLatin1String("number") ? 2 : 0);
+                showPivotValue(kind == QLatin1String("percentile") ? 1 : kind == QLatin1String("number") ? 2 : 0);
                 if (!applyingDefaults_) userPivot_ = true;
             });
-    pivotValue_->setCurrentIndex(0);
+    showPivotValue(0);
     for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
     form->addRow(tr("Backend"), backend_);
     run_->setToolTip(tr("Find the K brightest regions (Analyze ▸ K Brightest Regions)"));

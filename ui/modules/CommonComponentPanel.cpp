@@ -9,6 +9,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLocale>
 #include <QLabel>
 #include <QMimeData>
 #include <QSlider>
@@ -29,6 +30,21 @@ QToolButton* buttonFor(QAction* action) {
     return button;
 }
 
+// A tolerance box that reads "0" or "2.5", not "0.000000" (its six decimals stay available for typing).
+class CompactDoubleSpinBox : public QDoubleSpinBox {
+public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+    QString textFromValue(double value) const override {
+        QString text = locale().toString(value, 'f', decimals());
+        const QString point = locale().decimalPoint();
+        if (text.contains(point)) {
+            while (text.endsWith(QLatin1Char('0'))) text.chop(1);
+            if (text.endsWith(point)) text.chop(point.size());
+        }
+        return text;
+    }
+};
+
 QString droppedFile(const QMimeData* data) {
     if (!data || !data->hasUrls() || data->urls().isEmpty() || !data->urls().first().isLocalFile()) return {};
     return data->urls().first().toLocalFile();
@@ -36,7 +52,7 @@ QString droppedFile(const QMimeData* data) {
 } // namespace
 
 CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions, QWidget* parent)
-    : QWidget(parent), secondImage_(new QLabel), tolerance_(new QDoubleSpinBox), limitShift_(new QCheckBox),
+    : QWidget(parent), secondImage_(new QLabel), tolerance_(new CompactDoubleSpinBox), limitShift_(new QCheckBox),
       maxShift_(new QSpinBox), normalize_(new QComboBox), backend_(new QComboBox), opacity_(new QSlider(Qt::Horizontal)), summary_(new QLabel),
       cursor_(new QLabel) {
     setAcceptDrops(true);

@@ -42,6 +42,7 @@ int ResultsModel::columnCount(const QModelIndex& parent) const {
 QString ResultsModel::format(const QVariant& value) {
     if (value.typeId() == QMetaType::Double || value.typeId() == QMetaType::Float) {
         const double v = value.toDouble();
+        if (std::isnan(v)) return QStringLiteral("—"); // not measured (an SNR without a background map, say)
         if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15) return QString::number(static_cast<qint64>(v));
         // Three decimals read well for means, lengths and scores; tiny values keep 6 significant digits.
         // The exact value stays in RawValueRole and the tooltip.
@@ -63,7 +64,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return format(v);
     case RawValueRole: return v;
     case Qt::ToolTipRole:
-        return v.typeId() == QMetaType::Double ? QString::number(v.toDouble(), 'g', 17) : QVariant();
+        if (v.typeId() != QMetaType::Double) return {};
+        if (std::isnan(v.toDouble())) return tr("Not measured for this result");
+        return QString::number(v.toDouble(), 'g', 17);
     case Qt::TextAlignmentRole:
         return v.canConvert<double>() && v.typeId() != QMetaType::QString ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                                                          : QVariant(Qt::AlignLeft | Qt::AlignVCenter);

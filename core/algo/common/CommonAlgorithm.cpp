@@ -122,6 +122,9 @@ public:
         both.setBlankMask(std::move(blank));
         both.meta.windowCenter = a.meta.windowCenter;
         both.meta.windowWidth = a.meta.windowWidth;
+        // Drawn the way the window draws A (FITS y-up: flipped, row 0 at the bottom, and the legend says so);
+        // B keeps A's orientation there, since the offset relates stored rows, so the one flag is A's.
+        both.meta.displayYUp = a.meta.displayYUp;
         OverlayImage overlay(both, defaultDisplaySettings(both));
         const std::uint32_t colour = overlayPaletteColour(0);
         const int bx = a.width() + gap;
@@ -137,8 +140,11 @@ public:
         } else {
             overlay.drawLegend({{"no common component", overlayPaletteColour(1)}});
         }
-        overlay.drawLabel(2, height - 2, "A", 0xFFFFFF);
-        overlay.drawLabel(bx + 2, height - 2, "B", 0xFFFFFF);
+        // "A" and "B" at the bottom of the picture, clear of the legend: the image's last rows, or its first
+        // ones when flipped.
+        const double labelRow = overlay.isFlipped() ? 0.0 : height - 2.0;
+        overlay.drawLabel(2, labelRow, "A", 0xFFFFFF);
+        overlay.drawLabel(bx + 2, labelRow, "B", 0xFFFFFF);
         overlay.savePng(path);
     }
 
