@@ -175,7 +175,8 @@ DisjointOutcome solveCached(const WorkArray& work, const DisjointRule& rule, Job
         });
     };
     auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
-        auto step = job.timing().scope("search");
+        // Step "search": the first round, every strip; step "update": the strips computed again after it.
+        auto step = job.timing().scope(soFar.rounds == 0 ? "search" : "update");
         recompute(soFar);
         BestStrip<V> best;
         for (const TileBest& tb : tileBest) best.merge(tb.best);
