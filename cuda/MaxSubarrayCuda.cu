@@ -123,7 +123,10 @@ private:
             const bool off = env && std::string(env) == "0";
             const std::size_t tileBound = static_cast<std::size_t>(rows_ / 32 + 2) * (rows_ / 32 + 2); // tiles of 32 x 32 or larger
             const std::size_t spans = static_cast<std::size_t>(rows_) * rows_ * 4 + tileBound * sizeof(int2);
+            // The screen path also keeps each strip's exact maximum and its columns (16-bit: cols < 65535).
+            const std::size_t exacts = kScreen ? static_cast<std::size_t>(rows_) * rows_ * (sizeof(Exact) + 4) : 0;
             track_ = k_ > 1 && !off && pitch_ / kChunk < 32768 && ws_.available() >= need + spans + (std::size_t{256} << 20);
+            keepExact_ = track_ && kScreen && cols_ < 65535 && ws_.available() >= need + spans + exacts + (std::size_t{256} << 20);
         }
 
         // The job's progress (absolute, inside span_), never moving back.
@@ -196,6 +199,11 @@ private:
             if (track_) {
                 stripSpan_ = ws_.get<int>("stripSpan", static_cast<std::size_t>(rows_) * rows_);
                 dirtyTiles_ = ws_.get<int2>("dirtyTiles", std::max<std::size_t>(tiles_.size(), 1));
+            }
+            if (keepExact_) {
+                exactCache_ = ws_.get<Exact>("exactCache", static_cast<std::size_t>(rows_) * rows_);
+                exactSpan_ = ws_.get<int>("exactSpan", static_cast<std::size_t>(rows_) * rows_);
+                GLINT_CUDA_CHECK(cudaMemset(exactSpan_, 0xff, static_cast<std::size_t>(rows_) * rows_ * sizeof(int))); // kNoExact
             }
         }
 
@@ -284,8 +292,12 @@ private:
                 GLINT_CUDA_CHECK(cudaMemcpy(&n, c.count, sizeof(n), cudaMemcpyDeviceToHost));
                 if (n > kCapacity) throw std::runtime_error("brightest: candidate list overflow");
                 if (n > 0) {
-                    recheckKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, cols_, pitch_, blocking() ? next_ : nullptr,
-                                                                   c.out, n, results);
+                    if (keepExact_)
+                        recheckCachedKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, rows_, cols_, pitch_, blocking() ? next_ : nullptr,
+                                                                             c.out, n, results, exactCache_, exactSpan_);
+                    else
+                        recheckKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, cols_, pitch_, blocking() ? next_ : nullptr,
+                                                                       c.out, n, results);
                     GLINT_CUDA_CHECK_LAUNCH();
                     std::vector<int2> strips(n);
                     std::vector<Exact> values(n);
@@ -344,6 +356,12 @@ private:
             hasMask_ = true;
             buildBlocking(r.col0, r.col0 + r.cols, r.row0 + r.rows - 1);
             std::vector<int> dirty;
+            if (keepExact_) {
+                const long long strips = static_cast<long long>(r.row0 + r.rows) * (rows_ - r.row0);
+                invalidateExactKernel<<<static_cast<unsigned>((strips + 255) / 256), 256>>>(
+                    exactSpan_, rows_, r.row0, r.row0 + r.rows - 1, r.col0, r.col0 + r.cols - 1);
+                GLINT_CUDA_CHECK_LAUNCH();
+            }
             if (track_) {
                 // On the device: the tiles with a strip whose positive maximum's span meets the region.
                 DirtyArgs d{};
@@ -394,6 +412,9 @@ private:
         int2* dirtyTiles_ = nullptr;
         std::size_t dirtyCount_ = 0;
         int* stripSpan_ = nullptr;
+        bool keepExact_ = false;  // screen path with track_: exact maxima kept too
+        Exact* exactCache_ = nullptr;
+        int* exactSpan_ = nullptr;
         void* samples_ = nullptr;
         std::uint8_t* mask_ = nullptr;
         bool hasMask_ = false;

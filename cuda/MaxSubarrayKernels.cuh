@@ -443,5 +443,63 @@ __global__ void recheckKernel(const Exact* P, int cols, int pitch, const int* ne
     out[i] = best;
 }
 
+// Fast K on the screen path: the recheck above with each strip's exact maximum kept between rounds.
+// span[t * rows + b] = first << 16 | last of the segment the exact scan reports (1 << 16 when nothing is
+// positive), or kNoExact when the strip must be scanned again; a strip scanned here stores its maximum in
+// cache. The exact scan's steps are monotone too, so a kept maximum stays exact while no removed rectangle
+// meets its rows and columns first..last (invalidateExactKernel).
+constexpr int kNoExact = -1;
+
+template <class Exact>
+__global__ void recheckCachedKernel(const Exact* P, int rows, int cols, int pitch, const int* next, const int2* strips,
+                                    unsigned n, Exact* out, Exact* cache, int* span) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int t = strips[i].x, b = strips[i].y;
+    const std::size_t idx = static_cast<std::size_t>(t) * rows + b;
+    if (span[idx] != kNoExact) {
+        out[i] = cache[idx];
+        return;
+    }
+    const Exact* pt = P + static_cast<std::size_t>(t) * pitch;
+    const Exact* pb = P + static_cast<std::size_t>(b + 1) * pitch;
+    const int* nr = next ? next + static_cast<std::size_t>(t) * pitch : nullptr;
+    Exact run = Exact(0), best = Exact(0);
+    int start = 0, first = 1, last = 0;
+    for (int c = 0; c < cols; ++c) {
+        const Exact s = pb[c] - pt[c];
+        if (run > Exact(0)) {
+            run = run + s;
+        } else {
+            run = s;
+            start = c;
+        }
+        if (nr && nr[c] <= b) run = Exact(0);
+        if (run > best) {
+            best = run;
+            first = start;
+            last = c;
+        }
+    }
+    cache[idx] = best;
+    span[idx] = static_cast<int>((static_cast<unsigned>(first) << 16) | static_cast<unsigned>(last));
+    out[i] = best;
+}
+
+// After a rectangle (rows r0..r1, columns c0..c1) is removed: the kept exact maxima it may change are
+// scanned again. One thread per strip top <= r1, bottom >= r0.
+__global__ void invalidateExactKernel(int* span, int rows, int r0, int r1, int c0, int c1) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long bottoms = rows - r0;
+    if (i >= static_cast<long long>(r1 + 1) * bottoms) return;
+    const int t = static_cast<int>(i / bottoms), b = r0 + static_cast<int>(i % bottoms);
+    if (b < t) return;
+    const std::size_t idx = static_cast<std::size_t>(t) * rows + b;
+    const int s = span[idx];
+    if (s == kNoExact) return;
+    const int first = static_cast<int>(static_cast<unsigned>(s) >> 16), last = s & 0xffff;
+    if (last >= first && last >= c0 && first <= c1) span[idx] = kNoExact;
+}
+
 } // namespace
 } // namespace glint::cuda::maxsub
