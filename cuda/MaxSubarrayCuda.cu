@@ -299,20 +299,24 @@ private:
                         recheckKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, cols_, pitch_, blocking() ? next_ : nullptr,
                                                                        c.out, n, results);
                     GLINT_CUDA_CHECK_LAUNCH();
-                    std::vector<int2> strips(n);
-                    std::vector<Exact> values(n);
-                    GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), c.out, n * sizeof(int2), cudaMemcpyDeviceToHost));
-                    GLINT_CUDA_CHECK(cudaMemcpy(values.data(), results, n * sizeof(Exact), cudaMemcpyDeviceToHost));
-                    for (unsigned i = 0; i < n; ++i) {
-                        const Exact v = values[i];
-                        const int t = strips[i].x, b = strips[i].y;
-                        if (!(v > Exact(0))) continue;
-                        if (!any || v > value || (v == value && (t < top || (t == top && b < bottom)))) {
-                            any = true;
-                            value = v;
-                            top = t;
-                            bottom = b;
-                        }
+                    // The best candidate on the device (blocks, then one block over their results).
+                    const unsigned blocks = std::min<unsigned>(128, (n + kBestThreads - 1) / kBestThreads);
+                    int2* partStrips = ws_.get<int2>("bestStrips", 129);
+                    Exact* partValues = ws_.get<Exact>("bestValues", 129);
+                    bestCandidateKernel<Exact><<<blocks, kBestThreads>>>(c.out, results, n, partStrips, partValues);
+                    GLINT_CUDA_CHECK_LAUNCH();
+                    bestCandidateKernel<Exact><<<1, kBestThreads>>>(partStrips, partValues, blocks, partStrips + 128, partValues + 128);
+                    GLINT_CUDA_CHECK_LAUNCH();
+                    int2 strip{};
+                    Exact v{};
+                    GLINT_CUDA_CHECK(cudaMemcpy(&strip, partStrips + 128, sizeof(strip), cudaMemcpyDeviceToHost));
+                    GLINT_CUDA_CHECK(cudaMemcpy(&v, partValues + 128, sizeof(v), cudaMemcpyDeviceToHost));
+                    const int t = strip.x, b = strip.y;
+                    if (t >= 0 && v > Exact(0) && (!any || v > value || (v == value && (t < top || (t == top && b < bottom))))) {
+                        any = true;
+                        value = v;
+                        top = t;
+                        bottom = b;
                     }
                 }
                 tBegin = tEnd;

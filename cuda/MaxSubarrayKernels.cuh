@@ -443,6 +443,49 @@ __global__ void recheckKernel(const Exact* P, int cols, int pitch, const int* ne
     out[i] = best;
 }
 
+// The best of n rechecked candidates (largest positive value, then smallest top, bottom), one per block
+// into outStrips/outValues[blockIdx.x] ((-1, -1) and 0 when none): run once over the candidates and once, in
+// one block, over the blocks' results. Only one strip then goes back to the host.
+template <class Exact>
+__device__ __forceinline__ bool candidateBetter(Exact v, int2 s, Exact bestV, int2 best) {
+    return best.x < 0 || v > bestV || (v == bestV && (s.x < best.x || (s.x == best.x && s.y < best.y)));
+}
+
+constexpr int kBestThreads = 512;
+
+template <class Exact>
+__global__ void __launch_bounds__(kBestThreads) bestCandidateKernel(const int2* strips, const Exact* values, unsigned n,
+                                                                    int2* outStrips, Exact* outValues) {
+    __shared__ Exact sv[kBestThreads];
+    __shared__ int2 ss[kBestThreads];
+    const int tid = threadIdx.x;
+    Exact bv = Exact(0);
+    int2 bs = make_int2(-1, -1);
+    for (unsigned i = blockIdx.x * kBestThreads + tid; i < n; i += gridDim.x * kBestThreads) {
+        const Exact v = values[i];
+        if (!(v > Exact(0))) continue;
+        const int2 s = strips[i];
+        if (candidateBetter(v, s, bv, bs)) {
+            bv = v;
+            bs = s;
+        }
+    }
+    sv[tid] = bv;
+    ss[tid] = bs;
+    __syncthreads();
+    for (int half = kBestThreads / 2; half > 0; half >>= 1) {
+        if (tid < half && ss[tid + half].x >= 0 && candidateBetter(sv[tid + half], ss[tid + half], sv[tid], ss[tid])) {
+            sv[tid] = sv[tid + half];
+            ss[tid] = ss[tid + half];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        outStrips[blockIdx.x] = ss[0];
+        outValues[blockIdx.x] = sv[0];
+    }
+}
+
 // Fast K on the screen path: the recheck above with each strip's exact maximum kept between rounds.
 // span[t * rows + b] = first << 16 | last of the segment the exact scan reports (1 << 16 when nothing is
 // positive), or kNoExact when the strip must be scanned again; a strip scanned here stores its maximum in
