@@ -8,8 +8,11 @@
 //    with a rigorous error bound, and only the strips whose bound reaches the best are computed again
 //    in int64 or double from exact prefix sums, in the reference's order of operations.
 // Ties resolve as in the reference (smallest top, then bottom; then Kadane's first segment), so all
-// backends report the same rectangle. For K regions, strips whose rows miss the removed region keep
-// their maxima; the rest are computed again with the region's cells blocked.
+// backends report the same rectangle. For K regions (fast K), the strip kernel also records each strip's
+// span (the chunks of columns that hold its best segment), and after a round only the tiles holding a strip
+// whose positive maximum's span meets the removed region are computed again (dirtyTilesKernel): the others
+// keep their maxima bit for bit (see stripMaxKernel). Without the memory for the spans, the tiles whose
+// strips cross the region's rows are computed again.
 #include "cuda/MaxSubarrayCuda.cuh"
 
 #include "cuda/CudaToolkit.cuh"
@@ -63,28 +66,37 @@ private:
         static constexpr bool kScreen = std::is_same_v<V, float>;
 
         Run(Workspace& ws, const WorkArray& w, const DisjointRule& rule, JobControl& job, ProgressSpan span)
-            : ws_(ws), w_(w), rule_(rule), k_(rule.rounds()), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)),
-              kernel_(chooseStripKernel<V>(w.rows, forcedShape())) {}
+            : ws_(ws), w_(w), rule_(rule), k_(rule.rounds()), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)) {}
 
         DisjointOutcome solve() {
             checkMemory();
+            kernel_ = track_ ? chooseStripKernel<V, true>(rows_, forcedShape()) : chooseStripKernel<V>(rows_, forcedShape());
             upload();
             prefixSums();
             buildTiles();
-            std::vector<int> dirty(tiles_.size());
-            for (std::size_t i = 0; i < dirty.size(); ++i) dirty[i] = static_cast<int>(i);
-            const int k = rule_.k;
+            std::vector<int> dirty;
+            bool all = true; // the first round: every tile
+            const double firstShare = k_ > 1 ? 0.5 : 1.0;
             auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
-                const double round = static_cast<double>(soFar.found.size());
-                const ProgressSpan roundSpan = span_.part(round / k, (round + 1.0) / k);
-                searchTiles(dirty, roundSpan);
+                auto fraction = [&](std::size_t found, int rounds) {
+                    return std::max(static_cast<double>(found) / rule_.k, static_cast<double>(rounds) / k_);
+                };
+                const ProgressSpan roundSpan =
+                    soFar.rounds == 0 ? span_.part(0.0, firstShare)
+                                      : span_.part(firstShare + (1.0 - firstShare) * fraction(soFar.found.size(), soFar.rounds),
+                                                   firstShare + (1.0 - firstShare) * fraction(soFar.found.size() + 1, soFar.rounds + 1));
+                if (all) searchTiles(allTiles_, tiles_.size(), roundSpan);
+                else if (track_) searchTiles(dirtyTiles_, dirtyCount_, roundSpan);
+                else searchTiles(dirty, roundSpan);
+                all = false;
                 int top = -1, bottom = -1;
                 Exact value{};
                 if (!select(top, bottom, value)) return std::nullopt;
+                setProgress(roundSpan.end);
                 return recover(top, bottom, value);
             };
             DisjointOutcome out = runDisjointRounds(rule_, search, [&](const WorkRect& r) { dirty = exclude(r); });
-            span_.set(job_, 1.0);
+            setProgress(span_.end);
             return out;
         }
 
@@ -105,6 +117,24 @@ private:
             if (w_.hasExclusions() || k_ > 1)
                 need += static_cast<std::size_t>(rows_) * cols_ + cells(rows_ + 1) * 4 + cells(rows_ + 1) / kChunk * 4;
             ws_.require(need, "the image");
+            // Fast K: the spans (rows x rows int) and the tile lists, when they fit (16-bit chunk indices);
+            // GLINT_MSP_CACHE_MB=0 turns them off (as on the CPU backend), for measurements and comparisons.
+            const char* env = std::getenv("GLINT_MSP_CACHE_MB");
+            const bool off = env && std::string(env) == "0";
+            const std::size_t tileBound = static_cast<std::size_t>(rows_ / 32 + 2) * (rows_ / 32 + 2); // tiles of 32 x 32 or larger
+            const std::size_t spans = static_cast<std::size_t>(rows_) * rows_ * 4 + tileBound * sizeof(int2);
+            // The screen path also keeps each strip's exact maximum and its columns (16-bit: cols < 65535).
+            const std::size_t exacts = kScreen ? static_cast<std::size_t>(rows_) * rows_ * (sizeof(Exact) + 4) : 0;
+            track_ = k_ > 1 && !off && pitch_ / kChunk < 32768 && ws_.available() >= need + spans + (std::size_t{256} << 20);
+            keepExact_ = track_ && kScreen && cols_ < 65535 && ws_.available() >= need + spans + exacts + (std::size_t{256} << 20);
+        }
+
+        // The job's progress (absolute, inside span_), never moving back.
+        void setProgress(double f) {
+            if (f > progress_) {
+                progress_ = f;
+                job_.setProgress(f);
+            }
         }
 
         void upload() {
@@ -164,27 +194,43 @@ private:
         void buildTiles() {
             tiles_ = stripTiles(kernel_, rows_);
             stripBest_ = ws_.get<int>("stripBest", static_cast<std::size_t>(rows_) * rows_);
+            allTiles_ = ws_.get<int2>("tiles", std::max<std::size_t>(tiles_.size(), 1));
+            GLINT_CUDA_CHECK(cudaMemcpy(allTiles_, tiles_.data(), tiles_.size() * sizeof(int2), cudaMemcpyHostToDevice));
+            if (track_) {
+                stripSpan_ = ws_.get<int>("stripSpan", static_cast<std::size_t>(rows_) * rows_);
+                dirtyTiles_ = ws_.get<int2>("dirtyTiles", std::max<std::size_t>(tiles_.size(), 1));
+            }
+            if (keepExact_) {
+                exactCache_ = ws_.get<Exact>("exactCache", static_cast<std::size_t>(rows_) * rows_);
+                exactSpan_ = ws_.get<int>("exactSpan", static_cast<std::size_t>(rows_) * rows_);
+                GLINT_CUDA_CHECK(cudaMemset(exactSpan_, 0xff, static_cast<std::size_t>(rows_) * rows_ * sizeof(int))); // kNoExact
+            }
         }
 
         // Runs the strip kernel over the given tiles in launches of bounded length (Cancel acts between).
         void searchTiles(const std::vector<int>& which, const ProgressSpan& roundSpan) {
             std::vector<int2> list(which.size());
             for (std::size_t i = 0; i < which.size(); ++i) list[i] = tiles_[which[i]];
-            int2* dTiles = ws_.get<int2>("tiles", std::max<std::size_t>(list.size(), 1));
+            int2* dTiles = ws_.get<int2>("someTiles", std::max<std::size_t>(list.size(), 1));
             GLINT_CUDA_CHECK(cudaMemcpy(dTiles, list.data(), list.size() * sizeof(int2), cudaMemcpyHostToDevice));
+            searchTiles(dTiles, list.size(), roundSpan);
+        }
+        // The same over a list already on the device.
+        void searchTiles(const int2* dTiles, std::size_t count, const ProgressSpan& roundSpan) {
             StripArgs a{.P = P_, .rows = rows_, .cols = cols_, .pitch = pitch_, .tiles = dTiles, .tileBegin = 0,
                         .stripBest = stripBest_, .next = blocking() ? next_ : nullptr,
-                        .nextMin = blocking() ? nextMin_ : nullptr};
+                        .nextMin = blocking() ? nextMin_ : nullptr, .stripSpan = track_ ? stripSpan_ : nullptr};
             const int perLaunch = tilesPerLaunch(kernel_, pitch_);
             EventTimer timer;
-            for (std::size_t begin = 0; begin < list.size(); begin += perLaunch) {
+            for (std::size_t begin = 0; begin < count; begin += perLaunch) {
                 job_.throwIfCancelled();
-                const int n = static_cast<int>(std::min<std::size_t>(perLaunch, list.size() - begin));
+                const int n = static_cast<int>(std::min<std::size_t>(perLaunch, count - begin));
                 a.tileBegin = static_cast<int>(begin);
                 timer.begin();
                 launchStrips(kernel_, blocking(), n, a);
                 timer.stop(job_, "kernel");
-                roundSpan.set(job_, 0.95 * static_cast<double>(begin + n) / list.size());
+                const double f = 0.95 * static_cast<double>(begin + n) / static_cast<double>(count);
+                setProgress(roundSpan.begin + (roundSpan.end - roundSpan.begin) * f);
             }
         }
 
@@ -246,23 +292,31 @@ private:
                 GLINT_CUDA_CHECK(cudaMemcpy(&n, c.count, sizeof(n), cudaMemcpyDeviceToHost));
                 if (n > kCapacity) throw std::runtime_error("brightest: candidate list overflow");
                 if (n > 0) {
-                    recheckKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, cols_, pitch_, blocking() ? next_ : nullptr,
-                                                                   c.out, n, results);
+                    if (keepExact_)
+                        recheckCachedKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, rows_, cols_, pitch_, blocking() ? next_ : nullptr,
+                                                                             c.out, n, results, exactCache_, exactSpan_);
+                    else
+                        recheckKernel<Exact><<<(n + 127) / 128, 128>>>(exact_, cols_, pitch_, blocking() ? next_ : nullptr,
+                                                                       c.out, n, results);
                     GLINT_CUDA_CHECK_LAUNCH();
-                    std::vector<int2> strips(n);
-                    std::vector<Exact> values(n);
-                    GLINT_CUDA_CHECK(cudaMemcpy(strips.data(), c.out, n * sizeof(int2), cudaMemcpyDeviceToHost));
-                    GLINT_CUDA_CHECK(cudaMemcpy(values.data(), results, n * sizeof(Exact), cudaMemcpyDeviceToHost));
-                    for (unsigned i = 0; i < n; ++i) {
-                        const Exact v = values[i];
-                        const int t = strips[i].x, b = strips[i].y;
-                        if (!(v > Exact(0))) continue;
-                        if (!any || v > value || (v == value && (t < top || (t == top && b < bottom)))) {
-                            any = true;
-                            value = v;
-                            top = t;
-                            bottom = b;
-                        }
+                    // The best candidate on the device (blocks, then one block over their results).
+                    const unsigned blocks = std::min<unsigned>(128, (n + kBestThreads - 1) / kBestThreads);
+                    int2* partStrips = ws_.get<int2>("bestStrips", 129);
+                    Exact* partValues = ws_.get<Exact>("bestValues", 129);
+                    bestCandidateKernel<Exact><<<blocks, kBestThreads>>>(c.out, results, n, partStrips, partValues);
+                    GLINT_CUDA_CHECK_LAUNCH();
+                    bestCandidateKernel<Exact><<<1, kBestThreads>>>(partStrips, partValues, blocks, partStrips + 128, partValues + 128);
+                    GLINT_CUDA_CHECK_LAUNCH();
+                    int2 strip{};
+                    Exact v{};
+                    GLINT_CUDA_CHECK(cudaMemcpy(&strip, partStrips + 128, sizeof(strip), cudaMemcpyDeviceToHost));
+                    GLINT_CUDA_CHECK(cudaMemcpy(&v, partValues + 128, sizeof(v), cudaMemcpyDeviceToHost));
+                    const int t = strip.x, b = strip.y;
+                    if (t >= 0 && v > Exact(0) && (!any || v > value || (v == value && (t < top || (t == top && b < bottom))))) {
+                        any = true;
+                        value = v;
+                        top = t;
+                        bottom = b;
                     }
                 }
                 tBegin = tEnd;
@@ -305,8 +359,39 @@ private:
             GLINT_CUDA_CHECK_LAUNCH();
             hasMask_ = true;
             buildBlocking(r.col0, r.col0 + r.cols, r.row0 + r.rows - 1);
-            timer.stop(job_, "exclude");
             std::vector<int> dirty;
+            if (keepExact_) {
+                const long long strips = static_cast<long long>(r.row0 + r.rows) * (rows_ - r.row0);
+                invalidateExactKernel<<<static_cast<unsigned>((strips + 255) / 256), 256>>>(
+                    exactSpan_, rows_, r.row0, r.row0 + r.rows - 1, r.col0, r.col0 + r.cols - 1);
+                GLINT_CUDA_CHECK_LAUNCH();
+            }
+            if (track_) {
+                // On the device: the tiles with a strip whose positive maximum's span meets the region.
+                DirtyArgs d{};
+                d.tiles = allTiles_;
+                d.tileCount = static_cast<int>(tiles_.size());
+                d.tops = kernel_.tops;
+                d.bottoms = kernel_.bottoms;
+                d.rows = rows_;
+                d.r0 = r.row0;
+                d.r1 = r.row0 + r.rows - 1;
+                d.ch0 = r.col0 / kChunk;
+                d.ch1 = (r.col0 + r.cols - 1) / kChunk;
+                d.stripBest = stripBest_;
+                d.stripSpan = stripSpan_;
+                d.out = dirtyTiles_;
+                d.count = reinterpret_cast<unsigned*>(scalars_ + 2);
+                GLINT_CUDA_CHECK(cudaMemset(d.count, 0, sizeof(unsigned)));
+                dirtyTilesKernel<<<static_cast<unsigned>(tiles_.size()), 128>>>(d);
+                GLINT_CUDA_CHECK_LAUNCH();
+                unsigned flagged = 0;
+                GLINT_CUDA_CHECK(cudaMemcpy(&flagged, d.count, sizeof(flagged), cudaMemcpyDeviceToHost));
+                dirtyCount_ = flagged;
+                timer.stop(job_, "exclude");
+                return dirty;
+            }
+            timer.stop(job_, "exclude");
             const int last = r.row0 + r.rows - 1;
             for (std::size_t i = 0; i < tiles_.size(); ++i) {
                 const int t0 = tiles_[i].x * kernel_.tops, b1 = (tiles_[i].y + 1) * kernel_.bottoms - 1;
@@ -324,7 +409,16 @@ private:
         JobControl& job_;
         ProgressSpan span_;
         int rows_, cols_, pitch_;
-        StripKernel kernel_;
+        StripKernel kernel_{};
+        bool track_ = false;      // fast K: spans kept, dirty tiles found on the device
+        double progress_ = -1.0;
+        int2* allTiles_ = nullptr;
+        int2* dirtyTiles_ = nullptr;
+        std::size_t dirtyCount_ = 0;
+        int* stripSpan_ = nullptr;
+        bool keepExact_ = false;  // screen path with track_: exact maxima kept too
+        Exact* exactCache_ = nullptr;
+        int* exactSpan_ = nullptr;
         void* samples_ = nullptr;
         std::uint8_t* mask_ = nullptr;
         bool hasMask_ = false;
@@ -333,7 +427,7 @@ private:
         int* next_ = nullptr;
         int* nextMin_ = nullptr;
         int* stripBest_ = nullptr;
-        unsigned long long* scalars_ = nullptr; // [0] key, [1] candidate count, [3] max |P| bits
+        unsigned long long* scalars_ = nullptr; // [0] key, [1] candidate count, [2] dirty tiles, [3] max |P| bits
         double pmax_ = 0.0;
         std::vector<int2> tiles_;
     };

@@ -141,6 +141,9 @@ struct StripArgs {
     void* stripBest;       // rows x rows, [top * rows + bottom]
     const int* next;       // blocking index ((rows+1) x pitch), or null
     const int* nextMin;    // (rows+1) x (pitch / kChunk), or null
+    // Tracking kernels (fast K): per strip [top * rows + bottom] the chunks (kChunk columns) that hold its
+    // best segment, packed (first chunk << 16) | last chunk; see stripMaxKernel.
+    int* stripSpan = nullptr;
 };
 
 // cp.async exists from sm_80 on. Older devices (sm_75, through the PTX we ship) copy synchronously:
@@ -174,14 +177,30 @@ __device__ __forceinline__ int bestOf(int best, int r0, int r1) { return __vimax
 __device__ __forceinline__ int bestOf(int best, float r0, float r1) {
     return __vimax3_s32(best, __float_as_int(r0), __float_as_int(r1));
 }
+// low = min(low, r0, r1) as int bits (fast K's restart test low <= 0 holds for float runs <= 0 too).
+__device__ __forceinline__ int lowOf(int low, int r0, int r1) { return __vimin3_s32(low, r0, r1); }
+__device__ __forceinline__ int lowOf(int low, float r0, float r1) {
+    return __vimin3_s32(low, __float_as_int(r0), __float_as_int(r1));
+}
 
 template <class V, int T, int B>
 constexpr int stripSharedBytes(bool excl) {
     return (2 * 16 * (T + B) * (kChunk + 4) * 4) + (excl ? 2 * 16 * T * (kChunk + 4) * 4 : 0);
 }
 
-template <class V, int T, int B, bool Excl>
-__global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(StripArgs a) {
+// Track (fast K, MaxSubarrayCuda.cu): each strip also records chunks Fc..Lc whose columns hold the segment
+// that reaches its maximum, conservatively: Lc is the last chunk where the maximum grew, Fc the last chunk
+// before Lc where some run was <= 0 (a run starts after it), 0 when none. Every step max(run + s, s) is
+// monotone in run and a blocked cell gives 0, so excluding cells outside columns Fc*kChunk..Lc*kChunk+kChunk-1
+// leaves the strip's maximum (and this span) exactly as they are.
+// Tracking takes four more registers a strip: fewer blocks an SM, so that nothing spills.
+template <bool Track, int T, int B>
+constexpr int stripBlocksPerSm() {
+    return Track ? (T * B <= 4 ? 4 : T * B <= 8 ? 2 : 1) : (T * B <= 8 ? 4 : 2);
+}
+
+template <class V, int T, int B, bool Excl, bool Track = false>
+__global__ void __launch_bounds__(kThreads, stripBlocksPerSm<Track, T, B>()) stripMaxKernel(StripArgs a) {
     constexpr int kTops = 16 * T, kBots = 16 * B, kRow = kChunk + 4, kPieces = kChunk / 4;
     extern __shared__ __align__(16) unsigned char smemRaw[];
     V* sTop = reinterpret_cast<V*>(smemRaw);           // [2][kTops][kRow]
@@ -214,12 +233,21 @@ __global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(S
 
     V run[T][B];
     int best[T][B];
+    // Tracking only: the smallest run of this chunk (as int bits: a float run <= 0 has bits <= 0), the best
+    // at the chunk's start, and (last chunk with a run <= 0) << 16 | (its value at the maximum's last growth).
+    int low[T][B], bestBefore[T][B], span[T][B], restart[T][B];
 #pragma unroll
     for (int i = 0; i < T; ++i)
 #pragma unroll
         for (int j = 0; j < B; ++j) {
             run[i][j] = V(0);
             best[i][j] = 0;
+            if constexpr (Track) {
+                low[i][j] = 0x7fffffff;
+                bestBefore[i][j] = 0;
+                span[i][j] = 0;
+                restart[i][j] = 0;
+            }
         }
     const int bMax = b0 + bj + 16 * (B - 1);
     const int chunks = a.pitch / kChunk;
@@ -258,6 +286,7 @@ __global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(S
                             const V r0 = kadaneStep(run[i][j], bv[j][k] - tv[i][k]);
                             const V r1 = kadaneStep(r0, bv[j][k + 1] - tv[i][k + 1]);
                             best[i][j] = bestOf(best[i][j], r0, r1);
+                            if constexpr (Track) low[i][j] = lowOf(low[i][j], r0, r1);
                             run[i][j] = r1;
                         }
             }
@@ -272,10 +301,22 @@ __global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(S
                     for (int j = 0; j < B; ++j) {
                         const V r = n <= b0 + bj + 16 * j ? V(0) : kadaneStep(run[i][j], bRows[16 * j * kRow + x] - tv);
                         best[i][j] = bestOf(best[i][j], r, r);
+                        if constexpr (Track) low[i][j] = lowOf(low[i][j], r, r);
                         run[i][j] = r;
                     }
                 }
             }
+        }
+        if constexpr (Track) {
+#pragma unroll
+            for (int i = 0; i < T; ++i)
+#pragma unroll
+                for (int j = 0; j < B; ++j) {
+                    if (best[i][j] != bestBefore[i][j]) span[i][j] = (restart[i][j] << 16) | ch;
+                    if (low[i][j] <= 0) restart[i][j] = ch;
+                    low[i][j] = 0x7fffffff;
+                    bestBefore[i][j] = best[i][j];
+                }
         }
         __syncthreads();
     }
@@ -285,8 +326,46 @@ __global__ void __launch_bounds__(kThreads, T * B <= 8 ? 4 : 2) stripMaxKernel(S
 #pragma unroll
         for (int j = 0; j < B; ++j) {
             const int t = t0 + ti * T + i, b = b0 + bj + 16 * j;
-            if (t <= b && b < a.rows) out[static_cast<std::size_t>(t) * a.rows + b] = best[i][j];
+            if (t <= b && b < a.rows) {
+                out[static_cast<std::size_t>(t) * a.rows + b] = best[i][j];
+                if constexpr (Track) a.stripSpan[static_cast<std::size_t>(t) * a.rows + b] = span[i][j];
+            }
         }
+}
+
+// Fast K: the tiles holding a strip whose positive maximum may use a cell of the excluded rectangle (rows
+// r0..r1, chunks ch0..ch1), appended to `out` (count in *count); one block per tile.
+struct DirtyArgs {
+    const int2* tiles;
+    int tileCount;
+    int tops, bottoms; // strips a tile: tops x bottoms
+    int rows;
+    int r0, r1, ch0, ch1;
+    const int* stripBest;
+    const int* stripSpan;
+    int2* out;
+    unsigned* count;
+};
+
+__global__ void dirtyTilesKernel(DirtyArgs a) {
+    const int2 tile = a.tiles[blockIdx.x];
+    const int t0 = tile.x * a.tops, b0 = tile.y * a.bottoms;
+    if (t0 > a.r1 || b0 + a.bottoms - 1 < a.r0) return;
+    __shared__ int hit;
+    if (threadIdx.x == 0) hit = 0;
+    __syncthreads();
+    for (int q = threadIdx.x; q < a.tops * a.bottoms; q += blockDim.x) {
+        const int t = t0 + q / a.bottoms, b = b0 + q % a.bottoms;
+        if (t > b || b >= a.rows || t > a.r1 || b < a.r0) continue;
+        const std::size_t idx = static_cast<std::size_t>(t) * a.rows + b;
+        if (a.stripBest[idx] <= 0) continue; // nothing positive: stays so
+        const int span = a.stripSpan[idx];
+        if ((span & 0xffff) < a.ch0 || (span >> 16) > a.ch1) continue;
+        hit = 1;
+        break;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && hit) a.out[atomicAdd(a.count, 1u)] = tile;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,6 +441,107 @@ __global__ void recheckKernel(const Exact* P, int cols, int pitch, const int* ne
         best = run > best ? run : best;
     }
     out[i] = best;
+}
+
+// The best of n rechecked candidates (largest positive value, then smallest top, bottom), one per block
+// into outStrips/outValues[blockIdx.x] ((-1, -1) and 0 when none): run once over the candidates and once, in
+// one block, over the blocks' results. Only one strip then goes back to the host.
+template <class Exact>
+__device__ __forceinline__ bool candidateBetter(Exact v, int2 s, Exact bestV, int2 best) {
+    return best.x < 0 || v > bestV || (v == bestV && (s.x < best.x || (s.x == best.x && s.y < best.y)));
+}
+
+constexpr int kBestThreads = 512;
+
+template <class Exact>
+__global__ void __launch_bounds__(kBestThreads) bestCandidateKernel(const int2* strips, const Exact* values, unsigned n,
+                                                                    int2* outStrips, Exact* outValues) {
+    __shared__ Exact sv[kBestThreads];
+    __shared__ int2 ss[kBestThreads];
+    const int tid = threadIdx.x;
+    Exact bv = Exact(0);
+    int2 bs = make_int2(-1, -1);
+    for (unsigned i = blockIdx.x * kBestThreads + tid; i < n; i += gridDim.x * kBestThreads) {
+        const Exact v = values[i];
+        if (!(v > Exact(0))) continue;
+        const int2 s = strips[i];
+        if (candidateBetter(v, s, bv, bs)) {
+            bv = v;
+            bs = s;
+        }
+    }
+    sv[tid] = bv;
+    ss[tid] = bs;
+    __syncthreads();
+    for (int half = kBestThreads / 2; half > 0; half >>= 1) {
+        if (tid < half && ss[tid + half].x >= 0 && candidateBetter(sv[tid + half], ss[tid + half], sv[tid], ss[tid])) {
+            sv[tid] = sv[tid + half];
+            ss[tid] = ss[tid + half];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        outStrips[blockIdx.x] = ss[0];
+        outValues[blockIdx.x] = sv[0];
+    }
+}
+
+// Fast K on the screen path: the recheck above with each strip's exact maximum kept between rounds.
+// span[t * rows + b] = first << 16 | last of the segment the exact scan reports (1 << 16 when nothing is
+// positive), or kNoExact when the strip must be scanned again; a strip scanned here stores its maximum in
+// cache. The exact scan's steps are monotone too, so a kept maximum stays exact while no removed rectangle
+// meets its rows and columns first..last (invalidateExactKernel).
+constexpr int kNoExact = -1;
+
+template <class Exact>
+__global__ void recheckCachedKernel(const Exact* P, int rows, int cols, int pitch, const int* next, const int2* strips,
+                                    unsigned n, Exact* out, Exact* cache, int* span) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int t = strips[i].x, b = strips[i].y;
+    const std::size_t idx = static_cast<std::size_t>(t) * rows + b;
+    if (span[idx] != kNoExact) {
+        out[i] = cache[idx];
+        return;
+    }
+    const Exact* pt = P + static_cast<std::size_t>(t) * pitch;
+    const Exact* pb = P + static_cast<std::size_t>(b + 1) * pitch;
+    const int* nr = next ? next + static_cast<std::size_t>(t) * pitch : nullptr;
+    Exact run = Exact(0), best = Exact(0);
+    int start = 0, first = 1, last = 0;
+    for (int c = 0; c < cols; ++c) {
+        const Exact s = pb[c] - pt[c];
+        if (run > Exact(0)) {
+            run = run + s;
+        } else {
+            run = s;
+            start = c;
+        }
+        if (nr && nr[c] <= b) run = Exact(0);
+        if (run > best) {
+            best = run;
+            first = start;
+            last = c;
+        }
+    }
+    cache[idx] = best;
+    span[idx] = static_cast<int>((static_cast<unsigned>(first) << 16) | static_cast<unsigned>(last));
+    out[i] = best;
+}
+
+// After a rectangle (rows r0..r1, columns c0..c1) is removed: the kept exact maxima it may change are
+// scanned again. One thread per strip top <= r1, bottom >= r0.
+__global__ void invalidateExactKernel(int* span, int rows, int r0, int r1, int c0, int c1) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long bottoms = rows - r0;
+    if (i >= static_cast<long long>(r1 + 1) * bottoms) return;
+    const int t = static_cast<int>(i / bottoms), b = r0 + static_cast<int>(i % bottoms);
+    if (b < t) return;
+    const std::size_t idx = static_cast<std::size_t>(t) * rows + b;
+    const int s = span[idx];
+    if (s == kNoExact) return;
+    const int first = static_cast<int>(static_cast<unsigned>(s) >> 16), last = s & 0xffff;
+    if (last >= first && last >= c0 && first <= c1) span[idx] = kNoExact;
 }
 
 } // namespace

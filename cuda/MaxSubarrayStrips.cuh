@@ -37,9 +37,9 @@ struct StripKernel {
     int smemBlocked;
 };
 
-template <class V, int T, int B>
+template <class V, int T, int B, bool Track = false>
 StripKernel stripKernel() {
-    StripKernel k{&stripMaxKernel<V, T, B, false>, &stripMaxKernel<V, T, B, true>, 16 * T, 16 * B,
+    StripKernel k{&stripMaxKernel<V, T, B, false, Track>, &stripMaxKernel<V, T, B, true, Track>, 16 * T, 16 * B,
                   stripSharedBytes<V, T, B>(false), stripSharedBytes<V, T, B>(true)};
     GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemPlain));
     GLINT_CUDA_CHECK(cudaFuncSetAttribute(k.blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smemBlocked));
@@ -48,8 +48,8 @@ StripKernel stripKernel() {
 
 // 4x4 (64 x 64 strips a block) unless the image has too few strips to fill the GPU with such tiles:
 // then 2x4 or 2x2, whose smaller tiles make more blocks. A non-empty shape ("2x2", "2x4"; anything
-// else is 4x4) forces one.
-template <class V>
+// else is 4x4) forces one. Track: the kernels that also record each strip's span (fast K).
+template <class V, bool Track = false>
 StripKernel chooseStripKernel(int rows, std::string shape = {}) {
     if (shape.empty()) {
         auto tiles = [&](int tops, int bottoms) {
@@ -58,10 +58,11 @@ StripKernel chooseStripKernel(int rows, std::string shape = {}) {
         };
         const long long enough = 3LL * std::max(1, cudaDevice().multiprocessors);
         shape = tiles(64, 64) >= enough ? "4x4" : tiles(32, 64) >= enough ? "2x4" : "2x2";
+        if (Track && shape == "4x4") shape = "2x4"; // the tracking 4x4 kernel runs one block an SM
     }
-    if (shape == "2x2") return stripKernel<V, 2, 2>();
-    if (shape == "2x4") return stripKernel<V, 2, 4>();
-    return stripKernel<V, 4, 4>();
+    if (shape == "2x2") return stripKernel<V, 2, 2, Track>();
+    if (shape == "2x4") return stripKernel<V, 2, 4, Track>();
+    return stripKernel<V, 4, 4, Track>();
 }
 
 // The tiles (top tile, bottom tile) that hold every strip top <= bottom.

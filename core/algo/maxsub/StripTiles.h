@@ -107,6 +107,100 @@ TileChoice<V> chooseTile() {
     return {&tileBase<V, false>, &tileBase<V, true>, {2, 2 * 16 / s}};
 }
 
+// The tile above that also keeps, per strip, the columns first..last of the segment its scan reports
+// (scanStrip's: the run restarts when not positive, the best is replaced only by a larger sum), for the
+// K-round search that keeps each strip's best between rounds (MaxSubarrayCpu.cpp). out/first/last[i * BW + j];
+// a strip with nothing positive gets 0 and last < first.
+template <class V, int Bytes, int TT, int NV, bool Blocked>
+[[gnu::always_inline]] inline void trackedTileKernel(const Problem<V>& p, int t0, int q0, V* out, std::int32_t* first,
+                                                     std::int32_t* last) {
+    constexpr int L = Bytes / static_cast<int>(sizeof(V));
+    constexpr int BW = L * NV;
+    using I = LaneInt<V>;
+    typedef V vec __attribute__((vector_size(Bytes)));
+    typedef I ivec __attribute__((vector_size(Bytes)));
+    const vec zero = {};
+    const ivec izero = {};
+    vec run[TT][NV];
+    vec best[TT][NV];
+    ivec start[TT][NV];
+    ivec bestFirst[TT][NV];
+    ivec bestLast[TT][NV];
+    ivec bottom[NV];
+    for (int v = 0; v < NV; ++v) {
+        for (int l = 0; l < L; ++l) bottom[v][l] = q0 - 1 + v * L + l;
+        for (int i = 0; i < TT; ++i) {
+            run[i][v] = best[i][v] = zero;
+            start[i][v] = bestFirst[i][v] = izero;
+            bestLast[i][v] = izero - I(1);
+        }
+    }
+    const V* panel = p.panels + static_cast<std::size_t>(q0 / BW) * p.cols * BW;
+    const V* tops[TT];
+    for (int i = 0; i < TT; ++i) tops[i] = p.rowStart(std::min(t0 + i, p.rows));
+    for (int c = 0; c < p.cols; ++c) {
+        const ivec column = izero + static_cast<I>(c);
+        vec pb[NV];
+        for (int v = 0; v < NV; ++v) std::memcpy(&pb[v], panel + static_cast<std::size_t>(c) * BW + v * L, sizeof(vec));
+        for (int i = 0; i < TT; ++i) {
+            const vec pt = zero + tops[i][static_cast<std::size_t>(c) * BW];
+            ivec next{};
+            if constexpr (Blocked) next = next + static_cast<I>(p.exclusions->row(std::min(t0 + i, p.rows - 1))[c]);
+            for (int v = 0; v < NV; ++v) {
+                const vec s = pb[v] - pt;
+                const ivec going = run[i][v] > zero;
+                start[i][v] = going ? start[i][v] : column;
+                vec r = (going ? run[i][v] : zero) + s;
+                if constexpr (Blocked) r = next <= bottom[v] ? zero : r;
+                run[i][v] = r;
+                const ivec better = r > best[i][v];
+                best[i][v] = better ? r : best[i][v];
+                bestFirst[i][v] = better ? start[i][v] : bestFirst[i][v];
+                bestLast[i][v] = better ? column : bestLast[i][v];
+            }
+        }
+    }
+    for (int i = 0; i < TT; ++i)
+        for (int v = 0; v < NV; ++v) {
+            std::memcpy(out + i * BW + v * L, &best[i][v], sizeof(vec));
+            for (int l = 0; l < L; ++l) {
+                first[i * BW + v * L + l] = static_cast<std::int32_t>(bestFirst[i][v][l]);
+                last[i * BW + v * L + l] = static_cast<std::int32_t>(bestLast[i][v][l]);
+            }
+        }
+}
+
+template <class V>
+using TrackedTileFunction = void (*)(const Problem<V>&, int, int, V*, std::int32_t*, std::int32_t*);
+
+#define GLINT_TRACKED_VARIANTS(ATTR, NAME, BYTES, TT, NV)                                                      \
+    template <class V, bool Blocked>                                                                          \
+    ATTR void NAME(const Problem<V>& p, int t0, int b0, V* out, std::int32_t* first, std::int32_t* last) {    \
+        trackedTileKernel<V, BYTES, TT, NV, Blocked>(p, t0, b0, out, first, last);                            \
+    }
+GLINT_TRACKED_VARIANTS(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), trackedAvx512, 64, 2, 2)
+GLINT_TRACKED_VARIANTS(__attribute__((target("avx2"))), trackedAvx2, 32, 1, 2)
+GLINT_TRACKED_VARIANTS(, trackedBase, 16, 1, 2)
+#undef GLINT_TRACKED_VARIANTS
+
+template <class V>
+struct TrackedTileChoice {
+    TrackedTileFunction<V> plain;
+    TrackedTileFunction<V> blocked;
+    Geometry geometry;
+};
+
+// Fewer tops a tile than chooseTile's: the columns of the best take registers too.
+template <class V>
+TrackedTileChoice<V> chooseTrackedTile() {
+    constexpr int s = static_cast<int>(sizeof(V));
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return {&trackedAvx512<V, false>, &trackedAvx512<V, true>, {2, 2 * 64 / s}};
+    if (__builtin_cpu_supports("avx2")) return {&trackedAvx2<V, false>, &trackedAvx2<V, true>, {1, 2 * 32 / s}};
+    return {&trackedBase<V, false>, &trackedBase<V, true>, {1, 2 * 16 / s}};
+}
+
 // The column prefix sums in panels of p.bw prefix rows (see the top of this file).
 template <class V>
 std::vector<V> buildPanels(const WorkArray& work, const Problem<V>& p, JobControl& job) {
