@@ -6,9 +6,11 @@
 #include "cuda/CommonComponentCuda.h"
 
 #include "cuda/CommonComponentKernels.cuh"
+#include "cuda/CommonComponentRegistration.cuh"
 #include "cuda/CudaToolkit.cuh"
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonRegistration.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
@@ -92,6 +94,7 @@ public:
         auto step = job_.timing().scope("mask");
         CommonComponentResult result = componentFromSeed(c_, bestDx_, bestDy_, seedX_, seedY_, best_);
         result.stats = stats_;
+        result.candidateSizes = candidateSizes_;
         return result;
     }
 
@@ -255,6 +258,8 @@ private:
         for (const CommonOffset& d : candidates_)
             if (range_.contains(d.dx, d.dy) && std::find(offsets.begin(), offsets.end(), std::make_pair(d.dx, d.dy)) == offsets.end())
                 offsets.push_back({d.dx, d.dy});
+        // The first candidates' sizes give the runner-up (the batch labels every offset in it).
+        const std::size_t fromRegistration = std::min(offsets.size(), kCommonLabelledCandidates);
         for (const auto& o : seedOffsets())
             if (std::find(offsets.begin(), offsets.end(), o) == offsets.end()) offsets.push_back(o);
         stats_.seedCandidates = offsets.size();
@@ -263,6 +268,14 @@ private:
         for (const auto& [dx, dy] : offsets) items.push_back(make_int2(dx, dy));
         uploadBatch(items, items.size());
         const Outcome out = label(static_cast<std::uint32_t>(items.size()), false, 0);
+        if (fromRegistration) {
+            std::vector<std::uint32_t> sizes(fromRegistration);
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), batchSizes_, fromRegistration * sizeof(std::uint32_t),
+                                             cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            for (std::size_t i = 0; i < fromRegistration; ++i)
+                candidateSizes_.push_back({CommonOffset{items[i].x, items[i].y}, sizes[i]});
+        }
         if (out.size) offer(out, items[out.item].x, items[out.item].y);
     }
 
@@ -308,7 +321,8 @@ private:
         wait("bound kernel");
 
         const std::uint64_t dyCount = range_.dyCount();
-        const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
+        // Progress moves once per band: 8 bands (each band costs a few synchronisations).
+        const int band = progressBand(range_, 8);
         const std::size_t bandOffsets = static_cast<std::size_t>(std::min<std::uint64_t>(range_.dxCount(), band)) * dyCount;
         std::uint32_t* bound = ws_->get<std::uint32_t>("bound", bandOffsets);
         std::uint32_t* keys = ws_->get<std::uint32_t>("keys", bandOffsets);
@@ -413,6 +427,7 @@ private:
     OffsetRange range_;
     CommonComponentStats stats_;
     std::vector<CommonOffset> candidates_;
+    std::vector<CommonCandidateSize> candidateSizes_;
     std::uint64_t best_ = 0;
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;
     double kernelMs_ = 0;
@@ -442,6 +457,11 @@ CommonComponentResult searchTyped(const CommonCoding& coding, const CommonCompon
 
 class CommonComponentCuda : public CommonComponentAlgorithm {
 public:
+    bool registerImages(const Image& a, const Image& b, const OffsetRange& range, int peaks, Registration& out,
+                        JobControl& job) override {
+        return registerOnDevice(a, b, range, peaks, out, job);
+    }
+
     CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
                               JobControl& job) override {
         validateCommonComponentParams(params);

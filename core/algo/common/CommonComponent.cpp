@@ -3,9 +3,12 @@
 #include "core/algo/common/CommonRegistration.h"
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -48,10 +51,67 @@ using common_component::overlapOf;
 struct Samples {
     std::vector<double> v;
     std::vector<std::uint8_t> ok; // not blank and finite
-    explicit Samples(const Image& image) : v(image.toDoubles()), ok(v.size()) {
-        for (std::size_t i = 0; i < v.size(); ++i) ok[i] = !image.isBlank(i) && std::isfinite(v[i]);
+    explicit Samples(const Image& image) : v(image.pixelCount()), ok(image.pixelCount()) {
+        image.visit([&](const auto* p) {
+            parallelFor(0, v.size(), 1 << 16, [&](std::size_t first, std::size_t last) {
+                for (std::size_t i = first; i < last; ++i) {
+                    v[i] = static_cast<double>(p[i]);
+                    ok[i] = !image.isBlank(i) && std::isfinite(v[i]) ? 1 : 0;
+                }
+            });
+        });
+    }
+    double mean() const {
+        double sum = 0.0, n = 0.0;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (ok[i]) sum += v[i], n += 1.0;
+        return n > 0 ? sum / n : 0.0;
     }
 };
+
+// Rows of an overlap are summed in blocks of this many, each block on one thread, the blocks' sums added
+// in order: the same result on any number of threads.
+constexpr int kRowBlock = 32;
+
+// Sums over the valid pairs of the overlap at d, of a - ca and b - cb (ca, cb: the images' means, so that
+// the sums of squares do not cancel).
+struct PairSums {
+    double n = 0, a = 0, b = 0, aa = 0, bb = 0, ab = 0;
+};
+PairSums pairSums(const Samples& sa, int wA, int hA, const Samples& sb, int wB, int hB, CommonOffset d, double ca,
+                  double cb) {
+    const Overlap o = overlapOf(wA, hA, wB, hB, d.dx, d.dy);
+    const std::size_t blocks = static_cast<std::size_t>((o.height + kRowBlock - 1) / kRowBlock);
+    std::vector<PairSums> part(blocks);
+    parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) {
+            PairSums s;
+            const int y0 = o.y0 + static_cast<int>(k) * kRowBlock, y1 = std::min(o.y0 + o.height, y0 + kRowBlock);
+            for (int y = y0; y < y1; ++y) {
+                const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
+                const std::size_t ib = static_cast<std::size_t>(y + d.dy) * wB + (o.x0 + d.dx);
+                for (int x = 0; x < o.width; ++x) {
+                    if (!sa.ok[ia + x] || !sb.ok[ib + x]) continue;
+                    const double va = sa.v[ia + x] - ca, vb = sb.v[ib + x] - cb;
+                    s.n += 1, s.a += va, s.b += vb, s.aa += va * va, s.bb += vb * vb, s.ab += va * vb;
+                }
+            }
+            part[k] = s;
+        }
+    });
+    PairSums total;
+    for (const PairSums& s : part)
+        total.n += s.n, total.a += s.a, total.b += s.b, total.aa += s.aa, total.bb += s.bb, total.ab += s.ab;
+    return total;
+}
+
+double pearson(const PairSums& s) {
+    if (s.n < 2) return 0.0;
+    const double sxy = s.ab - s.a * s.b / s.n, sxx = s.aa - s.a * s.a / s.n, syy = s.bb - s.b * s.b / s.n;
+    // Rounding leaves a constant side a tiny variance of either sign: no correlation then.
+    if (!(sxx > 1e-12 * s.aa) || !(syy > 1e-12 * s.bb)) return 0.0;
+    return sxy / std::sqrt(sxx * syy);
+}
 
 // The valid samples of A and of B on the overlap at (dx, dy), pairwise (both valid).
 void overlapPairs(const Samples& a, int wA, int hA, const Samples& b, int wB, int hB, CommonOffset d,
@@ -67,22 +127,6 @@ void overlapPairs(const Samples& a, int wA, int hA, const Samples& b, int wB, in
             outA.push_back(a.v[ia]);
             outB.push_back(b.v[ib]);
         }
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-    const std::size_t n = x.size();
-    if (n < 2) return 0.0;
-    double mx = 0, my = 0;
-    for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
-    mx /= static_cast<double>(n);
-    my /= static_cast<double>(n);
-    double sxy = 0, sxx = 0, syy = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-        syy += (y[i] - my) * (y[i] - my);
-    }
-    return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
 }
 
 double median(std::vector<double> v) {
@@ -101,64 +145,273 @@ double mad(const std::vector<double>& v, double centre) {
     return median(std::move(dev));
 }
 
-// B with its values mapped onto A's (params.normalize), fitted on the pairs of the overlap.
-Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& pairA, const std::vector<double>& pairB,
-                  bool paired, bool roundToA, CommonNormalize how, CommonComponentConfidence& conf) {
-    std::vector<double> out(sb.v.size(), 0.0);
-    if (how == CommonNormalize::Linear) {
-        // Robust: medians and MADs. A flat side (MAD 0) has no scale to fit: the medians alone are matched.
-        const double medA = median(pairA), medB = median(pairB);
-        const double madA = mad(pairA, medA), madB = mad(pairB, medB);
-        conf.gain = madA > 0 && madB > 0 ? madA / madB : 1.0;
-        conf.bias = medA - conf.gain * medB;
-        // Then least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the MAD
-        // ratio of quantised samples is only roughly the gain.
-        // Only for pairs of one overlap: the whole images' samples (no registered overlap) are not pairs.
-        for (int round = 0; round < 2 && paired && madA > 0 && madB > 0; ++round) {
+// A multiset as (value, count), ascending by value: the samples of small-integer images, counted.
+using Weighted = std::vector<std::pair<double, std::uint64_t>>;
+
+double kthOf(const Weighted& w, std::uint64_t k) {
+    for (const auto& [value, count] : w) {
+        if (k < count) return value;
+        k -= count;
+    }
+    return w.empty() ? 0.0 : w.back().first;
+}
+
+// The same value as median() of the expanded samples.
+double medianOf(const Weighted& w) {
+    std::uint64_t total = 0;
+    for (const auto& e : w) total += e.second;
+    if (total == 0) return 0.0;
+    const std::uint64_t mid = total / 2;
+    const double hi = kthOf(w, mid);
+    if (total % 2) return hi;
+    const double lo = kthOf(w, mid - 1);
+    return lo + (hi - lo) / 2;
+}
+
+Weighted deviationsOf(const Weighted& w, double centre) {
+    Weighted out;
+    out.reserve(w.size());
+    for (const auto& [value, count] : w) out.push_back({std::abs(value - centre), count});
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// What the fit sees: the valid pairs of the overlap at the first candidate (paired), or without one the
+// valid samples of each whole image. For images of at most 16-bit integers whose value ranges multiply to
+// a small table, as counts per value (per pair of values when paired): one pass, no per-pixel vectors,
+// and the same fit (medians are order statistics; the sums of integer products are exact either way).
+struct FitInput {
+    bool paired = false;
+    bool counted = false;
+    // per pixel (not counted)
+    std::vector<double> pairA, pairB;
+    // counted: values minA + i, minB + j
+    int minA = 0, minB = 0, nA = 0, nB = 0;
+    std::vector<std::uint64_t> joint; // [i * nB + j], paired only
+    Weighted valuesA, valuesB;
+};
+
+bool smallIntegerType(SampleType t) {
+    return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
+}
+
+// The range of the valid samples (an empty range when there are none).
+std::pair<int, int> integerRange(const Samples& s) {
+    int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+    for (std::size_t i = 0; i < s.v.size(); ++i)
+        if (s.ok[i]) lo = std::min(lo, static_cast<int>(s.v[i])), hi = std::max(hi, static_cast<int>(s.v[i]));
+    return {lo, hi};
+}
+
+FitInput fitInput(const Image& a, const Samples& sa, const Image& b, const Samples& sb, const CommonOffset* at) {
+    FitInput in;
+    const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
+    const Overlap o = at ? overlapOf(wA, hA, wB, hB, at->dx, at->dy) : Overlap{};
+    if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) {
+        const auto [loA, hiA] = integerRange(sa);
+        const auto [loB, hiB] = integerRange(sb);
+        const std::uint64_t nA = hiA >= loA ? static_cast<std::uint64_t>(hiA - loA + 1) : 0;
+        const std::uint64_t nB = hiB >= loB ? static_cast<std::uint64_t>(hiB - loB + 1) : 0;
+        if (nA && nB && nA * nB <= (std::uint64_t{1} << 22)) {
+            in.counted = true;
+            in.minA = loA, in.minB = loB, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
+            std::vector<std::uint64_t> countA(nA, 0), countB(nB, 0);
+            if (at && o.area() > 0) {
+                in.joint.assign(nA * nB, 0);
+                // Row blocks counted on all threads when the per-thread tables are small.
+                const std::size_t blocks = static_cast<std::size_t>((o.height + kRowBlock - 1) / kRowBlock);
+                std::mutex merge;
+                const int threads = nA * nB * static_cast<std::uint64_t>(cpuThreadCount()) <= (std::uint64_t{1} << 22) ? 0 : 1;
+                parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+                    std::vector<std::uint32_t> local(nA * nB, 0);
+                    for (std::size_t k = first; k < last; ++k) {
+                        const int y0 = o.y0 + static_cast<int>(k) * kRowBlock, y1 = std::min(o.y0 + o.height, y0 + kRowBlock);
+                        for (int y = y0; y < y1; ++y) {
+                            const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
+                            const std::size_t ib = static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
+                            for (int x = 0; x < o.width; ++x)
+                                if (sa.ok[ia + x] && sb.ok[ib + x])
+                                    ++local[static_cast<std::size_t>(static_cast<int>(sa.v[ia + x]) - loA) * nB +
+                                            static_cast<std::size_t>(static_cast<int>(sb.v[ib + x]) - loB)];
+                        }
+                    }
+                    std::lock_guard lock(merge);
+                    for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
+                }, threads);
+                for (std::size_t i = 0; i < nA; ++i)
+                    for (std::size_t j = 0; j < nB; ++j) countA[i] += in.joint[i * nB + j], countB[j] += in.joint[i * nB + j];
+            }
+            std::uint64_t pairs = 0;
+            for (std::uint64_t c : countA) pairs += c;
+            in.paired = pairs > 0;
+            if (!in.paired) {
+                in.joint.clear();
+                for (std::size_t i = 0; i < sa.v.size(); ++i)
+                    if (sa.ok[i]) ++countA[static_cast<std::size_t>(static_cast<int>(sa.v[i]) - loA)];
+                for (std::size_t i = 0; i < sb.v.size(); ++i)
+                    if (sb.ok[i]) ++countB[static_cast<std::size_t>(static_cast<int>(sb.v[i]) - loB)];
+            }
+            for (std::size_t i = 0; i < nA; ++i)
+                if (countA[i]) in.valuesA.push_back({static_cast<double>(loA + static_cast<int>(i)), countA[i]});
+            for (std::size_t j = 0; j < nB; ++j)
+                if (countB[j]) in.valuesB.push_back({static_cast<double>(loB + static_cast<int>(j)), countB[j]});
+            return in;
+        }
+    }
+    if (at) overlapPairs(sa, wA, hA, sb, wB, hB, *at, in.pairA, in.pairB);
+    in.paired = !in.pairA.empty();
+    if (!in.paired) {
+        // No registered overlap: fit the whole images' distributions.
+        for (std::size_t i = 0; i < sa.v.size(); ++i)
+            if (sa.ok[i]) in.pairA.push_back(sa.v[i]);
+        for (std::size_t i = 0; i < sb.v.size(); ++i)
+            if (sb.ok[i]) in.pairB.push_back(sb.v[i]);
+    }
+    return in;
+}
+
+// The linear fit B' = gain * B + bias (into conf). Robust: medians and MADs; a flat side (MAD 0) has no
+// scale to fit: the medians alone are matched. Then, for pairs of one overlap (the whole images' samples
+// are not pairs), least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the
+// MAD ratio of quantised samples is only roughly the gain.
+void fitLinear(const FitInput& in, CommonComponentConfidence& conf) {
+    double medA, medB, madA, madB;
+    if (in.counted) {
+        medA = medianOf(in.valuesA), medB = medianOf(in.valuesB);
+        madA = medianOf(deviationsOf(in.valuesA, medA)), madB = medianOf(deviationsOf(in.valuesB, medB));
+    } else {
+        medA = median(in.pairA), medB = median(in.pairB);
+        madA = mad(in.pairA, medA), madB = mad(in.pairB, medB);
+    }
+    conf.gain = madA > 0 && madB > 0 ? madA / madB : 1.0;
+    conf.bias = medA - conf.gain * medB;
+    for (int round = 0; round < 2 && in.paired && madA > 0 && madB > 0; ++round) {
+        double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
+        if (in.counted) {
+            Weighted residual;
+            for (int i = 0; i < in.nA; ++i)
+                for (int j = 0; j < in.nB; ++j) {
+                    const std::uint64_t c = in.joint[static_cast<std::size_t>(i) * in.nB + j];
+                    if (!c) continue;
+                    const double a = in.minA + i, b = in.minB + j;
+                    residual.push_back({std::abs(a - (conf.gain * b + conf.bias)), c});
+                }
+            std::sort(residual.begin(), residual.end());
+            const double limit = std::max(1.0, 3.0 * 1.4826 * medianOf(residual));
+            for (int i = 0; i < in.nA; ++i)
+                for (int j = 0; j < in.nB; ++j) {
+                    const std::uint64_t count = in.joint[static_cast<std::size_t>(i) * in.nB + j];
+                    const double a = in.minA + i, b = in.minB + j, c = static_cast<double>(count);
+                    if (!count || std::abs(a - (conf.gain * b + conf.bias)) > limit) continue;
+                    n += c, sb += c * b, sa += c * a, sbb += c * b * b, sab += c * a * b;
+                }
+        } else {
+            const auto& pairA = in.pairA;
+            const auto& pairB = in.pairB;
             std::vector<double> residual(pairA.size());
             for (std::size_t i = 0; i < pairA.size(); ++i) residual[i] = std::abs(pairA[i] - (conf.gain * pairB[i] + conf.bias));
             const double limit = std::max(1.0, 3.0 * 1.4826 * median(residual));
-            double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
             for (std::size_t i = 0; i < pairA.size(); ++i) {
                 if (residual[i] > limit) continue;
                 n += 1, sb += pairB[i], sa += pairA[i], sbb += pairB[i] * pairB[i], sab += pairA[i] * pairB[i];
             }
-            const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
-            if (!(varB > 0)) break;
-            const double gain = (sab - sa * sb / n) / varB;
-            if (!(gain > 0) || !std::isfinite(gain)) break;
-            conf.gain = gain;
-            conf.bias = (sa - gain * sb) / n;
         }
-        // Onto A's grid: when A holds integers, B' is rounded to them, so that a fitted bias of a fraction
-        // does not push pairs that differ by the tolerance just past it.
-        for (std::size_t i = 0; i < out.size(); ++i)
-            if (sb.ok[i]) out[i] = roundToA ? std::nearbyint(conf.gain * sb.v[i] + conf.bias) : conf.gain * sb.v[i] + conf.bias;
-    } else {
-        // Histogram matching: a B value goes to A's value at its mid-rank quantile among B's overlap samples.
-        std::vector<double> sortedA = pairA, sortedB = pairB;
-        std::sort(sortedA.begin(), sortedA.end());
-        std::sort(sortedB.begin(), sortedB.end());
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            if (!sb.ok[i]) continue;
-            if (sortedA.empty()) {
-                out[i] = sb.v[i];
-                continue;
-            }
-            const double less = static_cast<double>(std::lower_bound(sortedB.begin(), sortedB.end(), sb.v[i]) - sortedB.begin());
-            const double upTo = static_cast<double>(std::upper_bound(sortedB.begin(), sortedB.end(), sb.v[i]) - sortedB.begin());
-            const double q = sortedB.empty() ? 0.5 : (less + upTo) / 2 / static_cast<double>(sortedB.size());
-            const std::size_t k = std::min(sortedA.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sortedA.size())));
-            out[i] = sortedA[k];
-        }
+        const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
+        if (!(varB > 0)) break;
+        const double gain = (sab - sa * sb / n) / varB;
+        if (!(gain > 0) || !std::isfinite(gain)) break;
+        conf.gain = gain;
+        conf.bias = (sa - gain * sb) / n;
     }
-    Image result = Image::fromSamples<double>(b.width(), b.height(), std::move(out));
+}
+
+// Histogram matching: a B value goes to A's value at its mid-rank quantile among B's fitted samples.
+double rankMapped(const std::vector<double>& sortedA, const std::vector<double>& sortedB, double v) {
+    if (sortedA.empty()) return v;
+    const double less = static_cast<double>(std::lower_bound(sortedB.begin(), sortedB.end(), v) - sortedB.begin());
+    const double upTo = static_cast<double>(std::upper_bound(sortedB.begin(), sortedB.end(), v) - sortedB.begin());
+    const double q = sortedB.empty() ? 0.5 : (less + upTo) / 2 / static_cast<double>(sortedB.size());
+    const std::size_t k = std::min(sortedA.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sortedA.size())));
+    return sortedA[k];
+}
+
+// The same mapping from counts: `less` of B's fitted samples are below v and `same` equal to it.
+double rankMappedCounted(const Weighted& valuesA, std::uint64_t totalA, std::uint64_t totalB, std::uint64_t less,
+                         std::uint64_t same, double v) {
+    if (totalA == 0) return v;
+    const double q = totalB == 0 ? 0.5
+                                 : (static_cast<double>(less) + static_cast<double>(less + same)) / 2 /
+                                       static_cast<double>(totalB);
+    const std::uint64_t k = std::min<std::uint64_t>(totalA - 1, static_cast<std::uint64_t>(q * static_cast<double>(totalA)));
+    return kthOf(valuesA, k);
+}
+
+// B' as an image: 16-bit integers when every value is one (the backends then code it through a table,
+// without a sort), doubles otherwise; B's invalid samples blank.
+Image mappedImage(const Image& b, const Samples& sb, std::vector<double> out) {
+    bool int16 = true, uint16 = true;
+    for (std::size_t i = 0; i < out.size() && (int16 || uint16); ++i) {
+        if (!sb.ok[i]) continue;
+        const double v = out[i];
+        if (v != std::floor(v)) int16 = uint16 = false;
+        if (!(v >= -32768 && v <= 32767)) int16 = false;
+        if (!(v >= 0 && v <= 65535)) uint16 = false;
+    }
+    auto narrow = [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> samples(out.size());
+        for (std::size_t i = 0; i < out.size(); ++i) samples[i] = sb.ok[i] ? static_cast<T>(out[i]) : T(0);
+        return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
+    };
+    Image result = int16 ? narrow(std::int16_t{}) : uint16 ? narrow(std::uint16_t{})
+                                                           : Image::fromSamples<double>(b.width(), b.height(), std::move(out));
     std::vector<std::uint8_t> blank(sb.ok.size());
-    for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = sb.ok[i] ? 0 : 1;
-    result.setBlankMask(std::move(blank));
+    bool anyBlank = false;
+    for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = sb.ok[i] ? 0 : 1, anyBlank = anyBlank || blank[i];
+    if (anyBlank) result.setBlankMask(std::move(blank));
     result.meta = b.meta;
     result.updateIntegerValued();
     return result;
+}
+
+// B with its values mapped onto A's (how), fitted on `in`. roundToA: A holds integers, so B' is rounded to
+// them (a fitted bias of a fraction then does not push pairs that differ by the tolerance just past it).
+Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool roundToA, CommonNormalize how,
+                  CommonComponentConfidence& conf) {
+    std::vector<double> out(sb.v.size(), 0.0);
+    auto mapAll = [&](auto map) {
+        parallelFor(0, out.size(), 1 << 16, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i)
+                if (sb.ok[i]) out[i] = map(sb.v[i]);
+        });
+    };
+    if (how == CommonNormalize::Linear) {
+        fitLinear(in, conf);
+        const double gain = conf.gain, bias = conf.bias;
+        mapAll([&](double v) { return roundToA ? std::nearbyint(gain * v + bias) : gain * v + bias; });
+    } else if (in.counted) {
+        // One mapped value per value of B: B's counts walked once, below and at each value.
+        std::uint64_t totalA = 0, totalB = 0;
+        for (const auto& e : in.valuesA) totalA += e.second;
+        for (const auto& e : in.valuesB) totalB += e.second;
+        const auto [loB, hiB] = integerRange(sb);
+        std::vector<double> table(hiB >= loB ? static_cast<std::size_t>(hiB - loB + 1) : 0);
+        std::size_t p = 0;
+        std::uint64_t less = 0;
+        for (std::size_t j = 0; j < table.size(); ++j) {
+            const double v = static_cast<double>(loB + static_cast<int>(j));
+            while (p < in.valuesB.size() && in.valuesB[p].first < v) less += in.valuesB[p++].second;
+            const std::uint64_t same = p < in.valuesB.size() && in.valuesB[p].first == v ? in.valuesB[p].second : 0;
+            table[j] = rankMappedCounted(in.valuesA, totalA, totalB, less, same, v);
+        }
+        mapAll([&, lo = loB](double v) { return table[static_cast<std::size_t>(static_cast<int>(v) - lo)]; });
+    } else {
+        std::vector<double> sortedA = in.pairA, sortedB = in.pairB;
+        std::sort(sortedA.begin(), sortedA.end());
+        std::sort(sortedB.begin(), sortedB.end());
+        mapAll([&](double v) { return rankMapped(sortedA, sortedB, v); });
+    }
+    return mappedImage(b, sb, std::move(out));
 }
 
 // The size of the largest component at offset d (plain breadth-first labelling of the match mask).
@@ -200,23 +453,26 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     CommonComponentParams params = requested;
     CommonComponentConfidence conf;
     const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
-    const Samples sa(a), sb(b);
+    std::optional<Samples> sa, sb;
     {
-        // Registration first: the phase-correlation peaks, each alias ranked by the correlation of the
-        // overlapping samples, discounted when the overlap is under 5 % of the smaller image (a few
-        // pixels correlate by chance).
+        // Registration first: the phase-correlation peaks (on the backend's device where it has one),
+        // each alias ranked by the correlation of the overlapping samples, discounted when the overlap is
+        // under 5 % of the smaller image (a few pixels correlate by chance).
         auto step = job.timing().scope("register");
         const auto range = common_component::offsetRange(wA, hA, wB, hB, params.maxShift);
-        const auto reg = common_component::registerByPhaseCorrelation(a, b, range, job);
+        common_component::Registration reg;
+        if (!algorithm.registerImages(a, b, range, 4, reg, job))
+            reg = common_component::registerByPhaseCorrelation(a, b, range, job);
         conf.registered = !reg.candidates.empty();
         conf.registrationPeak = reg.peak;
+        sa.emplace(a);
+        sb.emplace(b);
         const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
+        const double meanA = sa->mean(), meanB = sb->mean();
         std::vector<std::pair<double, CommonOffset>> ranked;
-        std::vector<double> pa, pb;
         for (const CommonOffset& d : reg.candidates) {
-            overlapPairs(sa, wA, hA, sb, wB, hB, d, pa, pb);
-            const double share = static_cast<double>(pa.size()) / smaller;
-            ranked.push_back({pearson(pa, pb) * std::min(1.0, share / kCommonReliableCoverage), d});
+            const PairSums s = pairSums(*sa, wA, hA, *sb, wB, hB, d, meanA, meanB);
+            ranked.push_back({pearson(s) * std::min(1.0, s.n / smaller / kCommonReliableCoverage), d});
         }
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
         for (const auto& [score, d] : ranked) params.candidates.push_back(d);
@@ -228,19 +484,12 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     Image normalised;
     if (params.normalize != CommonNormalize::None) {
         auto step = job.timing().scope("normalise");
-        std::vector<double> pa, pb;
-        if (!params.candidates.empty()) overlapPairs(sa, wA, hA, sb, wB, hB, params.candidates.front(), pa, pb);
-        const bool paired = !pa.empty();
-        if (!paired) {
-            // No registered overlap: fit the whole images' distributions.
-            for (std::size_t i = 0; i < sa.v.size(); ++i)
-                if (sa.ok[i]) pa.push_back(sa.v[i]);
-            for (std::size_t i = 0; i < sb.v.size(); ++i)
-                if (sb.ok[i]) pb.push_back(sb.v[i]);
-        }
-        bool integersInA = true; // scanned, not taken from the metadata (images built in memory keep its default)
-        for (std::size_t i = 0; i < sa.v.size() && integersInA; ++i) integersInA = !sa.ok[i] || sa.v[i] == std::floor(sa.v[i]);
-        normalised = normalisedB(b, sb, pa, pb, paired, integersInA, params.normalize, conf);
+        const FitInput in = fitInput(a, *sa, b, *sb, params.candidates.empty() ? nullptr : &params.candidates.front());
+        // Scanned, not taken from the metadata (images built in memory keep its default).
+        bool integersInA = true;
+        for (std::size_t i = 0; i < sa->v.size() && integersInA; ++i)
+            integersInA = !sa->ok[i] || sa->v[i] == std::floor(sa->v[i]);
+        normalised = normalisedB(b, *sb, in, integersInA, params.normalize, conf);
         matchedB = &normalised;
     }
     CommonComponentResult result = algorithm.run(a, *matchedB, params, job);
@@ -252,14 +501,22 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         conf.coverage = conf.overlapArea ? static_cast<double>(result.size) / static_cast<double>(conf.overlapArea) : 0.0;
     }
     conf.reliable = result.found && conf.coverage >= kCommonReliableCoverage;
-    // The runner-up: the largest component at the other candidate offsets (the first few).
+    // The runner-up: the largest component at the other candidate offsets (the first few), as the backend
+    // labelled them, else labelled here.
     std::optional<Samples> normalisedSamples;
-    const Samples& sbMatched = matchedB == &b ? sb : normalisedSamples.emplace(*matchedB);
     int looked = 0;
     for (const CommonOffset& d : params.candidates) {
         if ((result.found && d.dx == result.dx && d.dy == result.dy) || looked >= 4) continue;
         ++looked;
-        const std::uint64_t size = largestComponentAt(sa, wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
+        const auto known = std::find_if(result.candidateSizes.begin(), result.candidateSizes.end(),
+                                        [&](const CommonCandidateSize& c) { return c.offset == d; });
+        std::uint64_t size = 0;
+        if (known != result.candidateSizes.end()) {
+            size = known->size;
+        } else {
+            const Samples& sbMatched = matchedB == &b ? *sb : (normalisedSamples ? *normalisedSamples : normalisedSamples.emplace(*matchedB));
+            size = largestComponentAt(*sa, wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
+        }
         if (size > conf.runnerUpSize) {
             conf.hasRunnerUp = true;
             conf.runnerUp = d;

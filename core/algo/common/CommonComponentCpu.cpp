@@ -62,6 +62,9 @@ inline std::uint64_t agreeBits(const std::uint64_t* a, const std::uint64_t* b) {
     }
 }
 
+// Progress moves once per band of offsets (the bands are also where the best found so far is carried).
+constexpr int kProgressBands = 32;
+
 struct Candidate {
     std::uint32_t bound;
     int dx, dy;
@@ -95,6 +98,7 @@ public:
         auto step = job_.timing().scope("mask");
         CommonComponentResult result = componentFromSeed(c_, bestDx_, bestDy_, seedX_, seedY_, best_.load());
         result.stats = stats_;
+        result.candidateSizes = candidateSizes_;
         return result;
     }
 
@@ -161,10 +165,19 @@ private:
         CpuStripLabeller labeller;
         std::vector<std::pair<int, int>> tried;
         for (const CommonOffset& d : candidates_) {
-            if (!range_.contains(d.dx, d.dy)) continue;
+            if (!range_.contains(d.dx, d.dy) ||
+                std::find(tried.begin(), tried.end(), std::make_pair(d.dx, d.dy)) != tried.end())
+                continue;
             tried.push_back({d.dx, d.dy});
             ++stats_.seedCandidates;
-            if (countMatches(d.dx, d.dy) > best_.load()) offer(labelOffset(d.dx, d.dy, labeller), d.dx, d.dy);
+            // The first few are labelled whatever their count: their sizes give the runner-up.
+            if (tried.size() <= kCommonLabelledCandidates) {
+                const LabelOutcome out = labelOffset(d.dx, d.dy, labeller);
+                candidateSizes_.push_back({d, out.size});
+                offer(out, d.dx, d.dy);
+            } else if (countMatches(d.dx, d.dy) > best_.load()) {
+                offer(labelOffset(d.dx, d.dy, labeller), d.dx, d.dy);
+            }
         }
         // Patches are worth looking up unless a candidate's component already covers most of its overlap.
         if (best_.load() > 0) {
@@ -211,8 +224,7 @@ private:
             planesB.build(c_.binB, c_.widthB, c_.heightB);
         }
         // Bands of dx keep the candidate list bounded whatever the image sizes.
-        const std::uint64_t dyCount = range_.dyCount();
-        const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
+        const int band = progressBand(range_, kProgressBands);
         for (int dxLo = range_.dxMin; dxLo <= range_.dxMax; dxLo += band) {
             const int dxHi = std::min(range_.dxMax, dxLo + band - 1);
             std::vector<Candidate> candidates;
@@ -342,6 +354,7 @@ private:
     std::vector<CommonOffset> candidates_;
     std::optional<MatchCountBound> fftBound_;
     CommonComponentStats stats_;
+    std::vector<CommonCandidateSize> candidateSizes_;
     std::mutex bestMutex_;
     std::atomic<std::uint64_t> best_{0};
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;

@@ -30,6 +30,20 @@ struct Registration {
 Registration registerByPhaseCorrelation(const Image& a, const Image& b, const OffsetRange& range, JobControl& job,
                                         int peaks = 4);
 
+// The transform size of each axis (OpenCV's optimal DFT size: 2^p 3^q 5^r, no smaller than n); a device
+// registration uses the same, so that its surface is the host's.
+int registrationSize(int n);
+// A local maximum (3x3, cyclic) of a phase-correlation surface with a positive value.
+struct SurfacePeak {
+    float value;
+    int x, y;
+};
+// The local maxima of a surface of sizeY rows of sizeX values (ties: the first in scan order).
+std::vector<SurfacePeak> surfacePeaks(const float* surface, int sizeX, int sizeY);
+// The registration from the local maxima: the strongest `peaks`, each with its wrap-around aliases in range.
+Registration registrationFromPeaks(std::vector<SurfacePeak> found, int sizeX, int sizeY, const OffsetRange& range,
+                                   int peaks);
+
 // An upper bound of the exact match count at every offset, from K bins of the codes: a B pixel's code
 // falls in one bin; an A pixel's matching codes [lo, lo + span] cover a run of bins. A pair that
 // matches then has B's bin among A's bins, so sum over the bins of the correlation of "A covers bin k"

@@ -1,0 +1,235 @@
+// The common component's registration on the GPU: phase correlation with cuFFT, as the host's
+// registerByPhaseCorrelation() computes it (mean removed, Hann window, the same transform size, the
+// phase of conj(FA) FB, its inverse, the local maxima of the cyclic surface); the host only turns the
+// few local maxima into candidates. Candidates are hints: the search's answer does not depend on them.
+#include "cuda/CommonComponentRegistration.cuh"
+
+#include "cuda/CudaToolkit.cuh"
+#include "core/algo/common/CommonRegistration.h"
+#include "core/util/Parallel.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace glint::cuda::common {
+
+namespace {
+
+using namespace glint::common_component;
+
+constexpr std::uint32_t kMaxPeaks = 1u << 18; // local maxima copied back; more: the surface is
+
+// A cuFFT plan pair (forward real-to-complex, inverse complex-to-real) for one size, kept between runs.
+class Plans {
+public:
+    Plans() = default;
+    Plans(const Plans&) = delete;
+    Plans& operator=(const Plans&) = delete;
+    ~Plans() { reset(); }
+    // False when cuFFT cannot plan this size (the host registers then).
+    bool ensure(int sizeX, int sizeY, cudaStream_t stream) {
+        if (ready_ && sizeX == sizeX_ && sizeY == sizeY_) return true;
+        reset();
+        if (cufftPlan2d(&forward_, sizeY, sizeX, CUFFT_R2C) != CUFFT_SUCCESS) return false;
+        if (cufftPlan2d(&inverse_, sizeY, sizeX, CUFFT_C2R) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            return false;
+        }
+        if (cufftSetStream(forward_, stream) != CUFFT_SUCCESS || cufftSetStream(inverse_, stream) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            cufftDestroy(inverse_);
+            return false;
+        }
+        ready_ = true;
+        sizeX_ = sizeX;
+        sizeY_ = sizeY;
+        return true;
+    }
+    cufftHandle forward() const { return forward_; }
+    cufftHandle inverse() const { return inverse_; }
+
+private:
+    void reset() {
+        if (!ready_) return;
+        cufftDestroy(forward_);
+        cufftDestroy(inverse_);
+        ready_ = false;
+    }
+    cufftHandle forward_ = 0, inverse_ = 0;
+    bool ready_ = false;
+    int sizeX_ = 0, sizeY_ = 0;
+};
+
+struct Runtime {
+    Stream stream;
+    EventTimer timer{stream};
+    Plans plans;
+    PinnedBuffer<float> hostA, hostB; // samples minus their mean, blanks 0, before the window
+    PinnedBuffer<float> hostWindow;   // the Hann windows of A and B (x then y)
+    PinnedBuffer<std::uint32_t> hostCount;
+    PinnedBuffer<float4> hostPeaks;
+};
+
+Workspace& workspace() { return Workspace::shared("common registration"); }
+
+__device__ inline float hannAt(int i, int count) {
+    return count < 2 ? 1.0f : static_cast<float>(0.5 - 0.5 * cospi(2.0 * i / (count - 1)));
+}
+
+// plane[y][x] (sizeY x sizeX, zero beyond the image) = centred(x, y) * window(x) * window(y).
+__global__ void windowKernel(const float* centred, int w, int h, int sizeX, int sizeY, float* plane) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= sizeX || y >= sizeY) return;
+    float v = 0.0f;
+    if (x < w && y < h) v = centred[static_cast<std::size_t>(y) * w + x] * hannAt(x, w) * hannAt(y, h);
+    plane[static_cast<std::size_t>(y) * sizeX + x] = v;
+}
+
+// cross = conj(FA) FB / |conj(FA) FB| (0 where it vanishes), on the half spectrum.
+__global__ void crossPowerKernel(const cufftComplex* fa, const cufftComplex* fb, std::size_t n, cufftComplex* cross) {
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const double ar = fa[i].x, ai = fa[i].y, br = fb[i].x, bi = fb[i].y;
+    const double re = ar * br + ai * bi, im = ar * bi - ai * br;
+    const double mag = hypot(re, im);
+    cross[i] = mag > 1e-30 ? make_float2(static_cast<float>(re / mag), static_cast<float>(im / mag)) : make_float2(0.f, 0.f);
+}
+
+// The unscaled inverse times 1/(sizeX sizeY) in place, then every positive local maximum (3x3, cyclic;
+// ties: the first in scan order) appended as (value, x, y).
+__global__ void scaleKernel(float* surface, std::size_t n, float scale) {
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) surface[i] *= scale;
+}
+
+__global__ void peaksKernel(const float* surface, int sizeX, int sizeY, float4* peaks, std::uint32_t* count,
+                            std::uint32_t cap) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= sizeX || y >= sizeY) return;
+    const float v = surface[static_cast<std::size_t>(y) * sizeX + x];
+    if (!(v > 0.0f)) return;
+    for (int ny = -1; ny <= 1; ++ny)
+        for (int nx = -1; nx <= 1; ++nx) {
+            if (!nx && !ny) continue;
+            const int qx = (x + nx + sizeX) % sizeX, qy = (y + ny + sizeY) % sizeY;
+            const float w = surface[static_cast<std::size_t>(qy) * sizeX + qx];
+            if (!(w < v || (w == v && (qy > y || (qy == y && qx > x))))) return;
+        }
+    const std::uint32_t k = atomicAdd(count, 1u);
+    if (k < cap) peaks[k] = make_float4(v, static_cast<float>(x), static_cast<float>(y), 0.f);
+}
+
+// The image's valid samples minus their mean (blank and non-finite: 0) into out, as floats.
+void centred(const Image& image, PinnedBuffer<float>& out) {
+    const std::size_t n = image.pixelCount();
+    out.ensure(n);
+    float* dst = out.get();
+    constexpr std::size_t kBlock = 1 << 16;
+    const std::size_t blocks = (n + kBlock - 1) / kBlock;
+    std::vector<double> sums(blocks, 0.0), counts(blocks, 0.0);
+    image.visit([&](const auto* p) {
+        parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                double sum = 0.0, count = 0.0;
+                for (std::size_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i) {
+                    const double v = static_cast<double>(p[i]);
+                    if (image.isBlank(i) || !std::isfinite(v)) continue;
+                    sum += v, count += 1.0;
+                }
+                sums[k] = sum, counts[k] = count;
+            }
+        });
+        double sum = 0.0, count = 0.0;
+        for (std::size_t k = 0; k < blocks; ++k) sum += sums[k], count += counts[k];
+        const double mean = count > 0 ? sum / count : 0.0;
+        parallelFor(0, n, kBlock, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                const double v = static_cast<double>(p[i]);
+                dst[i] = image.isBlank(i) || !std::isfinite(v) ? 0.0f : static_cast<float>(v - mean);
+            }
+        });
+    });
+}
+
+} // namespace
+
+bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, int peaks, Registration& out,
+                      JobControl& job) {
+    out = {};
+    if (a.empty() || b.empty() || range.count() == 0) return true;
+    const int sizeX = registrationSize(std::max(a.width(), b.width()));
+    const int sizeY = registrationSize(std::max(a.height(), b.height()));
+    const std::size_t real = static_cast<std::size_t>(sizeX) * sizeY;
+    const std::size_t half = static_cast<std::size_t>(sizeX / 2 + 1) * sizeY;
+    Workspace::Lease ws(workspace());
+    Runtime& rt = ws->keep<Runtime>();
+    ws->require(2 * real * sizeof(float) + 3 * half * sizeof(cufftComplex) + a.pixelCount() * 8 + b.pixelCount() * 8,
+                "phase correlation");
+    if (!rt.plans.ensure(sizeX, sizeY, rt.stream)) return false;
+    cudaStream_t stream = rt.stream;
+
+    centred(a, rt.hostA);
+    centred(b, rt.hostB);
+    job.throwIfCancelled();
+    float* dA = ws->get<float>("centred A", a.pixelCount());
+    float* dB = ws->get<float>("centred B", b.pixelCount());
+    float* plane = ws->get<float>("plane", real);
+    cufftComplex* fa = ws->get<cufftComplex>("spectrum A", half);
+    cufftComplex* fb = ws->get<cufftComplex>("spectrum B", half);
+    float4* dPeaks = ws->get<float4>("peaks", kMaxPeaks);
+    std::uint32_t* dCount = ws->get<std::uint32_t>("peak count", 1);
+    rt.hostCount.ensure(1);
+
+    rt.timer.begin();
+    GLINT_CUDA_CHECK(cudaMemcpyAsync(dA, rt.hostA.get(), a.pixelCount() * sizeof(float), cudaMemcpyHostToDevice, stream));
+    GLINT_CUDA_CHECK(cudaMemcpyAsync(dB, rt.hostB.get(), b.pixelCount() * sizeof(float), cudaMemcpyHostToDevice, stream));
+    const dim3 block(32, 8), grid((sizeX + 31) / 32, (sizeY + 7) / 8);
+    const struct {
+        const float* centred;
+        int w, h;
+        cufftComplex* spectrum;
+    } sides[2] = {{dA, a.width(), a.height(), fa}, {dB, b.width(), b.height(), fb}};
+    for (const auto& side : sides) {
+        windowKernel<<<grid, block, 0, stream>>>(side.centred, side.w, side.h, sizeX, sizeY, plane);
+        GLINT_CUDA_CHECK_LAUNCH();
+        if (cufftExecR2C(rt.plans.forward(), plane, side.spectrum) != CUFFT_SUCCESS) return false;
+    }
+    crossPowerKernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream>>>(fa, fb, half, fa);
+    GLINT_CUDA_CHECK_LAUNCH();
+    if (cufftExecC2R(rt.plans.inverse(), fa, plane) != CUFFT_SUCCESS) return false;
+    scaleKernel<<<static_cast<unsigned>((real + 255) / 256), 256, 0, stream>>>(plane, real, 1.0f / static_cast<float>(real));
+    GLINT_CUDA_CHECK_LAUNCH();
+    GLINT_CUDA_CHECK(cudaMemsetAsync(dCount, 0, sizeof(std::uint32_t), stream));
+    peaksKernel<<<grid, block, 0, stream>>>(plane, sizeX, sizeY, dPeaks, dCount, kMaxPeaks);
+    GLINT_CUDA_CHECK_LAUNCH();
+    GLINT_CUDA_CHECK(cudaMemcpyAsync(rt.hostCount.get(), dCount, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+    rt.timer.stop(job, "phase correlation");
+    const std::uint32_t n = *rt.hostCount.get();
+    std::vector<SurfacePeak> found;
+    if (n <= kMaxPeaks) {
+        rt.hostPeaks.ensure(std::max<std::uint32_t>(n, 1));
+        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(rt.hostPeaks.get(), dPeaks, n * sizeof(float4), cudaMemcpyDeviceToHost, stream));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        found.reserve(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const float4 p = rt.hostPeaks.get()[i];
+            found.push_back({p.x, static_cast<int>(p.y), static_cast<int>(p.z)});
+        }
+    } else {
+        // Too many local maxima to copy as a list: the surface itself, scanned on the host.
+        std::vector<float> surface(real);
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(surface.data(), plane, real * sizeof(float), cudaMemcpyDeviceToHost, stream));
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        found = surfacePeaks(surface.data(), sizeX, sizeY);
+    }
+    job.throwIfCancelled();
+    out = registrationFromPeaks(std::move(found), sizeX, sizeY, range, peaks);
+    return true;
+}
+
+} // namespace glint::cuda::common
