@@ -16,9 +16,11 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
+#include <cufft.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <limits>
@@ -67,10 +69,53 @@ private:
 // repeated runs, as in the window or the bench, then pay for no allocation. One run at a time uses it
 // (the Search holds its lease); the stream, the timer's events and the cancel flag are kept with it.
 Workspace& workspace() { return Workspace::shared("common component"); }
+// The FFT bound's cuFFT plans (a batch of real-to-complex transforms, one complex-to-real), kept for the
+// last size asked for.
+class FftPlans {
+public:
+    FftPlans() = default;
+    FftPlans(const FftPlans&) = delete;
+    FftPlans& operator=(const FftPlans&) = delete;
+    ~FftPlans() { reset(); }
+    // False when cuFFT cannot plan it (the search then does without the FFT bound).
+    bool ensure(int sizeX, int sizeY, int batch, cudaStream_t stream) {
+        if (ready_ && sizeX == sizeX_ && sizeY == sizeY_ && batch == batch_) return true;
+        reset();
+        int n[2] = {sizeY, sizeX};
+        if (cufftPlanMany(&forward_, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, batch) != CUFFT_SUCCESS) return false;
+        if (cufftPlan2d(&inverse_, sizeY, sizeX, CUFFT_Z2D) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            return false;
+        }
+        if (cufftSetStream(forward_, stream) != CUFFT_SUCCESS || cufftSetStream(inverse_, stream) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            cufftDestroy(inverse_);
+            return false;
+        }
+        ready_ = true;
+        sizeX_ = sizeX, sizeY_ = sizeY, batch_ = batch;
+        return true;
+    }
+    cufftHandle forward() const { return forward_; }
+    cufftHandle inverse() const { return inverse_; }
+
+private:
+    void reset() {
+        if (!ready_) return;
+        cufftDestroy(forward_);
+        cufftDestroy(inverse_);
+        ready_ = false;
+    }
+    cufftHandle forward_ = 0, inverse_ = 0;
+    bool ready_ = false;
+    int sizeX_ = 0, sizeY_ = 0, batch_ = 0;
+};
+
 struct Runtime {
     Stream stream;
     EventTimer timer{stream};
     CancelFlag cancel;
+    FftPlans fftPlans;
 };
 
 template <class T, bool Span>
@@ -319,6 +364,7 @@ private:
         build(binA_, c_.widthA, c_.heightA, wordsA, planesA);
         build(binB_, c_.widthB, c_.heightB, wordsB, planesB);
         wait("bound kernel");
+        buildFftBound();
 
         const std::uint64_t dyCount = range_.dyCount();
         // Progress moves once per band: 8 bands (each band costs a few synchronisations).
@@ -339,7 +385,7 @@ private:
             for (int first = 0; first < dxCount; first += columnsPerLaunch) {
                 BoundArgs args{planesA, planesB, c_.widthA, c_.heightA, c_.widthB, c_.heightB,
                                wordsA, wordsB, dxLo, range_.dyMin, static_cast<int>(dyCount), first,
-                               bestAtBound, bound, cancel_.device()};
+                               bestAtBound, bound, cancel_.device(), fft_};
                 const dim3 grid(std::min(columnsPerLaunch, dxCount - first),
                                 static_cast<unsigned>((dyCount + kBoundDy - 1) / kBoundDy));
                 timer_.begin();
@@ -351,7 +397,7 @@ private:
             GLINT_CUDA_CHECK(cudaMemsetAsync(counters_, 0, 3 * sizeof(std::uint32_t), stream_));
             SelectArgs select{bound, n, c_.widthA, c_.heightA, c_.widthB, c_.heightB, dxLo,
                               range_.dyMin, static_cast<int>(dyCount), bestAtBound, keys, values,
-                              counters_};
+                              counters_, fft_};
             timer_.begin();
             selectKernel<<<(n + 255) / 256, 256, 0, stream_>>>(select);
             GLINT_CUDA_CHECK_LAUNCH();
@@ -380,6 +426,69 @@ private:
             labelCandidates(hostKeys, hostValues, dxLo, static_cast<int>(dyCount));
             job_.setProgress(0.05 + 0.95 * static_cast<double>(dxLo + dxCount - range_.dxMin) / range_.dxCount());
         }
+    }
+
+    // The FFT match-count bound of every offset (CommonRegistration.h's MatchCountBound, on the device),
+    // once the seeds gave a best that it can prune at; none when it would not (fftBoundBins) or the
+    // transforms would be too large.
+    void buildFftBound() {
+        const int bins = fftBoundBins(best_, c_);
+        if (bins <= 0 || c_.codeCount == 0) return;
+        const int sizeX = registrationSize(std::max(c_.widthA, c_.widthB));
+        const int sizeY = registrationSize(std::max(c_.heightA, c_.heightB));
+        const std::size_t real = static_cast<std::size_t>(sizeX) * sizeY;
+        const std::size_t half = static_cast<std::size_t>(sizeX / 2 + 1) * sizeY;
+        if (real > (std::size_t{1} << 22)) return;
+        // Bins of equal population among B's codes (as the host's bound cuts them).
+        std::vector<std::uint64_t> countB(c_.codeCount, 0);
+        std::uint64_t totalB = 0;
+        for (std::uint32_t code : c_.codeB)
+            if (code < c_.codeCount) ++countB[code], ++totalB;
+        if (totalB == 0) return;
+        const int k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), c_.codeCount));
+        std::vector<std::uint8_t> binOf(c_.codeCount);
+        std::uint64_t before = 0;
+        for (std::uint64_t code = 0; code < c_.codeCount; ++code) {
+            binOf[code] = static_cast<std::uint8_t>(std::min<std::uint64_t>(before * k / totalB, k - 1));
+            before += countB[code];
+        }
+        std::uint64_t validA = 0;
+        for (std::uint32_t lo : c_.loA) validA += lo != kBlankLo;
+        // Bins in groups whose planes and spectra take at most ~256 MiB.
+        const std::size_t perBin = 2 * (real * sizeof(double) + half * sizeof(double2));
+        const int group = static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / perBin, 1, static_cast<std::size_t>(k)));
+        if (!rt_.fftPlans.ensure(sizeX, sizeY, 2 * group, stream_)) return;
+        const std::uint8_t* dBinOf = copyTo("fft bin of code", binOf.data(), binOf.size());
+        double* planes = ws_->get<double>("fft planes", 2 * group * real);
+        double2* spectra = ws_->get<double2>("fft spectra", 2 * group * half);
+        double2* acc = ws_->get<double2>("fft sum", half);
+        std::uint32_t* bound = ws_->get<std::uint32_t>("fft bound", real);
+        timer_.begin();
+        const dim3 block(32, 8), grid((sizeX + 31) / 32, (sizeY + 7) / 8);
+        for (int first = 0; first < k; first += group) {
+            const int g = std::min(group, k - first);
+            fftPlanesKernel<T, Span><<<grid, block, 0, stream_>>>(m_, dBinOf, static_cast<std::uint32_t>(c_.codeCount), first,
+                                                                  group, sizeX, sizeY, planes);
+            GLINT_CUDA_CHECK_LAUNCH();
+            // Planes past the last bin are all 0: they add nothing.
+            if (cufftExecD2Z(rt_.fftPlans.forward(), planes, reinterpret_cast<cufftDoubleComplex*>(spectra)) != CUFFT_SUCCESS)
+                throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
+            fftAccumulateKernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream_>>>(spectra, g, half, acc, first == 0);
+            GLINT_CUDA_CHECK_LAUNCH();
+        }
+        // The inverse overwrites its input: the sum is not needed after it.
+        double* counts = planes;
+        if (cufftExecZ2D(rt_.fftPlans.inverse(), reinterpret_cast<cufftDoubleComplex*>(acc), counts) != CUFFT_SUCCESS)
+            throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
+        // The host's margin: far above the rounding error of a double-precision FFT correlation.
+        const double margin = 1.0 + 1e-6 * std::sqrt(static_cast<double>(validA) * static_cast<double>(totalB));
+        fftBoundKernel<<<static_cast<unsigned>((real + 255) / 256), 256, 0, stream_>>>(counts, real, 1.0 / static_cast<double>(real),
+                                                                                    margin, bound);
+        GLINT_CUDA_CHECK_LAUNCH();
+        wait("fft bound");
+        fft_.bound = bound;
+        fft_.sizeX = sizeX;
+        fft_.sizeY = sizeY;
     }
 
     void labelCandidates(const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& values, int dxLo,
@@ -445,6 +554,7 @@ private:
     std::uint32_t* batchCounts_ = nullptr;
     std::uint32_t* batchSizes_ = nullptr;
     MatchData<T, Span> m_;
+    FftBound fft_;
     int sms_ = 1, labelGrid_ = 1, labelThreads_ = 512, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
     std::size_t smemBytes_ = 0;
 };

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -86,7 +87,10 @@ __global__ void windowKernel(const float* centred, int w, int h, int sizeX, int 
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= sizeX || y >= sizeY) return;
     float v = 0.0f;
-    if (x < w && y < h) v = centred[static_cast<std::size_t>(y) * w + x] * hannAt(x, w) * hannAt(y, h);
+    if (x < w && y < h) {
+        const float c = centred[static_cast<std::size_t>(y) * w + x]; // NaN: blank (0 in the plane)
+        if (!isnan(c)) v = c * hannAt(x, w) * hannAt(y, h);
+    }
     plane[static_cast<std::size_t>(y) * sizeX + x] = v;
 }
 
@@ -124,7 +128,42 @@ __global__ void peaksKernel(const float* surface, int sizeX, int sizeY, float4* 
     if (k < cap) peaks[k] = make_float4(v, static_cast<float>(x), static_cast<float>(y), 0.f);
 }
 
-// The image's valid samples minus their mean (blank and non-finite: 0) into out, as floats.
+// Per candidate (blockIdx.y), sums over the valid pairs of its overlap (n, a, b, aa, bb, ab of the
+// centred samples), in double precision, added into sums[6 * candidate + k].
+constexpr int kSumThreads = 256;
+__global__ void __launch_bounds__(kSumThreads) pairSumsKernel(const float* a, int wA, int hA, const float* b, int wB, int hB,
+                                                              const int2* offsets, double* sums) {
+    const int2 d = offsets[blockIdx.y];
+    const int x0 = max(0, -d.x), y0 = max(0, -d.y);
+    const int x1 = min(wA, wB - d.x), y1 = min(hA, hB - d.y);
+    double s[6] = {0, 0, 0, 0, 0, 0};
+    for (int y = y0 + static_cast<int>(blockIdx.x); y < y1; y += gridDim.x) {
+        const float* ra = a + static_cast<std::size_t>(y) * wA;
+        const float* rb = b + static_cast<std::size_t>(y + d.y) * wB + d.x;
+        for (int x = x0 + static_cast<int>(threadIdx.x); x < x1; x += blockDim.x) {
+            const float va = ra[x], vb = rb[x];
+            if (isnan(va) || isnan(vb)) continue;
+            s[0] += 1.0, s[1] += va, s[2] += vb, s[3] += static_cast<double>(va) * va, s[4] += static_cast<double>(vb) * vb,
+                s[5] += static_cast<double>(va) * vb;
+        }
+    }
+    __shared__ double part[6][kSumThreads / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int k = 0; k < 6; ++k) {
+        double v = s[k];
+        for (int step = 16; step > 0; step /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, step);
+        if (lane == 0) part[k][warp] = v;
+    }
+    __syncthreads();
+    if (threadIdx.x < 6) {
+        double v = 0;
+        for (int w = 0; w < kSumThreads / 32; ++w) v += part[threadIdx.x][w];
+        atomicAdd(&sums[6 * blockIdx.y + threadIdx.x], v);
+    }
+}
+
+// The image's valid samples minus their mean (blank and non-finite: NaN) into out, as floats.
 void centred(const Image& image, PinnedBuffer<float>& out) {
     const std::size_t n = image.pixelCount();
     out.ensure(n);
@@ -150,7 +189,8 @@ void centred(const Image& image, PinnedBuffer<float>& out) {
         parallelFor(0, n, kBlock, [&](std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) {
                 const double v = static_cast<double>(p[i]);
-                dst[i] = image.isBlank(i) || !std::isfinite(v) ? 0.0f : static_cast<float>(v - mean);
+                dst[i] = image.isBlank(i) || !std::isfinite(v) ? std::numeric_limits<float>::quiet_NaN()
+                                                               : static_cast<float>(v - mean);
             }
         });
     });
@@ -209,14 +249,15 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     GLINT_CUDA_CHECK_LAUNCH();
     GLINT_CUDA_CHECK(cudaMemcpyAsync(rt.hostCount.get(), dCount, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
     rt.timer.stop(job, "phase correlation");
-    const std::uint32_t n = *rt.hostCount.get();
+    const std::uint32_t maxima = *rt.hostCount.get();
     std::vector<SurfacePeak> found;
-    if (n <= kMaxPeaks) {
-        rt.hostPeaks.ensure(std::max<std::uint32_t>(n, 1));
-        if (n) GLINT_CUDA_CHECK(cudaMemcpyAsync(rt.hostPeaks.get(), dPeaks, n * sizeof(float4), cudaMemcpyDeviceToHost, stream));
+    if (maxima <= kMaxPeaks) {
+        rt.hostPeaks.ensure(std::max<std::uint32_t>(maxima, 1));
+        if (maxima)
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(rt.hostPeaks.get(), dPeaks, maxima * sizeof(float4), cudaMemcpyDeviceToHost, stream));
         GLINT_CUDA_CHECK(cudaStreamSynchronize(stream));
-        found.reserve(n);
-        for (std::uint32_t i = 0; i < n; ++i) {
+        found.reserve(maxima);
+        for (std::uint32_t i = 0; i < maxima; ++i) {
             const float4 p = rt.hostPeaks.get()[i];
             found.push_back({p.x, static_cast<int>(p.y), static_cast<int>(p.z)});
         }
@@ -229,6 +270,28 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     }
     job.throwIfCancelled();
     out = registrationFromPeaks(std::move(found), sizeX, sizeY, range, peaks);
+    // The candidates' scores from the centred samples already on the device.
+    const std::size_t n = out.candidates.size();
+    if (n) {
+        std::vector<int2> offsets;
+        for (const CommonOffset& d : out.candidates) offsets.push_back(make_int2(d.dx, d.dy));
+        int2* dOffsets = ws->get<int2>("candidates", n);
+        double* dSums = ws->get<double>("pair sums", 6 * n);
+        std::vector<double> sums(6 * n);
+        rt.timer.begin();
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(dOffsets, offsets.data(), n * sizeof(int2), cudaMemcpyHostToDevice, stream));
+        GLINT_CUDA_CHECK(cudaMemsetAsync(dSums, 0, 6 * n * sizeof(double), stream));
+        pairSumsKernel<<<dim3(64, static_cast<unsigned>(n)), kSumThreads, 0, stream>>>(dA, a.width(), a.height(), dB, b.width(),
+                                                                                    b.height(), dOffsets, dSums);
+        GLINT_CUDA_CHECK_LAUNCH();
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(sums.data(), dSums, 6 * n * sizeof(double), cudaMemcpyDeviceToHost, stream));
+        rt.timer.stop(job, "candidate scores");
+        const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
+        for (std::size_t i = 0; i < n; ++i) {
+            const double* s6 = &sums[6 * i];
+            out.scores.push_back(candidateScore(PairSums{s6[0], s6[1], s6[2], s6[3], s6[4], s6[5]}, smaller));
+        }
+    }
     return true;
 }
 

@@ -176,6 +176,40 @@ private slots:
         QVERIFY2(r.confidence.coverage > 0.99, qPrintable(QString::number(r.confidence.coverage)));
     }
 
+    // Images of at most 16-bit integers are fitted from counts per value pair: the same gain, bias and
+    // answer as the same images held as doubles (fitted pixel by pixel); the runner-up the cpu backend
+    // takes from its labelled candidates is the one the reference's run labels afresh.
+    void countedFitIsThePerPixelFit() {
+        const Image scene = fractalNoiseImage(110, 90, 5);
+        const Image a = cropImage(scene, 0, 0, 64, 48);
+        Image b = cropImage(scene, 30, 14, 64, 48);
+        changeImage(b, 0.8, 10, 1.1, 2, 0, 3);
+        auto asDoubles = [](const Image& image) {
+            return Image::fromSamples<double>(image.width(), image.height(), image.toDoubles());
+        };
+        const Image a2 = asDoubles(a), b2 = asDoubles(b);
+        for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank})
+            for (double t : {0.0, 2.0}) {
+                CommonComponentParams p;
+                p.normalize = n;
+                p.tolerance = t;
+                const auto counted = test::runCommon(a, b, p, Backend::Cpu);
+                const auto perPixel = test::runCommon(a2, b2, p, Backend::Cpu);
+                const auto reference = test::runCommon(a, b, p, Backend::Reference);
+                QCOMPARE(counted.confidence.gain, perPixel.confidence.gain);
+                QCOMPARE(counted.confidence.bias, perPixel.confidence.bias);
+                QCOMPARE(counted.size, perPixel.size);
+                QCOMPARE(counted.size, reference.size);
+                QCOMPARE(counted.dx, -30);
+                QCOMPARE(counted.dy, -14);
+                QCOMPARE(counted.confidence.hasRunnerUp, reference.confidence.hasRunnerUp);
+                QCOMPARE(counted.confidence.runnerUp, reference.confidence.runnerUp);
+                QCOMPARE(counted.confidence.runnerUpSize, reference.confidence.runnerUpSize);
+                QVERIFY(!counted.candidateSizes.empty());
+                QVERIFY(reference.candidateSizes.empty());
+            }
+    }
+
     // Constant images under linear: no scale to fit, only the medians are matched; every pixel of the
     // overlap matches, so the largest overlap wins.
     void constantImagesUnderLinear() {

@@ -6,8 +6,10 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -47,6 +49,7 @@ namespace {
 
 using common_component::Overlap;
 using common_component::overlapOf;
+using common_component::PairSums;
 
 struct Samples {
     std::vector<double> v;
@@ -73,11 +76,6 @@ struct Samples {
 // in order: the same result on any number of threads.
 constexpr int kRowBlock = 32;
 
-// Sums over the valid pairs of the overlap at d, of a - ca and b - cb (ca, cb: the images' means, so that
-// the sums of squares do not cancel).
-struct PairSums {
-    double n = 0, a = 0, b = 0, aa = 0, bb = 0, ab = 0;
-};
 PairSums pairSums(const Samples& sa, int wA, int hA, const Samples& sb, int wB, int hB, CommonOffset d, double ca,
                   double cb) {
     const Overlap o = overlapOf(wA, hA, wB, hB, d.dx, d.dy);
@@ -103,14 +101,6 @@ PairSums pairSums(const Samples& sa, int wA, int hA, const Samples& sb, int wB, 
     for (const PairSums& s : part)
         total.n += s.n, total.a += s.a, total.b += s.b, total.aa += s.aa, total.bb += s.bb, total.ab += s.ab;
     return total;
-}
-
-double pearson(const PairSums& s) {
-    if (s.n < 2) return 0.0;
-    const double sxy = s.ab - s.a * s.b / s.n, sxx = s.aa - s.a * s.a / s.n, syy = s.bb - s.b * s.b / s.n;
-    // Rounding leaves a constant side a tiny variance of either sign: no correlation then.
-    if (!(sxx > 1e-12 * s.aa) || !(syy > 1e-12 * s.bb)) return 0.0;
-    return sxy / std::sqrt(sxx * syy);
 }
 
 // The valid samples of A and of B on the overlap at (dx, dy), pairwise (both valid).
@@ -176,6 +166,45 @@ Weighted deviationsOf(const Weighted& w, double centre) {
     return out;
 }
 
+bool smallIntegerType(SampleType t) {
+    return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
+}
+
+// The samples of an image of at most 16-bit integers as int32, kInvalid where blank, and their range.
+constexpr std::int32_t kInvalid = std::numeric_limits<std::int32_t>::min();
+struct IntSamples {
+    std::vector<std::int32_t> v;
+    int lo = 0, hi = -1; // empty range: no valid sample
+    explicit IntSamples(const Image& image) : v(image.pixelCount()) {
+        constexpr std::size_t kBlock = 1 << 16;
+        const std::size_t blocks = (v.size() + kBlock - 1) / kBlock;
+        std::vector<std::pair<int, int>> ranges(blocks, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
+        image.visit([&](const auto* p) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+            if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
+                parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+                    for (std::size_t k = first; k < last; ++k) {
+                        auto& [rlo, rhi] = ranges[k];
+                        for (std::size_t i = k * kBlock; i < std::min(v.size(), (k + 1) * kBlock); ++i) {
+                            if (image.isBlank(i)) {
+                                v[i] = kInvalid;
+                                continue;
+                            }
+                            const int x = static_cast<int>(p[i]);
+                            v[i] = x;
+                            rlo = std::min(rlo, x), rhi = std::max(rhi, x);
+                        }
+                    }
+                });
+            }
+        });
+        int l = std::numeric_limits<int>::max(), h = std::numeric_limits<int>::min();
+        for (const auto& [rlo, rhi] : ranges) l = std::min(l, rlo), h = std::max(h, rhi);
+        if (h >= l) lo = l, hi = h;
+    }
+    std::uint64_t count() const { return hi >= lo ? static_cast<std::uint64_t>(hi - lo + 1) : 0; }
+};
+
 // What the fit sees: the valid pairs of the overlap at the first candidate (paired), or without one the
 // valid samples of each whole image. For images of at most 16-bit integers whose value ranges multiply to
 // a small table, as counts per value (per pair of values when paired): one pass, no per-pixel vectors,
@@ -191,73 +220,61 @@ struct FitInput {
     Weighted valuesA, valuesB;
 };
 
-bool smallIntegerType(SampleType t) {
-    return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
+// Whether two images are fitted from counts (the value ranges' product is a small table).
+bool countable(const IntSamples& a, const IntSamples& b) {
+    return a.count() && b.count() && a.count() * b.count() <= (std::uint64_t{1} << 22);
 }
 
-// The range of the valid samples (an empty range when there are none).
-std::pair<int, int> integerRange(const Samples& s) {
-    int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
-    for (std::size_t i = 0; i < s.v.size(); ++i)
-        if (s.ok[i]) lo = std::min(lo, static_cast<int>(s.v[i])), hi = std::max(hi, static_cast<int>(s.v[i]));
-    return {lo, hi};
-}
-
-FitInput fitInput(const Image& a, const Samples& sa, const Image& b, const Samples& sb, const CommonOffset* at) {
+FitInput countedFitInput(const IntSamples& sa, int wA, int hA, const IntSamples& sb, int wB, int hB,
+                         const CommonOffset* at) {
     FitInput in;
-    const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
+    in.counted = true;
+    const std::uint64_t nA = sa.count(), nB = sb.count();
+    in.minA = sa.lo, in.minB = sb.lo, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
+    std::vector<std::uint64_t> countA(nA, 0), countB(nB, 0);
     const Overlap o = at ? overlapOf(wA, hA, wB, hB, at->dx, at->dy) : Overlap{};
-    if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) {
-        const auto [loA, hiA] = integerRange(sa);
-        const auto [loB, hiB] = integerRange(sb);
-        const std::uint64_t nA = hiA >= loA ? static_cast<std::uint64_t>(hiA - loA + 1) : 0;
-        const std::uint64_t nB = hiB >= loB ? static_cast<std::uint64_t>(hiB - loB + 1) : 0;
-        if (nA && nB && nA * nB <= (std::uint64_t{1} << 22)) {
-            in.counted = true;
-            in.minA = loA, in.minB = loB, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
-            std::vector<std::uint64_t> countA(nA, 0), countB(nB, 0);
-            if (at && o.area() > 0) {
-                in.joint.assign(nA * nB, 0);
-                // Row blocks counted on all threads when the per-thread tables are small.
-                const std::size_t blocks = static_cast<std::size_t>((o.height + kRowBlock - 1) / kRowBlock);
-                std::mutex merge;
-                const int threads = nA * nB * static_cast<std::uint64_t>(cpuThreadCount()) <= (std::uint64_t{1} << 22) ? 0 : 1;
-                parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
-                    std::vector<std::uint32_t> local(nA * nB, 0);
-                    for (std::size_t k = first; k < last; ++k) {
-                        const int y0 = o.y0 + static_cast<int>(k) * kRowBlock, y1 = std::min(o.y0 + o.height, y0 + kRowBlock);
-                        for (int y = y0; y < y1; ++y) {
-                            const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
-                            const std::size_t ib = static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
-                            for (int x = 0; x < o.width; ++x)
-                                if (sa.ok[ia + x] && sb.ok[ib + x])
-                                    ++local[static_cast<std::size_t>(static_cast<int>(sa.v[ia + x]) - loA) * nB +
-                                            static_cast<std::size_t>(static_cast<int>(sb.v[ib + x]) - loB)];
-                        }
-                    }
-                    std::lock_guard lock(merge);
-                    for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
-                }, threads);
-                for (std::size_t i = 0; i < nA; ++i)
-                    for (std::size_t j = 0; j < nB; ++j) countA[i] += in.joint[i * nB + j], countB[j] += in.joint[i * nB + j];
+    if (at && o.area() > 0) {
+        in.joint.assign(nA * nB, 0);
+        // Each thread counts a run of row blocks in its own table, merged once (when the tables are small).
+        const int threads = nA * nB * static_cast<std::uint64_t>(cpuThreadCount()) <= (std::uint64_t{1} << 22) ? cpuThreadCount() : 1;
+        const std::size_t rows = static_cast<std::size_t>(o.height);
+        const std::size_t grain = (rows + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+        std::mutex merge;
+        parallelFor(0, rows, grain, [&](std::size_t first, std::size_t last) {
+            std::vector<std::uint32_t> local(nA * nB, 0);
+            for (std::size_t r = first; r < last; ++r) {
+                const int y = o.y0 + static_cast<int>(r);
+                const std::int32_t* pa = sa.v.data() + static_cast<std::size_t>(y) * wA + o.x0;
+                const std::int32_t* pb = sb.v.data() + static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
+                for (int x = 0; x < o.width; ++x)
+                    if (pa[x] != kInvalid && pb[x] != kInvalid)
+                        ++local[static_cast<std::size_t>(pa[x] - sa.lo) * nB + static_cast<std::size_t>(pb[x] - sb.lo)];
             }
-            std::uint64_t pairs = 0;
-            for (std::uint64_t c : countA) pairs += c;
-            in.paired = pairs > 0;
-            if (!in.paired) {
-                in.joint.clear();
-                for (std::size_t i = 0; i < sa.v.size(); ++i)
-                    if (sa.ok[i]) ++countA[static_cast<std::size_t>(static_cast<int>(sa.v[i]) - loA)];
-                for (std::size_t i = 0; i < sb.v.size(); ++i)
-                    if (sb.ok[i]) ++countB[static_cast<std::size_t>(static_cast<int>(sb.v[i]) - loB)];
-            }
-            for (std::size_t i = 0; i < nA; ++i)
-                if (countA[i]) in.valuesA.push_back({static_cast<double>(loA + static_cast<int>(i)), countA[i]});
-            for (std::size_t j = 0; j < nB; ++j)
-                if (countB[j]) in.valuesB.push_back({static_cast<double>(loB + static_cast<int>(j)), countB[j]});
-            return in;
-        }
+            std::lock_guard lock(merge);
+            for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
+        }, threads);
+        for (std::size_t i = 0; i < nA; ++i)
+            for (std::size_t j = 0; j < nB; ++j) countA[i] += in.joint[i * nB + j], countB[j] += in.joint[i * nB + j];
     }
+    std::uint64_t pairs = 0;
+    for (std::uint64_t c : countA) pairs += c;
+    in.paired = pairs > 0;
+    if (!in.paired) {
+        in.joint.clear();
+        for (std::int32_t v : sa.v)
+            if (v != kInvalid) ++countA[static_cast<std::size_t>(v - sa.lo)];
+        for (std::int32_t v : sb.v)
+            if (v != kInvalid) ++countB[static_cast<std::size_t>(v - sb.lo)];
+    }
+    for (std::size_t i = 0; i < nA; ++i)
+        if (countA[i]) in.valuesA.push_back({static_cast<double>(sa.lo + static_cast<int>(i)), countA[i]});
+    for (std::size_t j = 0; j < nB; ++j)
+        if (countB[j]) in.valuesB.push_back({static_cast<double>(sb.lo + static_cast<int>(j)), countB[j]});
+    return in;
+}
+
+FitInput pixelFitInput(const Samples& sa, int wA, int hA, const Samples& sb, int wB, int hB, const CommonOffset* at) {
+    FitInput in;
     if (at) overlapPairs(sa, wA, hA, sb, wB, hB, *at, in.pairA, in.pairB);
     in.paired = !in.pairA.empty();
     if (!in.paired) {
@@ -346,72 +363,90 @@ double rankMappedCounted(const Weighted& valuesA, std::uint64_t totalA, std::uin
     return kthOf(valuesA, k);
 }
 
-// B' as an image: 16-bit integers when every value is one (the backends then code it through a table,
-// without a sort), doubles otherwise; B's invalid samples blank.
-Image mappedImage(const Image& b, const Samples& sb, std::vector<double> out) {
-    bool int16 = true, uint16 = true;
-    for (std::size_t i = 0; i < out.size() && (int16 || uint16); ++i) {
-        if (!sb.ok[i]) continue;
-        const double v = out[i];
-        if (v != std::floor(v)) int16 = uint16 = false;
-        if (!(v >= -32768 && v <= 32767)) int16 = false;
-        if (!(v >= 0 && v <= 65535)) uint16 = false;
-    }
-    auto narrow = [&](auto tag) {
+// The blank mask of B' (B's invalid samples), or none when every sample is valid.
+template <class Valid>
+void setBlanks(Image& image, std::size_t n, Valid valid) {
+    std::vector<std::uint8_t> blank(n);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) blank[i] = valid(i) ? 0 : 1, any = any || blank[i];
+    if (any) image.setBlankMask(std::move(blank));
+}
+
+// B' from a value per pixel: 16-bit integers when every value is one (the backends then code it through a
+// table, without a sort), doubles otherwise; B's invalid samples blank.
+template <class ValueAt, class Valid>
+Image mappedImage(const Image& b, ValueAt valueAt, Valid valid) {
+    const std::size_t n = b.pixelCount();
+    std::atomic<bool> int16{true}, uint16{true};
+    parallelFor(0, n, 1 << 16, [&](std::size_t first, std::size_t last) {
+        bool i16 = true, u16 = true;
+        for (std::size_t i = first; i < last && (i16 || u16); ++i) {
+            if (!valid(i)) continue;
+            const double v = valueAt(i);
+            if (v != std::floor(v)) i16 = u16 = false;
+            if (!(v >= -32768 && v <= 32767)) i16 = false;
+            if (!(v >= 0 && v <= 65535)) u16 = false;
+        }
+        if (!i16) int16 = false;
+        if (!u16) uint16 = false;
+    });
+    auto build = [&](auto tag) {
         using T = decltype(tag);
-        std::vector<T> samples(out.size());
-        for (std::size_t i = 0; i < out.size(); ++i) samples[i] = sb.ok[i] ? static_cast<T>(out[i]) : T(0);
+        std::vector<T> samples(n);
+        parallelFor(0, n, 1 << 16, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) samples[i] = valid(i) ? static_cast<T>(valueAt(i)) : T(0);
+        });
         return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
     };
-    Image result = int16 ? narrow(std::int16_t{}) : uint16 ? narrow(std::uint16_t{})
-                                                           : Image::fromSamples<double>(b.width(), b.height(), std::move(out));
-    std::vector<std::uint8_t> blank(sb.ok.size());
-    bool anyBlank = false;
-    for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = sb.ok[i] ? 0 : 1, anyBlank = anyBlank || blank[i];
-    if (anyBlank) result.setBlankMask(std::move(blank));
+    Image result = int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
+    setBlanks(result, n, valid);
     result.meta = b.meta;
     result.updateIntegerValued();
     return result;
 }
 
-// B with its values mapped onto A's (how), fitted on `in`. roundToA: A holds integers, so B' is rounded to
-// them (a fitted bias of a fraction then does not push pairs that differ by the tolerance just past it).
+// B with its values mapped onto A's (how), fitted on `in` (per pixel). roundToA: A holds integers, so B'
+// is rounded to them (a fitted bias of a fraction then does not push pairs that differ by the tolerance
+// just past it).
 Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool roundToA, CommonNormalize how,
                   CommonComponentConfidence& conf) {
-    std::vector<double> out(sb.v.size(), 0.0);
-    auto mapAll = [&](auto map) {
-        parallelFor(0, out.size(), 1 << 16, [&](std::size_t first, std::size_t last) {
-            for (std::size_t i = first; i < last; ++i)
-                if (sb.ok[i]) out[i] = map(sb.v[i]);
-        });
-    };
+    auto valid = [&](std::size_t i) { return sb.ok[i] != 0; };
     if (how == CommonNormalize::Linear) {
         fitLinear(in, conf);
         const double gain = conf.gain, bias = conf.bias;
-        mapAll([&](double v) { return roundToA ? std::nearbyint(gain * v + bias) : gain * v + bias; });
-    } else if (in.counted) {
-        // One mapped value per value of B: B's counts walked once, below and at each value.
+        return mappedImage(b, [&](std::size_t i) { return roundToA ? std::nearbyint(gain * sb.v[i] + bias) : gain * sb.v[i] + bias; },
+                           valid);
+    }
+    std::vector<double> sortedA = in.pairA, sortedB = in.pairB;
+    std::sort(sortedA.begin(), sortedA.end());
+    std::sort(sortedB.begin(), sortedB.end());
+    return mappedImage(b, [&](std::size_t i) { return rankMapped(sortedA, sortedB, sb.v[i]); }, valid);
+}
+
+// The same from counts: one mapped value per value of B's range, looked up per pixel (A holds integers).
+Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& in, CommonNormalize how,
+                         CommonComponentConfidence& conf) {
+    std::vector<double> table(sb.count());
+    if (how == CommonNormalize::Linear) {
+        fitLinear(in, conf);
+        for (std::size_t j = 0; j < table.size(); ++j)
+            table[j] = std::nearbyint(conf.gain * static_cast<double>(sb.lo + static_cast<int>(j)) + conf.bias);
+    } else {
+        // B's counts walked once, below and at each value.
         std::uint64_t totalA = 0, totalB = 0;
         for (const auto& e : in.valuesA) totalA += e.second;
         for (const auto& e : in.valuesB) totalB += e.second;
-        const auto [loB, hiB] = integerRange(sb);
-        std::vector<double> table(hiB >= loB ? static_cast<std::size_t>(hiB - loB + 1) : 0);
         std::size_t p = 0;
         std::uint64_t less = 0;
         for (std::size_t j = 0; j < table.size(); ++j) {
-            const double v = static_cast<double>(loB + static_cast<int>(j));
+            const double v = static_cast<double>(sb.lo + static_cast<int>(j));
             while (p < in.valuesB.size() && in.valuesB[p].first < v) less += in.valuesB[p++].second;
             const std::uint64_t same = p < in.valuesB.size() && in.valuesB[p].first == v ? in.valuesB[p].second : 0;
             table[j] = rankMappedCounted(in.valuesA, totalA, totalB, less, same, v);
         }
-        mapAll([&, lo = loB](double v) { return table[static_cast<std::size_t>(static_cast<int>(v) - lo)]; });
-    } else {
-        std::vector<double> sortedA = in.pairA, sortedB = in.pairB;
-        std::sort(sortedA.begin(), sortedA.end());
-        std::sort(sortedB.begin(), sortedB.end());
-        mapAll([&](double v) { return rankMapped(sortedA, sortedB, v); });
     }
-    return mappedImage(b, sb, std::move(out));
+    return mappedImage(b, [&](std::size_t i) { return table[static_cast<std::size_t>(sb.v[i] - sb.lo)]; },
+                       [&](std::size_t i) { return sb.v[i] != kInvalid; });
 }
 
 // The size of the largest component at offset d (plain breadth-first labelling of the match mask).
@@ -453,11 +488,14 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     CommonComponentParams params = requested;
     CommonComponentConfidence conf;
     const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
+    // The samples as doubles, made when first needed (the device registration and the counted fit of
+    // small-integer images do without them).
     std::optional<Samples> sa, sb;
+    auto samplesA = [&]() -> const Samples& { return sa ? *sa : sa.emplace(a); };
+    auto samplesB = [&]() -> const Samples& { return sb ? *sb : sb.emplace(b); };
     {
         // Registration first: the phase-correlation peaks (on the backend's device where it has one),
-        // each alias ranked by the correlation of the overlapping samples, discounted when the overlap is
-        // under 5 % of the smaller image (a few pixels correlate by chance).
+        // each alias ranked by candidateScore() of its overlap (the device scores them itself).
         auto step = job.timing().scope("register");
         const auto range = common_component::offsetRange(wA, hA, wB, hB, params.maxShift);
         common_component::Registration reg;
@@ -465,15 +503,15 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
             reg = common_component::registerByPhaseCorrelation(a, b, range, job);
         conf.registered = !reg.candidates.empty();
         conf.registrationPeak = reg.peak;
-        sa.emplace(a);
-        sb.emplace(b);
-        const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
-        const double meanA = sa->mean(), meanB = sb->mean();
-        std::vector<std::pair<double, CommonOffset>> ranked;
-        for (const CommonOffset& d : reg.candidates) {
-            const PairSums s = pairSums(*sa, wA, hA, *sb, wB, hB, d, meanA, meanB);
-            ranked.push_back({pearson(s) * std::min(1.0, s.n / smaller / kCommonReliableCoverage), d});
+        if (reg.scores.size() != reg.candidates.size()) {
+            reg.scores.clear();
+            const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
+            const double meanA = samplesA().mean(), meanB = samplesB().mean();
+            for (const CommonOffset& d : reg.candidates)
+                reg.scores.push_back(common_component::candidateScore(pairSums(*sa, wA, hA, *sb, wB, hB, d, meanA, meanB), smaller));
         }
+        std::vector<std::pair<double, CommonOffset>> ranked;
+        for (std::size_t i = 0; i < reg.candidates.size(); ++i) ranked.push_back({reg.scores[i], reg.candidates[i]});
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
         for (const auto& [score, d] : ranked) params.candidates.push_back(d);
         for (const CommonOffset& d : requested.candidates)
@@ -484,12 +522,19 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     Image normalised;
     if (params.normalize != CommonNormalize::None) {
         auto step = job.timing().scope("normalise");
-        const FitInput in = fitInput(a, *sa, b, *sb, params.candidates.empty() ? nullptr : &params.candidates.front());
-        // Scanned, not taken from the metadata (images built in memory keep its default).
-        bool integersInA = true;
-        for (std::size_t i = 0; i < sa->v.size() && integersInA; ++i)
-            integersInA = !sa->ok[i] || sa->v[i] == std::floor(sa->v[i]);
-        normalised = normalisedB(b, *sb, in, integersInA, params.normalize, conf);
+        const CommonOffset* at = params.candidates.empty() ? nullptr : &params.candidates.front();
+        std::optional<IntSamples> ia, ib;
+        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ia.emplace(a), ib.emplace(b);
+        if (ia && countable(*ia, *ib)) {
+            normalised = normalisedCountedB(b, *ib, countedFitInput(*ia, wA, hA, *ib, wB, hB, at), params.normalize, conf);
+        } else {
+            const Samples& sA = samplesA();
+            // Scanned, not taken from the metadata (images built in memory keep its default).
+            bool integersInA = true;
+            for (std::size_t i = 0; i < sA.v.size() && integersInA; ++i) integersInA = !sA.ok[i] || sA.v[i] == std::floor(sA.v[i]);
+            normalised = normalisedB(b, samplesB(), pixelFitInput(sA, wA, hA, samplesB(), wB, hB, at), integersInA,
+                                     params.normalize, conf);
+        }
         matchedB = &normalised;
     }
     CommonComponentResult result = algorithm.run(a, *matchedB, params, job);
@@ -514,8 +559,9 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         if (known != result.candidateSizes.end()) {
             size = known->size;
         } else {
-            const Samples& sbMatched = matchedB == &b ? *sb : (normalisedSamples ? *normalisedSamples : normalisedSamples.emplace(*matchedB));
-            size = largestComponentAt(*sa, wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
+            const Samples& sbMatched =
+                matchedB == &b ? samplesB() : (normalisedSamples ? *normalisedSamples : normalisedSamples.emplace(*matchedB));
+            size = largestComponentAt(samplesA(), wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
         }
         if (size > conf.runnerUpSize) {
             conf.hasRunnerUp = true;

@@ -74,6 +74,15 @@ Registration registerByPhaseCorrelation(const Image& a, const Image& b, const Of
 
 int registrationSize(int n) { return cv::getOptimalDFTSize(n); }
 
+double candidateScore(const PairSums& s, double smallerImagePixels) {
+    if (s.n < 2) return 0.0;
+    const double sxy = s.ab - s.a * s.b / s.n, sxx = s.aa - s.a * s.a / s.n, syy = s.bb - s.b * s.b / s.n;
+    // Rounding leaves a constant side a tiny variance of either sign: no correlation then.
+    if (!(sxx > 1e-12 * s.aa) || !(syy > 1e-12 * s.bb)) return 0.0;
+    const double share = smallerImagePixels > 0 ? s.n / smallerImagePixels : 0.0;
+    return sxy / std::sqrt(sxx * syy) * std::min(1.0, share / kCommonReliableCoverage);
+}
+
 std::vector<SurfacePeak> surfacePeaks(const float* surface, int sizeX, int sizeY) {
     std::vector<SurfacePeak> found;
     for (int y = 0; y < sizeY; ++y) {

@@ -22,7 +22,19 @@ struct Registration {
     // Offsets to label first, strongest peak first: each peak's wrap-around aliases (the surface is
     // cyclic), those within the offset range, without repeats.
     std::vector<CommonOffset> candidates;
+    // When not empty (the device registration computes them beside the surface): each candidate's
+    // ranking score, candidateScore() of its overlap. Empty: findCommonComponent scores them on the host.
+    std::vector<double> scores;
 };
+
+// Sums over the valid pairs of one overlap, of a - ca and b - cb (ca, cb: the images' means, so that the
+// sums of squares do not cancel).
+struct PairSums {
+    double n = 0, a = 0, b = 0, aa = 0, bb = 0, ab = 0;
+};
+// How the candidates are ranked: the Pearson correlation of the overlap's valid pairs, discounted when
+// they are under 5 % of the smaller image (a few pixels correlate by chance).
+double candidateScore(const PairSums& sums, double smallerImagePixels);
 
 // Phase correlation of A and B on a common size (no smaller than either image). peaks: how many local
 // maxima of the surface are turned into candidates (each gives up to 4 aliases). Blank and non-finite
