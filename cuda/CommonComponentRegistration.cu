@@ -70,8 +70,7 @@ struct Runtime {
     Stream stream;
     EventTimer timer{stream};
     Plans plans;
-    PinnedBuffer<float> hostA, hostB; // samples minus their mean, blanks 0, before the window
-    PinnedBuffer<float> hostWindow;   // the Hann windows of A and B (x then y)
+    PinnedBuffer<float> hostA, hostB; // the samples as floats, blanks NaN
     PinnedBuffer<std::uint32_t> hostCount;
     PinnedBuffer<float4> hostPeaks;
 };
@@ -82,14 +81,14 @@ __device__ inline float hannAt(int i, int count) {
     return count < 2 ? 1.0f : static_cast<float>(0.5 - 0.5 * cospi(2.0 * i / (count - 1)));
 }
 
-// plane[y][x] (sizeY x sizeX, zero beyond the image) = centred(x, y) * window(x) * window(y).
-__global__ void windowKernel(const float* centred, int w, int h, int sizeX, int sizeY, float* plane) {
+// plane[y][x] (sizeY x sizeX, zero beyond the image and at blanks) = (sample - mean) * window(x) * window(y).
+__global__ void windowKernel(const float* samples, float mean, int w, int h, int sizeX, int sizeY, float* plane) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= sizeX || y >= sizeY) return;
     float v = 0.0f;
     if (x < w && y < h) {
-        const float c = centred[static_cast<std::size_t>(y) * w + x]; // NaN: blank (0 in the plane)
-        if (!isnan(c)) v = c * hannAt(x, w) * hannAt(y, h);
+        const float c = samples[static_cast<std::size_t>(y) * w + x]; // NaN: blank (0 in the plane)
+        if (!isnan(c)) v = (c - mean) * hannAt(x, w) * hannAt(y, h);
     }
     plane[static_cast<std::size_t>(y) * sizeX + x] = v;
 }
@@ -129,10 +128,10 @@ __global__ void peaksKernel(const float* surface, int sizeX, int sizeY, float4* 
 }
 
 // Per candidate (blockIdx.y), sums over the valid pairs of its overlap (n, a, b, aa, bb, ab of the
-// centred samples), in double precision, added into sums[6 * candidate + k].
+// samples minus their means), in double precision, added into sums[6 * candidate + k].
 constexpr int kSumThreads = 256;
-__global__ void __launch_bounds__(kSumThreads) pairSumsKernel(const float* a, int wA, int hA, const float* b, int wB, int hB,
-                                                              const int2* offsets, double* sums) {
+__global__ void __launch_bounds__(kSumThreads) pairSumsKernel(const float* a, float meanA, int wA, int hA, const float* b,
+                                                              float meanB, int wB, int hB, const int2* offsets, double* sums) {
     const int2 d = offsets[blockIdx.y];
     const int x0 = max(0, -d.x), y0 = max(0, -d.y);
     const int x1 = min(wA, wB - d.x), y1 = min(hA, hB - d.y);
@@ -141,8 +140,8 @@ __global__ void __launch_bounds__(kSumThreads) pairSumsKernel(const float* a, in
         const float* ra = a + static_cast<std::size_t>(y) * wA;
         const float* rb = b + static_cast<std::size_t>(y + d.y) * wB + d.x;
         for (int x = x0 + static_cast<int>(threadIdx.x); x < x1; x += blockDim.x) {
-            const float va = ra[x], vb = rb[x];
-            if (isnan(va) || isnan(vb)) continue;
+            if (isnan(ra[x]) || isnan(rb[x])) continue;
+            const float va = ra[x] - meanA, vb = rb[x] - meanB;
             s[0] += 1.0, s[1] += va, s[2] += vb, s[3] += static_cast<double>(va) * va, s[4] += static_cast<double>(vb) * vb,
                 s[5] += static_cast<double>(va) * vb;
         }
@@ -163,37 +162,41 @@ __global__ void __launch_bounds__(kSumThreads) pairSumsKernel(const float* a, in
     }
 }
 
-// The image's valid samples minus their mean (blank and non-finite: NaN) into out, as floats.
-void centred(const Image& image, PinnedBuffer<float>& out) {
-    const std::size_t n = image.pixelCount();
-    out.ensure(n);
-    float* dst = out.get();
-    constexpr std::size_t kBlock = 1 << 16;
-    const std::size_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<double> sums(blocks, 0.0), counts(blocks, 0.0);
-    image.visit([&](const auto* p) {
-        parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
-            for (std::size_t k = first; k < last; ++k) {
+// Both images' samples as floats (blank and non-finite: NaN) into outA and outB, in one pass on all
+// threads, with their means (of the valid samples; subtracted on the device).
+void floatSamples(const Image& a, const Image& b, PinnedBuffer<float>& outA, PinnedBuffer<float>& outB, double& meanA,
+                  double& meanB) {
+    constexpr std::size_t kBlock = 1 << 17;
+    const std::size_t blocksA = (a.pixelCount() + kBlock - 1) / kBlock, blocksB = (b.pixelCount() + kBlock - 1) / kBlock;
+    outA.ensure(a.pixelCount());
+    outB.ensure(b.pixelCount());
+    std::vector<double> sums(blocksA + blocksB, 0.0), counts(blocksA + blocksB, 0.0);
+    parallelFor(0, blocksA + blocksB, 1, [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) {
+            const bool isA = k < blocksA;
+            const Image& image = isA ? a : b;
+            float* dst = isA ? outA.get() : outB.get();
+            const std::size_t block = isA ? k : k - blocksA, n = image.pixelCount();
+            image.visit([&](const auto* p) {
                 double sum = 0.0, count = 0.0;
-                for (std::size_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i) {
+                for (std::size_t i = block * kBlock; i < std::min(n, (block + 1) * kBlock); ++i) {
                     const double v = static_cast<double>(p[i]);
-                    if (image.isBlank(i) || !std::isfinite(v)) continue;
+                    if (image.isBlank(i) || !std::isfinite(v)) {
+                        dst[i] = std::numeric_limits<float>::quiet_NaN();
+                        continue;
+                    }
+                    dst[i] = static_cast<float>(v);
                     sum += v, count += 1.0;
                 }
                 sums[k] = sum, counts[k] = count;
-            }
-        });
-        double sum = 0.0, count = 0.0;
-        for (std::size_t k = 0; k < blocks; ++k) sum += sums[k], count += counts[k];
-        const double mean = count > 0 ? sum / count : 0.0;
-        parallelFor(0, n, kBlock, [&](std::size_t first, std::size_t last) {
-            for (std::size_t i = first; i < last; ++i) {
-                const double v = static_cast<double>(p[i]);
-                dst[i] = image.isBlank(i) || !std::isfinite(v) ? std::numeric_limits<float>::quiet_NaN()
-                                                               : static_cast<float>(v - mean);
-            }
-        });
+            });
+        }
     });
+    double sA = 0, nA = 0, sB = 0, nB = 0;
+    for (std::size_t k = 0; k < blocksA; ++k) sA += sums[k], nA += counts[k];
+    for (std::size_t k = blocksA; k < blocksA + blocksB; ++k) sB += sums[k], nB += counts[k];
+    meanA = nA > 0 ? sA / nA : 0.0;
+    meanB = nB > 0 ? sB / nB : 0.0;
 }
 
 } // namespace
@@ -213,11 +216,11 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     if (!rt.plans.ensure(sizeX, sizeY, rt.stream)) return false;
     cudaStream_t stream = rt.stream;
 
-    centred(a, rt.hostA);
-    centred(b, rt.hostB);
+    double meanA = 0, meanB = 0;
+    floatSamples(a, b, rt.hostA, rt.hostB, meanA, meanB);
     job.throwIfCancelled();
-    float* dA = ws->get<float>("centred A", a.pixelCount());
-    float* dB = ws->get<float>("centred B", b.pixelCount());
+    float* dA = ws->get<float>("samples A", a.pixelCount());
+    float* dB = ws->get<float>("samples B", b.pixelCount());
     float* plane = ws->get<float>("plane", real);
     cufftComplex* fa = ws->get<cufftComplex>("spectrum A", half);
     cufftComplex* fb = ws->get<cufftComplex>("spectrum B", half);
@@ -230,12 +233,13 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     GLINT_CUDA_CHECK(cudaMemcpyAsync(dB, rt.hostB.get(), b.pixelCount() * sizeof(float), cudaMemcpyHostToDevice, stream));
     const dim3 block(32, 8), grid((sizeX + 31) / 32, (sizeY + 7) / 8);
     const struct {
-        const float* centred;
+        const float* samples;
+        float mean;
         int w, h;
         cufftComplex* spectrum;
-    } sides[2] = {{dA, a.width(), a.height(), fa}, {dB, b.width(), b.height(), fb}};
+    } sides[2] = {{dA, static_cast<float>(meanA), a.width(), a.height(), fa}, {dB, static_cast<float>(meanB), b.width(), b.height(), fb}};
     for (const auto& side : sides) {
-        windowKernel<<<grid, block, 0, stream>>>(side.centred, side.w, side.h, sizeX, sizeY, plane);
+        windowKernel<<<grid, block, 0, stream>>>(side.samples, side.mean, side.w, side.h, sizeX, sizeY, plane);
         GLINT_CUDA_CHECK_LAUNCH();
         if (cufftExecR2C(rt.plans.forward(), plane, side.spectrum) != CUFFT_SUCCESS) return false;
     }
@@ -270,7 +274,7 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     }
     job.throwIfCancelled();
     out = registrationFromPeaks(std::move(found), sizeX, sizeY, range, peaks);
-    // The candidates' scores from the centred samples already on the device.
+    // The candidates' scores from the samples already on the device.
     const std::size_t n = out.candidates.size();
     if (n) {
         std::vector<int2> offsets;
@@ -281,8 +285,8 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
         rt.timer.begin();
         GLINT_CUDA_CHECK(cudaMemcpyAsync(dOffsets, offsets.data(), n * sizeof(int2), cudaMemcpyHostToDevice, stream));
         GLINT_CUDA_CHECK(cudaMemsetAsync(dSums, 0, 6 * n * sizeof(double), stream));
-        pairSumsKernel<<<dim3(64, static_cast<unsigned>(n)), kSumThreads, 0, stream>>>(dA, a.width(), a.height(), dB, b.width(),
-                                                                                    b.height(), dOffsets, dSums);
+        pairSumsKernel<<<dim3(64, static_cast<unsigned>(n)), kSumThreads, 0, stream>>>(
+            dA, static_cast<float>(meanA), a.width(), a.height(), dB, static_cast<float>(meanB), b.width(), b.height(), dOffsets, dSums);
         GLINT_CUDA_CHECK_LAUNCH();
         GLINT_CUDA_CHECK(cudaMemcpyAsync(sums.data(), dSums, 6 * n * sizeof(double), cudaMemcpyDeviceToHost, stream));
         rt.timer.stop(job, "candidate scores");

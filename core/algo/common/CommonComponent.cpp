@@ -445,8 +445,24 @@ Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& i
             table[j] = rankMappedCounted(in.valuesA, totalA, totalB, less, same, v);
         }
     }
-    return mappedImage(b, [&](std::size_t i) { return table[static_cast<std::size_t>(sb.v[i] - sb.lo)]; },
-                       [&](std::size_t i) { return sb.v[i] != kInvalid; });
+    // The type from the table (every value is an integer: rounded, or one of A's), one pass to map, and
+    // B's own blank mask (its only invalid samples).
+    bool int16 = true, uint16 = true;
+    for (double v : table) int16 = int16 && v >= -32768 && v <= 32767, uint16 = uint16 && v >= 0 && v <= 65535;
+    auto build = [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> samples(b.pixelCount());
+        parallelFor(0, samples.size(), 1 << 17, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i)
+                samples[i] = sb.v[i] == kInvalid ? T(0) : static_cast<T>(table[static_cast<std::size_t>(sb.v[i] - sb.lo)]);
+        });
+        return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
+    };
+    Image result = int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
+    if (b.hasBlanks()) result.setBlankMask(b.blankMask());
+    result.meta = b.meta;
+    result.updateIntegerValued();
+    return result;
 }
 
 // The size of the largest component at offset d (plain breadth-first labelling of the match mask).
