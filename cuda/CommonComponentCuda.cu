@@ -116,6 +116,7 @@ struct Runtime {
     EventTimer timer{stream};
     CancelFlag cancel;
     FftPlans fftPlans;
+    PinnedBuffer<std::uint8_t> staging; // the codes on their way up
 };
 
 template <class T, bool Span>
@@ -175,35 +176,52 @@ private:
         return v;
     }
 
+    // The codes narrowed to T (blank sentinels to T's top two values) and the bins, written in one pass
+    // on all threads into a pinned staging area (kept between runs), and sent in one copy.
     void upload() {
         auto step = job_.timing().scope("upload");
-        auto narrow = [](const PixelVector<std::uint32_t>& in, bool isA) {
-            PixelVector<T> out(in.size());
-            constexpr T top = std::numeric_limits<T>::max();
-            parallelFor(0, in.size(), 1 << 16, [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) {
-                    const std::uint32_t v = in[i];
-                    out[i] = isA && v == kBlankLo ? top : !isA && v == kBlankCode ? T(top - 1) : static_cast<T>(v);
+        const std::size_t nA = c_.loA.size(), nB = c_.codeB.size();
+        auto aligned = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+        const std::size_t loAt = 0, spanAt = loAt + aligned(nA * sizeof(T)), codeAt = spanAt + (Span ? aligned(nA * sizeof(T)) : 0);
+        const std::size_t binAAt = codeAt + aligned(nB * sizeof(T)), binBAt = binAAt + aligned(nA), total = binBAt + aligned(nB);
+        rt_.staging.ensure(total);
+        std::uint8_t* host = rt_.staging.get();
+        T* lo = reinterpret_cast<T*>(host + loAt);
+        T* span = reinterpret_cast<T*>(host + spanAt);
+        T* code = reinterpret_cast<T*>(host + codeAt);
+        constexpr T top = std::numeric_limits<T>::max();
+        constexpr std::size_t kBlock = 1 << 17;
+        const std::size_t blocksA = (nA + kBlock - 1) / kBlock, blocksB = (nB + kBlock - 1) / kBlock;
+        parallelFor(0, blocksA + blocksB, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                if (k < blocksA) {
+                    const std::size_t end = std::min(nA, (k + 1) * kBlock);
+                    for (std::size_t i = k * kBlock; i < end; ++i) {
+                        const std::uint32_t v = c_.loA[i];
+                        lo[i] = v == kBlankLo ? top : static_cast<T>(v);
+                        if (Span) span[i] = static_cast<T>(c_.spanA[i]);
+                    }
+                    std::copy(c_.binA.begin() + static_cast<std::ptrdiff_t>(k * kBlock), c_.binA.begin() + static_cast<std::ptrdiff_t>(end),
+                              host + binAAt + k * kBlock);
+                } else {
+                    const std::size_t b = k - blocksA, end = std::min(nB, (b + 1) * kBlock);
+                    for (std::size_t i = b * kBlock; i < end; ++i) {
+                        const std::uint32_t v = c_.codeB[i];
+                        code[i] = v == kBlankCode ? T(top - 1) : static_cast<T>(v);
+                    }
+                    std::copy(c_.binB.begin() + static_cast<std::ptrdiff_t>(b * kBlock), c_.binB.begin() + static_cast<std::ptrdiff_t>(end),
+                              host + binBAt + b * kBlock);
                 }
-            });
-            return out;
-        };
-        const auto lo = narrow(c_.loA, true);
-        const auto code = narrow(c_.codeB, false);
-        const T* loDevice = copyTo("lo", lo.data(), lo.size());
-        const T* codeDevice = copyTo("code", code.data(), code.size());
-        PixelVector<T> span;
-        const T* spanDevice = nullptr;
-        if (Span) {
-            span = narrow(c_.spanA, false);
-            spanDevice = copyTo("span", span.data(), span.size());
-        }
-        binA_ = copyTo("binA", c_.binA.data(), c_.binA.size());
-        binB_ = copyTo("binB", c_.binB.data(), c_.binB.size());
+            }
+        });
+        std::uint8_t* device = ws_->get<std::uint8_t>("codes", total);
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(device, host, total, cudaMemcpyHostToDevice, stream_));
         GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        m_.lo = loDevice;
-        m_.span = spanDevice;
-        m_.code = codeDevice;
+        binA_ = device + binAAt;
+        binB_ = device + binBAt;
+        m_.lo = reinterpret_cast<const T*>(device + loAt);
+        m_.span = Span ? reinterpret_cast<const T*>(device + spanAt) : nullptr;
+        m_.code = reinterpret_cast<const T*>(device + codeAt);
         m_.wA = c_.widthA;
         m_.hA = c_.heightA;
         m_.wB = c_.widthB;

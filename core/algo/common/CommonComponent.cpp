@@ -6,6 +6,7 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <string>
 
 namespace glint {
@@ -214,6 +216,9 @@ struct FitInput {
     bool counted = false;
     // per pixel (not counted)
     std::vector<double> pairA, pairB;
+    // per pixel and paired: the distinct (a, b) pairs, ascending, with their counts (the order and the
+    // counts the joint table of the counted fit gives for integers)
+    std::vector<std::pair<std::pair<double, double>, std::uint64_t>> uniquePairs;
     // counted: values minA + i, minB + j
     int minA = 0, minB = 0, nA = 0, nB = 0;
     std::vector<std::uint64_t> joint; // [i * nB + j], paired only
@@ -277,6 +282,15 @@ FitInput pixelFitInput(const Samples& sa, int wA, int hA, const Samples& sb, int
     FitInput in;
     if (at) overlapPairs(sa, wA, hA, sb, wB, hB, *at, in.pairA, in.pairB);
     in.paired = !in.pairA.empty();
+    if (in.paired) {
+        std::vector<std::pair<double, double>> pairs(in.pairA.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i] = {in.pairA[i], in.pairB[i]};
+        std::sort(pairs.begin(), pairs.end());
+        for (const auto& p : pairs) {
+            if (!in.uniquePairs.empty() && in.uniquePairs.back().first == p) ++in.uniquePairs.back().second;
+            else in.uniquePairs.push_back({p, 1});
+        }
+    }
     if (!in.paired) {
         // No registered overlap: fit the whole images' distributions.
         for (std::size_t i = 0; i < sa.v.size(); ++i)
@@ -291,7 +305,7 @@ FitInput pixelFitInput(const Samples& sa, int wA, int hA, const Samples& sb, int
 // scale to fit: the medians alone are matched. Then, for pairs of one overlap (the whole images' samples
 // are not pairs), least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the
 // MAD ratio of quantised samples is only roughly the gain.
-void fitLinear(const FitInput& in, CommonComponentConfidence& conf) {
+void fitLinear(const FitInput& in, double tolerance, bool roundToA, CommonComponentConfidence& conf) {
     double medA, medB, madA, madB;
     if (in.counted) {
         medA = medianOf(in.valuesA), medB = medianOf(in.valuesB);
@@ -339,6 +353,75 @@ void fitLinear(const FitInput& in, CommonComponentConfidence& conf) {
         if (!(gain > 0) || !std::isfinite(gain)) break;
         conf.gain = gain;
         conf.bias = (sa - gain * sb) / n;
+    }
+    if (!in.paired || !(madA > 0 && madB > 0) || tolerance <= 0) return;
+    // Then the line that matches more pairs: a change the line cannot undo (gamma) leaves the least-squares
+    // line off at both ends of the range, where fewer pairs lie. Least squares on the pairs that match
+    // under the current line (|A - B'| <= tolerance, B' as the backends will see it), kept while it matches
+    // more of them (at most 4 rounds). Still a line: B' = gain * B + bias.
+    auto mapped = [&](double gain, double bias, double b) { return roundToA ? std::nearbyint(gain * b + bias) : gain * b + bias; };
+    // The distinct value pairs with their counts, ascending (a, then b), from either input.
+    std::vector<std::array<double, 3>> pairs;
+    if (in.counted) {
+        for (int i = 0; i < in.nA; ++i)
+            for (int j = 0; j < in.nB; ++j)
+                if (const std::uint64_t c = in.joint[static_cast<std::size_t>(i) * in.nB + j])
+                    pairs.push_back({static_cast<double>(in.minA + i), static_cast<double>(in.minB + j), static_cast<double>(c)});
+    } else {
+        for (const auto& [pair, count] : in.uniquePairs) pairs.push_back({pair.first, pair.second, static_cast<double>(count)});
+    }
+    auto visitPairs = [&](auto fn) {
+        for (const auto& p : pairs) fn(p[0], p[1], p[2]);
+    };
+    auto matched = [&](double gain, double bias) {
+        double m = 0;
+        visitPairs([&](double a, double b, double c) { m += samplesMatch(a, mapped(gain, bias, b), tolerance) ? c : 0.0; });
+        return m;
+    };
+    double best = matched(conf.gain, conf.bias);
+    for (int round = 0; round < 4; ++round) {
+        double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
+        visitPairs([&](double a, double b, double c) {
+            if (!samplesMatch(a, mapped(conf.gain, conf.bias, b), tolerance)) return;
+            n += c, sb += c * b, sa += c * a, sbb += c * b * b, sab += c * a * b;
+        });
+        const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
+        if (!(varB > 0)) break;
+        const double gain = (sab - sa * sb / n) / varB;
+        if (!(gain > 0) || !std::isfinite(gain)) break;
+        const double bias = (sa - gain * sb) / n;
+        const double m = matched(gain, bias);
+        if (!(m > best)) break;
+        best = m;
+        conf.gain = gain;
+        conf.bias = bias;
+    }
+    // Then a search of the lines near it, kept where one matches more pairs: gains within 20 %, turned
+    // about B's median, and biases within 8, then twice finer around the best. Where the pairs take at
+    // most 2^14 distinct value pairs (then it costs little: the grid's lines are counted on all threads,
+    // the first best in grid order kept, as one thread would); it only ever adds matched pairs.
+    double total = 0;
+    for (const auto& p : pairs) total += p[2];
+    if (pairs.size() > (std::size_t{1} << 14) || best >= total) return;
+    const double pivot = in.counted ? medianOf(in.valuesB) : median(in.pairB);
+    constexpr int kGain = 20, kBias = 16, kSide = 2 * kBias + 1;
+    std::vector<double> counts(static_cast<std::size_t>(2 * kGain + 1) * kSide);
+    double step = 1.0;
+    for (int stage = 0; stage < 3; ++stage, step /= 8) {
+        const double g0 = conf.gain, c0 = conf.bias;
+        auto lineAt = [&](std::size_t k) {
+            const int kg = static_cast<int>(k / kSide) - kGain, kc = static_cast<int>(k % kSide) - kBias;
+            const double gain = g0 * (1 + 0.01 * step * kg);
+            return std::pair<double, double>{gain, c0 - (gain - g0) * pivot + 0.5 * step * kc};
+        };
+        parallelFor(0, counts.size(), 64, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                const auto [gain, bias] = lineAt(k);
+                counts[k] = gain > 0 ? matched(gain, bias) : 0.0;
+            }
+        });
+        for (std::size_t k = 0; k < counts.size(); ++k)
+            if (counts[k] > best) best = counts[k], std::tie(conf.gain, conf.bias) = lineAt(k);
     }
 }
 
@@ -409,10 +492,10 @@ Image mappedImage(const Image& b, ValueAt valueAt, Valid valid) {
 // is rounded to them (a fitted bias of a fraction then does not push pairs that differ by the tolerance
 // just past it).
 Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool roundToA, CommonNormalize how,
-                  CommonComponentConfidence& conf) {
+                  double tolerance, CommonComponentConfidence& conf) {
     auto valid = [&](std::size_t i) { return sb.ok[i] != 0; };
     if (how == CommonNormalize::Linear) {
-        fitLinear(in, conf);
+        fitLinear(in, tolerance, roundToA, conf);
         const double gain = conf.gain, bias = conf.bias;
         return mappedImage(b, [&](std::size_t i) { return roundToA ? std::nearbyint(gain * sb.v[i] + bias) : gain * sb.v[i] + bias; },
                            valid);
@@ -424,11 +507,11 @@ Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool ro
 }
 
 // The same from counts: one mapped value per value of B's range, looked up per pixel (A holds integers).
-Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& in, CommonNormalize how,
+Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& in, CommonNormalize how, double tolerance,
                          CommonComponentConfidence& conf) {
     std::vector<double> table(sb.count());
     if (how == CommonNormalize::Linear) {
-        fitLinear(in, conf);
+        fitLinear(in, tolerance, true, conf);
         for (std::size_t j = 0; j < table.size(); ++j)
             table[j] = std::nearbyint(conf.gain * static_cast<double>(sb.lo + static_cast<int>(j)) + conf.bias);
     } else {
@@ -542,14 +625,15 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         std::optional<IntSamples> ia, ib;
         if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ia.emplace(a), ib.emplace(b);
         if (ia && countable(*ia, *ib)) {
-            normalised = normalisedCountedB(b, *ib, countedFitInput(*ia, wA, hA, *ib, wB, hB, at), params.normalize, conf);
+            normalised = normalisedCountedB(b, *ib, countedFitInput(*ia, wA, hA, *ib, wB, hB, at), params.normalize,
+                                            params.tolerance, conf);
         } else {
             const Samples& sA = samplesA();
             // Scanned, not taken from the metadata (images built in memory keep its default).
             bool integersInA = true;
             for (std::size_t i = 0; i < sA.v.size() && integersInA; ++i) integersInA = !sA.ok[i] || sA.v[i] == std::floor(sA.v[i]);
             normalised = normalisedB(b, samplesB(), pixelFitInput(sA, wA, hA, samplesB(), wB, hB, at), integersInA,
-                                     params.normalize, conf);
+                                     params.normalize, params.tolerance, conf);
         }
         matchedB = &normalised;
     }
