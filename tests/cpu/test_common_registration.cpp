@@ -210,6 +210,29 @@ private slots:
             }
     }
 
+    // A gamma change is no line: linear still finds the true offset, and its search for the line that
+    // matches most pairs at the tolerance covers most of the overlap; rank (a monotone map) covers it all.
+    void gammaChangedCrops() {
+        const Image scene = fractalNoiseImage(420, 300, 12);
+        const Image a = cropImage(scene, 0, 0, 300, 240);
+        Image b = cropImage(scene, 120, 40, 300, 240);
+        changeImage(b, 0.8, 10, 1.1, 0, 0, 3);
+        CommonComponentParams p;
+        p.tolerance = 2;
+        double coverage[2] = {0, 0};
+        for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank}) {
+            p.normalize = n;
+            const auto r = test::runCommon(a, b, p, Backend::Cpu);
+            qInfo("gamma 1.1, %s, t 2: dx %d dy %d coverage %g gain %g bias %g", commonNormalizeName(n), r.dx, r.dy,
+                  r.confidence.coverage, r.confidence.gain, r.confidence.bias);
+            QCOMPARE(r.dx, -120);
+            QCOMPARE(r.dy, -40);
+            coverage[n == CommonNormalize::Rank] = r.confidence.coverage;
+        }
+        QVERIFY2(coverage[0] >= 0.9, qPrintable(QString::number(coverage[0])));
+        QVERIFY2(coverage[1] >= 0.99, qPrintable(QString::number(coverage[1])));
+    }
+
     // Constant images under linear: no scale to fit, only the medians are matched; every pixel of the
     // overlap matches, so the largest overlap wins.
     void constantImagesUnderLinear() {
