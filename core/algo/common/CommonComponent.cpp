@@ -172,40 +172,39 @@ bool smallIntegerType(SampleType t) {
     return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
 }
 
-// The samples of an image of at most 16-bit integers as int32, kInvalid where blank, and their range.
-constexpr std::int32_t kInvalid = std::numeric_limits<std::int32_t>::min();
-struct IntSamples {
-    std::vector<std::int32_t> v;
-    int lo = 0, hi = -1; // empty range: no valid sample
-    explicit IntSamples(const Image& image) : v(image.pixelCount()) {
-        constexpr std::size_t kBlock = 1 << 16;
-        const std::size_t blocks = (v.size() + kBlock - 1) / kBlock;
-        std::vector<std::pair<int, int>> ranges(blocks, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
-        image.visit([&](const auto* p) {
-            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {
-                parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
-                    for (std::size_t k = first; k < last; ++k) {
-                        auto& [rlo, rhi] = ranges[k];
-                        for (std::size_t i = k * kBlock; i < std::min(v.size(), (k + 1) * kBlock); ++i) {
-                            if (image.isBlank(i)) {
-                                v[i] = kInvalid;
-                                continue;
-                            }
-                            const int x = static_cast<int>(p[i]);
-                            v[i] = x;
-                            rlo = std::min(rlo, x), rhi = std::max(rhi, x);
-                        }
-                    }
-                });
-            }
-        });
-        int l = std::numeric_limits<int>::max(), h = std::numeric_limits<int>::min();
-        for (const auto& [rlo, rhi] : ranges) l = std::min(l, rlo), h = std::max(h, rhi);
-        if (h >= l) lo = l, hi = h;
-    }
+// Images of at most 16-bit integers are read in place: fn(typed pointer).
+template <class Fn>
+void visitSmall(const Image& image, Fn&& fn) {
+    image.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) fn(p);
+    });
+}
+
+// The range of an image's valid values (an image of at most 16-bit integers).
+struct IntRange {
+    int lo = 0, hi = -1; // empty: no valid sample
     std::uint64_t count() const { return hi >= lo ? static_cast<std::uint64_t>(hi - lo + 1) : 0; }
 };
+IntRange integerRange(const Image& image) {
+    constexpr std::size_t kBlock = 1 << 17;
+    const std::size_t n = image.pixelCount(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<std::pair<int, int>> ranges(blocks, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
+    visitSmall(image, [&](const auto* p) {
+        parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                auto& [lo, hi] = ranges[k];
+                for (std::size_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i)
+                    if (!image.isBlank(i)) lo = std::min(lo, static_cast<int>(p[i])), hi = std::max(hi, static_cast<int>(p[i]));
+            }
+        });
+    });
+    IntRange r;
+    int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+    for (const auto& [l, h] : ranges) lo = std::min(lo, l), hi = std::max(hi, h);
+    if (hi >= lo) r.lo = lo, r.hi = hi;
+    return r;
+}
 
 // What the fit sees: the valid pairs of the overlap at the first candidate (paired), or without one the
 // valid samples of each whole image. For images of at most 16-bit integers whose value ranges multiply to
@@ -226,38 +225,44 @@ struct FitInput {
 };
 
 // Whether two images are fitted from counts (the value ranges' product is a small table).
-bool countable(const IntSamples& a, const IntSamples& b) {
+bool countable(const IntRange& a, const IntRange& b) {
     return a.count() && b.count() && a.count() * b.count() <= (std::uint64_t{1} << 22);
 }
 
-FitInput countedFitInput(const IntSamples& sa, int wA, int hA, const IntSamples& sb, int wB, int hB,
-                         const CommonOffset* at) {
+FitInput countedFitInput(const Image& a, const IntRange& ra, const Image& b, const IntRange& rb, const CommonOffset* at) {
     FitInput in;
     in.counted = true;
-    const std::uint64_t nA = sa.count(), nB = sb.count();
-    in.minA = sa.lo, in.minB = sb.lo, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
+    const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
+    const std::uint64_t nA = ra.count(), nB = rb.count();
+    in.minA = ra.lo, in.minB = rb.lo, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
     std::vector<std::uint64_t> countA(nA, 0), countB(nB, 0);
     const Overlap o = at ? overlapOf(wA, hA, wB, hB, at->dx, at->dy) : Overlap{};
     if (at && o.area() > 0) {
         in.joint.assign(nA * nB, 0);
-        // Each thread counts a run of row blocks in its own table, merged once (when the tables are small).
-        const int threads = nA * nB * static_cast<std::uint64_t>(cpuThreadCount()) <= (std::uint64_t{1} << 22) ? cpuThreadCount() : 1;
+        // Each thread counts a run of rows in its own table, merged once (up to 8 threads, when the
+        // tables are small).
+        const int threads = nA * nB <= (std::uint64_t{1} << 19) ? std::min(8, cpuThreadCount()) : 1;
         const std::size_t rows = static_cast<std::size_t>(o.height);
         const std::size_t grain = (rows + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
         std::mutex merge;
-        parallelFor(0, rows, grain, [&](std::size_t first, std::size_t last) {
-            std::vector<std::uint32_t> local(nA * nB, 0);
-            for (std::size_t r = first; r < last; ++r) {
-                const int y = o.y0 + static_cast<int>(r);
-                const std::int32_t* pa = sa.v.data() + static_cast<std::size_t>(y) * wA + o.x0;
-                const std::int32_t* pb = sb.v.data() + static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
-                for (int x = 0; x < o.width; ++x)
-                    if (pa[x] != kInvalid && pb[x] != kInvalid)
-                        ++local[static_cast<std::size_t>(pa[x] - sa.lo) * nB + static_cast<std::size_t>(pb[x] - sb.lo)];
-            }
-            std::lock_guard lock(merge);
-            for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
-        }, threads);
+        visitSmall(a, [&](const auto* pa) {
+            visitSmall(b, [&](const auto* pb) {
+                parallelFor(0, rows, grain, [&](std::size_t first, std::size_t last) {
+                    std::vector<std::uint32_t> local(nA * nB, 0);
+                    for (std::size_t r = first; r < last; ++r) {
+                        const int y = o.y0 + static_cast<int>(r);
+                        const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
+                        const std::size_t ib = static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
+                        for (int x = 0; x < o.width; ++x)
+                            if (!a.isBlank(ia + x) && !b.isBlank(ib + x))
+                                ++local[static_cast<std::size_t>(static_cast<int>(pa[ia + x]) - ra.lo) * nB +
+                                        static_cast<std::size_t>(static_cast<int>(pb[ib + x]) - rb.lo)];
+                    }
+                    std::lock_guard lock(merge);
+                    for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
+                }, threads);
+            });
+        });
         for (std::size_t i = 0; i < nA; ++i)
             for (std::size_t j = 0; j < nB; ++j) countA[i] += in.joint[i * nB + j], countB[j] += in.joint[i * nB + j];
     }
@@ -266,15 +271,19 @@ FitInput countedFitInput(const IntSamples& sa, int wA, int hA, const IntSamples&
     in.paired = pairs > 0;
     if (!in.paired) {
         in.joint.clear();
-        for (std::int32_t v : sa.v)
-            if (v != kInvalid) ++countA[static_cast<std::size_t>(v - sa.lo)];
-        for (std::int32_t v : sb.v)
-            if (v != kInvalid) ++countB[static_cast<std::size_t>(v - sb.lo)];
+        auto count = [](const Image& image, const IntRange& r, std::vector<std::uint64_t>& counts) {
+            visitSmall(image, [&](const auto* p) {
+                for (std::size_t i = 0; i < image.pixelCount(); ++i)
+                    if (!image.isBlank(i)) ++counts[static_cast<std::size_t>(static_cast<int>(p[i]) - r.lo)];
+            });
+        };
+        count(a, ra, countA);
+        count(b, rb, countB);
     }
     for (std::size_t i = 0; i < nA; ++i)
-        if (countA[i]) in.valuesA.push_back({static_cast<double>(sa.lo + static_cast<int>(i)), countA[i]});
+        if (countA[i]) in.valuesA.push_back({static_cast<double>(ra.lo + static_cast<int>(i)), countA[i]});
     for (std::size_t j = 0; j < nB; ++j)
-        if (countB[j]) in.valuesB.push_back({static_cast<double>(sb.lo + static_cast<int>(j)), countB[j]});
+        if (countB[j]) in.valuesB.push_back({static_cast<double>(rb.lo + static_cast<int>(j)), countB[j]});
     return in;
 }
 
@@ -455,21 +464,23 @@ void setBlanks(Image& image, std::size_t n, Valid valid) {
     if (any) image.setBlankMask(std::move(blank));
 }
 
-// B' from a value per pixel: 16-bit integers when every value is one (the backends then code it through a
-// table, without a sort), doubles otherwise; B's invalid samples blank.
+// B' from a value per pixel: 8- or 16-bit integers when every value is one (the backends then code it
+// through a table, without a sort), doubles otherwise; B's invalid samples blank.
 template <class ValueAt, class Valid>
 Image mappedImage(const Image& b, ValueAt valueAt, Valid valid) {
     const std::size_t n = b.pixelCount();
-    std::atomic<bool> int16{true}, uint16{true};
+    std::atomic<bool> uint8{true}, int16{true}, uint16{true};
     parallelFor(0, n, 1 << 16, [&](std::size_t first, std::size_t last) {
-        bool i16 = true, u16 = true;
+        bool u8 = true, i16 = true, u16 = true;
         for (std::size_t i = first; i < last && (i16 || u16); ++i) {
             if (!valid(i)) continue;
             const double v = valueAt(i);
-            if (v != std::floor(v)) i16 = u16 = false;
+            if (v != std::floor(v)) u8 = i16 = u16 = false;
+            if (!(v >= 0 && v <= 255)) u8 = false;
             if (!(v >= -32768 && v <= 32767)) i16 = false;
             if (!(v >= 0 && v <= 65535)) u16 = false;
         }
+        if (!u8) uint8 = false;
         if (!i16) int16 = false;
         if (!u16) uint16 = false;
     });
@@ -481,7 +492,7 @@ Image mappedImage(const Image& b, ValueAt valueAt, Valid valid) {
         });
         return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
     };
-    Image result = int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
+    Image result = uint8 ? build(std::uint8_t{}) : int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
     setBlanks(result, n, valid);
     result.meta = b.meta;
     result.updateIntegerValued();
@@ -507,13 +518,13 @@ Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool ro
 }
 
 // The same from counts: one mapped value per value of B's range, looked up per pixel (A holds integers).
-Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& in, CommonNormalize how, double tolerance,
+Image normalisedCountedB(const Image& b, const IntRange& rb, const FitInput& in, CommonNormalize how, double tolerance,
                          CommonComponentConfidence& conf) {
-    std::vector<double> table(sb.count());
+    std::vector<double> table(rb.count());
     if (how == CommonNormalize::Linear) {
         fitLinear(in, tolerance, true, conf);
         for (std::size_t j = 0; j < table.size(); ++j)
-            table[j] = std::nearbyint(conf.gain * static_cast<double>(sb.lo + static_cast<int>(j)) + conf.bias);
+            table[j] = std::nearbyint(conf.gain * static_cast<double>(rb.lo + static_cast<int>(j)) + conf.bias);
     } else {
         // B's counts walked once, below and at each value.
         std::uint64_t totalA = 0, totalB = 0;
@@ -522,26 +533,28 @@ Image normalisedCountedB(const Image& b, const IntSamples& sb, const FitInput& i
         std::size_t p = 0;
         std::uint64_t less = 0;
         for (std::size_t j = 0; j < table.size(); ++j) {
-            const double v = static_cast<double>(sb.lo + static_cast<int>(j));
+            const double v = static_cast<double>(rb.lo + static_cast<int>(j));
             while (p < in.valuesB.size() && in.valuesB[p].first < v) less += in.valuesB[p++].second;
             const std::uint64_t same = p < in.valuesB.size() && in.valuesB[p].first == v ? in.valuesB[p].second : 0;
             table[j] = rankMappedCounted(in.valuesA, totalA, totalB, less, same, v);
         }
     }
-    // The type from the table (every value is an integer: rounded, or one of A's), one pass to map, and
-    // B's own blank mask (its only invalid samples).
-    bool int16 = true, uint16 = true;
-    for (double v : table) int16 = int16 && v >= -32768 && v <= 32767, uint16 = uint16 && v >= 0 && v <= 65535;
+    // The narrowest type that holds the table (every value is an integer: rounded, or one of A's), one
+    // pass to map, and B's own blank mask (its only invalid samples).
+    bool u8 = true, i16 = true, u16 = true;
+    for (double v : table) u8 = u8 && v >= 0 && v <= 255, i16 = i16 && v >= -32768 && v <= 32767, u16 = u16 && v >= 0 && v <= 65535;
     auto build = [&](auto tag) {
         using T = decltype(tag);
         std::vector<T> samples(b.pixelCount());
-        parallelFor(0, samples.size(), 1 << 17, [&](std::size_t first, std::size_t last) {
-            for (std::size_t i = first; i < last; ++i)
-                samples[i] = sb.v[i] == kInvalid ? T(0) : static_cast<T>(table[static_cast<std::size_t>(sb.v[i] - sb.lo)]);
+        visitSmall(b, [&](const auto* pb) {
+            parallelFor(0, samples.size(), 1 << 17, [&](std::size_t first, std::size_t last) {
+                for (std::size_t i = first; i < last; ++i)
+                    samples[i] = b.isBlank(i) ? T(0) : static_cast<T>(table[static_cast<std::size_t>(static_cast<int>(pb[i]) - rb.lo)]);
+            });
         });
         return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
     };
-    Image result = int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
+    Image result = u8 ? build(std::uint8_t{}) : i16 ? build(std::int16_t{}) : u16 ? build(std::uint16_t{}) : build(double{});
     if (b.hasBlanks()) result.setBlankMask(b.blankMask());
     result.meta = b.meta;
     result.updateIntegerValued();
@@ -622,11 +635,10 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     if (params.normalize != CommonNormalize::None) {
         auto step = job.timing().scope("normalise");
         const CommonOffset* at = params.candidates.empty() ? nullptr : &params.candidates.front();
-        std::optional<IntSamples> ia, ib;
-        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ia.emplace(a), ib.emplace(b);
-        if (ia && countable(*ia, *ib)) {
-            normalised = normalisedCountedB(b, *ib, countedFitInput(*ia, wA, hA, *ib, wB, hB, at), params.normalize,
-                                            params.tolerance, conf);
+        std::optional<IntRange> ra, rb;
+        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ra = integerRange(a), rb = integerRange(b);
+        if (ra && countable(*ra, *rb)) {
+            normalised = normalisedCountedB(b, *rb, countedFitInput(a, *ra, b, *rb, at), params.normalize, params.tolerance, conf);
         } else {
             const Samples& sA = samplesA();
             // Scanned, not taken from the metadata (images built in memory keep its default).
