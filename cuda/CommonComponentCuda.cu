@@ -6,17 +6,21 @@
 #include "cuda/CommonComponentCuda.h"
 
 #include "cuda/CommonComponentKernels.cuh"
+#include "cuda/CommonComponentRegistration.cuh"
 #include "cuda/CudaToolkit.cuh"
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/common/CommonRegistration.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
+#include <cufft.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <limits>
@@ -65,10 +69,54 @@ private:
 // repeated runs, as in the window or the bench, then pay for no allocation. One run at a time uses it
 // (the Search holds its lease); the stream, the timer's events and the cancel flag are kept with it.
 Workspace& workspace() { return Workspace::shared("common component"); }
+// The FFT bound's cuFFT plans (a batch of real-to-complex transforms, one complex-to-real), kept for the
+// last size asked for.
+class FftPlans {
+public:
+    FftPlans() = default;
+    FftPlans(const FftPlans&) = delete;
+    FftPlans& operator=(const FftPlans&) = delete;
+    ~FftPlans() { reset(); }
+    // False when cuFFT cannot plan it (the search then does without the FFT bound).
+    bool ensure(int sizeX, int sizeY, int batch, cudaStream_t stream) {
+        if (ready_ && sizeX == sizeX_ && sizeY == sizeY_ && batch == batch_) return true;
+        reset();
+        int n[2] = {sizeY, sizeX};
+        if (cufftPlanMany(&forward_, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, batch) != CUFFT_SUCCESS) return false;
+        if (cufftPlan2d(&inverse_, sizeY, sizeX, CUFFT_Z2D) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            return false;
+        }
+        if (cufftSetStream(forward_, stream) != CUFFT_SUCCESS || cufftSetStream(inverse_, stream) != CUFFT_SUCCESS) {
+            cufftDestroy(forward_);
+            cufftDestroy(inverse_);
+            return false;
+        }
+        ready_ = true;
+        sizeX_ = sizeX, sizeY_ = sizeY, batch_ = batch;
+        return true;
+    }
+    cufftHandle forward() const { return forward_; }
+    cufftHandle inverse() const { return inverse_; }
+
+private:
+    void reset() {
+        if (!ready_) return;
+        cufftDestroy(forward_);
+        cufftDestroy(inverse_);
+        ready_ = false;
+    }
+    cufftHandle forward_ = 0, inverse_ = 0;
+    bool ready_ = false;
+    int sizeX_ = 0, sizeY_ = 0, batch_ = 0;
+};
+
 struct Runtime {
     Stream stream;
     EventTimer timer{stream};
     CancelFlag cancel;
+    FftPlans fftPlans;
+    PinnedBuffer<std::uint8_t> staging; // the codes on their way up
 };
 
 template <class T, bool Span>
@@ -92,6 +140,7 @@ public:
         auto step = job_.timing().scope("mask");
         CommonComponentResult result = componentFromSeed(c_, bestDx_, bestDy_, seedX_, seedY_, best_);
         result.stats = stats_;
+        result.candidateSizes = candidateSizes_;
         return result;
     }
 
@@ -127,35 +176,52 @@ private:
         return v;
     }
 
+    // The codes narrowed to T (blank sentinels to T's top two values) and the bins, written in one pass
+    // on all threads into a pinned staging area (kept between runs), and sent in one copy.
     void upload() {
         auto step = job_.timing().scope("upload");
-        auto narrow = [](const PixelVector<std::uint32_t>& in, bool isA) {
-            PixelVector<T> out(in.size());
-            constexpr T top = std::numeric_limits<T>::max();
-            parallelFor(0, in.size(), 1 << 16, [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) {
-                    const std::uint32_t v = in[i];
-                    out[i] = isA && v == kBlankLo ? top : !isA && v == kBlankCode ? T(top - 1) : static_cast<T>(v);
+        const std::size_t nA = c_.loA.size(), nB = c_.codeB.size();
+        auto aligned = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+        const std::size_t loAt = 0, spanAt = loAt + aligned(nA * sizeof(T)), codeAt = spanAt + (Span ? aligned(nA * sizeof(T)) : 0);
+        const std::size_t binAAt = codeAt + aligned(nB * sizeof(T)), binBAt = binAAt + aligned(nA), total = binBAt + aligned(nB);
+        rt_.staging.ensure(total);
+        std::uint8_t* host = rt_.staging.get();
+        T* lo = reinterpret_cast<T*>(host + loAt);
+        T* span = reinterpret_cast<T*>(host + spanAt);
+        T* code = reinterpret_cast<T*>(host + codeAt);
+        constexpr T top = std::numeric_limits<T>::max();
+        constexpr std::size_t kBlock = 1 << 17;
+        const std::size_t blocksA = (nA + kBlock - 1) / kBlock, blocksB = (nB + kBlock - 1) / kBlock;
+        parallelFor(0, blocksA + blocksB, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                if (k < blocksA) {
+                    const std::size_t end = std::min(nA, (k + 1) * kBlock);
+                    for (std::size_t i = k * kBlock; i < end; ++i) {
+                        const std::uint32_t v = c_.loA[i];
+                        lo[i] = v == kBlankLo ? top : static_cast<T>(v);
+                        if (Span) span[i] = static_cast<T>(c_.spanA[i]);
+                    }
+                    std::copy(c_.binA.begin() + static_cast<std::ptrdiff_t>(k * kBlock), c_.binA.begin() + static_cast<std::ptrdiff_t>(end),
+                              host + binAAt + k * kBlock);
+                } else {
+                    const std::size_t b = k - blocksA, end = std::min(nB, (b + 1) * kBlock);
+                    for (std::size_t i = b * kBlock; i < end; ++i) {
+                        const std::uint32_t v = c_.codeB[i];
+                        code[i] = v == kBlankCode ? T(top - 1) : static_cast<T>(v);
+                    }
+                    std::copy(c_.binB.begin() + static_cast<std::ptrdiff_t>(b * kBlock), c_.binB.begin() + static_cast<std::ptrdiff_t>(end),
+                              host + binBAt + b * kBlock);
                 }
-            });
-            return out;
-        };
-        const auto lo = narrow(c_.loA, true);
-        const auto code = narrow(c_.codeB, false);
-        const T* loDevice = copyTo("lo", lo.data(), lo.size());
-        const T* codeDevice = copyTo("code", code.data(), code.size());
-        PixelVector<T> span;
-        const T* spanDevice = nullptr;
-        if (Span) {
-            span = narrow(c_.spanA, false);
-            spanDevice = copyTo("span", span.data(), span.size());
-        }
-        binA_ = copyTo("binA", c_.binA.data(), c_.binA.size());
-        binB_ = copyTo("binB", c_.binB.data(), c_.binB.size());
+            }
+        });
+        std::uint8_t* device = ws_->get<std::uint8_t>("codes", total);
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(device, host, total, cudaMemcpyHostToDevice, stream_));
         GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        m_.lo = loDevice;
-        m_.span = spanDevice;
-        m_.code = codeDevice;
+        binA_ = device + binAAt;
+        binB_ = device + binBAt;
+        m_.lo = reinterpret_cast<const T*>(device + loAt);
+        m_.span = Span ? reinterpret_cast<const T*>(device + spanAt) : nullptr;
+        m_.code = reinterpret_cast<const T*>(device + codeAt);
         m_.wA = c_.widthA;
         m_.hA = c_.heightA;
         m_.wB = c_.widthB;
@@ -255,6 +321,8 @@ private:
         for (const CommonOffset& d : candidates_)
             if (range_.contains(d.dx, d.dy) && std::find(offsets.begin(), offsets.end(), std::make_pair(d.dx, d.dy)) == offsets.end())
                 offsets.push_back({d.dx, d.dy});
+        // The first candidates' sizes give the runner-up (the batch labels every offset in it).
+        const std::size_t fromRegistration = std::min(offsets.size(), kCommonLabelledCandidates);
         for (const auto& o : seedOffsets())
             if (std::find(offsets.begin(), offsets.end(), o) == offsets.end()) offsets.push_back(o);
         stats_.seedCandidates = offsets.size();
@@ -263,6 +331,14 @@ private:
         for (const auto& [dx, dy] : offsets) items.push_back(make_int2(dx, dy));
         uploadBatch(items, items.size());
         const Outcome out = label(static_cast<std::uint32_t>(items.size()), false, 0);
+        if (fromRegistration) {
+            std::vector<std::uint32_t> sizes(fromRegistration);
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), batchSizes_, fromRegistration * sizeof(std::uint32_t),
+                                             cudaMemcpyDeviceToHost, stream_));
+            GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            for (std::size_t i = 0; i < fromRegistration; ++i)
+                candidateSizes_.push_back({CommonOffset{items[i].x, items[i].y}, sizes[i]});
+        }
         if (out.size) offer(out, items[out.item].x, items[out.item].y);
     }
 
@@ -306,9 +382,11 @@ private:
         build(binA_, c_.widthA, c_.heightA, wordsA, planesA);
         build(binB_, c_.widthB, c_.heightB, wordsB, planesB);
         wait("bound kernel");
+        buildFftBound();
 
         const std::uint64_t dyCount = range_.dyCount();
-        const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
+        // Progress moves once per band: 8 bands (each band costs a few synchronisations).
+        const int band = progressBand(range_, 8);
         const std::size_t bandOffsets = static_cast<std::size_t>(std::min<std::uint64_t>(range_.dxCount(), band)) * dyCount;
         std::uint32_t* bound = ws_->get<std::uint32_t>("bound", bandOffsets);
         std::uint32_t* keys = ws_->get<std::uint32_t>("keys", bandOffsets);
@@ -325,7 +403,7 @@ private:
             for (int first = 0; first < dxCount; first += columnsPerLaunch) {
                 BoundArgs args{planesA, planesB, c_.widthA, c_.heightA, c_.widthB, c_.heightB,
                                wordsA, wordsB, dxLo, range_.dyMin, static_cast<int>(dyCount), first,
-                               bestAtBound, bound, cancel_.device()};
+                               bestAtBound, bound, cancel_.device(), fft_};
                 const dim3 grid(std::min(columnsPerLaunch, dxCount - first),
                                 static_cast<unsigned>((dyCount + kBoundDy - 1) / kBoundDy));
                 timer_.begin();
@@ -337,7 +415,7 @@ private:
             GLINT_CUDA_CHECK(cudaMemsetAsync(counters_, 0, 3 * sizeof(std::uint32_t), stream_));
             SelectArgs select{bound, n, c_.widthA, c_.heightA, c_.widthB, c_.heightB, dxLo,
                               range_.dyMin, static_cast<int>(dyCount), bestAtBound, keys, values,
-                              counters_};
+                              counters_, fft_};
             timer_.begin();
             selectKernel<<<(n + 255) / 256, 256, 0, stream_>>>(select);
             GLINT_CUDA_CHECK_LAUNCH();
@@ -366,6 +444,69 @@ private:
             labelCandidates(hostKeys, hostValues, dxLo, static_cast<int>(dyCount));
             job_.setProgress(0.05 + 0.95 * static_cast<double>(dxLo + dxCount - range_.dxMin) / range_.dxCount());
         }
+    }
+
+    // The FFT match-count bound of every offset (CommonRegistration.h's MatchCountBound, on the device),
+    // once the seeds gave a best that it can prune at; none when it would not (fftBoundBins) or the
+    // transforms would be too large.
+    void buildFftBound() {
+        const int bins = fftBoundBins(best_, c_);
+        if (bins <= 0 || c_.codeCount == 0) return;
+        const int sizeX = registrationSize(std::max(c_.widthA, c_.widthB));
+        const int sizeY = registrationSize(std::max(c_.heightA, c_.heightB));
+        const std::size_t real = static_cast<std::size_t>(sizeX) * sizeY;
+        const std::size_t half = static_cast<std::size_t>(sizeX / 2 + 1) * sizeY;
+        if (real > (std::size_t{1} << 22)) return;
+        // Bins of equal population among B's codes (as the host's bound cuts them).
+        std::vector<std::uint64_t> countB(c_.codeCount, 0);
+        std::uint64_t totalB = 0;
+        for (std::uint32_t code : c_.codeB)
+            if (code < c_.codeCount) ++countB[code], ++totalB;
+        if (totalB == 0) return;
+        const int k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), c_.codeCount));
+        std::vector<std::uint8_t> binOf(c_.codeCount);
+        std::uint64_t before = 0;
+        for (std::uint64_t code = 0; code < c_.codeCount; ++code) {
+            binOf[code] = static_cast<std::uint8_t>(std::min<std::uint64_t>(before * k / totalB, k - 1));
+            before += countB[code];
+        }
+        std::uint64_t validA = 0;
+        for (std::uint32_t lo : c_.loA) validA += lo != kBlankLo;
+        // Bins in groups whose planes and spectra take at most ~256 MiB.
+        const std::size_t perBin = 2 * (real * sizeof(double) + half * sizeof(double2));
+        const int group = static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / perBin, 1, static_cast<std::size_t>(k)));
+        if (!rt_.fftPlans.ensure(sizeX, sizeY, 2 * group, stream_)) return;
+        const std::uint8_t* dBinOf = copyTo("fft bin of code", binOf.data(), binOf.size());
+        double* planes = ws_->get<double>("fft planes", 2 * group * real);
+        double2* spectra = ws_->get<double2>("fft spectra", 2 * group * half);
+        double2* acc = ws_->get<double2>("fft sum", half);
+        std::uint32_t* bound = ws_->get<std::uint32_t>("fft bound", real);
+        timer_.begin();
+        const dim3 block(32, 8), grid((sizeX + 31) / 32, (sizeY + 7) / 8);
+        for (int first = 0; first < k; first += group) {
+            const int g = std::min(group, k - first);
+            fftPlanesKernel<T, Span><<<grid, block, 0, stream_>>>(m_, dBinOf, static_cast<std::uint32_t>(c_.codeCount), first,
+                                                                  group, sizeX, sizeY, planes);
+            GLINT_CUDA_CHECK_LAUNCH();
+            // Planes past the last bin are all 0: they add nothing.
+            if (cufftExecD2Z(rt_.fftPlans.forward(), planes, reinterpret_cast<cufftDoubleComplex*>(spectra)) != CUFFT_SUCCESS)
+                throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
+            fftAccumulateKernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream_>>>(spectra, g, half, acc, first == 0);
+            GLINT_CUDA_CHECK_LAUNCH();
+        }
+        // The inverse overwrites its input: the sum is not needed after it.
+        double* counts = planes;
+        if (cufftExecZ2D(rt_.fftPlans.inverse(), reinterpret_cast<cufftDoubleComplex*>(acc), counts) != CUFFT_SUCCESS)
+            throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
+        // The host's margin: far above the rounding error of a double-precision FFT correlation.
+        const double margin = 1.0 + 1e-6 * std::sqrt(static_cast<double>(validA) * static_cast<double>(totalB));
+        fftBoundKernel<<<static_cast<unsigned>((real + 255) / 256), 256, 0, stream_>>>(counts, real, 1.0 / static_cast<double>(real),
+                                                                                    margin, bound);
+        GLINT_CUDA_CHECK_LAUNCH();
+        wait("fft bound");
+        fft_.bound = bound;
+        fft_.sizeX = sizeX;
+        fft_.sizeY = sizeY;
     }
 
     void labelCandidates(const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& values, int dxLo,
@@ -413,6 +554,7 @@ private:
     OffsetRange range_;
     CommonComponentStats stats_;
     std::vector<CommonOffset> candidates_;
+    std::vector<CommonCandidateSize> candidateSizes_;
     std::uint64_t best_ = 0;
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;
     double kernelMs_ = 0;
@@ -430,6 +572,7 @@ private:
     std::uint32_t* batchCounts_ = nullptr;
     std::uint32_t* batchSizes_ = nullptr;
     MatchData<T, Span> m_;
+    FftBound fft_;
     int sms_ = 1, labelGrid_ = 1, labelThreads_ = 512, nodeCap_ = 0, maskCap_ = 0, rowsCap_ = 0, scratchStride_ = 0;
     std::size_t smemBytes_ = 0;
 };
@@ -442,6 +585,11 @@ CommonComponentResult searchTyped(const CommonCoding& coding, const CommonCompon
 
 class CommonComponentCuda : public CommonComponentAlgorithm {
 public:
+    bool registerImages(const Image& a, const Image& b, const OffsetRange& range, int peaks, Registration& out,
+                        JobControl& job) override {
+        return registerOnDevice(a, b, range, peaks, out, job);
+    }
+
     CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
                               JobControl& job) override {
         validateCommonComponentParams(params);

@@ -94,6 +94,69 @@ __global__ void buildPlanesKernel(const std::uint8_t* bins, int w, int h, int wo
     }
 }
 
+// ---- the FFT match-count bound -----------------------------------------------------------------------
+// core/algo/common/CommonRegistration.h (MatchCountBound) on the device: B's codes cut into bins of equal
+// population (binOf), "A covers bin k" and "B is in bin k" as 0/1 planes, their cyclic correlations
+// summed over the bins in double precision (cuFFT), rounded up with the host's margin. An upper bound of
+// the exact match count at every offset; offsets at or below the best are skipped without a look.
+struct FftBound {
+    const std::uint32_t* bound = nullptr; // [dy mod sizeY][dx mod sizeX]; null: none
+    int sizeX = 1, sizeY = 1;
+    __device__ bool beats(int dx, int dy, std::uint32_t best) const {
+        if (!bound) return true;
+        const int x = ((dx % sizeX) + sizeX) % sizeX, y = ((dy % sizeY) + sizeY) % sizeY;
+        return bound[static_cast<std::size_t>(y) * sizeX + x] > best;
+    }
+};
+
+// planes[2g] = A covers bin firstBin + g, planes[2g + 1] = B is in it (g < group), each sizeY x sizeX.
+template <class T, bool Span>
+__global__ void fftPlanesKernel(MatchData<T, Span> m, const std::uint8_t* binOf, std::uint32_t codeCount, int firstBin,
+                                int group, int sizeX, int sizeY, double* planes) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= sizeX || y >= sizeY) return;
+    const std::size_t plane = static_cast<std::size_t>(sizeX) * sizeY, at = static_cast<std::size_t>(y) * sizeX + x;
+    int aLo = 1, aHi = 0, bBin = -1;
+    if (x < m.wA && y < m.hA) {
+        const std::size_t i = static_cast<std::size_t>(y) * m.wA + x;
+        const std::uint32_t lo = m.lo[i];
+        if (lo < codeCount) {
+            std::uint32_t hi = lo + (Span ? static_cast<std::uint32_t>(m.span[i]) : 0u);
+            if (hi > codeCount - 1) hi = codeCount - 1;
+            aLo = binOf[lo], aHi = binOf[hi];
+        }
+    }
+    if (x < m.wB && y < m.hB) {
+        const std::uint32_t code = m.code[static_cast<std::size_t>(y) * m.wB + x];
+        if (code < codeCount) bBin = binOf[code];
+    }
+    for (int g = 0; g < group; ++g) {
+        const int bin = firstBin + g;
+        planes[(2 * g) * plane + at] = aLo <= bin && bin <= aHi ? 1.0 : 0.0;
+        planes[(2 * g + 1) * plane + at] = bBin == bin ? 1.0 : 0.0;
+    }
+}
+
+// acc += sum over g of conj(F[2g]) F[2g + 1] (half spectra of n values each); first: acc = that sum.
+__global__ void fftAccumulateKernel(const double2* spectra, int group, std::size_t n, double2* acc, bool first) {
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double re = first ? 0.0 : acc[i].x, im = first ? 0.0 : acc[i].y;
+    for (int g = 0; g < group; ++g) {
+        const double2 a = spectra[(2 * g) * n + i], b = spectra[(2 * g + 1) * n + i];
+        re += a.x * b.x + a.y * b.y;
+        im += a.x * b.y - a.y * b.x;
+    }
+    acc[i] = make_double2(re, im);
+}
+
+// bound = floor(max(0, counts / n) + margin): the unscaled inverse transform, scaled, rounded up.
+__global__ void fftBoundKernel(const double* counts, std::size_t n, double scale, double margin, std::uint32_t* bound) {
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    bound[i] = static_cast<std::uint32_t>(floor(fmax(0.0, counts[i] * scale) + margin));
+}
+
 // ---- the code bound ------------------------------------------------------------------------------------
 // Block (dx, 64 consecutive dy): for every pair of an A row and a B row whose difference is one of the
 // dy, the pixels whose quantised codes agree, summed per dy. Thread (ty, tdy, tw) pairs A rows
@@ -115,6 +178,7 @@ struct BoundArgs {
     std::uint32_t best;      // offsets whose overlap cannot exceed it are skipped
     std::uint32_t* bound;    // [band dx][dyCount]
     const volatile int* cancel;
+    FftBound fft;            // and those whose FFT match-count bound cannot (when it was built)
 };
 
 template <int NP>
@@ -177,7 +241,7 @@ __global__ void __launch_bounds__(kBoundThreads) boundKernel(BoundArgs args) {
     if (tid < dyEnd - dy0 && ow > 0) {
         const int dy = dy0 + tid;
         const int oh = min(args.hA, args.hB - dy) - max(0, -dy);
-        useful = oh > 0 && static_cast<unsigned long long>(ow) * oh > args.best;
+        useful = oh > 0 && static_cast<unsigned long long>(ow) * oh > args.best && args.fft.beats(dx, dy, args.best);
     }
     if (!__syncthreads_or(useful)) return;
     if (tid < kBoundDy) sums[tid] = 0;
@@ -257,6 +321,7 @@ struct SelectArgs {
     std::uint32_t* keys;
     std::uint32_t* values;
     std::uint32_t* counters; // [0] candidates, [1] pruned by area, [2] pruned by bound
+    FftBound fft;
 };
 
 __global__ void selectKernel(SelectArgs args) {
@@ -267,7 +332,7 @@ __global__ void selectKernel(SelectArgs args) {
         const Overlap o = overlapOf(args.wA, args.hA, args.wB, args.hB, dx, dy);
         const unsigned long long area = static_cast<unsigned long long>(o.width) * o.height;
         if (area <= args.best) byArea = 1;
-        else if (args.bound[i] <= args.best) byBound = 1;
+        else if (args.bound[i] <= args.best || !args.fft.beats(dx, dy, args.best)) byBound = 1;
         else {
             const std::uint32_t k = atomicAdd(&args.counters[0], 1u);
             args.keys[k] = args.bound[i];

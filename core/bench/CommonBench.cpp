@@ -178,7 +178,8 @@ void addRegistrationRows(const BenchOptions& options, std::vector<BenchRow>& row
             Image changed = b;
             common_component::changeImage(changed, c.gain, c.bias, c.gamma, c.noise, c.jpeg, 3);
             pairs.push_back({name + " 1024^2, " + c.name, a, changed, true, true});
-            if (std::string(c.name) == "all three")
+            // rank beside linear where the change is not linear (gamma).
+            if (c.gamma != 1.0)
                 pairs.push_back({name + " 1024^2, " + c.name + ", rank", a, changed, true, true, CommonNormalize::Rank});
         }
     }

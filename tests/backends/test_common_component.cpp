@@ -9,6 +9,7 @@
 #include "cuda/Backends.h"
 #include "core/algo/common/CommonComponent.h"
 #include "core/algo/common/CommonComponentCases.h"
+#include "core/algo/common/CommonRegistration.h"
 #include "core/algo/common/StripLabellerCpu.h"
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
@@ -16,6 +17,7 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace glint;
@@ -489,6 +491,72 @@ private slots:
         // An output that cannot be written: exit 3, and nothing half-written is left.
         const auto bad = test::runCli({"common", paperA(), paperB(), "--mask", "/nonexistent/dir/mask.png"});
         QCOMPARE(bad.exitCode, 3);
+    }
+
+    // Progress moves once per band of offsets (cpu: 32 bands, cuda: 8), never backwards, and ends at 1:
+    // counted through the progress observer, no timing.
+    void progressMovesPerBand_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void progressMovesPerBand() {
+        GLINT_FETCH_BACKEND(backend);
+        const auto [a, b] = common_component::overlappingCrops(96);
+        JobControl job;
+        std::vector<double> seen;
+        job.setProgressObserver([&](JobControl&, double f) { seen.push_back(f); });
+        const auto r = runCommon(a, b, {}, backend, job);
+        QCOMPARE(r.size, std::uint64_t(48 * 48));
+        QVERIFY(!seen.empty());
+        QCOMPARE(seen.back(), 1.0);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+        std::vector<double> search;
+        for (double f : seen)
+            if (f > 0.05 && f < 1.0) search.push_back(f);
+        const std::size_t bands = backend == Backend::Cuda ? 8 : 32;
+        QVERIFY2(search.size() + 1 >= bands, qPrintable(QString::number(search.size())));
+        // No step larger than a band (191 columns in bands of 24 or 6) of the search's 95 %.
+        double last = 0.05;
+        for (double f : search) {
+            QVERIFY2(f - last <= 0.95 / static_cast<double>(bands) * 1.1, qPrintable(QString::number(f - last)));
+            last = f;
+        }
+    }
+
+    // The GPU's phase correlation is the host's: the same strongest candidate, the same candidates, the
+    // same peak (single precision on both); end to end, cuda and cpu agree with linear normalisation.
+    void deviceRegistrationIsTheHosts() {
+        GLINT_REQUIRE_CUDA();
+        using namespace common_component;
+        const Image scene = fractalNoiseImage(420, 300, 6);
+        std::vector<std::pair<Image, Image>> pairs = {overlappingCrops(256), {cropImage(scene, 0, 0, 300, 200),
+                                                                             cropImage(scene, 70, 33, 300, 200)}};
+        Image changed = pairs.back().second;
+        changeImage(changed, 0.8, 10, 1.1, 2, 90, 5);
+        pairs.push_back({pairs.back().first, changed});
+        const auto cuda = CommonComponentRegistry::create(Backend::Cuda);
+        for (const auto& [a, b] : pairs) {
+            JobControl job;
+            const auto range = offsetRange(a.width(), a.height(), b.width(), b.height(), -1);
+            Registration device;
+            QVERIFY(cuda->registerImages(a, b, range, 4, device, job));
+            const Registration host = registerByPhaseCorrelation(a, b, range, job);
+            QVERIFY(!device.candidates.empty());
+            QCOMPARE(device.candidates.front(), host.candidates.front());
+            QVERIFY2(std::abs(device.peak - host.peak) < 1e-4, qPrintable(QString("%1 %2").arg(device.peak).arg(host.peak)));
+            auto sorted = [](std::vector<CommonOffset> v) {
+                std::sort(v.begin(), v.end(), [](CommonOffset x, CommonOffset y) { return x.dx != y.dx ? x.dx < y.dx : x.dy < y.dy; });
+                return v;
+            };
+            QVERIFY(sorted(device.candidates) == sorted(host.candidates));
+            CommonComponentParams p;
+            p.normalize = CommonNormalize::Linear;
+            p.tolerance = 2;
+            const auto onGpu = runCommon(a, b, p, Backend::Cuda);
+            const auto onCpu = runCommon(a, b, p, Backend::Cpu);
+            QCOMPARE(onGpu.size, onCpu.size);
+            QCOMPARE(onGpu.dx, onCpu.dx);
+            QCOMPARE(onGpu.dy, onCpu.dy);
+            QCOMPARE(onGpu.confidence.gain, onCpu.confidence.gain);
+            QCOMPARE(onGpu.confidence.runnerUpSize, onCpu.confidence.runnerUpSize);
+        }
     }
 
     void resultThroughJobFunction() {

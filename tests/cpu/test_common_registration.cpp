@@ -176,6 +176,63 @@ private slots:
         QVERIFY2(r.confidence.coverage > 0.99, qPrintable(QString::number(r.confidence.coverage)));
     }
 
+    // Images of at most 16-bit integers are fitted from counts per value pair: the same gain, bias and
+    // answer as the same images held as doubles (fitted pixel by pixel); the runner-up the cpu backend
+    // takes from its labelled candidates is the one the reference's run labels afresh.
+    void countedFitIsThePerPixelFit() {
+        const Image scene = fractalNoiseImage(110, 90, 5);
+        const Image a = cropImage(scene, 0, 0, 64, 48);
+        Image b = cropImage(scene, 30, 14, 64, 48);
+        changeImage(b, 0.8, 10, 1.1, 2, 0, 3);
+        auto asDoubles = [](const Image& image) {
+            return Image::fromSamples<double>(image.width(), image.height(), image.toDoubles());
+        };
+        const Image a2 = asDoubles(a), b2 = asDoubles(b);
+        for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank})
+            for (double t : {0.0, 2.0}) {
+                CommonComponentParams p;
+                p.normalize = n;
+                p.tolerance = t;
+                const auto counted = test::runCommon(a, b, p, Backend::Cpu);
+                const auto perPixel = test::runCommon(a2, b2, p, Backend::Cpu);
+                const auto reference = test::runCommon(a, b, p, Backend::Reference);
+                QCOMPARE(counted.confidence.gain, perPixel.confidence.gain);
+                QCOMPARE(counted.confidence.bias, perPixel.confidence.bias);
+                QCOMPARE(counted.size, perPixel.size);
+                QCOMPARE(counted.size, reference.size);
+                QCOMPARE(counted.dx, -30);
+                QCOMPARE(counted.dy, -14);
+                QCOMPARE(counted.confidence.hasRunnerUp, reference.confidence.hasRunnerUp);
+                QCOMPARE(counted.confidence.runnerUp, reference.confidence.runnerUp);
+                QCOMPARE(counted.confidence.runnerUpSize, reference.confidence.runnerUpSize);
+                QVERIFY(!counted.candidateSizes.empty());
+                QVERIFY(reference.candidateSizes.empty());
+            }
+    }
+
+    // A gamma change is no line: linear still finds the true offset, and its search for the line that
+    // matches most pairs at the tolerance covers most of the overlap; rank (a monotone map) covers it all.
+    void gammaChangedCrops() {
+        const Image scene = fractalNoiseImage(420, 300, 12);
+        const Image a = cropImage(scene, 0, 0, 300, 240);
+        Image b = cropImage(scene, 120, 40, 300, 240);
+        changeImage(b, 0.8, 10, 1.1, 0, 0, 3);
+        CommonComponentParams p;
+        p.tolerance = 2;
+        double coverage[2] = {0, 0};
+        for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank}) {
+            p.normalize = n;
+            const auto r = test::runCommon(a, b, p, Backend::Cpu);
+            qInfo("gamma 1.1, %s, t 2: dx %d dy %d coverage %g gain %g bias %g", commonNormalizeName(n), r.dx, r.dy,
+                  r.confidence.coverage, r.confidence.gain, r.confidence.bias);
+            QCOMPARE(r.dx, -120);
+            QCOMPARE(r.dy, -40);
+            coverage[n == CommonNormalize::Rank] = r.confidence.coverage;
+        }
+        QVERIFY2(coverage[0] >= 0.9, qPrintable(QString::number(coverage[0])));
+        QVERIFY2(coverage[1] >= 0.99, qPrintable(QString::number(coverage[1])));
+    }
+
     // Constant images under linear: no scale to fit, only the medians are matched; every pixel of the
     // overlap matches, so the largest overlap wins.
     void constantImagesUnderLinear() {

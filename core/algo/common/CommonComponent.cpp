@@ -3,11 +3,18 @@
 #include "core/algo/common/CommonRegistration.h"
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
+#include <limits>
+#include <type_traits>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <string>
 
 namespace glint {
@@ -44,14 +51,59 @@ namespace {
 
 using common_component::Overlap;
 using common_component::overlapOf;
+using common_component::PairSums;
 
 struct Samples {
     std::vector<double> v;
     std::vector<std::uint8_t> ok; // not blank and finite
-    explicit Samples(const Image& image) : v(image.toDoubles()), ok(v.size()) {
-        for (std::size_t i = 0; i < v.size(); ++i) ok[i] = !image.isBlank(i) && std::isfinite(v[i]);
+    explicit Samples(const Image& image) : v(image.pixelCount()), ok(image.pixelCount()) {
+        image.visit([&](const auto* p) {
+            parallelFor(0, v.size(), 1 << 16, [&](std::size_t first, std::size_t last) {
+                for (std::size_t i = first; i < last; ++i) {
+                    v[i] = static_cast<double>(p[i]);
+                    ok[i] = !image.isBlank(i) && std::isfinite(v[i]) ? 1 : 0;
+                }
+            });
+        });
+    }
+    double mean() const {
+        double sum = 0.0, n = 0.0;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (ok[i]) sum += v[i], n += 1.0;
+        return n > 0 ? sum / n : 0.0;
     }
 };
+
+// Rows of an overlap are summed in blocks of this many, each block on one thread, the blocks' sums added
+// in order: the same result on any number of threads.
+constexpr int kRowBlock = 32;
+
+PairSums pairSums(const Samples& sa, int wA, int hA, const Samples& sb, int wB, int hB, CommonOffset d, double ca,
+                  double cb) {
+    const Overlap o = overlapOf(wA, hA, wB, hB, d.dx, d.dy);
+    const std::size_t blocks = static_cast<std::size_t>((o.height + kRowBlock - 1) / kRowBlock);
+    std::vector<PairSums> part(blocks);
+    parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) {
+            PairSums s;
+            const int y0 = o.y0 + static_cast<int>(k) * kRowBlock, y1 = std::min(o.y0 + o.height, y0 + kRowBlock);
+            for (int y = y0; y < y1; ++y) {
+                const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
+                const std::size_t ib = static_cast<std::size_t>(y + d.dy) * wB + (o.x0 + d.dx);
+                for (int x = 0; x < o.width; ++x) {
+                    if (!sa.ok[ia + x] || !sb.ok[ib + x]) continue;
+                    const double va = sa.v[ia + x] - ca, vb = sb.v[ib + x] - cb;
+                    s.n += 1, s.a += va, s.b += vb, s.aa += va * va, s.bb += vb * vb, s.ab += va * vb;
+                }
+            }
+            part[k] = s;
+        }
+    });
+    PairSums total;
+    for (const PairSums& s : part)
+        total.n += s.n, total.a += s.a, total.b += s.b, total.aa += s.aa, total.bb += s.bb, total.ab += s.ab;
+    return total;
+}
 
 // The valid samples of A and of B on the overlap at (dx, dy), pairwise (both valid).
 void overlapPairs(const Samples& a, int wA, int hA, const Samples& b, int wB, int hB, CommonOffset d,
@@ -67,22 +119,6 @@ void overlapPairs(const Samples& a, int wA, int hA, const Samples& b, int wB, in
             outA.push_back(a.v[ia]);
             outB.push_back(b.v[ib]);
         }
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-    const std::size_t n = x.size();
-    if (n < 2) return 0.0;
-    double mx = 0, my = 0;
-    for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
-    mx /= static_cast<double>(n);
-    my /= static_cast<double>(n);
-    double sxy = 0, sxx = 0, syy = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-        syy += (y[i] - my) * (y[i] - my);
-    }
-    return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
 }
 
 double median(std::vector<double> v) {
@@ -101,61 +137,425 @@ double mad(const std::vector<double>& v, double centre) {
     return median(std::move(dev));
 }
 
-// B with its values mapped onto A's (params.normalize), fitted on the pairs of the overlap.
-Image normalisedB(const Image& b, const Samples& sb, const std::vector<double>& pairA, const std::vector<double>& pairB,
-                  bool paired, bool roundToA, CommonNormalize how, CommonComponentConfidence& conf) {
-    std::vector<double> out(sb.v.size(), 0.0);
-    if (how == CommonNormalize::Linear) {
-        // Robust: medians and MADs. A flat side (MAD 0) has no scale to fit: the medians alone are matched.
-        const double medA = median(pairA), medB = median(pairB);
-        const double madA = mad(pairA, medA), madB = mad(pairB, medB);
-        conf.gain = madA > 0 && madB > 0 ? madA / madB : 1.0;
-        conf.bias = medA - conf.gain * medB;
-        // Then least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the MAD
-        // ratio of quantised samples is only roughly the gain.
-        // Only for pairs of one overlap: the whole images' samples (no registered overlap) are not pairs.
-        for (int round = 0; round < 2 && paired && madA > 0 && madB > 0; ++round) {
+// A multiset as (value, count), ascending by value: the samples of small-integer images, counted.
+using Weighted = std::vector<std::pair<double, std::uint64_t>>;
+
+double kthOf(const Weighted& w, std::uint64_t k) {
+    for (const auto& [value, count] : w) {
+        if (k < count) return value;
+        k -= count;
+    }
+    return w.empty() ? 0.0 : w.back().first;
+}
+
+// The same value as median() of the expanded samples.
+double medianOf(const Weighted& w) {
+    std::uint64_t total = 0;
+    for (const auto& e : w) total += e.second;
+    if (total == 0) return 0.0;
+    const std::uint64_t mid = total / 2;
+    const double hi = kthOf(w, mid);
+    if (total % 2) return hi;
+    const double lo = kthOf(w, mid - 1);
+    return lo + (hi - lo) / 2;
+}
+
+Weighted deviationsOf(const Weighted& w, double centre) {
+    Weighted out;
+    out.reserve(w.size());
+    for (const auto& [value, count] : w) out.push_back({std::abs(value - centre), count});
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+bool smallIntegerType(SampleType t) {
+    return t == SampleType::UInt8 || t == SampleType::Int8 || t == SampleType::UInt16 || t == SampleType::Int16;
+}
+
+// Images of at most 16-bit integers are read in place: fn(typed pointer).
+template <class Fn>
+void visitSmall(const Image& image, Fn&& fn) {
+    image.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) fn(p);
+    });
+}
+
+// The range of an image's valid values (an image of at most 16-bit integers).
+struct IntRange {
+    int lo = 0, hi = -1; // empty: no valid sample
+    std::uint64_t count() const { return hi >= lo ? static_cast<std::uint64_t>(hi - lo + 1) : 0; }
+};
+IntRange integerRange(const Image& image) {
+    constexpr std::size_t kBlock = 1 << 17;
+    const std::size_t n = image.pixelCount(), blocks = (n + kBlock - 1) / kBlock;
+    std::vector<std::pair<int, int>> ranges(blocks, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
+    visitSmall(image, [&](const auto* p) {
+        parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                auto& [lo, hi] = ranges[k];
+                for (std::size_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i)
+                    if (!image.isBlank(i)) lo = std::min(lo, static_cast<int>(p[i])), hi = std::max(hi, static_cast<int>(p[i]));
+            }
+        });
+    });
+    IntRange r;
+    int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+    for (const auto& [l, h] : ranges) lo = std::min(lo, l), hi = std::max(hi, h);
+    if (hi >= lo) r.lo = lo, r.hi = hi;
+    return r;
+}
+
+// What the fit sees: the valid pairs of the overlap at the first candidate (paired), or without one the
+// valid samples of each whole image. For images of at most 16-bit integers whose value ranges multiply to
+// a small table, as counts per value (per pair of values when paired): one pass, no per-pixel vectors,
+// and the same fit (medians are order statistics; the sums of integer products are exact either way).
+struct FitInput {
+    bool paired = false;
+    bool counted = false;
+    // per pixel (not counted)
+    std::vector<double> pairA, pairB;
+    // per pixel and paired: the distinct (a, b) pairs, ascending, with their counts (the order and the
+    // counts the joint table of the counted fit gives for integers)
+    std::vector<std::pair<std::pair<double, double>, std::uint64_t>> uniquePairs;
+    // counted: values minA + i, minB + j
+    int minA = 0, minB = 0, nA = 0, nB = 0;
+    std::vector<std::uint64_t> joint; // [i * nB + j], paired only
+    Weighted valuesA, valuesB;
+};
+
+// Whether two images are fitted from counts (the value ranges' product is a small table).
+bool countable(const IntRange& a, const IntRange& b) {
+    return a.count() && b.count() && a.count() * b.count() <= (std::uint64_t{1} << 22);
+}
+
+FitInput countedFitInput(const Image& a, const IntRange& ra, const Image& b, const IntRange& rb, const CommonOffset* at) {
+    FitInput in;
+    in.counted = true;
+    const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
+    const std::uint64_t nA = ra.count(), nB = rb.count();
+    in.minA = ra.lo, in.minB = rb.lo, in.nA = static_cast<int>(nA), in.nB = static_cast<int>(nB);
+    std::vector<std::uint64_t> countA(nA, 0), countB(nB, 0);
+    const Overlap o = at ? overlapOf(wA, hA, wB, hB, at->dx, at->dy) : Overlap{};
+    if (at && o.area() > 0) {
+        in.joint.assign(nA * nB, 0);
+        // Each thread counts a run of rows in its own table, merged once (up to 8 threads, when the
+        // tables are small).
+        const int threads = nA * nB <= (std::uint64_t{1} << 19) ? std::min(8, cpuThreadCount()) : 1;
+        const std::size_t rows = static_cast<std::size_t>(o.height);
+        const std::size_t grain = (rows + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+        std::mutex merge;
+        visitSmall(a, [&](const auto* pa) {
+            visitSmall(b, [&](const auto* pb) {
+                parallelFor(0, rows, grain, [&](std::size_t first, std::size_t last) {
+                    std::vector<std::uint32_t> local(nA * nB, 0);
+                    for (std::size_t r = first; r < last; ++r) {
+                        const int y = o.y0 + static_cast<int>(r);
+                        const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
+                        const std::size_t ib = static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
+                        for (int x = 0; x < o.width; ++x)
+                            if (!a.isBlank(ia + x) && !b.isBlank(ib + x))
+                                ++local[static_cast<std::size_t>(static_cast<int>(pa[ia + x]) - ra.lo) * nB +
+                                        static_cast<std::size_t>(static_cast<int>(pb[ib + x]) - rb.lo)];
+                    }
+                    std::lock_guard lock(merge);
+                    for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
+                }, threads);
+            });
+        });
+        for (std::size_t i = 0; i < nA; ++i)
+            for (std::size_t j = 0; j < nB; ++j) countA[i] += in.joint[i * nB + j], countB[j] += in.joint[i * nB + j];
+    }
+    std::uint64_t pairs = 0;
+    for (std::uint64_t c : countA) pairs += c;
+    in.paired = pairs > 0;
+    if (!in.paired) {
+        in.joint.clear();
+        auto count = [](const Image& image, const IntRange& r, std::vector<std::uint64_t>& counts) {
+            visitSmall(image, [&](const auto* p) {
+                for (std::size_t i = 0; i < image.pixelCount(); ++i)
+                    if (!image.isBlank(i)) ++counts[static_cast<std::size_t>(static_cast<int>(p[i]) - r.lo)];
+            });
+        };
+        count(a, ra, countA);
+        count(b, rb, countB);
+    }
+    for (std::size_t i = 0; i < nA; ++i)
+        if (countA[i]) in.valuesA.push_back({static_cast<double>(ra.lo + static_cast<int>(i)), countA[i]});
+    for (std::size_t j = 0; j < nB; ++j)
+        if (countB[j]) in.valuesB.push_back({static_cast<double>(rb.lo + static_cast<int>(j)), countB[j]});
+    return in;
+}
+
+FitInput pixelFitInput(const Samples& sa, int wA, int hA, const Samples& sb, int wB, int hB, const CommonOffset* at) {
+    FitInput in;
+    if (at) overlapPairs(sa, wA, hA, sb, wB, hB, *at, in.pairA, in.pairB);
+    in.paired = !in.pairA.empty();
+    if (in.paired) {
+        std::vector<std::pair<double, double>> pairs(in.pairA.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i] = {in.pairA[i], in.pairB[i]};
+        std::sort(pairs.begin(), pairs.end());
+        for (const auto& p : pairs) {
+            if (!in.uniquePairs.empty() && in.uniquePairs.back().first == p) ++in.uniquePairs.back().second;
+            else in.uniquePairs.push_back({p, 1});
+        }
+    }
+    if (!in.paired) {
+        // No registered overlap: fit the whole images' distributions.
+        for (std::size_t i = 0; i < sa.v.size(); ++i)
+            if (sa.ok[i]) in.pairA.push_back(sa.v[i]);
+        for (std::size_t i = 0; i < sb.v.size(); ++i)
+            if (sb.ok[i]) in.pairB.push_back(sb.v[i]);
+    }
+    return in;
+}
+
+// The linear fit B' = gain * B + bias (into conf). Robust: medians and MADs; a flat side (MAD 0) has no
+// scale to fit: the medians alone are matched. Then, for pairs of one overlap (the whole images' samples
+// are not pairs), least squares on the inliers of that fit (residual within 3 robust sigmas), twice: the
+// MAD ratio of quantised samples is only roughly the gain.
+void fitLinear(const FitInput& in, double tolerance, bool roundToA, CommonComponentConfidence& conf) {
+    double medA, medB, madA, madB;
+    if (in.counted) {
+        medA = medianOf(in.valuesA), medB = medianOf(in.valuesB);
+        madA = medianOf(deviationsOf(in.valuesA, medA)), madB = medianOf(deviationsOf(in.valuesB, medB));
+    } else {
+        medA = median(in.pairA), medB = median(in.pairB);
+        madA = mad(in.pairA, medA), madB = mad(in.pairB, medB);
+    }
+    conf.gain = madA > 0 && madB > 0 ? madA / madB : 1.0;
+    conf.bias = medA - conf.gain * medB;
+    for (int round = 0; round < 2 && in.paired && madA > 0 && madB > 0; ++round) {
+        double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
+        if (in.counted) {
+            Weighted residual;
+            for (int i = 0; i < in.nA; ++i)
+                for (int j = 0; j < in.nB; ++j) {
+                    const std::uint64_t c = in.joint[static_cast<std::size_t>(i) * in.nB + j];
+                    if (!c) continue;
+                    const double a = in.minA + i, b = in.minB + j;
+                    residual.push_back({std::abs(a - (conf.gain * b + conf.bias)), c});
+                }
+            std::sort(residual.begin(), residual.end());
+            const double limit = std::max(1.0, 3.0 * 1.4826 * medianOf(residual));
+            for (int i = 0; i < in.nA; ++i)
+                for (int j = 0; j < in.nB; ++j) {
+                    const std::uint64_t count = in.joint[static_cast<std::size_t>(i) * in.nB + j];
+                    const double a = in.minA + i, b = in.minB + j, c = static_cast<double>(count);
+                    if (!count || std::abs(a - (conf.gain * b + conf.bias)) > limit) continue;
+                    n += c, sb += c * b, sa += c * a, sbb += c * b * b, sab += c * a * b;
+                }
+        } else {
+            const auto& pairA = in.pairA;
+            const auto& pairB = in.pairB;
             std::vector<double> residual(pairA.size());
             for (std::size_t i = 0; i < pairA.size(); ++i) residual[i] = std::abs(pairA[i] - (conf.gain * pairB[i] + conf.bias));
             const double limit = std::max(1.0, 3.0 * 1.4826 * median(residual));
-            double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
             for (std::size_t i = 0; i < pairA.size(); ++i) {
                 if (residual[i] > limit) continue;
                 n += 1, sb += pairB[i], sa += pairA[i], sbb += pairB[i] * pairB[i], sab += pairA[i] * pairB[i];
             }
-            const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
-            if (!(varB > 0)) break;
-            const double gain = (sab - sa * sb / n) / varB;
-            if (!(gain > 0) || !std::isfinite(gain)) break;
-            conf.gain = gain;
-            conf.bias = (sa - gain * sb) / n;
         }
-        // Onto A's grid: when A holds integers, B' is rounded to them, so that a fitted bias of a fraction
-        // does not push pairs that differ by the tolerance just past it.
-        for (std::size_t i = 0; i < out.size(); ++i)
-            if (sb.ok[i]) out[i] = roundToA ? std::nearbyint(conf.gain * sb.v[i] + conf.bias) : conf.gain * sb.v[i] + conf.bias;
+        const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
+        if (!(varB > 0)) break;
+        const double gain = (sab - sa * sb / n) / varB;
+        if (!(gain > 0) || !std::isfinite(gain)) break;
+        conf.gain = gain;
+        conf.bias = (sa - gain * sb) / n;
+    }
+    if (!in.paired || !(madA > 0 && madB > 0) || tolerance <= 0) return;
+    // Then the line that matches more pairs: a change the line cannot undo (gamma) leaves the least-squares
+    // line off at both ends of the range, where fewer pairs lie. Least squares on the pairs that match
+    // under the current line (|A - B'| <= tolerance, B' as the backends will see it), kept while it matches
+    // more of them (at most 4 rounds). Still a line: B' = gain * B + bias.
+    auto mapped = [&](double gain, double bias, double b) { return roundToA ? std::nearbyint(gain * b + bias) : gain * b + bias; };
+    // The distinct value pairs with their counts, ascending (a, then b), from either input.
+    std::vector<std::array<double, 3>> pairs;
+    if (in.counted) {
+        for (int i = 0; i < in.nA; ++i)
+            for (int j = 0; j < in.nB; ++j)
+                if (const std::uint64_t c = in.joint[static_cast<std::size_t>(i) * in.nB + j])
+                    pairs.push_back({static_cast<double>(in.minA + i), static_cast<double>(in.minB + j), static_cast<double>(c)});
     } else {
-        // Histogram matching: a B value goes to A's value at its mid-rank quantile among B's overlap samples.
-        std::vector<double> sortedA = pairA, sortedB = pairB;
-        std::sort(sortedA.begin(), sortedA.end());
-        std::sort(sortedB.begin(), sortedB.end());
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            if (!sb.ok[i]) continue;
-            if (sortedA.empty()) {
-                out[i] = sb.v[i];
-                continue;
+        for (const auto& [pair, count] : in.uniquePairs) pairs.push_back({pair.first, pair.second, static_cast<double>(count)});
+    }
+    auto visitPairs = [&](auto fn) {
+        for (const auto& p : pairs) fn(p[0], p[1], p[2]);
+    };
+    auto matched = [&](double gain, double bias) {
+        double m = 0;
+        visitPairs([&](double a, double b, double c) { m += samplesMatch(a, mapped(gain, bias, b), tolerance) ? c : 0.0; });
+        return m;
+    };
+    double best = matched(conf.gain, conf.bias);
+    for (int round = 0; round < 4; ++round) {
+        double n = 0, sb = 0, sa = 0, sbb = 0, sab = 0;
+        visitPairs([&](double a, double b, double c) {
+            if (!samplesMatch(a, mapped(conf.gain, conf.bias, b), tolerance)) return;
+            n += c, sb += c * b, sa += c * a, sbb += c * b * b, sab += c * a * b;
+        });
+        const double varB = n > 1 ? sbb - sb * sb / n : 0.0;
+        if (!(varB > 0)) break;
+        const double gain = (sab - sa * sb / n) / varB;
+        if (!(gain > 0) || !std::isfinite(gain)) break;
+        const double bias = (sa - gain * sb) / n;
+        const double m = matched(gain, bias);
+        if (!(m > best)) break;
+        best = m;
+        conf.gain = gain;
+        conf.bias = bias;
+    }
+    // Then a search of the lines near it, kept where one matches more pairs: gains within 20 %, turned
+    // about B's median, and biases within 8, then twice finer around the best. Where the pairs take at
+    // most 2^14 distinct value pairs (then it costs little: the grid's lines are counted on all threads,
+    // the first best in grid order kept, as one thread would); it only ever adds matched pairs.
+    double total = 0;
+    for (const auto& p : pairs) total += p[2];
+    if (pairs.size() > (std::size_t{1} << 14) || best >= total) return;
+    const double pivot = in.counted ? medianOf(in.valuesB) : median(in.pairB);
+    constexpr int kGain = 20, kBias = 16, kSide = 2 * kBias + 1;
+    std::vector<double> counts(static_cast<std::size_t>(2 * kGain + 1) * kSide);
+    double step = 1.0;
+    for (int stage = 0; stage < 3; ++stage, step /= 8) {
+        const double g0 = conf.gain, c0 = conf.bias;
+        auto lineAt = [&](std::size_t k) {
+            const int kg = static_cast<int>(k / kSide) - kGain, kc = static_cast<int>(k % kSide) - kBias;
+            const double gain = g0 * (1 + 0.01 * step * kg);
+            return std::pair<double, double>{gain, c0 - (gain - g0) * pivot + 0.5 * step * kc};
+        };
+        parallelFor(0, counts.size(), 64, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                const auto [gain, bias] = lineAt(k);
+                counts[k] = gain > 0 ? matched(gain, bias) : 0.0;
             }
-            const double less = static_cast<double>(std::lower_bound(sortedB.begin(), sortedB.end(), sb.v[i]) - sortedB.begin());
-            const double upTo = static_cast<double>(std::upper_bound(sortedB.begin(), sortedB.end(), sb.v[i]) - sortedB.begin());
-            const double q = sortedB.empty() ? 0.5 : (less + upTo) / 2 / static_cast<double>(sortedB.size());
-            const std::size_t k = std::min(sortedA.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sortedA.size())));
-            out[i] = sortedA[k];
+        });
+        for (std::size_t k = 0; k < counts.size(); ++k)
+            if (counts[k] > best) best = counts[k], std::tie(conf.gain, conf.bias) = lineAt(k);
+    }
+}
+
+// Histogram matching: a B value goes to A's value at its mid-rank quantile among B's fitted samples.
+double rankMapped(const std::vector<double>& sortedA, const std::vector<double>& sortedB, double v) {
+    if (sortedA.empty()) return v;
+    const double less = static_cast<double>(std::lower_bound(sortedB.begin(), sortedB.end(), v) - sortedB.begin());
+    const double upTo = static_cast<double>(std::upper_bound(sortedB.begin(), sortedB.end(), v) - sortedB.begin());
+    const double q = sortedB.empty() ? 0.5 : (less + upTo) / 2 / static_cast<double>(sortedB.size());
+    const std::size_t k = std::min(sortedA.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sortedA.size())));
+    return sortedA[k];
+}
+
+// The same mapping from counts: `less` of B's fitted samples are below v and `same` equal to it.
+double rankMappedCounted(const Weighted& valuesA, std::uint64_t totalA, std::uint64_t totalB, std::uint64_t less,
+                         std::uint64_t same, double v) {
+    if (totalA == 0) return v;
+    const double q = totalB == 0 ? 0.5
+                                 : (static_cast<double>(less) + static_cast<double>(less + same)) / 2 /
+                                       static_cast<double>(totalB);
+    const std::uint64_t k = std::min<std::uint64_t>(totalA - 1, static_cast<std::uint64_t>(q * static_cast<double>(totalA)));
+    return kthOf(valuesA, k);
+}
+
+// The blank mask of B' (B's invalid samples), or none when every sample is valid.
+template <class Valid>
+void setBlanks(Image& image, std::size_t n, Valid valid) {
+    std::vector<std::uint8_t> blank(n);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) blank[i] = valid(i) ? 0 : 1, any = any || blank[i];
+    if (any) image.setBlankMask(std::move(blank));
+}
+
+// B' from a value per pixel: 8- or 16-bit integers when every value is one (the backends then code it
+// through a table, without a sort), doubles otherwise; B's invalid samples blank.
+template <class ValueAt, class Valid>
+Image mappedImage(const Image& b, ValueAt valueAt, Valid valid) {
+    const std::size_t n = b.pixelCount();
+    std::atomic<bool> uint8{true}, int16{true}, uint16{true};
+    parallelFor(0, n, 1 << 16, [&](std::size_t first, std::size_t last) {
+        bool u8 = true, i16 = true, u16 = true;
+        for (std::size_t i = first; i < last && (i16 || u16); ++i) {
+            if (!valid(i)) continue;
+            const double v = valueAt(i);
+            if (v != std::floor(v)) u8 = i16 = u16 = false;
+            if (!(v >= 0 && v <= 255)) u8 = false;
+            if (!(v >= -32768 && v <= 32767)) i16 = false;
+            if (!(v >= 0 && v <= 65535)) u16 = false;
+        }
+        if (!u8) uint8 = false;
+        if (!i16) int16 = false;
+        if (!u16) uint16 = false;
+    });
+    auto build = [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> samples(n);
+        parallelFor(0, n, 1 << 16, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) samples[i] = valid(i) ? static_cast<T>(valueAt(i)) : T(0);
+        });
+        return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
+    };
+    Image result = uint8 ? build(std::uint8_t{}) : int16 ? build(std::int16_t{}) : uint16 ? build(std::uint16_t{}) : build(double{});
+    setBlanks(result, n, valid);
+    result.meta = b.meta;
+    result.updateIntegerValued();
+    return result;
+}
+
+// B with its values mapped onto A's (how), fitted on `in` (per pixel). roundToA: A holds integers, so B'
+// is rounded to them (a fitted bias of a fraction then does not push pairs that differ by the tolerance
+// just past it).
+Image normalisedB(const Image& b, const Samples& sb, const FitInput& in, bool roundToA, CommonNormalize how,
+                  double tolerance, CommonComponentConfidence& conf) {
+    auto valid = [&](std::size_t i) { return sb.ok[i] != 0; };
+    if (how == CommonNormalize::Linear) {
+        fitLinear(in, tolerance, roundToA, conf);
+        const double gain = conf.gain, bias = conf.bias;
+        return mappedImage(b, [&](std::size_t i) { return roundToA ? std::nearbyint(gain * sb.v[i] + bias) : gain * sb.v[i] + bias; },
+                           valid);
+    }
+    std::vector<double> sortedA = in.pairA, sortedB = in.pairB;
+    std::sort(sortedA.begin(), sortedA.end());
+    std::sort(sortedB.begin(), sortedB.end());
+    return mappedImage(b, [&](std::size_t i) { return rankMapped(sortedA, sortedB, sb.v[i]); }, valid);
+}
+
+// The same from counts: one mapped value per value of B's range, looked up per pixel (A holds integers).
+Image normalisedCountedB(const Image& b, const IntRange& rb, const FitInput& in, CommonNormalize how, double tolerance,
+                         CommonComponentConfidence& conf) {
+    std::vector<double> table(rb.count());
+    if (how == CommonNormalize::Linear) {
+        fitLinear(in, tolerance, true, conf);
+        for (std::size_t j = 0; j < table.size(); ++j)
+            table[j] = std::nearbyint(conf.gain * static_cast<double>(rb.lo + static_cast<int>(j)) + conf.bias);
+    } else {
+        // B's counts walked once, below and at each value.
+        std::uint64_t totalA = 0, totalB = 0;
+        for (const auto& e : in.valuesA) totalA += e.second;
+        for (const auto& e : in.valuesB) totalB += e.second;
+        std::size_t p = 0;
+        std::uint64_t less = 0;
+        for (std::size_t j = 0; j < table.size(); ++j) {
+            const double v = static_cast<double>(rb.lo + static_cast<int>(j));
+            while (p < in.valuesB.size() && in.valuesB[p].first < v) less += in.valuesB[p++].second;
+            const std::uint64_t same = p < in.valuesB.size() && in.valuesB[p].first == v ? in.valuesB[p].second : 0;
+            table[j] = rankMappedCounted(in.valuesA, totalA, totalB, less, same, v);
         }
     }
-    Image result = Image::fromSamples<double>(b.width(), b.height(), std::move(out));
-    std::vector<std::uint8_t> blank(sb.ok.size());
-    for (std::size_t i = 0; i < blank.size(); ++i) blank[i] = sb.ok[i] ? 0 : 1;
-    result.setBlankMask(std::move(blank));
+    // The narrowest type that holds the table (every value is an integer: rounded, or one of A's), one
+    // pass to map, and B's own blank mask (its only invalid samples).
+    bool u8 = true, i16 = true, u16 = true;
+    for (double v : table) u8 = u8 && v >= 0 && v <= 255, i16 = i16 && v >= -32768 && v <= 32767, u16 = u16 && v >= 0 && v <= 65535;
+    auto build = [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> samples(b.pixelCount());
+        visitSmall(b, [&](const auto* pb) {
+            parallelFor(0, samples.size(), 1 << 17, [&](std::size_t first, std::size_t last) {
+                for (std::size_t i = first; i < last; ++i)
+                    samples[i] = b.isBlank(i) ? T(0) : static_cast<T>(table[static_cast<std::size_t>(static_cast<int>(pb[i]) - rb.lo)]);
+            });
+        });
+        return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
+    };
+    Image result = u8 ? build(std::uint8_t{}) : i16 ? build(std::int16_t{}) : u16 ? build(std::uint16_t{}) : build(double{});
+    if (b.hasBlanks()) result.setBlankMask(b.blankMask());
     result.meta = b.meta;
     result.updateIntegerValued();
     return result;
@@ -200,24 +600,30 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     CommonComponentParams params = requested;
     CommonComponentConfidence conf;
     const int wA = a.width(), hA = a.height(), wB = b.width(), hB = b.height();
-    const Samples sa(a), sb(b);
+    // The samples as doubles, made when first needed (the device registration and the counted fit of
+    // small-integer images do without them).
+    std::optional<Samples> sa, sb;
+    auto samplesA = [&]() -> const Samples& { return sa ? *sa : sa.emplace(a); };
+    auto samplesB = [&]() -> const Samples& { return sb ? *sb : sb.emplace(b); };
     {
-        // Registration first: the phase-correlation peaks, each alias ranked by the correlation of the
-        // overlapping samples, discounted when the overlap is under 5 % of the smaller image (a few
-        // pixels correlate by chance).
+        // Registration first: the phase-correlation peaks (on the backend's device where it has one),
+        // each alias ranked by candidateScore() of its overlap (the device scores them itself).
         auto step = job.timing().scope("register");
         const auto range = common_component::offsetRange(wA, hA, wB, hB, params.maxShift);
-        const auto reg = common_component::registerByPhaseCorrelation(a, b, range, job);
+        common_component::Registration reg;
+        if (!algorithm.registerImages(a, b, range, 4, reg, job))
+            reg = common_component::registerByPhaseCorrelation(a, b, range, job);
         conf.registered = !reg.candidates.empty();
         conf.registrationPeak = reg.peak;
-        const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
-        std::vector<std::pair<double, CommonOffset>> ranked;
-        std::vector<double> pa, pb;
-        for (const CommonOffset& d : reg.candidates) {
-            overlapPairs(sa, wA, hA, sb, wB, hB, d, pa, pb);
-            const double share = static_cast<double>(pa.size()) / smaller;
-            ranked.push_back({pearson(pa, pb) * std::min(1.0, share / kCommonReliableCoverage), d});
+        if (reg.scores.size() != reg.candidates.size()) {
+            reg.scores.clear();
+            const double smaller = static_cast<double>(std::min<std::uint64_t>(a.pixelCount(), b.pixelCount()));
+            const double meanA = samplesA().mean(), meanB = samplesB().mean();
+            for (const CommonOffset& d : reg.candidates)
+                reg.scores.push_back(common_component::candidateScore(pairSums(*sa, wA, hA, *sb, wB, hB, d, meanA, meanB), smaller));
         }
+        std::vector<std::pair<double, CommonOffset>> ranked;
+        for (std::size_t i = 0; i < reg.candidates.size(); ++i) ranked.push_back({reg.scores[i], reg.candidates[i]});
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
         for (const auto& [score, d] : ranked) params.candidates.push_back(d);
         for (const CommonOffset& d : requested.candidates)
@@ -228,19 +634,19 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
     Image normalised;
     if (params.normalize != CommonNormalize::None) {
         auto step = job.timing().scope("normalise");
-        std::vector<double> pa, pb;
-        if (!params.candidates.empty()) overlapPairs(sa, wA, hA, sb, wB, hB, params.candidates.front(), pa, pb);
-        const bool paired = !pa.empty();
-        if (!paired) {
-            // No registered overlap: fit the whole images' distributions.
-            for (std::size_t i = 0; i < sa.v.size(); ++i)
-                if (sa.ok[i]) pa.push_back(sa.v[i]);
-            for (std::size_t i = 0; i < sb.v.size(); ++i)
-                if (sb.ok[i]) pb.push_back(sb.v[i]);
+        const CommonOffset* at = params.candidates.empty() ? nullptr : &params.candidates.front();
+        std::optional<IntRange> ra, rb;
+        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ra = integerRange(a), rb = integerRange(b);
+        if (ra && countable(*ra, *rb)) {
+            normalised = normalisedCountedB(b, *rb, countedFitInput(a, *ra, b, *rb, at), params.normalize, params.tolerance, conf);
+        } else {
+            const Samples& sA = samplesA();
+            // Scanned, not taken from the metadata (images built in memory keep its default).
+            bool integersInA = true;
+            for (std::size_t i = 0; i < sA.v.size() && integersInA; ++i) integersInA = !sA.ok[i] || sA.v[i] == std::floor(sA.v[i]);
+            normalised = normalisedB(b, samplesB(), pixelFitInput(sA, wA, hA, samplesB(), wB, hB, at), integersInA,
+                                     params.normalize, params.tolerance, conf);
         }
-        bool integersInA = true; // scanned, not taken from the metadata (images built in memory keep its default)
-        for (std::size_t i = 0; i < sa.v.size() && integersInA; ++i) integersInA = !sa.ok[i] || sa.v[i] == std::floor(sa.v[i]);
-        normalised = normalisedB(b, sb, pa, pb, paired, integersInA, params.normalize, conf);
         matchedB = &normalised;
     }
     CommonComponentResult result = algorithm.run(a, *matchedB, params, job);
@@ -252,14 +658,23 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         conf.coverage = conf.overlapArea ? static_cast<double>(result.size) / static_cast<double>(conf.overlapArea) : 0.0;
     }
     conf.reliable = result.found && conf.coverage >= kCommonReliableCoverage;
-    // The runner-up: the largest component at the other candidate offsets (the first few).
+    // The runner-up: the largest component at the other candidate offsets (the first few), as the backend
+    // labelled them, else labelled here.
     std::optional<Samples> normalisedSamples;
-    const Samples& sbMatched = matchedB == &b ? sb : normalisedSamples.emplace(*matchedB);
     int looked = 0;
     for (const CommonOffset& d : params.candidates) {
         if ((result.found && d.dx == result.dx && d.dy == result.dy) || looked >= 4) continue;
         ++looked;
-        const std::uint64_t size = largestComponentAt(sa, wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
+        const auto known = std::find_if(result.candidateSizes.begin(), result.candidateSizes.end(),
+                                        [&](const CommonCandidateSize& c) { return c.offset == d; });
+        std::uint64_t size = 0;
+        if (known != result.candidateSizes.end()) {
+            size = known->size;
+        } else {
+            const Samples& sbMatched =
+                matchedB == &b ? samplesB() : (normalisedSamples ? *normalisedSamples : normalisedSamples.emplace(*matchedB));
+            size = largestComponentAt(samplesA(), wA, hA, sbMatched, wB, hB, d, params.tolerance, job);
+        }
         if (size > conf.runnerUpSize) {
             conf.hasRunnerUp = true;
             conf.runnerUp = d;

@@ -13,6 +13,11 @@
 
 namespace glint {
 
+namespace common_component {
+struct OffsetRange;
+struct Registration;
+} // namespace common_component
+
 struct CommonOffset {
     int dx = 0; // A(x, y) <-> B(x + dx, y + dy)
     int dy = 0;
@@ -67,6 +72,12 @@ struct CommonComponentStats {
     std::uint64_t seedCandidates = 0; // offsets proposed before the search (registration, patch matching)
 };
 
+// The largest component at one of the registration's candidate offsets (what the runner-up is taken from).
+struct CommonCandidateSize {
+    CommonOffset offset;
+    std::uint64_t size = 0;
+};
+
 struct CommonComponentResult {
     bool found = false;            // false: no pixel of A matches B at any offset (size 0, no offset)
     int dx = 0;                    // A(x, y) <-> B(x + dx, y + dy)
@@ -81,6 +92,10 @@ struct CommonComponentResult {
     std::vector<std::uint8_t> mask; // maskWidth * maskHeight bytes, 1 = in the component; empty when !found
     CommonComponentStats stats;
     CommonComponentConfidence confidence;
+    // The fast backends label the first candidates of params.candidates before the search and report the
+    // largest component at each here (findCommonComponent takes the runner-up from them, without
+    // labelling those offsets again); empty from the reference.
+    std::vector<CommonCandidateSize> candidateSizes;
     Backend backend = Backend::Reference; // the backend that ran (auto resolved; set by findCommonComponent)
     std::string device;
 };
@@ -92,7 +107,19 @@ public:
     // the device cannot run it.
     virtual CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
                                       JobControl& job) = 0;
+    // Phase correlation of a and b on the backend's device (findCommonComponent's registration step):
+    // false when the backend has none, and the host's registerByPhaseCorrelation() runs instead. Either
+    // gives candidates only (hints), so the answer of the search does not depend on which ran.
+    virtual bool registerImages(const Image& a, const Image& b, const common_component::OffsetRange& range, int peaks,
+                                common_component::Registration& out, JobControl& job) {
+        (void)a, (void)b, (void)range, (void)peaks, (void)out, (void)job;
+        return false;
+    }
 };
+
+// How many of params.candidates the fast backends label first whatever their match count, so that the
+// runner-up (the largest component at up to 4 candidates other than the answer) needs no labelling after.
+constexpr std::size_t kCommonLabelledCandidates = 5;
 
 using CommonComponentRegistry = BackendRegistry<CommonComponentAlgorithm>;
 

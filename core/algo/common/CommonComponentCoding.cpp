@@ -257,6 +257,12 @@ CommonCoding codeImages(const Image& a, const Image& b, double tolerance, JobCon
     return coding;
 }
 
+int progressBand(const OffsetRange& range, int bands) {
+    const std::uint64_t memory = std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / std::max<std::uint64_t>(1, range.dyCount()));
+    const std::uint64_t steady = (range.dxCount() + static_cast<std::uint64_t>(std::max(bands, 1)) - 1) / static_cast<std::uint64_t>(std::max(bands, 1));
+    return static_cast<int>(std::max<std::uint64_t>(1, std::min(memory, steady)));
+}
+
 OffsetRange offsetRange(int wA, int hA, int wB, int hB, long long maxShift) {
     OffsetRange r;
     r.dxMin = -(wA - 1);

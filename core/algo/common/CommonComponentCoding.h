@@ -101,6 +101,11 @@ struct OffsetRange {
     bool contains(int dx, int dy) const { return dx >= dxMin && dx <= dxMax && dy >= dyMin && dy <= dyMax; }
 };
 OffsetRange offsetRange(int wA, int hA, int wB, int hB, long long maxShift);
+// The fast backends bound the offsets in bands of dx columns and report progress after each (cuda labels
+// each band's candidates after its bound; cpu labels a group of up to 2^24 offsets in one order): at most
+// 2^24 offsets a band (memory), and `bands` bands where there are that many columns, so that progress moves
+// in steps of about 1/bands.
+int progressBand(const OffsetRange& range, int bands);
 
 // Patch seeds: small textured patches of A looked up in B; offsets where several agree are labelled
 // first, so that the overlap-area and code bounds prune the rest from the start.

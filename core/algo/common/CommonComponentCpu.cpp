@@ -62,6 +62,9 @@ inline std::uint64_t agreeBits(const std::uint64_t* a, const std::uint64_t* b) {
     }
 }
 
+// The bound runs in this many bands of offsets, progress moving after each.
+constexpr int kProgressBands = 32;
+
 struct Candidate {
     std::uint32_t bound;
     int dx, dy;
@@ -95,6 +98,7 @@ public:
         auto step = job_.timing().scope("mask");
         CommonComponentResult result = componentFromSeed(c_, bestDx_, bestDy_, seedX_, seedY_, best_.load());
         result.stats = stats_;
+        result.candidateSizes = candidateSizes_;
         return result;
     }
 
@@ -161,10 +165,19 @@ private:
         CpuStripLabeller labeller;
         std::vector<std::pair<int, int>> tried;
         for (const CommonOffset& d : candidates_) {
-            if (!range_.contains(d.dx, d.dy)) continue;
+            if (!range_.contains(d.dx, d.dy) ||
+                std::find(tried.begin(), tried.end(), std::make_pair(d.dx, d.dy)) != tried.end())
+                continue;
             tried.push_back({d.dx, d.dy});
             ++stats_.seedCandidates;
-            if (countMatches(d.dx, d.dy) > best_.load()) offer(labelOffset(d.dx, d.dy, labeller), d.dx, d.dy);
+            // The first few are labelled whatever their count: their sizes give the runner-up.
+            if (tried.size() <= kCommonLabelledCandidates) {
+                const LabelOutcome out = labelOffset(d.dx, d.dy, labeller);
+                candidateSizes_.push_back({d, out.size});
+                offer(out, d.dx, d.dy);
+            } else if (countMatches(d.dx, d.dy) > best_.load()) {
+                offer(labelOffset(d.dx, d.dy, labeller), d.dx, d.dy);
+            }
         }
         // Patches are worth looking up unless a candidate's component already covers most of its overlap.
         if (best_.load() > 0) {
@@ -210,19 +223,35 @@ private:
             planesA.build(c_.binA, c_.widthA, c_.heightA);
             planesB.build(c_.binB, c_.widthB, c_.heightB);
         }
-        // Bands of dx keep the candidate list bounded whatever the image sizes.
-        const std::uint64_t dyCount = range_.dyCount();
-        const int band = static_cast<int>(std::max<std::uint64_t>(1, (std::uint64_t{1} << 24) / dyCount));
-        for (int dxLo = range_.dxMin; dxLo <= range_.dxMax; dxLo += band) {
-            const int dxHi = std::min(range_.dxMax, dxLo + band - 1);
+        // Groups of dx columns keep the candidate list bounded whatever the image sizes (one group up to
+        // 2^24 offsets); within a group the bound runs in bands and progress moves after each, then the
+        // group's candidates are labelled in bound order (all of them: the order prunes best), progress
+        // moving after each batch. Half of the progress is the bound's, half the labelling's.
+        const int group = progressBand(range_, 1);
+        const int band = progressBand(range_, kProgressBands);
+        const double total = 2.0 * static_cast<double>(range_.dxCount());
+        double done = 0;
+        auto report = [&](double more) { job_.setProgress(0.05 + 0.95 * std::min(1.0, (done + more) / total)); };
+        for (int gLo = range_.dxMin; gLo <= range_.dxMax; gLo += group) {
+            const int gHi = std::min(range_.dxMax, gLo + group - 1);
             std::vector<Candidate> candidates;
-            {
+            for (int dxLo = gLo; dxLo <= gHi; dxLo += band) {
+                const int dxHi = std::min(gHi, dxLo + band - 1);
                 auto step = job_.timing().scope("bound");
-                candidates = boundBand<NP>(planesA, planesB, dxLo, dxHi);
+                const std::vector<Candidate> part = boundBand<NP>(planesA, planesB, dxLo, dxHi);
+                candidates.insert(candidates.end(), part.begin(), part.end());
+                done += dxHi - dxLo + 1;
+                report(0);
             }
+            std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+                if (x.bound != y.bound) return x.bound > y.bound;
+                return x.dx != y.dx ? x.dx < y.dx : x.dy < y.dy;
+            });
             auto step = job_.timing().scope("label");
-            labelCandidates(candidates);
-            job_.setProgress(0.05 + 0.95 * static_cast<double>(dxHi - range_.dxMin + 1) / range_.dxCount());
+            const double share = gHi - gLo + 1;
+            labelCandidates(candidates, [&](double fraction) { report(fraction * share); });
+            done += share;
+            report(0);
         }
     }
 
@@ -272,10 +301,6 @@ private:
         });
         stats_.prunedByArea += prunedArea.load();
         stats_.prunedByBound += prunedBound.load();
-        std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-            if (x.bound != y.bound) return x.bound > y.bound;
-            return x.dx != y.dx ? x.dx < y.dx : x.dy < y.dy;
-        });
         return candidates;
     }
 
@@ -299,7 +324,9 @@ private:
             }
     }
 
-    void labelCandidates(const std::vector<Candidate>& candidates) {
+    // progress(fraction of the candidates settled) after each batch.
+    template <class Progress>
+    void labelCandidates(const std::vector<Candidate>& candidates, Progress&& progress) {
         std::atomic<std::uint64_t> prunedBound{0}, prunedCount{0}, labelled{0};
         // Chunks in bound order: later chunks see the best that earlier ones found.
         std::size_t next = 0;
@@ -330,6 +357,7 @@ private:
                 }
             });
             next = end;
+            progress(static_cast<double>(next) / static_cast<double>(candidates.size()));
         }
         stats_.prunedByBound += prunedBound.load() + (candidates.size() - next);
         stats_.prunedByCount += prunedCount.load();
@@ -342,6 +370,7 @@ private:
     std::vector<CommonOffset> candidates_;
     std::optional<MatchCountBound> fftBound_;
     CommonComponentStats stats_;
+    std::vector<CommonCandidateSize> candidateSizes_;
     std::mutex bestMutex_;
     std::atomic<std::uint64_t> best_{0};
     int bestDx_ = 0, bestDy_ = 0, seedX_ = 0, seedY_ = 0;

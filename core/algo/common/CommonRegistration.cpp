@@ -43,8 +43,7 @@ cv::Mat windowedPlane(const Image& image, int sizeX, int sizeY) {
 
 Registration registerByPhaseCorrelation(const Image& a, const Image& b, const OffsetRange& range, JobControl& job,
                                         int peaks) {
-    Registration out;
-    if (a.empty() || b.empty() || range.count() == 0) return out;
+    if (a.empty() || b.empty() || range.count() == 0) return {};
     const int sizeX = cv::getOptimalDFTSize(std::max(a.width(), b.width()));
     const int sizeY = cv::getOptimalDFTSize(std::max(a.height(), b.height()));
     cv::Mat fa, fb;
@@ -69,14 +68,25 @@ Registration registerByPhaseCorrelation(const Image& a, const Image& b, const Of
     cv::idft(cross, surface, cv::DFT_REAL_OUTPUT | cv::DFT_SCALE);
     job.throwIfCancelled();
 
-    // Local maxima of the cyclic surface (3x3), strongest first.
-    struct Peak {
-        float value;
-        int x, y;
-    };
-    std::vector<Peak> found;
+    return registrationFromPeaks(surfacePeaks(surface.ptr<float>(0), sizeX, sizeY), sizeX, sizeY,
+                                 range, peaks);
+}
+
+int registrationSize(int n) { return cv::getOptimalDFTSize(n); }
+
+double candidateScore(const PairSums& s, double smallerImagePixels) {
+    if (s.n < 2) return 0.0;
+    const double sxy = s.ab - s.a * s.b / s.n, sxx = s.aa - s.a * s.a / s.n, syy = s.bb - s.b * s.b / s.n;
+    // Rounding leaves a constant side a tiny variance of either sign: no correlation then.
+    if (!(sxx > 1e-12 * s.aa) || !(syy > 1e-12 * s.bb)) return 0.0;
+    const double share = smallerImagePixels > 0 ? s.n / smallerImagePixels : 0.0;
+    return sxy / std::sqrt(sxx * syy) * std::min(1.0, share / kCommonReliableCoverage);
+}
+
+std::vector<SurfacePeak> surfacePeaks(const float* surface, int sizeX, int sizeY) {
+    std::vector<SurfacePeak> found;
     for (int y = 0; y < sizeY; ++y) {
-        const float* row = surface.ptr<float>(y);
+        const float* row = surface + static_cast<std::size_t>(y) * sizeX;
         for (int x = 0; x < sizeX; ++x) {
             const float v = row[x];
             if (!(v > 0.0f)) continue;
@@ -85,22 +95,28 @@ Registration registerByPhaseCorrelation(const Image& a, const Image& b, const Of
                 for (int nx = -1; nx <= 1 && isMax; ++nx) {
                     if (!nx && !ny) continue;
                     const int qx = (x + nx + sizeX) % sizeX, qy = (y + ny + sizeY) % sizeY;
-                    const float w = surface.at<float>(qy, qx);
+                    const float w = surface[static_cast<std::size_t>(qy) * sizeX + qx];
                     // Ties: the first in scan order is the maximum.
                     isMax = w < v || (w == v && (qy > y || (qy == y && qx > x)));
                 }
             if (isMax) found.push_back({v, x, y});
         }
     }
+    return found;
+}
+
+Registration registrationFromPeaks(std::vector<SurfacePeak> found, int sizeX, int sizeY, const OffsetRange& range,
+                                   int peaks) {
+    Registration out;
     const std::size_t keep = std::min<std::size_t>(found.size(), static_cast<std::size_t>(std::max(peaks, 0)));
     std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
-                      [](const Peak& p, const Peak& q) {
+                      [](const SurfacePeak& p, const SurfacePeak& q) {
                           if (p.value != q.value) return p.value > q.value;
                           return p.y != q.y ? p.y < q.y : p.x < q.x;
                       });
     if (!found.empty()) out.peak = std::clamp(static_cast<double>(found.front().value), 0.0, 1.0);
     for (std::size_t i = 0; i < keep; ++i) {
-        const Peak& p = found[i];
+        const SurfacePeak& p = found[i];
         // The surface is cyclic: d = p or p - size on each axis (no other alias has any overlap).
         for (int ay = 0; ay < 2; ++ay)
             for (int ax = 0; ax < 2; ++ax) {

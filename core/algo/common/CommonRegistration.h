@@ -22,13 +22,39 @@ struct Registration {
     // Offsets to label first, strongest peak first: each peak's wrap-around aliases (the surface is
     // cyclic), those within the offset range, without repeats.
     std::vector<CommonOffset> candidates;
+    // When not empty (the device registration computes them beside the surface): each candidate's
+    // ranking score, candidateScore() of its overlap. Empty: findCommonComponent scores them on the host.
+    std::vector<double> scores;
 };
+
+// Sums over the valid pairs of one overlap, of a - ca and b - cb (ca, cb: the images' means, so that the
+// sums of squares do not cancel).
+struct PairSums {
+    double n = 0, a = 0, b = 0, aa = 0, bb = 0, ab = 0;
+};
+// How the candidates are ranked: the Pearson correlation of the overlap's valid pairs, discounted when
+// they are under 5 % of the smaller image (a few pixels correlate by chance).
+double candidateScore(const PairSums& sums, double smallerImagePixels);
 
 // Phase correlation of A and B on a common size (no smaller than either image). peaks: how many local
 // maxima of the surface are turned into candidates (each gives up to 4 aliases). Blank and non-finite
 // samples count as the image's mean. Throws Cancelled through job.
 Registration registerByPhaseCorrelation(const Image& a, const Image& b, const OffsetRange& range, JobControl& job,
                                         int peaks = 4);
+
+// The transform size of each axis (OpenCV's optimal DFT size: 2^p 3^q 5^r, no smaller than n); a device
+// registration uses the same, so that its surface is the host's.
+int registrationSize(int n);
+// A local maximum (3x3, cyclic) of a phase-correlation surface with a positive value.
+struct SurfacePeak {
+    float value;
+    int x, y;
+};
+// The local maxima of a surface of sizeY rows of sizeX values (ties: the first in scan order).
+std::vector<SurfacePeak> surfacePeaks(const float* surface, int sizeX, int sizeY);
+// The registration from the local maxima: the strongest `peaks`, each with its wrap-around aliases in range.
+Registration registrationFromPeaks(std::vector<SurfacePeak> found, int sizeX, int sizeY, const OffsetRange& range,
+                                   int peaks);
 
 // An upper bound of the exact match count at every offset, from K bins of the codes: a B pixel's code
 // falls in one bin; an A pixel's matching codes [lo, lo + span] cover a run of bins. A pair that
