@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -123,6 +124,53 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     // launch with no cancel check inside).
     job.throwIfCancelled();
     job.setDevice(deviceNameFor(backend()));
+    TraceLeg leg = solveWidening(a, b, params, job);
+    if (!params.autoGuides) return leg;
+    // Guides that adapt: a leg whose fit is poor is solved again on 2n + 1 guides (the old guides stay guides,
+    // so the finer polyline can follow a bend that the chords of the coarse one cut), from the half-width the
+    // leg reached. Kept only when its objective is higher; at most kMaxTraceRefinements rounds.
+    std::vector<std::string> reasons = needsTraceRefinement(leg, params);
+    leg.refineReasons = reasons;
+    int tries = 0, kept = 0;
+    const long long pairs = static_cast<long long>(params.points) * params.points;
+    const int mostGuides = static_cast<int>(std::min<long long>(kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs));
+    while (!reasons.empty() && tries < kMaxTraceRefinements) {
+        const int current = static_cast<int>(leg.guideIndices.size());
+        if (current >= mostGuides) break;
+        TraceParams finer = params;
+        const bool lowConfidence = std::find(reasons.begin(), reasons.end(), "low confidence") != reasons.end();
+        const double widest = std::max(traceHalfWidth(a, b, params), std::hypot(b.x - a.x, b.y - a.y));
+        if (lowConfidence && leg.halfWidth < widest) {
+            // A weak leg may have missed the feature altogether (a bend beyond the band that the optimum never
+            // reached): one widening step, whether or not the optimum touched a guide's end.
+            finer.guides = std::min(mostGuides, static_cast<int>(std::ceil(current * kTraceWidenFactor)));
+            finer.halfWidth = std::min(widest, leg.halfWidth * kTraceWidenFactor);
+        } else {
+            finer.guides = std::min(mostGuides, 2 * current + 1);
+            finer.halfWidth = leg.halfWidth;
+        }
+        finer.maxWidenings = std::max(0, params.maxWidenings - leg.widened);
+        job.throwIfCancelled();
+        ++tries;
+        std::optional<TraceLeg> attempt;
+        try {
+            attempt = solveWidening(a, b, finer, job);
+        } catch (const UsageError&) {
+            break; // no feasible path on the finer guides (a tiny angle limit): keep the coarse optimum
+        }
+        if (objectiveValue(*attempt, params.objective) <= objectiveValue(leg, params.objective)) break;
+        attempt->widened += leg.widened;
+        leg = std::move(*attempt);
+        ++kept;
+        reasons = needsTraceRefinement(leg, params);
+    }
+    leg.refined = kept;
+    leg.refineTries = tries;
+    leg.refineReasons = tries ? std::move(leg.refineReasons) : std::vector<std::string>{};
+    return leg;
+}
+
+TraceLeg LineTracer::solveWidening(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job) {
     TraceParams current = params;
     current.halfWidth = traceHalfWidth(a, b, params);
     const double widest = std::max(current.halfWidth, std::hypot(b.x - a.x, b.y - a.y));
@@ -157,6 +205,21 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     }
     measureTraceLegConfidence(*field_, *leg);
     return std::move(*leg);
+}
+
+std::vector<std::string> needsTraceRefinement(const TraceLeg& leg, const TraceParams& params) {
+    std::vector<std::string> reasons;
+    if (leg.confidence < kTraceRefineConfidence) reasons.push_back("low confidence");
+    double sharpest = 0.0;
+    for (std::size_t k = 1; k + 1 < leg.points.size(); ++k) {
+        const TracePoint p = leg.points[k - 1], q = leg.points[k], r = leg.points[k + 1];
+        const double ux = q.x - p.x, uy = q.y - p.y, vx = r.x - q.x, vy = r.y - q.y;
+        sharpest = std::max(sharpest, std::fabs(std::atan2(ux * vy - uy * vx, ux * vx + uy * vy)));
+    }
+    if (sharpest * 180.0 / std::numbers::pi >= kTraceRefineTurnFraction * params.maxAngleDeg)
+        reasons.push_back("sharp turn");
+    if (wantsWiderGuides(leg, params.points)) reasons.push_back("guide end");
+    return reasons;
 }
 
 TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius) {
