@@ -130,7 +130,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     // so the finer polyline can follow a bend that the chords of the coarse one cut), from the half-width the
     // leg reached. Kept only when its objective is higher; at most kMaxTraceRefinements rounds.
     std::vector<std::string> reasons = needsTraceRefinement(leg, params);
-    leg.refineReasons = reasons;
+    const std::vector<std::string> firstReasons = reasons;
     int tries = 0, kept = 0;
     const long long pairs = static_cast<long long>(params.points) * params.points;
     const int mostGuides = static_cast<int>(std::min<long long>(kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs));
@@ -166,7 +166,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     }
     leg.refined = kept;
     leg.refineTries = tries;
-    leg.refineReasons = tries ? std::move(leg.refineReasons) : std::vector<std::string>{};
+    leg.refineReasons = tries ? firstReasons : std::vector<std::string>{};
     return leg;
 }
 
