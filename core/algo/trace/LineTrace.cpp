@@ -2,9 +2,11 @@
 
 #include "core/algo/trace/TraceGeometry.h"
 #include "core/jobs/JobRunner.h"
+#include "core/util/Parallel.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -16,6 +18,9 @@
 namespace glint {
 
 namespace {
+
+// Samples (8 copies x the leg's length) from which measureTraceLegConfidence uses threads.
+constexpr double kParallelConfidenceSamples = 4000.0;
 
 std::string pointText(TracePoint p) {
     std::ostringstream text;
@@ -179,7 +184,7 @@ TraceLeg LineTracer::solveWidening(TracePoint a, TracePoint b, const TraceParams
         std::optional<TraceGeometry> geometry;
         {
             auto step = job.timing().scope("geometry");
-            geometry.emplace(a, b, current);
+            geometry.emplace(a, b, current, false); // the turns after the segments are scored (solveObjective)
         }
         std::optional<TraceLeg> attempt = solveObjective(*geometry, params.objective, job);
         if (!attempt) {
@@ -203,7 +208,10 @@ TraceLeg LineTracer::solveWidening(TracePoint a, TracePoint b, const TraceParams
             {static_cast<long long>(moreGuides), kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs}));
         job.throwIfCancelled();
     }
-    measureTraceLegConfidence(*field_, *leg);
+    if (!leg->confidenceMeasured) {
+        auto step = job.timing().scope("confidence");
+        measureTraceLegConfidence(*field_, *leg);
+    }
     return std::move(*leg);
 }
 
@@ -251,25 +259,40 @@ void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
     if (leg.points.size() < 2 || length <= 0.0 || leg.length <= 0.0) return;
     const double px = -dy / length, py = dx / length;
     const double step = std::max(4.0, 1.5 * field.options().lineWidth);
-    double sum = 0.0;
-    int copies = 0;
-    for (int k = -4; k <= 4; ++k) {
-        if (k == 0) continue;
+    constexpr int copies = 8; // k = -4..-1, 1..4
+    std::array<double, copies> scores{};
+    const auto copyScore = [&](int copy) {
+        const int k = copy < 4 ? copy - 4 : copy - 3;
         double score = 0.0;
         for (std::size_t i = 0; i + 1 < leg.points.size(); ++i) {
             const TracePoint p{leg.points[i].x + k * step * px, leg.points[i].y + k * step * py};
             const TracePoint q{leg.points[i + 1].x + k * step * px, leg.points[i + 1].y + k * step * py};
             score += segmentScoreExact(field, p, segmentShape(q.x - p.x, q.y - p.y));
         }
-        sum += score / leg.length; // the copy has the leg's length
-        ++copies;
-    }
+        scores[copy] = score;
+    };
+    // A long leg's copies read far apart in a large field (memory latency bound, ~25 ns a sample): one
+    // thread a copy where there are cores to spare. The sum is taken in the same order either way.
+    if (8.0 * leg.length >= kParallelConfidenceSamples && cpuThreadCount() > 2)
+        parallelFor(0, copies, 1, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t c = begin; c < end; ++c) copyScore(static_cast<int>(c));
+        });
+    else
+        for (int c = 0; c < copies; ++c) copyScore(c);
+    double sum = 0.0;
+    for (double score : scores) sum += score / leg.length; // each copy has the leg's length
     leg.backgroundScore = sum / copies;
     leg.confidence = leg.meanScore > 0.0 ? std::max(0.0, 1.0 - leg.backgroundScore / leg.meanScore) : 0.0;
+    leg.confidenceMeasured = true;
 }
 
-std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, TraceObjective objective, JobControl& job) {
+std::optional<TraceLeg> LineTracer::solveObjective(TraceGeometry& g, TraceObjective objective, JobControl& job) {
     scoreSegments(g, job);
+    {
+        // The turn angles and intervals: the DP's alone, so a GPU scores the segments meanwhile.
+        auto step = job.timing().scope("geometry");
+        g.computeTurns();
+    }
     Optimum optimum = optimize(g, 0.0, job);
     if (optimum.indices.empty() || !std::isfinite(optimum.score)) return std::nullopt;
     std::optional<TraceLeg> best;
@@ -284,9 +307,20 @@ std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, Trace
     // double-precision scores of the paths, so every backend climbs the same sequence up to float rounding.
     for (int iteration = 2; iteration <= kMaxTraceIterations && best->meanScore > 0.0; ++iteration) {
         const double lambda = best->meanScore;
-        optimum = optimize(g, lambda, job);
+        if (optimizesAsynchronously()) {
+            // While the device solves, measure the confidence of the best path so far: usually the optimum
+            // (the last solve only confirms it), so the measurement then costs no time.
+            launchOptimize(g, lambda, job);
+            if (!best->confidenceMeasured) {
+                auto step = job.timing().scope("confidence");
+                measureTraceLegConfidence(*field_, *best);
+            }
+        }
+        optimum = finishOptimize(g, lambda, job);
         best->iterations = iteration;
         if (optimum.indices.empty() || !std::isfinite(optimum.score)) break;
+        // The same path again: lambda is its ratio, so it is optimal (max S - lambda L = 0).
+        if (optimum.indices == best->guideIndices) break;
         auto step = job.timing().scope("assemble");
         TraceLeg candidate = assembleLeg(*field_, g, optimum.indices, optimum.score + lambda * pathLength(g, optimum.indices));
         const bool converged = optimum.score <= kTraceRatioTolerance * lambda * candidate.length;

@@ -176,6 +176,7 @@ struct TraceLeg {
     std::vector<std::string> refineReasons; // autoGuides: why the first refinement was tried (needsTraceRefinement)
     double backgroundScore = 0.0;       // mean score per pixel of the leg moved sideways (traceLegBackground)
     double confidence = 1.0;            // max(0, 1 - background / mean score): 0 = no better than beside it
+    bool confidenceMeasured = false;    // measureTraceLegConfidence ran on this path (not in the JSON)
 };
 
 // The local background of a leg: the mean, over copies of its polyline moved perpendicular to a -> b by
@@ -224,11 +225,20 @@ protected:
     virtual void scoreSegments(const TraceGeometry& geometry, JobControl& job) = 0;
     // The DP over the scored segments with edge weight score - lambda * length (lambda = 0: the sum).
     virtual Optimum optimize(const TraceGeometry& geometry, double lambda, JobControl& job) = 0;
+    // The same in two halves, for a backend that computes elsewhere (the GPU): launch the DP, let the caller
+    // work on the host meanwhile, then wait for the optimum. By default the work is done in finish.
+    virtual void launchOptimize(const TraceGeometry&, double, JobControl&) {}
+    virtual Optimum finishOptimize(const TraceGeometry& geometry, double lambda, JobControl& job) {
+        return optimize(geometry, lambda, job);
+    }
+    // Whether launchOptimize() returns before the DP is done (host work between the halves is then free).
+    virtual bool optimizesAsynchronously() const { return false; }
     std::shared_ptr<const TraceField> field_;
 
 private:
     // The optimum of the objective on one geometry (nullopt when no path is feasible).
-    std::optional<TraceLeg> solveObjective(const TraceGeometry& geometry, TraceObjective objective, JobControl& job);
+    // The geometry's turns are computed here, after scoreSegments() (which needs only its shapes).
+    std::optional<TraceLeg> solveObjective(TraceGeometry& geometry, TraceObjective objective, JobControl& job);
     // The leg on `params`' guides, widened while it wants wider guides (params.maxWidenings); its confidence
     // measured. `widest` bounds the half-width.
     TraceLeg solveWidening(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);

@@ -31,8 +31,13 @@ struct IndexRange {
 
 class TraceGeometry {
 public:
-    // params must be valid (validateTraceParams) and a != b.
-    TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params);
+    // params must be valid (validateTraceParams) and a != b. withTurns = false leaves the turn angles and
+    // intervals for computeTurns() (a GPU scores the segments meanwhile: they need only the shapes).
+    TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params, bool withTurns = true);
+    // The turn angles and feasible-turn intervals (everything below "Direction of each segment"); does
+    // nothing when they are already there. They must be there before any of their accessors is called.
+    void computeTurns();
+    bool hasTurns() const { return turns_; }
 
     int guides() const { return n_; }
     int points() const { return d_; }
@@ -88,6 +93,7 @@ private:
     std::vector<double> interiorAngle_, firstAngle_, lastAngle_;
     std::vector<IndexRange> incoming_, firstNext_, lastPrev_;
     double samplesPerTransition_ = 0.0;
+    bool turns_ = false;
 };
 
 // The score of the segment that starts at `start` and has the given shape, in double precision: the
