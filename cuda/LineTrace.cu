@@ -133,18 +133,39 @@ protected:
         endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
             field, width, height, dg, first, last, ends);
         GLINT_CUDA_CHECK_LAUNCH();
+        // The middle transitions 2 .. n-2 here; the first and the last (which score only the segments a
+        // feasible turn can use) once the host has the turn tables (launchOptimize).
         const int perLaunch = static_cast<int>(
             std::clamp(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition()), 1.0, static_cast<double>(n)));
-        for (int k = 1; k < n; k += perLaunch) {
-            const int count = std::min(perLaunch, n - k);
+        for (int k = 2; k < n - 1; k += perLaunch) {
+            const int count = std::min(perLaunch, n - 1 - k);
             segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(
                 field, width, height, dg, interior, k, seg);
             GLINT_CUDA_CHECK_LAUNCH();
-            if (k + count < n) {
+            if (k + count < n - 1) {
                 GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
                 job.throwIfCancelled();
                 job.setProgress(0.9 * (k + count - 1) / std::max(1, n - 1));
             }
+        }
+        timer_.mark("segment scores");
+        geometry_ = dg;
+    }
+
+    // The first and last interior transitions' segment scores, pruned by the turn tables (uploaded).
+    void scoreEndTransitions(const TraceGeometry& g, const TableLayout& layout) {
+        const int n = g.guides(), d = g.points();
+        if (n < 2) return;
+        const int threads = std::min(256, (d + 31) / 32 * 32);
+        const auto* interior = tables_.as<FloatShape>(layout.interior);
+        const auto* firstNext = tables_.as<int2>(layout.firstNext);
+        const auto* lastPrev = tables_.as<int2>(layout.lastPrev);
+        for (int k : {1, n - 1}) {
+            segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, 1), dim3(threads), 0, stream_>>>(
+                field4_.as<float4>(), field_->width(), field_->height(), geometry_, interior, k, seg_.as<float>(),
+                firstNext, lastPrev);
+            GLINT_CUDA_CHECK_LAUNCH();
+            if (n == 2) break; // one transition, both first and last
         }
         timer_.mark("segment scores");
     }
@@ -180,7 +201,9 @@ protected:
             packTurns(g, layout);
             GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.get() + layout.incoming, hostTables_.get() + layout.incoming,
                                              layout.total - layout.incoming, cudaMemcpyHostToDevice, stream_));
+            timer_.mark("upload");
             turnsUploaded_ = true;
+            scoreEndTransitions(g, layout);
         }
         const int threads = std::min(256, (d + 31) / 32 * 32);
         const dim3 block(threads);
@@ -287,6 +310,7 @@ private:
     EventTimer timer_{stream_, 5}; // upload, segment scores, dp, download
     bool timerOpen_ = false;       // scoreSegments() began the timer and the first optimize() reports it
     bool turnsUploaded_ = false;   // the current geometry's turn tables are on the device
+    DeviceGeometry geometry_{};    // the current geometry's, for the end transitions' launch
     Bytes field4_, tables_, seg_, ends_, scoreA_, scoreB_, back_, final_, result_;
     HostBytes hostTables_, hostResult_;
 };

@@ -40,9 +40,9 @@ const std::map<std::pair<int, int>, PaperFigures>& paperTable() {
     return table;
 }
 
-// Samples of one trace (all segments), for the floor.
+// Samples of one trace (the segments a DP can use: the fast backends score no others), for the floor.
 double totalSamples(const TraceGeometry& g) {
-    double samples = (g.guides() - 1) * g.samplesPerTransition();
+    double samples = g.usedInteriorSamples();
     for (int i = 0; i < g.points(); ++i) samples += g.firstShape(i).samples + g.lastShape(i).samples;
     return samples;
 }

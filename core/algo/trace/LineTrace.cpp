@@ -287,12 +287,16 @@ void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
 }
 
 std::optional<TraceLeg> LineTracer::solveObjective(TraceGeometry& g, TraceObjective objective, JobControl& job) {
-    scoreSegments(g, job);
-    {
-        // The turn angles and intervals: the DP's alone, so a GPU scores the segments meanwhile.
+    // The turn angles and intervals: a synchronous backend gets them first (it scores only the segments of
+    // the first and last transitions that a feasible turn can use); an asynchronous one (the GPU) scores the
+    // middle transitions meanwhile and those two once it has them (launchOptimize).
+    const auto turns = [&] {
         auto step = job.timing().scope("geometry");
         g.computeTurns();
-    }
+    };
+    if (!optimizesAsynchronously()) turns();
+    scoreSegments(g, job);
+    turns();
     Optimum optimum = optimize(g, 0.0, job);
     if (optimum.indices.empty() || !std::isfinite(optimum.score)) return std::nullopt;
     std::optional<TraceLeg> best;

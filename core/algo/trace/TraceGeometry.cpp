@@ -115,6 +115,37 @@ void TraceGeometry::computeTurns() {
     turns_ = true;
 }
 
+IndexRange TraceGeometry::usedSuccessors(int k, int c) const {
+    IndexRange r{0, d_ - 1};
+    if (k == 1) {
+        const IndexRange f = firstNext_[c];
+        r = {std::max(r.lo, f.lo), std::min(r.hi, f.hi)};
+    }
+    if (k == n_ - 1) {
+        // lastPrev_[x] = [lo(x), hi(x)], both ends non-decreasing in x: the x whose range holds c form one
+        // interval, from the first x with hi(x) >= c to the last with lo(x) <= c.
+        const auto first = std::partition_point(lastPrev_.begin(), lastPrev_.end(),
+                                                [&](const IndexRange& p) { return p.hi < c; });
+        const auto past = std::partition_point(lastPrev_.begin(), lastPrev_.end(),
+                                               [&](const IndexRange& p) { return p.lo <= c; });
+        r = {std::max(r.lo, static_cast<int>(first - lastPrev_.begin())),
+             std::min(r.hi, static_cast<int>(past - lastPrev_.begin()) - 1)};
+    }
+    return r;
+}
+
+double TraceGeometry::usedInteriorSamples() const {
+    if (n_ < 2) return 0.0;
+    double samples = n_ > 3 ? (n_ - 3) * samplesPerTransition_ : 0.0; // the middle transitions, in full
+    const std::vector<int> ends = n_ == 2 ? std::vector<int>{1} : std::vector<int>{1, n_ - 1};
+    for (int k : ends)
+        for (int c = 0; c < d_; ++c) {
+            const IndexRange r = usedSuccessors(k, c);
+            for (int x = r.lo; x <= r.hi; ++x) samples += interiorShape(x - c).samples;
+        }
+    return samples;
+}
+
 TracePoint TraceGeometry::point(int guide, int index) const {
     if (guide <= 0) return a_;
     if (guide >= n_ + 1) return b_;

@@ -84,6 +84,15 @@ public:
     // Samples over all the d^2 segments between two neighbouring guides (1 <= k < n), for work estimates.
     double samplesPerTransition() const { return samplesPerTransition_; }
 
+    // The segments that some feasible path can use. A DP reads every segment of the middle transitions,
+    // but of the first interior transition (q_1 -> q_2) only q_{1,c} -> q_{2,x} with x in
+    // firstTurnSuccessors(c), and of the last (q_{n-1} -> q_n) only q_{n-1,c} -> q_{n,x} with c in
+    // lastTurnPredecessors(x): the fast backends score only those (the rest are never read). Needs the turns.
+    // For transition k (1 <= k < n) and start point c: the x to score, one interval.
+    IndexRange usedSuccessors(int k, int c) const;
+    // Samples of the segments a DP uses, over all interior transitions (for floors and estimates).
+    double usedInteriorSamples() const;
+
 private:
     TracePoint a_, b_;
     int n_ = 0, d_ = 0;
