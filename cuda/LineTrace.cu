@@ -101,7 +101,8 @@ protected:
         result_.ensure(sizeof(int) * (n + 1));
         hostResult_.ensure(sizeof(int) * (n + 1));
 
-        packTables(g, layout);
+        packShapes(g, layout);
+        turnsUploaded_ = false; // the DP's turn tables follow in launchOptimize(), once the host has them
         DeviceGeometry dg{};
         dg.ax = g.a().x;
         dg.ay = g.a().y;
@@ -122,7 +123,8 @@ protected:
 
         timer_.begin();
         timerOpen_ = true;
-        GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.get(), hostTables_.get(), layout.total, cudaMemcpyHostToDevice, stream_));
+        GLINT_CUDA_CHECK(
+            cudaMemcpyAsync(tables_.get(), hostTables_.get(), layout.incoming, cudaMemcpyHostToDevice, stream_));
         timer_.mark("upload");
 
         // Segment scores, in launches of bounded work so that a cancel is seen between them.
@@ -131,24 +133,53 @@ protected:
         endSegmentsKernel<<<dim3((d + threads - 1) / threads, 2), block, 0, stream_>>>(
             field, width, height, dg, first, last, ends);
         GLINT_CUDA_CHECK_LAUNCH();
+        // The middle transitions 2 .. n-2 here; the first and the last (which score only the segments a
+        // feasible turn can use) once the host has the turn tables (launchOptimize).
         const int perLaunch = static_cast<int>(
             std::clamp(kSamplesPerLaunch / std::max(1.0, g.samplesPerTransition()), 1.0, static_cast<double>(n)));
-        for (int k = 1; k < n; k += perLaunch) {
-            const int count = std::min(perLaunch, n - k);
+        for (int k = 2; k < n - 1; k += perLaunch) {
+            const int count = std::min(perLaunch, n - 1 - k);
             segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, count), block, 0, stream_>>>(
                 field, width, height, dg, interior, k, seg);
             GLINT_CUDA_CHECK_LAUNCH();
-            if (k + count < n) {
+            if (k + count < n - 1) {
                 GLINT_CUDA_CHECK(cudaStreamSynchronize(stream_));
                 job.throwIfCancelled();
                 job.setProgress(0.9 * (k + count - 1) / std::max(1, n - 1));
             }
         }
         timer_.mark("segment scores");
+        geometry_ = dg;
+    }
+
+    // The first and last interior transitions' segment scores, pruned by the turn tables (uploaded).
+    void scoreEndTransitions(const TraceGeometry& g, const TableLayout& layout) {
+        const int n = g.guides(), d = g.points();
+        if (n < 2) return;
+        const int threads = std::min(256, (d + 31) / 32 * 32);
+        const auto* interior = tables_.as<FloatShape>(layout.interior);
+        const auto* firstNext = tables_.as<int2>(layout.firstNext);
+        const auto* lastPrev = tables_.as<int2>(layout.lastPrev);
+        for (int k : {1, n - 1}) {
+            segmentScoresKernel<<<dim3((d + threads - 1) / threads, d, 1), dim3(threads), 0, stream_>>>(
+                field4_.as<float4>(), field_->width(), field_->height(), geometry_, interior, k, seg_.as<float>(),
+                firstNext, lastPrev);
+            GLINT_CUDA_CHECK_LAUNCH();
+            if (n == 2) break; // one transition, both first and last
+        }
+        timer_.mark("segment scores");
     }
 
     // The DP on the device's segment scores with edge weight score - lambda * length; reads back the path.
     Optimum optimize(const TraceGeometry& g, double lambdaValue, JobControl& job) override {
+        launchOptimize(g, lambdaValue, job);
+        return finishOptimize(g, lambdaValue, job);
+    }
+
+    bool optimizesAsynchronously() const override { return true; }
+
+    // Queues the DP and the path's download on the stream; finishOptimize() waits for them.
+    void launchOptimize(const TraceGeometry& g, double lambdaValue, JobControl&) override {
         const int n = g.guides(), d = g.points();
         const std::size_t dd = static_cast<std::size_t>(d) * d;
         const TableLayout layout(d);
@@ -164,6 +195,16 @@ protected:
         float* ends = ends_.as<float>();
         if (!timerOpen_) timer_.begin();
         timerOpen_ = false;
+        if (!turnsUploaded_) {
+            // The turn tables, computed on the host while the segment kernels ran (stream order puts them
+            // before the DP; the shapes' earlier copy reads another part of the pinned buffer).
+            packTurns(g, layout);
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(tables_.get() + layout.incoming, hostTables_.get() + layout.incoming,
+                                             layout.total - layout.incoming, cudaMemcpyHostToDevice, stream_));
+            timer_.mark("upload");
+            turnsUploaded_ = true;
+            scoreEndTransitions(g, layout);
+        }
         const int threads = std::min(256, (d + 31) / 32 * 32);
         const dim3 block(threads);
 
@@ -202,7 +243,11 @@ protected:
         GLINT_CUDA_CHECK(
             cudaMemcpyAsync(hostResult_.get(), result_.get(), sizeof(int) * (n + 1), cudaMemcpyDeviceToHost, stream_));
         timer_.mark("download");
-        timer_.report(job);
+    }
+
+    Optimum finishOptimize(const TraceGeometry& g, double, JobControl& job) override {
+        const int n = g.guides(), d = g.points();
+        timer_.report(job); // waits for the download
         job.setProgress(1.0);
 
         const int* r = hostResult_.as<const int>();
@@ -226,24 +271,34 @@ private:
         py = dx / length;
     }
 
-    void packTables(const TraceGeometry& g, const TableLayout& layout) {
+    // The segment shapes (the layout's tables before `incoming`): all the segment kernels need.
+    void packShapes(const TraceGeometry& g, const TableLayout& layout) {
         const int d = g.points();
         auto* base = hostTables_.as<char>();
         auto* interior = reinterpret_cast<FloatShape*>(base + layout.interior);
         auto* first = reinterpret_cast<FloatShape*>(base + layout.first);
         auto* last = reinterpret_cast<FloatShape*>(base + layout.last);
+        for (int delta = -(d - 1); delta < d; ++delta) interior[delta + d - 1] = toFloatShape(g.interiorShape(delta));
+        for (int c = 0; c < d; ++c) {
+            first[c] = toFloatShape(g.firstShape(c));
+            last[c] = toFloatShape(g.lastShape(c));
+        }
+    }
+
+    // The turn intervals (from `incoming` on): the DP's. The geometry must have its turns.
+    void packTurns(const TraceGeometry& g, const TableLayout& layout) {
+        if (!g.hasTurns()) throw std::logic_error("CUDA trace: the DP before the geometry's turns");
+        const int d = g.points();
+        auto* base = hostTables_.as<char>();
         auto* incoming = reinterpret_cast<int2*>(base + layout.incoming);
         auto* firstNext = reinterpret_cast<int2*>(base + layout.firstNext);
         auto* lastPrev = reinterpret_cast<int2*>(base + layout.lastPrev);
         auto* single = reinterpret_cast<int*>(base + layout.single);
         for (int delta = -(d - 1); delta < d; ++delta) {
-            interior[delta + d - 1] = toFloatShape(g.interiorShape(delta));
             const IndexRange m = g.allowedIncomingDeltas(delta);
             incoming[delta + d - 1] = make_int2(m.lo, m.hi);
         }
         for (int c = 0; c < d; ++c) {
-            first[c] = toFloatShape(g.firstShape(c));
-            last[c] = toFloatShape(g.lastShape(c));
             const IndexRange f = g.firstTurnSuccessors(c), l = g.lastTurnPredecessors(c);
             firstNext[c] = make_int2(f.lo, f.hi);
             lastPrev[c] = make_int2(l.lo, l.hi);
@@ -254,6 +309,8 @@ private:
     Stream stream_;
     EventTimer timer_{stream_, 5}; // upload, segment scores, dp, download
     bool timerOpen_ = false;       // scoreSegments() began the timer and the first optimize() reports it
+    bool turnsUploaded_ = false;   // the current geometry's turn tables are on the device
+    DeviceGeometry geometry_{};    // the current geometry's, for the end transitions' launch
     Bytes field4_, tables_, seg_, ends_, scoreA_, scoreB_, back_, final_, result_;
     HostBytes hostTables_, hostResult_;
 };

@@ -114,17 +114,29 @@ __device__ __forceinline__ float sampleSegmentDevice(const float4* __restrict__ 
 // seg[(k-1)*d*d + c*d + x] for transitions k = firstTransition + blockIdx.z: q_{k,c} -> q_{k+1,x}.
 __global__ void segmentScoresKernel(const float4* __restrict__ field, int width, int height, DeviceGeometry g,
                                     const FloatShape* __restrict__ interior, int firstTransition,
-                                    float* __restrict__ seg) {
+                                    float* __restrict__ seg, const int2* __restrict__ firstNext = nullptr,
+                                    const int2* __restrict__ lastPrev = nullptr) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int c = blockIdx.y;
     const int k = firstTransition + static_cast<int>(blockIdx.z);
-    const bool active = x < g.d;
+    // Only the segments a feasible path can use (TraceGeometry::usedSuccessors): of the first transition
+    // those after an allowed turn at q_1, of the last those before an allowed turn at q_n; the DP never
+    // reads the others, which get zero. (firstNext and lastPrev are null for the middle transitions.)
+    bool active = x < g.d;
+    if (active && firstNext != nullptr && k == 1) {
+        const int2 r = firstNext[c];
+        active = x >= r.x && x <= r.y;
+    }
+    if (active && lastPrev != nullptr && k == g.n - 1) {
+        const int2 r = lastPrev[x];
+        active = c >= r.x && c <= r.y;
+    }
     double px, py;
     guidePoint(g, k, c, px, py);
     FloatShape shape{0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     if (active) shape = interior[x - c + g.d - 1];
     const float score = sampleSegmentDevice(field, width, height, px, py, shape, active);
-    if (active) seg[(static_cast<std::size_t>(k - 1) * g.d + c) * g.d + x] = score;
+    if (x < g.d) seg[(static_cast<std::size_t>(k - 1) * g.d + c) * g.d + x] = active ? score : 0.0f;
 }
 
 // ends[c] = a -> q_{1,c}; ends[d + c] = q_{n,c} -> b.

@@ -40,9 +40,9 @@ const std::map<std::pair<int, int>, PaperFigures>& paperTable() {
     return table;
 }
 
-// Samples of one trace (all segments), for the floor.
+// Samples of one trace (the segments a DP can use: the fast backends score no others), for the floor.
 double totalSamples(const TraceGeometry& g) {
-    double samples = (g.guides() - 1) * g.samplesPerTransition();
+    double samples = g.usedInteriorSamples();
     for (int i = 0; i < g.points(); ++i) samples += g.firstShape(i).samples + g.lastShape(i).samples;
     return samples;
 }
@@ -341,8 +341,8 @@ std::vector<BenchRow> accuracyCases(const BenchOptions& options) {
 
 // The evaluation scenes of issue 15 (TraceScenes.h): five kinds, widths 2-16 px, bright and dark, 10 seeds
 // of +-3 px click jitter each; ridge field of the true width and polarity, default parameters (6 guides x
-// 256 points). One row per kind and method: the ratio objective, the sum objective and Intelligent
-// Scissors, with the share of cases within 1.5 px mean distance, the worst max distance and the time per click.
+// 256 points). One row per kind and method: the ratio objective (6 guides, and --guides auto), the sum
+// objective and Intelligent Scissors, with the share of cases within 1.5 px mean distance, the worst max distance and the time per click.
 std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
     std::vector<BenchRow> rows;
     const Backend backend = options.wants(Backend::Cuda) && cudaDevice().usable && BackendRegistry<LineTracer>::has(Backend::Cuda)
@@ -353,7 +353,7 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
     for (TraceEvalKind kind : kTraceEvalKinds) {
         log(options, std::string("  evaluation: ") + traceEvalKindName(kind));
         struct Tally {
-            int cases = 0, within = 0, beyond5 = 0;
+            int cases = 0, within = 0, beyond5 = 0, refined = 0, refineTries = 0;
             double sumMean = 0.0, worstMean = 0.0, worstMax = 0.0;
             std::vector<double> ms;
             std::string worstCase;
@@ -384,15 +384,18 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
                     auto tracer = BackendRegistry<LineTracer>::create(backend);
                     JobControl setup;
                     tracer->setField(field, setup);
-                    for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum}) {
+                    for (const char* method : {"ratio", "ratio, guides auto", "sum"}) {
                         TraceParams params;
-                        params.objective = objective;
+                        params.objective = std::string(method) == "sum" ? TraceObjective::Sum : TraceObjective::Ratio;
+                        params.autoGuides = std::string(method) == "ratio, guides auto";
                         JobControl job;
                         const auto start = std::chrono::steady_clock::now();
                         const TraceLeg leg = tracer->trace(scene.from, scene.to, params, job);
                         const double ms = msSince(start);
-                        tallies[traceObjectiveName(objective)].add(distanceToPolyline(leg.points, scene.centre), ms,
-                                                                   traceEvalCaseName(c));
+                        Tally& tally = tallies[method];
+                        tally.add(distanceToPolyline(leg.points, scene.centre), ms, traceEvalCaseName(c));
+                        tally.refined += leg.refined > 0 ? 1 : 0;
+                        tally.refineTries += leg.refineTries > 0 ? 1 : 0;
                     }
                     // Intelligent Scissors, its documented example settings, the same jittered clicks.
                     cv::Mat image(scene.image.height(), scene.image.width(), CV_8U,
@@ -410,7 +413,7 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
                     for (const cv::Point& p : contour) path.push_back({static_cast<double>(p.x), static_cast<double>(p.y)});
                     tallies["intelligent scissors"].add(distanceToPolyline(path, scene.centre), ms, traceEvalCaseName(c));
                 }
-        for (const char* method : {"ratio", "sum", "intelligent scissors"}) {
+        for (const char* method : {"ratio", "ratio, guides auto", "sum", "intelligent scissors"}) {
             Tally& t = tallies[method];
             std::sort(t.ms.begin(), t.ms.end());
             BenchRow row;
@@ -432,6 +435,10 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
                          {"worst_mean_px", t.worstMean},
                          {"worst_max_px", t.worstMax},
                          {"worst_case", t.worstCase}};
+            if (std::string(method) == "ratio, guides auto") {
+                row.extra["cases_refined"] = t.refined;         // a finer solve was kept
+                row.extra["cases_refine_tried"] = t.refineTries; // a finer solve was tried
+            }
             char text[240];
             std::snprintf(text, sizeof text,
                           "%s: mean %.2f px, %.0f%% of %d cases <= 1.5 px, %d beyond 5 px (worst mean %.2f: %s), "

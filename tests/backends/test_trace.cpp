@@ -200,6 +200,55 @@ private slots:
         }
     }
 
+    // --guides auto: a leg whose fit is poor is solved again on finer guides (or one widening step when its
+    // confidence is low), at most kMaxTraceRefinements times; the leg reported is the exact optimum on its
+    // final guides, and its objective is at least the fixed guides' (a finer solve is kept only when higher).
+    void autoGuides_data() {
+        test::addBackendColumn();
+        QTest::addColumn<TraceCase>("c");
+        uint seed = 900;
+        for (Backend backend : test::allBackends)
+            for (auto [n, d] : std::vector<std::pair<int, int>>{{1, 4}, {1, 5}, {1, 3}})
+                for (TraceObjective objective : {TraceObjective::Ratio, TraceObjective::Sum})
+                    for (double angle : {180.0, 60.0}) {
+                        test::newBackendRow(backend, QString::asprintf("%s n%d d%d %g deg", traceObjectiveName(objective),
+                                                                       n, d, angle))
+                            << TraceCase{n, d, angle, static_cast<int>(seed % 4), 4.0, seed, 37, 29, objective};
+                        ++seed;
+                    }
+    }
+    void autoGuides() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(TraceCase, c);
+        auto [field, params, a, b] = problemFor(c);
+        JobControl j1, j2;
+        TraceLeg fixed;
+        try {
+            fixed = tracerFor(backend, field)->trace(a, b, params, j1);
+        } catch (const UsageError&) {
+            QSKIP("no feasible path on these guides");
+        }
+        params.autoGuides = true;
+        const TraceLeg leg = tracerFor(backend, field)->trace(a, b, params, j2);
+        qInfo("refined %d of %d tries, %d guides, half-width %g", leg.refined, leg.refineTries,
+              static_cast<int>(leg.guideIndices.size()), leg.halfWidth);
+        QVERIFY(leg.refined >= 0 && leg.refined <= leg.refineTries && leg.refineTries <= kMaxTraceRefinements);
+        QCOMPARE(leg.refineTries > 0, !leg.refineReasons.empty());
+        if (leg.refineTries == 0) {
+            QVERIFY(needsTraceRefinement(fixed, params).empty());
+            QCOMPARE(leg.guideIndices, fixed.guideIndices);
+        }
+        QVERIFY(test::objectiveValue(leg, params) >= test::objectiveValue(fixed, params) * (1 - 1e-6));
+        if (leg.refined == 0) QCOMPARE(leg.guideIndices, fixed.guideIndices);
+        else QVERIFY(leg.guideIndices.size() > fixed.guideIndices.size());
+        TraceParams final = params;
+        final.autoGuides = false;
+        final.guides = static_cast<int>(leg.guideIndices.size());
+        final.halfWidth = leg.halfWidth;
+        test::verifyLeg(*field, leg, a, b, final);
+        QVERIFY(closeRelative(test::objectiveValue(leg, final), test::bruteForceBest(*field, a, b, final)));
+    }
+
     void meanderNeedsWidening() {
         const TraceScene scene = makeEvaluationScene({TraceEvalKind::Meander, 5.0, true, 3u, 0.0});
         TraceFieldOptions options;
@@ -220,7 +269,7 @@ private slots:
         QVERIFY2(wideMean < 0.5 * fixedMean, qPrintable(QString("widened %1 px, fixed %2 px").arg(wideMean).arg(fixedMean)));
     }
 
-    // The evaluation scenes (TraceScenes.h) on a quick subset: ratio objective, default parameters, ridge
+    // The evaluation scenes (TraceScenes.h) on a quick subset: ratio objective, --guides auto, ridge
     // field of the true width and polarity, clicks jittered by +-3 px. Targets of issue 15: mean distance to
     // the centre line <= 1.5 px on at least 95% of the cases, and no point of any trace beyond 5 px.
     // (glint-cli bench trace --sizes eval runs the full set: widths 2-16, 10 seeds, ratio vs sum vs
@@ -237,13 +286,16 @@ private slots:
             for (std::uint32_t seed : {1u, 2u, 3u}) {
                     const bool bright = seed != 2u;
                     const TraceEvalCase c{static_cast<TraceEvalKind>(kind), width, bright, seed};
-                    const TraceEvalOutcome out = evaluateTraceCase(c, TraceParams{}, Backend::Cpu);
+                    TraceParams params;
+                    params.autoGuides = true; // the window's default
+                    const TraceEvalOutcome out = evaluateTraceCase(c, params, Backend::Cpu);
                     ++cases;
                     within += out.distance.mean <= 1.5 ? 1 : 0;
                     worstMax = std::max(worstMax, out.distance.max);
                     if (out.distance.mean > 1.5 || out.distance.max > 5.0)
-                        qInfo("%s: mean %.2f max %.2f px, widened %d, %d iterations", traceEvalCaseName(c).c_str(),
-                              out.distance.mean, out.distance.max, out.leg.widened, out.leg.iterations);
+                        qInfo("%s: mean %.2f max %.2f px, widened %d, refined %d, %d iterations",
+                              traceEvalCaseName(c).c_str(), out.distance.mean, out.distance.max, out.leg.widened,
+                              out.leg.refined, out.leg.iterations);
                 }
         QVERIFY2(within >= 0.95 * cases, qPrintable(QString("%1 of %2 cases within 1.5 px").arg(within).arg(cases)));
         QVERIFY2(worstMax <= 5.0, qPrintable(QString("a trace reaches %1 px from the centre line").arg(worstMax)));
@@ -451,6 +503,16 @@ private slots:
         QCOMPARE(gpuWide.guideIndices.size(), cpuWide.guideIndices.size());
         QVERIFY2(closeRelative(gpuWide.meanScore, cpuWide.meanScore),
                  qPrintable(QString("cuda %1, cpu %2 (widened mean score)").arg(gpuWide.meanScore).arg(cpuWide.meanScore)));
+        // --guides auto: the same refinements, the same optimum.
+        TraceParams adaptive = widening;
+        adaptive.autoGuides = true;
+        JobControl j7, j8;
+        const TraceLeg cpuAuto = tracerFor(Backend::Cpu, field)->trace(a, b, adaptive, j7);
+        const TraceLeg gpuAuto = tracerFor(Backend::Cuda, field)->trace(a, b, adaptive, j8);
+        QCOMPARE(gpuAuto.refined, cpuAuto.refined);
+        QCOMPARE(gpuAuto.guideIndices.size(), cpuAuto.guideIndices.size());
+        QVERIFY2(closeRelative(gpuAuto.meanScore, cpuAuto.meanScore),
+                 qPrintable(QString("cuda %1, cpu %2 (guides auto)").arg(gpuAuto.meanScore).arg(cpuAuto.meanScore)));
         params.objective = TraceObjective::Sum;
         JobControl j3, j4;
         const TraceLeg cpuSum = tracerFor(Backend::Cpu, field)->trace(a, b, params, j3);

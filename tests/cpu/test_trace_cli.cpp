@@ -106,6 +106,37 @@ private slots:
         }
     }
 
+    // --guides auto: params.guides_auto; a leg that was refined (or tried) says how often and why, and its
+    // guide count is its own (more than the first solve's when a finer solve was kept).
+    void guidesAuto() {
+        auto onLine = [](double x) { return QString("%1,%2").arg(x).arg(30 + 8 * std::sin(x / 14.0), 0, 'g', 17); };
+        const auto r = test::runCli({"trace", image_, "--from", onLine(5), "--to", onLine(84.5), "--guides", "auto",
+                                     "--points", "40", "--score", "ridge", "--polarity", "bright", "--backend", "cpu",
+                                     "--json", "-"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc["params"].toObject()["guides_auto"].toBool(), true);
+        QCOMPARE(doc["params"].toObject()["guides"].toInt(), 6);
+        const QJsonObject leg = doc["legs"].toArray()[0].toObject();
+        const int guides = static_cast<int>(leg["guide_indices"].toArray().size());
+        if (leg.contains("refine_tries")) {
+            QVERIFY(leg["refine_tries"].toInt() >= 1);
+            QVERIFY(leg["refined"].toInt() <= leg["refine_tries"].toInt());
+            QVERIFY(!leg["refine_reasons"].toArray().isEmpty());
+            if (leg["refined"].toInt() > 0) QVERIFY(guides > 6);
+        } else {
+            QVERIFY(guides >= 6); // not refined: the first solve's guides (more if it widened)
+        }
+        const auto fixed = test::runCli({"trace", image_, "--from", onLine(5), "--to", onLine(84.5), "--points", "40",
+                                         "--score", "ridge", "--polarity", "bright", "--backend", "cpu", "--json", "-"});
+        QCOMPARE(fixed.exitCode, 0);
+        const QJsonObject fixedDoc = QJsonDocument::fromJson(fixed.out).object();
+        QCOMPARE(fixedDoc["params"].toObject()["guides_auto"].toBool(), false);
+        QVERIFY(!fixedDoc["legs"].toArray()[0].toObject().contains("refine_tries"));
+        // A refined leg is kept only when it scores higher per pixel.
+        QVERIFY(leg["mean_score"].toDouble() >= fixedDoc["legs"].toArray()[0].toObject()["mean_score"].toDouble() * (1 - 1e-9));
+    }
+
     // The objective, widening and confidence in the JSON: ratio by default (mean_score is what it
     // maximises, at least the sum objective's), --objective sum as the paper's; every leg says its length,
     // mean score, iterations, widenings, background and confidence; params name the objective.
@@ -218,6 +249,7 @@ private slots:
         QTest::newRow("objective") << (ab + QStringList{"--objective", "mean"}) << 2 << "objective";
         QTest::newRow("widen -1") << (ab + QStringList{"--widen", "-1"}) << 2 << "widen";
         QTest::newRow("widen 11") << (ab + QStringList{"--widen", "11"}) << 2 << "widen";
+        QTest::newRow("guides autox") << (ab + QStringList{"--guides", "autox"}) << 2 << "'auto'";
     }
     void badInput() {
         QFETCH(QStringList, args);

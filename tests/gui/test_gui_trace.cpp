@@ -190,6 +190,14 @@ private slots:
         QVERIFY(guides && score);
         QCOMPARE(guides->value(), 6);
         QCOMPARE(module->settings().params.points, 256);
+        // --guides auto is the window's default (the guide count is the first solve's); live legs never refine.
+        auto* guidesAuto = window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("guidesAuto"));
+        QVERIFY(guidesAuto && guidesAuto->isChecked());
+        QVERIFY(module->settings().params.autoGuides);
+        QVERIFY(!module->settings().liveParams().autoGuides);
+        guidesAuto->setChecked(false);
+        QVERIFY(!module->settings().params.autoGuides);
+        guidesAuto->setChecked(true);
         guides->setValue(8);
         score->setCurrentIndex(score->findText(QStringLiteral("ridge")));
         QCOMPARE(module->settings().params.guides, 8);
@@ -582,16 +590,20 @@ private slots:
         QJsonObject saved = state[QStringLiteral("settings")].toObject();
         QCOMPARE(saved[QStringLiteral("objective")].toString(), QStringLiteral("sum"));
         QCOMPARE(saved[QStringLiteral("width_auto")].toBool(), true);
+        QCOMPARE(saved[QStringLiteral("guides_auto")].toBool(), true);
         m->setSettings(roadSettings());
         m->prepareSession(state, {})();
         QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
         QVERIFY(m->settings().autoWidth);
-        for (const char* key : {"objective", "max_widenings", "width_auto", "snap"}) saved.remove(QLatin1String(key));
+        QVERIFY(m->settings().params.autoGuides);
+        for (const char* key : {"objective", "max_widenings", "width_auto", "snap", "guides_auto"})
+            saved.remove(QLatin1String(key));
         state[QStringLiteral("settings")] = saved;
         m->prepareSession(state, {})();
         QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
         QCOMPARE(m->settings().params.maxWidenings, 0);
         QVERIFY(!m->settings().autoWidth);
+        QVERIFY(!m->settings().params.autoGuides); // an older session traced on fixed guides
     }
 
     // Traces on the bundled samples: the aerial photograph's bright road (ridge) and the mammogram's skin

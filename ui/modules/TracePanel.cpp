@@ -17,17 +17,19 @@ glint::TraceParams TraceSettings::liveParams() const {
     glint::TraceParams p = params;
     p.points = std::clamp(livePoints, 2, params.points);
     p.maxWidenings = 0;
+    p.autoGuides = false;
     return p;
 }
 
 QString TraceSettings::describe() const {
-    QString text = QStringLiteral("guides=%1 points=%2 half-width=%3 max-angle=%4 objective=%5 widen=%6 score=%7")
+    QString text = QStringLiteral("guides=%1 points=%2 half-width=%3 max-angle=%4 objective=%5 widen=%6 guides-auto=%7 score=%8")
                        .arg(params.guides)
                        .arg(params.points)
                        .arg(params.halfWidth > 0.0 ? QString::number(params.halfWidth) : QStringLiteral("auto"))
                        .arg(params.maxAngleDeg)
                        .arg(QLatin1String(glint::traceObjectiveName(params.objective)))
                        .arg(params.maxWidenings)
+                       .arg(params.autoGuides ? QStringLiteral("on") : QStringLiteral("off"))
                        .arg(QLatin1String(glint::traceScoreName(field.score)));
     if (field.score == glint::TraceScore::Ridge)
         text += QStringLiteral(" width=%1 polarity=%2")
@@ -53,6 +55,7 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
       lineWidth_(named(new QDoubleSpinBox, "lineWidth")), polarity_(named(new QComboBox, "polarity")),
       backend_(named(new QComboBox, "backend")), objective_(named(new QComboBox, "objective")),
       autoWidth_(named(new QCheckBox(tr("auto (estimated at the first two clicks)")), "autoWidth")),
+      autoGuides_(named(new QCheckBox(tr("auto (more where the fit is poor)")), "guidesAuto")),
       snap_(named(new QCheckBox(tr("Snap to line")), "snap")), showGuides_(named(new QCheckBox(tr("Show the guides of the current leg")), "showGuides")),
       trace_(named(new QPushButton(tr("Trace Line")), "traceButton")) {
     guides_->setRange(1, glint::kMaxTraceGuides);
@@ -75,6 +78,8 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     objective_->setToolTip(tr("mean score per length: a detour wins only if it scores more per pixel; "
                               "total score: the paper's objective, which rewards longer paths"));
     autoWidth_->setToolTip(tr("Pick the ridge width by scale selection at the first two clicks"));
+    autoGuides_->setToolTip(tr("A fixed leg whose fit is poor (low confidence, a sharp turn, the trace at a guide's "
+                               "end) is traced again on finer or wider guides, kept when it scores higher"));
     snap_->setToolTip(tr("The cursor and the clicks snap to the strongest line (or edge) within %1 pixels")
                           .arg(TraceSettings::kSnapRadius));
     lineWidth_->setRange(0.5, 1000.0);
@@ -94,6 +99,7 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     about->setWordWrap(true);
     auto* form = new QFormLayout;
     form->addRow(tr("Guides"), guides_);
+    form->addRow(QString(), autoGuides_);
     form->addRow(tr("Points per guide"), points_);
     form->addRow(tr("… while moving"), livePoints_);
     form->addRow(tr("Half-width"), halfWidth_);
@@ -120,7 +126,7 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     for (QSpinBox* box : {guides_, points_, livePoints_}) connect(box, &QSpinBox::valueChanged, this, emitChanged);
     for (QDoubleSpinBox* box : {halfWidth_, maxAngle_, lineWidth_}) connect(box, &QDoubleSpinBox::valueChanged, this, emitChanged);
     for (QComboBox* box : {score_, polarity_, backend_, objective_}) connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
-    for (QCheckBox* box : {showGuides_, snap_, autoWidth_}) connect(box, &QCheckBox::toggled, this, emitChanged);
+    for (QCheckBox* box : {showGuides_, snap_, autoWidth_, autoGuides_}) connect(box, &QCheckBox::toggled, this, emitChanged);
     connect(trace_, &QPushButton::clicked, this, &TracePanel::traceRequested);
 }
 
@@ -133,6 +139,7 @@ TraceSettings TracePanel::settings() const {
     s.params.maxAngleDeg = maxAngle_->value();
     s.params.objective = static_cast<glint::TraceObjective>(objective_->currentData().toInt());
     s.params.maxWidenings = widenings_;
+    s.params.autoGuides = autoGuides_->isChecked();
     s.field.score = static_cast<glint::TraceScore>(score_->currentData().toInt());
     s.field.lineWidth = lineWidth_->value();
     s.field.polarity = static_cast<glint::TracePolarity>(polarity_->currentData().toInt());
@@ -152,6 +159,7 @@ void TracePanel::setSettings(const TraceSettings& s) {
     maxAngle_->setValue(s.params.maxAngleDeg);
     objective_->setCurrentIndex(objective_->findData(static_cast<int>(s.params.objective)));
     widenings_ = s.params.maxWidenings;
+    autoGuides_->setChecked(s.params.autoGuides);
     score_->setCurrentIndex(score_->findData(static_cast<int>(s.field.score)));
     lineWidth_->setValue(s.field.lineWidth);
     polarity_->setCurrentIndex(polarity_->findData(static_cast<int>(s.field.polarity)));

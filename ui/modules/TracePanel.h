@@ -17,7 +17,13 @@ class QSpinBox;
 namespace glint::ui {
 
 struct TraceSettings {
-    glint::TraceParams params;       // what a fixed leg (a click) is traced with
+    // What a fixed leg (a click) is traced with: the library's defaults, with --guides auto (a leg whose fit
+    // is poor is solved again on finer guides when it is fixed).
+    glint::TraceParams params = [] {
+        glint::TraceParams p;
+        p.autoGuides = true;
+        return p;
+    }();
     int livePoints = 128;            // points per guide while the mouse moves (never more than params.points)
     glint::TraceFieldOptions field;
     glint::Backend backend = glint::Backend::Auto;
@@ -29,8 +35,9 @@ struct TraceSettings {
     // The trace is "weak" below this confidence (drawn dashed, named in the status bar).
     static constexpr double kWeakConfidence = 0.7;
 
-    // The parameters of a trace under the mouse: the full ones with fewer points per guide (DESIGN allows it)
-    // and no widening (a widening repeats the whole solve: the fixed leg widens on the click).
+    // The parameters of a trace under the mouse: the full ones with fewer points per guide (DESIGN allows it),
+    // no widening and no refinement of the guides (each repeats the whole solve, more than the live budget of
+    // 20 ms allows on two cores: the fixed leg widens and refines on the click).
     glint::TraceParams liveParams() const;
     // "guides=6 points=256 half-width=auto max-angle=45 score=ridge width=5 polarity=both"
     QString describe() const;
@@ -62,6 +69,7 @@ private:
     QComboBox* backend_;
     QComboBox* objective_;
     QCheckBox* autoWidth_;
+    QCheckBox* autoGuides_;
     QCheckBox* snap_;
     QCheckBox* showGuides_;
     QPushButton* trace_;

@@ -24,6 +24,7 @@ QJsonObject settingsJson(const TraceSettings& s) {
             {QStringLiteral("show_guides"), s.showGuides},
             {QStringLiteral("objective"), QLatin1String(glint::traceObjectiveName(s.params.objective))},
             {QStringLiteral("max_widenings"), s.params.maxWidenings},
+            {QStringLiteral("guides_auto"), s.params.autoGuides},
             {QStringLiteral("width_auto"), s.autoWidth},
             {QStringLiteral("snap"), s.snap}};
 }
@@ -52,6 +53,9 @@ TraceSettings readSettings(const QJsonValue& value) {
     s.params.maxWidenings = older ? 0 : integer(o[QStringLiteral("max_widenings")], name("max_widenings"));
     s.autoWidth = older ? false : boolean(o[QStringLiteral("width_auto")], name("width_auto"));
     s.snap = older ? true : boolean(o[QStringLiteral("snap")], name("snap"));
+    // Sessions written before --guides auto traced on fixed guides.
+    s.params.autoGuides = o.contains(QStringLiteral("guides_auto")) &&
+                          boolean(o[QStringLiteral("guides_auto")], name("guides_auto"));
     glint::validateTraceParams(s.params);
     glint::validateTraceFieldOptions(s.field);
     return s;

@@ -2,11 +2,14 @@
 
 #include "core/algo/trace/TraceGeometry.h"
 #include "core/jobs/JobRunner.h"
+#include "core/util/Parallel.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +18,9 @@
 namespace glint {
 
 namespace {
+
+// Samples (8 copies x the leg's length) from which measureTraceLegConfidence uses threads.
+constexpr double kParallelConfidenceSamples = 4000.0;
 
 std::string pointText(TracePoint p) {
     std::ostringstream text;
@@ -123,6 +129,53 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
     // launch with no cancel check inside).
     job.throwIfCancelled();
     job.setDevice(deviceNameFor(backend()));
+    TraceLeg leg = solveWidening(a, b, params, job);
+    if (!params.autoGuides) return leg;
+    // Guides that adapt: a leg whose fit is poor is solved again on 2n + 1 guides (the old guides stay guides,
+    // so the finer polyline can follow a bend that the chords of the coarse one cut), from the half-width the
+    // leg reached. Kept only when its objective is higher; at most kMaxTraceRefinements rounds.
+    std::vector<std::string> reasons = needsTraceRefinement(leg, params);
+    const std::vector<std::string> firstReasons = reasons;
+    int tries = 0, kept = 0;
+    const long long pairs = static_cast<long long>(params.points) * params.points;
+    const int mostGuides = static_cast<int>(std::min<long long>(kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs));
+    while (!reasons.empty() && tries < kMaxTraceRefinements) {
+        const int current = static_cast<int>(leg.guideIndices.size());
+        if (current >= mostGuides) break;
+        TraceParams finer = params;
+        const bool lowConfidence = std::find(reasons.begin(), reasons.end(), "low confidence") != reasons.end();
+        const double widest = std::max(traceHalfWidth(a, b, params), std::hypot(b.x - a.x, b.y - a.y));
+        if (lowConfidence && leg.halfWidth < widest) {
+            // A weak leg may have missed the feature altogether (a bend beyond the band that the optimum never
+            // reached): one widening step, whether or not the optimum touched a guide's end.
+            finer.guides = std::min(mostGuides, static_cast<int>(std::ceil(current * kTraceWidenFactor)));
+            finer.halfWidth = std::min(widest, leg.halfWidth * kTraceWidenFactor);
+        } else {
+            finer.guides = std::min(mostGuides, 2 * current + 1);
+            finer.halfWidth = leg.halfWidth;
+        }
+        finer.maxWidenings = std::max(0, params.maxWidenings - leg.widened);
+        job.throwIfCancelled();
+        ++tries;
+        std::optional<TraceLeg> attempt;
+        try {
+            attempt = solveWidening(a, b, finer, job);
+        } catch (const UsageError&) {
+            break; // no feasible path on the finer guides (a tiny angle limit): keep the coarse optimum
+        }
+        if (objectiveValue(*attempt, params.objective) <= objectiveValue(leg, params.objective)) break;
+        attempt->widened += leg.widened;
+        leg = std::move(*attempt);
+        ++kept;
+        reasons = needsTraceRefinement(leg, params);
+    }
+    leg.refined = kept;
+    leg.refineTries = tries;
+    leg.refineReasons = tries ? firstReasons : std::vector<std::string>{};
+    return leg;
+}
+
+TraceLeg LineTracer::solveWidening(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job) {
     TraceParams current = params;
     current.halfWidth = traceHalfWidth(a, b, params);
     const double widest = std::max(current.halfWidth, std::hypot(b.x - a.x, b.y - a.y));
@@ -131,7 +184,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
         std::optional<TraceGeometry> geometry;
         {
             auto step = job.timing().scope("geometry");
-            geometry.emplace(a, b, current);
+            geometry.emplace(a, b, current, false); // the turns after the segments are scored (solveObjective)
         }
         std::optional<TraceLeg> attempt = solveObjective(*geometry, params.objective, job);
         if (!attempt) {
@@ -155,8 +208,26 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
             {static_cast<long long>(moreGuides), kMaxTraceGuides, kMaxTraceGuidePointPairs / pairs}));
         job.throwIfCancelled();
     }
-    measureTraceLegConfidence(*field_, *leg);
+    if (!leg->confidenceMeasured) {
+        auto step = job.timing().scope("confidence");
+        measureTraceLegConfidence(*field_, *leg);
+    }
     return std::move(*leg);
+}
+
+std::vector<std::string> needsTraceRefinement(const TraceLeg& leg, const TraceParams& params) {
+    std::vector<std::string> reasons;
+    if (leg.confidence < kTraceRefineConfidence) reasons.push_back("low confidence");
+    double sharpest = 0.0;
+    for (std::size_t k = 1; k + 1 < leg.points.size(); ++k) {
+        const TracePoint p = leg.points[k - 1], q = leg.points[k], r = leg.points[k + 1];
+        const double ux = q.x - p.x, uy = q.y - p.y, vx = r.x - q.x, vy = r.y - q.y;
+        sharpest = std::max(sharpest, std::fabs(std::atan2(ux * vy - uy * vx, ux * vx + uy * vy)));
+    }
+    if (sharpest * 180.0 / std::numbers::pi >= kTraceRefineTurnFraction * params.maxAngleDeg)
+        reasons.push_back("sharp turn");
+    if (wantsWiderGuides(leg, params.points)) reasons.push_back("guide end");
+    return reasons;
 }
 
 TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radius) {
@@ -188,25 +259,44 @@ void measureTraceLegConfidence(const TraceField& field, TraceLeg& leg) {
     if (leg.points.size() < 2 || length <= 0.0 || leg.length <= 0.0) return;
     const double px = -dy / length, py = dx / length;
     const double step = std::max(4.0, 1.5 * field.options().lineWidth);
-    double sum = 0.0;
-    int copies = 0;
-    for (int k = -4; k <= 4; ++k) {
-        if (k == 0) continue;
+    constexpr int copies = 8; // k = -4..-1, 1..4
+    std::array<double, copies> scores{};
+    const auto copyScore = [&](int copy) {
+        const int k = copy < 4 ? copy - 4 : copy - 3;
         double score = 0.0;
         for (std::size_t i = 0; i + 1 < leg.points.size(); ++i) {
             const TracePoint p{leg.points[i].x + k * step * px, leg.points[i].y + k * step * py};
             const TracePoint q{leg.points[i + 1].x + k * step * px, leg.points[i + 1].y + k * step * py};
             score += segmentScoreExact(field, p, segmentShape(q.x - p.x, q.y - p.y));
         }
-        sum += score / leg.length; // the copy has the leg's length
-        ++copies;
-    }
+        scores[copy] = score;
+    };
+    // A long leg's copies read far apart in a large field (memory latency bound, ~25 ns a sample): one
+    // thread a copy where there are cores to spare. The sum is taken in the same order either way.
+    if (8.0 * leg.length >= kParallelConfidenceSamples && cpuThreadCount() > 2)
+        parallelFor(0, copies, 1, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t c = begin; c < end; ++c) copyScore(static_cast<int>(c));
+        });
+    else
+        for (int c = 0; c < copies; ++c) copyScore(c);
+    double sum = 0.0;
+    for (double score : scores) sum += score / leg.length; // each copy has the leg's length
     leg.backgroundScore = sum / copies;
     leg.confidence = leg.meanScore > 0.0 ? std::max(0.0, 1.0 - leg.backgroundScore / leg.meanScore) : 0.0;
+    leg.confidenceMeasured = true;
 }
 
-std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, TraceObjective objective, JobControl& job) {
+std::optional<TraceLeg> LineTracer::solveObjective(TraceGeometry& g, TraceObjective objective, JobControl& job) {
+    // The turn angles and intervals: a synchronous backend gets them first (it scores only the segments of
+    // the first and last transitions that a feasible turn can use); an asynchronous one (the GPU) scores the
+    // middle transitions meanwhile and those two once it has them (launchOptimize).
+    const auto turns = [&] {
+        auto step = job.timing().scope("geometry");
+        g.computeTurns();
+    };
+    if (!optimizesAsynchronously()) turns();
     scoreSegments(g, job);
+    turns();
     Optimum optimum = optimize(g, 0.0, job);
     if (optimum.indices.empty() || !std::isfinite(optimum.score)) return std::nullopt;
     std::optional<TraceLeg> best;
@@ -221,9 +311,20 @@ std::optional<TraceLeg> LineTracer::solveObjective(const TraceGeometry& g, Trace
     // double-precision scores of the paths, so every backend climbs the same sequence up to float rounding.
     for (int iteration = 2; iteration <= kMaxTraceIterations && best->meanScore > 0.0; ++iteration) {
         const double lambda = best->meanScore;
-        optimum = optimize(g, lambda, job);
+        if (optimizesAsynchronously()) {
+            // While the device solves, measure the confidence of the best path so far: usually the optimum
+            // (the last solve only confirms it), so the measurement then costs no time.
+            launchOptimize(g, lambda, job);
+            if (!best->confidenceMeasured) {
+                auto step = job.timing().scope("confidence");
+                measureTraceLegConfidence(*field_, *best);
+            }
+        }
+        optimum = finishOptimize(g, lambda, job);
         best->iterations = iteration;
         if (optimum.indices.empty() || !std::isfinite(optimum.score)) break;
+        // The same path again: lambda is its ratio, so it is optimal (max S - lambda L = 0).
+        if (optimum.indices == best->guideIndices) break;
         auto step = job.timing().scope("assemble");
         TraceLeg candidate = assembleLeg(*field_, g, optimum.indices, optimum.score + lambda * pathLength(g, optimum.indices));
         const bool converged = optimum.score <= kTraceRatioTolerance * lambda * candidate.length;

@@ -104,7 +104,20 @@ struct TraceParams {
     // (0: the guides are fixed), the half-width never beyond max(w, |ab|); the wider optimum is kept only
     // if its objective is higher. A leg reports its final half-width and guides (guideIndices.size()).
     int maxWidenings = 3;
+    // --guides auto (the window's default): guides that adapt to the feature. `guides` is the first solve's
+    // count; a leg whose fit is poor (needsTraceRefinement: low confidence, a sharp turn at a guide, the
+    // optimum at a guide's end) is solved again with 2n + 1 guides (every old guide stays a guide: a finer
+    // polyline can follow a bend the coarse one cut), widening as above, at most kMaxTraceRefinements times;
+    // a finer optimum is kept only if its objective is higher. Every solve is exact on its guides.
+    bool autoGuides = false;
 };
+constexpr int kMaxTraceRefinements = 2;
+// A leg is refined (autoGuides) when its confidence is below this (good legs on the evaluation scenes score
+// 0.8-0.97; legs across clutter 0.4-0.7) ...
+constexpr double kTraceRefineConfidence = 0.8;
+// ... or when it turns at some guide by at least this fraction of the angle limit (the feature bends between
+// the guides, and their chords cut it).
+constexpr double kTraceRefineTurnFraction = 0.5;
 constexpr double kTraceWidenFactor = 1.5;
 // "Near a guide's end": points 0..margin and d-1-margin..d-1, the outer eighth of the half-width on each side.
 constexpr int traceWidenMargin(int points) { return points / 16; }
@@ -138,6 +151,12 @@ struct TraceLeg;
 // outside; the first and last segments are not counted, a click may sit beside the feature).
 bool wantsWiderGuides(const TraceLeg& leg, int points);
 
+// Why a leg asks for finer guides (autoGuides), empty when it does not: any of "low confidence" (below
+// kTraceRefineConfidence), "sharp turn" (a turn at a guide of at least kTraceRefineTurnFraction x the angle
+// limit), "guide end" (the optimum still touches a guide's end or has a gap: wantsWiderGuides). The leg's
+// confidence must be measured.
+std::vector<std::string> needsTraceRefinement(const TraceLeg& leg, const TraceParams& params);
+
 // One leg a -> b: the optimum path a, q_1..q_n, b.
 struct TraceLeg {
     TracePoint from;
@@ -152,8 +171,12 @@ struct TraceLeg {
     double meanScore = 0.0;             // score / length: what the ratio objective maximises
     int iterations = 1;                 // DP solves of the final half-width (ratio: Dinkelbach's iterations)
     int widened = 0;                    // times the guides grew (wantsWiderGuides)
+    int refined = 0;                    // autoGuides: refinements kept (each 2n + 1 guides)
+    int refineTries = 0;                // autoGuides: refinements solved (kept or not)
+    std::vector<std::string> refineReasons; // autoGuides: why the first refinement was tried (needsTraceRefinement)
     double backgroundScore = 0.0;       // mean score per pixel of the leg moved sideways (traceLegBackground)
     double confidence = 1.0;            // max(0, 1 - background / mean score): 0 = no better than beside it
+    bool confidenceMeasured = false;    // measureTraceLegConfidence ran on this path (not in the JSON)
 };
 
 // The local background of a leg: the mean, over copies of its polyline moved perpendicular to a -> b by
@@ -202,11 +225,23 @@ protected:
     virtual void scoreSegments(const TraceGeometry& geometry, JobControl& job) = 0;
     // The DP over the scored segments with edge weight score - lambda * length (lambda = 0: the sum).
     virtual Optimum optimize(const TraceGeometry& geometry, double lambda, JobControl& job) = 0;
+    // The same in two halves, for a backend that computes elsewhere (the GPU): launch the DP, let the caller
+    // work on the host meanwhile, then wait for the optimum. By default the work is done in finish.
+    virtual void launchOptimize(const TraceGeometry&, double, JobControl&) {}
+    virtual Optimum finishOptimize(const TraceGeometry& geometry, double lambda, JobControl& job) {
+        return optimize(geometry, lambda, job);
+    }
+    // Whether launchOptimize() returns before the DP is done (host work between the halves is then free).
+    virtual bool optimizesAsynchronously() const { return false; }
     std::shared_ptr<const TraceField> field_;
 
 private:
     // The optimum of the objective on one geometry (nullopt when no path is feasible).
-    std::optional<TraceLeg> solveObjective(const TraceGeometry& geometry, TraceObjective objective, JobControl& job);
+    // The geometry's turns are computed here, after scoreSegments() (which needs only its shapes).
+    std::optional<TraceLeg> solveObjective(TraceGeometry& geometry, TraceObjective objective, JobControl& job);
+    // The leg on `params`' guides, widened while it wants wider guides (params.maxWidenings); its confidence
+    // measured. `widest` bounds the half-width.
+    TraceLeg solveWidening(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
     TraceLeg traceLeg(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job);
 };
 

@@ -75,7 +75,13 @@ protected:
                     const int c = static_cast<int>(row % d);
                     const SplitPoint p = splitPoint(g.point(k, c));
                     float* out = seg_.data() + row * d;
-                    sampleFan(field, p, interior.data() + (d - 1 - c), d, out);
+                    // Only the segments some feasible path can use (the first and last transitions' turn
+                    // limits exclude the rest, which the DP never reads); zero stands in for the others.
+                    const IndexRange r = g.usedSuccessors(k, c);
+                    const int lo = std::clamp(r.lo, 0, d), hi = std::clamp(r.hi, lo - 1, d - 1);
+                    std::fill(out, out + lo, 0.0f);
+                    if (hi >= lo) sampleFan(field, p, interior.data() + (d - 1 - c) + lo, hi - lo + 1, out + lo);
+                    std::fill(out + hi + 1, out + d, 0.0f);
                 }
             });
         }

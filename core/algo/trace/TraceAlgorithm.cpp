@@ -184,7 +184,7 @@ public:
         return "trace a line between clicked points (best path over guides, exact DP)";
     }
     const char* synopsis() const override {
-        return "--from X,Y --to X,Y [--via X,Y]... [--guides N] [--points D] [--half-width W]\n"
+        return "--from X,Y --to X,Y [--via X,Y]... [--guides N|auto] [--points D] [--half-width W]\n"
                "          [--max-angle DEG] [--objective ratio|sum] [--widen N] [--score magnitude|sine|ridge]\n"
                "          [--width PX|auto] [--polarity bright|dark|both] [--snap R]";
     }
@@ -201,7 +201,14 @@ public:
         for (const auto& v : a.values("--via")) clicks.push_back(parsePoint(v, "--via"));
         clicks.push_back(parsePoint(*a.value("--to"), "--to"));
         TraceParams params;
-        params.guides = parseCount(a, "--guides", params.guides);
+        if (auto v = a.value("--guides"); v && *v == "auto")
+            params.autoGuides = true; // the first solve's count stays the default; refined where the fit is poor
+        else if (v)
+            try {
+                params.guides = parseCount(a, "--guides", params.guides);
+            } catch (const UsageError&) {
+                throw UsageError("option '--guides' must be a whole number of guides or 'auto' (got '" + *v + "')");
+            }
         params.points = parseCount(a, "--points", params.points);
         if (auto v = a.value("--half-width")) {
             params.halfWidth = parseNumber(*v, "--half-width");
@@ -255,6 +262,11 @@ Json traceResultJson(const TraceResult& r) {
         l["mean_score"] = leg.meanScore;
         l["iterations"] = leg.iterations;
         l["widened"] = leg.widened;
+        if (leg.refineTries > 0) { // --guides auto refined (or tried to refine) this leg
+            l["refined"] = leg.refined;
+            l["refine_tries"] = leg.refineTries;
+            l["refine_reasons"] = leg.refineReasons;
+        }
         l["background_score"] = leg.backgroundScore;
         l["confidence"] = leg.confidence;
         legs.push_back(l);
@@ -299,6 +311,13 @@ TraceResult traceResultFromJson(const Json& json) {
                                                  : 0.0;
         leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
         leg.widened = l.contains("widened") ? smallInteger(l["widened"], w + ".widened") : 0;
+        leg.refined = l.contains("refined") ? smallInteger(l["refined"], w + ".refined") : 0;
+        leg.refineTries = l.contains("refine_tries") ? smallInteger(l["refine_tries"], w + ".refine_tries") : 0;
+        if (l.contains("refine_reasons"))
+            for (const Json& reason : arrayField(l, "refine_reasons", w)) {
+                if (!reason.is_string()) fail(w + ".refine_reasons", "a list of strings");
+                leg.refineReasons.push_back(reason.get<std::string>());
+            }
         // Without a measured confidence a leg reads as confident (drawn as before).
         leg.backgroundScore = l.contains("background_score") ? number(l["background_score"], w + ".background_score") : 0.0;
         leg.confidence = l.contains("confidence") ? number(l["confidence"], w + ".confidence") : 1.0;
@@ -314,6 +333,7 @@ Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) 
             {"max_angle", params.maxAngleDeg},
             {"objective", traceObjectiveName(params.objective)},
             {"max_widenings", params.maxWidenings},
+            {"guides_auto", params.autoGuides},
             {"score", traceScoreName(field.score)},
             {"width", field.lineWidth},
             {"polarity", tracePolarityName(field.polarity)}};

@@ -24,7 +24,7 @@ SegmentShape makeShape(double dx, double dy, double length) {
 
 SegmentShape segmentShape(double dx, double dy) { return makeShape(dx, dy, std::sqrt(dx * dx + dy * dy)); }
 
-TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params)
+TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params, bool withTurns)
     : a_(a), b_(b), n_(params.guides), d_(params.points) {
     const double dx = b.x - a.x;
     const double dy = b.y - a.y;
@@ -40,12 +40,29 @@ TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& para
 
     // Interior segments depend on the offset delta = x - c alone: h along ab, delta * s across it.
     interior_.resize(2 * d_ - 1);
-    interiorAngle_.resize(2 * d_ - 1);
     for (int delta = -(d_ - 1); delta <= d_ - 1; ++delta) {
         const double across = delta * s_;
         interior_[delta + d_ - 1] =
             makeShape(h_ * ux_ + across * px_, h_ * uy_ + across * py_, std::sqrt(h_ * h_ + across * across));
     }
+    first_.resize(d_);
+    last_.resize(d_);
+    for (int i = 0; i < d_; ++i) {
+        const double t = offset(i);
+        const double len = std::sqrt(h_ * h_ + t * t);
+        first_[i] = makeShape(h_ * ux_ + t * px_, h_ * uy_ + t * py_, len);
+        last_[i] = makeShape(h_ * ux_ - t * px_, h_ * uy_ - t * py_, len);
+    }
+    double samples = 0.0;
+    for (int delta = -(d_ - 1); delta <= d_ - 1; ++delta)
+        samples += static_cast<double>(d_ - std::abs(delta)) * interiorShape(delta).samples;
+    samplesPerTransition_ = samples;
+    if (withTurns) computeTurns();
+}
+
+void TraceGeometry::computeTurns() {
+    if (turns_) return;
+    interiorAngle_.resize(2 * d_ - 1);
     // Angles built from the non-negative half and mirrored, then forced non-decreasing, so that the
     // interval form of the turn test is exact whatever the last bit of atan2 does.
     for (int delta = 0; delta <= d_ - 1; ++delta) {
@@ -54,16 +71,10 @@ TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& para
         interiorAngle_[delta + d_ - 1] = angle;
         interiorAngle_[-delta + d_ - 1] = -angle;
     }
-    first_.resize(d_);
-    last_.resize(d_);
     firstAngle_.resize(d_);
     lastAngle_.resize(d_);
     for (int i = 0; i < d_; ++i) {
-        const double t = offset(i);
-        const double len = std::sqrt(h_ * h_ + t * t);
-        first_[i] = makeShape(h_ * ux_ + t * px_, h_ * uy_ + t * py_, len);
-        last_[i] = makeShape(h_ * ux_ - t * px_, h_ * uy_ - t * py_, len);
-        firstAngle_[i] = std::atan2(t, h_);
+        firstAngle_[i] = std::atan2(offset(i), h_);
         if (i > 0) firstAngle_[i] = std::max(firstAngle_[i], firstAngle_[i - 1]);
     }
     for (int i = 0; i < d_; ++i) lastAngle_[i] = -firstAngle_[i];
@@ -101,11 +112,38 @@ TraceGeometry::TraceGeometry(TracePoint a, TracePoint b, const TraceParams& para
         while (mEnd <= hi && out - interiorAngle(mEnd) >= -limit) ++mEnd;
         lastPrev_[c] = {std::max(0, c - (mEnd - 1)), std::min(d_ - 1, c - mLo)};
     }
+    turns_ = true;
+}
 
-    double samples = 0.0;
-    for (int delta = lo; delta <= hi; ++delta)
-        samples += static_cast<double>(d_ - std::abs(delta)) * interiorShape(delta).samples;
-    samplesPerTransition_ = samples;
+IndexRange TraceGeometry::usedSuccessors(int k, int c) const {
+    IndexRange r{0, d_ - 1};
+    if (k == 1) {
+        const IndexRange f = firstNext_[c];
+        r = {std::max(r.lo, f.lo), std::min(r.hi, f.hi)};
+    }
+    if (k == n_ - 1) {
+        // lastPrev_[x] = [lo(x), hi(x)], both ends non-decreasing in x: the x whose range holds c form one
+        // interval, from the first x with hi(x) >= c to the last with lo(x) <= c.
+        const auto first = std::partition_point(lastPrev_.begin(), lastPrev_.end(),
+                                                [&](const IndexRange& p) { return p.hi < c; });
+        const auto past = std::partition_point(lastPrev_.begin(), lastPrev_.end(),
+                                               [&](const IndexRange& p) { return p.lo <= c; });
+        r = {std::max(r.lo, static_cast<int>(first - lastPrev_.begin())),
+             std::min(r.hi, static_cast<int>(past - lastPrev_.begin()) - 1)};
+    }
+    return r;
+}
+
+double TraceGeometry::usedInteriorSamples() const {
+    if (n_ < 2) return 0.0;
+    double samples = n_ > 3 ? (n_ - 3) * samplesPerTransition_ : 0.0; // the middle transitions, in full
+    const std::vector<int> ends = n_ == 2 ? std::vector<int>{1} : std::vector<int>{1, n_ - 1};
+    for (int k : ends)
+        for (int c = 0; c < d_; ++c) {
+            const IndexRange r = usedSuccessors(k, c);
+            for (int x = r.lo; x <= r.hi; ++x) samples += interiorShape(x - c).samples;
+        }
+    return samples;
 }
 
 TracePoint TraceGeometry::point(int guide, int index) const {
@@ -118,6 +156,12 @@ TracePoint TraceGeometry::point(int guide, int index) const {
 
 namespace {
 
+// floor(v) for v in [-2, 2^62): truncation, one less for negative non-integers.
+long long floorToInteger(double v) {
+    const auto i = static_cast<long long>(v);
+    return i - (v < static_cast<double>(i) ? 1 : 0);
+}
+
 double cornerScore(const TraceField& field, long long x, long long y, double vx, double vy) {
     if (x < 0 || y < 0 || x >= field.width() || y >= field.height()) return 0.0;
     const float* g = field.vectors() + 2 * (y * field.width() + x);
@@ -128,14 +172,16 @@ double cornerScore(const TraceField& field, long long x, long long y, double vx,
 
 double segmentScoreExact(const TraceField& field, TracePoint start, const SegmentShape& shape) {
     double sum = 0.0;
+    const double right = field.width() + 2.0, bottom = field.height() + 2.0;
     for (int m = 0; m < shape.samples; ++m) {
         const double x = start.x + (m + 0.5) * shape.stepX;
         const double y = start.y + (m + 0.5) * shape.stepY;
-        const double fx0 = std::floor(x), fy0 = std::floor(y);
-        const double fx = x - fx0, fy = y - fy0;
-        // Far outside the image every corner is zero; the bound keeps the integer conversion defined.
-        if (fx0 < -2.0 || fy0 < -2.0 || fx0 > field.width() + 1.0 || fy0 > field.height() + 1.0) continue;
-        const auto ix = static_cast<long long>(fx0), iy = static_cast<long long>(fy0);
+        // Far outside the image every corner is zero (floor(x) < -2 or > W + 1, likewise y); the bound also
+        // keeps the integer conversion defined. Inside it, floor by conversion: std::floor is a library call
+        // on the baseline x86-64 target (no SSE4.1), and this loop runs for every leg (assemble, confidence).
+        if (!(x >= -2.0 && y >= -2.0 && x < right && y < bottom)) continue;
+        const auto ix = floorToInteger(x), iy = floorToInteger(y);
+        const double fx = x - static_cast<double>(ix), fy = y - static_cast<double>(iy);
         const double c00 = cornerScore(field, ix, iy, shape.dirX, shape.dirY);
         const double c10 = cornerScore(field, ix + 1, iy, shape.dirX, shape.dirY);
         const double c01 = cornerScore(field, ix, iy + 1, shape.dirX, shape.dirY);

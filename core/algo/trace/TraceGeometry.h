@@ -31,8 +31,13 @@ struct IndexRange {
 
 class TraceGeometry {
 public:
-    // params must be valid (validateTraceParams) and a != b.
-    TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params);
+    // params must be valid (validateTraceParams) and a != b. withTurns = false leaves the turn angles and
+    // intervals for computeTurns() (a GPU scores the segments meanwhile: they need only the shapes).
+    TraceGeometry(TracePoint a, TracePoint b, const TraceParams& params, bool withTurns = true);
+    // The turn angles and feasible-turn intervals (everything below "Direction of each segment"); does
+    // nothing when they are already there. They must be there before any of their accessors is called.
+    void computeTurns();
+    bool hasTurns() const { return turns_; }
 
     int guides() const { return n_; }
     int points() const { return d_; }
@@ -79,6 +84,15 @@ public:
     // Samples over all the d^2 segments between two neighbouring guides (1 <= k < n), for work estimates.
     double samplesPerTransition() const { return samplesPerTransition_; }
 
+    // The segments that some feasible path can use. A DP reads every segment of the middle transitions,
+    // but of the first interior transition (q_1 -> q_2) only q_{1,c} -> q_{2,x} with x in
+    // firstTurnSuccessors(c), and of the last (q_{n-1} -> q_n) only q_{n-1,c} -> q_{n,x} with c in
+    // lastTurnPredecessors(x): the fast backends score only those (the rest are never read). Needs the turns.
+    // For transition k (1 <= k < n) and start point c: the x to score, one interval.
+    IndexRange usedSuccessors(int k, int c) const;
+    // Samples of the segments a DP uses, over all interior transitions (for floors and estimates).
+    double usedInteriorSamples() const;
+
 private:
     TracePoint a_, b_;
     int n_ = 0, d_ = 0;
@@ -88,6 +102,7 @@ private:
     std::vector<double> interiorAngle_, firstAngle_, lastAngle_;
     std::vector<IndexRange> incoming_, firstNext_, lastPrev_;
     double samplesPerTransition_ = 0.0;
+    bool turns_ = false;
 };
 
 // The score of the segment that starts at `start` and has the given shape, in double precision: the
