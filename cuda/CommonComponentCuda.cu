@@ -587,7 +587,13 @@ class CommonComponentCuda : public CommonComponentAlgorithm {
 public:
     bool registerImages(const Image& a, const Image& b, const OffsetRange& range, int peaks, Registration& out,
                         JobControl& job) override {
-        return registerOnDevice(a, b, range, peaks, out, job);
+        // Short of GPU memory for the transforms: the host registers (the search may still fit).
+        try {
+            return registerOnDevice(a, b, range, peaks, out, job);
+        } catch (const BackendUnavailable&) {
+            out = {};
+            return false;
+        }
     }
 
     CommonComponentResult run(const Image& a, const Image& b, const CommonComponentParams& params,
