@@ -135,8 +135,6 @@ class TestBrightest : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     void paperExample_data() { test::addBackendRows(); }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
@@ -628,5 +626,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBrightest)
+GLINT_BACKEND_TEST_MAIN(TestBrightest)
 #include "test_brightest.moc"

@@ -48,8 +48,6 @@ class TestCommonComponent : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     void paperExample_data() { test::addBackendRows(); }
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
@@ -573,5 +571,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommonComponent)
+GLINT_BACKEND_TEST_MAIN(TestCommonComponent)
 #include "test_common_component.moc"

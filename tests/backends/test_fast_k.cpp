@@ -93,8 +93,6 @@ class TestFastK : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     // The solver alone on random work arrays, with random K, round caps and filters (deterministic functions
     // of the rectangle, as the significance filters are), against the reference's loop.
     void randomAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
@@ -224,5 +222,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFastK)
+GLINT_BACKEND_TEST_MAIN(TestFastK)
 #include "test_fast_k.moc"

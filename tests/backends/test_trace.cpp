@@ -92,8 +92,6 @@ class TestTrace : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     // Every backend's optimum equals the brute force over all d^n paths, for both objectives and every kind
     // of angle limit, with guides that reach outside the image (37x29 and 41x33 fields).
     void bruteForce_data() {
@@ -768,5 +766,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTrace)
+GLINT_BACKEND_TEST_MAIN(TestTrace)
 #include "test_trace.moc"

@@ -41,8 +41,6 @@ class TestCommonRegistration : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { initBackends(); }
-
     // The FFT bound at every offset is at least the exact match count, for random pairs of many shapes,
     // few and many values, blanks, tolerance 0 and > 0, and every bin count.
     void fftBoundIsAnUpperBound() {
@@ -317,5 +315,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommonRegistration)
+GLINT_BACKEND_TEST_MAIN(TestCommonRegistration)
 #include "test_common_registration.moc"
