@@ -183,6 +183,8 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
     const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
     const std::uint8_t* blankMask = image_.blankMask().empty() ? nullptr : image_.blankMask().data();
+    // Threads as the pass's size warrants (starting one costs as much as ~60 000 pixels of this work).
+    const int regionThreads = rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(g.width) * g.height);
     // No model and no blanks: the vectorised passes of PlainMeasure (same figures up to rounding).
     const bool plain = !model && !blankMask;
     double flux = 0.0, noise2 = 0.0, peak = -std::numeric_limits<double>::infinity(), sumBack = 0.0;
@@ -223,7 +225,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                         part.blank = r.nonFinite;
                     }
                 },
-                rowThreads);
+                regionThreads);
         } else
         parallelFor(
             0, parts.size(), 1,
@@ -258,7 +260,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                     }
                 }
             },
-            rowThreads);
+            regionThreads);
         for (const Part& part : parts) {
             flux += part.flux;
             noise2 += part.noise2;
@@ -326,7 +328,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                             moments[c] = {m.w, m.wx, m.wy};
                         }
                     },
-                    rowThreads);
+                    rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
             } else
             parallelFor(
                 0, moments.size(), 1,
@@ -351,7 +353,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                         }
                     }
                 },
-                rowThreads);
+                rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
             double w = 0.0, wx = 0.0, wy = 0.0;
             for (const Moments& m : moments) {
                 w += m.w;

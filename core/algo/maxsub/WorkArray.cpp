@@ -65,7 +65,7 @@ std::vector<std::uint8_t> roiExclusionMask(const Image& image, const PixelRect& 
                         found = !(acc == T(0));
                     }
                     if (found) any = true;
-                });
+                }, threadsForPixels(static_cast<double>(roi.width) * roi.height));
             }
         });
         nonFinite = any;
@@ -91,7 +91,7 @@ std::vector<std::uint8_t> roiExclusionMask(const Image& image, const PixelRect& 
                     for (int x = 0; x < roi.width; ++x) found |= out[x] != 0;
                 }
                 if (found) any = true;
-            });
+            }, threadsForPixels(static_cast<double>(roi.width) * roi.height));
         });
         if (any) mask = std::move(m);
     }
@@ -151,7 +151,7 @@ IncludedStats histogramStats(const T* p, const Image& image, const PixelRect& ro
                              const PivotSpec& spec) {
     constexpr long long kOffset = -static_cast<long long>(std::numeric_limits<T>::min());
     constexpr std::size_t kBins = std::size_t{1} << (8 * sizeof(T));
-    const int chunks = std::max(1, std::min(cpuThreadCount(), roi.height));
+    const int chunks = std::max(1, std::min(threadsForPixels(static_cast<double>(roi.width) * roi.height), roi.height));
     std::vector<std::vector<std::uint64_t>> partial(static_cast<std::size_t>(chunks));
     const std::size_t grain = (static_cast<std::size_t>(roi.height) + chunks - 1) / chunks;
     parallelFor(0, static_cast<std::size_t>(roi.height), grain, [&](std::size_t b, std::size_t e) {
@@ -209,7 +209,7 @@ template <class T>
 double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
                    std::size_t k, double* next = nullptr) {
     auto keyOf = [](double v) { return orderedKey(v + 0.0); }; // -0 and +0 alike
-    const int chunks = std::max(1, std::min(cpuThreadCount(), roi.height));
+    const int chunks = std::max(1, std::min(threadsForPixels(static_cast<double>(roi.width) * roi.height), roi.height));
     const std::size_t grain = (static_cast<std::size_t>(roi.height) + chunks - 1) / chunks;
     auto forEach = [&](auto&& visit) { // visit(chunk, key, value) over the included values, in parallel
         parallelFor(0, static_cast<std::size_t>(roi.height), grain, [&](std::size_t b, std::size_t e) {
@@ -299,7 +299,7 @@ IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi,
             }
             rows[y] = {count, sum, mn, mx};
         }
-    });
+    }, threadsForPixels(static_cast<double>(roi.width) * roi.height));
     IncludedStats s;
     long double sum = 0.0L;
     s.min = std::numeric_limits<double>::infinity();
@@ -387,7 +387,7 @@ std::vector<V> prefixSums(const WorkArray& w) {
             V* row = P.data() + static_cast<std::size_t>(r + 1) * cols;
             for (std::size_t c = c0; c < c1; ++c) row[c] = above[c] + a[c - c0];
         }
-    });
+    }, threadsForPixels(static_cast<double>(w.rows) * w.cols));
     return P;
 }
 
@@ -444,7 +444,7 @@ void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<st
                     rowReal[y] = (s[0] + s[1]) + (s[2] + s[3]);
                 }
             }
-        });
+        }, threadsForPixels(static_cast<double>(roi.width) * roi.height));
     });
     if (w.integer) {
         for (std::int64_t v : rowInt) w.positiveSumInt += v;
