@@ -21,6 +21,8 @@
 #include "ui/docks/ResultsDock.h"
 #include "ui/help/HelpDialog.h"
 #include "ui/modules/BrightestLayers.h"
+#include "ui/modules/TraceModule.h"
+#include "ui/modules/TracePanel.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/session/Autosave.h"
 #include "ui/session/Session.h"
@@ -81,6 +83,41 @@ bool anyOverlap(const QVector<QRectF>& boxes) {
         for (int j = i + 1; j < boxes.size(); ++j)
             if (boxes[i].intersects(boxes[j])) return true;
     return false;
+}
+
+// The line trace's panel in the dock: its main group open and the others folded when first shown, as wide
+// as the dock at most (no horizontal scrolling), and whole with any one group unfolded.
+void checkTracePanel(ParametersDock* parameters, TraceModule* module) {
+    auto* panel = parameters->findChild<TracePanel*>();
+    QVERIFY(panel);
+    auto* scroll = qobject_cast<QScrollArea*>(panel->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    const QVector<QGroupBox*> groups = parameters->groups(module->name());
+    QCOMPARE(groups.size(), 3);
+    QCOMPARE(groups.first(), panel->mainGroup());
+    QVERIFY(!parameters->isFolded(panel->mainGroup()));
+    for (QGroupBox* box : panel->foldedByDefault()) QTRY_VERIFY2(parameters->isFolded(box), qPrintable(box->title()));
+    const auto wholeAndNarrow = [&](const QString& what) {
+        QTRY_VERIFY2(parameters->currentPanelFits(), qPrintable(what));
+        QTRY_VERIFY2(!scroll->verticalScrollBar()->isVisible() || scroll->verticalScrollBar()->maximum() == 0, qPrintable(what));
+        QVERIFY2(panel->minimumSizeHint().width() <= scroll->viewport()->width(),
+                 qPrintable(QStringLiteral("%1: the panel needs %2 px, the dock gives %3")
+                                .arg(what).arg(panel->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+        QTRY_VERIFY2(!scroll->horizontalScrollBar()->isVisible() || scroll->horizontalScrollBar()->maximum() == 0, qPrintable(what));
+        QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("traceButton"))->isVisible());
+    };
+    wholeAndNarrow(QStringLiteral("defaults"));
+    // A click on a folded group's title unfolds it; the panel stays whole and as narrow.
+    for (QGroupBox* box : panel->foldedByDefault()) {
+        QTest::mouseClick(box, Qt::LeftButton, Qt::NoModifier, QPoint(30, box->fontMetrics().height() / 2 + 2));
+        QVERIFY(!parameters->isFolded(box));
+        wholeAndNarrow(box->title());
+        for (QWidget* child : box->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (!child->isHidden()) QVERIFY2(child->isVisible(), qPrintable(child->objectName()));
+        saveShot(*parameters, QStringLiteral("usability-panel-Line trace-") + box->title().mid(2));
+    }
+    for (QGroupBox* box : panel->foldedByDefault())
+        if (!parameters->isFolded(box)) parameters->setFolded(box, true);
 }
 
 } // namespace
@@ -325,15 +362,16 @@ private slots:
         for (AnalysisModule* m : window.modules()) {
             parameters->showPanel(m->name());
             if (parameters->currentTitle() != m->name()) continue; // a module without a panel
-            // The line trace's panel has no foldable groups yet and is wider than the dock (its module's
-            // owners are reworking it): left out here until it has them.
-            if (m->name() == QStringLiteral("Line trace")) continue;
             QTRY_VERIFY2(parameters->currentPanelFits(), qPrintable(m->name()));
             saveShot(*parameters, QStringLiteral("usability-panel-") + m->name());
             for (QScrollArea* pageScroll : parameters->findChildren<QScrollArea*>())
                 if (pageScroll->isVisible())
                     QTRY_VERIFY2(!pageScroll->verticalScrollBar()->isVisible() || pageScroll->verticalScrollBar()->maximum() == 0,
                                  qPrintable(m->name()));
+            if (auto* trace = qobject_cast<TraceModule*>(m)) {
+                checkTracePanel(parameters, trace);
+                if (QTest::currentTestFailed()) return;
+            }
         }
         parameters->showPanel(module->name());
 

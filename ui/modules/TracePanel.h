@@ -6,11 +6,13 @@
 #include "core/jobs/Backend.h"
 
 #include <QString>
+#include <QVector>
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QPushButton;
 class QSpinBox;
 
@@ -43,6 +45,12 @@ struct TraceSettings {
     QString describe() const;
 };
 
+// The panel keeps to the Parameters dock's width (short labels, the long text in tooltips) and comes in three
+// foldable groups (ParametersDock folds a panel's top-level group boxes): "Trace" (the score, the guides, the
+// points per guide (full and live), the turning angle, the backend, snapping, the guides' display and the
+// Trace Line button) stays open; "Ridge line" (width and polarity) and "Advanced" (objective, widenings,
+// half-width) start folded the first time the panel is shown. The main group and any one other fit together
+// in the dock at 1280 × 800.
 class TracePanel : public QWidget {
     Q_OBJECT
 public:
@@ -51,12 +59,20 @@ public:
     TraceSettings settings() const;
     void setSettings(const TraceSettings& settings); // no changed() signal
 
+    // The foldable groups, top to bottom: the main one, then those folded by default.
+    QGroupBox* mainGroup() const { return mainGroup_; }
+    QVector<QGroupBox*> foldedByDefault() const { return {ridgeGroup_, advancedGroup_}; }
+
 signals:
     void changed();
     void traceRequested(); // the "Trace Line" button
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void updateEnabled();
+    void foldDefaults();
 
     QSpinBox* guides_;
     QSpinBox* points_;
@@ -72,9 +88,14 @@ private:
     QCheckBox* autoGuides_;
     QCheckBox* snap_;
     QCheckBox* showGuides_;
+    QSpinBox* widenings_;
     QPushButton* trace_;
-    int widenings_ = glint::TraceParams{}.maxWidenings; // no widget: kept from the settings given
+    QGroupBox* mainGroup_ = nullptr;
+    QGroupBox* ridgeGroup_ = nullptr;
+    QGroupBox* advancedGroup_ = nullptr;
+    double sineThreshold_ = glint::TraceFieldOptions{}.sineThresholdFraction; // no widget: kept from the settings given
     bool updating_ = false;
+    bool defaultsFolded_ = false;
 };
 
 } // namespace glint::ui
