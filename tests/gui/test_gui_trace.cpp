@@ -198,6 +198,19 @@ private slots:
         guidesAuto->setChecked(false);
         QVERIFY(!module->settings().params.autoGuides);
         guidesAuto->setChecked(true);
+        // The widenings have a box of their own (Advanced); a setting without a box (the sine threshold)
+        // survives an edit in the panel.
+        auto* widenings = window.parametersDock()->findChild<QSpinBox*>(QStringLiteral("widenings"));
+        QVERIFY(widenings);
+        QCOMPARE(widenings->value(), TraceParams{}.maxWidenings);
+        TraceSettings custom = module->settings();
+        custom.field.sineThresholdFraction = 0.25;
+        custom.params.maxWidenings = 2;
+        module->setSettings(custom);
+        QCOMPARE(widenings->value(), 2);
+        widenings->setValue(1);
+        QCOMPARE(module->settings().params.maxWidenings, 1);
+        QCOMPARE(module->settings().field.sineThresholdFraction, 0.25);
         guides->setValue(8);
         score->setCurrentIndex(score->findText(QStringLiteral("ridge")));
         QCOMPARE(module->settings().params.guides, 8);

@@ -28,6 +28,7 @@
 #include "ui/session/Session.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFontMetricsF>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -118,6 +119,16 @@ void checkTracePanel(ParametersDock* parameters, TraceModule* module) {
     }
     for (QGroupBox* box : panel->foldedByDefault())
         if (!parameters->isFolded(box)) parameters->setFolded(box, true);
+    // Choosing the ridge score unfolds the ridge line's group (width, polarity), and the panel stays whole.
+    auto* score = panel->findChild<QComboBox*>(QStringLiteral("score"));
+    QVERIFY(score);
+    const int before = score->currentIndex();
+    score->setCurrentIndex(score->findText(QStringLiteral("ridge")));
+    QVERIFY(!parameters->isFolded(panel->foldedByDefault().first()));
+    QVERIFY(panel->findChild<QComboBox*>(QStringLiteral("polarity"))->isVisible());
+    wholeAndNarrow(QStringLiteral("ridge"));
+    score->setCurrentIndex(before);
+    parameters->setFolded(panel->foldedByDefault().first(), true);
 }
 
 } // namespace

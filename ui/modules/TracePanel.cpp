@@ -190,6 +190,17 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     for (QComboBox* box : {score_, polarity_, backend_, objective_}) connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
     for (QCheckBox* box : {showGuides_, snap_, autoWidth_, autoGuides_}) connect(box, &QCheckBox::toggled, this, emitChanged);
     connect(trace_, &QPushButton::clicked, this, &TracePanel::traceRequested);
+    // Choosing the ridge score shows its line's settings (the dock folds others if it must).
+    connect(score_, &QComboBox::currentIndexChanged, this, [this] {
+        if (updating_ || score_->currentData().toInt() != static_cast<int>(glint::TraceScore::Ridge)) return;
+        if (ParametersDock* dock = parametersDock(); dock && dock->isFolded(ridgeGroup_)) dock->setFolded(ridgeGroup_, false);
+    });
+}
+
+ParametersDock* TracePanel::parametersDock() const {
+    for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* dock = qobject_cast<ParametersDock*>(w)) return dock;
+    return nullptr;
 }
 
 void TracePanel::showEvent(QShowEvent* event) {
@@ -201,8 +212,7 @@ void TracePanel::showEvent(QShowEvent* event) {
 // their titles would: they stay folded until the user unfolds one).
 void TracePanel::foldDefaults() {
     if (defaultsFolded_ || !isVisible()) return;
-    ParametersDock* dock = nullptr;
-    for (QWidget* w = parentWidget(); w && !dock; w = w->parentWidget()) dock = qobject_cast<ParametersDock*>(w);
+    ParametersDock* dock = parametersDock();
     if (!dock) return;
     defaultsFolded_ = true;
     for (QGroupBox* box : foldedByDefault())

@@ -18,6 +18,8 @@ class QSpinBox;
 
 namespace glint::ui {
 
+class ParametersDock;
+
 struct TraceSettings {
     // What a fixed leg (a click) is traced with: the library's defaults, with --guides auto (a leg whose fit
     // is poor is solved again on finer guides when it is fixed).
@@ -49,8 +51,8 @@ struct TraceSettings {
 // foldable groups (ParametersDock folds a panel's top-level group boxes): "Trace" (the score, the guides, the
 // points per guide (full and live), the turning angle, the backend, snapping, the guides' display and the
 // Trace Line button) stays open; "Ridge line" (width and polarity) and "Advanced" (objective, widenings,
-// half-width) start folded the first time the panel is shown. The main group and any one other fit together
-// in the dock at 1280 × 800.
+// half-width) start folded the first time the panel is shown; choosing the ridge score unfolds "Ridge line".
+// The main group and any one other fit together in the dock at 1280 × 800.
 class TracePanel : public QWidget {
     Q_OBJECT
 public:
@@ -73,6 +75,7 @@ protected:
 private:
     void updateEnabled();
     void foldDefaults();
+    ParametersDock* parametersDock() const; // the dock the panel lives in, if any
 
     QSpinBox* guides_;
     QSpinBox* points_;
