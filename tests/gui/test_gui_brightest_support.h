@@ -186,9 +186,7 @@ inline void plainSearch(BrightestModule* module) {
 }
 
 inline void showWindow(MainWindow& window) {
-    window.resize(1280, 860);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(test::showExposed(window, QSize(1280, 860)));
 }
 
 } // namespace glint::test::brightest
