@@ -189,4 +189,11 @@ inline void showWindow(MainWindow& window) {
     QVERIFY(test::showExposed(window, QSize(1280, 860)));
 }
 
+// Shows the window, opens a file in it (as File ▸ Open does) and waits until it is drawn.
+inline bool showAndOpen(MainWindow& window, const QString& path) {
+    showWindow(window);
+    window.openFile(path);
+    return QTest::qWaitFor([&] { return imageShown(window.context()); }, 30000);
+}
+
 } // namespace glint::test::brightest
