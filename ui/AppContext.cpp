@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <exception>
+#include <new>
 #include <optional>
 
 namespace glint::ui {
@@ -56,16 +57,12 @@ void AppContext::openFile(const QString& path, const glint::LoadOptions& options
         this,
         [path, options]() -> Outcome {
             Outcome out;
-            try {
+            out.error = loadError(path, [&] {
                 const auto start = std::chrono::steady_clock::now();
                 LoadedImage loaded = LoadedImage::prepare(glint::loadImage(path.toStdString(), options), path);
                 loaded.loadMs = glint::msSince(start);
                 out.loaded = std::move(loaded);
-            } catch (const std::bad_alloc&) {
-                out.error = QStringLiteral("cannot open '%1': not enough memory").arg(path);
-            } catch (const std::exception& e) {
-                out.error = QString::fromStdString(e.what());
-            }
+            });
             return out;
         },
         [this, path](Outcome outcome) {
@@ -74,6 +71,22 @@ void AppContext::openFile(const QString& path, const glint::LoadOptions& options
             else
                 emit loadFailed(path, outcome.error);
         });
+}
+
+QString AppContext::loadError(const QString& path, const std::function<void()>& load) {
+    try {
+        load();
+    } catch (const std::bad_alloc&) {
+        return tr("cannot open '%1': not enough memory").arg(path);
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString AppContext::imageFileFilter() {
+    return tr("Images (*.fits *.fit *.fts *.fz *.dcm *.dicom *.png *.pgm *.pnm *.tif *.tiff *.jpg *.jpeg *.bmp *.csv *.txt);;"
+              "All files (*)");
 }
 
 void AppContext::setImage(glint::Image image, const QString& path) {

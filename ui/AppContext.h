@@ -13,6 +13,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 class QMainWindow;
@@ -54,6 +55,11 @@ public:
     // Loads off the UI thread; imageChanged() on success, loadFailed() (current image kept) otherwise.
     // A newer openFile() supersedes one still loading.
     void openFile(const QString& path, const glint::LoadOptions& options = {});
+    // The name filter of the file dialogs that open an image (every format loadImage() reads).
+    static QString imageFileFilter();
+    // Runs `load`, which reads the file at `path` (on a worker thread): an empty string, or why it could
+    // not (what it threw; "not enough memory" for an allocation that failed).
+    static QString loadError(const QString& path, const std::function<void()>& load);
     // Shows an image made in memory (tests, generated images), synchronously.
     void setImage(glint::Image image, const QString& path);
     // Shows an image loaded and prepared elsewhere (a session's), superseding any file still loading.

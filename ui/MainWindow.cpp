@@ -422,10 +422,8 @@ void MainWindow::saveSessionDialog() {
 }
 
 void MainWindow::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Image"), lastDirectory_,
-        tr("Images (*.fits *.fit *.fts *.fz *.dcm *.dicom *.png *.pgm *.pnm *.tif *.tiff *.jpg *.jpeg *.bmp *.csv *.txt);;"
-           "All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Image"), lastDirectory_, AppContext::imageFileFilter());
     if (!path.isEmpty()) openFile(path);
 }
 

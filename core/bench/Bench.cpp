@@ -1,6 +1,7 @@
 #include "core/bench/Bench.h"
 
 #include "core/export/TimingReport.h"
+#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -73,6 +74,20 @@ BenchRow measure(const std::string& algorithm, const std::string& caseName, Back
     for (const auto& name : order) row.steps.push_back({name, median(steps[name])});
     if (!kernelStep.empty() && steps.count(kernelStep)) row.kernelMs = median(steps[kernelStep]);
     return row;
+}
+
+int parseBenchSide(const std::string& text, const std::string& name, int lo, int hi) {
+    std::size_t pos = 0;
+    int n = 0;
+    try {
+        n = std::stoi(text, &pos);
+    } catch (...) {
+        pos = 0;
+    }
+    if (pos != text.size() || n < lo || n > hi)
+        throw UsageError("bench " + name + " takes square sizes from " + std::to_string(lo) + " to " +
+                         std::to_string(hi) + " (got '" + text + "')");
+    return n;
 }
 
 std::optional<double> speedup(const std::vector<BenchRow>& rows, const BenchRow& row, const std::string& baseline) {

@@ -56,6 +56,10 @@ void registerAllBenches();
 BenchRow measure(const std::string& algorithm, const std::string& caseName, Backend backend, int repeat,
                  const std::function<void(JobControl&)>& run, const std::string& kernelStep = "");
 
+// One entry of --sizes as a square side from lo to hi; otherwise a UsageError "bench <name> takes square
+// sizes from <lo> to <hi> (got '<text>')".
+int parseBenchSide(const std::string& text, const std::string& name, int lo, int hi);
+
 // Speed-up of `row` against the row of the same algorithm and case on `baseline`, if present.
 std::optional<double> speedup(const std::vector<BenchRow>& rows, const BenchRow& row, const std::string& baseline);
 

@@ -8,7 +8,6 @@
 #include "core/bench/Bench.h"
 #include "core/bench/BenchImages.h"
 #include "core/io/Image.h"
-#include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
@@ -115,42 +114,20 @@ std::string regionText(const BrightestResult& r) {
     return s.str();
 }
 
-int parseSize(const std::string& text) {
-    std::size_t pos = 0;
-    int n = 0;
-    try {
-        n = std::stoi(text, &pos);
-    } catch (...) {
-        pos = 0;
-    }
-    if (pos != text.size() || n < 1 || n > 32768)
-        throw UsageError("bench brightest takes square sizes from 1 to 32768 (got '" + text + "')");
-    return n;
-}
-
 struct Case {
     std::string name;
     std::string kind; // "u8", "f32", "u8-k10"
     int size;
 };
 
-// The strip kernel's floor. Per cell its inner loop issues (SASS) on the exact path IMAD.IADD (FMA
-// pipe) + VIADDMNMX + half a VIMNMX3 (ALU pipe), on the screen path 2 FADD (FMA) + FMNMX + half a
-// VIMNMX3 (ALU). An SM issues 4 x 32 lanes a clock, and its ALU pipe takes 64 lanes a clock: the floor
-// is the larger of the issue and the ALU times.
+// The strip kernel's floor (stripKernelFloorMs); none for the K = 10 cases.
 double cudaFloorMs(const WorkArray& w, const std::string& kind) {
-    const CudaDeviceInfo& d = cudaDevice();
-    if (!d.usable || d.clockKHz <= 0 || kind == "u8-k10") return -1.0;
-    const double pitch = std::ceil(w.cols / 32.0) * 32.0;
-    const double cells = static_cast<double>(w.rows) * (w.rows + 1) / 2.0 * pitch;
-    const double issue = (w.fitsInt32() ? 2.5 : 3.5) / (128.0 * d.multiprocessors * d.clockKHz);
-    const double alu = 1.5 / (64.0 * d.multiprocessors * d.clockKHz);
-    return cells * std::max(issue, alu);
+    return kind == "u8-k10" ? -1.0 : stripKernelFloorMs(w);
 }
 
 std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
     std::vector<int> sizes;
-    for (const auto& s : options.sizes) sizes.push_back(parseSize(s));
+    for (const auto& s : options.sizes) sizes.push_back(parseBenchSide(s, "brightest", 1, 32768));
     if (sizes.empty()) sizes = options.wants(Backend::Cuda) ? std::vector<int>{1024, 4096, 8192} : std::vector<int>{1024, 2048};
     constexpr int kReferenceMax = 2048; // the reference takes seconds here; above, it is extrapolated
     constexpr int kCpuMax = 4096;
@@ -291,6 +268,20 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
 }
 
 } // namespace
+
+// Per cell the strip kernel's inner loop issues (SASS) on the exact path IMAD.IADD (FMA pipe) +
+// VIADDMNMX + half a VIMNMX3 (ALU pipe), on the screen path 2 FADD (FMA) + FMNMX + half a VIMNMX3 (ALU).
+// An SM issues 4 x 32 lanes a clock, and its ALU pipe takes 64 lanes a clock: the floor is the larger of
+// the issue and the ALU times.
+double stripKernelFloorMs(const WorkArray& w) {
+    const CudaDeviceInfo& d = cudaDevice();
+    if (!d.usable || d.clockKHz <= 0) return -1.0;
+    const double pitch = std::ceil(w.cols / 32.0) * 32.0;
+    const double cells = static_cast<double>(w.rows) * (w.rows + 1) / 2.0 * pitch;
+    const double issue = (w.fitsInt32() ? 2.5 : 3.5) / (128.0 * d.multiprocessors * d.clockKHz);
+    const double alu = 1.5 / (64.0 * d.multiprocessors * d.clockKHz);
+    return cells * std::max(issue, alu);
+}
 
 Image benchMammogram(int n) { return mammogram(n); }
 Image benchSkyField(int n) { return skyField(n); }

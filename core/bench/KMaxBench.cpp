@@ -145,31 +145,9 @@ std::vector<BenchRow> runKMax1dBench(const BenchOptions& options) {
 // ---- 2-D: overlap rectangles of the brightest bench images -----------------------------------------
 
 
-// The strip kernel's floor, as in the brightest bench: issue-bound (exact path 2.5, screen path 3.5
-// instructions a cell) or ALU-bound (1.5 a cell on a pipe of 64 lanes), whichever is larger.
-double stripFloorMs(const WorkArray& w) {
-    const CudaDeviceInfo& d = cudaDevice();
-    if (!d.usable || d.clockKHz <= 0) return -1.0;
-    const double cells = static_cast<double>(w.rows) * (w.rows + 1) / 2.0 * std::ceil(w.cols / 32.0) * 32.0;
-    const double issue = (w.fitsInt32() ? 2.5 : 3.5) / (128.0 * d.multiprocessors * d.clockKHz);
-    const double alu = 1.5 / (64.0 * d.multiprocessors * d.clockKHz);
-    return cells * std::max(issue, alu);
-}
-
 std::vector<BenchRow> runKMaxBench(const BenchOptions& options) {
     std::vector<int> sizes;
-    for (const auto& s : options.sizes) {
-        std::size_t pos = 0;
-        int n = 0;
-        try {
-            n = std::stoi(s, &pos);
-        } catch (...) {
-            pos = 0;
-        }
-        if (pos != s.size() || n < 1 || n > 16384)
-            throw UsageError("bench kmax takes square sizes from 1 to 16384 (got '" + s + "')");
-        sizes.push_back(n);
-    }
+    for (const auto& s : options.sizes) sizes.push_back(parseBenchSide(s, "kmax", 1, 16384));
     if (sizes.empty()) sizes = options.wants(Backend::Cuda) ? std::vector<int>{512, 1024} : std::vector<int>{256, 512};
     constexpr int kReferenceMax = 512; // above, the reference's time is extrapolated as O(rows^2 cols)
     std::vector<BenchRow> rows;
@@ -229,7 +207,7 @@ std::vector<BenchRow> runKMaxBench(const BenchOptions& options) {
                     for (const auto& s : row.steps)
                         if (s.name != "preprocess") device += s.ms;
                     row.kernelMs = device; // GPU time (CUDA events), upload included
-                    const double floor = stripFloorMs(work);
+                    const double floor = stripKernelFloorMs(work);
                     if (floor > 0) row.floorMs = floor;
                 }
                 measuredAt[key] = {n, row.totalMs};

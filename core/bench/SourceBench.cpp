@@ -7,7 +7,6 @@
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/brightest/StarField.h"
 #include "core/bench/Bench.h"
-#include "core/util/Errors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -198,17 +197,9 @@ std::string table(const std::string& title, const MatchScore& g, double gMs, con
     return out.str();
 }
 
-int parseSide(const std::string& text) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end != '\0' || v < 128 || v > 8192)
-        throw UsageError("bench sources takes square sizes from 128 to 8192 (got '" + text + "')");
-    return static_cast<int>(v);
-}
-
 std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
     std::vector<int> sides;
-    for (const auto& s : options.sizes) sides.push_back(parseSide(s));
+    for (const auto& s : options.sizes) sides.push_back(parseBenchSide(s, "sources", 128, 8192));
     if (sides.empty()) sides = {1024};
     const std::optional<std::string> sex = findProgram("source-extractor");
     std::vector<BenchRow> rows;

@@ -249,12 +249,17 @@ std::vector<BenchRow> liveCase(const BenchOptions& options) {
     return rows;
 }
 
+// The one backend the scene cases run on: cuda where it is wanted and usable, else cpu.
+Backend sceneBackend(const BenchOptions& options) {
+    return options.wants(Backend::Cuda) && cudaDevice().usable && BackendRegistry<LineTracer>::has(Backend::Cuda)
+               ? Backend::Cuda
+               : Backend::Cpu;
+}
+
 // Accuracy on synthetic scenes: our trace (ridge and magnitude) against Intelligent Scissors, same clicks.
 std::vector<BenchRow> accuracyCases(const BenchOptions& options) {
     std::vector<BenchRow> rows;
-    const Backend backend = options.wants(Backend::Cuda) && cudaDevice().usable && BackendRegistry<LineTracer>::has(Backend::Cuda)
-                                ? Backend::Cuda
-                                : Backend::Cpu;
+    const Backend backend = sceneBackend(options);
     struct Scene {
         TraceSceneKind kind;
         double width;
@@ -345,9 +350,7 @@ std::vector<BenchRow> accuracyCases(const BenchOptions& options) {
 // objective and Intelligent Scissors, with the share of cases within 1.5 px mean distance, the worst max distance and the time per click.
 std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
     std::vector<BenchRow> rows;
-    const Backend backend = options.wants(Backend::Cuda) && cudaDevice().usable && BackendRegistry<LineTracer>::has(Backend::Cuda)
-                                ? Backend::Cuda
-                                : Backend::Cpu;
+    const Backend backend = sceneBackend(options);
     const double widths[] = {2.0, 4.0, 8.0, 16.0};
     const int seeds = 10;
     for (TraceEvalKind kind : kTraceEvalKinds) {

@@ -23,6 +23,16 @@ using namespace glint;
 
 namespace {
 
+// The star field search of the bench: local pivot, threshold 3 RMS, min SNR 5, K = 100.
+BrightestParams starFieldParams() {
+    BrightestParams p;
+    p.pivot = PivotSpec::parse("local");
+    p.threshold = 3;
+    p.minSnr = 5;
+    p.k = 100;
+    return p;
+}
+
 // Small integers make many equal sums: the tie-break decides.
 Image tiesImage(int w, int h, std::mt19937& rng) {
     std::uniform_int_distribution<int> d(-2, 2);
@@ -146,11 +156,7 @@ private slots:
         o.blankBorder = 6;
         o.seed = 14;
         const StarField field = makeStarField(o);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("local");
-        p.threshold = 3;
-        p.minSnr = 5;
-        p.k = 100;
+        const BrightestParams p = starFieldParams();
         const BrightestResult ref = run(field.image, p, Backend::Reference);
         const BrightestResult got = run(field.image, p, backend);
         QVERIFY(ref.regions.size() >= 20);
@@ -169,11 +175,7 @@ private slots:
     // takes minutes here).
     void starField1024AgainstFullSearch() {
         const StarField field = makeStarField(StarFieldOptions{});
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("local");
-        p.threshold = 3;
-        p.minSnr = 5;
-        p.k = 100;
+        const BrightestParams p = starFieldParams();
         const BrightestResult cached = run(field.image, p, Backend::Cpu);
         BrightestResult full;
         {

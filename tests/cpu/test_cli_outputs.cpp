@@ -259,9 +259,7 @@ private slots:
     // common's --overlay (A, a gap, B) is drawn the way the window draws A: a FITS pair y-up (row 0 at the
     // bottom, the component tinted on its flipped rows), a top-down pair as stored.
     void commonOverlayFollowsYUp_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::newRow("FITS") << true;
-        QTest::newRow("matrix") << false;
+        test::addBoolRows("yUp", "matrix", "FITS");
     }
     void commonOverlayFollowsYUp() {
         QFETCH(bool, yUp);

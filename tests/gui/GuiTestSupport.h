@@ -80,6 +80,13 @@ inline void isolateSettings() {
     QCoreApplication::setApplicationName(QStringLiteral("GlintTests"));
 }
 
+// Resizes and shows a window; false when it is not exposed (on screen) in time.
+inline bool showExposed(QWidget& window, const QSize& size) {
+    window.resize(size);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window);
+}
+
 // True once the context shows an image and its frame is the one for the current settings.
 inline bool imageShown(const ui::AppContext& ctx) {
     return ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering() && ctx.frame() && ctx.frame()->image == ctx.image();

@@ -337,9 +337,7 @@ private slots:
         QVERIFY(!file.isEmpty());
 
         MainWindow window({false, false});
-        showWindow(window);
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showAndOpen(window, file));
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->kBox()->setValue(k);
@@ -914,9 +912,7 @@ private slots:
         const Image image = test::randomIntImage(40, 30, -60, 60, rng);
         const QString file = writeMatrix(image, QStringLiteral("brightest-overlap.csv"));
         MainWindow window({false, false});
-        showWindow(window);
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showAndOpen(window, file));
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));

@@ -186,9 +186,14 @@ inline void plainSearch(BrightestModule* module) {
 }
 
 inline void showWindow(MainWindow& window) {
-    window.resize(1280, 860);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(test::showExposed(window, QSize(1280, 860)));
+}
+
+// Shows the window, opens a file in it (as File ▸ Open does) and waits until it is drawn.
+inline bool showAndOpen(MainWindow& window, const QString& path) {
+    showWindow(window);
+    window.openFile(path);
+    return QTest::qWaitFor([&] { return imageShown(window.context()); }, 30000);
 }
 
 } // namespace glint::test::brightest

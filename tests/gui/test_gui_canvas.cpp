@@ -2,6 +2,7 @@
 // keeps the point under the cursor fixed (wheel, 1:1), fit, pans, the rectangle and polygon tools, layer
 // painting, hit-testing and selection.
 #include "tests/gui/GuiTestSupport.h"
+#include "tests/support/TestSupport.h"
 
 #include "ui/canvas/CanvasTool.h"
 #include "ui/canvas/ImageCanvas.h"
@@ -27,6 +28,11 @@ struct CanvasFixture {
         canvas.show();
         if (!QTest::qWaitForWindowExposed(&canvas)) qWarning("canvas not exposed");
         canvas.setImageGeometry(image, yUp);
+    }
+    // Zooms to `scale` and centres the view on the image point `centre`.
+    void zoomTo(double scale, QPointF centre) {
+        canvas.setScaleAt(scale, QPointF(0, 0));
+        canvas.centerOn(centre);
     }
 };
 
@@ -149,15 +155,12 @@ private slots:
     }
 
     void rectangleTool_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::newRow("y down") << false;
-        QTest::newRow("y up") << true;
+        test::addBoolRows("yUp", "y down", "y up");
     }
     void rectangleTool() {
         QFETCH(bool, yUp);
         CanvasFixture f(QSize(100, 80), yUp);
-        f.canvas.setScaleAt(5.0, QPointF(0, 0));
-        f.canvas.centerOn(QPointF(50, 40));
+        f.zoomTo(5.0, QPointF(50, 40));
         RectangleTool tool;
         QSignalSpy drawn(&tool, &RectangleTool::rectangleDrawn);
         f.canvas.setTool(&tool);
@@ -181,8 +184,7 @@ private slots:
 
     void polygonTool() {
         CanvasFixture f(QSize(100, 100), true);
-        f.canvas.setScaleAt(4.0, QPointF(0, 0));
-        f.canvas.centerOn(QPointF(50, 50));
+        f.zoomTo(4.0, QPointF(50, 50));
         PolygonTool tool;
         QSignalSpy drawn(&tool, &PolygonTool::polygonDrawn);
         f.canvas.setTool(&tool);
@@ -256,15 +258,12 @@ private slots:
     }
 
     void layersArePaintedThroughTheView_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::newRow("y down") << false;
-        QTest::newRow("y up") << true;
+        test::addBoolRows("yUp", "y down", "y up");
     }
     void layersArePaintedThroughTheView() {
         QFETCH(bool, yUp);
         CanvasFixture f(QSize(100, 100), yUp, QSize(400, 400));
-        f.canvas.setScaleAt(4.0, QPointF(0, 0));
-        f.canvas.centerOn(QPointF(50, 50));
+        f.zoomTo(4.0, QPointF(50, 50));
         auto* shapes = new ShapeLayer(QStringLiteral("shapes"), QColor(255, 0, 0));
         shapes->setShowLabels(false);
         shapes->add(OverlayShape::pixelRectangle(QRect(10, 5, 20, 10)));

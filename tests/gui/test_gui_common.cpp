@@ -76,6 +76,13 @@ T* findModule(MainWindow& window) {
     return nullptr;
 }
 
+// Runs the search and waits (up to timeoutMs) until its result is shown, once.
+bool runAndWaitShown(CommonComponentModule* module, int timeoutMs) {
+    QSignalSpy shown(module, &CommonComponentModule::resultShown);
+    if (!module->run()) return false;
+    return QTest::qWaitFor([&] { return !shown.isEmpty(); }, timeoutMs) && shown.count() == 1;
+}
+
 QMenu* menuNamed(MainWindow& window, const QString& title) {
     for (QAction* a : window.menuBar()->actions())
         if (a->text().remove(QLatin1Char('&')) == title) return a->menu();
@@ -128,9 +135,7 @@ private slots:
 
     void aerialCropsEndToEnd() {
         MainWindow window({false, false});
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1400, 900)));
         auto* module = findModule<CommonComponentModule>(window);
         QVERIFY(module);
         // File ▸ Open Second Image and Analyze ▸ Find are there.
@@ -332,9 +337,7 @@ private slots:
         // Layers ▸ Remove on the component closes the analysis: result and B.
         module->setSecondImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("B"));
         module->setBackend(Backend::Cpu);
-        QSignalSpy shown(module, &CommonComponentModule::resultShown);
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        QVERIFY(runAndWaitShown(module, 30000));
         QVERIFY(module->result() && module->result()->found);
         window.context().layers()->remove(module->componentLayerA());
         QVERIFY(!module->result());
@@ -343,8 +346,7 @@ private slots:
 
         // A new image B replaces the old one and its result.
         module->setSecondImage(test::randomIntImage(12, 10, 0, 3, rng), QStringLiteral("B1"));
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, 30000);
+        QVERIFY(runAndWaitShown(module, 30000));
         module->setSecondImage(test::randomIntImage(8, 6, 0, 3, rng), QStringLiteral("B2"));
         QVERIFY(!module->result() && !module->componentLayerA());
         QCOMPARE(module->secondImagePath(), QStringLiteral("B2"));
@@ -404,9 +406,7 @@ private slots:
         QFETCH(bool, aYUp);
         QFETCH(bool, bYUp);
         MainWindow window({false, false});
-        window.resize(900, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(900, 700)));
         Image a(10, 8, SampleType::UInt8);
         a.meta.displayYUp = aYUp;
         window.context().setImage(std::move(a), QStringLiteral("A"));
@@ -450,9 +450,7 @@ private slots:
         QVERIFY(scene.copy(cropA).save(pathA, "PNG") && scene.copy(cropB).save(pathB, "PNG"));
 
         MainWindow window({false, false});
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1400, 900)));
         window.openFile(pathA);
         GLINT_WAIT_FOR_IMAGE(window);
         auto image = window.context().image();
@@ -482,9 +480,7 @@ private slots:
 
         // On the canvas, and after the run (on luminance) with the component drawn over both.
         module->setBackend(Backend::Cpu);
-        QSignalSpy shown(module, &CommonComponentModule::resultShown);
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 60000);
+        QVERIFY(runAndWaitShown(module, 60000));
         const CommonComponentResult& r = *module->result();
         QVERIFY(r.found);
         QCOMPARE(QPoint(r.dx, r.dy), cropA.topLeft() - cropB.topLeft());
@@ -606,9 +602,7 @@ private slots:
         window.parametersDock()->showPanel(module->name());
         module->setSecondImage(noise(110, 90), QStringLiteral("noise B"));
         module->setBackend(Backend::Cpu);
-        QSignalSpy shown(module, &CommonComponentModule::resultShown);
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        QVERIFY(runAndWaitShown(module, 30000));
         const CommonComponentResult& r = *module->result();
         QVERIFY(r.found);
         QVERIFY(!r.confidence.reliable);
@@ -666,9 +660,7 @@ private slots:
         module->setBackend(parseBackend(backend.toStdString()));
         QCOMPARE(module->panel()->tolerance(), tolerance);
         QCOMPARE(module->panel()->maxShift(), static_cast<long long>(maxShift));
-        QSignalSpy shown(module, &CommonComponentModule::resultShown);
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        QVERIFY(runAndWaitShown(module, 30000));
         const CommonComponentResult& r = *module->result();
         QCOMPARE(r.size, expected.size);
         QCOMPARE(r.found, expected.found);
@@ -769,9 +761,7 @@ private slots:
         QVERIFY(module->panel()->summaryLabel()->text().startsWith(QStringLiteral("The search failed: ")));
         QVERIFY(!module->result());
         module->setBackend(Backend::Cpu);
-        QSignalSpy shown(module, &CommonComponentModule::resultShown);
-        QVERIFY(module->run());
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 10000);
+        QVERIFY(runAndWaitShown(module, 10000));
     }
 };
 

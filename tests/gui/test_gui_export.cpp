@@ -93,18 +93,14 @@ private slots:
     // The PNG is the display at 1:1: the image's size, the frame's pixels where no overlay is, and the
     // regions' outlines on the edges of the pixels the results name (flipped for y-up as on screen).
     void viewPng_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::newRow("rows down") << false;
-        QTest::newRow("FITS y-up") << true;
+        test::addBoolRows("yUp", "rows down", "FITS y-up");
     }
     void viewPng() {
         QFETCH(bool, yUp);
         MainWindow window({false, false});
-        brightest::showWindow(window);
         Image image = scene(300, 200, 7);
         image.meta.displayYUp = yUp;
-        window.context().setImage(std::move(image), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, std::move(image)));
         QString message;
         QVERIFY2(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         const auto& regions = module<BrightestModule>(window)->runs().back().results.front().regions;
@@ -147,9 +143,7 @@ private slots:
     // A larger overlay scale draws thicker lines and larger labels on the same pixels.
     void overlayScaleKeepsGeometry() {
         MainWindow window({false, false});
-        brightest::showWindow(window);
-        window.context().setImage(scene(240, 180, 3), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, scene(240, 180, 3)));
         QString message;
         QVERIFY2(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         const BrightestRegion r = module<BrightestModule>(window)->runs().back().results.front().regions.front();
@@ -221,9 +215,7 @@ private slots:
     // PNG's coordinates.
     void svgExport() {
         MainWindow window({false, false});
-        brightest::showWindow(window);
-        window.context().setImage(scene(300, 200, 11), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, scene(300, 200, 11)));
         QString message;
         QVERIFY2(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         QVERIFY(runTrace(window, {QPointF(20.3, 30.7), QPointF(150.2, 60.5), QPointF(280.0, 170.25)}));
@@ -390,9 +382,7 @@ private slots:
     // "All visible results" follows the Layers dock; one chosen set is exported whether shown or not.
     void visibleOrChosenSet() {
         MainWindow window({false, false});
-        brightest::showWindow(window);
-        window.context().setImage(scene(100, 80, 13), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, scene(100, 80, 13)));
         QString message;
         QVERIFY(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
         QVERIFY(runBrightest(window, 3, QStringLiteral("p90"), QStringLiteral("cpu"), &message));
@@ -440,13 +430,11 @@ private slots:
     void geoJsonCrsChoice() {
         if (!georefAvailable()) QSKIP("this build has no GDAL: no image is georeferenced");
         MainWindow window({false, false});
-        brightest::showWindow(window);
         Image image = scene(120, 90, 23);
         // 10 m pixels of UTM zone 33N; the first pixel's corner at (500000, 5000000).
         image.meta.georef = Georef::create({500000, 10, 0, 5000000, 0, -10}, "EPSG:32633");
         QVERIFY(image.meta.georef && image.meta.georef->hasLonLat());
-        window.context().setImage(std::move(image), QStringLiteral("utm"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, std::move(image), QStringLiteral("utm")));
         QString message;
         QVERIFY2(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
         const auto georef = window.context().image()->meta.georef;
@@ -491,9 +479,7 @@ private slots:
     // The timing report: HTML, JSON and CSV beside each other, every run and every step with its time.
     void timingReportHasEveryStep() {
         MainWindow window({false, false});
-        brightest::showWindow(window);
-        window.context().setImage(scene(120, 90, 17), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, scene(120, 90, 17)));
         QVERIFY(!window.exports()->timingReportAction()->isEnabled());
         QString message;
         QVERIFY(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
@@ -607,9 +593,7 @@ private slots:
     // In an interactive window the failure is a message box naming the file.
     void unwritablePlaceShowsABox() {
         MainWindow window({false, true});
-        brightest::showWindow(window);
-        window.context().setImage(scene(40, 30, 23), QStringLiteral("scene"));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showImage(window, scene(40, 30, 23)));
         QFile blocker(QDir(dir_).filePath(QStringLiteral("blocker")));
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();

@@ -65,6 +65,13 @@ inline bool openAndWait(MainWindow& window, const QString& path) {
     return false;
 }
 
+// Shows the window, gives it a generated image (named `name`) and waits until it is drawn.
+inline bool showImage(MainWindow& window, Image image, const QString& name = QStringLiteral("scene")) {
+    brightest::showWindow(window);
+    window.context().setImage(std::move(image), name);
+    return QTest::qWaitFor([&] { return imageShown(window.context()); }, 30000);
+}
+
 // K brightest regions with the panel: pivot, K, backend; false (message) when the run did not finish.
 inline bool runBrightest(MainWindow& window, int k, const QString& pivot, const QString& backend, QString* message) {
     BrightestModule* m = module<BrightestModule>(window);

@@ -84,9 +84,7 @@ private slots:
         Image image = test::randomIntImage(61, 47, -1000, 5000, rng, 0.05);
         const Image copy = image; // for the expected values
         MainWindow window({false, false});
-        window.resize(1100, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1100, 800)));
         window.context().setImage(std::move(image), QStringLiteral("random"));
         GLINT_WAIT_FOR_IMAGE(window);
         auto* module = findModule<RegionStatisticsModule>(window);
@@ -193,9 +191,7 @@ private slots:
 
     void histogramDragSetsManualLimits() {
         MainWindow window({false, false});
-        window.resize(1280, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1280, 800)));
         window.openFile(test::samplePath(QStringLiteral("aero.png")));
         GLINT_WAIT_FOR_IMAGE(window);
         AppContext& ctx = window.context();

@@ -72,9 +72,7 @@ private slots:
         QVERIFY(writeText(dir + "/map.prj", kUtm33Prj));
 
         MainWindow window({false, false});
-        window.resize(1200, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1200, 800)));
         window.openFile(dir + "/map.png");
         GLINT_WAIT_FOR_IMAGE(window);
         const auto image = window.context().image();

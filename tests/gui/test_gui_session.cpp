@@ -51,6 +51,13 @@ bool sameView(const QJsonObject& a, const QJsonObject& b) {
            std::abs(ca[0].toDouble() - cb[0].toDouble()) < 1e-6 && std::abs(ca[1].toDouble() - cb[1].toDouble()) < 1e-6;
 }
 
+// Opens image A and runs brightest (K 1, mean, cpu) and then common with image B on it.
+bool openAndRunBrightestAndCommon(MainWindow& window, const QString& a, const QString& b) {
+    QString message;
+    return openAndWait(window, a) && runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message) &&
+           runCommon(window, b, 0.0);
+}
+
 // Waits for the end of an open already under way (its signals may come later only).
 bool waitOpened(MainWindow& window, QString* failure, const std::function<void()>& start = {}) {
     QSignalSpy opened(window.sessions(), &SessionManager::opened);
@@ -253,9 +260,7 @@ private slots:
     // A session whose image B is gone, or whose main image is gone: a message naming the file, and the
     // window keeps what it showed.
     void missingImageChangesNothing_data() {
-        QTest::addColumn<bool>("mainImage");
-        QTest::newRow("image B missing") << false;
-        QTest::newRow("main image missing") << true;
+        test::addBoolRows("mainImage", "image B missing", "main image missing");
     }
     void missingImageChangesNothing() {
         QFETCH(bool, mainImage);
@@ -266,15 +271,13 @@ private slots:
         QVERIFY(QFile::copy(pathA_, a) && QFile::copy(pathB_, b));
         MainWindow window({false, false});
         brightest::showWindow(window);
-        QVERIFY(openAndWait(window, a));
-        QString message;
-        QVERIFY(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
-        QVERIFY(runCommon(window, b, 0.0));
+        QVERIFY(openAndRunBrightestAndCommon(window, a, b));
         const QString session = QDir(dir_).filePath(QStringLiteral("missing-%1.glint.json").arg(mainImage));
         window.sessions()->save(session);
 
         // Now something else is on screen, and the session's file goes.
         QVERIFY(openAndWait(window, pathA_));
+        QString message;
         QVERIFY(runBrightest(window, 2, QStringLiteral("p90"), QStringLiteral("cpu"), &message));
         QVERIFY(waitDrawn(window));
         const QJsonObject current = window.sessions()->capture();
@@ -293,10 +296,7 @@ private slots:
     void damagedSessionChangesNothing() {
         MainWindow window({false, false});
         brightest::showWindow(window);
-        QVERIFY(openAndWait(window, pathA_));
-        QString message;
-        QVERIFY(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
-        QVERIFY(runCommon(window, pathB_, 0.0));
+        QVERIFY(openAndRunBrightestAndCommon(window, pathA_, pathB_));
         QVERIFY(waitDrawn(window));
         const QJsonObject good = window.sessions()->capture();
         QJsonObject outside = good, noB = good, wrongType = good;
@@ -332,6 +332,7 @@ private slots:
         wrongType[QStringLiteral("display")] = QStringLiteral("linear");
         // Something else is on screen when each is opened.
         QVERIFY(openAndWait(window, brightest::writeMatrix(scene(60, 50, 8), QStringLiteral("current.csv"))));
+        QString message;
         QVERIFY(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
         const QJsonObject current = window.sessions()->capture();
         const QList<QPair<QString, QByteArray>> cases = {

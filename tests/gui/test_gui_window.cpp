@@ -78,9 +78,7 @@ private slots:
             }
         }
         MainWindow window(quiet());
-        window.resize(1280, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1280, 800)));
         window.openFile(path);
         GLINT_WAIT_FOR_IMAGE(window);
         const ui::AppContext& ctx = window.context();
@@ -114,16 +112,12 @@ private slots:
     }
 
     void fitsIsShownYUp_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::newRow("row 0 on top (PNG)") << false;
-        QTest::newRow("row 0 at the bottom (FITS)") << true;
+        test::addBoolRows("yUp", "row 0 on top (PNG)", "row 0 at the bottom (FITS)");
     }
     void fitsIsShownYUp() {
         QFETCH(bool, yUp);
         MainWindow window(quiet());
-        window.resize(1000, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1000, 700)));
         window.context().setImage(brightTopRows(64, 48, 4, yUp), QStringLiteral("rows"));
         GLINT_WAIT_FOR_IMAGE(window);
         ui::ImageCanvas* canvas = window.canvas();
@@ -280,9 +274,7 @@ private slots:
         std::vector<float> v(4096u * 4096u);
         for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 2654435761u) % 100000u) / 10.0f;
         MainWindow window(quiet());
-        window.resize(1280, 800);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, QSize(1280, 800)));
         QElapsedTimer clock;
         clock.start();
         window.context().setImage(Image::fromSamples<float>(4096, 4096, std::move(v)), QStringLiteral("big"));

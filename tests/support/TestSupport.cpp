@@ -157,6 +157,12 @@ void addBackendRows(std::initializer_list<Backend> backends) {
     for (Backend b : backends) newBackendRow(b);
 }
 
+void addBoolRows(const char* column, const char* falseTag, const char* trueTag) {
+    QTest::addColumn<bool>(column);
+    QTest::newRow(falseTag) << false;
+    QTest::newRow(trueTag) << true;
+}
+
 Backend fetchBackend() { return static_cast<Backend>(*static_cast<int*>(QTest::qData("backend", QMetaType::Int))); }
 
 QString unavailableReason(Backend backend) {

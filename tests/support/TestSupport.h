@@ -108,6 +108,9 @@ Backend fetchBackend();
 // Empty where the backend can run here, else why not.
 QString unavailableReason(Backend backend);
 
+// A data function's one bool column and its two rows: `falseTag` (false), then `trueTag` (true).
+void addBoolRows(const char* column, const char* falseTag, const char* trueTag);
+
 } // namespace glint::test
 
 // In a test function with a backend column: the row's backend in `var`, or the row skips.

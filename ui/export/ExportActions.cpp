@@ -110,20 +110,20 @@ QString ExportActions::suggestedBase(const QString& suffix) const {
     return QDir(dir).filePath(image.completeBaseName() + suffix);
 }
 
+QString ExportActions::chooseSavePath(const QString& title, const QString& suffix, const QString& filter) {
+    const QString path = QFileDialog::getSaveFileName(&window_, title, suggestedBase(suffix), filter);
+    if (!path.isEmpty()) lastDirectory_ = QFileInfo(path).absolutePath();
+    return path;
+}
+
 void ExportActions::chooseViewPng() {
-    const QString path = QFileDialog::getSaveFileName(
-        &window_, tr("Export View as PNG"), suggestedBase(QStringLiteral("-view.png")), tr("PNG images (*.png)"));
-    if (path.isEmpty()) return;
-    lastDirectory_ = QFileInfo(path).absolutePath();
-    exportViewPng(path);
+    const QString path = chooseSavePath(tr("Export View as PNG"), QStringLiteral("-view.png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty()) exportViewPng(path);
 }
 
 void ExportActions::chooseViewSvg() {
-    const QString path = QFileDialog::getSaveFileName(
-        &window_, tr("Export View as SVG"), suggestedBase(QStringLiteral("-view.svg")), tr("SVG drawings (*.svg)"));
-    if (path.isEmpty()) return;
-    lastDirectory_ = QFileInfo(path).absolutePath();
-    exportViewSvg(path);
+    const QString path = chooseSavePath(tr("Export View as SVG"), QStringLiteral("-view.svg"), tr("SVG drawings (*.svg)"));
+    if (!path.isEmpty()) exportViewSvg(path);
 }
 
 void ExportActions::chooseResults() {
@@ -137,12 +137,9 @@ void ExportActions::chooseResults() {
 }
 
 void ExportActions::chooseTimingReport() {
-    const QString path = QFileDialog::getSaveFileName(
-        &window_, tr("Export Timing Report"), suggestedBase(QStringLiteral("-timing.html")),
-        tr("Timing report (*.html); the .json and .csv are written beside it"));
-    if (path.isEmpty()) return;
-    lastDirectory_ = QFileInfo(path).absolutePath();
-    exportTimingReport(path);
+    const QString path = chooseSavePath(tr("Export Timing Report"), QStringLiteral("-timing.html"),
+                                        tr("Timing report (*.html); the .json and .csv are written beside it"));
+    if (!path.isEmpty()) exportTimingReport(path);
 }
 
 } // namespace glint::ui

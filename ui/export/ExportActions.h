@@ -55,6 +55,8 @@ signals:
 private:
     bool run(const QString& what, const std::function<QStringList()>& write);
     QString suggestedBase(const QString& suffix) const;
+    // Asks where to save (starting at suggestedBase(suffix)); remembers the folder. Empty when cancelled.
+    QString chooseSavePath(const QString& title, const QString& suffix, const QString& filter);
     void updateEnabled();
 
     MainWindow& window_;

@@ -3,8 +3,8 @@
 #include "core/algo/common/CommonComponent.h"
 #include "core/export/MaskPng.h"
 #include "core/io/Image.h"
+#include "ui/export/FileOutputs.h"
 #include "ui/modules/AnalysisModule.h"
-#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <string>
@@ -57,7 +57,7 @@ ResultFiles resultFilesFor(const QString& base, const QVector<ExportableResults>
 QStringList writeResultFiles(const glint::Image& image, const QVector<ExportableResults>& sets,
                              const ResultFiles& files) {
     const glint::RegionDocument doc = resultDocument(image, sets);
-    std::vector<std::pair<QString, std::string>> outputs;
+    FileOutputs outputs;
     glint::RegionWriteOptions options;
     options.ds9System = files.ds9System;
     options.geoJsonCrs = files.geoJsonCrs;
@@ -73,12 +73,7 @@ QStringList writeResultFiles(const glint::Image& image, const QVector<Exportable
         outputs.emplace_back(files.maskPng, glint::maskPngBytes(r.mask, r.maskWidth, r.maskHeight));
     }
     if (outputs.empty()) throw glint::UsageError("choose at least one kind of file to write");
-    QStringList written;
-    for (const auto& [path, bytes] : outputs) {
-        glint::writeFileAtomically(path.toStdString(), bytes);
-        written << path;
-    }
-    return written;
+    return writeOutputs(outputs);
 }
 
 } // namespace glint::ui

@@ -1,8 +1,8 @@
 #include "ui/export/TimingExport.h"
 
 #include "core/jobs/Backend.h"
+#include "ui/export/FileOutputs.h"
 #include "ui/results/TimingLog.h"
-#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <QRegularExpression>
@@ -46,15 +46,10 @@ QStringList writeTimingReports(const TimingLog& log, const QString& base) {
         {stem + QStringLiteral(".html"), glint::TimingReportFormat::Html},
         {stem + QStringLiteral(".json"), glint::TimingReportFormat::Json},
         {stem + QStringLiteral(".csv"), glint::TimingReportFormat::Csv}};
-    std::vector<std::pair<QString, std::string>> outputs;
+    FileOutputs outputs;
     for (const auto& [path, format] : formats)
         outputs.emplace_back(path, glint::timingReportText(runs, info, format));
-    QStringList written;
-    for (const auto& [path, text] : outputs) {
-        glint::writeFileAtomically(path.toStdString(), text);
-        written << path;
-    }
-    return written;
+    return writeOutputs(outputs);
 }
 
 } // namespace glint::ui

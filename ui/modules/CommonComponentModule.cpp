@@ -27,8 +27,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <exception>
-#include <new>
 #include <optional>
 
 namespace glint::ui {
@@ -158,10 +156,8 @@ void CommonComponentModule::chooseSecondFile() {
     QWidget* parent = context().window();
     const QString start = secondPath_.isEmpty() ? QFileInfo(context().imagePath()).absolutePath()
                                                 : QFileInfo(secondPath_).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
-        parent, tr("Open Second Image"), start,
-        tr("Images (*.fits *.fit *.fts *.fz *.dcm *.dicom *.png *.pgm *.pnm *.tif *.tiff *.jpg *.jpeg *.bmp *.csv *.txt);;"
-           "All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(parent, tr("Open Second Image"), start, AppContext::imageFileFilter());
     if (!path.isEmpty()) openSecondImage(path);
 }
 
@@ -176,13 +172,8 @@ void CommonComponentModule::openSecondImage(const QString& path) {
         this,
         [path]() -> Outcome {
             Outcome out;
-            try {
-                out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString()));
-            } catch (const std::bad_alloc&) {
-                out.error = tr("cannot open '%1': not enough memory").arg(path);
-            } catch (const std::exception& e) {
-                out.error = QString::fromStdString(e.what());
-            }
+            out.error = AppContext::loadError(
+                path, [&] { out.image = std::make_shared<const glint::Image>(glint::loadImage(path.toStdString())); });
             return out;
         },
         [this, path](Outcome outcome) {
