@@ -69,53 +69,12 @@ private:
 // repeated runs, as in the window or the bench, then pay for no allocation. One run at a time uses it
 // (the Search holds its lease); the stream, the timer's events and the cancel flag are kept with it.
 Workspace& workspace() { return Workspace::shared("common component"); }
-// The FFT bound's cuFFT plans (a batch of real-to-complex transforms, one complex-to-real), kept for the
-// last size asked for.
-class FftPlans {
-public:
-    FftPlans() = default;
-    FftPlans(const FftPlans&) = delete;
-    FftPlans& operator=(const FftPlans&) = delete;
-    ~FftPlans() { reset(); }
-    // False when cuFFT cannot plan it (the search then does without the FFT bound).
-    bool ensure(int sizeX, int sizeY, int batch, cudaStream_t stream) {
-        if (ready_ && sizeX == sizeX_ && sizeY == sizeY_ && batch == batch_) return true;
-        reset();
-        int n[2] = {sizeY, sizeX};
-        if (cufftPlanMany(&forward_, 2, n, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, batch) != CUFFT_SUCCESS) return false;
-        if (cufftPlan2d(&inverse_, sizeY, sizeX, CUFFT_Z2D) != CUFFT_SUCCESS) {
-            cufftDestroy(forward_);
-            return false;
-        }
-        if (cufftSetStream(forward_, stream) != CUFFT_SUCCESS || cufftSetStream(inverse_, stream) != CUFFT_SUCCESS) {
-            cufftDestroy(forward_);
-            cufftDestroy(inverse_);
-            return false;
-        }
-        ready_ = true;
-        sizeX_ = sizeX, sizeY_ = sizeY, batch_ = batch;
-        return true;
-    }
-    cufftHandle forward() const { return forward_; }
-    cufftHandle inverse() const { return inverse_; }
-
-private:
-    void reset() {
-        if (!ready_) return;
-        cufftDestroy(forward_);
-        cufftDestroy(inverse_);
-        ready_ = false;
-    }
-    cufftHandle forward_ = 0, inverse_ = 0;
-    bool ready_ = false;
-    int sizeX_ = 0, sizeY_ = 0, batch_ = 0;
-};
 
 struct Runtime {
     Stream stream;
     EventTimer timer{stream};
     CancelFlag cancel;
-    FftPlans fftPlans;
+    CufftPlanPair fftPlans; // the FFT bound: a batch of D2Z, one Z2D
     PinnedBuffer<std::uint8_t> staging; // the codes on their way up
 };
 
@@ -457,25 +416,16 @@ private:
         const std::size_t real = static_cast<std::size_t>(sizeX) * sizeY;
         const std::size_t half = static_cast<std::size_t>(sizeX / 2 + 1) * sizeY;
         if (real > (std::size_t{1} << 22)) return;
-        // Bins of equal population among B's codes (as the host's bound cuts them).
-        std::vector<std::uint64_t> countB(c_.codeCount, 0);
-        std::uint64_t totalB = 0;
-        for (std::uint32_t code : c_.codeB)
-            if (code < c_.codeCount) ++countB[code], ++totalB;
-        if (totalB == 0) return;
-        const int k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), c_.codeCount));
-        std::vector<std::uint8_t> binOf(c_.codeCount);
-        std::uint64_t before = 0;
-        for (std::uint64_t code = 0; code < c_.codeCount; ++code) {
-            binOf[code] = static_cast<std::uint8_t>(std::min<std::uint64_t>(before * k / totalB, k - 1));
-            before += countB[code];
-        }
-        std::uint64_t validA = 0;
-        for (std::uint32_t lo : c_.loA) validA += lo != kBlankLo;
+        // Bins of equal population among B's codes, cut as the host's bound cuts them.
+        const std::optional<FftBoundBins> cut = equalPopulationBins(c_, bins);
+        if (!cut) return;
+        const int k = cut->k;
+        const std::vector<std::uint8_t>& binOf = cut->binOf;
+        const std::uint64_t validA = cut->validA, totalB = cut->validB;
         // Bins in groups whose planes and spectra take at most ~256 MiB.
         const std::size_t perBin = 2 * (real * sizeof(double) + half * sizeof(double2));
         const int group = static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / perBin, 1, static_cast<std::size_t>(k)));
-        if (!rt_.fftPlans.ensure(sizeX, sizeY, 2 * group, stream_)) return;
+        if (!rt_.fftPlans.ensure(sizeX, sizeY, 2 * group, CUFFT_D2Z, CUFFT_Z2D, stream_)) return;
         const std::uint8_t* dBinOf = copyTo("fft bin of code", binOf.data(), binOf.size());
         double* planes = ws_->get<double>("fft planes", 2 * group * real);
         double2* spectra = ws_->get<double2>("fft spectra", 2 * group * half);

@@ -25,51 +25,10 @@ using namespace glint::common_component;
 
 constexpr std::uint32_t kMaxPeaks = 1u << 18; // local maxima copied back; more: the surface is
 
-// A cuFFT plan pair (forward real-to-complex, inverse complex-to-real) for one size, kept between runs.
-class Plans {
-public:
-    Plans() = default;
-    Plans(const Plans&) = delete;
-    Plans& operator=(const Plans&) = delete;
-    ~Plans() { reset(); }
-    // False when cuFFT cannot plan this size (the host registers then).
-    bool ensure(int sizeX, int sizeY, cudaStream_t stream) {
-        if (ready_ && sizeX == sizeX_ && sizeY == sizeY_) return true;
-        reset();
-        if (cufftPlan2d(&forward_, sizeY, sizeX, CUFFT_R2C) != CUFFT_SUCCESS) return false;
-        if (cufftPlan2d(&inverse_, sizeY, sizeX, CUFFT_C2R) != CUFFT_SUCCESS) {
-            cufftDestroy(forward_);
-            return false;
-        }
-        if (cufftSetStream(forward_, stream) != CUFFT_SUCCESS || cufftSetStream(inverse_, stream) != CUFFT_SUCCESS) {
-            cufftDestroy(forward_);
-            cufftDestroy(inverse_);
-            return false;
-        }
-        ready_ = true;
-        sizeX_ = sizeX;
-        sizeY_ = sizeY;
-        return true;
-    }
-    cufftHandle forward() const { return forward_; }
-    cufftHandle inverse() const { return inverse_; }
-
-private:
-    void reset() {
-        if (!ready_) return;
-        cufftDestroy(forward_);
-        cufftDestroy(inverse_);
-        ready_ = false;
-    }
-    cufftHandle forward_ = 0, inverse_ = 0;
-    bool ready_ = false;
-    int sizeX_ = 0, sizeY_ = 0;
-};
-
 struct Runtime {
     Stream stream;
     EventTimer timer{stream};
-    Plans plans;
+    CufftPlanPair plans; // R2C / C2R
     PinnedBuffer<float> hostA, hostB; // the samples as floats, blanks NaN
     PinnedBuffer<std::uint32_t> hostCount;
     PinnedBuffer<float4> hostPeaks;
@@ -213,7 +172,7 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     Runtime& rt = ws->keep<Runtime>();
     ws->require(2 * real * sizeof(float) + 3 * half * sizeof(cufftComplex) + a.pixelCount() * 8 + b.pixelCount() * 8,
                 "phase correlation");
-    if (!rt.plans.ensure(sizeX, sizeY, rt.stream)) return false;
+    if (!rt.plans.ensure(sizeX, sizeY, 1, CUFFT_R2C, CUFFT_C2R, rt.stream)) return false;
     cudaStream_t stream = rt.stream;
 
     double meanA = 0, meanB = 0;

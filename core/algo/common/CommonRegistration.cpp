@@ -138,6 +138,25 @@ int fftBoundBins(std::uint64_t best, const CommonCoding& c) {
     return static_cast<int>(std::clamp(bins, 4.0, 32.0));
 }
 
+std::optional<FftBoundBins> equalPopulationBins(const CommonCoding& c, int bins) {
+    std::vector<std::uint64_t> countB(c.codeCount, 0);
+    std::uint64_t totalB = 0;
+    for (std::uint32_t code : c.codeB)
+        if (code < c.codeCount) ++countB[code], ++totalB;
+    if (totalB == 0) return std::nullopt;
+    FftBoundBins out;
+    out.k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), c.codeCount));
+    out.binOf.resize(c.codeCount);
+    std::uint64_t before = 0;
+    for (std::uint64_t code = 0; code < c.codeCount; ++code) {
+        out.binOf[code] = static_cast<std::uint8_t>(std::min<std::uint64_t>(before * out.k / totalB, out.k - 1));
+        before += countB[code];
+    }
+    for (std::uint32_t lo : c.loA) out.validA += lo != kBlankLo;
+    out.validB = totalB;
+    return out;
+}
+
 std::optional<MatchCountBound> MatchCountBound::build(const CommonCoding& c, JobControl& job, int bins) {
     if (c.codeCount == 0 || bins < 1) return std::nullopt;
     const int sizeX = cv::getOptimalDFTSize(std::max(c.widthA, c.widthB));
@@ -145,22 +164,11 @@ std::optional<MatchCountBound> MatchCountBound::build(const CommonCoding& c, Job
     if (static_cast<std::uint64_t>(sizeX) * static_cast<std::uint64_t>(sizeY) > (std::uint64_t{1} << 22))
         return std::nullopt; // the transforms would take more memory and time than the bound saves
 
-    // Bins of equal population among B's codes: a monotone map code -> bin, so every bin is a run of codes.
-    std::vector<std::uint64_t> countB(c.codeCount, 0);
-    std::uint64_t totalB = 0;
-    for (std::uint32_t code : c.codeB)
-        if (code < c.codeCount) ++countB[code], ++totalB;
-    if (totalB == 0) return std::nullopt;
-    const int k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bins), c.codeCount));
-    std::vector<std::uint8_t> binOf(c.codeCount);
-    std::uint64_t before = 0;
-    for (std::uint64_t code = 0; code < c.codeCount; ++code) {
-        binOf[code] = static_cast<std::uint8_t>(std::min<std::uint64_t>(before * k / totalB, k - 1));
-        before += countB[code];
-    }
-
-    std::uint64_t validA = 0;
-    for (std::uint32_t lo : c.loA) validA += lo != kBlankLo;
+    const std::optional<FftBoundBins> cut = equalPopulationBins(c, bins);
+    if (!cut) return std::nullopt;
+    const int k = cut->k;
+    const std::vector<std::uint8_t>& binOf = cut->binOf;
+    const std::uint64_t validA = cut->validA, totalB = cut->validB;
     std::mutex merge;
     cv::Mat total;
     parallelFor(0, static_cast<std::size_t>(k), 1, [&](std::size_t first, std::size_t last) {

@@ -83,4 +83,15 @@ private:
 // bring that well below best / (largest overlap area).
 int fftBoundBins(std::uint64_t best, const CommonCoding& coding);
 
+// The FFT bound's bins: min(bins, codeCount) bins of equal population among B's codes (a monotone map
+// code -> bin, so every bin is a run of codes), and the numbers of A's and B's pixels that are not blank. None when B
+// has no code. The host's bound and the device's cut them the same way.
+struct FftBoundBins {
+    int k = 0;
+    std::vector<std::uint8_t> binOf; // per code
+    std::uint64_t validA = 0;
+    std::uint64_t validB = 0; // B's pixels with a code
+};
+std::optional<FftBoundBins> equalPopulationBins(const CommonCoding& coding, int bins);
+
 } // namespace glint::common_component
