@@ -97,6 +97,35 @@ std::size_t cachedBudget() {
     return std::size_t{1} << 30;
 }
 
+// What both searches set up: the problem over the panels of prefix rows, the exclusions and the tiles; and
+// the rectangle a chosen strip gives (its best segment by scanStrip, with the exact sum).
+template <class V>
+struct StripSearch {
+    Problem<V> p;
+    std::vector<V> panels;
+    ExclusionIndex exclusions;
+    std::vector<Tile> tiles;
+    StripSearch(const WorkArray& work, const Geometry& g, JobControl& job)
+        : exclusions(work.rows, work.cols, work.excluded), tiles(buildTiles(work.rows, g)) {
+        p.rows = work.rows;
+        p.cols = work.cols;
+        p.bw = g.bottoms;
+        panels = buildPanels(work, p, job);
+        p.panels = panels.data();
+    }
+    StripSearch(const StripSearch&) = delete;
+    StripSearch& operator=(const StripSearch&) = delete;
+    StripBest<V> scan(int top, int bottom) const {
+        return scanStrip(p.rowStart(top), p.rowStart(bottom + 1), p.bw, p.cols, bottom,
+                         exclusions.any() ? exclusions.row(top) : nullptr);
+    }
+    static WorkRect rectOf(int top, int bottom, const StripBest<V>& s) {
+        WorkRect rect = stripRect(top, bottom, s);
+        if constexpr (std::is_same_v<V, std::int32_t>) rect.sumInt = s.sum; // exact: fitsInt32 holds
+        return rect;
+    }
+};
+
 // The K-round search with each strip's best kept between rounds. A strip's best (sum B, segment
 // first..last, as scanStrip reports it) stays exactly what scanStrip would report after a rectangle R is
 // excluded when R misses the strip's rows or first..last: blocking cells only lowers every run of the scan
@@ -107,18 +136,13 @@ std::size_t cachedBudget() {
 template <class V>
 DisjointOutcome solveCached(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span) {
     const int rows = work.rows;
-    const int cols = work.cols;
     const TrackedTileChoice<V> tile = chooseTrackedTile<V>();
     const Geometry g = tile.geometry;
     const int perTile = g.tops * g.bottoms;
-    Problem<V> p;
-    p.rows = rows;
-    p.cols = cols;
-    p.bw = g.bottoms;
-    const std::vector<V> panels = buildPanels(work, p, job);
-    p.panels = panels.data();
-    ExclusionIndex exclusions(rows, cols, work.excluded);
-    const std::vector<Tile> tiles = buildTiles(rows, g);
+    StripSearch<V> setup(work, g, job);
+    Problem<V>& p = setup.p;
+    ExclusionIndex& exclusions = setup.exclusions;
+    const std::vector<Tile>& tiles = setup.tiles;
     const std::size_t cells = tiles.size() * static_cast<std::size_t>(perTile);
     std::vector<V> value(cells, V(0));
     std::vector<std::int32_t> first(cells, 0), last(cells, -1);
@@ -181,12 +205,9 @@ DisjointOutcome solveCached(const WorkArray& work, const DisjointRule& rule, Job
         BestStrip<V> best;
         for (const TileBest& tb : tileBest) best.merge(tb.best);
         if (best.top < 0) return std::nullopt;
-        const StripBest<V> s = scanStrip(p.rowStart(best.top), p.rowStart(best.bottom + 1), p.bw, cols, best.bottom,
-                                         exclusions.any() ? exclusions.row(best.top) : nullptr);
+        const StripBest<V> s = setup.scan(best.top, best.bottom);
         if (!(s.sum == best.value)) throw std::logic_error("brightest (cpu): the kept strip maximum disagrees with its scan");
-        WorkRect rect = stripRect(best.top, best.bottom, s);
-        if constexpr (std::is_same_v<V, std::int32_t>) rect.sumInt = s.sum; // exact: fitsInt32 holds
-        return rect;
+        return StripSearch<V>::rectOf(best.top, best.bottom, s);
     };
     auto exclude = [&](const WorkRect& rect) {
         auto step = job.timing().scope("exclude");
@@ -224,17 +245,12 @@ DisjointOutcome solveCached(const WorkArray& work, const DisjointRule& rule, Job
 template <class V>
 DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span) {
     const int rows = work.rows;
-    const int cols = work.cols;
     const TileChoice<V> tile = chooseTile<V>();
     const Geometry g = tile.geometry;
-    Problem<V> p;
-    p.rows = rows;
-    p.cols = cols;
-    p.bw = g.bottoms;
-    const std::vector<V> panels = buildPanels(work, p, job);
-    p.panels = panels.data();
-    ExclusionIndex exclusions(rows, cols, work.excluded);
-    const std::vector<Tile> tiles = buildTiles(rows, g);
+    StripSearch<V> setup(work, g, job);
+    Problem<V>& p = setup.p;
+    ExclusionIndex& exclusions = setup.exclusions;
+    const std::vector<Tile>& tiles = setup.tiles;
     const bool keepTable = rule.rounds() > 1 && StripTable<V>::bytesFor(rows) <= (std::size_t{1} << 30);
     std::unique_ptr<StripTable<V>> table = keepTable ? std::make_unique<StripTable<V>>(rows) : nullptr;
     int dirtyFirst = 0, dirtyLast = rows - 1; // rows whose strips must be computed again
@@ -274,11 +290,7 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
             progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(tiles.size()));
         });
         if (best.top < 0) return std::nullopt;
-        const StripBest<V> s = scanStrip(p.rowStart(best.top), p.rowStart(best.bottom + 1), p.bw, cols, best.bottom,
-                                         exclusions.any() ? exclusions.row(best.top) : nullptr);
-        WorkRect rect = stripRect(best.top, best.bottom, s);
-        if constexpr (std::is_same_v<V, std::int32_t>) rect.sumInt = s.sum; // exact: fitsInt32 holds
-        return rect;
+        return StripSearch<V>::rectOf(best.top, best.bottom, setup.scan(best.top, best.bottom));
     };
     auto exclude = [&](const WorkRect& rect) {
         exclusions.exclude(rect);
