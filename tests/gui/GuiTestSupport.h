@@ -5,6 +5,7 @@
 #include "ui/AppContext.h"
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
+#include "ui/canvas/ImageCanvas.h"
 #include "ui/display/DisplayPipeline.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
@@ -142,6 +143,14 @@ inline qint64 clickCancelAndTime(ui::MainWindow& window, const std::function<voi
     afterClick();
     loop.exec();
     return after;
+}
+
+// Rests the mouse over an image point of the canvas and says whether `done` holds; meant for QTRY_VERIFY, so
+// that each try moves to where the point is now (the window may still settle its layout, and so the view, on
+// a loaded machine).
+inline bool hoverImagePoint(ui::ImageCanvas* canvas, QPointF imagePoint, const std::function<bool()>& done) {
+    QTest::mouseMove(canvas, canvas->view().imageToWidget(imagePoint).toPoint());
+    return done();
 }
 
 } // namespace glint::test

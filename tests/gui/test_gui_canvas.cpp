@@ -147,6 +147,30 @@ private slots:
         QCOMPARE(f.canvas.scale(), 64.0);
     }
 
+    // A resting cursor's readout follows the view: after a keyboard pan the canvas reports the pixel now under
+    // the cursor (the readouts would otherwise keep the pixel it was over before); after it leaves, nothing.
+    void restingCursorFollowsTheView() {
+        CanvasFixture f(QSize(200, 200), false);
+        f.canvas.setFocus();
+        QTest::keyClick(&f.canvas, Qt::Key_1);
+        QSignalSpy moved(&f.canvas, &ImageCanvas::cursorMoved);
+        const QPointF at(150.0, 120.0);
+        QMouseEvent move(QEvent::MouseMove, at, f.canvas.mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(&f.canvas, &move);
+        QCOMPARE(moved.size(), 1);
+        const QPointF before = moved.last().at(0).toPointF();
+        QVERIFY(near(before, f.canvas.view().widgetToImage(at)));
+        QTest::keyClick(&f.canvas, Qt::Key_Left); // the image moves 64 px right under the cursor
+        QCOMPARE(moved.size(), 2);
+        const QPointF after = moved.last().at(0).toPointF();
+        QVERIFY(near(after, f.canvas.view().widgetToImage(at)));
+        QVERIFY(near(after, before - QPointF(64.0, 0.0)));
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(&f.canvas, &leave);
+        QTest::keyClick(&f.canvas, Qt::Key_Left);
+        QCOMPARE(moved.size(), 2);
+    }
+
     void centreOnPoint() {
         CanvasFixture f(QSize(1000, 1000), true);
         f.canvas.setScaleAt(2.0, QPointF(0, 0));

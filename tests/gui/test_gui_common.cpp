@@ -255,9 +255,10 @@ private slots:
         QCOMPARE(onB->selected(), 0);
         saveScreenshot(window, QStringLiteral("common-side-by-side.png"));
         // The panel reads B under the cursor.
-        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(305 + 80, 70)).toPoint());
-        QTRY_VERIFY(panel->cursorLabel()->text().contains(
-            QStringLiteral("x 80  y 70  value %1").arg(module->secondImage()->value(80, 70))));
+        const QString expected = QStringLiteral("x 80  y 70  value %1").arg(module->secondImage()->value(80, 70));
+        QTRY_VERIFY2(test::hoverImagePoint(canvas, QPointF(305 + 80, 70),
+                                           [&] { return panel->cursorLabel()->text().contains(expected); }),
+                     qPrintable(panel->cursorLabel()->text()));
 
         // Blended: B over A at (-dx, -dy); the tints on A and on B then cover the same canvas pixels.
         QToolButton* blendButton = nullptr;
@@ -506,10 +507,9 @@ private slots:
         QVERIFY(colouredShare(module->secondPlacement() + QPoint(160 - 37, 0), bOutside) > 0.5);
         // The readout gives the luminance and the file's R, G, B.
         const QPoint probe(10, 12);
-        QTest::mouseMove(canvas, canvas->view().imageToWidget(QPointF(probe)).toPoint());
         const QRgb fileRgb = scene.pixel(probe);
-        QTRY_VERIFY2(window.readout()->valueText().endsWith(
-                         QStringLiteral("(luminance; RGB %1, %2, %3)").arg(qRed(fileRgb)).arg(qGreen(fileRgb)).arg(qBlue(fileRgb))),
+        const QString rgbText = QStringLiteral("(luminance; RGB %1, %2, %3)").arg(qRed(fileRgb)).arg(qGreen(fileRgb)).arg(qBlue(fileRgb));
+        QTRY_VERIFY2(test::hoverImagePoint(canvas, QPointF(probe), [&] { return window.readout()->valueText().endsWith(rgbText); }),
                      qPrintable(window.readout()->valueText()));
         QVERIFY(window.readout()->valueText().startsWith(QStringLiteral("value %1 ").arg(image->value(probe.x(), probe.y()))));
         saveScreenshot(window, QStringLiteral("common-colour.png"));

@@ -122,6 +122,9 @@ void ImageCanvas::setView(double scale, QPointF origin) {
     origin_ = origin;
     update();
     emit viewChanged();
+    // The pixel under a resting cursor changes with the view (keyboard zoom, fit, a relayout): the readouts
+    // follow it, as DS9's do, instead of keeping the pixel the cursor was over before.
+    if (hoverPos_ && !imageSize_.isEmpty()) emit cursorMoved(view().widgetToImage(*hoverPos_));
 }
 
 void ImageCanvas::fitToWindow() {
@@ -216,6 +219,7 @@ void ImageCanvas::mousePressEvent(QMouseEvent* event) {
 }
 
 void ImageCanvas::mouseMoveEvent(QMouseEvent* event) {
+    hoverPos_ = event->position();
     if (!imageSize_.isEmpty()) emit cursorMoved(view().widgetToImage(event->position()));
     if (panning_) {
         panBy(event->position() - lastPan_);
@@ -271,6 +275,9 @@ void ImageCanvas::keyReleaseEvent(QKeyEvent* event) {
     QWidget::keyReleaseEvent(event);
 }
 
-void ImageCanvas::leaveEvent(QEvent*) { emit cursorLeft(); }
+void ImageCanvas::leaveEvent(QEvent*) {
+    hoverPos_.reset();
+    emit cursorLeft();
+}
 
 } // namespace glint::ui

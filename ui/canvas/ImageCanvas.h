@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 namespace glint::ui {
 
@@ -99,6 +100,7 @@ private:
     bool spaceHeld_ = false;
     bool panning_ = false;
     QPointF lastPan_;
+    std::optional<QPointF> hoverPos_; // where the cursor rests over the canvas (widget pixels), if it does
 };
 
 } // namespace glint::ui
