@@ -22,6 +22,12 @@ namespace {
         QStringLiteral("session file: %1 is missing or is not %2").arg(what, QLatin1String(expected)).toStdString());
 }
 
+// `value`, when `isType` says it is of the type wanted; otherwise fails naming `what` and the type.
+const QJsonValue& typed(const QJsonValue& value, bool isType, const QString& what, const char* type) {
+    if (!isType) fail(what, type);
+    return value;
+}
+
 QString field(const QString& what, const char* name) {
     return what + QLatin1Char('.') + QLatin1String(name);
 }
@@ -54,18 +60,15 @@ glint::TracePoint readTracePoint(const QJsonValue& value, const QString& what) {
 } // namespace
 
 QJsonObject object(const QJsonValue& value, const QString& what) {
-    if (!value.isObject()) fail(what, "an object");
-    return value.toObject();
+    return typed(value, value.isObject(), what, "an object").toObject();
 }
 
 QJsonArray array(const QJsonValue& value, const QString& what) {
-    if (!value.isArray()) fail(what, "an array");
-    return value.toArray();
+    return typed(value, value.isArray(), what, "an array").toArray();
 }
 
 double number(const QJsonValue& value, const QString& what) {
-    if (!value.isDouble()) fail(what, "a number");
-    return value.toDouble();
+    return typed(value, value.isDouble(), what, "a number").toDouble();
 }
 
 int integer(const QJsonValue& value, const QString& what) {
@@ -76,13 +79,11 @@ int integer(const QJsonValue& value, const QString& what) {
 }
 
 bool boolean(const QJsonValue& value, const QString& what) {
-    if (!value.isBool()) fail(what, "true or false");
-    return value.toBool();
+    return typed(value, value.isBool(), what, "true or false").toBool();
 }
 
 QString string(const QJsonValue& value, const QString& what) {
-    if (!value.isString()) fail(what, "a string");
-    return value.toString();
+    return typed(value, value.isString(), what, "a string").toString();
 }
 
 QJsonValue exactInteger(std::int64_t value) {
