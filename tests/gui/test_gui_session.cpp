@@ -7,7 +7,6 @@
 // glint process killed — restored on "restore", removed on "discard", and not offered after a clean exit.
 #include "tests/gui/test_gui_export_support.h"
 
-#include "cuda/Backends.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/session/Autosave.h"
 
@@ -144,8 +143,6 @@ class TestGuiSession : public QObject {
 
 private slots:
     void initTestCase() {
-        test::isolateSettings();
-        initBackends();
         dir_ = test::tempDir();
         const Image a = scene(160, 120, 31);
         std::vector<std::int32_t> crop;
@@ -562,5 +559,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiSession)
+GLINT_GUI_TEST_MAIN(TestGuiSession)
 #include "test_gui_session.moc"

@@ -6,7 +6,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/algo/trace/TraceScenes.h"
 #include "ui/canvas/ImageCanvas.h"
@@ -178,20 +177,11 @@ class TestGuiTrace : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void registeredWithMenuAndPanel() {
         MainWindow window({false, false});
         TraceModule* module = findTraceModule(window);
-        QVERIFY(module);
-        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
-        QVERIFY(analyze && analyze->actions().contains(module->actions().first()));
+        QVERIFY(test::moduleRegistered(window, module));
         // The panel edits the module's settings.
-        window.parametersDock()->showPanel(module->name());
-        QCOMPARE(window.parametersDock()->currentTitle(), module->name());
         auto* guides = window.parametersDock()->findChild<QSpinBox*>(QStringLiteral("guides"));
         auto* score = window.parametersDock()->findChild<QComboBox*>(QStringLiteral("score"));
         QVERIFY(guides && score);
@@ -699,5 +689,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiTrace)
+GLINT_GUI_TEST_MAIN(TestGuiTrace)
 #include "test_gui_trace.moc"

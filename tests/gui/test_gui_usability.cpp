@@ -11,7 +11,6 @@
 
 #include "core/display/Histogram.h"
 #include "core/export/OverlayImage.h"
-#include "cuda/Backends.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/HistogramWidget.h"
@@ -157,11 +156,6 @@ class TestGuiUsability : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     // (4) The exclusion rectangle tool draws one exclusion per drag until Esc; only then does a drag pan.
     // The polygon and ROI tools likewise; choosing another tool replaces the armed one.
     void drawingToolsStayArmed() {
@@ -680,5 +674,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiUsability)
+GLINT_GUI_TEST_MAIN(TestGuiUsability)
 #include "test_gui_usability.moc"
