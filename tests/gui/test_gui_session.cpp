@@ -22,7 +22,6 @@
 using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::exports;
-namespace brightest = glint::test::brightest;
 
 namespace {
 
