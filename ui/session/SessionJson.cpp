@@ -28,10 +28,6 @@ const QJsonValue& typed(const QJsonValue& value, bool isType, const QString& wha
     return value;
 }
 
-QString field(const QString& what, const char* name) {
-    return what + QLatin1Char('.') + QLatin1String(name);
-}
-
 // The descriptors' JSON (nlohmann) and Qt's: through text, which both read exactly (64-bit integers too).
 QJsonObject toQt(const glint::Json& json) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(json.dump())).object();
@@ -84,6 +80,10 @@ bool boolean(const QJsonValue& value, const QString& what) {
 
 QString string(const QJsonValue& value, const QString& what) {
     return typed(value, value.isString(), what, "a string").toString();
+}
+
+QString field(const QString& what, const char* name) {
+    return what + QLatin1Char('.') + QLatin1String(name);
 }
 
 QJsonValue exactInteger(std::int64_t value) {
