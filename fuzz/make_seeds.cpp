@@ -2,6 +2,8 @@
 // here with CFITSIO, GDCM and OpenCV so that no file of unclear licence is needed.
 //   fuzz_make_seeds OUTDIR     (writes OUTDIR/{fits,dicom,raster,text,detect}/...)
 // Every file is a few KB at most; the images are 16 x 12 (or a little larger for tiled compression).
+#include "tests/support/FitsFiles.h"
+
 #include <fitsio.h>
 
 #include <gdcmDataElement.h>
@@ -131,11 +133,7 @@ void fitsMef() {
     fitsfile* f = nullptr;
     int status = 0;
     fits_create_diskfile(&f, p.c_str(), &status);
-    fits_create_img(f, 8, 0, nullptr, &status);
-    const char* ttype[] = {"FLUX"};
-    const char* tform[] = {"1E"};
-    fits_create_tbl(f, BINARY_TBL, 2, 1, const_cast<char**>(ttype), const_cast<char**>(tform), nullptr, "CATALOG",
-                    &status);
+    glint::test::writeEmptyPrimaryAndCatalog(f, status);
     float flux[2] = {1.5f, 2.5f};
     fits_write_col(f, TFLOAT, 1, 1, 1, 2, flux, &status);
     long axes[2] = {16, 12};

@@ -329,23 +329,18 @@ Image readPlane(fitsfile* f, const std::string& path, int bitpix, const std::vec
         rest /= axes[k];
     }
     const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    // Reads the plane as `Raw` samples (CFITSIO's `datatype`) and scales them (a float's blanks are its NaN).
+    const auto physical = [&]<class Raw>(Raw, int datatype) {
+        return toPhysical(width, height, readRaw<Raw>(f, datatype, first, n, path), BlankTest<Raw>{blank}, bscale,
+                          bzero);
+    };
     switch (bitpix) {
-    case BYTE_IMG:
-        return toPhysical(width, height, readRaw<std::uint8_t>(f, TBYTE, first, n, path),
-                          BlankTest<std::uint8_t>{blank}, bscale, bzero);
-    case SHORT_IMG:
-        return toPhysical(width, height, readRaw<std::int16_t>(f, TSHORT, first, n, path),
-                          BlankTest<std::int16_t>{blank}, bscale, bzero);
-    case LONG_IMG:
-        return toPhysical(width, height, readRaw<std::int32_t>(f, TINT, first, n, path),
-                          BlankTest<std::int32_t>{blank}, bscale, bzero);
-    case LONGLONG_IMG:
-        return toPhysical(width, height, readRaw<std::int64_t>(f, TLONGLONG, first, n, path),
-                          BlankTest<std::int64_t>{blank}, bscale, bzero);
-    case FLOAT_IMG:
-        return toPhysical(width, height, readRaw<float>(f, TFLOAT, first, n, path), BlankTest<float>{}, bscale, bzero);
-    case DOUBLE_IMG:
-        return toPhysical(width, height, readRaw<double>(f, TDOUBLE, first, n, path), BlankTest<double>{}, bscale, bzero);
+    case BYTE_IMG: return physical(std::uint8_t{}, TBYTE);
+    case SHORT_IMG: return physical(std::int16_t{}, TSHORT);
+    case LONG_IMG: return physical(std::int32_t{}, TINT);
+    case LONGLONG_IMG: return physical(std::int64_t{}, TLONGLONG);
+    case FLOAT_IMG: return physical(float{}, TFLOAT);
+    case DOUBLE_IMG: return physical(double{}, TDOUBLE);
     default: fail(path, "BITPIX = " + std::to_string(bitpix) + " is not a valid FITS sample type");
     }
 }

@@ -9,6 +9,7 @@
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
+#include "tools/samples/SyntheticNoise.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -45,14 +46,7 @@ Scene makeScene(bool mirrored, bool labelAtEdge, bool withMuscle, std::uint64_t 
     cv::distanceTransform(inside, depth, cv::DIST_L2, 5);
     depth = depth(cv::Rect(50, 0, w, h)).clone();
 
-    cv::Mat white(h, w, CV_32F), texture, coarse;
-    rng.fill(white, cv::RNG::NORMAL, 0.0, 1.0);
-    cv::GaussianBlur(white, texture, cv::Size(), 4.0);
-    cv::GaussianBlur(white, coarse, cv::Size(), 20.0);
-    texture = texture - coarse;
-    cv::Scalar mean, sd;
-    cv::meanStdDev(texture, mean, sd);
-    texture = (texture - mean[0]) / sd[0];
+    const cv::Mat texture = synthetic::bandPassNoise(rng, cv::Size(w, h), 4.0, 20.0);
 
     s.muscle = cv::Mat::zeros(h, w, CV_8U);
     const int muscleBottom = 560, muscleTop = 280; // edge from (muscleTop, 0) to (0, muscleBottom)
@@ -78,11 +72,7 @@ Scene makeScene(bool mirrored, bool labelAtEdge, bool withMuscle, std::uint64_t 
             }
             image.at<float>(y, x) = static_cast<float>(v);
         }
-    cv::Mat noise(h, w, CV_32F);
-    rng.fill(noise, cv::RNG::NORMAL, 0.0, 1.0);
-    cv::Mat sigma;
-    cv::sqrt(cv::max(image, 1.0f), sigma);
-    image += noise.mul(sigma) * 2.0;
+    synthetic::addQuantumNoise(image, rng);
 
     // The label: near the top outer corner in the background, or across the breast's lower edge.
     const cv::Point at = labelAtEdge ? cv::Point(170, 935) : cv::Point(560, 110);

@@ -1,5 +1,6 @@
 // glint-cli info: the JSON of DESIGN.md on FITS, DICOM and CSV files, standard output holding only the
 // JSON, and the exit codes (2 for bad usage, 3 for bad input) with one line on standard error.
+#include "tests/support/FitsFiles.h"
 #include "tests/support/TestSupport.h"
 
 #include <QFile>
@@ -22,11 +23,7 @@ QString writeMef() {
     fitsfile* f = nullptr;
     int status = 0;
     fits_create_diskfile(&f, path.toUtf8().constData(), &status);
-    fits_create_img(f, 8, 0, nullptr, &status);
-    const char* ttype[] = {"FLUX"};
-    const char* tform[] = {"1E"};
-    fits_create_tbl(f, BINARY_TBL, 2, 1, const_cast<char**>(ttype), const_cast<char**>(tform), nullptr, "CATALOG",
-                    &status);
+    test::writeEmptyPrimaryAndCatalog(f, status);
     long axes[2] = {3, 2};
     fits_create_img(f, 16, 2, axes, &status);
     double bzero = 32768;

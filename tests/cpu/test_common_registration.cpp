@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <random>
+#include <utility>
 
 using namespace glint;
 using namespace glint::common_component;
@@ -33,6 +34,14 @@ std::uint64_t bruteMatches(const Image& a, const Image& b, int dx, int dy, doubl
             n += samplesMatch(a.value(x, y), b.value(xb, yb), t);
         }
     return n;
+}
+
+// A and B: crops of one fractal-noise scene (its size and seed), A at the scene's top-left and B at `from`,
+// so that B's top-left sits at `from` in A.
+std::pair<Image, Image> overlappingCrops(QSize scene, std::uint32_t seed, QPoint from, QSize crop) {
+    const Image noise = fractalNoiseImage(scene.width(), scene.height(), seed);
+    return {cropImage(noise, 0, 0, crop.width(), crop.height()),
+            cropImage(noise, from.x(), from.y(), crop.width(), crop.height())};
 }
 
 } // namespace
@@ -133,9 +142,7 @@ private slots:
     // B = 5 A - 242 (clipped): no pixel equal; linear normalisation and a small tolerance find the true
     // offset with (nearly) all of the overlap, and so does rank.
     void contrastStretchedCrops() {
-        const Image scene = fractalNoiseImage(300, 300, 9);
-        const Image a = cropImage(scene, 0, 0, 200, 200);
-        Image b = cropImage(scene, 100, 40, 200, 200);
+        auto [a, b] = overlappingCrops({300, 300}, 9, {100, 40}, {200, 200});
         changeImage(b, 0.5, 40, 1.0, 0, 0, 1);
         for (CommonNormalize n : {CommonNormalize::Linear, CommonNormalize::Rank}) {
             CommonComponentParams p;
@@ -161,9 +168,7 @@ private slots:
     // +-2 noise on B: linear normalisation rounds B' to A's integers, so tolerance 2 covers the whole
     // overlap (a fitted bias of a fraction would push the +-2 pixels past it).
     void noisyCropsCoverTheOverlap() {
-        const Image scene = fractalNoiseImage(600, 430, 4);
-        const Image a = cropImage(scene, 0, 0, 400, 400);
-        Image b = cropImage(scene, 100, 30, 400, 400);
+        auto [a, b] = overlappingCrops({600, 430}, 4, {100, 30}, {400, 400});
         changeImage(b, 1.0, 0.0, 1.0, 2, 0, 8);
         CommonComponentParams p;
         p.normalize = CommonNormalize::Linear;
@@ -178,9 +183,7 @@ private slots:
     // answer as the same images held as doubles (fitted pixel by pixel); the runner-up the cpu backend
     // takes from its labelled candidates is the one the reference's run labels afresh.
     void countedFitIsThePerPixelFit() {
-        const Image scene = fractalNoiseImage(110, 90, 5);
-        const Image a = cropImage(scene, 0, 0, 64, 48);
-        Image b = cropImage(scene, 30, 14, 64, 48);
+        auto [a, b] = overlappingCrops({110, 90}, 5, {30, 14}, {64, 48});
         changeImage(b, 0.8, 10, 1.1, 2, 0, 3);
         auto asDoubles = [](const Image& image) {
             return Image::fromSamples<double>(image.width(), image.height(), image.toDoubles());
@@ -211,9 +214,7 @@ private slots:
     // A gamma change is no line: linear still finds the true offset, and its search for the line that
     // matches most pairs at the tolerance covers most of the overlap; rank (a monotone map) covers it all.
     void gammaChangedCrops() {
-        const Image scene = fractalNoiseImage(420, 300, 12);
-        const Image a = cropImage(scene, 0, 0, 300, 240);
-        Image b = cropImage(scene, 120, 40, 300, 240);
+        auto [a, b] = overlappingCrops({420, 300}, 12, {120, 40}, {300, 240});
         changeImage(b, 0.8, 10, 1.1, 0, 0, 3);
         CommonComponentParams p;
         p.tolerance = 2;

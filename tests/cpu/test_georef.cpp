@@ -180,6 +180,17 @@ QByteArray worldFile(double a, double d, double b, double e, double c, double f)
         .toLatin1();
 }
 
+// Writes a w x h PNG `stem`.png into `dir` with its world file (.pgw) and, unless `prj` is empty, its .prj:
+// the PNG's path.
+QString pngWithWorldFile(const QString& dir, const QString& stem, int w, int h, const QByteArray& world,
+                         const QByteArray& prj = {}) {
+    const QString png = dir + "/" + stem + ".png";
+    writeBytes(png, pngBytes(w, h));
+    writeBytes(dir + "/" + stem + ".pgw", world);
+    if (!prj.isEmpty()) writeBytes(dir + "/" + stem + ".prj", prj);
+    return png;
+}
+
 const HeaderCard* card(const Image& image, const std::string& key) {
     for (const auto& c : image.meta.header)
         if (c.key == key) return &c;
@@ -385,15 +396,13 @@ private slots:
 
     void worldFileWithoutPrj() {
         SKIP_WITHOUT_GDAL();
-        const QString dir = folder("noprj");
-        writeBytes(dir + "/n.png", pngBytes(5, 5));
-        writeBytes(dir + "/n.pgw", worldFile(1, 0, 0, -1, 10.5, 20.5));
-        const Image img = loadImage((dir + "/n.png").toStdString());
+        const QString png = pngWithWorldFile(folder("noprj"), "n", 5, 5, worldFile(1, 0, 0, -1, 10.5, 20.5));
+        const Image img = loadImage(png.toStdString());
         QVERIFY(img.meta.georef);
         QVERIFY(!img.meta.georef->hasCrs());
         QVERIFY(!img.meta.georef->pixelToLonLat(0, 0));
         QCOMPARE(card(img, "CRS")->value, std::string("(none)"));
-        const test::CliResult r = test::runCli({"info", dir + "/n.png", "--json", "-"});
+        const test::CliResult r = test::runCli({"info", png, "--json", "-"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
         QVERIFY(doc.contains("georef"));
@@ -546,14 +555,12 @@ private slots:
         QFETCH(bool, georeferenced);
         QFETCH(bool, withCrs);
         const QString dir = folder(QString("hostile-%1").arg(QTest::currentDataTag()).replace(' ', '-'));
-        writeBytes(dir + "/h.png", pngBytes(3, 3));
-        writeBytes(dir + "/h.pgw", world);
-        if (!prj.isEmpty()) writeBytes(dir + "/h.prj", prj);
-        const Image img = loadImage((dir + "/h.png").toStdString());
+        const QString png = pngWithWorldFile(dir, "h", 3, 3, world, prj);
+        const Image img = loadImage(png.toStdString());
         QCOMPARE(img.width(), 3);
         QCOMPARE(img.meta.georef != nullptr, georeferenced);
         if (img.meta.georef) QCOMPARE(img.meta.georef->hasCrs(), withCrs);
-        const test::CliResult r = test::runCli({"info", dir + "/h.png", "--json", "-"});
+        const test::CliResult r = test::runCli({"info", png, "--json", "-"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.isEmpty(), r.err.constData()); // GDAL's complaints stay inside
         QCOMPARE(QJsonDocument::fromJson(r.out).object().contains("georef"), georeferenced);
@@ -621,11 +628,9 @@ private slots:
     // Loading from several threads at once (the batch command does): each gets the same answer.
     void threadSafe() {
         SKIP_WITHOUT_GDAL();
-        const QString dir = folder("threads");
-        writeBytes(dir + "/t.png", pngBytes(8, 8));
-        writeBytes(dir + "/t.pgw", worldFile(30, 0, 0, -30, 500015, 4999985));
-        writeBytes(dir + "/t.prj", "EPSG:32633");
-        const auto g = Georef::fromFile((dir + "/t.png").toStdString());
+        const QString png =
+            pngWithWorldFile(folder("threads"), "t", 8, 8, worldFile(30, 0, 0, -30, 500015, 4999985), "EPSG:32633");
+        const auto g = Georef::fromFile(png.toStdString());
         QVERIFY(g && g->hasLonLat());
         const LonLat expected = *g->pixelToLonLat(3, 3);
         std::atomic<int> bad{0};
@@ -633,7 +638,7 @@ private slots:
         for (int t = 0; t < 4; ++t)
             threads.emplace_back([&] {
                 for (int i = 0; i < 20; ++i) {
-                    const auto mine = Georef::fromFile((dir + "/t.png").toStdString());
+                    const auto mine = Georef::fromFile(png.toStdString());
                     const auto a = mine ? mine->pixelToLonLat(3, 3) : std::nullopt;
                     const auto b = g->pixelToLonLat(3, 3);
                     if (!a || !b || a->lon != expected.lon || b->lat != expected.lat) ++bad;

@@ -1,14 +1,18 @@
-// Helpers shared by the GUI tests: a window with settings isolated from the user's, waiting until an
-// image is loaded and drawn, and picture checks (is a grab blank?).
+// Helpers shared by the GUI tests: their main (settings isolated from the user's, backends registered),
+// waiting until an image is loaded and drawn, a module's registration in the window, and picture checks
+// (is a grab blank?).
 #pragma once
 
+#include "cuda/Backends.h"
 #include "ui/AppContext.h"
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/DisplayPipeline.h"
+#include "ui/docks/ParametersDock.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
+#include "ui/modules/AnalysisModule.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -74,7 +78,8 @@ private:
     std::shared_ptr<State> state_;
 };
 
-// Call first in initTestCase(): QSettings and other files go to test locations, never the user's.
+// Call before any test (GLINT_GUI_TEST_MAIN does; other suites in initTestCase()): QSettings and other
+// files go to test locations, never the user's.
 inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("GlintTests"));
@@ -127,6 +132,17 @@ inline QMenu* menuNamed(ui::MainWindow& window, const QString& title) {
     return nullptr;
 }
 
+// True when the module is there, its actions are in the window's Analyze menu and its panel is the
+// parameters dock's page of its name (shown by this call).
+inline bool moduleRegistered(ui::MainWindow& window, ui::AnalysisModule* module) {
+    QMenu* analyze = menuNamed(window, QStringLiteral("Analyze"));
+    if (!module || !analyze) return false;
+    for (QAction* a : module->actions())
+        if (!analyze->actions().contains(a)) return false;
+    window.parametersDock()->showPanel(module->name());
+    return window.parametersDock()->currentTitle() == module->name();
+}
+
 // Clicks the job status bar's Cancel, calls `afterClick` (releases a held job, say) and waits up to 10 s
 // for the job runner's cancelled signal: the milliseconds from the click to it, or -1 when it never came.
 inline qint64 clickCancelAndTime(ui::MainWindow& window, const std::function<void()>& afterClick) {
@@ -154,6 +170,11 @@ inline bool hoverImagePoint(ui::ImageCanvas* canvas, QPointF imagePoint, const s
 }
 
 } // namespace glint::test
+
+// The main of a suite that drives the window: QTEST_MAIN with the settings isolated (isolateSettings) and
+// every backend registered before the suite runs.
+#define GLINT_GUI_TEST_MAIN(TestObject)                                                                      \
+    QTEST_MAIN_WRAPPER(TestObject, QTEST_MAIN_SETUP()::glint::test::isolateSettings(); ::glint::initBackends();)
 
 // Waits (up to 30 s) until the window's image is loaded and drawn.
 #define GLINT_WAIT_FOR_IMAGE(window) QTRY_VERIFY_WITH_TIMEOUT(glint::test::imageShown((window).context()), 30000)

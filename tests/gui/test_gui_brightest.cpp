@@ -6,7 +6,6 @@
 // Screenshots: set GLINT_SCREENSHOT_DIR to keep the window grabs the tests take (mammogram, FITS, sweep).
 #include "tests/gui/test_gui_brightest_support.h"
 
-#include "cuda/Backends.h"
 #include "ui/AppContext.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/docks/LayerDock.h"
@@ -111,21 +110,11 @@ class TestGuiBrightest : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void registered() {
         MainWindow window({false, false});
         BrightestModule* module = findModule(window);
-        QVERIFY(module);
-        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
-        QVERIFY(analyze);
-        for (QAction* a : module->actions()) QVERIFY(analyze->actions().contains(a));
+        QVERIFY(test::moduleRegistered(window, module));
         QVERIFY(module->panel());
-        window.parametersDock()->showPanel(module->name());
-        QCOMPARE(window.parametersDock()->currentTitle(), module->name());
         // K up to 1000; the overlap mode is one combo entry.
         QCOMPARE(module->panel()->kBox()->maximum(), 1000);
         QVERIFY(module->panel()->modeBox()->findData(QStringLiteral("overlap")) >= 0);
@@ -943,5 +932,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiBrightest)
+GLINT_GUI_TEST_MAIN(TestGuiBrightest)
 #include "test_gui_brightest.moc"

@@ -6,7 +6,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "core/algo/common/CommonComponent.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/DisplayPipeline.h"
@@ -125,8 +124,6 @@ private:
 
 private slots:
     void initTestCase() {
-        test::isolateSettings();
-        initBackends();
         const Image aero = loadImage(test::samplePath(QStringLiteral("aero.png")).toStdString());
         QCOMPARE(aero.width(), 512);
         pathA_ = writePng(crop(aero, kCropA), QStringLiteral("aero-a.png"));
@@ -765,5 +762,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiCommon)
+GLINT_GUI_TEST_MAIN(TestGuiCommon)
 #include "test_gui_common.moc"

@@ -6,7 +6,6 @@
 // Set GLINT_SCREENSHOT_DIR to keep exported pictures of the samples.
 #include "tests/gui/test_gui_export_support.h"
 
-#include "cuda/Backends.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/docks/TimingDock.h"
 #include "core/export/CsvTable.h"
@@ -36,7 +35,6 @@
 using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::exports;
-namespace brightest = glint::test::brightest;
 
 namespace {
 
@@ -85,8 +83,6 @@ class TestGuiExport : public QObject {
 
 private slots:
     void initTestCase() {
-        test::isolateSettings();
-        initBackends();
         dir_ = test::tempDir();
     }
 
@@ -637,5 +633,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiExport)
+GLINT_GUI_TEST_MAIN(TestGuiExport)
 #include "test_gui_export.moc"

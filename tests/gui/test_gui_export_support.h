@@ -27,6 +27,8 @@ namespace glint::test::exports {
 
 using namespace glint;
 using namespace glint::ui;
+// The brightest module's helpers, brightest::… to these and to the suites that use them.
+namespace brightest = glint::test::brightest;
 
 template <class T> T* module(MainWindow& window) {
     for (AnalysisModule* m : window.modules())

@@ -4,7 +4,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/HistogramWidget.h"
@@ -62,11 +61,6 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void moduleIsRegistered() {
         MainWindow window({false, false});
         auto* module = findModule<RegionStatisticsModule>(window);
@@ -237,5 +231,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiFramework)
+GLINT_GUI_TEST_MAIN(TestGuiFramework)
 #include "test_gui_framework.moc"

@@ -4,7 +4,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "ui/StatusReadout.h"
 #include "core/io/Georef.h"
 #include "core/io/ImageLoader.h"
@@ -49,11 +48,6 @@ class TestGuiGeoref : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void formatMapWithoutGeoref() {
         Image image = Image::fromSamples<std::uint8_t>(3, 2, std::vector<std::uint8_t>(6, 1));
         QCOMPARE(ui::StatusReadout::formatMap(image, 0, 0), QString());
@@ -101,5 +95,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiGeoref)
+GLINT_GUI_TEST_MAIN(TestGuiGeoref)
 #include "test_gui_georef.moc"

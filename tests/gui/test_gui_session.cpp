@@ -7,7 +7,6 @@
 // glint process killed — restored on "restore", removed on "discard", and not offered after a clean exit.
 #include "tests/gui/test_gui_export_support.h"
 
-#include "cuda/Backends.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/session/Autosave.h"
 
@@ -23,7 +22,6 @@
 using namespace glint;
 using namespace glint::ui;
 using namespace glint::test::exports;
-namespace brightest = glint::test::brightest;
 
 namespace {
 
@@ -144,8 +142,6 @@ class TestGuiSession : public QObject {
 
 private slots:
     void initTestCase() {
-        test::isolateSettings();
-        initBackends();
         dir_ = test::tempDir();
         const Image a = scene(160, 120, 31);
         std::vector<std::int32_t> crop;
@@ -562,5 +558,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiSession)
+GLINT_GUI_TEST_MAIN(TestGuiSession)
 #include "test_gui_session.moc"

@@ -6,7 +6,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/algo/trace/TraceScenes.h"
 #include "ui/canvas/ImageCanvas.h"
@@ -160,6 +159,13 @@ class TestGuiTrace : public QObject {
         return f.canvas->tool() == f.module->tool();
     }
 
+    // Clicks the scene's start point on the canvas (a trace's first click): where, in widget pixels.
+    static QPoint clickFrom(ImageCanvas* canvas, const TraceScene& scene) {
+        const QPoint w = widgetAt(canvas, QPointF(scene.from.x, scene.from.y));
+        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w);
+        return w;
+    }
+
     static TraceSettings roadSettings() {
         TraceSettings s;
         s.field.score = TraceScore::Ridge;
@@ -171,20 +177,11 @@ class TestGuiTrace : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void registeredWithMenuAndPanel() {
         MainWindow window({false, false});
         TraceModule* module = findTraceModule(window);
-        QVERIFY(module);
-        QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
-        QVERIFY(analyze && analyze->actions().contains(module->actions().first()));
+        QVERIFY(test::moduleRegistered(window, module));
         // The panel edits the module's settings.
-        window.parametersDock()->showPanel(module->name());
-        QCOMPARE(window.parametersDock()->currentTitle(), module->name());
         auto* guides = window.parametersDock()->findChild<QSpinBox*>(QStringLiteral("guides"));
         auto* score = window.parametersDock()->findChild<QComboBox*>(QStringLiteral("score"));
         QVERIFY(guides && score);
@@ -230,8 +227,7 @@ private slots:
         ImageCanvas* canvas = f.canvas;
 
         // Start point: the field is prepared at once, on the worker.
-        const QPoint w0 = widgetAt(canvas, QPointF(scene.from.x, scene.from.y));
-        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w0);
+        const QPoint w0 = clickFrom(canvas, scene);
         QVERIFY(m->isTracing());
         QCOMPARE(m->clickCount(), 1);
         const QPointF a = imageAt(canvas, w0);
@@ -390,9 +386,8 @@ private slots:
 
     void errorsInTheStatusBar() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 3);
-        TraceSettings settings = roadSettings();
         Fixture f;
-        QVERIFY(open(f, scene.image, settings));
+        QVERIFY(open(f, scene.image, roadSettings()));
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
         QStatusBar* status = f.window.statusBar();
@@ -405,8 +400,7 @@ private slots:
         QVERIFY2(status->currentMessage().contains(QStringLiteral("inside the image")), qPrintable(status->currentMessage()));
 
         // The same point twice.
-        const QPoint w0 = widgetAt(canvas, QPointF(scene.from.x, scene.from.y));
-        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w0);
+        const QPoint w0 = clickFrom(canvas, scene);
         QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w0);
         QCOMPARE(m->clickCount(), 1);
         QVERIFY2(status->currentMessage().contains(QStringLiteral("equals the previous click")), qPrintable(status->currentMessage()));
@@ -415,6 +409,7 @@ private slots:
 
         // No feasible path: with an even number of points no guide point lies on the axis, so a 0.1° limit
         // cannot be met. The leg's click is taken back and the reason shown.
+        TraceSettings settings = roadSettings();
         settings.params.maxAngleDeg = 0.1;
         m->setSettings(settings);
         QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w0);
@@ -448,8 +443,7 @@ private slots:
         QVERIFY(open(f, scene.image, settings));
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
-        const QPoint w0 = widgetAt(canvas, QPointF(scene.from.x, scene.from.y));
-        QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, w0);
+        clickFrom(canvas, scene);
         const QPoint first = widgetAt(canvas, centreAt(scene, 0.4 * scene.image.width()));
         QTest::mouseMove(canvas, first);
         WAIT_LIVE_AT(m, imageAt(canvas, first));
@@ -585,7 +579,7 @@ private slots:
         QCOMPARE(objective->currentData().toInt(), static_cast<int>(TraceObjective::Ratio));
         QVERIFY(autoWidth->isChecked() && !snap->isChecked());
 
-        QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, QPointF(scene.from.x, scene.from.y)));
+        clickFrom(f.canvas, scene);
         QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, centreAt(scene, 0.6 * scene.image.width())));
         QTRY_COMPARE_WITH_TIMEOUT(m->fixedLegCount(), 1, 20000);
         QTest::keyClick(f.canvas, Qt::Key_Return);
@@ -695,5 +689,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiTrace)
+GLINT_GUI_TEST_MAIN(TestGuiTrace)
 #include "test_gui_trace.moc"

@@ -11,7 +11,6 @@
 
 #include "core/display/Histogram.h"
 #include "core/export/OverlayImage.h"
-#include "cuda/Backends.h"
 #include "ui/canvas/CanvasTool.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/HistogramWidget.h"
@@ -56,6 +55,26 @@ void showAt(MainWindow& window, QSize size) {
     window.resize(size);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+}
+
+// Shows the window at 1280 × 800 and opens the bundled sample `name` in it; false when the window was not
+// exposed or the image not drawn in time.
+bool showWithSample(MainWindow& window, const QString& name) {
+    if (!test::showExposed(window, QSize(1280, 800))) return false;
+    window.openFile(test::samplePath(name));
+    return QTest::qWaitFor([&] { return test::imageShown(window.context()); }, 30000);
+}
+
+// As showWithSample, then the brightest panel in the parameters dock, whole (groups fold to fit): its
+// groups, the search first, in `groups`; false when that did not happen in time or it has fewer than three.
+bool showBrightestPanel(MainWindow& window, const QString& name, QVector<QGroupBox*>& groups) {
+    if (!showWithSample(window, name)) return false;
+    ParametersDock* parameters = window.parametersDock();
+    const QString panel = findModule(window)->name();
+    parameters->showPanel(panel);
+    if (!QTest::qWaitFor([&] { return parameters->currentPanelFits(); })) return false;
+    groups = parameters->groups(panel);
+    return groups.size() >= 3;
 }
 
 QMenu* topMenu(MainWindow& window, const QString& title) {
@@ -137,19 +156,11 @@ class TestGuiUsability : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     // (4) The exclusion rectangle tool draws one exclusion per drag until Esc; only then does a drag pan.
     // The polygon and ROI tools likewise; choosing another tool replaces the armed one.
     void drawingToolsStayArmed() {
-        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
         MainWindow window({false, false});
-        showAt(window, QSize(1280, 800));
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showWithSample(window, QStringLiteral("synthetic-mammogram.png")));
         BrightestModule* module = findModule(window);
         QVERIFY(module);
         // The mammogram's auto-exclusions first (they come when it opens), so that the count is the drags'.
@@ -256,11 +267,8 @@ private slots:
     // (5) In the window: K brightest regions on the mammogram — labels apart, rank 1's label present and
     // off the lesion; the sweep legend kept inside a small view.
     void labelsInTheWindowAndTheLegend() {
-        const QString file = test::samplePath(QStringLiteral("synthetic-mammogram.png"));
         MainWindow window({false, false});
-        showAt(window, QSize(1280, 800));
-        window.openFile(file);
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showWithSample(window, QStringLiteral("synthetic-mammogram.png")));
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->kBox()->setValue(8);
@@ -348,15 +356,10 @@ private slots:
     // title unfolds one), ten result rows, and the header's cards in one list with a search field.
     void layoutFitsAt1280x800() {
         MainWindow window({false, false});
-        showAt(window, QSize(1280, 800));
-        window.openFile(test::samplePath(QStringLiteral("ngc1316o.fit")));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVector<QGroupBox*> groups;
+        QVERIFY(showBrightestPanel(window, QStringLiteral("ngc1316o.fit"), groups));
         ParametersDock* parameters = window.parametersDock();
         BrightestModule* module = findModule(window);
-        parameters->showPanel(module->name());
-        QTRY_VERIFY(parameters->currentPanelFits());
-        const QVector<QGroupBox*> groups = parameters->groups(module->name());
-        QVERIFY(groups.size() >= 3);
         QVERIFY(!parameters->isFolded(groups.first())); // the search itself is always open
         // Unfolding a folded group (a click on its title) keeps the panel whole: others fold instead.
         QGroupBox* last = groups.last();
@@ -430,21 +433,15 @@ private slots:
     // groups after it moved up to just below that row; unfolded again, its contents are back.
     void foldedGroupsShowOnlyTheirTitle() {
         MainWindow window({false, false});
-        showAt(window, QSize(1280, 800));
-        window.openFile(test::samplePath(QStringLiteral("aero.png")));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVector<QGroupBox*> groups;
+        QVERIFY(showBrightestPanel(window, QStringLiteral("aero.png"), groups));
         ParametersDock* parameters = window.parametersDock();
-        BrightestModule* module = findModule(window);
-        parameters->showPanel(module->name());
-        QTRY_VERIFY(parameters->currentPanelFits());
-        const QVector<QGroupBox*> groups = parameters->groups(module->name());
-        QVERIFY(groups.size() >= 3);
         for (QGroupBox* box : groups.mid(1)) parameters->setFolded(box, true);
         QCoreApplication::processEvents();
-        QWidget* panel = module->panel();
+        QWidget* panel = findModule(window)->panel();
         const QImage picture = panel->grab().toImage();
         saveShot(window, QStringLiteral("usability-folded-groups"));
-        saveShot(*window.parametersDock(), QStringLiteral("usability-folded-groups-panel"));
+        saveShot(*parameters, QStringLiteral("usability-folded-groups-panel"));
         const QColor background = panel->palette().color(QPalette::Window);
         for (QGroupBox* box : groups.mid(1)) {
             QVERIFY(parameters->isFolded(box));
@@ -476,9 +473,7 @@ private slots:
     // with a log or asinh axis; integer data give bins of whole levels, so no comb.
     void histogramAxesAndZoom() {
         MainWindow window({false, false});
-        showAt(window, QSize(1280, 800));
-        window.openFile(test::samplePath(QStringLiteral("ngc1316o.fit")));
-        GLINT_WAIT_FOR_IMAGE(window);
+        QVERIFY(showWithSample(window, QStringLiteral("ngc1316o.fit")));
         DisplayDock* dock = window.displayDock();
         HistogramWidget* histogram = dock->histogram();
         const auto handleShare = [&](double value) {
@@ -679,5 +674,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiUsability)
+GLINT_GUI_TEST_MAIN(TestGuiUsability)
 #include "test_gui_usability.moc"

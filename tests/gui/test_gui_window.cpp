@@ -4,7 +4,6 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "cuda/Backends.h"
 #include "ui/StatusReadout.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/DisplayPipeline.h"
@@ -40,11 +39,6 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        test::isolateSettings();
-        initBackends();
-    }
-
     void samplesAreFound() {
         const QStringList samples = ui::bundledSamples();
         QVERIFY2(samples.size() >= 3, qPrintable(samples.join(", ")));
@@ -365,5 +359,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiWindow)
+GLINT_GUI_TEST_MAIN(TestGuiWindow)
 #include "test_gui_window.moc"

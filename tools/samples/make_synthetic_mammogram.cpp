@@ -12,6 +12,7 @@
 // (1.3–6.7 px). Quantum-like noise and a slight blur for the detector finish it. cv::RNG is used
 // because, unlike <random>'s distributions, it gives the same numbers with every standard library.
 #include "core/util/AtomicFile.h"
+#include "tools/samples/SyntheticNoise.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -37,17 +38,9 @@ double smoothstep(double edge0, double edge1, double x) {
     return t * t * (3.0 - 2.0 * t);
 }
 
-// Zero-mean noise with structure between sigmaFine and sigmaCoarse pixels, normalised to unit spread.
+// Zero-mean noise of the image's size with structure between sigmaFine and sigmaCoarse pixels.
 cv::Mat bandPassNoise(cv::RNG& rng, double sigmaFine, double sigmaCoarse) {
-    cv::Mat white(kSize, kSize, CV_32F);
-    rng.fill(white, cv::RNG::NORMAL, 0.0, 1.0);
-    cv::Mat fine, coarse;
-    cv::GaussianBlur(white, fine, cv::Size(), sigmaFine);
-    cv::GaussianBlur(white, coarse, cv::Size(), sigmaCoarse);
-    cv::Mat band = fine - coarse;
-    cv::Scalar mean, stddev;
-    cv::meanStdDev(band, mean, stddev);
-    return (band - mean[0]) / stddev[0];
+    return glint::synthetic::bandPassNoise(rng, cv::Size(kSize, kSize), sigmaFine, sigmaCoarse);
 }
 
 // Noise stretched along rays from the nipple: strands of ducts and Cooper's ligaments.
@@ -239,11 +232,7 @@ cv::Mat makeMammogram() {
             image.at<float>(y, x) = static_cast<float>(v);
         }
     // Quantum noise grows with the square root of the signal; then the detector's blur.
-    cv::Mat noise(kSize, kSize, CV_32F);
-    rng.fill(noise, cv::RNG::NORMAL, 0.0, 1.0);
-    cv::Mat sigma;
-    cv::sqrt(cv::max(image, 1.0f), sigma);
-    image += noise.mul(sigma) * 2.0;
+    glint::synthetic::addQuantumNoise(image, rng);
     drawLabel(image);
     cv::GaussianBlur(image, image, cv::Size(), 0.6);
     cv::Mat out;

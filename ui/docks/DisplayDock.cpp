@@ -1,6 +1,7 @@
 #include "ui/docks/DisplayDock.h"
 
 #include "ui/AppContext.h"
+#include "ui/FormWidgets.h"
 #include "ui/display/HistogramWidget.h"
 
 #include <QCheckBox>
@@ -19,11 +20,6 @@
 namespace glint::ui {
 
 namespace {
-template <class E>
-void fill(QComboBox* box, std::initializer_list<E> values, const char* (*name)(E)) {
-    for (E v : values) box->addItem(QString::fromLatin1(name(v)), static_cast<int>(v));
-}
-
 void selectData(QComboBox* box, int value) { box->setCurrentIndex(box->findData(value)); }
 
 // Enough decimals for the image's values: none for integers, more for small ranges.
@@ -43,16 +39,14 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     using glint::Colormap;
     using glint::DisplayScale;
     using glint::LimitsMode;
-    fill(scale_, {DisplayScale::Linear, DisplayScale::Log, DisplayScale::Sqrt, DisplayScale::Asinh}, &glint::displayScaleName);
-    fill(limits_, {LimitsMode::MinMax, LimitsMode::ZScale, LimitsMode::Percentile, LimitsMode::Window, LimitsMode::Manual},
+    addEnumItems(scale_, {DisplayScale::Linear, DisplayScale::Log, DisplayScale::Sqrt, DisplayScale::Asinh}, &glint::displayScaleName);
+    addEnumItems(limits_, {LimitsMode::MinMax, LimitsMode::ZScale, LimitsMode::Percentile, LimitsMode::Window, LimitsMode::Manual},
          &glint::limitsModeName);
     limits_->setItemText(limits_->findData(static_cast<int>(LimitsMode::Window)), tr("DICOM window"));
-    fill(colormap_, {Colormap::Grey, Colormap::InvertedGrey, Colormap::Heat, Colormap::Viridis, Colormap::Cool, Colormap::Rainbow},
+    addEnumItems(colormap_, {Colormap::Grey, Colormap::InvertedGrey, Colormap::Heat, Colormap::Viridis, Colormap::Cool, Colormap::Rainbow},
          &glint::colormapName);
-    percentile_->setRange(50.0, 100.0);
-    percentile_->setDecimals(2);
+    setUpSpinBox(percentile_, 50.0, 100.0, 2, QStringLiteral(" %"));
     percentile_->setSingleStep(0.1);
-    percentile_->setSuffix(QStringLiteral(" %"));
     for (QDoubleSpinBox* box : {low_, high_}) {
         box->setRange(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
         box->setKeyboardTracking(false);

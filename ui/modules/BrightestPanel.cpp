@@ -1,6 +1,7 @@
 #include "ui/modules/BrightestPanel.h"
 
 #include "core/util/Errors.h"
+#include "ui/FormWidgets.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -61,8 +62,7 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     pivotKind_->setMinimumContentsLength(10);
     pivotKind_->setToolTip(tr("local: a background map (one value per pixel, cells of the mesh size) is subtracted, "
                               "and the threshold is in units of the local RMS"));
-    percentile_->setRange(0.0, 100.0);
-    percentile_->setDecimals(2);
+    setUpSpinBox(percentile_, 0.0, 100.0, 2);
     percentile_->setSingleStep(0.5);
     percentile_->setValue(99.0);
     percentile_->setPrefix(QStringLiteral("p"));
@@ -96,15 +96,12 @@ BrightestPanel::BrightestPanel(QWidget* parent)
 
     auto* sourceBox = new QGroupBox(tr("Source finding"));
     auto* sourceForm = new QFormLayout(sourceBox);
-    threshold_->setRange(0.0, 1000.0);
-    threshold_->setDecimals(2);
+    setUpSpinBox(threshold_, 0.0, 1000.0, 2, tr(" × RMS"));
     threshold_->setSingleStep(0.5);
-    threshold_->setSuffix(tr(" × RMS"));
     threshold_->setToolTip(tr("Subtract this many RMS from every pixel before the search (the local RMS with the "
                               "local pivot, the global one otherwise): only pixels above it add to a region"));
     sourceForm->addRow(tr("Threshold"), threshold_);
-    minSnr_->setRange(0.0, 1e6);
-    minSnr_->setDecimals(2);
+    setUpSpinBox(minSnr_, 0.0, 1e6, 2);
     minSnr_->setSpecialValueText(tr("none"));
     minSnr_->setToolTip(tr("Regions with a lower signal-to-noise ratio are skipped and the search goes on (0: none)"));
     sourceForm->addRow(tr("Min SNR"), minSnr_);

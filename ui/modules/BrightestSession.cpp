@@ -117,14 +117,12 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
             exclusions.append(
                 {false, readRect(e[QStringLiteral("rect")], QStringLiteral("brightest.exclusions[].rect")), {}});
     }
-    std::vector<Run> runs;
-    for (const QJsonValue& v : array(state[QStringLiteral("runs")], QStringLiteral("brightest.runs"))) {
-        const QJsonObject o = object(v, QStringLiteral("brightest.runs[]"));
+    const auto readRun = [&](const QJsonObject& o, const QString& what) {
         Run run;
-        run.number = integer(o[QStringLiteral("number")], QStringLiteral("brightest.runs[].number"));
-        run.sweep = boolean(o[QStringLiteral("sweep")], QStringLiteral("brightest.runs[].sweep"));
-        run.k = integer(o[QStringLiteral("k")], QStringLiteral("brightest.runs[].k"));
-        for (const QJsonValue& r : array(o[QStringLiteral("results")], QStringLiteral("brightest.runs[].results"))) {
+        run.number = integer(o[QStringLiteral("number")], field(what, "number"));
+        run.sweep = boolean(o[QStringLiteral("sweep")], field(what, "sweep"));
+        run.k = integer(o[QStringLiteral("k")], field(what, "k"));
+        for (const QJsonValue& r : array(o[QStringLiteral("results")], field(what, "results"))) {
             glint::BrightestResult result = readBrightestResult(r);
             if (!image || result.imageWidth != image->width() || result.imageHeight != image->height())
                 throw glint::InputError("session file: a brightest result is for an image of another size");
@@ -132,8 +130,9 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
         }
         if (run.results.empty() || (!run.sweep && run.results.size() != 1))
             throw glint::InputError("session file: a brightest run has no result");
-        runs.push_back(std::move(run));
-    }
+        return run;
+    };
+    const std::vector<Run> runs = readObjects(state[QStringLiteral("runs")], QStringLiteral("brightest.runs"), readRun);
     return [this, panelState, roi, exclusions, runs] {
         cancelAutoExclusion(); // the session's exclusions replace those the opened image would get
         if (panel_ && !panelState.isEmpty()) panel_->withoutMarkingUser([&] {

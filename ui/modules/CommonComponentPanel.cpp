@@ -1,5 +1,7 @@
 #include "ui/modules/CommonComponentPanel.h"
 
+#include "ui/FormWidgets.h"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
@@ -75,8 +77,7 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
 
     auto* params = new QGroupBox(tr("Parameters"));
     auto* form = new QFormLayout(params);
-    tolerance_->setRange(0.0, 1e12);
-    tolerance_->setDecimals(6);
+    setUpSpinBox(tolerance_, 0.0, 1e12, 6);
     tolerance_->setValue(0.0);
     tolerance_->setToolTip(tr("Pixels match when |A − B| ≤ tolerance; 0 = equal values, as in the paper."));
     form->addRow(tr("Tolerance"), tolerance_);
@@ -92,8 +93,8 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
     form->addRow(tr("Shift"), shiftRow);
     connect(limitShift_, &QCheckBox::toggled, maxShift_, &QWidget::setEnabled);
     normalize_->setObjectName(QStringLiteral("normalize"));
-    for (const glint::CommonNormalize n : {glint::CommonNormalize::None, glint::CommonNormalize::Linear, glint::CommonNormalize::Rank})
-        normalize_->addItem(QString::fromLatin1(glint::commonNormalizeName(n)), static_cast<int>(n));
+    addEnumItems(normalize_, {glint::CommonNormalize::None, glint::CommonNormalize::Linear, glint::CommonNormalize::Rank},
+                 &glint::commonNormalizeName);
     normalize_->setCurrentIndex(normalize_->findData(static_cast<int>(glint::CommonNormalize::Linear)));
     normalize_->setToolTip(tr("How B's values are mapped onto A's before matching: none (the paper's definition), "
                               "linear (gain and offset, a robust fit on the overlap), rank (histogram matching)."));

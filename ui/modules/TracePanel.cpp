@@ -1,6 +1,7 @@
 #include "ui/modules/TracePanel.h"
 
 #include "ui/docks/ParametersDock.h"
+#include "ui/FormWidgets.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -74,18 +75,14 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     points_->setToolTip(tr("Points per guide: the candidate positions along each guide"));
     livePoints_->setRange(2, glint::kMaxTracePoints);
     livePoints_->setToolTip(tr("Points per guide while the mouse moves; a click always traces with the full count"));
-    halfWidth_->setRange(0.0, 1e6);
-    halfWidth_->setDecimals(1);
-    halfWidth_->setSuffix(tr(" px"));
+    setUpSpinBox(halfWidth_, 0.0, 1e6, 1, tr(" px"));
     halfWidth_->setSpecialValueText(tr("auto"));
     halfWidth_->setToolTip(tr("Half the length of each guide (how far the trace may stray from the straight leg); "
                               "auto (0): ¼ of the leg, at least 8 px"));
-    maxAngle_->setRange(0.1, 180.0);
-    maxAngle_->setDecimals(1);
-    maxAngle_->setSuffix(QStringLiteral("°"));
+    setUpSpinBox(maxAngle_, 0.1, 180.0, 1, QStringLiteral("°"));
     maxAngle_->setToolTip(tr("Maximum turning angle between consecutive segments of the trace"));
-    for (const glint::TraceScore s : {glint::TraceScore::Magnitude, glint::TraceScore::Sine, glint::TraceScore::Ridge})
-        score_->addItem(QLatin1String(glint::traceScoreName(s)), static_cast<int>(s));
+    addEnumItems(score_, {glint::TraceScore::Magnitude, glint::TraceScore::Sine, glint::TraceScore::Ridge},
+                 &glint::traceScoreName);
     score_->setToolTip(tr("magnitude: edges (shorelines, field boundaries); sine: the paper's form; "
                           "ridge: the centre line of a road, river or vessel"));
     objective_->addItem(tr("mean per length"), static_cast<int>(glint::TraceObjective::Ratio));
@@ -105,12 +102,10 @@ TracePanel::TracePanel(const TraceSettings& settings, QWidget* parent)
     snap_->setToolTip(tr("The cursor and the clicks snap to the strongest line (or edge) within %1 pixels")
                           .arg(TraceSettings::kSnapRadius));
     showGuides_->setToolTip(tr("Draw the guides of the leg being traced"));
-    lineWidth_->setRange(0.5, 1000.0);
-    lineWidth_->setDecimals(1);
-    lineWidth_->setSuffix(tr(" px"));
+    setUpSpinBox(lineWidth_, 0.5, 1000.0, 1, tr(" px"));
     lineWidth_->setToolTip(tr("The width of the ridge (road, river, vessel) the score looks for"));
-    for (const glint::TracePolarity p : {glint::TracePolarity::Both, glint::TracePolarity::Bright, glint::TracePolarity::Dark})
-        polarity_->addItem(QLatin1String(glint::tracePolarityName(p)), static_cast<int>(p));
+    addEnumItems(polarity_, {glint::TracePolarity::Both, glint::TracePolarity::Bright, glint::TracePolarity::Dark},
+                 &glint::tracePolarityName);
     polarity_->setToolTip(tr("bright: lines brighter than their surroundings; dark: darker; both: either"));
     for (const glint::Backend b : {glint::Backend::Auto, glint::Backend::Cuda, glint::Backend::Cpu, glint::Backend::Reference}) {
         const int index = backend_->count();

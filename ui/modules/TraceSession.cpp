@@ -94,14 +94,12 @@ std::function<void()> TraceModule::prepareSession(const QJsonObject& state, cons
     const std::shared_ptr<const glint::Image> image = inputs.value(QString());
     const TraceSettings settings = readSettings(state[QStringLiteral("settings")]);
     const int count = integer(state[QStringLiteral("count")], QStringLiteral("trace.count"));
-    std::vector<FinishedTrace> traces;
-    for (const QJsonValue& v : array(state[QStringLiteral("traces")], QStringLiteral("trace.traces"))) {
-        const QJsonObject o = object(v, QStringLiteral("trace.traces[]"));
+    const auto readTrace = [&](const QJsonObject& o, const QString& what) {
         FinishedTrace t;
-        t.id = integer(o[QStringLiteral("id")], QStringLiteral("trace.traces[].id"));
-        t.mode = string(o[QStringLiteral("mode")], QStringLiteral("trace.traces[].mode"));
-        t.backend = string(o[QStringLiteral("backend")], QStringLiteral("trace.traces[].backend"));
-        t.parameters = string(o[QStringLiteral("parameters")], QStringLiteral("trace.traces[].parameters"));
+        t.id = integer(o[QStringLiteral("id")], field(what, "id"));
+        t.mode = string(o[QStringLiteral("mode")], field(what, "mode"));
+        t.backend = string(o[QStringLiteral("backend")], field(what, "backend"));
+        t.parameters = string(o[QStringLiteral("parameters")], field(what, "parameters"));
         t.result = readTraceResult(o[QStringLiteral("result")]);
         if (image) {
             std::vector<glint::TracePoint> clicks{t.result.legs.front().from};
@@ -109,8 +107,10 @@ std::function<void()> TraceModule::prepareSession(const QJsonObject& state, cons
                 clicks.push_back(leg.to);
             glint::validateTracePoints(clicks, image->width(), image->height()); // UsageError names the point
         }
-        traces.push_back(std::move(t));
-    }
+        return t;
+    };
+    const std::vector<FinishedTrace> traces =
+        readObjects(state[QStringLiteral("traces")], QStringLiteral("trace.traces"), readTrace);
     return [this, settings, count, traces] {
         setSettings(settings);
         for (const FinishedTrace& t : traces)

@@ -22,8 +22,10 @@ namespace {
         QStringLiteral("session file: %1 is missing or is not %2").arg(what, QLatin1String(expected)).toStdString());
 }
 
-QString field(const QString& what, const char* name) {
-    return what + QLatin1Char('.') + QLatin1String(name);
+// `value`, when `isType` says it is of the type wanted; otherwise fails naming `what` and the type.
+const QJsonValue& typed(const QJsonValue& value, bool isType, const QString& what, const char* type) {
+    if (!isType) fail(what, type);
+    return value;
 }
 
 // The descriptors' JSON (nlohmann) and Qt's: through text, which both read exactly (64-bit integers too).
@@ -54,18 +56,15 @@ glint::TracePoint readTracePoint(const QJsonValue& value, const QString& what) {
 } // namespace
 
 QJsonObject object(const QJsonValue& value, const QString& what) {
-    if (!value.isObject()) fail(what, "an object");
-    return value.toObject();
+    return typed(value, value.isObject(), what, "an object").toObject();
 }
 
 QJsonArray array(const QJsonValue& value, const QString& what) {
-    if (!value.isArray()) fail(what, "an array");
-    return value.toArray();
+    return typed(value, value.isArray(), what, "an array").toArray();
 }
 
 double number(const QJsonValue& value, const QString& what) {
-    if (!value.isDouble()) fail(what, "a number");
-    return value.toDouble();
+    return typed(value, value.isDouble(), what, "a number").toDouble();
 }
 
 int integer(const QJsonValue& value, const QString& what) {
@@ -76,13 +75,15 @@ int integer(const QJsonValue& value, const QString& what) {
 }
 
 bool boolean(const QJsonValue& value, const QString& what) {
-    if (!value.isBool()) fail(what, "true or false");
-    return value.toBool();
+    return typed(value, value.isBool(), what, "true or false").toBool();
 }
 
 QString string(const QJsonValue& value, const QString& what) {
-    if (!value.isString()) fail(what, "a string");
-    return value.toString();
+    return typed(value, value.isString(), what, "a string").toString();
+}
+
+QString field(const QString& what, const char* name) {
+    return what + QLatin1Char('.') + QLatin1String(name);
 }
 
 QJsonValue exactInteger(std::int64_t value) {

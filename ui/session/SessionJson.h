@@ -17,6 +17,9 @@
 #include <QRect>
 #include <QString>
 
+#include <type_traits>
+#include <vector>
+
 namespace glint::ui {
 
 struct RunRecord;
@@ -30,6 +33,19 @@ double number(const QJsonValue& value, const QString& what);
 int integer(const QJsonValue& value, const QString& what);
 bool boolean(const QJsonValue& value, const QString& what);
 QString string(const QJsonValue& value, const QString& what);
+
+// The name of `what`'s member `name` in messages: what.name.
+QString field(const QString& what, const char* name);
+
+// Reads an array of objects: `read(element, elementName)` for each, in order, the element named what[].
+template <class Read>
+auto readObjects(const QJsonValue& value, const QString& what, Read&& read) {
+    const QString element = what + QStringLiteral("[]");
+    std::vector<std::decay_t<std::invoke_result_t<Read&, const QJsonObject&, const QString&>>> out;
+    for (const QJsonValue& v : array(value, what))
+        out.push_back(read(object(v, element), element));
+    return out;
+}
 
 // Exact 64-bit integers travel as decimal strings (JSON numbers are doubles to most readers).
 QJsonValue exactInteger(std::int64_t value);
