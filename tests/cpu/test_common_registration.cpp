@@ -131,6 +131,51 @@ private slots:
         QVERIFY(checked > 60);
     }
 
+    // Images of at most 16-bit integers are coded through counts and tables per value (one pass for
+    // both images' counts, one for their per-pixel arrays, on several threads): every pixel gets what the
+    // general coding (sorted distinct values) gives the same values held as 32-bit integers.
+    void smallIntegerCodingIsTheGeneralOne() {
+        std::mt19937 rng(1616);
+        auto as = [](const Image& image, auto tag) {
+            using T = decltype(tag);
+            std::vector<T> samples(image.pixelCount());
+            for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<T>(image.value(i));
+            Image out = Image::fromSamples<T>(image.width(), image.height(), std::move(samples));
+            if (image.hasBlanks()) out.setBlankMask(image.blankMask());
+            return out;
+        };
+        struct Range {
+            int lo, hi;
+        };
+        const Range ranges[] = {{0, 255}, {-128, 127}, {0, 65535}, {-32768, 32767}, {10, 40}};
+        for (int i = 0; i < 40; ++i) {
+            const Range ra = ranges[i % 5], rb = ranges[(i / 5) % 5];
+            const bool big = i % 8 == 0; // enough pixels for several threads
+            const int w = big ? 1200 : 20 + i, h = big ? 900 : 30 + i % 7;
+            const Image a32 = test::randomIntImage(w, h, ra.lo, ra.hi, rng, i % 3 == 0 ? 0.1 : 0.0);
+            const Image b32 = test::randomIntImage(w - 3, h + 2, rb.lo, rb.hi, rng, i % 4 == 0 ? 0.1 : 0.0);
+            auto typed = [&](const Image& image, const Range& r) {
+                if (r.lo == 0 && r.hi == 65535) return as(image, std::uint16_t{});
+                if (r.lo == -32768) return as(image, std::int16_t{});
+                if (r.lo == -128) return as(image, std::int8_t{});
+                return as(image, std::uint8_t{});
+            };
+            const Image a = typed(a32, ra), b = typed(b32, rb);
+            for (double t : {0.0, 1.5, 300.0}) {
+                JobControl job;
+                const CommonCoding small = codeImages(a, b, t, job), general = codeImages(a32, b32, t, job);
+                QCOMPARE(small.codeCount, general.codeCount);
+                QVERIFY(small.loA == general.loA);
+                QVERIFY(small.spanA == general.spanA);
+                QVERIFY(small.codeB == general.codeB);
+                QVERIFY(small.binA == general.binA);
+                QVERIFY(small.binB == general.binB);
+                QCOMPARE(small.boundExact, general.boundExact);
+                QCOMPARE(small.twoPartitions, general.twoPartitions);
+            }
+        }
+    }
+
     // Phase correlation puts the true offset among its candidates, with every sign of the offset (the
     // wrap-around aliases) and unequal sizes; where the overlap is a thin band at the windowed edges it
     // may miss it, and the exact search still finds it.
