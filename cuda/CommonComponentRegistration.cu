@@ -150,7 +150,7 @@ void floatSamples(const Image& a, const Image& b, PinnedBuffer<float>& outA, Pin
                 sums[k] = sum, counts[k] = count;
             });
         }
-    });
+    }, threadsForPixels(2.0 * static_cast<double>(a.pixelCount() + b.pixelCount()))); // ~1 ns a pixel; per-block sums: any thread count
     double sA = 0, nA = 0, sB = 0, nB = 0;
     for (std::size_t k = 0; k < blocksA; ++k) sA += sums[k], nA += counts[k];
     for (std::size_t k = blocksA; k < blocksA + blocksB; ++k) sB += sums[k], nB += counts[k];

@@ -13,6 +13,7 @@
 #include "core/util/Errors.h"
 
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <cstdlib>
 #include <ostream>
@@ -116,6 +117,19 @@ Json statsJson(const CommonComponentResult& r) {
     j["pruned_count"] = r.stats.prunedByCount;
     j["labelled"] = r.stats.labelled;
     j["seed_candidates"] = r.stats.seedCandidates;
+    // The answer in full, for comparing builds run for run: the bounding box, a digest of the mask
+    // (FNV-1a of its bytes), the fitted line (exact, as hexadecimal floating point) and the runner-up.
+    j["bbox"] = {r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight};
+    std::uint64_t digest = 1469598103934665603ull;
+    for (std::uint8_t m : r.mask) digest = (digest ^ m) * 1099511628211ull;
+    char text[96];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(digest));
+    j["mask_fnv"] = std::string(text);
+    std::snprintf(text, sizeof text, "%a %a", r.confidence.gain, r.confidence.bias);
+    j["gain_bias"] = std::string(text);
+    j["runner_up"] = r.confidence.hasRunnerUp ? Json{{"dx", r.confidence.runnerUp.dx}, {"dy", r.confidence.runnerUp.dy},
+                                                     {"size", r.confidence.runnerUpSize}}
+                                              : Json(nullptr);
     return j;
 }
 
@@ -198,7 +212,7 @@ void addRegistrationRows(const BenchOptions& options, std::vector<BenchRow>& row
                 params.normalize = p.normalize;
                 CommonComponentResult r;
                 BenchRow row = measure("common", p.name + ", " + commonNormalizeName(p.normalize) + ", t=" + formatNumber(tolerance), backend,
-                                       backend == Backend::Cpu ? 1 : options.repeat,
+                                       options.repeat,
                                        [&](JobControl& job) { r = findCommonComponent(p.a, p.b, params, backend, job); });
                 row.extra = statsJson(r);
                 row.extra["coverage"] = r.confidence.coverage;

@@ -76,6 +76,115 @@ private slots:
         }
     }
 
+    // The mask (runs united strip by strip on 1..9 threads, the strips joined) is the 4-connected
+    // component through the seed that a plain breadth-first fill finds, with its size and bounding box,
+    // on fragmented matches (few values, blanks, tolerance 0 and 1) at many offsets; a wrong expected
+    // size throws.
+    void componentFromSeedIsTheFloodFill() {
+        std::mt19937 rng(2016);
+        std::uniform_int_distribution<int> side(1, 70), values(2, 4), coin(0, 3);
+        int checked = 0;
+        for (int i = 0; i < 120; ++i) {
+            const bool wide = i % 10 == 9; // some long rows: several 64-bit words a row
+            const int v = values(rng);
+            const double blanks = coin(rng) == 0 ? 0.1 : 0.0;
+            const Image a = test::randomIntImage(wide ? 300 : side(rng), side(rng), 0, v - 1, rng, blanks);
+            const Image b = test::randomIntImage(wide ? 280 : side(rng), side(rng), 0, v - 1, rng, blanks);
+            const double t = coin(rng) == 0 ? 1.0 : 0.0;
+            JobControl job;
+            const CommonCoding c = codeImages(a, b, t, job);
+            std::uniform_int_distribution<int> ddx(-(a.width() - 1), b.width() - 1), ddy(-(a.height() - 1), b.height() - 1);
+            const int dx = ddx(rng), dy = ddy(rng);
+            const Overlap o = overlapOf(a.width(), a.height(), b.width(), b.height(), dx, dy);
+            // The first matching pixel after a random start, the seed.
+            std::uniform_int_distribution<int> start(0, static_cast<int>(o.area()) - 1);
+            int seed = -1;
+            for (int k = 0, s0 = start(rng); k < static_cast<int>(o.area()) && seed < 0; ++k) {
+                const int p = (s0 + k) % static_cast<int>(o.area());
+                if (c.matchAt(o.x0 + p % o.width, o.y0 + p / o.width, dx, dy)) seed = p;
+            }
+            if (seed < 0) continue;
+            const int sx = o.x0 + seed % o.width, sy = o.y0 + seed / o.width;
+            // Breadth-first fill in A's frame.
+            std::vector<std::uint8_t> mask(a.pixelCount(), 0);
+            std::vector<std::pair<int, int>> queue = {{sx, sy}};
+            mask[static_cast<std::size_t>(sy) * a.width() + sx] = 1;
+            int x0 = sx, x1 = sx, y0 = sy, y1 = sy;
+            for (std::size_t head = 0; head < queue.size(); ++head) {
+                const auto [x, y] = queue[head];
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+                const int nx[4] = {x - 1, x + 1, x, x}, ny[4] = {y, y, y - 1, y + 1};
+                for (int k = 0; k < 4; ++k) {
+                    if (nx[k] < o.x0 || nx[k] >= o.x0 + o.width || ny[k] < o.y0 || ny[k] >= o.y0 + o.height) continue;
+                    std::uint8_t& m = mask[static_cast<std::size_t>(ny[k]) * a.width() + nx[k]];
+                    if (m || !c.matchAt(nx[k], ny[k], dx, dy)) continue;
+                    m = 1;
+                    queue.push_back({nx[k], ny[k]});
+                }
+            }
+            for (int threads = 1; threads <= 9; ++threads) {
+                const auto r = componentFromSeed(c, dx, dy, sx, sy, queue.size(), threads);
+                QVERIFY(r.found);
+                QCOMPARE(r.size, std::uint64_t(queue.size()));
+                QCOMPARE(r.dx, dx);
+                QCOMPARE(r.dy, dy);
+                QCOMPARE(r.bboxX, x0);
+                QCOMPARE(r.bboxY, y0);
+                QCOMPARE(r.bboxWidth, x1 - x0 + 1);
+                QCOMPARE(r.bboxHeight, y1 - y0 + 1);
+                QVERIFY2(r.mask == mask, qPrintable(QString("pair %1, %2 threads").arg(i).arg(threads)));
+            }
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, componentFromSeed(c, dx, dy, sx, sy, queue.size() + 1, 3));
+            ++checked;
+        }
+        QVERIFY(checked > 60);
+    }
+
+    // Images of at most 16-bit integers are coded through counts and tables per value (one pass for
+    // both images' counts, one for their per-pixel arrays, on several threads): every pixel gets what the
+    // general coding (sorted distinct values) gives the same values held as 32-bit integers.
+    void smallIntegerCodingIsTheGeneralOne() {
+        std::mt19937 rng(1616);
+        auto as = [](const Image& image, auto tag) {
+            using T = decltype(tag);
+            std::vector<T> samples(image.pixelCount());
+            for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<T>(image.value(i));
+            Image out = Image::fromSamples<T>(image.width(), image.height(), std::move(samples));
+            if (image.hasBlanks()) out.setBlankMask(image.blankMask());
+            return out;
+        };
+        struct Range {
+            int lo, hi;
+        };
+        const Range ranges[] = {{0, 255}, {-128, 127}, {0, 65535}, {-32768, 32767}, {10, 40}};
+        for (int i = 0; i < 40; ++i) {
+            const Range ra = ranges[i % 5], rb = ranges[(i / 5) % 5];
+            const bool big = i % 8 == 0; // enough pixels for several threads
+            const int w = big ? 1200 : 20 + i, h = big ? 900 : 30 + i % 7;
+            const Image a32 = test::randomIntImage(w, h, ra.lo, ra.hi, rng, i % 3 == 0 ? 0.1 : 0.0);
+            const Image b32 = test::randomIntImage(w - 3, h + 2, rb.lo, rb.hi, rng, i % 4 == 0 ? 0.1 : 0.0);
+            auto typed = [&](const Image& image, const Range& r) {
+                if (r.lo == 0 && r.hi == 65535) return as(image, std::uint16_t{});
+                if (r.lo == -32768) return as(image, std::int16_t{});
+                if (r.lo == -128) return as(image, std::int8_t{});
+                return as(image, std::uint8_t{});
+            };
+            const Image a = typed(a32, ra), b = typed(b32, rb);
+            for (double t : {0.0, 1.5, 300.0}) {
+                JobControl job;
+                const CommonCoding small = codeImages(a, b, t, job), general = codeImages(a32, b32, t, job);
+                QCOMPARE(small.codeCount, general.codeCount);
+                QVERIFY(small.loA == general.loA);
+                QVERIFY(small.spanA == general.spanA);
+                QVERIFY(small.codeB == general.codeB);
+                QVERIFY(small.binA == general.binA);
+                QVERIFY(small.binB == general.binB);
+                QCOMPARE(small.boundExact, general.boundExact);
+                QCOMPARE(small.twoPartitions, general.twoPartitions);
+            }
+        }
+    }
+
     // Phase correlation puts the true offset among its candidates, with every sign of the offset (the
     // wrap-around aliases) and unequal sizes; where the overlap is a thin band at the windowed edges it
     // may miss it, and the exact search still finds it.

@@ -186,24 +186,42 @@ struct IntRange {
     int lo = 0, hi = -1; // empty: no valid sample
     std::uint64_t count() const { return hi >= lo ? static_cast<std::uint64_t>(hi - lo + 1) : 0; }
 };
-IntRange integerRange(const Image& image) {
-    constexpr std::size_t kBlock = 1 << 17;
-    const std::size_t n = image.pixelCount(), blocks = (n + kBlock - 1) / kBlock;
-    std::vector<std::pair<int, int>> ranges(blocks, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
-    visitSmall(image, [&](const auto* p) {
-        parallelFor(0, blocks, 1, [&](std::size_t first, std::size_t last) {
-            for (std::size_t k = first; k < last; ++k) {
-                auto& [lo, hi] = ranges[k];
-                for (std::size_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i)
-                    if (!image.isBlank(i)) lo = std::min(lo, static_cast<int>(p[i])), hi = std::max(hi, static_cast<int>(p[i]));
+// The ranges of two such images, in one pass over both on as many threads as the pixels are worth (each
+// thread a share of the pixels of both; min and max: any order).
+std::pair<IntRange, IntRange> integerRanges(const Image& a, const Image& b) {
+    const std::size_t nA = a.pixelCount(), n = nA + b.pixelCount();
+    const int threads = threadsForPixels(static_cast<double>(n));
+    const auto shares = static_cast<std::size_t>(threads);
+    std::vector<std::array<int, 4>> ranges(shares, {std::numeric_limits<int>::max(), std::numeric_limits<int>::min(),
+                                                    std::numeric_limits<int>::max(), std::numeric_limits<int>::min()});
+    auto scan = [](const Image& image, std::size_t first, std::size_t last, int& lo, int& hi) {
+        visitSmall(image, [&](const auto* p) {
+            int l = lo, h = hi;
+            if (image.hasBlanks()) {
+                const std::uint8_t* blank = image.blankMask().data();
+                for (std::size_t i = first; i < last; ++i)
+                    if (!blank[i]) l = std::min(l, static_cast<int>(p[i])), h = std::max(h, static_cast<int>(p[i]));
+            } else {
+                for (std::size_t i = first; i < last; ++i) l = std::min(l, static_cast<int>(p[i])), h = std::max(h, static_cast<int>(p[i]));
             }
+            lo = l, hi = h;
         });
-    });
-    IntRange r;
-    int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
-    for (const auto& [l, h] : ranges) lo = std::min(lo, l), hi = std::max(hi, h);
-    if (hi >= lo) r.lo = lo, r.hi = hi;
-    return r;
+    };
+    parallelFor(0, shares, 1, [&](std::size_t first, std::size_t last) {
+        for (std::size_t t = first; t < last; ++t) {
+            const std::size_t begin = n * t / shares, end = n * (t + 1) / shares;
+            auto& r = ranges[t];
+            if (begin < nA) scan(a, begin, std::min(end, nA), r[0], r[1]);
+            if (end > nA) scan(b, std::max(begin, nA) - nA, end - nA, r[2], r[3]);
+        }
+    }, threads);
+    std::array<int, 4> all = ranges[0];
+    for (const auto& r : ranges)
+        all[0] = std::min(all[0], r[0]), all[1] = std::max(all[1], r[1]), all[2] = std::min(all[2], r[2]), all[3] = std::max(all[3], r[3]);
+    IntRange ra, rb;
+    if (all[1] >= all[0]) ra.lo = all[0], ra.hi = all[1];
+    if (all[3] >= all[2]) rb.lo = all[2], rb.hi = all[3];
+    return {ra, rb};
 }
 
 // What the fit sees: the valid pairs of the overlap at the first candidate (paired), or without one the
@@ -241,10 +259,11 @@ FitInput countedFitInput(const Image& a, const IntRange& ra, const Image& b, con
         in.joint.assign(nA * nB, 0);
         // Each thread counts a run of rows in its own table, merged once (up to 8 threads, when the
         // tables are small).
-        const int threads = nA * nB <= (std::uint64_t{1} << 19) ? std::min(8, cpuThreadCount()) : 1;
+        const int threads = nA * nB <= (std::uint64_t{1} << 19) ? std::min(8, threadsForPixels(static_cast<double>(o.area()))) : 1;
         const std::size_t rows = static_cast<std::size_t>(o.height);
         const std::size_t grain = (rows + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
         std::mutex merge;
+        const bool blanks = a.hasBlanks() || b.hasBlanks();
         visitSmall(a, [&](const auto* pa) {
             visitSmall(b, [&](const auto* pb) {
                 parallelFor(0, rows, grain, [&](std::size_t first, std::size_t last) {
@@ -253,10 +272,18 @@ FitInput countedFitInput(const Image& a, const IntRange& ra, const Image& b, con
                         const int y = o.y0 + static_cast<int>(r);
                         const std::size_t ia = static_cast<std::size_t>(y) * wA + o.x0;
                         const std::size_t ib = static_cast<std::size_t>(y + at->dy) * wB + (o.x0 + at->dx);
-                        for (int x = 0; x < o.width; ++x)
-                            if (!a.isBlank(ia + x) && !b.isBlank(ib + x))
-                                ++local[static_cast<std::size_t>(static_cast<int>(pa[ia + x]) - ra.lo) * nB +
-                                        static_cast<std::size_t>(static_cast<int>(pb[ib + x]) - rb.lo)];
+                        const auto* rowA = pa + ia;
+                        const auto* rowB = pb + ib;
+                        if (blanks) {
+                            for (int x = 0; x < o.width; ++x)
+                                if (!a.isBlank(ia + x) && !b.isBlank(ib + x))
+                                    ++local[static_cast<std::size_t>(static_cast<int>(rowA[x]) - ra.lo) * nB +
+                                            static_cast<std::size_t>(static_cast<int>(rowB[x]) - rb.lo)];
+                        } else {
+                            for (int x = 0; x < o.width; ++x)
+                                ++local[static_cast<std::size_t>(static_cast<int>(rowA[x]) - ra.lo) * nB +
+                                        static_cast<std::size_t>(static_cast<int>(rowB[x]) - rb.lo)];
+                        }
                     }
                     std::lock_guard lock(merge);
                     for (std::size_t k = 0; k < local.size(); ++k) in.joint[k] += local[k];
@@ -382,9 +409,59 @@ void fitLinear(const FitInput& in, double tolerance, bool roundToA, CommonCompon
     auto visitPairs = [&](auto fn) {
         for (const auto& p : pairs) fn(p[0], p[1], p[2]);
     };
+    // The pairs a line matches, counted per B value: its A values ascending with the running count of all
+    // pairs before them, so that the A values matching B' = m (|a - m| <= t: one run of them, as a - m
+    // only grows with a) are two binary searches. The counts are integers: the same sum as pair by pair.
+    std::vector<std::size_t> order(pairs.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return pairs[x][1] != pairs[y][1] ? pairs[x][1] < pairs[y][1] : x < y;
+    });
+    std::vector<double> columnB, valueA(pairs.size()), before(pairs.size() + 1, 0.0);
+    std::vector<std::size_t> columnAt;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const auto& p = pairs[order[k]];
+        if (columnB.empty() || p[1] != columnB.back()) columnB.push_back(p[1]), columnAt.push_back(k);
+        valueA[k] = p[0];
+        before[k + 1] = before[k] + p[2];
+    }
+    columnAt.push_back(pairs.size());
+    // Counted (integers both sides: B' rounded, A's values minA + i): |a - v| <= t is v - floor(t) <= a <=
+    // v + floor(t), so a dense table of running counts per B value (where it is small) answers each B value
+    // with two lookups. Only for |v| and t below 2^31 (then every difference is exact); else the searches.
+    const bool dense = in.counted && roundToA && tolerance < 2147483648.0 &&
+                       static_cast<double>(columnB.size()) * (in.nA + 1) <= static_cast<double>(1 << 20);
+    const double floorT = std::floor(tolerance);
+    const std::size_t stride = static_cast<std::size_t>(in.nA) + 1;
+    std::vector<double> running;
+    if (dense) {
+        running.assign(columnB.size() * stride, 0.0);
+        for (std::size_t col = 0; col < columnB.size(); ++col) {
+            const std::size_t j = static_cast<std::size_t>(static_cast<int>(columnB[col]) - in.minB);
+            double* r = running.data() + col * stride;
+            for (std::size_t i = 0; i < static_cast<std::size_t>(in.nA); ++i)
+                r[i + 1] = r[i] + static_cast<double>(in.joint[i * static_cast<std::size_t>(in.nB) + j]);
+        }
+    }
     auto matched = [&](double gain, double bias) {
         double m = 0;
-        visitPairs([&](double a, double b, double c) { m += samplesMatch(a, mapped(gain, bias, b), tolerance) ? c : 0.0; });
+        for (std::size_t col = 0; col < columnB.size(); ++col) {
+            const double v = mapped(gain, bias, columnB[col]);
+            if (dense && std::abs(v) < 2147483648.0) {
+                const double n = static_cast<double>(in.nA);
+                const double first = std::clamp(v - floorT - in.minA, 0.0, n), last = std::clamp(v + floorT - in.minA + 1, 0.0, n);
+                if (last > first) {
+                    const double* r = running.data() + col * stride;
+                    m += r[static_cast<std::size_t>(last)] - r[static_cast<std::size_t>(first)];
+                }
+                continue;
+            }
+            const auto first = valueA.begin() + static_cast<std::ptrdiff_t>(columnAt[col]);
+            const auto last = valueA.begin() + static_cast<std::ptrdiff_t>(columnAt[col + 1]);
+            const auto lo = std::partition_point(first, last, [&](double a) { return a - v < 0 && !samplesMatch(a, v, tolerance); });
+            const auto hi = std::partition_point(lo, last, [&](double a) { return samplesMatch(a, v, tolerance); });
+            m += before[static_cast<std::size_t>(hi - valueA.begin())] - before[static_cast<std::size_t>(lo - valueA.begin())];
+        }
         return m;
     };
     double best = matched(conf.gain, conf.bias);
@@ -423,12 +500,14 @@ void fitLinear(const FitInput& in, double tolerance, bool roundToA, CommonCompon
             const double gain = g0 * (1 + 0.01 * step * kg);
             return std::pair<double, double>{gain, c0 - (gain - g0) * pivot + 0.5 * step * kc};
         };
+        // A line and B value: ~3 ns (two lookups) or ~20 ns (two short binary searches); threads sized to it.
+        const double work = static_cast<double>(counts.size()) * static_cast<double>(columnB.size()) * (dense ? 6.0 : 40.0);
         parallelFor(0, counts.size(), 64, [&](std::size_t first, std::size_t last) {
             for (std::size_t k = first; k < last; ++k) {
                 const auto [gain, bias] = lineAt(k);
                 counts[k] = gain > 0 ? matched(gain, bias) : 0.0;
             }
-        });
+        }, threadsForPixels(work));
         for (std::size_t k = 0; k < counts.size(); ++k)
             if (counts[k] > best) best = counts[k], std::tie(conf.gain, conf.bias) = lineAt(k);
     }
@@ -547,10 +626,23 @@ Image normalisedCountedB(const Image& b, const IntRange& rb, const FitInput& in,
         using T = decltype(tag);
         std::vector<T> samples(b.pixelCount());
         visitSmall(b, [&](const auto* pb) {
-            parallelFor(0, samples.size(), 1 << 17, [&](std::size_t first, std::size_t last) {
-                for (std::size_t i = first; i < last; ++i)
-                    samples[i] = b.isBlank(i) ? T(0) : static_cast<T>(table[static_cast<std::size_t>(static_cast<int>(pb[i]) - rb.lo)]);
-            });
+            // The table in T (one lookup a pixel, no conversion), one share of the pixels a thread.
+            std::vector<T> narrow(table.size());
+            for (std::size_t j = 0; j < table.size(); ++j) narrow[j] = static_cast<T>(table[j]);
+            const int threads = threadsForPixels(static_cast<double>(samples.size()));
+            const std::size_t n = samples.size(), shares = static_cast<std::size_t>(threads);
+            const std::uint8_t* blank = b.hasBlanks() ? b.blankMask().data() : nullptr;
+            parallelFor(0, shares, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t t = first; t < last; ++t) {
+                    const std::size_t begin = n * t / shares, end = n * (t + 1) / shares;
+                    if (blank) {
+                        for (std::size_t i = begin; i < end; ++i)
+                            samples[i] = blank[i] ? T(0) : narrow[static_cast<std::size_t>(static_cast<int>(pb[i]) - rb.lo)];
+                    } else {
+                        for (std::size_t i = begin; i < end; ++i) samples[i] = narrow[static_cast<std::size_t>(static_cast<int>(pb[i]) - rb.lo)];
+                    }
+                }
+            }, threads);
         });
         return Image::fromSamples<T>(b.width(), b.height(), std::move(samples));
     };
@@ -636,7 +728,7 @@ CommonComponentResult searchWithRegistration(CommonComponentAlgorithm& algorithm
         auto step = job.timing().scope("normalise");
         const CommonOffset* at = params.candidates.empty() ? nullptr : &params.candidates.front();
         std::optional<IntRange> ra, rb;
-        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) ra = integerRange(a), rb = integerRange(b);
+        if (smallIntegerType(a.sampleType()) && smallIntegerType(b.sampleType())) std::tie(ra, rb) = integerRanges(a, b);
         if (ra && countable(*ra, *rb)) {
             normalised = normalisedCountedB(b, *rb, countedFitInput(a, *ra, b, *rb, at), params.normalize, params.tolerance, conf);
         } else {

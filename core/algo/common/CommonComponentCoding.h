@@ -119,10 +119,12 @@ std::vector<SeedPatch> chooseSeedPatches(const CommonCoding& coding);
 // hits: the offsets (dx, dy) at which some patch matched. Returns the most voted offsets in range.
 std::vector<std::pair<int, int>> rankSeedOffsets(const std::vector<std::pair<int, int>>& hits, const OffsetRange& range);
 
-// The component through A pixel (seedX, seedY) at offset (dx, dy), by a scanline flood fill, as the
-// result the backends return. Throws std::logic_error when its size differs from expectedSize (a
-// backend's labelling disagreeing with the search would be a bug, never a result).
+// The component through A pixel (seedX, seedY) at offset (dx, dy) (4-connected), as the result the
+// backends return: runs of matching pixels per row, united with the runs they touch in the row above,
+// in strips of rows on `threads` threads (0: as many as the overlap is worth), the strips joined at their
+// borders. Throws std::logic_error when its size differs from expectedSize (a backend's labelling
+// disagreeing with the search would be a bug, never a result).
 CommonComponentResult componentFromSeed(const CommonCoding& coding, int dx, int dy, int seedX, int seedY,
-                                        std::uint64_t expectedSize);
+                                        std::uint64_t expectedSize, int threads = 0);
 
 } // namespace glint::common_component
