@@ -199,7 +199,7 @@ void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, 
 
 // A crowded field: thousands of Moffat stars (power-law fluxes, 1.5 px apart at least) on a bright sky, no
 // seam, no galaxy, no blank border; most of the light is unresolved star light.
-StarField crowdedField(int side, int stars, std::uint64_t seed) {
+StarField makeCrowdedField(int side, int stars, std::uint64_t seed) {
     StarFieldOptions o;
     o.width = side;
     o.height = side;
@@ -298,7 +298,7 @@ private slots:
     void sourcesAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void sourcesAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
-        const StarField field = crowdedField(96, 220, 7);
+        const StarField field = makeCrowdedField(96, 220, 7);
         for (const int P : {5, 9, 14}) {
             BrightestParams p = crowdedParams(P);
             p.k = 25;
@@ -314,7 +314,7 @@ private slots:
 
     // The kept strips (fast K) against every strip searched every round, at K = 100 on a 512^2 crowded field.
     void keptStripsAgainstFullSearch() {
-        const StarField field = crowdedField(512, 9000, 3);
+        const StarField field = makeCrowdedField(512, 9000, 3);
         const BrightestParams p = crowdedParams(15);
         const BrightestResult kept = run(field.image, p, Backend::Cpu);
         BrightestResult full;
@@ -334,7 +334,7 @@ private slots:
     void crowdedField() {
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
-        const StarField field = crowdedField(side, 2500, 47);
+        const StarField field = makeCrowdedField(side, 2500, 47);
         const BrightestResult unbounded = run(field.image, crowdedParams(0), backend);
         QCOMPARE(unbounded.regions.size(), std::size_t{1});
         const BrightestRegion& whole = unbounded.regions[0];
