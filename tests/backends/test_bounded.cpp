@@ -15,6 +15,8 @@
 #include "core/algo/brightest/StarField.h"
 #include "core/algo/maxsub/WorkArray.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <algorithm>
@@ -374,6 +376,25 @@ private slots:
               "%d of the 20 brightest found", whole.width, whole.height, P, bounded.regions.size(), bounded.rounds,
               bounded.rejected, onStar, brightFound);
         QVERIFY2(brightFound >= 18, qPrintable(QString("%1 of the 20 brightest stars found").arg(brightFound)));
+    }
+
+    // glint-cli: --max-size bounds the search on a crowded FITS frame (JSON regions all within the bound; the
+    // parameter keeps its name), and without it the frame comes back as one region.
+    void cli() {
+        const StarField field = makeCrowdedField(256, 400, 47);
+        const QString path = test::tempDir() + "/crowded.fits";
+        writeStarFieldFits(field, path.toStdString());
+        const QStringList common = {"brightest", path, "--pivot", "local", "--threshold", "3", "--min-snr", "5",
+                                    "--k", "20", "--backend", "cpu", "--json", "-"};
+        const QJsonObject whole = test::runCliJson(common);
+        QCOMPARE(whole["regions"].toArray().size(), 1);
+        const QJsonObject bounded = test::runCliJson(common + QStringList{"--max-size", "9"});
+        const QJsonArray regions = bounded["regions"].toArray();
+        QVERIFY(regions.size() >= 10);
+        for (const auto& v : regions) {
+            const QJsonObject g = v.toObject();
+            QVERIFY(g["width"].toInt() <= 9 && g["height"].toInt() <= 9);
+        }
     }
 };
 
