@@ -27,7 +27,7 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
     else note += "no rectangle with a positive sum is left";
     if (out.rejected > 0)
         note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
-                ", min area " + std::to_string(params.minArea) + ", adjacent to a reported region)";
+                ", min area " + std::to_string(params.minArea) + ", or next to a reported region)";
     if (params.maxSize > 0) note += "; search bound: sides <= " + std::to_string(params.maxSize) + " px";
     return note;
 }
