@@ -51,6 +51,11 @@ public:
                                   ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
+        if (rule.maxSize > 0) {
+            // The bounded search (--max-size) has no kernel yet: the CPU backend's exact bounded search runs
+            // on the host; its timing steps say so ("host: search", ...; NOTES.md, "Bounded search").
+            return solveBoundedDisjointCpu(work, rule, job, span, "host: ");
+        }
         Workspace::Lease ws(workspace());
         if (work.fitsInt32()) return Run<int, std::int64_t>(*ws, work, rule, job, span).solve();
         if (work.integer) return Run<float, std::int64_t>(*ws, work, rule, job, span).solve();

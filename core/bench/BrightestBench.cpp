@@ -17,6 +17,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace glint {
 
@@ -239,24 +240,28 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
         // there is K = 100 within twice K = 1), verified against the CPU backend.
         const bool gpuSize = n == 4096 && options.wants(Backend::Cuda) && cudaDevice().usable;
         if (n != 1024 && !gpuSize) continue;
-        for (int k : {1, 100}) {
+        // Also the bounded search (--max-size 15, K = 100) at 1024^2 (on the CUDA backend it runs on the host).
+        for (const auto& [k, maxSize] : {std::pair{1, 0}, std::pair{100, 0}, std::pair{100, 15}}) {
+            if (maxSize > 0 && n != 1024) continue;
             BrightestParams params;
             params.pivot = PivotSpec::parse("local");
             params.threshold = 3;
             params.minSnr = 5;
             params.k = k;
+            params.maxSize = maxSize;
+            const std::string bound = maxSize > 0 ? ", max size " + std::to_string(maxSize) : "";
             for (Backend b : {Backend::Cpu, Backend::Cuda}) {
                 if (!options.wants(b) || (b == Backend::Cuda && !cudaDevice().usable) || (n != 1024 && b != Backend::Cuda)) continue;
                 BrightestResult last;
                 BenchRow kr = measure(
-                    "brightest", "sources " + dim + ", local pivot, threshold 3, min SNR 5, K=" + std::to_string(k), b,
+                    "brightest", "sources " + dim + ", local pivot, threshold 3, min SNR 5" + bound + ", K=" + std::to_string(k), b,
                     std::min(options.repeat, 3), [&](JobControl& job) { last = runBrightest(image, params, b, job); },
                     b == Backend::Cuda ? "kernel" : "");
                 JobControl job;
                 const BrightestResult oracle = runBrightest(image, params, Backend::Cpu, job);
                 kr.verified = sameRegions(last, oracle);
                 kr.params = {{"size", n}, {"k", k}, {"regions", last.regions.size()}, {"rounds", last.rounds},
-                             {"rejected", last.rejected}};
+                             {"rejected", last.rejected}, {"max_size", maxSize}};
                 if (!last.note.empty()) kr.note = last.note;
                 log(kr.caseName + ": " + kr.backend + " " + std::to_string(kr.totalMs) + " ms, " +
                     std::to_string(last.regions.size()) + " regions");

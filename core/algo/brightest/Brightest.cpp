@@ -8,6 +8,7 @@
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -26,7 +27,8 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
     else note += "no rectangle with a positive sum is left";
     if (out.rejected > 0)
         note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
-                ", min area " + std::to_string(params.minArea) + ", max size " + std::to_string(params.maxSize) + ")";
+                ", min area " + std::to_string(params.minArea) + ", or next to a reported region)";
+    if (params.maxSize > 0) note += "; search bound: sides <= " + std::to_string(params.maxSize) + " px";
     return note;
 }
 
@@ -36,6 +38,9 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     const WorkArray& work = search.work;
     DisjointRule rule;
     rule.k = params.k;
+    // The bound of the search (--max-size): every rectangle it finds fits. A bound no smaller than both
+    // sides of the work array excludes nothing: the unbounded search runs (its strip rule and sums).
+    rule.maxSize = params.maxSize < std::max(work.rows, work.cols) ? params.maxSize : 0;
     const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters

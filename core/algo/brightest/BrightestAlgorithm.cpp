@@ -218,8 +218,8 @@ public:
     }
     const char* synopsis() const override {
         return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
-               "          [--min-snr S] [--min-area A] [--max-size P] [--mode disjoint|overlap]\n"
-               "          [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
+               "          [--min-snr S] [--min-area A] [--max-size P (search only rectangles with sides <= P)]\n"
+               "          [--mode disjoint|overlap] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
                "          [--auto-exclude mammogram|none]";
     }
     std::vector<std::string> options() const override {

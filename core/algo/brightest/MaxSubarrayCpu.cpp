@@ -15,6 +15,8 @@
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace glint {
 
@@ -304,11 +306,133 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
     return out;
 }
 
+// The bounded search (rule.maxSize = P > 0): the strips top..bottom with bottom - top < P (rows x P
+// strips instead of rows^2 / 2), each scanned by scanStripBounded (a segment of at most P columns free of
+// blocked cells, the smallest S[first] of the window by a monotone deque), in parallel over the tops. Each
+// strip's best (sum, first, last) is kept between rounds: excluding a rectangle R changes no strip sum S
+// (MaxSubarrayBase.h), it only removes the segments that meet R, so a strip whose rows miss R, or whose kept
+// segment misses R's columns, keeps its best exactly (same sum, same last: still the smallest with that
+// sum; same first: still the largest). Only the others are scanned again. A strip with nothing positive
+// stays so. Sums: int64 for integer data (exact), double otherwise, as the reference forms them.
+template <class V>
+DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
+                             const std::string& steps) {
+    const int rows = work.rows, cols = work.cols;
+    const int H = std::min(rule.maxSize, rows); // strip heights 1..H
+    const int L = std::min(rule.maxSize, cols); // segment lengths 1..L
+    std::vector<V> prefix;
+    {
+        auto step = job.timing().scope(steps + "prefix sums");
+        if constexpr (std::is_integral_v<V>) prefix = columnPrefixSumsInteger(work);
+        else prefix = columnPrefixSumsReal(work);
+    }
+    ExclusionIndex exclusions(rows, cols, work.excluded);
+    const std::size_t strips = static_cast<std::size_t>(rows) * H;
+    // Each strip's best, kept between rounds within the budget (else every round scans every strip).
+    const bool keep = rule.rounds() > 1 && strips * sizeof(StripBest<V>) <= cachedBudget();
+    std::vector<StripBest<V>> kept(keep ? strips : 0);
+    std::vector<std::uint8_t> dirtyStrip(keep ? strips : 0, 1);
+    struct TopBest {
+        StripBest<V> best;
+        int bottom = -1; // -1: no positive segment in this top's strips
+    };
+    std::vector<TopBest> topBest(rows);
+    std::vector<std::int32_t> dirtyTops(rows);
+    for (int t = 0; t < rows; ++t) dirtyTops[t] = t;
+    MonotoneProgress progress(job, span);
+    const double firstShare = rule.rounds() > 1 ? 0.5 : 1.0;
+    auto recompute = [&](const DisjointOutcome& soFar) {
+        const bool firstRound = soFar.rounds == 0;
+        const double from = firstRound ? 0.0 : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size(), soFar.rounds);
+        const double to = firstRound ? firstShare
+                                     : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
+        const std::int32_t* blocked0 = exclusions.any() ? exclusions.row(0) : nullptr;
+        // Work: about cols steps a strip scanned; a thread costs ~30 us to start (threadsForPixels).
+        std::size_t scans = 0;
+        for (const std::int32_t t : dirtyTops) {
+            if (!keep) scans += static_cast<std::size_t>(std::min(H, rows - t));
+            else
+                for (int d = 0; d < H && t + d < rows; ++d) scans += dirtyStrip[static_cast<std::size_t>(t) * H + d];
+        }
+        const int threads = threadsForPixels(4.0 * static_cast<double>(scans) * cols);
+        std::atomic<std::size_t> done{0};
+        parallelFor(0, dirtyTops.size(), firstRound ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
+            std::vector<V> S(static_cast<std::size_t>(cols) + 1);
+            std::vector<std::int32_t> dq(static_cast<std::size_t>(cols));
+            for (std::size_t i = i0; i < i1; ++i) {
+                job.throwIfCancelled();
+                const int top = dirtyTops[i];
+                const V* pt = prefix.data() + static_cast<std::size_t>(top) * cols;
+                const std::int32_t* blockedRow = blocked0 ? blocked0 + static_cast<std::size_t>(top) * cols : nullptr;
+                TopBest tb;
+                for (int d = 0; d < H && top + d < rows; ++d) {
+                    const int bottom = top + d;
+                    StripBest<V> b;
+                    const std::size_t j = static_cast<std::size_t>(top) * H + d;
+                    if (!keep || dirtyStrip[j]) {
+                        b = scanStripBounded(pt, prefix.data() + static_cast<std::size_t>(bottom + 1) * cols, 1, cols, bottom,
+                                             blockedRow, L, S.data(), dq.data());
+                        if (keep) {
+                            kept[j] = b;
+                            dirtyStrip[j] = 0;
+                        }
+                    } else {
+                        b = kept[j];
+                    }
+                    if (b.last >= b.first && b.sum > tb.best.sum) { // strict: the smallest bottom of a top
+                        tb.best = b;
+                        tb.bottom = bottom;
+                    }
+                }
+                topBest[top] = tb;
+            }
+            progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(dirtyTops.size()));
+        }, threads);
+    };
+    auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
+        auto step = job.timing().scope(steps + (soFar.rounds == 0 ? "search" : "update"));
+        recompute(soFar);
+        int bestTop = -1;
+        for (int t = 0; t < rows; ++t) // strict: the smallest top among equal sums
+            if (topBest[t].bottom >= 0 && (bestTop < 0 || topBest[t].best.sum > topBest[bestTop].best.sum)) bestTop = t;
+        if (bestTop < 0) return std::nullopt;
+        const TopBest& b = topBest[bestTop];
+        return makeWorkRect(bestTop, b.bottom, b.best.first, b.best.last, b.best.sum);
+    };
+    auto exclude = [&](const WorkRect& rect) {
+        auto step = job.timing().scope(steps + "exclude");
+        exclusions.exclude(rect);
+        const int r0 = rect.row0, r1 = rect.row0 + rect.rows - 1, c0 = rect.col0, c1 = rect.col0 + rect.cols - 1;
+        dirtyTops.clear();
+        if (!keep) {
+            for (int t = 0; t < rows; ++t) dirtyTops.push_back(t);
+            return;
+        }
+        // The strips whose rows meet r0..r1 (top <= r1, bottom >= r0) and whose kept segment meets c0..c1.
+        for (int t = std::max(0, r0 - H + 1); t <= r1; ++t) {
+            bool any = false;
+            for (int d = std::max(0, r0 - t); d < H && t + d < rows; ++d) {
+                const std::size_t j = static_cast<std::size_t>(t) * H + d;
+                const StripBest<V>& b = kept[j];
+                if (b.last >= b.first && b.last >= c0 && b.first <= c1) {
+                    dirtyStrip[j] = 1;
+                    any = true;
+                }
+            }
+            if (any) dirtyTops.push_back(t);
+        }
+    };
+    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
+    span.set(job, 1.0);
+    return out;
+}
+
 class CpuSolver final : public MaxSubarraySolver {
 public:
     DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
                                   ProgressSpan span) override {
         if (work.includedCount == 0) return {};
+        if (rule.maxSize > 0) return solveBoundedDisjointCpu(work, rule, job, span);
         if (work.fitsInt32()) return dispatch<std::int32_t>(work, rule, job, span);
         if (work.integer) return dispatch<std::int64_t>(work, rule, job, span);
         return dispatch<double>(work, rule, job, span);
@@ -325,6 +449,14 @@ private:
 };
 
 } // namespace
+
+DisjointOutcome solveBoundedDisjointCpu(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
+                                        const std::string& stepPrefix) {
+    if (rule.maxSize <= 0) throw std::logic_error("solveBoundedDisjointCpu: no search bound");
+    if (work.includedCount == 0) return {};
+    return work.integer ? solveBounded<std::int64_t>(work, rule, job, span, stepPrefix)
+                        : solveBounded<double>(work, rule, job, span, stepPrefix);
+}
 
 std::unique_ptr<MaxSubarraySolver> makeCpuMaxSubarraySolver() { return std::make_unique<CpuSolver>(); }
 

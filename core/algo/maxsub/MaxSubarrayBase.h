@@ -7,6 +7,7 @@
 #include "core/algo/maxsub/WorkArray.h"
 #include "core/jobs/JobControl.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -82,6 +83,67 @@ StripBest<V> scanStrip(const V* pt, const V* pb, std::ptrdiff_t stride, int cols
             best.last = c;
         }
     }
+    return best;
+}
+
+// ---- The bounded search (--max-size P > 0): rectangles with both sides <= P ----------------------------
+// A strip top..bottom (bottom - top < P) has column sums s[c] = pb[c] - pt[c] (the prefix rows, as above)
+// and the row prefix S[0] = 0, S[c + 1] = S[c] + s[c], over EVERY column, blocked ones included (their
+// cells keep the values the prefix rows hold). A segment first..last (last - first < P, no blocked column)
+// sums to S[last + 1] - S[first]. Since excluding cells never changes S, it only removes segments: the
+// sums of the others stay the same, bit for bit, in integers and in doubles (the fast-K argument).
+// Tie-break, the same in every backend: the largest sum; then the smallest top, then bottom; then the
+// smallest last column; then the largest first column (the shortest segment).
+template <class V>
+void boundedRowPrefix(const V* pt, const V* pb, std::ptrdiff_t stride, int cols, V* S) {
+    S[0] = V(0);
+    for (int c = 0; c < cols; ++c) S[c + 1] = S[c] + (pb[c * stride] - pt[c * stride]);
+}
+
+// The rule's first column of the best segment that ends at `last` with sum `sum`: the largest first in
+// lo..last (lo: the first column the window and the blocked columns allow) with S[last + 1] - S[first] ==
+// sum. (Two starts can round to the same double sum; the rule names the largest.)
+template <class V>
+int boundedFirst(const V* S, int lo, int last, V sum) {
+    for (int f = last; f >= lo; --f)
+        if (S[last + 1] - S[f] == sum) return f;
+    return lo; // not reached: the caller's best is one of these sums
+}
+
+// The best segment of one strip of the bounded search (length <= maxLen, no blocked column): for each last
+// column the smallest S[first] over the window by a monotone deque, then boundedFirst for the rule's first.
+// S is formed in the same pass, in boundedRowPrefix's order. S (cols + 1) and dq (cols) are scratch.
+// O(cols + maxLen).
+template <class V>
+StripBest<V> scanStripBounded(const V* pt, const V* pb, std::ptrdiff_t stride, int cols, int bottom,
+                              const std::int32_t* blockedRow, int maxLen, V* S, std::int32_t* dq) {
+    StripBest<V> best;
+    int bestLo = 0;
+    int head = 0, tail = 0, lo = 0;
+    V prefix = V(0); // S[c]
+    S[0] = prefix;
+    for (int c = 0; c < cols; ++c) {
+        const V next = prefix + (pb[c * stride] - pt[c * stride]); // S[c + 1]
+        S[c + 1] = next;
+        if (blockedRow && blockedRow[c] <= bottom) {
+            head = tail = 0;
+            lo = c + 1;
+            prefix = next;
+            continue;
+        }
+        while (tail > head && !(S[dq[tail - 1]] < prefix)) --tail; // equal values: the later start stays
+        dq[tail++] = c;
+        const int windowLo = std::max(lo, c - maxLen + 1);
+        while (dq[head] < windowLo) ++head;
+        const V v = next - S[dq[head]];
+        if (v > best.sum) {
+            best.sum = v;
+            best.last = c;
+            bestLo = windowLo;
+        }
+        prefix = next;
+    }
+    if (best.last >= 0) best.first = boundedFirst(S, bestLo, best.last, best.sum);
     return best;
 }
 

@@ -1,0 +1,402 @@
+// The bounded search (issue 14, crowded fields): with --max-size P every round of the disjoint search finds
+// the best rectangle among those with both sides <= P. The reference (brute force over the bounded strips and
+// segments) against an independent oracle (every rectangle by 2-D prefix sums); the CPU and CUDA backends
+// against the reference, bit for bit (same rectangles, order, sums, rounds, rejections), on many random
+// inputs (sizes 1..60, P 1..12, K 1..20, ties of small integers, doubles, exclusions, ROI, blanks, filters);
+// the kept strips (fast K) against a full search every round; and a synthetic crowded field where the
+// unbounded search returns one frame-sized region and the bounded one returns star-sized regions on the
+// injected stars. The CUDA rows skip without a device.
+#include "tests/support/RegionChecks.h"
+#include "tests/support/TestSupport.h"
+
+#include "cuda/Backends.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/brightest/StarField.h"
+#include "core/algo/maxsub/WorkArray.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace glint;
+
+namespace {
+
+Image tiesImage(int w, int h, std::mt19937& rng, double blankFraction = 0.0) {
+    Image im = test::randomIntImage(w, h, -2, 2, rng, blankFraction);
+    return im;
+}
+
+// Gaussian blobs on negative noise, in doubles.
+Image blobImage(int w, int h, std::mt19937& rng) {
+    std::normal_distribution<double> noise(-1.0, 1.0);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<double> v(static_cast<std::size_t>(w) * h);
+    for (auto& x : v) x = noise(rng);
+    const int blobs = 3 + w * h / 150;
+    for (int i = 0; i < blobs; ++i) {
+        const double cx = u(rng) * w, cy = u(rng) * h, s = 0.8 + 2.0 * u(rng), a = 2.0 + 40.0 * u(rng) * u(rng);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                v[static_cast<std::size_t>(y) * w + x] += a * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / (2 * s * s));
+    }
+    return Image::fromSamples(w, h, std::move(v));
+}
+
+void checkSameOutcome(const DisjointOutcome& a, const DisjointOutcome& b, const QString& what) {
+    QVERIFY2(a.found.size() == b.found.size(), qPrintable(what + QString(": %1 vs %2 found").arg(a.found.size()).arg(b.found.size())));
+    for (std::size_t i = 0; i < a.found.size(); ++i) {
+        const WorkRect &p = a.found[i], &q = b.found[i];
+        QVERIFY2(p.row0 == q.row0 && p.col0 == q.col0 && p.rows == q.rows && p.cols == q.cols,
+                 qPrintable(what + QString(": rectangle %1 differs: (%2,%3 %4x%5) vs (%6,%7 %8x%9)")
+                                       .arg(i).arg(p.row0).arg(p.col0).arg(p.rows).arg(p.cols).arg(q.row0).arg(q.col0).arg(q.rows).arg(q.cols)));
+        QCOMPARE(p.sumInt, q.sumInt);
+        QVERIFY2(p.sum == q.sum, qPrintable(what + ": sums differ (must agree bit for bit): " + test::sumsText(p.sum, q.sum)));
+    }
+    QCOMPARE(a.rounds, b.rounds);
+    QCOMPARE(a.rejected, b.rejected);
+    QCOMPARE(a.capped, b.capped);
+}
+
+DisjointOutcome solveWith(Backend backend, const WorkArray& work, const DisjointRule& rule) {
+    JobControl job;
+    return BackendRegistry<MaxSubarraySolver>::create(backend)->solveDisjoint(work, rule, job, {});
+}
+
+BrightestResult run(const Image& im, const BrightestParams& p, Backend b) {
+    JobControl job;
+    return runBrightest(im, p, b, job);
+}
+
+// Sets GLINT_MSP_CACHE_MB for the scope (0: every strip is searched every round).
+class CacheBudget {
+public:
+    explicit CacheBudget(const char* mb) { qputenv("GLINT_MSP_CACHE_MB", mb); }
+    ~CacheBudget() { qunsetenv("GLINT_MSP_CACHE_MB"); }
+    CacheBudget(const CacheBudget&) = delete;
+    CacheBudget& operator=(const CacheBudget&) = delete;
+};
+
+// A random work array of one of the kinds, with random ROI and exclusions.
+struct RandomCase {
+    Image image;
+    BrightestParams params;
+    QString what;
+};
+RandomCase randomCase(std::mt19937& rng, int trial) {
+    std::uniform_int_distribution<int> size(1, 60), kindD(0, 5), coin(0, 3);
+    const int w = size(rng), h = size(rng);
+    const int kind = kindD(rng);
+    RandomCase c;
+    c.image = kind == 0   ? tiesImage(w, h, rng)
+              : kind == 1 ? test::randomIntImage(w, h, -30, 31, rng, 0.05)
+              : kind == 2 ? test::randomFloatImage(w, h, -1.0, 1.05, rng, 0.03)
+              : kind == 3 ? blobImage(w, h, rng)
+              : kind == 4 ? tiesImage(w, h, rng, 0.1)
+                          : test::randomIntImage(w, h, -200, 180, rng);
+    c.params.pivot = PivotSpec::parse("0");
+    if (coin(rng) == 0 && w > 3 && h > 3) {
+        c.params.hasRoi = true;
+        c.params.roi = {1, 1, w - 2, h - 3};
+    }
+    if (coin(rng) <= 1) {
+        std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
+        for (int e = 0; e < 3; ++e) c.params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 3, 1 + y(rng) / 3});
+    }
+    c.what = QString("trial %1: %2x%3 kind %4").arg(trial).arg(w).arg(h).arg(kind);
+    return c;
+}
+
+// The independent oracle of the bounded greedy search on integer work arrays: every rectangle with both
+// sides <= P and no excluded cell, by 2-D prefix sums in int64, ordered by the rule (largest sum, then the
+// smallest top, bottom, last column, then the largest first column).
+std::vector<WorkRect> oracleInteger(const WorkArray& work, int P, int k) {
+    const int R = work.rows, C = work.cols;
+    std::vector<std::int64_t> a(static_cast<std::size_t>(R) * C);
+    std::vector<std::uint8_t> ex(static_cast<std::size_t>(R) * C, 0);
+    for (int r = 0; r < R; ++r) {
+        work.rowInteger(r, a.data() + static_cast<std::size_t>(r) * C);
+        for (int c = 0; c < C; ++c) ex[static_cast<std::size_t>(r) * C + c] = work.isExcluded(r, c);
+    }
+    std::vector<WorkRect> found;
+    for (int round = 0; round < k; ++round) {
+        std::int64_t best = 0;
+        int bt = -1, bb = 0, bf = 0, bl = 0;
+        for (int t = 0; t < R; ++t)
+            for (int b = t; b < R && b - t < P; ++b)
+                for (int l = 0; l < C; ++l)
+                    for (int f = l; f >= 0 && l - f < P; --f) {
+                        std::int64_t s = 0;
+                        bool blocked = false;
+                        for (int r = t; r <= b && !blocked; ++r)
+                            for (int c = f; c <= l; ++c) {
+                                if (ex[static_cast<std::size_t>(r) * C + c]) {
+                                    blocked = true;
+                                    break;
+                                }
+                                s += a[static_cast<std::size_t>(r) * C + c];
+                            }
+                        if (blocked) break; // a wider segment holds the same blocked cell
+                        if (s > best) {     // visited in the rule's order: strict improvement
+                            best = s;
+                            bt = t;
+                            bb = b;
+                            bf = f;
+                            bl = l;
+                        }
+                    }
+        if (bt < 0) break;
+        found.push_back(makeWorkRect(bt, bb, bf, bl, best));
+        for (int r = bt; r <= bb; ++r)
+            for (int c = bf; c <= bl; ++c) ex[static_cast<std::size_t>(r) * C + c] = 1;
+    }
+    return found;
+}
+
+// The best bounded rectangle's sum in long double (first round, double work arrays).
+long double oracleRealBest(const WorkArray& work, int P) {
+    const int R = work.rows, C = work.cols;
+    std::vector<double> row(static_cast<std::size_t>(C));
+    std::vector<long double> a(static_cast<std::size_t>(R) * C);
+    for (int r = 0; r < R; ++r) {
+        work.rowReal(r, row.data());
+        for (int c = 0; c < C; ++c) a[static_cast<std::size_t>(r) * C + c] = row[c];
+    }
+    long double best = 0;
+    for (int t = 0; t < R; ++t)
+        for (int b = t; b < R && b - t < P; ++b)
+            for (int f = 0; f < C; ++f) {
+                long double s = 0;
+                for (int l = f; l < C && l - f < P; ++l) {
+                    bool blocked = false;
+                    for (int r = t; r <= b; ++r) {
+                        if (work.isExcluded(r, l)) blocked = true;
+                        s += a[static_cast<std::size_t>(r) * C + l];
+                    }
+                    if (blocked) break;
+                    best = std::max(best, s);
+                }
+            }
+    return best;
+}
+
+// Every rectangle fits the bound, holds no excluded cell, and none overlaps another.
+void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, int P, const QString& what) {
+    std::vector<std::uint8_t> used(static_cast<std::size_t>(work.rows) * work.cols, 0);
+    for (const WorkRect& r : found) {
+        QVERIFY2(r.rows >= 1 && r.cols >= 1 && r.rows <= P && r.cols <= P, qPrintable(what + ": a rectangle exceeds the bound"));
+        for (int y = r.row0; y < r.row0 + r.rows; ++y)
+            for (int x = r.col0; x < r.col0 + r.cols; ++x) {
+                QVERIFY2(!work.isExcluded(y, x), qPrintable(what + ": a rectangle holds an excluded cell"));
+                QVERIFY2(!used[static_cast<std::size_t>(y) * work.cols + x], qPrintable(what + ": rectangles overlap"));
+                used[static_cast<std::size_t>(y) * work.cols + x] = 1;
+            }
+    }
+}
+
+// A crowded field: bright Moffat stars (power-law fluxes 3e4..1e6 e-, 3 px apart at least; no saturation, no
+// seam, no galaxy, no blank border, a flat sky) at a density (400 on 256^2) where their summed light beats the
+// cost of 3 local RMS over the whole frame, as on 47 Tuc.
+StarField makeCrowdedField(int side, int stars, std::uint64_t seed) {
+    StarFieldOptions o;
+    o.width = side;
+    o.height = side;
+    o.stars = stars;
+    o.saturatedStars = 0;
+    o.saturation = 1e9;
+    o.minSeparation = 3.0;
+    o.fluxMin = 3.0e4;
+    o.fluxMax = 1.0e6;
+    o.seamStep = 0.0;
+    o.gradientX = 0.0;
+    o.gradientY = 0.0;
+    o.galaxy = false;
+    o.blankBorder = 0;
+    o.seed = seed;
+    return makeStarField(o);
+}
+
+BrightestParams crowdedParams(int maxSize) {
+    BrightestParams p;
+    p.pivot = PivotSpec::parse("local");
+    p.threshold = 3;
+    p.minSnr = 5;
+    p.maxSize = maxSize;
+    p.k = 100;
+    return p;
+}
+
+} // namespace
+
+class TestBounded : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The reference against the independent oracle: integer work arrays exactly (rectangles and sums, every
+    // round), double ones by the first round's best sum and the rectangles' shape.
+    void referenceAgainstOracle() {
+        std::mt19937 rng(1414);
+        std::uniform_int_distribution<int> pd(1, 8), kd(1, 6);
+        for (int trial = 0; trial < 120; ++trial) {
+            RandomCase c = randomCase(rng, trial);
+            // The oracle is O(R^2 C^2 P^2): keep these small.
+            if (c.image.width() * c.image.height() > 600) continue;
+            const WorkArray work = prepareWorkArray(c.image, c.params);
+            if (work.includedCount == 0) continue;
+            DisjointRule rule;
+            rule.k = kd(rng);
+            rule.maxSize = pd(rng);
+            const QString what = c.what + QString(" P=%1 K=%2").arg(rule.maxSize).arg(rule.k);
+            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
+            checkRectangles(work, ref.found, rule.maxSize, what);
+            if (work.integer) {
+                const std::vector<WorkRect> expect = oracleInteger(work, rule.maxSize, rule.k);
+                QVERIFY2(expect.size() == ref.found.size(), qPrintable(what + ": count"));
+                for (std::size_t i = 0; i < expect.size(); ++i) {
+                    const WorkRect &p = expect[i], &q = ref.found[i];
+                    QVERIFY2(p.row0 == q.row0 && p.col0 == q.col0 && p.rows == q.rows && p.cols == q.cols,
+                             qPrintable(what + QString(": rectangle %1 differs from the oracle").arg(i)));
+                    QCOMPARE(p.sumInt, q.sumInt);
+                }
+            } else if (!ref.found.empty()) {
+                const long double best = oracleRealBest(work, rule.maxSize);
+                QVERIFY2(std::fabs(static_cast<double>(best) - ref.found[0].sum) <= 1e-9 * (1.0 + std::fabs(ref.found[0].sum)),
+                         qPrintable(what + ": first best " + test::sumsText(static_cast<double>(best), ref.found[0].sum)));
+            } else {
+                QVERIFY2(!(oracleRealBest(work, rule.maxSize) > 1e-12L), qPrintable(what + ": the reference found nothing"));
+            }
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // The solvers alone against the reference's loop: random inputs, P 1..12, K 1..20, round caps and filters.
+    void randomAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void randomAgainstReference() {
+        GLINT_FETCH_BACKEND(backend);
+        std::mt19937 rng(2014);
+        std::uniform_int_distribution<int> pd(1, 12), kd(1, 20), coin(0, 3);
+        for (int trial = 0; trial < 220; ++trial) {
+            RandomCase c = randomCase(rng, trial);
+            const WorkArray work = prepareWorkArray(c.image, c.params);
+            DisjointRule rule;
+            rule.k = kd(rng);
+            rule.maxSize = pd(rng);
+            const int filter = coin(rng);
+            if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
+            if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
+            if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
+            if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+            const QString what = c.what + QString(" P=%1 K=%2 filter %3").arg(rule.maxSize).arg(rule.k).arg(filter);
+            if (work.includedCount == 0) continue;
+            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
+            checkRectangles(work, ref.found, rule.maxSize, what);
+            checkSameOutcome(solveWith(backend, work, rule), ref, what);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // Whole searches through runBrightest (local pivot, threshold, min SNR, the fragment rule) with the bound.
+    void sourcesAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void sourcesAgainstReference() {
+        GLINT_FETCH_BACKEND(backend);
+        const StarField field = makeCrowdedField(96, 56, 7);
+        for (const int P : {5, 9, 14}) {
+            BrightestParams p = crowdedParams(P);
+            p.k = 25;
+            const BrightestResult ref = run(field.image, p, Backend::Reference);
+            const BrightestResult got = run(field.image, p, backend);
+            QVERIFY(!ref.regions.empty());
+            test::checkSameRegions(ref, got, QString("crowded 96^2 P=%1").arg(P));
+            QCOMPARE(got.rounds, ref.rounds);
+            QCOMPARE(got.rejected, ref.rejected);
+            for (const BrightestRegion& g : got.regions) QVERIFY(g.width <= P && g.height <= P);
+        }
+    }
+
+    // The kept strips (fast K) against every strip searched every round, at K = 100 on a 512^2 crowded field.
+    void keptStripsAgainstFullSearch() {
+        const StarField field = makeCrowdedField(512, 1600, 3);
+        const BrightestParams p = crowdedParams(15);
+        const BrightestResult kept = run(field.image, p, Backend::Cpu);
+        BrightestResult full;
+        {
+            CacheBudget off("0");
+            full = run(field.image, p, Backend::Cpu);
+        }
+        QCOMPARE(kept.regions.size(), std::size_t{100});
+        test::checkSameRegions(full, kept, "crowded 512^2 K=100 P=15");
+        QCOMPARE(kept.rounds, full.rounds);
+        QCOMPARE(kept.rejected, full.rejected);
+    }
+
+    // The crowded field: the unbounded search fails the way 47 Tuc does (one frame-sized region), the bounded
+    // one returns star-sized regions, most on an injected star.
+    void crowdedField_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void crowdedField() {
+        GLINT_FETCH_BACKEND(backend);
+        const int side = 256;
+        const StarField field = makeCrowdedField(side, 400, 47);
+        const BrightestResult unbounded = run(field.image, crowdedParams(0), backend);
+        QCOMPARE(unbounded.regions.size(), std::size_t{1});
+        const BrightestRegion& whole = unbounded.regions[0];
+        QVERIFY2(whole.pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10,
+                 qPrintable(QString("unbounded: %1x%2").arg(whole.width).arg(whole.height)));
+        const int P = 15;
+        const BrightestResult bounded = run(field.image, crowdedParams(P), backend);
+        QVERIFY2(bounded.regions.size() >= 80, qPrintable(QString("%1 regions").arg(bounded.regions.size())));
+        int onStar = 0;
+        for (const BrightestRegion& g : bounded.regions) {
+            QVERIFY(g.width <= P && g.height <= P);
+            for (const TruthStar& s : field.stars)
+                if (s.x >= g.x - 0.5 && s.x <= g.x + g.width - 0.5 && s.y >= g.y - 0.5 && s.y <= g.y + g.height - 0.5 &&
+                    s.snr >= 10) {
+                    ++onStar;
+                    break;
+                }
+        }
+        QVERIFY2(onStar * 10 >= static_cast<int>(bounded.regions.size()) * 9,
+                 qPrintable(QString("%1 of %2 regions hold an injected star").arg(onStar).arg(bounded.regions.size())));
+        // The brightest injected stars are found: every star among the 20 of largest flux lies in a region.
+        std::vector<TruthStar> stars = field.stars;
+        std::sort(stars.begin(), stars.end(), [](const TruthStar& a, const TruthStar& b) { return a.flux > b.flux; });
+        int brightFound = 0;
+        for (int i = 0; i < 20; ++i)
+            for (const BrightestRegion& g : bounded.regions)
+                if (stars[i].x >= g.x - 0.5 && stars[i].x <= g.x + g.width - 0.5 && stars[i].y >= g.y - 0.5 &&
+                    stars[i].y <= g.y + g.height - 0.5) {
+                    ++brightFound;
+                    break;
+                }
+        qInfo("crowded 256^2: unbounded %dx%d; bounded P=%d: %zu regions (%d rounds, %d rejected), %d on an injected star, "
+              "%d of the 20 brightest found", whole.width, whole.height, P, bounded.regions.size(), bounded.rounds,
+              bounded.rejected, onStar, brightFound);
+        QVERIFY2(brightFound >= 18, qPrintable(QString("%1 of the 20 brightest stars found").arg(brightFound)));
+    }
+
+    // glint-cli: --max-size bounds the search on a crowded FITS frame (JSON regions all within the bound; the
+    // parameter keeps its name), and without it the frame comes back as one region.
+    void cli() {
+        const StarField field = makeCrowdedField(256, 400, 47);
+        const QString path = test::tempDir() + "/crowded.fits";
+        writeStarFieldFits(field, path.toStdString());
+        const QStringList common = {"brightest", path, "--pivot", "local", "--threshold", "3", "--min-snr", "5",
+                                    "--k", "20", "--backend", "cpu", "--json", "-"};
+        const QJsonObject whole = test::runCliJson(common);
+        QCOMPARE(whole["regions"].toArray().size(), 1);
+        const QJsonObject bounded = test::runCliJson(common + QStringList{"--max-size", "9"});
+        const QJsonArray regions = bounded["regions"].toArray();
+        QVERIFY(regions.size() >= 10);
+        for (const auto& v : regions) {
+            const QJsonObject g = v.toObject();
+            QVERIFY(g["width"].toInt() <= 9 && g["height"].toInt() <= 9);
+        }
+    }
+};
+
+GLINT_BACKEND_TEST_MAIN(TestBounded)
+#include "test_bounded.moc"
