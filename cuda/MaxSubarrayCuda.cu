@@ -51,8 +51,8 @@ public:
                                   ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
-        if (rule.maxSize > 0) {
-            // The bounded search (--max-size) has no kernel yet: the CPU backend's exact bounded search runs
+        if (rule.maxBox > 0) {
+            // The bounded search (--max-box) has no kernel yet: the CPU backend's exact bounded search runs
             // on the host; its timing steps say so ("host: search", ...; NOTES.md, "Bounded search").
             return solveBoundedDisjointCpu(work, rule, job, span, "host: ");
         }

@@ -240,16 +240,16 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
         // there is K = 100 within twice K = 1), verified against the CPU backend.
         const bool gpuSize = n == 4096 && options.wants(Backend::Cuda) && cudaDevice().usable;
         if (n != 1024 && !gpuSize) continue;
-        // Also the bounded search (--max-size 15, K = 100) at 1024^2 (on the CUDA backend it runs on the host).
-        for (const auto& [k, maxSize] : {std::pair{1, 0}, std::pair{100, 0}, std::pair{100, 15}}) {
-            if (maxSize > 0 && n != 1024) continue;
+        // Also the bounded search (--max-box 15, K = 100) at 1024^2 (on the CUDA backend it runs on the host).
+        for (const auto& [k, maxBox] : {std::pair{1, 0}, std::pair{100, 0}, std::pair{100, 15}}) {
+            if (maxBox > 0 && n != 1024) continue;
             BrightestParams params;
             params.pivot = PivotSpec::parse("local");
             params.threshold = 3;
             params.minSnr = 5;
             params.k = k;
-            params.maxSize = maxSize;
-            const std::string bound = maxSize > 0 ? ", max size " + std::to_string(maxSize) : "";
+            params.maxBox = maxBox;
+            const std::string bound = maxBox > 0 ? ", max box " + std::to_string(maxBox) : "";
             for (Backend b : {Backend::Cpu, Backend::Cuda}) {
                 if (!options.wants(b) || (b == Backend::Cuda && !cudaDevice().usable) || (n != 1024 && b != Backend::Cuda)) continue;
                 BrightestResult last;
@@ -261,7 +261,7 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
                 const BrightestResult oracle = runBrightest(image, params, Backend::Cpu, job);
                 kr.verified = sameRegions(last, oracle);
                 kr.params = {{"size", n}, {"k", k}, {"regions", last.regions.size()}, {"rounds", last.rounds},
-                             {"rejected", last.rejected}, {"max_size", maxSize}};
+                             {"rejected", last.rejected}, {"max_box", maxBox}};
                 if (!last.note.empty()) kr.note = last.note;
                 log(kr.caseName + ": " + kr.backend + " " + std::to_string(kr.totalMs) + " ms, " +
                     std::to_string(last.regions.size()) + " regions");

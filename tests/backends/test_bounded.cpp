@@ -1,4 +1,4 @@
-// The bounded search (issue 14, crowded fields): with --max-size P every round of the disjoint search finds
+// The bounded search (issue 14, crowded fields): with --max-box P every round of the disjoint search finds
 // the best rectangle among those with both sides <= P. The reference (brute force over the bounded strips and
 // segments) against an independent oracle (every rectangle by 2-D prefix sums); the CPU and CUDA backends
 // against the reference, bit for bit (same rectangles, order, sums, rounds, rejections), on many random
@@ -221,12 +221,12 @@ StarField makeCrowdedField(int side, int stars, std::uint64_t seed) {
     return makeStarField(o);
 }
 
-BrightestParams crowdedParams(int maxSize) {
+BrightestParams crowdedParams(int maxBox) {
     BrightestParams p;
     p.pivot = PivotSpec::parse("local");
     p.threshold = 3;
     p.minSnr = 5;
-    p.maxSize = maxSize;
+    p.maxBox = maxBox;
     p.k = 100;
     return p;
 }
@@ -250,12 +250,12 @@ private slots:
             if (work.includedCount == 0) continue;
             DisjointRule rule;
             rule.k = kd(rng);
-            rule.maxSize = pd(rng);
-            const QString what = c.what + QString(" P=%1 K=%2").arg(rule.maxSize).arg(rule.k);
+            rule.maxBox = pd(rng);
+            const QString what = c.what + QString(" P=%1 K=%2").arg(rule.maxBox).arg(rule.k);
             const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
-            checkRectangles(work, ref.found, rule.maxSize, what);
+            checkRectangles(work, ref.found, rule.maxBox, what);
             if (work.integer) {
-                const std::vector<WorkRect> expect = oracleInteger(work, rule.maxSize, rule.k);
+                const std::vector<WorkRect> expect = oracleInteger(work, rule.maxBox, rule.k);
                 QVERIFY2(expect.size() == ref.found.size(), qPrintable(what + ": count"));
                 for (std::size_t i = 0; i < expect.size(); ++i) {
                     const WorkRect &p = expect[i], &q = ref.found[i];
@@ -264,11 +264,11 @@ private slots:
                     QCOMPARE(p.sumInt, q.sumInt);
                 }
             } else if (!ref.found.empty()) {
-                const long double best = oracleRealBest(work, rule.maxSize);
+                const long double best = oracleRealBest(work, rule.maxBox);
                 QVERIFY2(std::fabs(static_cast<double>(best) - ref.found[0].sum) <= 1e-9 * (1.0 + std::fabs(ref.found[0].sum)),
                          qPrintable(what + ": first best " + test::sumsText(static_cast<double>(best), ref.found[0].sum)));
             } else {
-                QVERIFY2(!(oracleRealBest(work, rule.maxSize) > 1e-12L), qPrintable(what + ": the reference found nothing"));
+                QVERIFY2(!(oracleRealBest(work, rule.maxBox) > 1e-12L), qPrintable(what + ": the reference found nothing"));
             }
             if (QTest::currentTestFailed()) return;
         }
@@ -285,16 +285,16 @@ private slots:
             const WorkArray work = prepareWorkArray(c.image, c.params);
             DisjointRule rule;
             rule.k = kd(rng);
-            rule.maxSize = pd(rng);
+            rule.maxBox = pd(rng);
             const int filter = coin(rng);
             if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
             if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
             if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
             if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
-            const QString what = c.what + QString(" P=%1 K=%2 filter %3").arg(rule.maxSize).arg(rule.k).arg(filter);
+            const QString what = c.what + QString(" P=%1 K=%2 filter %3").arg(rule.maxBox).arg(rule.k).arg(filter);
             if (work.includedCount == 0) continue;
             const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
-            checkRectangles(work, ref.found, rule.maxSize, what);
+            checkRectangles(work, ref.found, rule.maxBox, what);
             checkSameOutcome(solveWith(backend, work, rule), ref, what);
             if (QTest::currentTestFailed()) return;
         }
@@ -346,6 +346,18 @@ private slots:
         const BrightestRegion& whole = unbounded.regions[0];
         QVERIFY2(whole.pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10,
                  qPrintable(QString("unbounded: %1x%2").arg(whole.width).arg(whole.height)));
+        // ... and its note tells the user what bounds it (CLI stderr, the window's status bar).
+        QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
+        // --max-size keeps DESIGN.md's meaning, a filter: the frame-sized maximum is rejected and excludes all it
+        // covers, so on this field it finds nothing inside it (only slivers of the border it left).
+        BrightestParams filtered = crowdedParams(0);
+        filtered.maxSize = 15;
+        const BrightestResult rejected = run(field.image, filtered, backend);
+        QVERIFY(rejected.rejected >= 1);
+        for (const BrightestRegion& g : rejected.regions)
+            QVERIFY2(g.x + g.width <= whole.x || whole.x + whole.width <= g.x || g.y + g.height <= whole.y ||
+                         whole.y + whole.height <= g.y,
+                     qPrintable(QString("max size 15: region at %1,%2 inside the rejected frame").arg(g.x).arg(g.y)));
         const int P = 15;
         const BrightestResult bounded = run(field.image, crowdedParams(P), backend);
         QVERIFY2(bounded.regions.size() >= 80, qPrintable(QString("%1 regions").arg(bounded.regions.size())));
@@ -378,7 +390,7 @@ private slots:
         QVERIFY2(brightFound >= 18, qPrintable(QString("%1 of the 20 brightest stars found").arg(brightFound)));
     }
 
-    // glint-cli: --max-size bounds the search on a crowded FITS frame (JSON regions all within the bound; the
+    // glint-cli: --max-box bounds the search on a crowded FITS frame (JSON regions all within the bound; the
     // parameter keeps its name), and without it the frame comes back as one region.
     void cli() {
         const StarField field = makeCrowdedField(256, 400, 47);
@@ -388,7 +400,7 @@ private slots:
                                     "--k", "20", "--backend", "cpu", "--json", "-"};
         const QJsonObject whole = test::runCliJson(common);
         QCOMPARE(whole["regions"].toArray().size(), 1);
-        const QJsonObject bounded = test::runCliJson(common + QStringList{"--max-size", "9"});
+        const QJsonObject bounded = test::runCliJson(common + QStringList{"--max-box", "9"});
         const QJsonArray regions = bounded["regions"].toArray();
         QVERIFY(regions.size() >= 10);
         for (const auto& v : regions) {

@@ -292,12 +292,23 @@ private slots:
         QCOMPARE(panel->minSnrBox()->value(), 1000.0);
         QJsonObject older = state;
         QJsonObject olderPanel = saved;
-        for (const char* key : {"threshold", "min_snr", "min_area", "max_size", "mesh"}) olderPanel.remove(QLatin1String(key));
+        for (const char* key : {"threshold", "min_snr", "min_area", "max_size", "max_box", "mesh"})
+            olderPanel.remove(QLatin1String(key));
         older[QStringLiteral("panel")] = olderPanel;
         panel->thresholdBox()->setValue(2.5);
         module->prepareSession(older, inputs)();
         QCOMPARE(panel->thresholdBox()->value(), 2.5);
         QCOMPARE(panel->meshBox()->value(), 16);
+        // The search bound goes into the run's parameters and the session.
+        panel->maxBoxBox()->setValue(9);
+        BrightestParams bounded;
+        panel->applySourceFinding(bounded);
+        QCOMPARE(bounded.maxBox, 9);
+        const QJsonObject withBox = module->saveSession();
+        QCOMPARE(withBox[QStringLiteral("panel")].toObject()[QStringLiteral("max_box")].toInt(), 9);
+        panel->maxBoxBox()->setValue(0);
+        module->prepareSession(withBox, inputs)();
+        QCOMPARE(panel->maxBoxBox()->value(), 9);
     }
 
     // Generated images written as text matrices (blanks as NaN), opened from the file as a user would.

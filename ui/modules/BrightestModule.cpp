@@ -427,6 +427,7 @@ QString BrightestModule::parametersText(const glint::BrightestParams& params, co
     if (params.minSnr != 0.0) parts << QStringLiteral("min_snr=%1").arg(number(params.minSnr));
     if (params.minArea != 0) parts << QStringLiteral("min_area=%1").arg(params.minArea);
     if (params.maxSize != 0) parts << QStringLiteral("max_size=%1").arg(params.maxSize);
+    if (params.maxBox != 0) parts << QStringLiteral("max_box=%1").arg(params.maxBox);
     if (params.pivot.kind == glint::PivotSpec::Kind::Local || params.threshold != 0.0)
         parts << QStringLiteral("mesh=%1").arg(params.mesh);
     if (params.hasRoi)

@@ -29,7 +29,7 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     : QWidget(parent), k_(new QSpinBox), mode_(new QComboBox), pivotKind_(new QComboBox), pivotValue_(new QStackedWidget),
       percentile_(new QDoubleSpinBox), number_(new QLineEdit), backend_(new QComboBox),
       run_(new QPushButton(tr("Find Regions"))), threshold_(new QDoubleSpinBox), minSnr_(new QDoubleSpinBox),
-      minArea_(new QSpinBox), maxSize_(new QSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
+      minArea_(new QSpinBox), maxSize_(new QSpinBox), maxBox_(new QSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
       runSweep_(new QPushButton(tr("Run Sweep"))), roi_(new QLabel), drawRoi_(new QPushButton(tr("Draw ROI"))),
       clearRoi_(new QPushButton(tr("Clear ROI"))), exclusions_(new QListWidget),
       excludeRect_(new QPushButton(tr("Rectangle"))), excludePolygon_(new QPushButton(tr("Polygon"))),
@@ -115,6 +115,13 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     maxSize_->setSpecialValueText(tr("none"));
     maxSize_->setToolTip(tr("Regions whose longer side is larger are skipped (0: none)"));
     sourceForm->addRow(tr("Max size"), maxSize_);
+    maxBox_->setRange(0, 1000000);
+    maxBox_->setSuffix(tr(" px"));
+    maxBox_->setSpecialValueText(tr("none"));
+    maxBox_->setToolTip(tr("Search only boxes whose sides are at most this: each region is then the brightest box "
+                           "of that size, so a crowded field (a cluster, a galaxy's halo) gives one box per star "
+                           "instead of one box over the whole frame. About 2-3 star widths (0: any size)"));
+    sourceForm->addRow(tr("Max box"), maxBox_);
     mesh_->setRange(2, 4096);
     mesh_->setValue(glint::BrightestParams{}.mesh);
     mesh_->setSuffix(tr(" px"));
@@ -221,6 +228,7 @@ void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
     params.minSnr = minSnr_->value();
     params.minArea = minArea_->value();
     params.maxSize = maxSize_->value();
+    params.maxBox = maxBox_->value();
     params.mesh = mesh_->value();
 }
 

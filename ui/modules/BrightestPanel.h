@@ -69,6 +69,7 @@ public:
     QDoubleSpinBox* minSnrBox() const { return minSnr_; }
     QSpinBox* minAreaBox() const { return minArea_; }
     QSpinBox* maxSizeBox() const { return maxSize_; }
+    QSpinBox* maxBoxBox() const { return maxBox_; }
     QSpinBox* meshBox() const { return mesh_; }
     QPushButton* autoExcludeButton() const { return autoExclude_; }
     QPushButton* runButton() const { return run_; }
@@ -105,6 +106,7 @@ private:
     QDoubleSpinBox* minSnr_;
     QSpinBox* minArea_;
     QSpinBox* maxSize_;
+    QSpinBox* maxBox_;
     QSpinBox* mesh_;
     QLineEdit* sweep_;
     QPushButton* runSweep_;

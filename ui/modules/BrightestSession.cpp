@@ -72,6 +72,7 @@ QJsonObject BrightestModule::saveSession() const {
                         {QStringLiteral("min_snr"), panel_->minSnrBox()->value()},
                         {QStringLiteral("min_area"), panel_->minAreaBox()->value()},
                         {QStringLiteral("max_size"), panel_->maxSizeBox()->value()},
+                        {QStringLiteral("max_box"), panel_->maxBoxBox()->value()},
                         {QStringLiteral("mesh"), panel_->meshBox()->value()}};
     }
     if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
@@ -152,6 +153,7 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
             panel_->minSnrBox()->setValue(panelState[QStringLiteral("min_snr")].toDouble(panel_->minSnrBox()->value()));
             panel_->minAreaBox()->setValue(panelState[QStringLiteral("min_area")].toInt(panel_->minAreaBox()->value()));
             panel_->maxSizeBox()->setValue(panelState[QStringLiteral("max_size")].toInt(panel_->maxSizeBox()->value()));
+            panel_->maxBoxBox()->setValue(panelState[QStringLiteral("max_box")].toInt(panel_->maxBoxBox()->value()));
             panel_->meshBox()->setValue(panelState[QStringLiteral("mesh")].toInt(panel_->meshBox()->value()));
         });
         roi_ = roi;

@@ -27,8 +27,10 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
     else note += "no rectangle with a positive sum is left";
     if (out.rejected > 0)
         note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
-                ", min area " + std::to_string(params.minArea) + ", or next to a reported region)";
-    if (params.maxSize > 0) note += "; search bound: sides <= " + std::to_string(params.maxSize) + " px";
+                ", min area " + std::to_string(params.minArea) +
+                (params.maxSize > 0 ? ", max size " + std::to_string(params.maxSize) : std::string()) +
+                ", or next to a reported region)";
+    if (params.maxBox > 0) note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
     return note;
 }
 
@@ -38,9 +40,9 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     const WorkArray& work = search.work;
     DisjointRule rule;
     rule.k = params.k;
-    // The bound of the search (--max-size): every rectangle it finds fits. A bound no smaller than both
+    // The bound of the search (--max-box): every rectangle it finds fits. A bound no smaller than both
     // sides of the work array excludes nothing: the unbounded search runs (its strip rule and sums).
-    rule.maxSize = params.maxSize < std::max(work.rows, work.cols) ? params.maxSize : 0;
+    rule.maxBox = params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
     const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
@@ -83,6 +85,18 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     result.rounds = out.rounds;
     result.rejected = out.rejected;
     result.note = shortfallNote(params, out);
+    // An unbounded search whose first region covers most of what was searched answers the literal question
+    // but rarely the user's: say what bounds it.
+    if (rule.maxBox == 0 && params.k > 1 && !result.regions.empty()) {
+        const BrightestRegion& first = result.regions.front();
+        const double share = static_cast<double>(first.width) * first.height / (static_cast<double>(work.rows) * work.cols);
+        if (share >= 0.5) {
+            if (!result.note.empty()) result.note += "; ";
+            result.note += "region 1 covers " + std::to_string(static_cast<int>(share * 100.0 + 0.5)) +
+                           " % of the searched area (a crowded field or a bright extended background?): bound the "
+                           "search to boxes of about 2-3 star widths with --max-box (the window's Max box)";
+        }
+    }
     return std::move(search.result);
 }
 

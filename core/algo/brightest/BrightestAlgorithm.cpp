@@ -218,13 +218,13 @@ public:
     }
     const char* synopsis() const override {
         return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
-               "          [--min-snr S] [--min-area A] [--max-size P (search only rectangles with sides <= P)]\n"
+               "          [--min-snr S] [--min-area A] [--max-size P] [--max-box P]\n"
                "          [--mode disjoint|overlap] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
                "          [--auto-exclude mammogram|none]";
     }
     std::vector<std::string> options() const override {
         return {"--pivot",     "--k",    "--mode",    "--roi",      "--exclude",  "--exclude-polygon",
-                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size"};
+                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size", "--max-box"};
     }
     std::vector<std::string> outputOptions() const override { return {"--catalog"}; }
     std::string outputPlaceholder(const std::string&) const override { return "OUT.fits|OUT.csv"; }
@@ -250,6 +250,7 @@ public:
         }
         if (auto v = a.value("--min-area")) params.minArea = parseInteger(*v, "--min-area", 0, 1LL << 40);
         if (auto v = a.value("--max-size")) params.maxSize = static_cast<int>(parseInteger(*v, "--max-size", 0, 1 << 20));
+        if (auto v = a.value("--max-box")) params.maxBox = static_cast<int>(parseInteger(*v, "--max-box", 0, 1 << 20));
         if (auto v = a.value("--catalog")) catalogFormatForPath(*v); // a bad extension is a usage error now
         if (auto v = a.value("--roi")) {
             params.hasRoi = true;

@@ -22,9 +22,9 @@ struct DisjointRule {
     int k = 1;
     int maxRounds = 0;                            // 0: k (every rectangle is accepted)
     std::function<bool(const WorkRect&)> accept;  // null: every rectangle
-    // The search bound (--max-size): > 0, each round finds the best rectangle among those with both sides
-    // <= maxSize (the bounded search, rule in core/algo/maxsub/MaxSubarrayBase.h); 0: every rectangle.
-    int maxSize = 0;
+    // The search bound (--max-box): > 0, each round finds the best rectangle among those with both sides
+    // <= maxBox (the bounded search, rule in core/algo/maxsub/MaxSubarrayBase.h); 0: every rectangle.
+    int maxBox = 0;
     int rounds() const { return maxRounds > 0 ? maxRounds : k; }
     // The cap the search uses with filters: 20 K + 1000 rounds.
     static int capFor(int k) { return static_cast<int>(std::min<long long>(20LL * k + 1000, 1LL << 30)); }
@@ -68,7 +68,7 @@ public:
                                           ProgressSpan span) = 0;
 };
 
-// The CPU backend's bounded search (rule.maxSize > 0): strips of at most maxSize rows, a bounded segment
+// The CPU backend's bounded search (rule.maxBox > 0): strips of at most maxBox rows, a bounded segment
 // per strip, each strip's best kept between rounds. The CUDA backend runs it too for bounded requests
 // (stepPrefix names its timing steps: "prefix sums", "search", "update", "exclude" after the prefix).
 DisjointOutcome solveBoundedDisjointCpu(const WorkArray& work, const DisjointRule& rule, JobControl& job,

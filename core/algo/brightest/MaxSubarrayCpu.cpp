@@ -306,7 +306,7 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
     return out;
 }
 
-// The bounded search (rule.maxSize = P > 0): the strips top..bottom with bottom - top < P (rows x P
+// The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P
 // strips instead of rows^2 / 2), each scanned by scanStripBounded (a segment of at most P columns free of
 // blocked cells, the smallest S[first] of the window by a monotone deque), in parallel over the tops. Each
 // strip's best (sum, first, last) is kept between rounds: excluding a rectangle R changes no strip sum S
@@ -318,8 +318,8 @@ template <class V>
 DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
                              const std::string& steps) {
     const int rows = work.rows, cols = work.cols;
-    const int H = std::min(rule.maxSize, rows); // strip heights 1..H
-    const int L = std::min(rule.maxSize, cols); // segment lengths 1..L
+    const int H = std::min(rule.maxBox, rows); // strip heights 1..H
+    const int L = std::min(rule.maxBox, cols); // segment lengths 1..L
     std::vector<V> prefix;
     {
         auto step = job.timing().scope(steps + "prefix sums");
@@ -432,7 +432,7 @@ public:
     DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
                                   ProgressSpan span) override {
         if (work.includedCount == 0) return {};
-        if (rule.maxSize > 0) return solveBoundedDisjointCpu(work, rule, job, span);
+        if (rule.maxBox > 0) return solveBoundedDisjointCpu(work, rule, job, span);
         if (work.fitsInt32()) return dispatch<std::int32_t>(work, rule, job, span);
         if (work.integer) return dispatch<std::int64_t>(work, rule, job, span);
         return dispatch<double>(work, rule, job, span);
@@ -452,7 +452,7 @@ private:
 
 DisjointOutcome solveBoundedDisjointCpu(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
                                         const std::string& stepPrefix) {
-    if (rule.maxSize <= 0) throw std::logic_error("solveBoundedDisjointCpu: no search bound");
+    if (rule.maxBox <= 0) throw std::logic_error("solveBoundedDisjointCpu: no search bound");
     if (work.includedCount == 0) return {};
     return work.integer ? solveBounded<std::int64_t>(work, rule, job, span, stepPrefix)
                         : solveBounded<double>(work, rule, job, span, stepPrefix);

@@ -1,6 +1,6 @@
 // The reference backend: the papers' plain O(rows^2 * cols) algorithm on one thread (column prefix
 // sums, then Kadane's scan of every strip). It is the oracle of the tests and the speed-up baseline.
-// With a search bound (rule.maxSize > 0) it is brute force over the bounded strips and segments.
+// With a search bound (rule.maxBox > 0) it is brute force over the bounded strips and segments.
 #include "core/algo/brightest/MaxSubarray.h"
 
 #include "core/util/Errors.h"
@@ -55,21 +55,21 @@ private:
         };
         auto bounded = [&](const DisjointOutcome& so_far) -> std::optional<WorkRect> {
             auto step = job.timing().scope("search");
-            return boundedSearch(P, rows, cols, rule.maxSize, exclusions, job, span, so_far.found.size(), k);
+            return boundedSearch(P, rows, cols, rule.maxBox, exclusions, job, span, so_far.found.size(), k);
         };
-        DisjointOutcome out = rule.maxSize > 0
+        DisjointOutcome out = rule.maxBox > 0
                                   ? runDisjointRounds(rule, bounded, [&](const WorkRect& r) { exclusions.exclude(r); })
                                   : runDisjointRounds(rule, search, [&](const WorkRect& r) { exclusions.exclude(r); });
         span.set(job, 1.0);
         return out;
     }
 
-    // The bounded search by brute force: every strip of at most maxSize rows, every segment of at most
-    // maxSize columns free of blocked cells, summed as S[last + 1] - S[first] over the strip's row prefix
+    // The bounded search by brute force: every strip of at most maxBox rows, every segment of at most
+    // maxBox columns free of blocked cells, summed as S[last + 1] - S[first] over the strip's row prefix
     // (boundedRowPrefix). Visited in the tie-break's order (top, bottom, last ascending; first descending)
     // with strict improvement, so the first best met is the rule's.
     template <class V>
-    static std::optional<WorkRect> boundedSearch(const std::vector<V>& P, int rows, int cols, int maxSize,
+    static std::optional<WorkRect> boundedSearch(const std::vector<V>& P, int rows, int cols, int maxBox,
                                                  const ExclusionIndex& exclusions, JobControl& job, ProgressSpan span,
                                                  std::size_t round, int k) {
         std::vector<V> S(static_cast<std::size_t>(cols) + 1);
@@ -77,11 +77,11 @@ private:
         int bestTop = -1, bestBottom = -1, bestFirst = 0, bestLast = -1;
         for (int top = 0; top < rows; ++top) {
             job.throwIfCancelled();
-            for (int bottom = top; bottom < rows && bottom - top < maxSize; ++bottom) {
+            for (int bottom = top; bottom < rows && bottom - top < maxBox; ++bottom) {
                 boundedRowPrefix(P.data() + static_cast<std::size_t>(top) * cols,
                                  P.data() + static_cast<std::size_t>(bottom + 1) * cols, 1, cols, S.data());
                 for (int last = 0; last < cols; ++last)
-                    for (int first = last; first >= 0 && last - first < maxSize; --first) {
+                    for (int first = last; first >= 0 && last - first < maxBox; --first) {
                         if (exclusions.blocked(top, bottom, first)) break;
                         const V sum = S[last + 1] - S[first];
                         if (sum > bestSum) {

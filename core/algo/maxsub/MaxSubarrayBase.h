@@ -86,7 +86,7 @@ StripBest<V> scanStrip(const V* pt, const V* pb, std::ptrdiff_t stride, int cols
     return best;
 }
 
-// ---- The bounded search (--max-size P > 0): rectangles with both sides <= P ----------------------------
+// ---- The bounded search (--max-box P > 0): rectangles with both sides <= P ----------------------------
 // A strip top..bottom (bottom - top < P) has column sums s[c] = pb[c] - pt[c] (the prefix rows, as above)
 // and the row prefix S[0] = 0, S[c + 1] = S[c] + s[c], over EVERY column, blocked ones included (their
 // cells keep the values the prefix rows hold). A segment first..last (last - first < P, no blocked column)

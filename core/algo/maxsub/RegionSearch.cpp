@@ -86,10 +86,10 @@ double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params
     const double w = roi ? params.roi.width : image.width(), h = roi ? params.roi.height : image.height();
     const double rows = std::min(w, h), cols = std::max(w, h);
     const double rounds = params.mode == BrightestMode::Overlap ? 1.5 : std::max(1, params.k);
-    if (params.mode == BrightestMode::Disjoint && params.maxSize > 0 && params.maxSize < cols) {
+    if (params.mode == BrightestMode::Disjoint && params.maxBox > 0 && params.maxBox < cols) {
         // The bounded search: rows x P strips of cols steps each (a scalar deque scan, ~1e9 steps/s a thread
         // taken), the rounds after the first only the strips the removed rectangle meets (fast K).
-        const double strips = rows * std::min<double>(params.maxSize, rows);
+        const double strips = rows * std::min<double>(params.maxBox, rows);
         return strips * cols * 2.0 / (1e9 * cpuThreadCount()) * 1e3 + 0.3;
     }
     return rows * (rows + 1) / 2 * cols * rounds / (4e9 * cpuThreadCount()) * 1e3 + 0.3;
@@ -106,6 +106,7 @@ void validateBrightestParams(const BrightestParams& params) {
         throw UsageError("the minimum SNR must be a finite number >= 0 (got " + shortNumber(params.minSnr) + ")");
     if (params.minArea < 0) throw UsageError("the minimum area must be >= 0 (got " + std::to_string(params.minArea) + ")");
     if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
+    if (params.maxBox < 0) throw UsageError("the search bound must be >= 0 (got " + std::to_string(params.maxBox) + ")");
     if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
 }
 
