@@ -5,6 +5,8 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <bit>
+#include <memory>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -39,15 +41,27 @@ std::optional<double> saturationOf(const Image& image) {
     });
 }
 
+template <class T>
+struct PlainTables;
+
+
+// The sample types the shared tables serve: integers of at most 32 bits and float (int64 and double samples,
+// whose scan sums round in double, are always scanned).
+template <class T>
+constexpr bool kHasTables = (std::is_integral_v<T> && sizeof(T) <= 4) || std::is_same_v<T, float>;
+
 // The figures without a background model and without blanks: the background is the constant pivot and the
 // RMS 0, so every sum splits into sums of the samples (integers summed exactly) and counts, in loops the
 // compiler vectorises. A row of a floating-point image whose sums are not finite (NaN or infinite samples)
-// is measured again pixel by pixel, skipping those samples as the general pass does.
+// is measured again pixel by pixel, skipping those samples as the general pass does. With `tables` (many
+// regions, measureRegions) each row's sums come from prefix sums instead, which are proven to give the same
+// numbers (PlainTables).
 template <class T>
 struct PlainMeasure {
     const T* p;
     int W;
     double pivot;
+    const PlainTables<T>* tables = nullptr;
     // Exact integer sums for samples of at most 32 bits (a row's sum fits int64), double otherwise.
     static constexpr bool kSmallInteger = std::is_integral_v<T> && sizeof(T) <= 4;
     using Sum = std::conditional_t<kSmallInteger, std::int64_t, double>;
@@ -58,51 +72,129 @@ struct PlainMeasure {
         double flux = 0.0;
         double peak = -std::numeric_limits<double>::infinity();
         double maxValue = -std::numeric_limits<double>::infinity(); // the sample at the peak
-        int peakX = 0, peakY = 0;
+        T peakSample{};                                             // the same, as stored
+        int peakY = 0;                                              // its column: peakColumn()
         std::int64_t count = 0; // finite samples
         bool nonFinite = false;
     };
 
+    // One row's part of a region: the sum and number of its finite samples, their maximum (the first of
+    // equal ones, as `v > m ? v : m` from the left keeps it), whether a sample was not finite, and whether any
+    // was.
+    struct RowPart {
+        Sum s = 0;
+        std::int64_t n = 0;
+        T m{};
+        bool nonFinite = false;
+        bool any = true;
+    };
+    RowPart scanRow(int y, int x0, int x1) const {
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        RowPart r;
+        if constexpr (std::is_same_v<T, float>)
+            if (fastFloatRow(row, x0, x1, r)) return r;
+        Sum s = 0;
+        T m = row[x0];
+        for (int x = x0; x < x1; ++x) {
+            s += static_cast<Sum>(row[x]);
+            m = row[x] > m ? row[x] : m;
+        }
+        std::int64_t n = x1 - x0;
+        if constexpr (!kSmallInteger) {
+            if (!std::isfinite(static_cast<double>(s)) || !std::isfinite(static_cast<double>(m))) {
+                // NaN or infinite samples: the general pass's rule, one pixel at a time.
+                r.nonFinite = true;
+                s = 0;
+                n = 0;
+                bool any = false;
+                for (int x = x0; x < x1; ++x) {
+                    if (!std::isfinite(static_cast<double>(row[x]))) continue;
+                    s += static_cast<Sum>(row[x]);
+                    m = !any || row[x] > m ? row[x] : m;
+                    any = true;
+                    ++n;
+                }
+                r.any = any;
+            }
+        }
+        r.s = s;
+        r.n = n;
+        r.m = m;
+        return r;
+    }
+
+    // Float rows, in 8 partial sums (vectorised) instead of one chain: only where every sum of the row's
+    // samples is exact in double (exactFloatSums), so that the order does not matter; and not where a sample is
+    // not finite (the scan's pixel-by-pixel rule then). The maximum is the same value (the first of equal ones
+    // is looked for when it is a zero, whose sign the lanes could change). False: scan.
+    static bool fastFloatRow(const float* row, int x0, int x1, RowPart& out) {
+        constexpr int L = 8;
+        double acc[L];
+        float mx[L];
+        std::uint32_t eMax[L], eMin[L];
+        for (int k = 0; k < L; ++k) {
+            acc[k] = 0.0;
+            mx[k] = -std::numeric_limits<float>::infinity();
+            eMax[k] = 0;
+            eMin[k] = 255;
+        }
+        const auto lane = [&](int k, float v) {
+            acc[k] += static_cast<double>(v);
+            mx[k] = v > mx[k] ? v : mx[k];
+            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
+            const std::uint32_t e = (b >> 23) & 0xffu;
+            eMax[k] = std::max(eMax[k], e);
+            eMin[k] = std::min(eMin[k], (b & 0x7fffffffu) ? e : 255u);
+        };
+        int x = x0;
+        for (; x + L <= x1; x += L)
+            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
+        for (int k = 0; x < x1; ++x, ++k) lane(k, row[x]);
+        double s = 0.0;
+        float m = mx[0];
+        std::uint32_t hi = 0, lo = 255;
+        for (int k = 0; k < L; ++k) {
+            s += acc[k];
+            m = mx[k] > m ? mx[k] : m;
+            hi = std::max(hi, eMax[k]);
+            lo = std::min(lo, eMin[k]);
+        }
+        if (!std::isfinite(s) || !exactFloatSums(x1 - x0, hi, lo, 0)) return false;
+        if (m == 0.0f) { // the scan's zero: the first of the row's zeros
+            m = row[x0];
+            for (int i = x0; i < x1; ++i) m = row[i] > m ? row[i] : m;
+        }
+        out.s = s;
+        out.n = x1 - x0;
+        out.m = m;
+        out.nonFinite = false;
+        out.any = true;
+        return true;
+    }
+
     // Rows y0..y1-1, columns x0..x1-1.
     void region(int x0, int x1, int y0, int y1, Region& out) const {
         for (int y = y0; y < y1; ++y) {
-            const T* row = p + static_cast<std::size_t>(y) * W;
-            Sum s = 0;
-            T m = row[x0];
-            for (int x = x0; x < x1; ++x) {
-                s += static_cast<Sum>(row[x]);
-                m = row[x] > m ? row[x] : m;
-            }
-            std::int64_t n = x1 - x0;
-            if constexpr (!kSmallInteger) {
-                if (!std::isfinite(static_cast<double>(s)) || !std::isfinite(static_cast<double>(m))) {
-                    // NaN or infinite samples: the general pass's rule, one pixel at a time.
-                    out.nonFinite = true;
-                    s = 0;
-                    n = 0;
-                    bool any = false;
-                    for (int x = x0; x < x1; ++x) {
-                        if (!std::isfinite(static_cast<double>(row[x]))) continue;
-                        s += static_cast<Sum>(row[x]);
-                        m = !any || row[x] > m ? row[x] : m;
-                        any = true;
-                        ++n;
-                    }
-                    if (!any) continue;
-                }
-            }
-            out.flux += static_cast<double>(s) - static_cast<double>(n) * pivot;
-            out.count += n;
-            const double d = static_cast<double>(m) - pivot;
+            const RowPart r = tables ? tables->regionRow(y, x0, x1) : scanRow(y, x0, x1);
+            out.nonFinite = out.nonFinite || r.nonFinite;
+            if (!r.any) continue;
+            out.flux += static_cast<double>(r.s) - static_cast<double>(r.n) * pivot;
+            out.count += r.n;
+            const double d = static_cast<double>(r.m) - pivot;
             if (d > out.peak) {
-                int x = x0;
-                while (!(row[x] == m)) ++x;
                 out.peak = d;
-                out.maxValue = static_cast<double>(m);
-                out.peakX = x;
+                out.maxValue = static_cast<double>(r.m);
+                out.peakSample = r.m;
                 out.peakY = y;
             }
         }
+    }
+    // The peak's column: the first in the row holding the peak's sample.
+    int peakColumn(int x0, int y, T m) const {
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        int x = x0;
+        while (!(row[x] == m)) ++x;
+        return x;
     }
 
     // v > pivot; for integer samples v > floor(pivot), with floor(pivot) clamped to [lowest - 1, max] of the
@@ -121,57 +213,391 @@ struct PlainMeasure {
         else return static_cast<double>(v) > pivot;
     }
 
+    // One row's centroid sums over the samples v > pivot (finite ones): of v, of x * v, their number and the
+    // sum of their x.
+    struct RowMoments {
+        Sum sv = 0;
+        XSum sxv = 0;
+        std::int64_t count = 0, sx = 0;
+    };
+    RowMoments scanMoments(int y, int x0, int x1) const {
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        if constexpr (std::is_same_v<T, float>) {
+            RowMoments r;
+            if (fastFloatMoments(row, x0, x1, r)) return r;
+        }
+        Sum sv = 0;
+        XSum sxv = 0;
+        std::int64_t count = 0, sx = 0;
+        if constexpr (kSmallInteger) {
+            // Branch-free (masks).
+            for (int x = x0; x < x1; ++x) {
+                const std::int64_t v = static_cast<std::int64_t>(row[x]);
+                const std::int64_t mask = -static_cast<std::int64_t>(v > limit);
+                sv += v & mask;
+                sxv += static_cast<XSum>(x) * static_cast<XSum>(v & mask);
+                count -= mask;
+                sx += x & mask;
+            }
+        } else {
+            for (int x = x0; x < x1; ++x) {
+                const bool in = above(row[x]);
+                sv += in ? static_cast<Sum>(row[x]) : Sum(0);
+                sxv += in ? static_cast<XSum>(x) * static_cast<XSum>(row[x]) : XSum(0);
+                count += in;
+                sx += in ? x : 0;
+            }
+        }
+        if constexpr (!kSmallInteger) {
+            if (!std::isfinite(static_cast<double>(sv)) || !std::isfinite(static_cast<double>(sxv))) {
+                sv = 0;
+                sxv = 0;
+                count = sx = 0;
+                for (int x = x0; x < x1; ++x) {
+                    const double v = static_cast<double>(row[x]);
+                    if (!(v > pivot) || !std::isfinite(v)) continue;
+                    sv += row[x];
+                    sxv += static_cast<double>(x) * v;
+                    ++count;
+                    sx += x;
+                }
+            }
+        }
+        return {sv, sxv, count, sx};
+    }
+
+    // The same sums over the finite samples above the pivot in 8 partial sums, where exactFloatSums proves
+    // every sum of the row exact (which is also what the scan gives when it drops an infinite sample).
+    bool fastFloatMoments(const float* row, int x0, int x1, RowMoments& out) const {
+        constexpr int L = 8;
+        double sv[L], sxv[L];
+        std::int64_t count[L], sx[L];
+        std::uint32_t eMax[L], eMin[L];
+        for (int k = 0; k < L; ++k) {
+            sv[k] = sxv[k] = 0.0;
+            count[k] = sx[k] = 0;
+            eMax[k] = 0;
+            eMin[k] = 255;
+        }
+        const double pv = pivot;
+        const auto lane = [&](int k, int x, float v) {
+            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
+            const std::uint32_t e = (b >> 23) & 0xffu;
+            const bool in = static_cast<double>(v) > pv && e != 0xffu; // above the pivot and finite
+            sv[k] += in ? static_cast<double>(v) : 0.0;
+            sxv[k] += in ? static_cast<double>(x) * static_cast<double>(v) : 0.0;
+            count[k] += in;
+            sx[k] += in ? x : 0;
+            eMax[k] = std::max(eMax[k], in ? e : 0u);
+            eMin[k] = std::min(eMin[k], in && (b & 0x7fffffffu) ? e : 255u);
+        };
+        int x = x0;
+        for (; x + L <= x1; x += L)
+            for (int k = 0; k < L; ++k) lane(k, x + k, row[x + k]);
+        for (int k = 0; x < x1; ++x, ++k) lane(k, x, row[x]);
+        std::uint32_t hi = 0, lo = 255;
+        RowMoments r;
+        for (int k = 0; k < L; ++k) {
+            r.sv += sv[k];
+            r.sxv += sxv[k];
+            r.count += count[k];
+            r.sx += sx[k];
+            hi = std::max(hi, eMax[k]);
+            lo = std::min(lo, eMin[k]);
+        }
+        int xBits = 0;
+        while ((std::int64_t{1} << xBits) < x1) ++xBits;
+        if (!exactFloatSums(x1 - x0, hi, lo, xBits)) return false;
+        out = r;
+        return true;
+    }
+
     struct Moments {
         double w = 0.0, wx = 0.0, wy = 0.0;
     };
     // Weights v - pivot where v > pivot (the general pass's rule with the RMS 0).
     void moments(int x0, int x1, int y0, int y1, Moments& out) const {
+        const bool fromTables = tables && tables->hasMoments();
         for (int y = y0; y < y1; ++y) {
-            const T* row = p + static_cast<std::size_t>(y) * W;
-            Sum sv = 0;
-            XSum sxv = 0;
-            std::int64_t count = 0, sx = 0;
-            if constexpr (kSmallInteger) {
-                // Branch-free (masks).
-                for (int x = x0; x < x1; ++x) {
-                    const std::int64_t v = static_cast<std::int64_t>(row[x]);
-                    const std::int64_t mask = -static_cast<std::int64_t>(v > limit);
-                    sv += v & mask;
-                    sxv += static_cast<XSum>(x) * static_cast<XSum>(v & mask);
-                    count -= mask;
-                    sx += x & mask;
-                }
-            } else {
-                for (int x = x0; x < x1; ++x) {
-                    const bool in = above(row[x]);
-                    sv += in ? static_cast<Sum>(row[x]) : Sum(0);
-                    sxv += in ? static_cast<XSum>(x) * static_cast<XSum>(row[x]) : XSum(0);
-                    count += in;
-                    sx += in ? x : 0;
-                }
-            }
-            if constexpr (!kSmallInteger) {
-                if (!std::isfinite(static_cast<double>(sv)) || !std::isfinite(static_cast<double>(sxv))) {
-                    sv = 0;
-                    sxv = 0;
-                    count = sx = 0;
-                    for (int x = x0; x < x1; ++x) {
-                        const double v = static_cast<double>(row[x]);
-                        if (!(v > pivot) || !std::isfinite(v)) continue;
-                        sv += row[x];
-                        sxv += static_cast<double>(x) * v;
-                        ++count;
-                        sx += x;
-                    }
-                }
-            }
-            const double w = static_cast<double>(sv) - static_cast<double>(count) * pivot;
+            const RowMoments r = fromTables ? tables->momentsRow(y, x0, x1) : scanMoments(y, x0, x1);
+            const double w = static_cast<double>(r.sv) - static_cast<double>(r.count) * pivot;
             out.w += w;
-            out.wx += static_cast<double>(sxv) - pivot * static_cast<double>(sx);
+            out.wx += static_cast<double>(r.sxv) - pivot * static_cast<double>(r.sx);
             out.wy += w * y;
         }
     }
 };
+
+// Shared passes of many regions over one image, without a background model and without blanks (kmax's K
+// overlapping rectangles are near copies of each other, and each one scanned cost O(area)): per row, prefix
+// sums of the finite samples (and, for floats, counts of the others), a sparse table of maxima over blocks
+// of 8 samples, and prefix sums of the centroid's sums over the samples above the pivot. A region then costs
+// O(rows). The numbers are the scan's, bit for bit:
+// - integer samples: the sums are exact integers either way (the x * v sums of 32-bit samples, which the scan
+//   adds in double, only where max|v| * W * W < 2^53, so those double sums are exact too; else the centroid
+//   sums are scanned);
+// - float samples: every finite sample is a multiple of 2^Emin (its smallest exponent's unit) below 2^Emax,
+//   so any sum of n of them is a multiple of 2^Emin below n 2^Emax, exact in double when n 2^(Emax - Emin) <=
+//   2^53 (x * v: times W more). Then every partial sum of the scan, in its order, is exact, and so is the
+//   difference of two prefix sums: the same double. Where the image's range is too wide there are no tables.
+// - the maxima combine as the scan does (`b > a ? b : a`, left part first), so the first of equal maxima
+//   wins (the sign of a zero included); non-finite samples read -infinity, as the scan skips them.
+} // namespace
+
+struct RegionMeasureTables {
+    virtual ~RegionMeasureTables() = default;
+};
+
+namespace {
+
+template <class T>
+struct PlainTables : RegionMeasureTables {
+    using PM = PlainMeasure<T>;
+    using Sum = typename PM::Sum;
+    static constexpr int kBlock = 8;
+    static constexpr bool kFloat = std::is_floating_point_v<T>;
+    // The x * v prefix sums: exact int64 for integer samples, double for floats.
+    using XPrefix = std::conditional_t<kFloat, double, std::int64_t>;
+
+    const T* p = nullptr;
+    int W = 0, H = 0;
+    std::size_t stride = 0; // W + 1
+    std::vector<Sum> sum;
+    std::vector<std::int32_t> nonFinite; // floats with a non-finite sample only
+    int blocks = 0, levels = 0;
+    std::vector<T> maxima; // level k: H * blocks entries from k * H * blocks
+    bool moments = false;
+    std::vector<Sum> mv;
+    std::vector<XPrefix> mxv;
+    std::vector<std::int32_t> mcount;
+    std::vector<std::int64_t> mx;
+
+    bool hasMoments() const { return moments; }
+
+    static T clean(T v) {
+        if constexpr (kFloat) return std::isfinite(v) ? v : -std::numeric_limits<T>::infinity();
+        else return v;
+    }
+
+    typename PM::RowPart regionRow(int y, int x0, int x1) const {
+        typename PM::RowPart r;
+        const std::size_t o = static_cast<std::size_t>(y) * stride;
+        r.s = sum[o + x1] - sum[o + x0];
+        r.n = x1 - x0;
+        if (!nonFinite.empty()) {
+            const std::int64_t bad = nonFinite[o + x1] - nonFinite[o + x0];
+            r.nonFinite = bad > 0;
+            r.n -= bad;
+            r.any = r.n > 0;
+        }
+        r.m = rowMax(y, x0, x1);
+        return r;
+    }
+
+    T rowMax(int y, int x0, int x1) const {
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        T m = clean(row[x0]);
+        const int b0 = (x0 + kBlock - 1) / kBlock, b1 = x1 / kBlock;
+        if (b0 >= b1) {
+            for (int x = x0 + 1; x < x1; ++x) {
+                const T v = clean(row[x]);
+                m = v > m ? v : m;
+            }
+            return m;
+        }
+        for (int x = x0 + 1; x < b0 * kBlock; ++x) {
+            const T v = clean(row[x]);
+            m = v > m ? v : m;
+        }
+        int k = 0;
+        while ((2 << k) <= b1 - b0) ++k;
+        const T* level = maxima.data() + (static_cast<std::size_t>(k) * H + y) * blocks;
+        const T a = level[b0], b = level[b1 - (1 << k)];
+        const T ab = b > a ? b : a;
+        m = ab > m ? ab : m;
+        for (int x = b1 * kBlock; x < x1; ++x) {
+            const T v = clean(row[x]);
+            m = v > m ? v : m;
+        }
+        return m;
+    }
+
+    typename PM::RowMoments momentsRow(int y, int x0, int x1) const {
+        const std::size_t o = static_cast<std::size_t>(y) * stride;
+        typename PM::RowMoments r;
+        r.sv = mv[o + x1] - mv[o + x0];
+        r.sxv = static_cast<typename PM::XSum>(mxv[o + x1] - mxv[o + x0]);
+        r.count = mcount[o + x1] - mcount[o + x0];
+        r.sx = mx[o + x1] - mx[o + x0];
+        return r;
+    }
+
+    // Bytes the tables of a W x H image take.
+    static double bytesFor(int W, int H) {
+        const double cells = (static_cast<double>(W) + 1) * H;
+        const double blocksPerRow = W / kBlock;
+        double levelCount = 1;
+        while (std::pow(2.0, levelCount) <= blocksPerRow) ++levelCount;
+        return cells * (sizeof(Sum) * 2 + sizeof(XPrefix) + 4 + 8 + (kFloat ? 4 : 0)) +
+               blocksPerRow * H * levelCount * sizeof(T);
+    }
+
+    // Null when the numbers could not be proven to equal the scan's (a float image of too wide a range).
+    static std::unique_ptr<PlainTables> build(const T* p, int W, int H, const PM& plain) {
+        // The range of the samples: for floats the exponents of the finite non-zero ones and whether any is not
+        // finite, for integers max |v|.
+        struct Range {
+            int emin = 1 << 20, emax = -(1 << 20);
+            double maxAbs = 0.0;
+            bool nonFinite = false;
+        };
+        const int threads = threadsForPixels(6.0 * W * H);
+        std::vector<Range> ranges(static_cast<std::size_t>(H));
+        parallelFor(0, static_cast<std::size_t>(H), 16, [&](std::size_t y0, std::size_t y1) {
+            for (std::size_t y = y0; y < y1; ++y) {
+                const T* row = p + y * W;
+                Range r;
+                if constexpr (kFloat) {
+                    int emin = 1 << 20, emax = -(1 << 20);
+                    bool bad = false;
+                    for (int x = 0; x < W; ++x) {
+                        const T v = row[x];
+                        if (!std::isfinite(v)) {
+                            bad = true;
+                            continue;
+                        }
+                        if (v == T(0)) continue;
+                        // frexp's exponent e (|v| in [2^(e-1), 2^e)); -125 for subnormals (above theirs).
+                        const int e = std::max(static_cast<int>((std::bit_cast<std::uint32_t>(v) >> 23) & 0xff), 1) - 126;
+                        emin = std::min(emin, e);
+                        emax = std::max(emax, e);
+                    }
+                    r.emin = emin;
+                    r.emax = emax;
+                    r.nonFinite = bad;
+                } else {
+                    double a = 0.0;
+                    for (int x = 0; x < W; ++x) a = std::max(a, std::fabs(static_cast<double>(row[x])));
+                    r.maxAbs = a;
+                }
+                ranges[y] = r;
+            }
+        }, threads);
+        Range all;
+        for (const Range& r : ranges) {
+            all.emin = std::min(all.emin, r.emin);
+            all.emax = std::max(all.emax, r.emax);
+            all.maxAbs = std::max(all.maxAbs, r.maxAbs);
+            all.nonFinite = all.nonFinite || r.nonFinite;
+        }
+        int wBits = 0; // W <= 2^wBits: a row has at most 2^wBits samples, and x < 2^wBits
+        while ((std::int64_t{1} << wBits) < W) ++wBits;
+        bool momentsExact = true;
+        if constexpr (kFloat) {
+            // Floats have 24 significant bits (subnormals count as the smallest normal exponent): a finite
+            // non-zero v is a multiple of 2^(max(e, -125) - 24) below 2^e (frexp's e).
+            if (all.emax >= all.emin) {
+                const int spread = all.emax - std::max(all.emin, -125) + 24;
+                if (wBits + spread > 53) return nullptr;
+                momentsExact = 2 * wBits + spread <= 53;
+            }
+        } else if constexpr (sizeof(T) == 4) {
+            momentsExact = all.maxAbs * std::ldexp(1.0, 2 * wBits) < std::ldexp(1.0, 53);
+        }
+        auto t = std::make_unique<PlainTables>();
+        t->p = p;
+        t->W = W;
+        t->H = H;
+        t->stride = static_cast<std::size_t>(W) + 1;
+        t->blocks = W / kBlock;
+        t->levels = 0;
+        while (t->blocks > 0 && (1 << t->levels) <= t->blocks) ++t->levels;
+        const std::size_t cells = t->stride * H;
+        t->sum.assign(cells, Sum(0));
+        if (all.nonFinite) t->nonFinite.assign(cells, 0);
+        t->maxima.resize(static_cast<std::size_t>(t->levels) * H * t->blocks);
+        t->moments = momentsExact;
+        if (momentsExact) {
+            t->mv.assign(cells, Sum(0));
+            t->mxv.assign(cells, XPrefix(0));
+            t->mcount.assign(cells, 0);
+            t->mx.assign(cells, 0);
+        }
+        PlainTables& tb = *t;
+        parallelFor(0, static_cast<std::size_t>(H), 16, [&](std::size_t y0, std::size_t y1) {
+            for (std::size_t y = y0; y < y1; ++y) {
+                const T* row = p + y * W;
+                const std::size_t o = y * tb.stride;
+                Sum s = 0;
+                std::int32_t bad = 0;
+                for (int x = 0; x < W; ++x) {
+                    const T v = row[x];
+                    if constexpr (kFloat) {
+                        const bool finite = std::isfinite(v);
+                        s += finite ? static_cast<Sum>(v) : Sum(0);
+                        bad += !finite;
+                        if (!tb.nonFinite.empty()) tb.nonFinite[o + x + 1] = bad;
+                    } else {
+                        s += static_cast<Sum>(v);
+                    }
+                    tb.sum[o + x + 1] = s;
+                }
+                if (tb.moments) {
+                    Sum sv = 0;
+                    XPrefix sxv = 0;
+                    std::int32_t count = 0;
+                    std::int64_t sx = 0;
+                    for (int x = 0; x < W; ++x) {
+                        const T v = row[x];
+                        bool in;
+                        if constexpr (kFloat) in = std::isfinite(v) && plain.above(v);
+                        else in = plain.above(v);
+                        if (in) {
+                            sv += static_cast<Sum>(v);
+                            sxv += static_cast<XPrefix>(x) * static_cast<XPrefix>(v);
+                            ++count;
+                            sx += x;
+                        }
+                        tb.mv[o + x + 1] = sv;
+                        tb.mxv[o + x + 1] = sxv;
+                        tb.mcount[o + x + 1] = count;
+                        tb.mx[o + x + 1] = sx;
+                    }
+                }
+                if (tb.blocks > 0) {
+                    T* level0 = tb.maxima.data() + y * tb.blocks;
+                    for (int b = 0; b < tb.blocks; ++b) {
+                        T m = clean(row[b * kBlock]);
+                        for (int i = 1; i < kBlock; ++i) {
+                            const T v = clean(row[b * kBlock + i]);
+                            m = v > m ? v : m;
+                        }
+                        level0[b] = m;
+                    }
+                    for (int k = 1; k < tb.levels; ++k) {
+                        const T* below = tb.maxima.data() + (static_cast<std::size_t>(k - 1) * H + y) * tb.blocks;
+                        T* level = tb.maxima.data() + (static_cast<std::size_t>(k) * H + y) * tb.blocks;
+                        const int half = 1 << (k - 1);
+                        for (int b = 0; b + 2 * half <= tb.blocks; ++b) {
+                            const T a = below[b], c = below[b + half];
+                            level[b] = c > a ? c : a;
+                        }
+                    }
+                }
+            }
+        }, threads);
+        return t;
+    }
+};
+
+} // namespace
+
+namespace {
+
+// The background where no model was made: the pivot, less the threshold's share (none without a model).
+double measurePivot(const WorkArray& work, const BackgroundMap* model) {
+    return work.pivot - (work.localPivot ? 0.0 : work.threshold * (model ? model->globalRms() : 0.0));
+}
 
 } // namespace
 
@@ -181,7 +607,7 @@ RegionMeasurer::RegionMeasurer(const WorkArray& work)
 void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     const int W = image_.width(), H = image_.height();
     const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
-    const double pivot = work_.pivot - (work_.localPivot ? 0.0 : work_.threshold * (model ? model->globalRms() : 0.0));
+    const double pivot = measurePivot(work_, model);
     const std::uint8_t* blankMask = image_.blankMask().empty() ? nullptr : image_.blankMask().data();
     // Threads as the pass's size warrants (starting one costs as much as ~60 000 pixels of this work).
     const int regionThreads = rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(g.width) * g.height);
@@ -197,16 +623,19 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     // and a large one covers most of the image.
     image_.visit([&](const auto* p) {
         // Rows in fixed chunks, summed in chunk order: the figures do not depend on the thread count.
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         struct Part {
             double flux = 0.0, noise2 = 0.0, sumBack = 0.0, peak = -std::numeric_limits<double>::infinity();
             int peakX = 0, peakY = 0;
+            T peakSample{}; // the plain pass's peak sample (its column found once, for the region's peak)
             bool saturated = false, blank = false;
         };
         const int chunks = (g.height + kRowsPerChunk - 1) / kRowsPerChunk;
         std::vector<Part> parts(static_cast<std::size_t>(std::max(chunks, 0)));
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         PlainMeasure<T> plainPass{p, W, pivot};
         plainPass.setPivot(pivot);
+        if constexpr (kHasTables<T>)
+            if (plain && tables_) plainPass.tables = static_cast<const PlainTables<T>*>(tables_.get());
         if (plain) {
             parallelFor(
                 0, parts.size(), 1,
@@ -219,13 +648,13 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                         part.flux = r.flux;
                         part.sumBack = static_cast<double>(r.count) * pivot;
                         part.peak = r.peak;
-                        part.peakX = r.peakX;
                         part.peakY = r.peakY;
+                        part.peakSample = r.peakSample;
                         part.saturated = saturation_ && std::isfinite(r.peak) && r.maxValue >= *saturation_;
                         part.blank = r.nonFinite;
                     }
                 },
-                regionThreads);
+                plainPass.tables ? 1 : regionThreads);
         } else
         parallelFor(
             0, parts.size(), 1,
@@ -261,6 +690,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                 }
             },
             regionThreads);
+        T peakSample{};
         for (const Part& part : parts) {
             flux += part.flux;
             noise2 += part.noise2;
@@ -269,10 +699,12 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                 peak = part.peak;
                 peakX = part.peakX;
                 peakY = part.peakY;
+                peakSample = part.peakSample;
             }
             saturated = saturated || part.saturated;
             blank = blank || part.blank;
         }
+        if (plain && std::isfinite(peak)) peakX = plainPass.peakColumn(g.x, peakY, peakSample);
         // Blanks, non-finite and excluded pixels on the rectangle's one-pixel border (inside, the search never
         // takes an excluded pixel, and the pass above saw the blanks).
         const auto outside = [&](int x, int y) {
@@ -328,7 +760,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
                             moments[c] = {m.w, m.wx, m.wy};
                         }
                     },
-                    rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
+                    plainPass.tables ? 1 : rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
             } else
             parallelFor(
                 0, moments.size(), 1,
@@ -388,9 +820,39 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     if (blank) g.flags |= kRegionFlagBlank;
 }
 
+bool RegionMeasurer::shareAmong(const std::vector<BrightestRegion>& regions) {
+    tables_.reset();
+    const bool model = work_.background && !work_.background->empty();
+    if (model || image_.hasBlanks() || regions.empty()) return false;
+    const int W = image_.width(), H = image_.height();
+    // The scan reads each rectangle and up to two centroid windows (about twice the larger side, clipped).
+    double scanned = 0.0;
+    for (const BrightestRegion& g : regions) {
+        const double side = 2.0 * std::max(2, (std::max(g.width, g.height) + 1) / 2) + 1.0;
+        scanned += static_cast<double>(g.width) * g.height + 2.0 * std::min<double>(side, W) * std::min<double>(side, H);
+    }
+    const double pixels = static_cast<double>(W) * H;
+    // The tables cost about 4 passes over the image; memory at most 1 GiB.
+    if (scanned < 6.0 * pixels) return false;
+    const double pivot = measurePivot(work_, nullptr);
+    return image_.visit([&](const auto* p) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (kHasTables<T>) {
+            if (PlainTables<T>::bytesFor(W, H) > 1024.0 * 1024.0 * 1024.0) return false;
+            PlainMeasure<T> plain{p, W, pivot};
+            plain.setPivot(pivot);
+            tables_ = PlainTables<T>::build(p, W, H, plain);
+            return tables_ != nullptr;
+        } else {
+            return false;
+        }
+    });
+}
+
 void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions) {
     if (!work.image) return;
-    const RegionMeasurer m(work);
+    RegionMeasurer m(work);
+    m.shareAmong(regions);
     // Many regions: one per task, each on one thread; a few: one after the other, each over every core.
     if (regions.size() >= static_cast<std::size_t>(cpuThreadCount())) {
         parallelFor(0, regions.size(), 1, [&](std::size_t begin, std::size_t end) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <functional>
 #include <type_traits>
 #include <cmath>
@@ -271,6 +272,69 @@ double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const s
     return candidates[rank];
 }
 
+// A row's count, sum, minimum and maximum (all its samples), when every sum of them is exact in double: 32-bit
+// integers (summed in int64) and float rows whose exponents span little enough (exactFloatSums); false
+// otherwise (a float row with a non-finite sample included).
+template <class T>
+bool fastRowStats(const T* row, int width, std::size_t& count, long double& sum, double& min, double& max) {
+    constexpr int L = 8;
+    T mn[L], mx[L];
+    for (int k = 0; k < L; ++k) mn[k] = mx[k] = row[0];
+    if constexpr (std::is_integral_v<T>) {
+        std::int64_t s[L] = {};
+        const auto lane = [&](int k, T v) {
+            s[k] += v;
+            mn[k] = v < mn[k] ? v : mn[k];
+            mx[k] = v > mx[k] ? v : mx[k];
+        };
+        int x = 0;
+        for (; x + L <= width; x += L)
+            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
+        for (int k = 0; x < width; ++x, ++k) lane(k, row[x]);
+        std::int64_t total = 0;
+        for (int k = 0; k < L; ++k) total += s[k];
+        sum = static_cast<long double>(total);
+    } else {
+        double s[L] = {};
+        std::uint32_t eMax[L], eMin[L];
+        for (int k = 0; k < L; ++k) {
+            eMax[k] = 0;
+            eMin[k] = 255;
+        }
+        const auto lane = [&](int k, float v) {
+            s[k] += static_cast<double>(v);
+            mn[k] = v < mn[k] ? v : mn[k];
+            mx[k] = v > mx[k] ? v : mx[k];
+            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
+            const std::uint32_t e = (b >> 23) & 0xffu;
+            eMax[k] = std::max(eMax[k], e);
+            eMin[k] = std::min(eMin[k], (b & 0x7fffffffu) ? e : 255u);
+        };
+        int x = 0;
+        for (; x + L <= width; x += L)
+            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
+        for (int k = 0; x < width; ++x, ++k) lane(k, row[x]);
+        double total = 0.0;
+        std::uint32_t hi = 0, lo = 255;
+        for (int k = 0; k < L; ++k) {
+            total += s[k];
+            hi = std::max(hi, eMax[k]);
+            lo = std::min(lo, eMin[k]);
+        }
+        if (!std::isfinite(total) || !exactFloatSums(width, hi, lo, 0)) return false;
+        sum = static_cast<long double>(total);
+    }
+    T lo = mn[0], hi = mx[0];
+    for (int k = 1; k < L; ++k) {
+        lo = mn[k] < lo ? mn[k] : lo;
+        hi = mx[k] > hi ? mx[k] : hi;
+    }
+    count = static_cast<std::size_t>(width);
+    min = static_cast<double>(lo);
+    max = static_cast<double>(hi);
+    return true;
+}
+
 template <class T>
 IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
                            const PivotSpec& spec) {
@@ -285,6 +349,11 @@ IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi,
         for (std::size_t y = b; y < e; ++y) {
             const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
             const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + y * roi.width;
+            if constexpr (std::is_same_v<T, float> || (std::is_integral_v<T> && sizeof(T) == 4)) {
+                // Without a mask: the row's sum in 8 partial sums (vectorised) where it is exact in any order,
+                // hence equal to the long double chain's (exact too: 64 significant bits).
+                if (!m && fastRowStats(row, roi.width, rows[y].count, rows[y].sum, rows[y].min, rows[y].max)) continue;
+            }
             // Locals, not the row's record: an 80-bit long double kept in memory stalls every addition.
             std::size_t count = 0;
             long double sum = 0.0L;

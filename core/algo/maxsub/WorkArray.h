@@ -69,6 +69,18 @@ struct WorkArray {
     bool fitsInt32() const;
 };
 
+// Whether every sum of n finite float samples (times integers below 2^extraBits) is exact in double, in any
+// order: with biased exponents in [lo, hi] (of the non-zero samples; lo 255: all zero) each is a multiple of
+// 2^(max(lo, 1) - 150) below 2^(hi - 126), so a sum is a multiple of the first below n 2^(hi - 126 + extraBits):
+// exact when that spans at most 53 bits. Lets float sums be added in any order (vectorised) and still equal
+// the one chain's, bit for bit.
+inline bool exactFloatSums(std::int64_t n, std::uint32_t hi, std::uint32_t lo, int extraBits) {
+    if (lo == 255) return true;
+    int nBits = 0;
+    while ((std::int64_t{1} << nBits) < n) ++nBits;
+    return nBits + extraBits + static_cast<int>(hi) - static_cast<int>(lo < 1 ? 1u : lo) + 24 <= 53;
+}
+
 // Every rectangle sum of a (and every partial sum a backend forms) must stay finite. In double mode the
 // bound is maxAbs * includedCount; beyond 1e300 this throws: UsageError when a numeric pivot is what
 // makes a large (the message names the largest |pivot| the image allows), InputError when the image's
