@@ -8,6 +8,7 @@
 #include <bit>
 #include <memory>
 #include <charconv>
+#include <immintrin.h>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -43,6 +44,89 @@ std::optional<double> saturationOf(const Image& image) {
 
 template <class T>
 struct PlainTables;
+
+// The centroid sums of a float row over its finite samples above the pivot (v, x * v, their number and the sum
+// of their x; the last two exact in double), in partial sums, and the exponent range of all its finite
+// non-zero samples (lo 255: none), for exactFloatSums.
+struct FloatMoments {
+    double sv = 0.0, sxv = 0.0, count = 0.0, sx = 0.0;
+    std::uint32_t hi = 0, lo = 255;
+};
+
+void floatMomentsTail(const float* row, int x, int x1, double pivot, FloatMoments& f) {
+    for (; x < x1; ++x) {
+        const float v = row[x];
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(v), e = (b >> 23) & 0xffu;
+        const bool finite = e != 0xffu;
+        const bool in = static_cast<double>(v) > pivot && finite;
+        f.sv += in ? static_cast<double>(v) : 0.0;
+        f.sxv += in ? static_cast<double>(x) * static_cast<double>(v) : 0.0;
+        f.count += in ? 1.0 : 0.0;
+        f.sx += in ? static_cast<double>(x) : 0.0;
+        f.hi = std::max(f.hi, finite ? e : 0u);
+        f.lo = std::min(f.lo, finite && (b & 0x7fffffffu) ? e : 255u);
+    }
+}
+
+__attribute__((target("avx2"))) void floatMomentsAvx2(const float* row, int x0, int x1, double pivot, FloatMoments& f) {
+    __m256d sv0 = _mm256_setzero_pd(), sv1 = sv0, sxv0 = sv0, sxv1 = sv0, c0 = sv0, c1 = sv0, sx0 = sv0, sx1 = sv0;
+    __m256i eMax = _mm256_setzero_si256(), eMin = _mm256_set1_epi32(255);
+    const __m256i expMask = _mm256_set1_epi32(0xff), absMask = _mm256_set1_epi32(0x7fffffff), none = _mm256_set1_epi32(255);
+    const __m256d pv = _mm256_set1_pd(pivot), inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+    const __m256d one = _mm256_set1_pd(1.0), four = _mm256_set1_pd(4.0), eight = _mm256_set1_pd(8.0);
+    __m256d xa = _mm256_setr_pd(x0, x0 + 1.0, x0 + 2.0, x0 + 3.0);
+    __m256d xb = _mm256_add_pd(xa, four);
+    int x = x0;
+    for (; x + 8 <= x1; x += 8) {
+        const __m256 v = _mm256_loadu_ps(row + x);
+        const __m256i bits = _mm256_castps_si256(v);
+        const __m256i e = _mm256_and_si256(_mm256_srli_epi32(bits, 23), expMask);
+        const __m256i bad = _mm256_cmpeq_epi32(e, expMask);
+        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(bits, absMask), _mm256_setzero_si256());
+        eMax = _mm256_max_epu32(eMax, _mm256_andnot_si256(bad, e));
+        eMin = _mm256_min_epu32(eMin, _mm256_blendv_epi8(e, none, _mm256_or_si256(zero, bad)));
+        const __m256d va = _mm256_cvtps_pd(_mm256_castps256_ps128(v)), vb = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+        const __m256d ma = _mm256_and_pd(_mm256_cmp_pd(va, pv, _CMP_GT_OQ), _mm256_cmp_pd(va, inf, _CMP_LT_OQ));
+        const __m256d mb = _mm256_and_pd(_mm256_cmp_pd(vb, pv, _CMP_GT_OQ), _mm256_cmp_pd(vb, inf, _CMP_LT_OQ));
+        sv0 = _mm256_add_pd(sv0, _mm256_and_pd(ma, va));
+        sv1 = _mm256_add_pd(sv1, _mm256_and_pd(mb, vb));
+        sxv0 = _mm256_add_pd(sxv0, _mm256_and_pd(ma, _mm256_mul_pd(xa, va)));
+        sxv1 = _mm256_add_pd(sxv1, _mm256_and_pd(mb, _mm256_mul_pd(xb, vb)));
+        c0 = _mm256_add_pd(c0, _mm256_and_pd(ma, one));
+        c1 = _mm256_add_pd(c1, _mm256_and_pd(mb, one));
+        sx0 = _mm256_add_pd(sx0, _mm256_and_pd(ma, xa));
+        sx1 = _mm256_add_pd(sx1, _mm256_and_pd(mb, xb));
+        xa = _mm256_add_pd(xa, eight);
+        xb = _mm256_add_pd(xb, eight);
+    }
+    alignas(32) double a[4][8];
+    _mm256_store_pd(a[0], sv0);
+    _mm256_store_pd(a[0] + 4, sv1);
+    _mm256_store_pd(a[1], sxv0);
+    _mm256_store_pd(a[1] + 4, sxv1);
+    _mm256_store_pd(a[2], c0);
+    _mm256_store_pd(a[2] + 4, c1);
+    _mm256_store_pd(a[3], sx0);
+    _mm256_store_pd(a[3] + 4, sx1);
+    alignas(32) std::uint32_t his[8], los[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(his), eMax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(los), eMin);
+    for (int k = 0; k < 8; ++k) {
+        f.sv += a[0][k];
+        f.sxv += a[1][k];
+        f.count += a[2][k];
+        f.sx += a[3][k];
+        f.hi = std::max(f.hi, his[k]);
+        f.lo = std::min(f.lo, los[k]);
+    }
+    floatMomentsTail(row, x, x1, pivot, f);
+}
+
+void floatMoments(const float* row, int x0, int x1, double pivot, FloatMoments& f) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) floatMomentsAvx2(row, x0, x1, pivot, f);
+    else floatMomentsTail(row, x0, x1, pivot, f);
+}
 
 
 // The sample types the shared tables serve: integers of at most 32 bits and float (int64 and double samples,
@@ -128,43 +212,14 @@ struct PlainMeasure {
     // not finite (the scan's pixel-by-pixel rule then). The maximum is the same value (the first of equal ones
     // is looked for when it is a zero, whose sign the lanes could change). False: scan.
     static bool fastFloatRow(const float* row, int x0, int x1, RowPart& out) {
-        constexpr int L = 8;
-        double acc[L];
-        float mx[L];
-        std::uint32_t eMax[L], eMin[L];
-        for (int k = 0; k < L; ++k) {
-            acc[k] = 0.0;
-            mx[k] = -std::numeric_limits<float>::infinity();
-            eMax[k] = 0;
-            eMin[k] = 255;
-        }
-        const auto lane = [&](int k, float v) {
-            acc[k] += static_cast<double>(v);
-            mx[k] = v > mx[k] ? v : mx[k];
-            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
-            const std::uint32_t e = (b >> 23) & 0xffu;
-            eMax[k] = std::max(eMax[k], e);
-            eMin[k] = std::min(eMin[k], (b & 0x7fffffffu) ? e : 255u);
-        };
-        int x = x0;
-        for (; x + L <= x1; x += L)
-            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
-        for (int k = 0; x < x1; ++x, ++k) lane(k, row[x]);
-        double s = 0.0;
-        float m = mx[0];
-        std::uint32_t hi = 0, lo = 255;
-        for (int k = 0; k < L; ++k) {
-            s += acc[k];
-            m = mx[k] > m ? mx[k] : m;
-            hi = std::max(hi, eMax[k]);
-            lo = std::min(lo, eMin[k]);
-        }
-        if (!std::isfinite(s) || !exactFloatSums(x1 - x0, hi, lo, 0)) return false;
+        const FloatRowStats f = floatRowStats(row + x0, x1 - x0);
+        if (!f.exact(x1 - x0)) return false;
+        float m = f.max;
         if (m == 0.0f) { // the scan's zero: the first of the row's zeros
             m = row[x0];
             for (int i = x0; i < x1; ++i) m = row[i] > m ? row[i] : m;
         }
-        out.s = s;
+        out.s = f.sum;
         out.n = x1 - x0;
         out.m = m;
         out.nonFinite = false;
@@ -269,46 +324,15 @@ struct PlainMeasure {
     // The same sums over the finite samples above the pivot in 8 partial sums, where exactFloatSums proves
     // every sum of the row exact (which is also what the scan gives when it drops an infinite sample).
     bool fastFloatMoments(const float* row, int x0, int x1, RowMoments& out) const {
-        constexpr int L = 8;
-        double sv[L], sxv[L];
-        std::int64_t count[L], sx[L];
-        std::uint32_t eMax[L], eMin[L];
-        for (int k = 0; k < L; ++k) {
-            sv[k] = sxv[k] = 0.0;
-            count[k] = sx[k] = 0;
-            eMax[k] = 0;
-            eMin[k] = 255;
-        }
-        const double pv = pivot;
-        const auto lane = [&](int k, int x, float v) {
-            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
-            const std::uint32_t e = (b >> 23) & 0xffu;
-            const bool in = static_cast<double>(v) > pv && e != 0xffu; // above the pivot and finite
-            sv[k] += in ? static_cast<double>(v) : 0.0;
-            sxv[k] += in ? static_cast<double>(x) * static_cast<double>(v) : 0.0;
-            count[k] += in;
-            sx[k] += in ? x : 0;
-            eMax[k] = std::max(eMax[k], in ? e : 0u);
-            eMin[k] = std::min(eMin[k], in && (b & 0x7fffffffu) ? e : 255u);
-        };
-        int x = x0;
-        for (; x + L <= x1; x += L)
-            for (int k = 0; k < L; ++k) lane(k, x + k, row[x + k]);
-        for (int k = 0; x < x1; ++x, ++k) lane(k, x, row[x]);
-        std::uint32_t hi = 0, lo = 255;
-        RowMoments r;
-        for (int k = 0; k < L; ++k) {
-            r.sv += sv[k];
-            r.sxv += sxv[k];
-            r.count += count[k];
-            r.sx += sx[k];
-            hi = std::max(hi, eMax[k]);
-            lo = std::min(lo, eMin[k]);
-        }
+        FloatMoments f;
+        floatMoments(row, x0, x1, pivot, f);
         int xBits = 0;
         while ((std::int64_t{1} << xBits) < x1) ++xBits;
-        if (!exactFloatSums(x1 - x0, hi, lo, xBits)) return false;
-        out = r;
+        if (!exactFloatSums(x1 - x0, f.hi, f.lo, xBits)) return false;
+        out.sv = f.sv;
+        out.sxv = f.sxv;
+        out.count = static_cast<std::int64_t>(f.count);
+        out.sx = static_cast<std::int64_t>(f.sx);
         return true;
     }
 
@@ -330,16 +354,17 @@ struct PlainMeasure {
 
 // Shared passes of many regions over one image, without a background model and without blanks (kmax's K
 // overlapping rectangles are near copies of each other, and each one scanned cost O(area)): per row, prefix
-// sums of the finite samples (and, for floats, counts of the others), a sparse table of maxima over blocks
-// of 8 samples, and prefix sums of the centroid's sums over the samples above the pivot. A region then costs
-// O(rows). The numbers are the scan's, bit for bit:
+// sums over blocks of 8 samples of the finite samples (and, for floats, counts of the others) and of the
+// centroid's sums over the samples above the pivot, and a sparse table of the blocks' maxima; a row's part is
+// its whole blocks from those plus at most 14 samples at its ends. A region then costs O(rows). The numbers are
+// the scan's, bit for bit:
 // - integer samples: the sums are exact integers either way (the x * v sums of 32-bit samples, which the scan
 //   adds in double, only where max|v| * W * W < 2^53, so those double sums are exact too; else the centroid
 //   sums are scanned);
 // - float samples: every finite sample is a multiple of 2^Emin (its smallest exponent's unit) below 2^Emax,
 //   so any sum of n of them is a multiple of 2^Emin below n 2^Emax, exact in double when n 2^(Emax - Emin) <=
-//   2^53 (x * v: times W more). Then every partial sum of the scan, in its order, is exact, and so is the
-//   difference of two prefix sums: the same double. Where the image's range is too wide there are no tables.
+//   2^53 (x * v: times W more). Then every partial sum of the scan, in its order, is exact, and so is every
+//   sum of the tables' pieces: the same double. Where the image's range is too wide there are no tables.
 // - the maxima combine as the scan does (`b > a ? b : a`, left part first), so the first of equal maxima
 //   wins (the sign of a zero included); non-finite samples read -infinity, as the scan skips them.
 } // namespace
@@ -356,21 +381,27 @@ struct PlainTables : RegionMeasureTables {
     using Sum = typename PM::Sum;
     static constexpr int kBlock = 8;
     static constexpr bool kFloat = std::is_floating_point_v<T>;
-    // The x * v prefix sums: exact int64 for integer samples, double for floats.
+    // The x * v sums: exact int64 for integer samples, double for floats.
     using XPrefix = std::conditional_t<kFloat, double, std::int64_t>;
 
+    // Prefix sums over whole blocks of kBlock samples: entry b of a row sums its blocks 0..b-1.
+    struct Prefix {
+        Sum s = 0;           // finite samples
+        std::int32_t bad = 0; // non-finite samples (floats)
+        std::int32_t count = 0; // samples above the pivot (finite)
+        Sum sv = 0;
+        XPrefix sxv = 0;
+        std::int64_t sx = 0;
+    };
+
     const T* p = nullptr;
+    PM plain{nullptr, 0, 0.0}; // the pivot of the centroid sums
     int W = 0, H = 0;
-    std::size_t stride = 0; // W + 1
-    std::vector<Sum> sum;
-    std::vector<std::int32_t> nonFinite; // floats with a non-finite sample only
     int blocks = 0, levels = 0;
-    std::vector<T> maxima; // level k: H * blocks entries from k * H * blocks
+    std::size_t stride = 0; // blocks + 1
+    std::unique_ptr<Prefix[]> prefix;
+    std::unique_ptr<T[]> maxima; // level k: H * blocks entries from k * H * blocks
     bool moments = false;
-    std::vector<Sum> mv;
-    std::vector<XPrefix> mxv;
-    std::vector<std::int32_t> mcount;
-    std::vector<std::int64_t> mx;
 
     bool hasMoments() const { return moments; }
 
@@ -378,210 +409,209 @@ struct PlainTables : RegionMeasureTables {
         if constexpr (kFloat) return std::isfinite(v) ? v : -std::numeric_limits<T>::infinity();
         else return v;
     }
-
-    typename PM::RowPart regionRow(int y, int x0, int x1) const {
-        typename PM::RowPart r;
-        const std::size_t o = static_cast<std::size_t>(y) * stride;
-        r.s = sum[o + x1] - sum[o + x0];
-        r.n = x1 - x0;
-        if (!nonFinite.empty()) {
-            const std::int64_t bad = nonFinite[o + x1] - nonFinite[o + x0];
-            r.nonFinite = bad > 0;
-            r.n -= bad;
-            r.any = r.n > 0;
-        }
-        r.m = rowMax(y, x0, x1);
-        return r;
-    }
-
-    T rowMax(int y, int x0, int x1) const {
-        const T* row = p + static_cast<std::size_t>(y) * W;
-        T m = clean(row[x0]);
-        const int b0 = (x0 + kBlock - 1) / kBlock, b1 = x1 / kBlock;
-        if (b0 >= b1) {
-            for (int x = x0 + 1; x < x1; ++x) {
-                const T v = clean(row[x]);
-                m = v > m ? v : m;
+    // The samples x0..x1-1 of a row, one by one, into a region part (max folded left to right).
+    void addSamples(const T* row, int x0, int x1, typename PM::RowPart& r, std::int64_t& bad) const {
+        for (int x = x0; x < x1; ++x) {
+            const T v = row[x];
+            if constexpr (kFloat) {
+                if (!std::isfinite(v)) {
+                    ++bad;
+                    continue;
+                }
             }
-            return m;
+            r.s += static_cast<Sum>(v);
         }
-        for (int x = x0 + 1; x < b0 * kBlock; ++x) {
-            const T v = clean(row[x]);
-            m = v > m ? v : m;
-        }
-        int k = 0;
-        while ((2 << k) <= b1 - b0) ++k;
-        const T* level = maxima.data() + (static_cast<std::size_t>(k) * H + y) * blocks;
-        const T a = level[b0], b = level[b1 - (1 << k)];
-        const T ab = b > a ? b : a;
-        m = ab > m ? ab : m;
-        for (int x = b1 * kBlock; x < x1; ++x) {
+    }
+    T foldMax(const T* row, int x0, int x1, T m) const {
+        for (int x = x0; x < x1; ++x) {
             const T v = clean(row[x]);
             m = v > m ? v : m;
         }
         return m;
     }
 
+    typename PM::RowPart regionRow(int y, int x0, int x1) const {
+        typename PM::RowPart r;
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        const int b0 = (x0 + kBlock - 1) / kBlock, b1 = x1 / kBlock;
+        std::int64_t bad = 0;
+        T m = clean(row[x0]);
+        if (b0 >= b1) {
+            addSamples(row, x0, x1, r, bad);
+            m = foldMax(row, x0 + 1, x1, m);
+        } else {
+            addSamples(row, x0, b0 * kBlock, r, bad);
+            m = foldMax(row, x0 + 1, b0 * kBlock, m);
+            const Prefix* pr = prefix.get() + static_cast<std::size_t>(y) * stride;
+            r.s += pr[b1].s - pr[b0].s;
+            bad += pr[b1].bad - pr[b0].bad;
+            int k = 0;
+            while ((2 << k) <= b1 - b0) ++k;
+            const T* level = maxima.get() + (static_cast<std::size_t>(k) * H + y) * blocks;
+            const T a = level[b0], c = level[b1 - (1 << k)];
+            const T ac = c > a ? c : a;
+            m = ac > m ? ac : m;
+            addSamples(row, b1 * kBlock, x1, r, bad);
+            m = foldMax(row, b1 * kBlock, x1, m);
+        }
+        r.n = (x1 - x0) - bad;
+        r.nonFinite = bad > 0;
+        r.any = r.n > 0;
+        r.m = m;
+        return r;
+    }
+
+    struct MomentSums {
+        Sum sv = 0;
+        XPrefix sxv = 0;
+        std::int64_t count = 0, sx = 0;
+    };
+    void addMoments(const T* row, int x0, int x1, MomentSums& r) const {
+        for (int x = x0; x < x1; ++x) {
+            const T v = row[x];
+            bool in;
+            if constexpr (kFloat) in = std::isfinite(v) && plain.above(v);
+            else in = plain.above(v);
+            if (!in) continue;
+            r.sv += static_cast<Sum>(v);
+            r.sxv += static_cast<XPrefix>(x) * static_cast<XPrefix>(v);
+            ++r.count;
+            r.sx += x;
+        }
+    }
     typename PM::RowMoments momentsRow(int y, int x0, int x1) const {
-        const std::size_t o = static_cast<std::size_t>(y) * stride;
+        const T* row = p + static_cast<std::size_t>(y) * W;
+        const int b0 = (x0 + kBlock - 1) / kBlock, b1 = x1 / kBlock;
+        MomentSums m;
+        if (b0 >= b1) {
+            addMoments(row, x0, x1, m);
+        } else {
+            addMoments(row, x0, b0 * kBlock, m);
+            const Prefix* pr = prefix.get() + static_cast<std::size_t>(y) * stride;
+            m.sv += pr[b1].sv - pr[b0].sv;
+            m.sxv += pr[b1].sxv - pr[b0].sxv;
+            m.count += pr[b1].count - pr[b0].count;
+            m.sx += pr[b1].sx - pr[b0].sx;
+            addMoments(row, b1 * kBlock, x1, m);
+        }
         typename PM::RowMoments r;
-        r.sv = mv[o + x1] - mv[o + x0];
-        r.sxv = static_cast<typename PM::XSum>(mxv[o + x1] - mxv[o + x0]);
-        r.count = mcount[o + x1] - mcount[o + x0];
-        r.sx = mx[o + x1] - mx[o + x0];
+        r.sv = m.sv;
+        r.sxv = static_cast<typename PM::XSum>(m.sxv);
+        r.count = m.count;
+        r.sx = m.sx;
         return r;
     }
 
     // Bytes the tables of a W x H image take.
     static double bytesFor(int W, int H) {
-        const double cells = (static_cast<double>(W) + 1) * H;
         const double blocksPerRow = W / kBlock;
         double levelCount = 1;
         while (std::pow(2.0, levelCount) <= blocksPerRow) ++levelCount;
-        return cells * (sizeof(Sum) * 2 + sizeof(XPrefix) + 4 + 8 + (kFloat ? 4 : 0)) +
-               blocksPerRow * H * levelCount * sizeof(T);
+        return (blocksPerRow + 1) * H * sizeof(Prefix) + blocksPerRow * H * levelCount * sizeof(T);
     }
 
     // Null when the numbers could not be proven to equal the scan's (a float image of too wide a range).
     static std::unique_ptr<PlainTables> build(const T* p, int W, int H, const PM& plain) {
         // The range of the samples: for floats the exponents of the finite non-zero ones and whether any is not
-        // finite, for integers max |v|.
+        // finite, for 32-bit integers max |v| (the x * v sums).
         struct Range {
-            int emin = 1 << 20, emax = -(1 << 20);
+            std::uint32_t hi = 0, lo = 255;
             double maxAbs = 0.0;
-            bool nonFinite = false;
         };
-        const int threads = threadsForPixels(6.0 * W * H);
-        std::vector<Range> ranges(static_cast<std::size_t>(H));
-        parallelFor(0, static_cast<std::size_t>(H), 16, [&](std::size_t y0, std::size_t y1) {
-            for (std::size_t y = y0; y < y1; ++y) {
-                const T* row = p + y * W;
-                Range r;
-                if constexpr (kFloat) {
-                    int emin = 1 << 20, emax = -(1 << 20);
-                    bool bad = false;
-                    for (int x = 0; x < W; ++x) {
-                        const T v = row[x];
-                        if (!std::isfinite(v)) {
-                            bad = true;
-                            continue;
-                        }
-                        if (v == T(0)) continue;
-                        // frexp's exponent e (|v| in [2^(e-1), 2^e)); -125 for subnormals (above theirs).
-                        const int e = std::max(static_cast<int>((std::bit_cast<std::uint32_t>(v) >> 23) & 0xff), 1) - 126;
-                        emin = std::min(emin, e);
-                        emax = std::max(emax, e);
-                    }
-                    r.emin = emin;
-                    r.emax = emax;
-                    r.nonFinite = bad;
-                } else {
-                    double a = 0.0;
-                    for (int x = 0; x < W; ++x) a = std::max(a, std::fabs(static_cast<double>(row[x])));
-                    r.maxAbs = a;
-                }
-                ranges[y] = r;
-            }
-        }, threads);
+        const int threads = threadsForPixels(3.0 * W * H);
         Range all;
-        for (const Range& r : ranges) {
-            all.emin = std::min(all.emin, r.emin);
-            all.emax = std::max(all.emax, r.emax);
-            all.maxAbs = std::max(all.maxAbs, r.maxAbs);
-            all.nonFinite = all.nonFinite || r.nonFinite;
+        if constexpr (kFloat || sizeof(T) == 4) {
+            std::vector<Range> ranges(static_cast<std::size_t>(H));
+            parallelFor(0, static_cast<std::size_t>(H), 16, [&](std::size_t y0, std::size_t y1) {
+                for (std::size_t y = y0; y < y1; ++y) {
+                    const T* row = p + y * W;
+                    Range r;
+                    if constexpr (kFloat) {
+                        const FloatRowStats f = floatRowStats(row, W);
+                        r.hi = f.hi == 255 ? 0 : f.hi; // non-finite samples are left out of the sums
+                        r.lo = f.lo;
+                        if (!f.finite) { // their exponent 255 counted: again without them
+                            r.hi = 0;
+                            r.lo = 255;
+                            for (int x = 0; x < W; ++x) {
+                                const std::uint32_t b = std::bit_cast<std::uint32_t>(row[x]), e = (b >> 23) & 0xffu;
+                                if (e == 0xffu) continue;
+                                r.hi = std::max(r.hi, e);
+                                r.lo = std::min(r.lo, (b & 0x7fffffffu) ? e : 255u);
+                            }
+                        }
+                    } else {
+                        T lo = row[0], hi = row[0];
+                        for (int x = 0; x < W; ++x) {
+                            lo = row[x] < lo ? row[x] : lo;
+                            hi = row[x] > hi ? row[x] : hi;
+                        }
+                        r.maxAbs = std::max(std::fabs(static_cast<double>(lo)), std::fabs(static_cast<double>(hi)));
+                    }
+                    ranges[y] = r;
+                }
+            }, threads);
+            for (const Range& r : ranges) {
+                all.hi = std::max(all.hi, r.hi);
+                all.lo = std::min(all.lo, r.lo);
+                all.maxAbs = std::max(all.maxAbs, r.maxAbs);
+            }
         }
         int wBits = 0; // W <= 2^wBits: a row has at most 2^wBits samples, and x < 2^wBits
         while ((std::int64_t{1} << wBits) < W) ++wBits;
         bool momentsExact = true;
         if constexpr (kFloat) {
-            // Floats have 24 significant bits (subnormals count as the smallest normal exponent): a finite
-            // non-zero v is a multiple of 2^(max(e, -125) - 24) below 2^e (frexp's e).
-            if (all.emax >= all.emin) {
-                const int spread = all.emax - std::max(all.emin, -125) + 24;
-                if (wBits + spread > 53) return nullptr;
-                momentsExact = 2 * wBits + spread <= 53;
-            }
+            if (!exactFloatSums(W, all.hi, all.lo, 0)) return nullptr;
+            momentsExact = exactFloatSums(W, all.hi, all.lo, wBits);
         } else if constexpr (sizeof(T) == 4) {
             momentsExact = all.maxAbs * std::ldexp(1.0, 2 * wBits) < std::ldexp(1.0, 53);
         }
         auto t = std::make_unique<PlainTables>();
         t->p = p;
+        t->plain = plain;
         t->W = W;
         t->H = H;
-        t->stride = static_cast<std::size_t>(W) + 1;
         t->blocks = W / kBlock;
+        t->stride = static_cast<std::size_t>(t->blocks) + 1;
         t->levels = 0;
         while (t->blocks > 0 && (1 << t->levels) <= t->blocks) ++t->levels;
-        const std::size_t cells = t->stride * H;
-        t->sum.assign(cells, Sum(0));
-        if (all.nonFinite) t->nonFinite.assign(cells, 0);
-        t->maxima.resize(static_cast<std::size_t>(t->levels) * H * t->blocks);
+        t->prefix.reset(new Prefix[t->stride * H]);
+        t->maxima.reset(new T[static_cast<std::size_t>(t->levels) * H * t->blocks]);
         t->moments = momentsExact;
-        if (momentsExact) {
-            t->mv.assign(cells, Sum(0));
-            t->mxv.assign(cells, XPrefix(0));
-            t->mcount.assign(cells, 0);
-            t->mx.assign(cells, 0);
-        }
         PlainTables& tb = *t;
         parallelFor(0, static_cast<std::size_t>(H), 16, [&](std::size_t y0, std::size_t y1) {
             for (std::size_t y = y0; y < y1; ++y) {
                 const T* row = p + y * W;
-                const std::size_t o = y * tb.stride;
-                Sum s = 0;
-                std::int32_t bad = 0;
-                for (int x = 0; x < W; ++x) {
-                    const T v = row[x];
-                    if constexpr (kFloat) {
-                        const bool finite = std::isfinite(v);
-                        s += finite ? static_cast<Sum>(v) : Sum(0);
-                        bad += !finite;
-                        if (!tb.nonFinite.empty()) tb.nonFinite[o + x + 1] = bad;
-                    } else {
-                        s += static_cast<Sum>(v);
+                Prefix* pr = tb.prefix.get() + y * tb.stride;
+                Prefix acc;
+                pr[0] = acc;
+                T* level0 = tb.maxima.get() + y * tb.blocks;
+                for (int b = 0; b < tb.blocks; ++b) {
+                    const T* v = row + b * kBlock;
+                    typename PM::RowPart part;
+                    part.s = 0;
+                    std::int64_t bad = 0;
+                    tb.addSamples(row, b * kBlock, (b + 1) * kBlock, part, bad);
+                    acc.s += part.s;
+                    acc.bad += static_cast<std::int32_t>(bad);
+                    if (tb.moments) {
+                        MomentSums m;
+                        tb.addMoments(row, b * kBlock, (b + 1) * kBlock, m);
+                        acc.sv += m.sv;
+                        acc.sxv += m.sxv;
+                        acc.count += static_cast<std::int32_t>(m.count);
+                        acc.sx += m.sx;
                     }
-                    tb.sum[o + x + 1] = s;
+                    pr[b + 1] = acc;
+                    level0[b] = tb.foldMax(v, 1, kBlock, clean(v[0]));
                 }
-                if (tb.moments) {
-                    Sum sv = 0;
-                    XPrefix sxv = 0;
-                    std::int32_t count = 0;
-                    std::int64_t sx = 0;
-                    for (int x = 0; x < W; ++x) {
-                        const T v = row[x];
-                        bool in;
-                        if constexpr (kFloat) in = std::isfinite(v) && plain.above(v);
-                        else in = plain.above(v);
-                        if (in) {
-                            sv += static_cast<Sum>(v);
-                            sxv += static_cast<XPrefix>(x) * static_cast<XPrefix>(v);
-                            ++count;
-                            sx += x;
-                        }
-                        tb.mv[o + x + 1] = sv;
-                        tb.mxv[o + x + 1] = sxv;
-                        tb.mcount[o + x + 1] = count;
-                        tb.mx[o + x + 1] = sx;
-                    }
-                }
-                if (tb.blocks > 0) {
-                    T* level0 = tb.maxima.data() + y * tb.blocks;
-                    for (int b = 0; b < tb.blocks; ++b) {
-                        T m = clean(row[b * kBlock]);
-                        for (int i = 1; i < kBlock; ++i) {
-                            const T v = clean(row[b * kBlock + i]);
-                            m = v > m ? v : m;
-                        }
-                        level0[b] = m;
-                    }
-                    for (int k = 1; k < tb.levels; ++k) {
-                        const T* below = tb.maxima.data() + (static_cast<std::size_t>(k - 1) * H + y) * tb.blocks;
-                        T* level = tb.maxima.data() + (static_cast<std::size_t>(k) * H + y) * tb.blocks;
-                        const int half = 1 << (k - 1);
-                        for (int b = 0; b + 2 * half <= tb.blocks; ++b) {
-                            const T a = below[b], c = below[b + half];
-                            level[b] = c > a ? c : a;
-                        }
+                for (int k = 1; k < tb.levels; ++k) {
+                    const T* below = tb.maxima.get() + (static_cast<std::size_t>(k - 1) * H + y) * tb.blocks;
+                    T* level = tb.maxima.get() + (static_cast<std::size_t>(k) * H + y) * tb.blocks;
+                    const int half = 1 << (k - 1);
+                    for (int b = 0; b + 2 * half <= tb.blocks; ++b) {
+                        const T a = below[b], c = below[b + half];
+                        level[b] = c > a ? c : a;
                     }
                 }
             }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <immintrin.h>
 #include <bit>
 #include <functional>
 #include <type_traits>
@@ -272,6 +273,92 @@ double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const s
     return candidates[rank];
 }
 
+__attribute__((target("avx2"))) FloatRowStats floatRowStatsAvx2(const float* row, int n) {
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(), s3 = _mm256_setzero_pd();
+    __m256 mn = _mm256_set1_ps(std::numeric_limits<float>::infinity()), mx = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    __m256i eMax = _mm256_setzero_si256(), eMin = _mm256_set1_epi32(255);
+    const __m256i expMask = _mm256_set1_epi32(0xff), absMask = _mm256_set1_epi32(0x7fffffff), none = _mm256_set1_epi32(255);
+    int x = 0;
+    for (; x + 16 <= n; x += 16) {
+        const __m256 a = _mm256_loadu_ps(row + x), b = _mm256_loadu_ps(row + x + 8);
+        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+        s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm256_castps256_ps128(b)));
+        s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+        for (const __m256 v : {a, b}) {
+            const __m256i bits = _mm256_castps_si256(v);
+            const __m256i e = _mm256_and_si256(_mm256_srli_epi32(bits, 23), expMask);
+            const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(bits, absMask), _mm256_setzero_si256());
+            eMax = _mm256_max_epu32(eMax, e);
+            eMin = _mm256_min_epu32(eMin, _mm256_blendv_epi8(e, none, zero));
+            mn = _mm256_min_ps(v, mn);
+            mx = _mm256_max_ps(v, mx);
+        }
+    }
+    alignas(32) double sums[16];
+    _mm256_store_pd(sums, s0);
+    _mm256_store_pd(sums + 4, s1);
+    _mm256_store_pd(sums + 8, s2);
+    _mm256_store_pd(sums + 12, s3);
+    alignas(32) float mins[8], maxs[8];
+    alignas(32) std::uint32_t his[8], los[8];
+    _mm256_store_ps(mins, mn);
+    _mm256_store_ps(maxs, mx);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(his), eMax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(los), eMin);
+    FloatRowStats r;
+    r.min = std::numeric_limits<float>::infinity();
+    r.max = -r.min;
+    for (int k = 0; k < 16; ++k) r.sum += sums[k];
+    for (int k = 0; k < 8; ++k) {
+        r.min = mins[k] < r.min ? mins[k] : r.min;
+        r.max = maxs[k] > r.max ? maxs[k] : r.max;
+        r.hi = std::max(r.hi, his[k]);
+        r.lo = std::min(r.lo, los[k]);
+    }
+    for (; x < n; ++x) {
+        const float v = row[x];
+        r.sum += static_cast<double>(v);
+        r.min = v < r.min ? v : r.min;
+        r.max = v > r.max ? v : r.max;
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(v), e = (b >> 23) & 0xffu;
+        r.hi = std::max(r.hi, e);
+        r.lo = std::min(r.lo, (b & 0x7fffffffu) ? e : 255u);
+    }
+    // A NaN or an infinity makes the sum non-finite (finite floats cannot overflow a double sum).
+    r.finite = std::isfinite(r.sum);
+    return r;
+}
+
+FloatRowStats floatRowStatsScalar(const float* row, int n) {
+    FloatRowStats r;
+    r.min = std::numeric_limits<float>::infinity();
+    r.max = -r.min;
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int x = 0;
+    for (; x < n; ++x) {
+        const float v = row[x];
+        s[x & 3] += static_cast<double>(v);
+        r.min = v < r.min ? v : r.min;
+        r.max = v > r.max ? v : r.max;
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(v), e = (b >> 23) & 0xffu;
+        r.hi = std::max(r.hi, e);
+        r.lo = std::min(r.lo, (b & 0x7fffffffu) ? e : 255u);
+    }
+    r.sum = (s[0] + s[1]) + (s[2] + s[3]);
+    r.finite = std::isfinite(r.sum);
+    return r;
+}
+
+} // namespace
+
+FloatRowStats floatRowStats(const float* row, int n) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    return avx2 ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
+}
+
+namespace {
+
 // A row's count, sum, minimum and maximum (all its samples), when every sum of them is exact in double: 32-bit
 // integers (summed in int64) and float rows whose exponents span little enough (exactFloatSums); false
 // otherwise (a float row with a non-finite sample included).
@@ -295,34 +382,13 @@ bool fastRowStats(const T* row, int width, std::size_t& count, long double& sum,
         for (int k = 0; k < L; ++k) total += s[k];
         sum = static_cast<long double>(total);
     } else {
-        double s[L] = {};
-        std::uint32_t eMax[L], eMin[L];
-        for (int k = 0; k < L; ++k) {
-            eMax[k] = 0;
-            eMin[k] = 255;
-        }
-        const auto lane = [&](int k, float v) {
-            s[k] += static_cast<double>(v);
-            mn[k] = v < mn[k] ? v : mn[k];
-            mx[k] = v > mx[k] ? v : mx[k];
-            const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
-            const std::uint32_t e = (b >> 23) & 0xffu;
-            eMax[k] = std::max(eMax[k], e);
-            eMin[k] = std::min(eMin[k], (b & 0x7fffffffu) ? e : 255u);
-        };
-        int x = 0;
-        for (; x + L <= width; x += L)
-            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
-        for (int k = 0; x < width; ++x, ++k) lane(k, row[x]);
-        double total = 0.0;
-        std::uint32_t hi = 0, lo = 255;
-        for (int k = 0; k < L; ++k) {
-            total += s[k];
-            hi = std::max(hi, eMax[k]);
-            lo = std::min(lo, eMin[k]);
-        }
-        if (!std::isfinite(total) || !exactFloatSums(width, hi, lo, 0)) return false;
-        sum = static_cast<long double>(total);
+        const FloatRowStats f = floatRowStats(row, width);
+        if (!f.exact(width)) return false;
+        count = static_cast<std::size_t>(width);
+        sum = static_cast<long double>(f.sum);
+        min = static_cast<double>(f.min);
+        max = static_cast<double>(f.max);
+        return true;
     }
     T lo = mn[0], hi = mx[0];
     for (int k = 1; k < L; ++k) {

@@ -81,6 +81,19 @@ inline bool exactFloatSums(std::int64_t n, std::uint32_t hi, std::uint32_t lo, i
     return nBits + extraBits + static_cast<int>(hi) - static_cast<int>(lo < 1 ? 1u : lo) + 24 <= 53;
 }
 
+// One pass over n float samples: their sum (in partial sums, so it equals the one left-to-right chain's only
+// where `exact`), minimum and maximum (the value; for a zero its sign may be either zero's), the range of the
+// biased exponents of the non-zero finite ones (lo 255: none), and whether all are finite. AVX2 where the
+// processor has it.
+struct FloatRowStats {
+    double sum = 0.0;
+    float min = 0.0f, max = 0.0f;
+    std::uint32_t hi = 0, lo = 255;
+    bool finite = true;
+    bool exact(std::int64_t n) const { return finite && exactFloatSums(n, hi, lo, 0); }
+};
+FloatRowStats floatRowStats(const float* row, int n);
+
 // Every rectangle sum of a (and every partial sum a backend forms) must stay finite. In double mode the
 // bound is maxAbs * includedCount; beyond 1e300 this throws: UsageError when a numeric pivot is what
 // makes a large (the message names the largest |pivot| the image allows), InputError when the image's
