@@ -122,9 +122,96 @@ __attribute__((target("avx2"))) void floatMomentsAvx2(const float* row, int x0, 
     floatMomentsTail(row, x, x1, pivot, f);
 }
 
-void floatMoments(const float* row, int x0, int x1, double pivot, FloatMoments& f) {
+// 8-bit rows with AVX2 (the sums are integers: any order gives the same): the sum and maximum of
+// row[0..n-1]; and the centroid sums of row[x0..x1-1] over the samples v > limit (limit in [-1, 254]).
+__attribute__((target("avx2"))) void u8RowAvx2(const std::uint8_t* row, int n, std::int64_t& sum, std::uint8_t& max) {
+    __m256i s = _mm256_setzero_si256(), m = _mm256_setzero_si256();
+    int x = 0;
+    for (; x + 32 <= n; x += 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + x));
+        s = _mm256_add_epi64(s, _mm256_sad_epu8(v, _mm256_setzero_si256()));
+        m = _mm256_max_epu8(m, v);
+    }
+    alignas(32) std::uint64_t sums[4];
+    alignas(32) std::uint8_t maxs[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums), s);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(maxs), m);
+    std::int64_t total = static_cast<std::int64_t>(sums[0] + sums[1] + sums[2] + sums[3]);
+    std::uint8_t top = 0;
+    for (int k = 0; k < 32; ++k) top = std::max(top, maxs[k]);
+    for (; x < n; ++x) {
+        total += row[x];
+        top = std::max(top, row[x]);
+    }
+    sum = total;
+    max = top;
+}
+
+struct IntMoments {
+    std::int64_t sv = 0, sxv = 0, count = 0, sx = 0;
+};
+
+__attribute__((target("avx2"))) void u8MomentsAvx2(const std::uint8_t* row, int x0, int x1, std::int64_t limit, IntMoments& r) {
+    const __m256i zero = _mm256_setzero_si256(), thr = _mm256_set1_epi8(static_cast<char>(limit + 1));
+    const __m256i oneBytes = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                                         24, 25, 26, 27, 28, 29, 30, 31);
+    __m256i sv = zero, cnt = zero, sxv = zero, sx = zero; // 64-bit lanes
+    __m256i lv = zero, lc = zero;                         // 32-bit lanes: sum of i * w within the chunks
+    int x = x0, chunks = 0;
+    for (; x + 32 <= x1; x += 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + x));
+        const __m256i in = _mm256_cmpeq_epi8(_mm256_max_epu8(v, thr), v); // v >= limit + 1
+        const __m256i w = _mm256_and_si256(v, in), c = _mm256_and_si256(oneBytes, in);
+        const __m256i sw = _mm256_sad_epu8(w, zero), sc = _mm256_sad_epu8(c, zero);
+        const __m256i base = _mm256_set1_epi64x(x);
+        sv = _mm256_add_epi64(sv, sw);
+        cnt = _mm256_add_epi64(cnt, sc);
+        sxv = _mm256_add_epi64(sxv, _mm256_mul_epu32(sw, base));
+        sx = _mm256_add_epi64(sx, _mm256_mul_epu32(sc, base));
+        lv = _mm256_add_epi32(lv, _mm256_madd_epi16(_mm256_maddubs_epi16(w, idx), ones16));
+        lc = _mm256_add_epi32(lc, _mm256_madd_epi16(_mm256_maddubs_epi16(c, idx), ones16));
+        if (++chunks == 16384) { // a 32-bit lane gains at most 31 620 a chunk
+            sxv = _mm256_add_epi64(sxv, _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(lv)),
+                                                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lv, 1))));
+            sx = _mm256_add_epi64(sx, _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(lc)),
+                                                       _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lc, 1))));
+            lv = lc = zero;
+            chunks = 0;
+        }
+    }
+    sxv = _mm256_add_epi64(sxv, _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(lv)),
+                                                 _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lv, 1))));
+    sx = _mm256_add_epi64(sx, _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(lc)),
+                                               _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lc, 1))));
+    alignas(32) std::int64_t a[4][4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a[0]), sv);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a[1]), sxv);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a[2]), cnt);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a[3]), sx);
+    for (int k = 0; k < 4; ++k) {
+        r.sv += a[0][k];
+        r.sxv += a[1][k];
+        r.count += a[2][k];
+        r.sx += a[3][k];
+    }
+    for (; x < x1; ++x) {
+        const std::int64_t v = row[x];
+        if (v <= limit) continue;
+        r.sv += v;
+        r.sxv += x * v;
+        ++r.count;
+        r.sx += x;
+    }
+}
+
+bool haveAvx2() {
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) floatMomentsAvx2(row, x0, x1, pivot, f);
+    return avx2;
+}
+
+void floatMoments(const float* row, int x0, int x1, double pivot, FloatMoments& f) {
+    if (haveAvx2()) floatMomentsAvx2(row, x0, x1, pivot, f);
     else floatMomentsTail(row, x0, x1, pivot, f);
 }
 
@@ -177,6 +264,12 @@ struct PlainMeasure {
         RowPart r;
         if constexpr (std::is_same_v<T, float>)
             if (fastFloatRow(row, x0, x1, r)) return r;
+        if constexpr (std::is_same_v<T, std::uint8_t>)
+            if (haveAvx2()) {
+                u8RowAvx2(row + x0, x1 - x0, r.s, r.m);
+                r.n = x1 - x0;
+                return r;
+            }
         Sum s = 0;
         T m = row[x0];
         for (int x = x0; x < x1; ++x) {
@@ -280,6 +373,14 @@ struct PlainMeasure {
         if constexpr (std::is_same_v<T, float>) {
             RowMoments r;
             if (fastFloatMoments(row, x0, x1, r)) return r;
+        }
+        if constexpr (std::is_same_v<T, std::uint8_t>) {
+            if (limit >= 255) return {};
+            if (haveAvx2()) {
+                IntMoments m;
+                u8MomentsAvx2(row, x0, x1, limit, m);
+                return {m.sv, m.sxv, m.count, m.sx};
+            }
         }
         Sum sv = 0;
         XSum sxv = 0;
