@@ -350,11 +350,32 @@ FloatRowStats floatRowStatsScalar(const float* row, int n) {
     return r;
 }
 
+bool haveAvx2() {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    return avx2;
+}
+
+// The positive sums' four chains over a float row without a mask (chain k adds the samples x = k mod 4, in
+// order: lane k of one vector), as far as whole groups of 4 go; returns where the scalar loop goes on.
+__attribute__((target("avx2"))) int positiveChainsAvx2(const float* row, int width, double pivot, double s[4]) {
+    __m256d acc = _mm256_loadu_pd(s);
+    const __m256d pv = _mm256_set1_pd(pivot), zero = _mm256_setzero_pd();
+    int x = 0;
+    for (; x + 8 <= width; x += 8) {
+        const __m256 v = _mm256_loadu_ps(row + x);
+        const __m256d a = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), pv);
+        const __m256d b = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), pv);
+        acc = _mm256_add_pd(acc, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_GT_OQ), a));
+        acc = _mm256_add_pd(acc, _mm256_and_pd(_mm256_cmp_pd(b, zero, _CMP_GT_OQ), b));
+    }
+    _mm256_storeu_pd(s, acc);
+    return x;
+}
+
 } // namespace
 
 FloatRowStats floatRowStats(const float* row, int n) {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    return avx2 ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
+    return haveAvx2() ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
 }
 
 namespace {
@@ -567,6 +588,8 @@ void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<st
                 } else {
                     double s[4] = {0.0, 0.0, 0.0, 0.0}; // four chains: the additions overlap
                     int x = 0;
+                    if constexpr (std::is_same_v<T, float>)
+                        if (!m && haveAvx2()) x = positiveChainsAvx2(row, roi.width, w.pivot, s);
                     for (; x + 4 <= roi.width; x += 4)
                         for (int k = 0; k < 4; ++k) {
                             const double a = static_cast<double>(row[x + k]) - w.pivot;
