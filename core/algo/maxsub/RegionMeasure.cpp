@@ -5,6 +5,9 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
 #include <bit>
 #include <memory>
 #include <charconv>
@@ -472,6 +475,23 @@ struct PlainMeasure {
 
 struct RegionMeasureTables {
     virtual ~RegionMeasureTables() = default;
+    // The centroid sums (w, wx, wy) of the windows measured so far, by window (x0, x1, y0, y1): the same window
+    // gives the same sums.
+    bool findWindow(const std::array<int, 4>& key, double& w, double& wx, double& wy) const {
+        const std::lock_guard lock(mutex);
+        const auto it = windows.find(key);
+        if (it == windows.end()) return false;
+        w = it->second[0];
+        wx = it->second[1];
+        wy = it->second[2];
+        return true;
+    }
+    void keepWindow(const std::array<int, 4>& key, double w, double wx, double wy) const {
+        const std::lock_guard lock(mutex);
+        windows.emplace(key, std::array<double, 3>{w, wx, wy});
+    }
+    mutable std::mutex mutex;
+    mutable std::map<std::array<int, 4>, std::array<double, 3>> windows;
 };
 
 namespace {
@@ -875,53 +895,58 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
             last[1] = x1;
             last[2] = y0;
             last[3] = y1;
-            struct Moments {
-                double w = 0.0, wx = 0.0, wy = 0.0;
-            };
-            const int windowChunks = (y1 - y0 + kRowsPerChunk - 1) / kRowsPerChunk;
-            std::vector<Moments> moments(static_cast<std::size_t>(std::max(windowChunks, 0)));
-            if (plain) {
+            // Near copies (kmax) often share a window (clipped at the image's edges): its sums once.
+            double w = 0.0, wx = 0.0, wy = 0.0;
+            const std::array<int, 4> key{x0, x1, y0, y1};
+            if (!(plainPass.tables && tables_->findWindow(key, w, wx, wy))) {
+                struct Moments {
+                    double w = 0.0, wx = 0.0, wy = 0.0;
+                };
+                const int windowChunks = (y1 - y0 + kRowsPerChunk - 1) / kRowsPerChunk;
+                std::vector<Moments> moments(static_cast<std::size_t>(std::max(windowChunks, 0)));
+                if (plain) {
+                    parallelFor(
+                        0, moments.size(), 1,
+                        [&](std::size_t c0, std::size_t c1) {
+                            for (std::size_t c = c0; c < c1; ++c) {
+                                typename PlainMeasure<T>::Moments m;
+                                const int ya = y0 + static_cast<int>(c) * kRowsPerChunk;
+                                plainPass.moments(x0, x1, ya, std::min(y1, ya + kRowsPerChunk), m);
+                                moments[c] = {m.w, m.wx, m.wy};
+                            }
+                        },
+                        plainPass.tables ? 1 : rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
+                } else
                 parallelFor(
                     0, moments.size(), 1,
                     [&](std::size_t c0, std::size_t c1) {
+                        std::vector<double> back(static_cast<std::size_t>(std::max(x1 - x0, 1)), pivot), rms(back.size(), 0.0);
                         for (std::size_t c = c0; c < c1; ++c) {
-                            typename PlainMeasure<T>::Moments m;
-                            const int ya = y0 + static_cast<int>(c) * kRowsPerChunk;
-                            plainPass.moments(x0, x1, ya, std::min(y1, ya + kRowsPerChunk), m);
-                            moments[c] = {m.w, m.wx, m.wy};
-                        }
-                    },
-                    plainPass.tables ? 1 : rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
-            } else
-            parallelFor(
-                0, moments.size(), 1,
-                [&](std::size_t c0, std::size_t c1) {
-                    std::vector<double> back(static_cast<std::size_t>(std::max(x1 - x0, 1)), pivot), rms(back.size(), 0.0);
-                    for (std::size_t c = c0; c < c1; ++c) {
-                        Moments& m = moments[c];
-                        const int yEnd = std::min(y1, y0 + static_cast<int>(c + 1) * kRowsPerChunk);
-                        for (int y = y0 + static_cast<int>(c) * kRowsPerChunk; y < yEnd; ++y) {
-                            if (model) model->row(y, x0, x1, back.data(), rms.data());
-                            const auto* row = p + static_cast<std::size_t>(y) * W;
-                            const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
-                            for (int x = x0; x < x1; ++x) {
-                                if (rowBlank && rowBlank[x]) continue;
-                                const double d = static_cast<double>(row[x]) - back[static_cast<std::size_t>(x - x0)];
-                                // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
-                                if (!(d > rms[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
-                                m.w += d;
-                                m.wx += d * x;
-                                m.wy += d * y;
+                            Moments& m = moments[c];
+                            const int yEnd = std::min(y1, y0 + static_cast<int>(c + 1) * kRowsPerChunk);
+                            for (int y = y0 + static_cast<int>(c) * kRowsPerChunk; y < yEnd; ++y) {
+                                if (model) model->row(y, x0, x1, back.data(), rms.data());
+                                const auto* row = p + static_cast<std::size_t>(y) * W;
+                                const std::uint8_t* rowBlank = blankMask ? blankMask + static_cast<std::size_t>(y) * W : nullptr;
+                                for (int x = x0; x < x1; ++x) {
+                                    if (rowBlank && rowBlank[x]) continue;
+                                    const double d = static_cast<double>(row[x]) - back[static_cast<std::size_t>(x - x0)];
+                                    // Pixels above 1 RMS only: the noise of the window would pull the centroid to its centre.
+                                    if (!(d > rms[static_cast<std::size_t>(x - x0)]) || !(d > 0.0) || !std::isfinite(d)) continue;
+                                    m.w += d;
+                                    m.wx += d * x;
+                                    m.wy += d * y;
+                                }
                             }
                         }
-                    }
-                },
-                rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
-            double w = 0.0, wx = 0.0, wy = 0.0;
-            for (const Moments& m : moments) {
-                w += m.w;
-                wx += m.wx;
-                wy += m.wy;
+                    },
+                    rowThreads > 0 ? rowThreads : threadsForPixels(static_cast<double>(x1 - x0) * (y1 - y0)));
+                for (const Moments& m : moments) {
+                    w += m.w;
+                    wx += m.wx;
+                    wy += m.wy;
+                }
+                if (plainPass.tables) tables_->keepWindow(key, w, wx, wy);
             }
             if (!(w > 0.0)) break;
             cx = wx / w;
