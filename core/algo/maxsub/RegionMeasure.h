@@ -19,9 +19,9 @@ public:
     // rows (0: every core). The figures do not depend on the thread count.
     void measure(BrightestRegion& region, int rowThreads = 0) const;
     // Prepares passes shared by these regions when their summed areas (rectangles and centroid windows) pay
-    // for it: without a background model and without blanks, per-row prefix sums and maxima over the image
-    // (O(pixels) once, then O(rows) a region; kmax's K overlapping regions). The figures stay the same, bit for
-    // bit. Returns whether it did.
+    // for it: without a background model and without blanks, per-row prefix sums over blocks of 8 samples and a
+    // sparse table of the blocks' maxima (O(pixels) once, then O(rows) a region; kmax's K overlapping regions).
+    // The figures stay the same, bit for bit. Returns whether it did.
     bool shareAmong(const std::vector<BrightestRegion>& regions);
     // The saturation level: SATURATE, else DATAMAX, else the maximum of an integer sample type; none for
     // floating-point samples without a card.

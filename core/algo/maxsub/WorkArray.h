@@ -83,8 +83,8 @@ inline bool exactFloatSums(std::int64_t n, std::uint32_t hi, std::uint32_t lo, i
 
 // One pass over n float samples: their sum (in partial sums, so it equals the one left-to-right chain's only
 // where `exact`), minimum and maximum (the value; for a zero its sign may be either zero's), the range of the
-// biased exponents of the non-zero finite ones (lo 255: none), and whether all are finite. AVX2 where the
-// processor has it.
+// biased exponents of the non-zero ones (lo 255: none; hi 255 when one is not finite), and whether all are
+// finite. AVX2 where the processor has it.
 struct FloatRowStats {
     double sum = 0.0;
     float min = 0.0f, max = 0.0f;
