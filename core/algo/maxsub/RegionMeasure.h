@@ -5,6 +5,7 @@
 
 #include "core/algo/maxsub/WorkArray.h"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,11 @@ public:
     // O(area): every pixel is read once, plus the centroid's window twice; rowThreads threads share the
     // rows (0: every core). The figures do not depend on the thread count.
     void measure(BrightestRegion& region, int rowThreads = 0) const;
+    // Prepares passes shared by these regions when their summed areas (rectangles and centroid windows) pay
+    // for it: without a background model and without blanks, per-row prefix sums over blocks of 8 samples and a
+    // sparse table of the blocks' maxima (O(pixels) once, then O(rows) a region; kmax's K overlapping regions).
+    // The figures stay the same, bit for bit. Returns whether it did.
+    bool shareAmong(const std::vector<BrightestRegion>& regions);
     // The saturation level: SATURATE, else DATAMAX, else the maximum of an integer sample type; none for
     // floating-point samples without a card.
     std::optional<double> saturation() const { return saturation_; }
@@ -25,6 +31,7 @@ private:
     const WorkArray& work_;
     const Image& image_;
     std::optional<double> saturation_;
+    std::shared_ptr<const struct RegionMeasureTables> tables_; // shareAmong's, or null
 };
 
 // Measures every region (rank order kept).

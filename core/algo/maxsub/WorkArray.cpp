@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <immintrin.h>
+#include <bit>
 #include <functional>
 #include <type_traits>
 #include <cmath>
@@ -271,6 +273,155 @@ double kthIncluded(const T* p, const Image& image, const PixelRect& roi, const s
     return candidates[rank];
 }
 
+__attribute__((target("avx2"))) FloatRowStats floatRowStatsAvx2(const float* row, int n) {
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(), s3 = _mm256_setzero_pd();
+    __m256 mn = _mm256_set1_ps(std::numeric_limits<float>::infinity()), mx = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    __m256i eMax = _mm256_setzero_si256(), eMin = _mm256_set1_epi32(255);
+    const __m256i expMask = _mm256_set1_epi32(0xff), absMask = _mm256_set1_epi32(0x7fffffff), none = _mm256_set1_epi32(255);
+    int x = 0;
+    for (; x + 16 <= n; x += 16) {
+        const __m256 a = _mm256_loadu_ps(row + x), b = _mm256_loadu_ps(row + x + 8);
+        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+        s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm256_castps256_ps128(b)));
+        s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+        for (const __m256 v : {a, b}) {
+            const __m256i bits = _mm256_castps_si256(v);
+            const __m256i e = _mm256_and_si256(_mm256_srli_epi32(bits, 23), expMask);
+            const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(bits, absMask), _mm256_setzero_si256());
+            eMax = _mm256_max_epu32(eMax, e);
+            eMin = _mm256_min_epu32(eMin, _mm256_blendv_epi8(e, none, zero));
+            mn = _mm256_min_ps(v, mn);
+            mx = _mm256_max_ps(v, mx);
+        }
+    }
+    alignas(32) double sums[16];
+    _mm256_store_pd(sums, s0);
+    _mm256_store_pd(sums + 4, s1);
+    _mm256_store_pd(sums + 8, s2);
+    _mm256_store_pd(sums + 12, s3);
+    alignas(32) float mins[8], maxs[8];
+    alignas(32) std::uint32_t his[8], los[8];
+    _mm256_store_ps(mins, mn);
+    _mm256_store_ps(maxs, mx);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(his), eMax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(los), eMin);
+    FloatRowStats r;
+    r.min = std::numeric_limits<float>::infinity();
+    r.max = -r.min;
+    for (int k = 0; k < 16; ++k) r.sum += sums[k];
+    for (int k = 0; k < 8; ++k) {
+        r.min = mins[k] < r.min ? mins[k] : r.min;
+        r.max = maxs[k] > r.max ? maxs[k] : r.max;
+        r.hi = std::max(r.hi, his[k]);
+        r.lo = std::min(r.lo, los[k]);
+    }
+    for (; x < n; ++x) {
+        const float v = row[x];
+        r.sum += static_cast<double>(v);
+        r.min = v < r.min ? v : r.min;
+        r.max = v > r.max ? v : r.max;
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(v), e = (b >> 23) & 0xffu;
+        r.hi = std::max(r.hi, e);
+        r.lo = std::min(r.lo, (b & 0x7fffffffu) ? e : 255u);
+    }
+    // A NaN or an infinity makes the sum non-finite (finite floats cannot overflow a double sum).
+    r.finite = std::isfinite(r.sum);
+    return r;
+}
+
+FloatRowStats floatRowStatsScalar(const float* row, int n) {
+    FloatRowStats r;
+    r.min = std::numeric_limits<float>::infinity();
+    r.max = -r.min;
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int x = 0;
+    for (; x < n; ++x) {
+        const float v = row[x];
+        s[x & 3] += static_cast<double>(v);
+        r.min = v < r.min ? v : r.min;
+        r.max = v > r.max ? v : r.max;
+        const std::uint32_t b = std::bit_cast<std::uint32_t>(v), e = (b >> 23) & 0xffu;
+        r.hi = std::max(r.hi, e);
+        r.lo = std::min(r.lo, (b & 0x7fffffffu) ? e : 255u);
+    }
+    r.sum = (s[0] + s[1]) + (s[2] + s[3]);
+    r.finite = std::isfinite(r.sum);
+    return r;
+}
+
+bool haveAvx2() {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    return avx2;
+}
+
+// The positive sums' four chains over a float row without a mask (chain k adds the samples x = k mod 4, in
+// order: lane k of one vector), as far as whole groups of 4 go; returns where the scalar loop goes on.
+__attribute__((target("avx2"))) int positiveChainsAvx2(const float* row, int width, double pivot, double s[4]) {
+    __m256d acc = _mm256_loadu_pd(s);
+    const __m256d pv = _mm256_set1_pd(pivot), zero = _mm256_setzero_pd();
+    int x = 0;
+    for (; x + 8 <= width; x += 8) {
+        const __m256 v = _mm256_loadu_ps(row + x);
+        const __m256d a = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), pv);
+        const __m256d b = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), pv);
+        acc = _mm256_add_pd(acc, _mm256_and_pd(_mm256_cmp_pd(a, zero, _CMP_GT_OQ), a));
+        acc = _mm256_add_pd(acc, _mm256_and_pd(_mm256_cmp_pd(b, zero, _CMP_GT_OQ), b));
+    }
+    _mm256_storeu_pd(s, acc);
+    return x;
+}
+
+} // namespace
+
+FloatRowStats floatRowStats(const float* row, int n) {
+    return haveAvx2() ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
+}
+
+namespace {
+
+// A row's count, sum, minimum and maximum (all its samples), when every sum of them is exact in double: 32-bit
+// integers (summed in int64) and float rows whose exponents span little enough (exactFloatSums); false
+// otherwise (a float row with a non-finite sample included).
+template <class T>
+bool fastRowStats(const T* row, int width, std::size_t& count, long double& sum, double& min, double& max) {
+    constexpr int L = 8;
+    T mn[L], mx[L];
+    for (int k = 0; k < L; ++k) mn[k] = mx[k] = row[0];
+    if constexpr (std::is_integral_v<T>) {
+        std::int64_t s[L] = {};
+        const auto lane = [&](int k, T v) {
+            s[k] += v;
+            mn[k] = v < mn[k] ? v : mn[k];
+            mx[k] = v > mx[k] ? v : mx[k];
+        };
+        int x = 0;
+        for (; x + L <= width; x += L)
+            for (int k = 0; k < L; ++k) lane(k, row[x + k]);
+        for (int k = 0; x < width; ++x, ++k) lane(k, row[x]);
+        std::int64_t total = 0;
+        for (int k = 0; k < L; ++k) total += s[k];
+        sum = static_cast<long double>(total);
+    } else {
+        const FloatRowStats f = floatRowStats(row, width);
+        if (!f.exact(width)) return false;
+        count = static_cast<std::size_t>(width);
+        sum = static_cast<long double>(f.sum);
+        min = static_cast<double>(f.min);
+        max = static_cast<double>(f.max);
+        return true;
+    }
+    T lo = mn[0], hi = mx[0];
+    for (int k = 1; k < L; ++k) {
+        lo = mn[k] < lo ? mn[k] : lo;
+        hi = mx[k] > hi ? mx[k] : hi;
+    }
+    count = static_cast<std::size_t>(width);
+    min = static_cast<double>(lo);
+    max = static_cast<double>(hi);
+    return true;
+}
+
 template <class T>
 IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi, const std::vector<std::uint8_t>& mask,
                            const PivotSpec& spec) {
@@ -285,6 +436,11 @@ IncludedStats generalStats(const T* p, const Image& image, const PixelRect& roi,
         for (std::size_t y = b; y < e; ++y) {
             const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
             const std::uint8_t* m = mask.empty() ? nullptr : mask.data() + y * roi.width;
+            if constexpr (std::is_same_v<T, float> || (std::is_integral_v<T> && sizeof(T) == 4)) {
+                // Without a mask: the row's sum in 8 partial sums (vectorised) where it is exact in any order,
+                // hence equal to the long double chain's (exact too: 64 significant bits).
+                if (!m && fastRowStats(row, roi.width, rows[y].count, rows[y].sum, rows[y].min, rows[y].max)) continue;
+            }
             // Locals, not the row's record: an 80-bit long double kept in memory stalls every addition.
             std::size_t count = 0;
             long double sum = 0.0L;
@@ -432,6 +588,8 @@ void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<st
                 } else {
                     double s[4] = {0.0, 0.0, 0.0, 0.0}; // four chains: the additions overlap
                     int x = 0;
+                    if constexpr (std::is_same_v<T, float>)
+                        if (!m && haveAvx2()) x = positiveChainsAvx2(row, roi.width, w.pivot, s);
                     for (; x + 4 <= roi.width; x += 4)
                         for (int k = 0; k < 4; ++k) {
                             const double a = static_cast<double>(row[x + k]) - w.pivot;

@@ -69,6 +69,31 @@ struct WorkArray {
     bool fitsInt32() const;
 };
 
+// Whether every sum of n finite float samples (times integers below 2^extraBits) is exact in double, in any
+// order: with biased exponents in [lo, hi] (of the non-zero samples; lo 255: all zero) each is a multiple of
+// 2^(max(lo, 1) - 150) below 2^(hi - 126), so a sum is a multiple of the first below n 2^(hi - 126 + extraBits):
+// exact when that spans at most 53 bits. Lets float sums be added in any order (vectorised) and still equal
+// the one chain's, bit for bit.
+inline bool exactFloatSums(std::int64_t n, std::uint32_t hi, std::uint32_t lo, int extraBits) {
+    if (lo == 255) return true;
+    int nBits = 0;
+    while ((std::int64_t{1} << nBits) < n) ++nBits;
+    return nBits + extraBits + static_cast<int>(hi) - static_cast<int>(lo < 1 ? 1u : lo) + 24 <= 53;
+}
+
+// One pass over n float samples: their sum (in partial sums, so it equals the one left-to-right chain's only
+// where `exact`), minimum and maximum (the value; for a zero its sign may be either zero's), the range of the
+// biased exponents of the non-zero ones (lo 255: none; hi 255 when one is not finite), and whether all are
+// finite. AVX2 where the processor has it.
+struct FloatRowStats {
+    double sum = 0.0;
+    float min = 0.0f, max = 0.0f;
+    std::uint32_t hi = 0, lo = 255;
+    bool finite = true;
+    bool exact(std::int64_t n) const { return finite && exactFloatSums(n, hi, lo, 0); }
+};
+FloatRowStats floatRowStats(const float* row, int n);
+
 // Every rectangle sum of a (and every partial sum a backend forms) must stay finite. In double mode the
 // bound is maxAbs * includedCount; beyond 1e300 this throws: UsageError when a numeric pivot is what
 // makes a large (the message names the largest |pivot| the image allows), InputError when the image's
