@@ -243,12 +243,7 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
         // Also the bounded search (--max-box 15, K = 100) at 1024^2 (on the CUDA backend it runs on the host).
         for (const auto& [k, maxBox] : {std::pair{1, 0}, std::pair{100, 0}, std::pair{100, 15}}) {
             if (maxBox > 0 && n != 1024) continue;
-            BrightestParams params;
-            params.pivot = PivotSpec::parse("local");
-            params.threshold = 3;
-            params.minSnr = 5;
-            params.k = k;
-            params.maxBox = maxBox;
+            const BrightestParams params = sourceFinderParams(k, maxBox);
             const std::string bound = maxBox > 0 ? ", max box " + std::to_string(maxBox) : "";
             for (Backend b : {Backend::Cpu, Backend::Cuda}) {
                 if (!options.wants(b) || (b == Backend::Cuda && !cudaDevice().usable) || (n != 1024 && b != Backend::Cuda)) continue;

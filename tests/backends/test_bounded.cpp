@@ -6,7 +6,7 @@
 // the kept strips (fast K) against a full search every round; and a synthetic crowded field where the
 // unbounded search returns one frame-sized region and the bounded one returns star-sized regions on the
 // injected stars. The CUDA rows skip without a device.
-#include "tests/support/RegionChecks.h"
+#include "tests/support/DisjointChecks.h"
 #include "tests/support/TestSupport.h"
 
 #include "cuda/Backends.h"
@@ -24,93 +24,13 @@
 #include <random>
 
 using namespace glint;
+using glint::test::checkSameOutcome;
+using glint::test::solveWith;
 
 namespace {
 
-Image tiesImage(int w, int h, std::mt19937& rng, double blankFraction = 0.0) {
-    Image im = test::randomIntImage(w, h, -2, 2, rng, blankFraction);
-    return im;
-}
-
-// Gaussian blobs on negative noise, in doubles.
-Image blobImage(int w, int h, std::mt19937& rng) {
-    std::normal_distribution<double> noise(-1.0, 1.0);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    std::vector<double> v(static_cast<std::size_t>(w) * h);
-    for (auto& x : v) x = noise(rng);
-    const int blobs = 3 + w * h / 150;
-    for (int i = 0; i < blobs; ++i) {
-        const double cx = u(rng) * w, cy = u(rng) * h, s = 0.8 + 2.0 * u(rng), a = 2.0 + 40.0 * u(rng) * u(rng);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                v[static_cast<std::size_t>(y) * w + x] += a * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / (2 * s * s));
-    }
-    return Image::fromSamples(w, h, std::move(v));
-}
-
-void checkSameOutcome(const DisjointOutcome& a, const DisjointOutcome& b, const QString& what) {
-    QVERIFY2(a.found.size() == b.found.size(), qPrintable(what + QString(": %1 vs %2 found").arg(a.found.size()).arg(b.found.size())));
-    for (std::size_t i = 0; i < a.found.size(); ++i) {
-        const WorkRect &p = a.found[i], &q = b.found[i];
-        QVERIFY2(p.row0 == q.row0 && p.col0 == q.col0 && p.rows == q.rows && p.cols == q.cols,
-                 qPrintable(what + QString(": rectangle %1 differs: (%2,%3 %4x%5) vs (%6,%7 %8x%9)")
-                                       .arg(i).arg(p.row0).arg(p.col0).arg(p.rows).arg(p.cols).arg(q.row0).arg(q.col0).arg(q.rows).arg(q.cols)));
-        QCOMPARE(p.sumInt, q.sumInt);
-        QVERIFY2(p.sum == q.sum, qPrintable(what + ": sums differ (must agree bit for bit): " + test::sumsText(p.sum, q.sum)));
-    }
-    QCOMPARE(a.rounds, b.rounds);
-    QCOMPARE(a.rejected, b.rejected);
-    QCOMPARE(a.capped, b.capped);
-}
-
-DisjointOutcome solveWith(Backend backend, const WorkArray& work, const DisjointRule& rule) {
-    JobControl job;
-    return BackendRegistry<MaxSubarraySolver>::create(backend)->solveDisjoint(work, rule, job, {});
-}
-
-BrightestResult run(const Image& im, const BrightestParams& p, Backend b) {
-    JobControl job;
-    return runBrightest(im, p, b, job);
-}
-
-// Sets GLINT_MSP_CACHE_MB for the scope (0: every strip is searched every round).
-class CacheBudget {
-public:
-    explicit CacheBudget(const char* mb) { qputenv("GLINT_MSP_CACHE_MB", mb); }
-    ~CacheBudget() { qunsetenv("GLINT_MSP_CACHE_MB"); }
-    CacheBudget(const CacheBudget&) = delete;
-    CacheBudget& operator=(const CacheBudget&) = delete;
-};
-
-// A random work array of one of the kinds, with random ROI and exclusions.
-struct RandomCase {
-    Image image;
-    BrightestParams params;
-    QString what;
-};
-RandomCase randomCase(std::mt19937& rng, int trial) {
-    std::uniform_int_distribution<int> size(1, 60), kindD(0, 5), coin(0, 3);
-    const int w = size(rng), h = size(rng);
-    const int kind = kindD(rng);
-    RandomCase c;
-    c.image = kind == 0   ? tiesImage(w, h, rng)
-              : kind == 1 ? test::randomIntImage(w, h, -30, 31, rng, 0.05)
-              : kind == 2 ? test::randomFloatImage(w, h, -1.0, 1.05, rng, 0.03)
-              : kind == 3 ? blobImage(w, h, rng)
-              : kind == 4 ? tiesImage(w, h, rng, 0.1)
-                          : test::randomIntImage(w, h, -200, 180, rng);
-    c.params.pivot = PivotSpec::parse("0");
-    if (coin(rng) == 0 && w > 3 && h > 3) {
-        c.params.hasRoi = true;
-        c.params.roi = {1, 1, w - 2, h - 3};
-    }
-    if (coin(rng) <= 1) {
-        std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
-        for (int e = 0; e < 3; ++e) c.params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 3, 1 + y(rng) / 3});
-    }
-    c.what = QString("trial %1: %2x%3 kind %4").arg(trial).arg(w).arg(h).arg(kind);
-    return c;
-}
+// The random cases of this suite: sides 1..60.
+test::RandomDisjointCase randomCase(std::mt19937& rng, int trial) { return test::randomDisjointCase(rng, trial, 60, 150); }
 
 // The independent oracle of the bounded greedy search on integer work arrays: every rectangle with both
 // sides <= P and no excluded cell, by 2-D prefix sums in int64, ordered by the rule (largest sum, then the
@@ -203,33 +123,11 @@ void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, 
 // seam, no galaxy, no blank border, a flat sky) at a density (400 on 256^2) where their summed light beats the
 // cost of 3 local RMS over the whole frame, as on 47 Tuc.
 StarField makeCrowdedField(int side, int stars, std::uint64_t seed) {
-    StarFieldOptions o;
-    o.width = side;
-    o.height = side;
-    o.stars = stars;
-    o.saturatedStars = 0;
-    o.saturation = 1e9;
-    o.minSeparation = 3.0;
-    o.fluxMin = 3.0e4;
-    o.fluxMax = 1.0e6;
-    o.seamStep = 0.0;
-    o.gradientX = 0.0;
-    o.gradientY = 0.0;
-    o.galaxy = false;
-    o.blankBorder = 0;
-    o.seed = seed;
-    return makeStarField(o);
+    return makeStarField({.width = side, .height = side, .stars = stars, .fluxMin = 3.0e4, .fluxMax = 1.0e6,
+                          .saturatedStars = 0, .gradientX = 0.0, .gradientY = 0.0, .seamStep = 0.0, .saturation = 1e9,
+                          .blankBorder = 0, .galaxy = false, .minSeparation = 3.0, .seed = seed});
 }
 
-BrightestParams crowdedParams(int maxBox) {
-    BrightestParams p;
-    p.pivot = PivotSpec::parse("local");
-    p.threshold = 3;
-    p.minSnr = 5;
-    p.maxBox = maxBox;
-    p.k = 100;
-    return p;
-}
 
 } // namespace
 
@@ -243,7 +141,7 @@ private slots:
         std::mt19937 rng(1414);
         std::uniform_int_distribution<int> pd(1, 8), kd(1, 6);
         for (int trial = 0; trial < 120; ++trial) {
-            RandomCase c = randomCase(rng, trial);
+            test::RandomDisjointCase c = randomCase(rng, trial);
             // The oracle is O(R^2 C^2 P^2): keep these small.
             if (c.image.width() * c.image.height() > 600) continue;
             const WorkArray work = prepareWorkArray(c.image, c.params);
@@ -281,7 +179,7 @@ private slots:
         std::mt19937 rng(2014);
         std::uniform_int_distribution<int> pd(1, 12), kd(1, 20), coin(0, 3);
         for (int trial = 0; trial < 220; ++trial) {
-            RandomCase c = randomCase(rng, trial);
+            test::RandomDisjointCase c = randomCase(rng, trial);
             const WorkArray work = prepareWorkArray(c.image, c.params);
             DisjointRule rule;
             rule.k = kd(rng);
@@ -306,10 +204,10 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const StarField field = makeCrowdedField(96, 56, 7);
         for (const int P : {5, 9, 14}) {
-            BrightestParams p = crowdedParams(P);
+            BrightestParams p = sourceFinderParams(100, P);
             p.k = 25;
-            const BrightestResult ref = run(field.image, p, Backend::Reference);
-            const BrightestResult got = run(field.image, p, backend);
+            const BrightestResult ref = test::runBrightestOn(field.image, p, Backend::Reference);
+            const BrightestResult got = test::runBrightestOn(field.image, p, backend);
             QVERIFY(!ref.regions.empty());
             test::checkSameRegions(ref, got, QString("crowded 96^2 P=%1").arg(P));
             QCOMPARE(got.rounds, ref.rounds);
@@ -321,17 +219,9 @@ private slots:
     // The kept strips (fast K) against every strip searched every round, at K = 100 on a 512^2 crowded field.
     void keptStripsAgainstFullSearch() {
         const StarField field = makeCrowdedField(512, 1600, 3);
-        const BrightestParams p = crowdedParams(15);
-        const BrightestResult kept = run(field.image, p, Backend::Cpu);
-        BrightestResult full;
-        {
-            CacheBudget off("0");
-            full = run(field.image, p, Backend::Cpu);
-        }
+        const BrightestParams p = sourceFinderParams(100, 15);
+        const BrightestResult kept = test::checkKeptAgainstFullSearch(field.image, p, "crowded 512^2 K=100 P=15");
         QCOMPARE(kept.regions.size(), std::size_t{100});
-        test::checkSameRegions(full, kept, "crowded 512^2 K=100 P=15");
-        QCOMPARE(kept.rounds, full.rounds);
-        QCOMPARE(kept.rejected, full.rejected);
     }
 
     // The crowded field: the unbounded search fails the way 47 Tuc does (one frame-sized region), the bounded
@@ -341,7 +231,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
         const StarField field = makeCrowdedField(side, 400, 47);
-        const BrightestResult unbounded = run(field.image, crowdedParams(0), backend);
+        const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100), backend);
         QCOMPARE(unbounded.regions.size(), std::size_t{1});
         const BrightestRegion& whole = unbounded.regions[0];
         QVERIFY2(whole.pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10,
@@ -350,16 +240,16 @@ private slots:
         QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
         // --max-size keeps DESIGN.md's meaning, a filter: the frame-sized maximum is rejected and excludes all it
         // covers, so on this field it finds nothing inside it (only slivers of the border it left).
-        BrightestParams filtered = crowdedParams(0);
+        BrightestParams filtered = sourceFinderParams(100);
         filtered.maxSize = 15;
-        const BrightestResult rejected = run(field.image, filtered, backend);
+        const BrightestResult rejected = test::runBrightestOn(field.image, filtered, backend);
         QVERIFY(rejected.rejected >= 1);
         for (const BrightestRegion& g : rejected.regions)
             QVERIFY2(g.x + g.width <= whole.x || whole.x + whole.width <= g.x || g.y + g.height <= whole.y ||
                          whole.y + whole.height <= g.y,
                      qPrintable(QString("max size 15: region at %1,%2 inside the rejected frame").arg(g.x).arg(g.y)));
         const int P = 15;
-        const BrightestResult bounded = run(field.image, crowdedParams(P), backend);
+        const BrightestResult bounded = test::runBrightestOn(field.image, sourceFinderParams(100, P), backend);
         QVERIFY2(bounded.regions.size() >= 80, qPrintable(QString("%1 regions").arg(bounded.regions.size())));
         int onStar = 0;
         for (const BrightestRegion& g : bounded.regions) {

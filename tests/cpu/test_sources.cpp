@@ -3,6 +3,7 @@
 // significance filters and the shortfall note, the per-region measurements and flags against sums made by
 // hand, the result JSON round trip (and documents without the new fields), the catalogue (FITS read back
 // through CFITSIO, CSV) and the bad inputs.
+#include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/brightest/Brightest.h"
@@ -87,14 +88,6 @@ bool contains(const BrightestRegion& g, double x, double y) {
     return x >= g.x - 0.5 && x < g.x + g.width - 0.5 && y >= g.y - 0.5 && y < g.y + g.height - 0.5;
 }
 
-BrightestParams sourceParams(int k) {
-    BrightestParams p;
-    p.pivot = PivotSpec::parse("local");
-    p.threshold = 3;
-    p.minSnr = 5;
-    p.k = k;
-    return p;
-}
 
 } // namespace
 
@@ -111,7 +104,7 @@ private slots:
         QFETCH(double, complete);
         for (unsigned seed : {1u, 2u, 3u}) {
             const StarField f = makeStarField(seed);
-            BrightestParams p = sourceParams(100);
+            BrightestParams p = sourceFinderParams(100);
             p.threshold = threshold;
             const BrightestResult r = run(f.image, p);
             QVERIFY(r.hasModel);
@@ -176,7 +169,7 @@ private slots:
 
     void measurementsByHand() {
         const StarField f = makeStarField(5, 30);
-        BrightestParams p = sourceParams(10);
+        BrightestParams p = sourceFinderParams(10);
         JobControl job;
         const PreparedRegionSearch prepared = prepareRegionSearch(f.image, p, BrightestMode::Disjoint, Backend::Cpu, job);
         const BackgroundMap& model = *prepared.work.background;
@@ -331,7 +324,7 @@ private slots:
 
     void filtersAndShortfall() {
         const StarField f = makeStarField(6, 40);
-        BrightestParams p = sourceParams(50);
+        BrightestParams p = sourceFinderParams(50);
         p.minArea = 9;
         p.maxSize = 12;
         const BrightestResult r = run(f.image, p);
@@ -351,7 +344,7 @@ private slots:
         QVERIFY2(none.note.find("found 0 of 3 regions") == 0, none.note.c_str());
         QVERIFY(none.note.find("rejected by the filters") != std::string::npos);
         // Reference and cpu agree on the filtered search.
-        p = sourceParams(20);
+        p = sourceFinderParams(20);
         p.maxSize = 8;
         const BrightestResult a = run(f.image, p, Backend::Reference), b = run(f.image, p, Backend::Cpu);
         QCOMPARE(a.regions.size(), b.regions.size());
@@ -367,29 +360,29 @@ private slots:
 
     void badInputs() {
         const StarField f = makeStarField(7, 5);
-        BrightestParams p = sourceParams(5);
+        BrightestParams p = sourceFinderParams(5);
         p.threshold = -1;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
         p.threshold = std::nan("");
         QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
-        p = sourceParams(5);
+        p = sourceFinderParams(5);
         p.minSnr = -2;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
-        p = sourceParams(5);
+        p = sourceFinderParams(5);
         p.minArea = -1;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
-        p = sourceParams(5);
+        p = sourceFinderParams(5);
         p.mesh = 1000; // larger than the image
         QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
         // Constant image: the local pivot leaves nothing positive; defined, empty.
         const Image flat = test::intImage(128, 128, std::vector<std::int32_t>(128 * 128, 7));
-        const BrightestResult c = run(flat, sourceParams(5));
+        const BrightestResult c = run(flat, sourceFinderParams(5));
         QVERIFY(c.regions.empty());
         QVERIFY(!c.note.empty());
         // All blank: empty.
         Image blank = flat;
         blank.setBlankMask(std::vector<std::uint8_t>(128 * 128, 1));
-        QVERIFY(run(blank, sourceParams(5)).regions.empty());
+        QVERIFY(run(blank, sourceFinderParams(5)).regions.empty());
         // Small images without options that need the model: no model, no SNR, as before.
         const Image small = test::intImage(5, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
         BrightestParams plain;
@@ -400,7 +393,7 @@ private slots:
 
     void jsonRoundTrip() {
         const StarField f = makeStarField(8, 20);
-        BrightestParams p = sourceParams(30);
+        BrightestParams p = sourceFinderParams(30);
         const BrightestResult r = run(f.image, p);
         const Json doc = brightestResultJson(r);
         const BrightestResult back = brightestResultFromJson(doc);
@@ -429,7 +422,7 @@ private slots:
 
     void catalogReadsBack() {
         const StarField f = makeStarField(9, 25);
-        const BrightestResult r = run(f.image, sourceParams(15));
+        const BrightestResult r = run(f.image, sourceFinderParams(15));
         QVERIFY(!r.regions.empty());
         const QString dir = test::tempDir();
         const std::string fits = (dir + "/cat.fits").toStdString(), csv = (dir + "/cat.csv").toStdString();

@@ -105,23 +105,20 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     minSnr_->setSpecialValueText(tr("none"));
     minSnr_->setToolTip(tr("Regions with a lower signal-to-noise ratio are skipped and the search goes on (0: none)"));
     sourceForm->addRow(tr("Min SNR"), minSnr_);
-    minArea_->setRange(0, 1000000000);
-    minArea_->setSuffix(tr(" px"));
-    minArea_->setSpecialValueText(tr("none"));
-    minArea_->setToolTip(tr("Regions with fewer pixels are skipped (0: none)"));
-    sourceForm->addRow(tr("Min area"), minArea_);
-    maxSize_->setRange(0, 1000000);
-    maxSize_->setSuffix(tr(" px"));
-    maxSize_->setSpecialValueText(tr("none"));
-    maxSize_->setToolTip(tr("Regions whose longer side is larger are skipped (0: none)"));
-    sourceForm->addRow(tr("Max size"), maxSize_);
-    maxBox_->setRange(0, 1000000);
-    maxBox_->setSuffix(tr(" px"));
-    maxBox_->setSpecialValueText(tr("none"));
-    maxBox_->setToolTip(tr("Search only boxes whose sides are at most this: each region is then the brightest box "
-                           "of that size, so a crowded field (a cluster, a galaxy's halo) gives one box per star "
-                           "instead of one box over the whole frame. About 2-3 star widths (0: any size)"));
-    sourceForm->addRow(tr("Max box"), maxBox_);
+    // Pixel counts and sides, 0 meaning none.
+    const auto addPixelsRow = [&](const QString& label, QSpinBox* box, int max, const QString& tip) {
+        box->setRange(0, max);
+        box->setSuffix(tr(" px"));
+        box->setSpecialValueText(tr("none"));
+        box->setToolTip(tip);
+        sourceForm->addRow(label, box);
+    };
+    addPixelsRow(tr("Min area"), minArea_, 1000000000, tr("Regions with fewer pixels are skipped (0: none)"));
+    addPixelsRow(tr("Max size"), maxSize_, 1000000, tr("Regions whose longer side is larger are skipped (0: none)"));
+    addPixelsRow(tr("Max box"), maxBox_, 1000000,
+                 tr("Search only boxes whose sides are at most this: each region is then the brightest box "
+                    "of that size, so a crowded field (a cluster, a galaxy's halo) gives one box per star "
+                    "instead of one box over the whole frame. About 2-3 star widths (0: any size)"));
     mesh_->setRange(2, 4096);
     mesh_->setValue(glint::BrightestParams{}.mesh);
     mesh_->setSuffix(tr(" px"));

@@ -37,16 +37,9 @@ std::vector<BrightestRegion> regionsOf(const WorkArray& work, const std::vector<
     regions.reserve(rects.size());
     for (const WorkRect& w : rects) {
         const PixelRect r = work.toImage(w.row0, w.col0, w.rows, w.cols);
-        BrightestRegion region;
-        region.rank = static_cast<int>(regions.size()) + 1;
-        region.x = r.x;
-        region.y = r.y;
-        region.width = r.width;
-        region.height = r.height;
-        region.exactInteger = work.integer;
-        region.sumInt = w.sumInt;
-        region.sum = work.integer ? static_cast<double>(w.sumInt) : w.sum;
-        regions.push_back(region);
+        regions.push_back({.rank = static_cast<int>(regions.size()) + 1, .x = r.x, .y = r.y, .width = r.width,
+                           .height = r.height, .sum = work.integer ? static_cast<double>(w.sumInt) : w.sum,
+                           .sumInt = w.sumInt, .exactInteger = work.integer});
     }
     return regions;
 }

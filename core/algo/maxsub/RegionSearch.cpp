@@ -11,6 +11,16 @@
 
 namespace glint {
 
+BrightestParams sourceFinderParams(int k, int maxBox) {
+    BrightestParams p;
+    p.pivot = PivotSpec::parse("local");
+    p.threshold = 3;
+    p.minSnr = 5;
+    p.k = k;
+    p.maxBox = maxBox;
+    return p;
+}
+
 namespace {
 
 // The whole text as a finite number (decimal or scientific; no "nan", "inf", hex, or out of range).

@@ -70,6 +70,10 @@ struct BrightestParams {
     std::vector<PixelPolygon> excludePolygons;
 };
 
+// The source finder's search as the window's FITS defaults and `bench sources` run it: the local pivot,
+// threshold 3 RMS, min SNR 5; K regions, and the search bound (--max-box) when maxBox > 0.
+BrightestParams sourceFinderParams(int k, int maxBox = 0);
+
 // Region flags, SExtractor's bits where one means the same: 4 a pixel is saturated (SATURATE or DATAMAX
 // card, else the maximum of an integer sample type), 8 the rectangle touches the image's edge, 16 a blank,
 // non-finite or excluded pixel touches it (in it or next to it).
