@@ -500,7 +500,9 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
     presentSingle(result, k, note);
     context().timingLog()->add(RunRecord::fromJob(name(), result.backend, job, image, parameters));
 
-    QString text = note.isEmpty() ? tr("Pivot %1.").arg(pivotText(result)) : note;
+    // The search's note ends a sentence before the figures follow it.
+    QString text = note.isEmpty() ? tr("Pivot %1.").arg(pivotText(result))
+                                  : note.endsWith(QLatin1Char('.')) ? note : note + QLatin1Char('.');
     if (result.regions.size() == 1)
         text += QLatin1Char(' ') + tr("Sum %1 over %2 × %3 pixels.").arg(sumText(result.regions.front()))
                                        .arg(result.regions.front().width)
