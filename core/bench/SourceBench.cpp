@@ -26,18 +26,6 @@ namespace glint {
 
 namespace {
 
-// ---- Glint's side: the parameters of the source search. ONE place to change: when the local pivot,
-// --threshold and --min-snr land, this becomes pivot local, threshold 3, min SNR 5 (issue 14). --------
-BrightestParams sourceFinderParams() {
-    BrightestParams params;
-    params.pivot = PivotSpec::parse("local"); // the source finder: background map, 3 x local RMS, SNR >= 5
-    params.threshold = 3.0;
-    params.minSnr = 5.0;
-    params.k = 100;
-    params.mode = BrightestMode::Disjoint;
-    return params;
-}
-
 // Glint's catalogue: the regions at their measured centroids (runBrightest measures every region it
 // reports: RegionMeasure).
 std::vector<Detection> glintDetections(const BrightestResult& result) {
@@ -208,7 +196,7 @@ std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
         fo.width = fo.height = side;
         fo.stars = std::max(20, static_cast<int>(250.0 * side * side / (1024.0 * 1024.0)));
         const StarField field = makeStarField(fo);
-        const BrightestParams params = sourceFinderParams();
+        const BrightestParams params = sourceFinderParams(100);
         const std::string caseName = "star field " + std::to_string(side) + "x" + std::to_string(side) + ", " +
                                      std::to_string(field.stars.size()) + " stars + galaxy, pivot " +
                                      params.pivot.text() + ", K=" + std::to_string(params.k);

@@ -699,10 +699,12 @@ void BrightestModule::applyImageDefaults() {
     if (!panel_ || !context().hasImage()) return;
     const glint::ImageMetadata& meta = context().image()->meta;
     const bool mammogram = glint::imageIsMammogram(meta);
-    if (meta.format == "FITS" || mammogram)
-        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, 3.0, 5.0);
-    else
+    if (meta.format == "FITS" || mammogram) {
+        const glint::BrightestParams source = glint::sourceFinderParams(1); // local pivot, its threshold and SNR
+        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, source.threshold, source.minSnr);
+    } else {
         panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0);
+    }
     if (mammogram) autoExclude();
 }
 
