@@ -220,12 +220,13 @@ void ImageCanvas::mousePressEvent(QMouseEvent* event) {
 
 void ImageCanvas::mouseMoveEvent(QMouseEvent* event) {
     hoverPos_ = event->position();
-    if (!imageSize_.isEmpty()) emit cursorMoved(view().widgetToImage(event->position()));
     if (panning_) {
+        // setView reports the pixel under the cursor in the panned view: one readout a move, not a stale one first.
         panBy(event->position() - lastPan_);
         lastPan_ = event->position();
         return;
     }
+    if (!imageSize_.isEmpty()) emit cursorMoved(view().widgetToImage(event->position()));
     if (!imageSize_.isEmpty()) tool()->mouseMove(makeEvent(event, view(), Qt::NoButton));
 }
 
