@@ -143,6 +143,7 @@ private slots:
         QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
         QCOMPARE(panel->thresholdBox()->value(), 3.0);
         QCOMPARE(panel->minSnrBox()->value(), 5.0);
+        QCOMPARE(panel->maxBoxBox()->value(), panel->meshBox()->value()); // the search bound: the mesh
         QCOMPARE(module->exclusionCount(), 0);
         QCOMPARE(panel->kBox()->value(), 10);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
@@ -152,6 +153,7 @@ private slots:
         QCOMPARE(fitsParams.pivot.kind, PivotSpec::Kind::Local);
         QCOMPARE(fitsParams.threshold, 3.0);
         QCOMPARE(fitsParams.minSnr, 5.0);
+        QCOMPARE(fitsParams.maxBox, 64);
         ResultsModel* model = module->model();
         QVERIFY(model->rowCount() > 0);
         const QStringList columns = model->columns();
@@ -181,6 +183,7 @@ private slots:
         QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
         QCOMPARE(panel->thresholdBox()->value(), 3.0);
         QCOMPARE(panel->minSnrBox()->value(), 5.0);
+        QCOMPARE(panel->maxBoxBox()->value(), 64);
         saveShot(window, QStringLiteral("mammogram-auto-exclusions"));
         // Ctrl+B's action: K Brightest Regions with the panel's K.
         QAction* kBrightest = nullptr;
@@ -213,6 +216,7 @@ private slots:
         QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("mean"));
         QCOMPARE(panel->thresholdBox()->value(), 0.0);
         QCOMPARE(panel->minSnrBox()->value(), 0.0);
+        QCOMPARE(panel->maxBoxBox()->value(), 0);
         // The button runs the auto-exclusion on any image.
         QSignalSpy added(module, &BrightestModule::autoExclusionsAdded);
         panel->autoExcludeButton()->click();

@@ -174,8 +174,8 @@ inline bool waitForAutoExclusion(BrightestModule* module, int timeoutMs = 60000)
     return !module->autoExclusionPending();
 }
 
-// The panel as it was before per-image defaults: no exclusions, mean pivot, no threshold or SNR filter
-// (for tests of the plain search on images that get the source finder's defaults).
+// The panel as it was before per-image defaults: no exclusions, mean pivot, no threshold or SNR filter, no
+// search bound (for tests of the plain search on images that get the source finder's defaults).
 inline void plainSearch(BrightestModule* module) {
     QVERIFY(waitForAutoExclusion(module));
     module->clearExclusions();
@@ -183,6 +183,7 @@ inline void plainSearch(BrightestModule* module) {
     setPivot(panel, QStringLiteral("mean"));
     panel->thresholdBox()->setValue(0.0);
     panel->minSnrBox()->setValue(0.0);
+    panel->maxBoxBox()->setValue(0);
 }
 
 inline void showWindow(MainWindow& window) {

@@ -700,10 +700,11 @@ void BrightestModule::applyImageDefaults() {
     const glint::ImageMetadata& meta = context().image()->meta;
     const bool mammogram = glint::imageIsMammogram(meta);
     if (meta.format == "FITS" || mammogram) {
-        const glint::BrightestParams source = glint::sourceFinderParams(1); // local pivot, its threshold and SNR
-        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, source.threshold, source.minSnr);
+        // The local pivot, its threshold and SNR, and the search bound (the mesh).
+        const glint::BrightestParams source = glint::sourceFinderParams(1);
+        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, source.threshold, source.minSnr, source.maxBox);
     } else {
-        panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0);
+        panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0, 0);
     }
     if (mammogram) autoExclude();
 }

@@ -117,8 +117,10 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     addPixelsRow(tr("Max size"), maxSize_, 1000000, tr("Regions whose longer side is larger are skipped (0: none)"));
     addPixelsRow(tr("Max box"), maxBox_, 1000000,
                  tr("Search only boxes whose sides are at most this: each region is then the brightest box "
-                    "of that size, so a crowded field (a cluster, a galaxy's halo) gives one box per star "
-                    "instead of one box over the whole frame. About 2-3 star widths (0: any size)"));
+                    "of that size, so bright sources are not joined across the sky between them and a crowded "
+                    "field (a cluster, a galaxy's halo) gives one box per star instead of one box over the whole "
+                    "frame. The source finder starts at the mesh; about 2-3 star widths for a crowded field "
+                    "(0: any size)"));
     mesh_->setRange(2, 4096);
     mesh_->setValue(glint::BrightestParams{}.mesh);
     mesh_->setSuffix(tr(" px"));
@@ -129,6 +131,9 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     });
     connect(minSnr_, &QDoubleSpinBox::valueChanged, this, [this] {
         if (!applyingDefaults_) userMinSnr_ = true;
+    });
+    connect(maxBox_, &QSpinBox::valueChanged, this, [this] {
+        if (!applyingDefaults_) userMaxBox_ = true;
     });
     layout->addWidget(sourceBox);
 
@@ -229,11 +234,12 @@ void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
     params.mesh = mesh_->value();
 }
 
-void BrightestPanel::setImageDefaults(PivotDefault pivot, double threshold, double minSnr) {
+void BrightestPanel::setImageDefaults(PivotDefault pivot, double threshold, double minSnr, int maxBox) {
     withoutMarkingUser([&] {
         if (!userPivot_) pivotKind_->setCurrentIndex(pivotKind_->findData(pivot == PivotDefault::Local ? QStringLiteral("local") : QStringLiteral("mean")));
         if (!userThreshold_) threshold_->setValue(threshold);
         if (!userMinSnr_) minSnr_->setValue(minSnr);
+        if (!userMaxBox_) maxBox_->setValue(maxBox);
     });
 }
 

@@ -37,11 +37,11 @@ public:
     // The source finder's fields into params (threshold, min SNR, min area, max size, mesh).
     void applySourceFinding(glint::BrightestParams& params) const;
 
-    // Per-image defaults (pivot kind, threshold, min SNR): a field the user changed since the last
+    // Per-image defaults (pivot kind, threshold, min SNR, max box): a field the user changed since the last
     // setImageDefaults() keeps the user's value; the others take the new image's. Programmatic changes
     // (sessions) made inside withoutMarkingUser() do not count as the user's.
     enum class PivotDefault { Mean, Local };
-    void setImageDefaults(PivotDefault pivot, double threshold, double minSnr);
+    void setImageDefaults(PivotDefault pivot, double threshold, double minSnr, int maxBox);
     template <class F>
     void withoutMarkingUser(F&& f) {
         const bool was = applyingDefaults_;
@@ -124,6 +124,7 @@ private:
     bool userPivot_ = false; // the user changed the field since the last image's defaults
     bool userThreshold_ = false;
     bool userMinSnr_ = false;
+    bool userMaxBox_ = false;
 };
 
 } // namespace glint::ui

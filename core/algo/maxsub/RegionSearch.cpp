@@ -17,7 +17,7 @@ BrightestParams sourceFinderParams(int k, int maxBox) {
     p.threshold = 3;
     p.minSnr = 5;
     p.k = k;
-    p.maxBox = maxBox;
+    p.maxBox = maxBox == kSourceFinderMaxBox ? p.mesh : maxBox;
     return p;
 }
 

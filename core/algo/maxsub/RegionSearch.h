@@ -71,8 +71,12 @@ struct BrightestParams {
 };
 
 // The source finder's search as the window's FITS defaults and `bench sources` run it: the local pivot,
-// threshold 3 RMS, min SNR 5; K regions, and the search bound (--max-box) when maxBox > 0.
-BrightestParams sourceFinderParams(int k, int maxBox = 0);
+// threshold 3 RMS, min SNR 5; K regions; and the search bound (--max-box) maxBox, by default the background
+// mesh (64 px): an object larger than a mesh cell is, to the background model, background, and an unbounded
+// search joins bright sources across the sky between them (on a star field, two saturated stars 760 px apart
+// and the seven stars between them in one 66x790 rectangle). 0: unbounded.
+inline constexpr int kSourceFinderMaxBox = -1; // "the mesh"
+BrightestParams sourceFinderParams(int k, int maxBox = kSourceFinderMaxBox);
 
 // Region flags, SExtractor's bits where one means the same: 4 a pixel is saturated (SATURATE or DATAMAX
 // card, else the maximum of an integer sample type), 8 the rectangle touches the image's edge, 16 a blank,
