@@ -231,7 +231,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
         const StarField field = makeCrowdedField(side, 400, 47);
-        const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100), backend);
+        const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100, 0), backend);
         QCOMPARE(unbounded.regions.size(), std::size_t{1});
         const BrightestRegion& whole = unbounded.regions[0];
         QVERIFY2(whole.pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10,
@@ -240,7 +240,7 @@ private slots:
         QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
         // --max-size keeps DESIGN.md's meaning, a filter: the frame-sized maximum is rejected and excludes all it
         // covers, so on this field it finds nothing inside it (only slivers of the border it left).
-        BrightestParams filtered = sourceFinderParams(100);
+        BrightestParams filtered = sourceFinderParams(100, 0);
         filtered.maxSize = 15;
         const BrightestResult rejected = test::runBrightestOn(field.image, filtered, backend);
         QVERIFY(rejected.rejected >= 1);
