@@ -257,6 +257,41 @@ double splineAt(const double* x, const double* y, const double* d2, int n, int s
            ((a * a * a - a) * d2[i * stride] + (b * b * b - b) * d2[(i + 1) * stride]) * h * h / 6.0;
 }
 
+// The spline through (x[i], y[i]) (second derivatives d2) at every integer t in t0..t1-1 into out[0..]: the
+// curve of splineAt, each interval's cubic written as y[i] + s (c1 + s (c2 + s c3)) with s = t - x[i] (one
+// set of coefficients an interval, then three multiply-adds a pixel instead of splineAt's division and
+// cubes), extended linearly beyond the end knots with the end slopes. The knots increase.
+void splineRow(const double* x, const double* y, const double* d2, int n, int t0, int t1,
+               double* out, std::vector<double>& coefficients) {
+    if (t1 <= t0) return;
+    if (n == 1) {
+        std::fill(out, out + (t1 - t0), y[0]);
+        return;
+    }
+    coefficients.resize(static_cast<std::size_t>(3 * (n - 1)));
+    for (int i = 0; i + 1 < n; ++i) {
+        const double h = x[i + 1] - x[i];
+        coefficients[3 * i] = (y[i + 1] - y[i]) / h - h * (2.0 * d2[i] + d2[i + 1]) / 6.0;
+        coefficients[3 * i + 1] = 0.5 * d2[i];
+        coefficients[3 * i + 2] = (d2[i + 1] - d2[i]) / (6.0 * h);
+    }
+    const double hEnd = x[n - 1] - x[n - 2];
+    const double endSlope = (y[n - 1] - y[n - 2]) / hEnd + hEnd * (d2[n - 2] + 2.0 * d2[n - 1]) / 6.0;
+    int t = t0;
+    for (; t < t1 && t <= x[0]; ++t) out[t - t0] = y[0] + coefficients[0] * (t - x[0]);
+    for (int i = 0; i + 1 < n && t < t1; ++i) {
+        // The integers of (x[i], x[i+1]] (the first interval also holds x[0] itself, handled above).
+        const double xi = x[i], yi = y[i], c1 = coefficients[3 * i], c2 = coefficients[3 * i + 1], c3 = coefficients[3 * i + 2];
+        const int stop = i + 2 < n ? std::min(t1, static_cast<int>(std::floor(x[i + 1])) + 1)
+                                   : std::min(t1, static_cast<int>(std::ceil(x[n - 1])));
+        for (; t < stop; ++t) {
+            const double s = t - xi;
+            out[t - t0] = yi + s * (c1 + s * (c2 + s * c3));
+        }
+    }
+    for (; t < t1; ++t) out[t - t0] = y[n - 1] + endSlope * (t - x[n - 1]);
+}
+
 int intervalOf(const std::vector<double>& x, double t) {
     const int n = static_cast<int>(x.size());
     if (n < 2) return 0;
@@ -433,7 +468,7 @@ void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const 
     }
     // The row's value at every cell column (splines along y), then the spline along x through them.
     const int j = intervalOf(yc_, y);
-    std::vector<double> nodes(static_cast<std::size_t>(nx_)), d2(static_cast<std::size_t>(nx_)), u;
+    std::vector<double> nodes(static_cast<std::size_t>(nx_)), d2(static_cast<std::size_t>(nx_)), u, coefficients;
     for (int pass = 0; pass < 2; ++pass) {
         double* out = pass == 0 ? back : rms;
         if (!out) continue;
@@ -442,12 +477,9 @@ void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const 
         for (int i = 0; i < nx_; ++i)
             nodes[i] = splineAt(yc_.data(), grid.data() + i, gridD2.data() + i, ny_, nx_, y, j);
         naturalSpline(xc_.data(), nodes.data(), nx_, 1, d2.data(), u);
-        int i = intervalOf(xc_, x0);
-        for (int x = x0; x < x1; ++x) {
-            while (i + 2 < nx_ && x > xc_[i + 1]) ++i;
-            const double v = splineAt(xc_.data(), nodes.data(), d2.data(), nx_, 1, x, i);
-            out[x - x0] = pass == 0 ? v : std::max(0.0, v);
-        }
+        splineRow(xc_.data(), nodes.data(), d2.data(), nx_, x0, x1, out, coefficients);
+        if (pass == 1)
+            for (int x = 0; x < x1 - x0; ++x) out[x] = std::max(0.0, out[x]);
     }
 }
 
