@@ -4,6 +4,7 @@
 // and after a round removes a rectangle only the strips whose best segment it overlaps are computed again
 // (NOTES.md, "Fast K", has the proof that the others keep their best bit for bit).
 #include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/BoundedTiles.h"
 #include "core/algo/maxsub/StripTiles.h"
 
 #include "core/util/Errors.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -306,82 +308,141 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
     return out;
 }
 
-// The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P
-// strips instead of rows^2 / 2), each scanned by scanStripBounded (a segment of at most P columns free of
-// blocked cells, the smallest S[first] of the window by a monotone deque), in parallel over the tops. Each
-// strip's best (sum, first, last) is kept between rounds: excluding a rectangle R changes no strip sum S
-// (MaxSubarrayBase.h), it only removes the segments that meet R, so a strip whose rows miss R, or whose kept
-// segment misses R's columns, keeps its best exactly (same sum, same last: still the smallest with that
-// sum; same first: still the largest). Only the others are scanned again. A strip with nothing positive
-// stays so. Sums: int64 for integer data (exact), double otherwise, as the reference forms them.
+// The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P strips
+// instead of rows^2 / 2), W bottoms of one top at a time in SIMD lanes (boundedGroupKernel, BoundedTiles.h:
+// the sliding-window minimum of the row prefix S by van Herk / Gil-Werman blocks, the same sums and the same
+// candidates as scanStripBounded's deque, bit for bit), in parallel over the tops.
+//
+// Each strip's best is kept per cache block of cb columns (the best segment whose last column lies in the
+// block, its sum and last; the smallest last among equal sums) with the checkpoints S[k cb] of its row
+// prefix. Excluding a rectangle R (rows r0..r1, columns c0..c1) changes no S, it only removes the segments
+// that meet R. A segment that meets R ends in c0..c1 + L - 1 and lies within its last's window last-L+1..last,
+// so a cache block whose kept last has a window missing c0..c1 (or a strip whose rows miss R) keeps its best
+// exactly: the same sum is still there at the same last, nothing larger appears (the candidates only go), and
+// no smaller last of the block reaches it. Only the other blocks are scanned again, from the checkpoint at or
+// before their first window (the same S bits the chain from column 0 gives). A block with nothing positive
+// stays so. A strip's best is the first largest over its blocks (smallest last), a top's the first largest
+// over its bottoms (smallest bottom), the round's the first largest over the tops (smallest top); the first
+// column of the winner is boundedFirst's (largest first), from its S recomputed in the same order.
+// Sums: int64 for integer data (exact), double otherwise, as the reference forms them.
 template <class V>
 DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
                              const std::string& steps) {
     const int rows = work.rows, cols = work.cols;
     const int H = std::min(rule.maxBox, rows); // strip heights 1..H
     const int L = std::min(rule.maxBox, cols); // segment lengths 1..L
+    const BoundedChoice<V> kernels = chooseBounded<V>();
+    const int W = kernels.lanes;
+    const int G = (H + W - 1) / W; // lane groups a top
     std::vector<V> prefix;
+    // Column-major copy of the prefix rows (q[c * qs + r]) so that a vector holds consecutive bottoms; the rows
+    // past the last are padding for the lanes beyond the frame (finite, never reported).
+    const std::size_t qs = (static_cast<std::size_t>(rows) + H + W + 7) / 8 * 8;
+    std::vector<V> q(qs * cols);
     {
         auto step = job.timing().scope(steps + "prefix sums");
         if constexpr (std::is_integral_v<V>) prefix = columnPrefixSumsInteger(work);
         else prefix = columnPrefixSumsReal(work);
+        parallelFor(0, static_cast<std::size_t>(cols), 64, [&](std::size_t c0, std::size_t c1) {
+            for (std::size_t c = c0; c < c1; ++c) {
+                V* col = q.data() + c * qs;
+                for (int r = 0; r <= rows; ++r) col[r] = prefix[static_cast<std::size_t>(r) * cols + c];
+                for (std::size_t r = static_cast<std::size_t>(rows) + 1; r < qs; ++r) col[r] = col[rows];
+            }
+        }, threadsForPixels(static_cast<double>(rows) * cols));
     }
     ExclusionIndex exclusions(rows, cols, work.excluded);
-    const std::size_t strips = static_cast<std::size_t>(rows) * H;
-    // Each strip's best, kept between rounds within the budget (else every round scans every strip).
-    const bool keep = rule.rounds() > 1 && strips * sizeof(StripBest<V>) <= cachedBudget();
-    std::vector<StripBest<V>> kept(keep ? strips : 0);
-    std::vector<std::uint8_t> dirtyStrip(keep ? strips : 0, 1);
+    const std::size_t groups = static_cast<std::size_t>(rows) * G;
+    // Cache blocks of cb columns (64; wider while the kept bests exceed the budget); one block of the whole
+    // row, scanned every round, without keeping (K = 1, or GLINT_MSP_CACHE_MB=0).
+    auto bytesFor = [&](int cb) {
+        const std::size_t nb = static_cast<std::size_t>((cols + cb - 1) / cb);
+        return groups * W * nb * (2 * sizeof(V) + sizeof(std::int32_t));
+    };
+    bool keep = rule.rounds() > 1;
+    int cb = std::min(cols, 64);
+    while (keep && cb < cols && bytesFor(cb) > cachedBudget()) cb = std::min(cols, 2 * cb);
+    if (keep && bytesFor(cb) > cachedBudget()) keep = false;
+    if (!keep) cb = cols;
+    const int nb = (cols + cb - 1) / cb;
+    const std::size_t perGroup = static_cast<std::size_t>(nb) * W;
+    std::vector<V> blockSum(groups * perGroup, V(0)), checkpoints(keep ? groups * perGroup : 0, V(0));
+    std::vector<std::int32_t> blockLast(groups * perGroup, -1);
+    // Per group the cache blocks to scan again (first..last; first < 0: none), per top its best.
+    std::vector<std::int32_t> staleFirst(groups, 0), staleLast(groups, nb - 1);
     struct TopBest {
-        StripBest<V> best;
-        int bottom = -1; // -1: no positive segment in this top's strips
+        V sum = V(0);
+        int bottom = -1; // -1: nothing positive in this top's strips
+        int last = -1;
     };
     std::vector<TopBest> topBest(rows);
     std::vector<std::int32_t> dirtyTops(rows);
     for (int t = 0; t < rows; ++t) dirtyTops[t] = t;
     MonotoneProgress progress(job, span);
     const double firstShare = rule.rounds() > 1 ? 0.5 : 1.0;
+    const std::vector<V> zeros(static_cast<std::size_t>(W), V(0));
     auto recompute = [&](const DisjointOutcome& soFar) {
         const bool firstRound = soFar.rounds == 0;
         const double from = firstRound ? 0.0 : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size(), soFar.rounds);
         const double to = firstRound ? firstShare
                                      : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
-        const std::int32_t* blocked0 = exclusions.any() ? exclusions.row(0) : nullptr;
-        // Work: about cols steps a strip scanned; a thread costs ~30 us to start (threadsForPixels).
-        std::size_t scans = 0;
-        for (const std::int32_t t : dirtyTops) {
-            if (!keep) scans += static_cast<std::size_t>(std::min(H, rows - t));
-            else
-                for (int d = 0; d < H && t + d < rows; ++d) scans += dirtyStrip[static_cast<std::size_t>(t) * H + d];
-        }
-        const int threads = threadsForPixels(4.0 * static_cast<double>(scans) * cols);
+        const bool anyBlocked = exclusions.any();
+        const BoundedGroupFunction<V> kernel = anyBlocked ? kernels.blocked : kernels.plain;
+        // Work: the lanes' columns scanned (~0.3 ns each); a thread costs ~30 us to start (threadsForPixels).
+        double laneColumns = 0.0;
+        for (const std::int32_t t : dirtyTops)
+            for (int gi = 0; gi < G; ++gi) {
+                const std::size_t gid = static_cast<std::size_t>(t) * G + gi;
+                if (staleFirst[gid] >= 0)
+                    laneColumns += static_cast<double>(W) * (std::min(cols, (staleLast[gid] + 1) * cb) - staleFirst[gid] * cb + L);
+            }
+        const int threads = threadsForPixels(0.6 * laneColumns);
         std::atomic<std::size_t> done{0};
         parallelFor(0, dirtyTops.size(), firstRound ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
-            std::vector<V> S(static_cast<std::size_t>(cols) + 1);
-            std::vector<std::int32_t> dq(static_cast<std::size_t>(cols));
+            std::vector<V> scratchStore(2 * static_cast<std::size_t>(L) * W + 64 / sizeof(V));
+            V* scratch = scratchStore.data();
+            while (reinterpret_cast<std::uintptr_t>(scratch) % 64 != 0) ++scratch;
             for (std::size_t i = i0; i < i1; ++i) {
                 job.throwIfCancelled();
                 const int top = dirtyTops[i];
-                const V* pt = prefix.data() + static_cast<std::size_t>(top) * cols;
-                const std::int32_t* blockedRow = blocked0 ? blocked0 + static_cast<std::size_t>(top) * cols : nullptr;
+                for (int gi = 0; gi < G; ++gi) {
+                    const std::size_t gid = static_cast<std::size_t>(top) * G + gi;
+                    if (staleFirst[gid] < 0) continue;
+                    BoundedGroup<V> a;
+                    a.q = q.data();
+                    a.qs = qs;
+                    a.top = top;
+                    a.bottom0 = top + gi * W;
+                    a.cols = cols;
+                    a.window = L;
+                    a.cb = cb;
+                    a.blockedRow = anyBlocked ? exclusions.row(top) : nullptr;
+                    a.la = staleFirst[gid] * cb;
+                    a.lb = std::min(cols, (staleLast[gid] + 1) * cb) - 1;
+                    a.cs = a.la == 0 ? 0 : std::max(0, a.la - L + 1) / cb * cb;
+                    a.blockSum = blockSum.data() + gid * perGroup;
+                    a.blockLast = blockLast.data() + gid * perGroup;
+                    if (keep) {
+                        V* chk = checkpoints.data() + gid * perGroup;
+                        a.s0 = chk + static_cast<std::size_t>(a.cs / cb) * W;
+                        a.checkpoints = a.la == 0 && a.lb == cols - 1 ? chk : nullptr; // a whole scan: S[k cb]
+                    } else {
+                        a.s0 = zeros.data();
+                    }
+                    a.scratch = scratch;
+                    kernel(a);
+                    staleFirst[gid] = keep ? -1 : 0;
+                }
                 TopBest tb;
                 for (int d = 0; d < H && top + d < rows; ++d) {
-                    const int bottom = top + d;
-                    StripBest<V> b;
-                    const std::size_t j = static_cast<std::size_t>(top) * H + d;
-                    if (!keep || dirtyStrip[j]) {
-                        b = scanStripBounded(pt, prefix.data() + static_cast<std::size_t>(bottom + 1) * cols, 1, cols, bottom,
-                                             blockedRow, L, S.data(), dq.data());
-                        if (keep) {
-                            kept[j] = b;
-                            dirtyStrip[j] = 0;
+                    const std::size_t base = (static_cast<std::size_t>(top) * G + d / W) * perGroup + d % W;
+                    for (int k = 0; k < nb; ++k) { // strict: the smallest bottom, then the smallest last
+                        const V s = blockSum[base + static_cast<std::size_t>(k) * W];
+                        if (s > tb.sum) {
+                            tb.sum = s;
+                            tb.bottom = top + d;
+                            tb.last = blockLast[base + static_cast<std::size_t>(k) * W];
                         }
-                    } else {
-                        b = kept[j];
-                    }
-                    if (b.last >= b.first && b.sum > tb.best.sum) { // strict: the smallest bottom of a top
-                        tb.best = b;
-                        tb.bottom = bottom;
                     }
                 }
                 topBest[top] = tb;
@@ -389,15 +450,31 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
             progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(dirtyTops.size()));
         }, threads);
     };
+    // The winner's first column: boundedFirst over its S, formed as the kernel forms it.
+    std::vector<V> S(static_cast<std::size_t>(cols) + 1);
     auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
         auto step = job.timing().scope(steps + (soFar.rounds == 0 ? "search" : "update"));
         recompute(soFar);
         int bestTop = -1;
         for (int t = 0; t < rows; ++t) // strict: the smallest top among equal sums
-            if (topBest[t].bottom >= 0 && (bestTop < 0 || topBest[t].best.sum > topBest[bestTop].best.sum)) bestTop = t;
+            if (topBest[t].bottom >= 0 && (bestTop < 0 || topBest[t].sum > topBest[bestTop].sum)) bestTop = t;
         if (bestTop < 0) return std::nullopt;
         const TopBest& b = topBest[bestTop];
-        return makeWorkRect(bestTop, b.bottom, b.best.first, b.best.last, b.best.sum);
+        const V* pt = prefix.data() + static_cast<std::size_t>(bestTop) * cols;
+        const V* pb = prefix.data() + static_cast<std::size_t>(b.bottom + 1) * cols;
+        S[0] = V(0);
+        for (int c = 0; c <= b.last; ++c) S[c + 1] = S[c] + (pb[c] - pt[c]);
+        int lo = std::max(0, b.last - L + 1);
+        if (exclusions.any())
+            for (int c = b.last; c >= lo; --c)
+                if (exclusions.blocked(bestTop, b.bottom, c)) {
+                    lo = c + 1;
+                    break;
+                }
+        const int first = boundedFirst(S.data(), lo, b.last, b.sum);
+        if (lo > b.last || !(S[b.last + 1] - S[first] == b.sum))
+            throw std::logic_error("brightest (cpu): the bounded search's kept maximum disagrees with its strip");
+        return makeWorkRect(bestTop, b.bottom, first, b.last, b.sum);
     };
     auto exclude = [&](const WorkRect& rect) {
         auto step = job.timing().scope(steps + "exclude");
@@ -408,15 +485,26 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
             for (int t = 0; t < rows; ++t) dirtyTops.push_back(t);
             return;
         }
-        // The strips whose rows meet r0..r1 (top <= r1, bottom >= r0) and whose kept segment meets c0..c1.
+        // The cache blocks of the strips whose rows meet r0..r1 (top <= r1, bottom >= r0) whose kept last's
+        // window meets c0..c1 (only blocks c0 / cb .. (c1 + L - 1) / cb can hold one).
+        const int k0 = c0 / cb, k1 = std::min(nb - 1, (c1 + L - 1) / cb);
         for (int t = std::max(0, r0 - H + 1); t <= r1; ++t) {
             bool any = false;
             for (int d = std::max(0, r0 - t); d < H && t + d < rows; ++d) {
-                const std::size_t j = static_cast<std::size_t>(t) * H + d;
-                const StripBest<V>& b = kept[j];
-                if (b.last >= b.first && b.last >= c0 && b.first <= c1) {
-                    dirtyStrip[j] = 1;
-                    any = true;
+                const std::size_t gid = static_cast<std::size_t>(t) * G + d / W;
+                const std::size_t base = gid * perGroup + d % W;
+                for (int k = k0; k <= k1; ++k) {
+                    const int last = blockLast[base + static_cast<std::size_t>(k) * W];
+                    if (last >= 0 && last >= c0 && last - L + 1 <= c1) {
+                        if (staleFirst[gid] < 0) {
+                            staleFirst[gid] = k;
+                            staleLast[gid] = k;
+                        } else {
+                            staleFirst[gid] = std::min(staleFirst[gid], k);
+                            staleLast[gid] = std::max(staleLast[gid], k);
+                        }
+                        any = true;
+                    }
                 }
             }
             if (any) dirtyTops.push_back(t);
