@@ -11,6 +11,7 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -334,6 +335,7 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
     const BoundedChoice<V> kernels = chooseBounded<V>();
     const int W = kernels.lanes;
     const int G = (H + W - 1) / W; // lane groups a top
+    if (W > kMaxBoundedLanes) throw std::logic_error("brightest (cpu): too many bounded lanes");
     std::vector<V> prefix;
     // Column-major copy of the prefix rows (q[c * qs + r]) so that a vector holds consecutive bottoms; the rows
     // past the last are padding for the lanes beyond the frame (finite, never reported).
@@ -368,29 +370,69 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
     const std::size_t perGroup = static_cast<std::size_t>(nb) * W;
     std::vector<V> blockSum(groups * perGroup, V(0)), checkpoints(keep ? groups * perGroup : 0, V(0));
     std::vector<std::int32_t> blockLast(groups * perGroup, -1);
-    // Per group the cache blocks to scan again (first..last; first < 0: none), per top its best.
+    // Per group the cache blocks not scanned since a rectangle removed some of their segments (first..last;
+    // first < 0: none). Their kept sums are upper bounds of their new ones (the candidates only go), so they
+    // are scanned again only when such a bound could win a round (lazily, below).
     std::vector<std::int32_t> staleFirst(groups, 0), staleLast(groups, nb - 1);
-    struct TopBest {
+    // Per top: its best over the exact blocks, and over all blocks (stale ones counting their bound). Order:
+    // the largest sum, then the smallest bottom, then the smallest last.
+    struct Best {
         V sum = V(0);
-        int bottom = -1; // -1: nothing positive in this top's strips
+        int bottom = -1; // -1: nothing positive
         int last = -1;
     };
+    struct TopBest {
+        Best exact;
+        Best any;
+        bool anyStale = false;
+    };
     std::vector<TopBest> topBest(rows);
-    std::vector<std::int32_t> dirtyTops(rows);
-    for (int t = 0; t < rows; ++t) dirtyTops[t] = t;
+    // Per lane first the largest sum over its blocks (all, and the exact ones: outside the group's stale
+    // range), vectorisable; then, in the order of the bottoms, the first block reaching it (smallest last).
+    auto bestOfTop = [&](int top) {
+        TopBest tb;
+        std::array<V, 2 * kMaxBoundedLanes> lanes;
+        V* const maxAll = lanes.data();
+        V* const maxExact = lanes.data() + W;
+        for (int gi = 0; gi < G; ++gi) {
+            const std::size_t gid = static_cast<std::size_t>(top) * G + gi;
+            const V* sums = blockSum.data() + gid * perGroup;
+            const int sf = staleFirst[gid] >= 0 ? staleFirst[gid] : nb, sl = staleFirst[gid] >= 0 ? staleLast[gid] : nb - 1;
+            std::fill(lanes.begin(), lanes.end(), V(0));
+            for (int k = 0; k < nb; ++k) {
+                const V* row = sums + static_cast<std::size_t>(k) * W;
+                V* m = (k >= sf && k <= sl) ? maxAll : maxExact; // stale blocks count only in maxAll
+                for (int l = 0; l < W; ++l) m[l] = row[l] > m[l] ? row[l] : m[l];
+            }
+            for (int l = 0; l < W; ++l) {
+                const int d = gi * W + l;
+                if (d >= H || top + d >= rows) break;
+                const V all = maxExact[l] > maxAll[l] ? maxExact[l] : maxAll[l];
+                if (all > tb.any.sum) {
+                    int k = 0;
+                    while (!(sums[static_cast<std::size_t>(k) * W + l] == all)) ++k;
+                    tb.any = {all, top + d, blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l]};
+                    tb.anyStale = k >= sf && k <= sl;
+                }
+                if (maxExact[l] > tb.exact.sum) {
+                    int k = 0;
+                    while ((k >= sf && k <= sl) || !(sums[static_cast<std::size_t>(k) * W + l] == maxExact[l])) ++k;
+                    tb.exact = {maxExact[l], top + d, blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l]};
+                }
+            }
+        }
+        topBest[top] = tb;
+    };
     MonotoneProgress progress(job, span);
     const double firstShare = rule.rounds() > 1 ? 0.5 : 1.0;
     const std::vector<V> zeros(static_cast<std::size_t>(W), V(0));
-    auto recompute = [&](const DisjointOutcome& soFar) {
-        const bool firstRound = soFar.rounds == 0;
-        const double from = firstRound ? 0.0 : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size(), soFar.rounds);
-        const double to = firstRound ? firstShare
-                                     : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
+    // Scans the stale blocks of the given tops (all of them in the first round) and sets their bests.
+    auto rescan = [&](const std::vector<std::int32_t>& tops, double from, double to) {
         const bool anyBlocked = exclusions.any();
         const BoundedGroupFunction<V> kernel = anyBlocked ? kernels.blocked : kernels.plain;
         // Work: the lanes' columns scanned (~0.3 ns each); a thread costs ~30 us to start (threadsForPixels).
         double laneColumns = 0.0;
-        for (const std::int32_t t : dirtyTops)
+        for (const std::int32_t t : tops)
             for (int gi = 0; gi < G; ++gi) {
                 const std::size_t gid = static_cast<std::size_t>(t) * G + gi;
                 if (staleFirst[gid] >= 0)
@@ -398,13 +440,13 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
             }
         const int threads = threadsForPixels(0.6 * laneColumns);
         std::atomic<std::size_t> done{0};
-        parallelFor(0, dirtyTops.size(), firstRound ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
+        parallelFor(0, tops.size(), tops.size() >= 256 ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
             std::vector<V> scratchStore(2 * static_cast<std::size_t>(L) * W + 64 / sizeof(V));
             V* scratch = scratchStore.data();
             while (reinterpret_cast<std::uintptr_t>(scratch) % 64 != 0) ++scratch;
             for (std::size_t i = i0; i < i1; ++i) {
                 job.throwIfCancelled();
-                const int top = dirtyTops[i];
+                const int top = tops[i];
                 for (int gi = 0; gi < G; ++gi) {
                     const std::size_t gid = static_cast<std::size_t>(top) * G + gi;
                     if (staleFirst[gid] < 0) continue;
@@ -431,35 +473,55 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
                     }
                     a.scratch = scratch;
                     kernel(a);
-                    staleFirst[gid] = keep ? -1 : 0;
+                    staleFirst[gid] = -1;
                 }
-                TopBest tb;
-                for (int d = 0; d < H && top + d < rows; ++d) {
-                    const std::size_t base = (static_cast<std::size_t>(top) * G + d / W) * perGroup + d % W;
-                    for (int k = 0; k < nb; ++k) { // strict: the smallest bottom, then the smallest last
-                        const V s = blockSum[base + static_cast<std::size_t>(k) * W];
-                        if (s > tb.sum) {
-                            tb.sum = s;
-                            tb.bottom = top + d;
-                            tb.last = blockLast[base + static_cast<std::size_t>(k) * W];
-                        }
-                    }
-                }
-                topBest[top] = tb;
+                bestOfTop(top);
             }
-            progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(dirtyTops.size()));
+            progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(tops.size()));
         }, threads);
     };
+    std::vector<std::int32_t> allTops(rows), need;
+    for (int t = 0; t < rows; ++t) allTops[t] = t;
     // The winner's first column: boundedFirst over its S, formed as the kernel forms it.
     std::vector<V> S(static_cast<std::size_t>(cols) + 1);
     auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
-        auto step = job.timing().scope(steps + (soFar.rounds == 0 ? "search" : "update"));
-        recompute(soFar);
+        const bool firstRound = soFar.rounds == 0;
+        auto step = job.timing().scope(steps + (firstRound ? "search" : "update"));
+        const double from = firstRound ? 0.0 : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size(), soFar.rounds);
+        const double to = firstRound ? firstShare
+                                     : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
+        if (firstRound || !keep) {
+            if (!keep)
+                for (std::size_t gid = 0; gid < groups; ++gid) {
+                    staleFirst[gid] = 0;
+                    staleLast[gid] = nb - 1;
+                }
+            rescan(allTops, from, to);
+        }
+        // The best exact block over the tops (strict: the smallest top); then every top whose bound could beat
+        // it (a larger sum, or an equal one earlier in the order) is scanned again, until none is left.
         int bestTop = -1;
-        for (int t = 0; t < rows; ++t) // strict: the smallest top among equal sums
-            if (topBest[t].bottom >= 0 && (bestTop < 0 || topBest[t].sum > topBest[bestTop].sum)) bestTop = t;
+        for (;;) {
+            bestTop = -1;
+            for (int t = 0; t < rows; ++t)
+                if (topBest[t].exact.bottom >= 0 && (bestTop < 0 || topBest[t].exact.sum > topBest[bestTop].exact.sum)) bestTop = t;
+            need.clear();
+            for (int t = 0; t < rows; ++t) {
+                const TopBest& tb = topBest[t];
+                if (!tb.anyStale) continue;
+                bool beats = bestTop < 0 || tb.any.sum > topBest[bestTop].exact.sum;
+                if (!beats && tb.any.sum == topBest[bestTop].exact.sum) {
+                    const Best& e = topBest[bestTop].exact;
+                    beats = t < bestTop ||
+                            (t == bestTop && (tb.any.bottom < e.bottom || (tb.any.bottom == e.bottom && tb.any.last < e.last)));
+                }
+                if (beats) need.push_back(t);
+            }
+            if (need.empty()) break;
+            rescan(need, from, to);
+        }
         if (bestTop < 0) return std::nullopt;
-        const TopBest& b = topBest[bestTop];
+        const Best& b = topBest[bestTop].exact;
         const V* pt = prefix.data() + static_cast<std::size_t>(bestTop) * cols;
         const V* pb = prefix.data() + static_cast<std::size_t>(b.bottom + 1) * cols;
         S[0] = V(0);
@@ -479,14 +541,10 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
     auto exclude = [&](const WorkRect& rect) {
         auto step = job.timing().scope(steps + "exclude");
         exclusions.exclude(rect);
+        if (!keep) return;
         const int r0 = rect.row0, r1 = rect.row0 + rect.rows - 1, c0 = rect.col0, c1 = rect.col0 + rect.cols - 1;
-        dirtyTops.clear();
-        if (!keep) {
-            for (int t = 0; t < rows; ++t) dirtyTops.push_back(t);
-            return;
-        }
         // The cache blocks of the strips whose rows meet r0..r1 (top <= r1, bottom >= r0) whose kept last's
-        // window meets c0..c1 (only blocks c0 / cb .. (c1 + L - 1) / cb can hold one).
+        // window meets c0..c1 (only blocks c0 / cb .. (c1 + L - 1) / cb can hold one) turn stale.
         const int k0 = c0 / cb, k1 = std::min(nb - 1, (c1 + L - 1) / cb);
         for (int t = std::max(0, r0 - H + 1); t <= r1; ++t) {
             bool any = false;
@@ -507,7 +565,7 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
                     }
                 }
             }
-            if (any) dirtyTops.push_back(t);
+            if (any) bestOfTop(t);
         }
     };
     DisjointOutcome out = runDisjointRounds(rule, search, exclude);

@@ -25,8 +25,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -210,6 +212,8 @@ GLINT_BOUNDED_VARIANTS(__attribute__((target("avx2"))), boundedAvx2, 32, 2)
 GLINT_BOUNDED_VARIANTS(, boundedBase, 16, 2)
 #undef GLINT_BOUNDED_VARIANTS
 
+constexpr int kMaxBoundedLanes = 32; // the widest W below (AVX-512, 2 x 16 four-byte lanes)
+
 template <class V>
 struct BoundedChoice {
     BoundedGroupFunction<V> plain;
@@ -217,9 +221,15 @@ struct BoundedChoice {
     int lanes; // W: strips (bottoms) a call scans
 };
 
+// The widest kernel the CPU runs; GLINT_BOUNDED_KERNEL=avx2 or =base picks a narrower one (the tests run
+// every variant the machine has against the reference).
 template <class V>
 BoundedChoice<V> chooseBounded() {
     constexpr int s = static_cast<int>(sizeof(V));
+    const char* force = std::getenv("GLINT_BOUNDED_KERNEL");
+    const std::string_view forced = force ? force : "";
+    if (forced == "base") return {&boundedBase<V, false>, &boundedBase<V, true>, 2 * 16 / s};
+    if (forced == "avx2" && __builtin_cpu_supports("avx2")) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
         return {&boundedAvx512<V, false>, &boundedAvx512<V, true>, 2 * 64 / s};
