@@ -198,6 +198,74 @@ private slots:
         }
     }
 
+    // The CPU's lane kernel (BoundedTiles.h) on the shapes the small cases above miss: rows wider than a cache
+    // block of 64 columns (bests kept per block, rescans from the S checkpoints), P of 1, 2, 63, 64, 65 and
+    // beyond the rows or the columns, narrow images, int64 and double data (ties of small integers, doubles
+    // with equal sums, positive-biased fields whose segments fill the bound), blanks and excluded rectangles
+    // (blocked lanes in the first round). Bit for bit against the reference, with the kept blocks, with a full
+    // scan every round (GLINT_MSP_CACHE_MB=0), and with each narrower kernel (GLINT_BOUNDED_KERNEL).
+    void wideAgainstReference() {
+        std::mt19937 rng(6464);
+        std::uniform_int_distribution<int> kd(1, 10), coin(0, 3), kindD(0, 5);
+        int cases = 0;
+        const int bounds[] = {1, 2, 3, 7, 15, 63, 64, 65, 130, 400};
+        for (int trial = 0; trial < 60; ++trial) {
+            const int P = bounds[trial % 10];
+            const bool narrow = trial % 7 == 3;
+            std::uniform_int_distribution<int> rowsD(1, P > 20 ? 16 : 28), colsD(P > 20 ? 60 : 100, P > 20 ? 260 : 330),
+                narrowD(1, 4);
+            int w = narrow ? narrowD(rng) : colsD(rng), h = narrow ? colsD(rng) : rowsD(rng);
+            const int kind = kindD(rng);
+            Image image = kind == 0   ? test::randomIntImage(w, h, -2, 2, rng)
+                          : kind == 1 ? test::randomIntImage(w, h, -30, 31, rng, 0.03)
+                          : kind == 2 ? test::randomFloatImage(w, h, -1.0, 1.05, rng, 0.02)
+                          : kind == 3 ? test::randomIntImage(w, h, -2, 3, rng) // positive bias: long segments
+                          : kind == 4 ? test::randomFloatImage(w, h, -0.9, 1.0, rng)
+                                      : test::randomIntImage(w, h, -200, 180, rng);
+            if (kind == 4) { // doubles with many equal sums: multiples of 1/4 plus a few odd ones
+                std::vector<double> v = image.toDoubles();
+                for (std::size_t i = 0; i < v.size(); ++i)
+                    if (i % 11 != 0) v[i] = std::round(v[i] * 4.0) / 4.0;
+                image = Image::fromSamples<double>(w, h, std::move(v));
+                image.updateIntegerValued();
+            }
+            BrightestParams params;
+            params.pivot = PivotSpec::parse("0");
+            if (coin(rng) <= 1) {
+                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
+                for (int e = 0; e < 3; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 4, 1 + y(rng) / 3});
+            }
+            const WorkArray work = prepareWorkArray(image, params);
+            if (work.includedCount == 0) continue;
+            DisjointRule rule;
+            rule.k = kd(rng);
+            rule.maxBox = P;
+            if (coin(rng) == 0) {
+                rule.accept = [](const WorkRect& r) { return r.cols != 2; };
+                rule.maxRounds = DisjointRule::capFor(rule.k);
+            }
+            const QString what = QString("wide trial %1: %2x%3 kind %4 P=%5 K=%6 work %7x%8%9")
+                                     .arg(trial).arg(w).arg(h).arg(kind).arg(P).arg(rule.k).arg(work.rows).arg(work.cols)
+                                     .arg(work.integer ? " int64" : " double");
+            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
+            checkRectangles(work, ref.found, P, what);
+            checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
+            {
+                test::CacheBudget off("0");
+                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (full scans)");
+            }
+            // The narrower kernels (AVX2 where the machine has it, and the 16-byte one) on the same case.
+            for (const char* kernel : {"avx2", "base"}) {
+                qputenv("GLINT_BOUNDED_KERNEL", kernel);
+                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
+                qunsetenv("GLINT_BOUNDED_KERNEL");
+            }
+            if (QTest::currentTestFailed()) return;
+            ++cases;
+        }
+        QVERIFY(cases >= 50);
+    }
+
     // Whole searches through runBrightest (local pivot, threshold, min SNR, the fragment rule) with the bound.
     void sourcesAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void sourcesAgainstReference() {

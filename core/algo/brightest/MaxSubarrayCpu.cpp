@@ -4,13 +4,16 @@
 // and after a round removes a rectangle only the strips whose best segment it overlaps are computed again
 // (NOTES.md, "Fast K", has the proof that the others keep their best bit for bit).
 #include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/BoundedTiles.h"
 #include "core/algo/maxsub/StripTiles.h"
 
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -306,120 +309,263 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
     return out;
 }
 
-// The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P
-// strips instead of rows^2 / 2), each scanned by scanStripBounded (a segment of at most P columns free of
-// blocked cells, the smallest S[first] of the window by a monotone deque), in parallel over the tops. Each
-// strip's best (sum, first, last) is kept between rounds: excluding a rectangle R changes no strip sum S
-// (MaxSubarrayBase.h), it only removes the segments that meet R, so a strip whose rows miss R, or whose kept
-// segment misses R's columns, keeps its best exactly (same sum, same last: still the smallest with that
-// sum; same first: still the largest). Only the others are scanned again. A strip with nothing positive
-// stays so. Sums: int64 for integer data (exact), double otherwise, as the reference forms them.
+// The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P strips
+// instead of rows^2 / 2), W bottoms of one top at a time in SIMD lanes (boundedGroupKernel, BoundedTiles.h:
+// the sliding-window minimum of the row prefix S by van Herk / Gil-Werman blocks, the same sums and the same
+// candidates as scanStripBounded's deque, bit for bit), in parallel over the tops.
+//
+// Each strip's best is kept per cache block of cb columns (the best segment whose last column lies in the
+// block, its sum and last; the smallest last among equal sums) with the checkpoints S[k cb] of its row
+// prefix. Excluding a rectangle R (rows r0..r1, columns c0..c1) changes no S, it only removes the segments
+// that meet R. A segment that meets R ends in c0..c1 + L - 1 and lies within its last's window last-L+1..last,
+// so a cache block whose kept last has a window missing c0..c1 (or a strip whose rows miss R) keeps its best
+// exactly: the same sum is still there at the same last, nothing larger appears (the candidates only go), and
+// no smaller last of the block reaches it. Only the other blocks are scanned again, from the checkpoint at or
+// before their first window (the same S bits the chain from column 0 gives). A block with nothing positive
+// stays so. A strip's best is the first largest over its blocks (smallest last), a top's the first largest
+// over its bottoms (smallest bottom), the round's the first largest over the tops (smallest top); the first
+// column of the winner is boundedFirst's (largest first), from its S recomputed in the same order.
+// Sums: int64 for integer data (exact), double otherwise, as the reference forms them.
 template <class V>
 DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span,
                              const std::string& steps) {
     const int rows = work.rows, cols = work.cols;
     const int H = std::min(rule.maxBox, rows); // strip heights 1..H
     const int L = std::min(rule.maxBox, cols); // segment lengths 1..L
+    const BoundedChoice<V> kernels = chooseBounded<V>();
+    const int W = kernels.lanes;
+    const int G = (H + W - 1) / W; // lane groups a top
+    if (W > kMaxBoundedLanes) throw std::logic_error("brightest (cpu): too many bounded lanes");
     std::vector<V> prefix;
+    // Column-major copy of the prefix rows (q[c * qs + r]) so that a vector holds consecutive bottoms; the rows
+    // past the last are padding for the lanes beyond the frame (finite, never reported).
+    const std::size_t qs = (static_cast<std::size_t>(rows) + H + W + 7) / 8 * 8;
+    std::vector<V> q(qs * cols);
     {
         auto step = job.timing().scope(steps + "prefix sums");
         if constexpr (std::is_integral_v<V>) prefix = columnPrefixSumsInteger(work);
         else prefix = columnPrefixSumsReal(work);
+        parallelFor(0, static_cast<std::size_t>(cols), 64, [&](std::size_t c0, std::size_t c1) {
+            for (std::size_t c = c0; c < c1; ++c) {
+                V* col = q.data() + c * qs;
+                for (int r = 0; r <= rows; ++r) col[r] = prefix[static_cast<std::size_t>(r) * cols + c];
+                for (std::size_t r = static_cast<std::size_t>(rows) + 1; r < qs; ++r) col[r] = col[rows];
+            }
+        }, threadsForPixels(static_cast<double>(rows) * cols));
     }
     ExclusionIndex exclusions(rows, cols, work.excluded);
-    const std::size_t strips = static_cast<std::size_t>(rows) * H;
-    // Each strip's best, kept between rounds within the budget (else every round scans every strip).
-    const bool keep = rule.rounds() > 1 && strips * sizeof(StripBest<V>) <= cachedBudget();
-    std::vector<StripBest<V>> kept(keep ? strips : 0);
-    std::vector<std::uint8_t> dirtyStrip(keep ? strips : 0, 1);
+    const std::size_t groups = static_cast<std::size_t>(rows) * G;
+    // Cache blocks of cb columns (64; wider while the kept bests exceed the budget); one block of the whole
+    // row, scanned every round, without keeping (K = 1, or GLINT_MSP_CACHE_MB=0).
+    auto bytesFor = [&](int cb) {
+        const std::size_t nb = static_cast<std::size_t>((cols + cb - 1) / cb);
+        return groups * W * nb * (2 * sizeof(V) + sizeof(std::int32_t));
+    };
+    bool keep = rule.rounds() > 1;
+    int cb = std::min(cols, 64);
+    while (keep && cb < cols && bytesFor(cb) > cachedBudget()) cb = std::min(cols, 2 * cb);
+    if (keep && bytesFor(cb) > cachedBudget()) keep = false;
+    if (!keep) cb = cols;
+    const int nb = (cols + cb - 1) / cb;
+    const std::size_t perGroup = static_cast<std::size_t>(nb) * W;
+    std::vector<V> blockSum(groups * perGroup, V(0)), checkpoints(keep ? groups * perGroup : 0, V(0));
+    std::vector<std::int32_t> blockLast(groups * perGroup, -1);
+    // Per group the cache blocks not scanned since a rectangle removed some of their segments (first..last;
+    // first < 0: none). Their kept sums are upper bounds of their new ones (the candidates only go), so they
+    // are scanned again only when such a bound could win a round (lazily, below).
+    std::vector<std::int32_t> staleFirst(groups, 0), staleLast(groups, nb - 1);
+    // Per top: its best over the exact blocks, and over all blocks (stale ones counting their bound). Order:
+    // the largest sum, then the smallest bottom, then the smallest last.
+    struct Best {
+        V sum = V(0);
+        int bottom = -1; // -1: nothing positive
+        int last = -1;
+    };
     struct TopBest {
-        StripBest<V> best;
-        int bottom = -1; // -1: no positive segment in this top's strips
+        Best exact;
+        Best any;
+        bool anyStale = false;
     };
     std::vector<TopBest> topBest(rows);
-    std::vector<std::int32_t> dirtyTops(rows);
-    for (int t = 0; t < rows; ++t) dirtyTops[t] = t;
+    // Per lane first the largest sum over its blocks (all, and the exact ones: outside the group's stale
+    // range), vectorisable; then, in the order of the bottoms, the first block reaching it (smallest last).
+    auto bestOfTop = [&](int top) {
+        TopBest tb;
+        std::array<V, 2 * kMaxBoundedLanes> lanes;
+        V* const maxAll = lanes.data();
+        V* const maxExact = lanes.data() + W;
+        for (int gi = 0; gi < G; ++gi) {
+            const std::size_t gid = static_cast<std::size_t>(top) * G + gi;
+            const V* sums = blockSum.data() + gid * perGroup;
+            const int sf = staleFirst[gid] >= 0 ? staleFirst[gid] : nb, sl = staleFirst[gid] >= 0 ? staleLast[gid] : nb - 1;
+            std::fill(lanes.begin(), lanes.end(), V(0));
+            for (int k = 0; k < nb; ++k) {
+                const V* row = sums + static_cast<std::size_t>(k) * W;
+                V* m = (k >= sf && k <= sl) ? maxAll : maxExact; // stale blocks count only in maxAll
+                for (int l = 0; l < W; ++l) m[l] = row[l] > m[l] ? row[l] : m[l];
+            }
+            for (int l = 0; l < W; ++l) {
+                const int d = gi * W + l;
+                if (d >= H || top + d >= rows) break;
+                const V all = maxExact[l] > maxAll[l] ? maxExact[l] : maxAll[l];
+                if (all > tb.any.sum) {
+                    int k = 0;
+                    while (!(sums[static_cast<std::size_t>(k) * W + l] == all)) ++k;
+                    tb.any = {all, top + d, blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l]};
+                    tb.anyStale = k >= sf && k <= sl;
+                }
+                if (maxExact[l] > tb.exact.sum) {
+                    int k = 0;
+                    while ((k >= sf && k <= sl) || !(sums[static_cast<std::size_t>(k) * W + l] == maxExact[l])) ++k;
+                    tb.exact = {maxExact[l], top + d, blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l]};
+                }
+            }
+        }
+        topBest[top] = tb;
+    };
     MonotoneProgress progress(job, span);
     const double firstShare = rule.rounds() > 1 ? 0.5 : 1.0;
-    auto recompute = [&](const DisjointOutcome& soFar) {
+    const std::vector<V> zeros(static_cast<std::size_t>(W), V(0));
+    // Scans the stale blocks of the given tops (all of them in the first round) and sets their bests.
+    auto rescan = [&](const std::vector<std::int32_t>& tops, double from, double to) {
+        const bool anyBlocked = exclusions.any();
+        const BoundedGroupFunction<V> kernel = anyBlocked ? kernels.blocked : kernels.plain;
+        // Work: the lanes' columns scanned (~0.3 ns each); a thread costs ~30 us to start (threadsForPixels).
+        double laneColumns = 0.0;
+        for (const std::int32_t t : tops)
+            for (int gi = 0; gi < G; ++gi) {
+                const std::size_t gid = static_cast<std::size_t>(t) * G + gi;
+                if (staleFirst[gid] >= 0)
+                    laneColumns += static_cast<double>(W) * (std::min(cols, (staleLast[gid] + 1) * cb) - staleFirst[gid] * cb + L);
+            }
+        const int threads = threadsForPixels(0.6 * laneColumns);
+        std::atomic<std::size_t> done{0};
+        parallelFor(0, tops.size(), tops.size() >= 256 ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
+            std::vector<V> scratchStore(2 * static_cast<std::size_t>(L) * W + 64 / sizeof(V));
+            V* scratch = scratchStore.data();
+            while (reinterpret_cast<std::uintptr_t>(scratch) % 64 != 0) ++scratch;
+            for (std::size_t i = i0; i < i1; ++i) {
+                job.throwIfCancelled();
+                const int top = tops[i];
+                for (int gi = 0; gi < G; ++gi) {
+                    const std::size_t gid = static_cast<std::size_t>(top) * G + gi;
+                    if (staleFirst[gid] < 0) continue;
+                    BoundedGroup<V> a;
+                    a.q = q.data();
+                    a.qs = qs;
+                    a.top = top;
+                    a.bottom0 = top + gi * W;
+                    a.cols = cols;
+                    a.window = L;
+                    a.cb = cb;
+                    a.blockedRow = anyBlocked ? exclusions.row(top) : nullptr;
+                    a.la = staleFirst[gid] * cb;
+                    a.lb = std::min(cols, (staleLast[gid] + 1) * cb) - 1;
+                    a.cs = a.la == 0 ? 0 : std::max(0, a.la - L + 1) / cb * cb;
+                    a.blockSum = blockSum.data() + gid * perGroup;
+                    a.blockLast = blockLast.data() + gid * perGroup;
+                    if (keep) {
+                        V* chk = checkpoints.data() + gid * perGroup;
+                        a.s0 = chk + static_cast<std::size_t>(a.cs / cb) * W;
+                        a.checkpoints = a.la == 0 && a.lb == cols - 1 ? chk : nullptr; // a whole scan: S[k cb]
+                    } else {
+                        a.s0 = zeros.data();
+                    }
+                    a.scratch = scratch;
+                    kernel(a);
+                    staleFirst[gid] = -1;
+                }
+                bestOfTop(top);
+            }
+            progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(tops.size()));
+        }, threads);
+    };
+    std::vector<std::int32_t> allTops(rows), need;
+    for (int t = 0; t < rows; ++t) allTops[t] = t;
+    // The winner's first column: boundedFirst over its S, formed as the kernel forms it.
+    std::vector<V> S(static_cast<std::size_t>(cols) + 1);
+    auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
         const bool firstRound = soFar.rounds == 0;
+        auto step = job.timing().scope(steps + (firstRound ? "search" : "update"));
         const double from = firstRound ? 0.0 : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size(), soFar.rounds);
         const double to = firstRound ? firstShare
                                      : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
-        const std::int32_t* blocked0 = exclusions.any() ? exclusions.row(0) : nullptr;
-        // Work: about cols steps a strip scanned; a thread costs ~30 us to start (threadsForPixels).
-        std::size_t scans = 0;
-        for (const std::int32_t t : dirtyTops) {
-            if (!keep) scans += static_cast<std::size_t>(std::min(H, rows - t));
-            else
-                for (int d = 0; d < H && t + d < rows; ++d) scans += dirtyStrip[static_cast<std::size_t>(t) * H + d];
-        }
-        const int threads = threadsForPixels(4.0 * static_cast<double>(scans) * cols);
-        std::atomic<std::size_t> done{0};
-        parallelFor(0, dirtyTops.size(), firstRound ? 4 : 1, [&](std::size_t i0, std::size_t i1) {
-            std::vector<V> S(static_cast<std::size_t>(cols) + 1);
-            std::vector<std::int32_t> dq(static_cast<std::size_t>(cols));
-            for (std::size_t i = i0; i < i1; ++i) {
-                job.throwIfCancelled();
-                const int top = dirtyTops[i];
-                const V* pt = prefix.data() + static_cast<std::size_t>(top) * cols;
-                const std::int32_t* blockedRow = blocked0 ? blocked0 + static_cast<std::size_t>(top) * cols : nullptr;
-                TopBest tb;
-                for (int d = 0; d < H && top + d < rows; ++d) {
-                    const int bottom = top + d;
-                    StripBest<V> b;
-                    const std::size_t j = static_cast<std::size_t>(top) * H + d;
-                    if (!keep || dirtyStrip[j]) {
-                        b = scanStripBounded(pt, prefix.data() + static_cast<std::size_t>(bottom + 1) * cols, 1, cols, bottom,
-                                             blockedRow, L, S.data(), dq.data());
-                        if (keep) {
-                            kept[j] = b;
-                            dirtyStrip[j] = 0;
-                        }
-                    } else {
-                        b = kept[j];
-                    }
-                    if (b.last >= b.first && b.sum > tb.best.sum) { // strict: the smallest bottom of a top
-                        tb.best = b;
-                        tb.bottom = bottom;
-                    }
+        if (firstRound || !keep) {
+            if (!keep)
+                for (std::size_t gid = 0; gid < groups; ++gid) {
+                    staleFirst[gid] = 0;
+                    staleLast[gid] = nb - 1;
                 }
-                topBest[top] = tb;
-            }
-            progress.set(from + (to - from) * static_cast<double>(done += i1 - i0) / static_cast<double>(dirtyTops.size()));
-        }, threads);
-    };
-    auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
-        auto step = job.timing().scope(steps + (soFar.rounds == 0 ? "search" : "update"));
-        recompute(soFar);
+            rescan(allTops, from, to);
+        }
+        // The best exact block over the tops (strict: the smallest top); then every top whose bound could beat
+        // it (a larger sum, or an equal one earlier in the order) is scanned again, until none is left.
         int bestTop = -1;
-        for (int t = 0; t < rows; ++t) // strict: the smallest top among equal sums
-            if (topBest[t].bottom >= 0 && (bestTop < 0 || topBest[t].best.sum > topBest[bestTop].best.sum)) bestTop = t;
+        for (;;) {
+            bestTop = -1;
+            for (int t = 0; t < rows; ++t)
+                if (topBest[t].exact.bottom >= 0 && (bestTop < 0 || topBest[t].exact.sum > topBest[bestTop].exact.sum)) bestTop = t;
+            need.clear();
+            for (int t = 0; t < rows; ++t) {
+                const TopBest& tb = topBest[t];
+                if (!tb.anyStale) continue;
+                bool beats = bestTop < 0 || tb.any.sum > topBest[bestTop].exact.sum;
+                if (!beats && tb.any.sum == topBest[bestTop].exact.sum) {
+                    const Best& e = topBest[bestTop].exact;
+                    beats = t < bestTop ||
+                            (t == bestTop && (tb.any.bottom < e.bottom || (tb.any.bottom == e.bottom && tb.any.last < e.last)));
+                }
+                if (beats) need.push_back(t);
+            }
+            if (need.empty()) break;
+            rescan(need, from, to);
+        }
         if (bestTop < 0) return std::nullopt;
-        const TopBest& b = topBest[bestTop];
-        return makeWorkRect(bestTop, b.bottom, b.best.first, b.best.last, b.best.sum);
+        const Best& b = topBest[bestTop].exact;
+        const V* pt = prefix.data() + static_cast<std::size_t>(bestTop) * cols;
+        const V* pb = prefix.data() + static_cast<std::size_t>(b.bottom + 1) * cols;
+        S[0] = V(0);
+        for (int c = 0; c <= b.last; ++c) S[c + 1] = S[c] + (pb[c] - pt[c]);
+        int lo = std::max(0, b.last - L + 1);
+        if (exclusions.any())
+            for (int c = b.last; c >= lo; --c)
+                if (exclusions.blocked(bestTop, b.bottom, c)) {
+                    lo = c + 1;
+                    break;
+                }
+        const int first = boundedFirst(S.data(), lo, b.last, b.sum);
+        if (lo > b.last || !(S[b.last + 1] - S[first] == b.sum))
+            throw std::logic_error("brightest (cpu): the bounded search's kept maximum disagrees with its strip");
+        return makeWorkRect(bestTop, b.bottom, first, b.last, b.sum);
     };
     auto exclude = [&](const WorkRect& rect) {
         auto step = job.timing().scope(steps + "exclude");
         exclusions.exclude(rect);
+        if (!keep) return;
         const int r0 = rect.row0, r1 = rect.row0 + rect.rows - 1, c0 = rect.col0, c1 = rect.col0 + rect.cols - 1;
-        dirtyTops.clear();
-        if (!keep) {
-            for (int t = 0; t < rows; ++t) dirtyTops.push_back(t);
-            return;
-        }
-        // The strips whose rows meet r0..r1 (top <= r1, bottom >= r0) and whose kept segment meets c0..c1.
+        // The cache blocks of the strips whose rows meet r0..r1 (top <= r1, bottom >= r0) whose kept last's
+        // window meets c0..c1 (only blocks c0 / cb .. (c1 + L - 1) / cb can hold one) turn stale.
+        const int k0 = c0 / cb, k1 = std::min(nb - 1, (c1 + L - 1) / cb);
         for (int t = std::max(0, r0 - H + 1); t <= r1; ++t) {
             bool any = false;
             for (int d = std::max(0, r0 - t); d < H && t + d < rows; ++d) {
-                const std::size_t j = static_cast<std::size_t>(t) * H + d;
-                const StripBest<V>& b = kept[j];
-                if (b.last >= b.first && b.last >= c0 && b.first <= c1) {
-                    dirtyStrip[j] = 1;
-                    any = true;
+                const std::size_t gid = static_cast<std::size_t>(t) * G + d / W;
+                const std::size_t base = gid * perGroup + d % W;
+                for (int k = k0; k <= k1; ++k) {
+                    const int last = blockLast[base + static_cast<std::size_t>(k) * W];
+                    if (last >= 0 && last >= c0 && last - L + 1 <= c1) {
+                        if (staleFirst[gid] < 0) {
+                            staleFirst[gid] = k;
+                            staleLast[gid] = k;
+                        } else {
+                            staleFirst[gid] = std::min(staleFirst[gid], k);
+                            staleLast[gid] = std::max(staleLast[gid], k);
+                        }
+                        any = true;
+                    }
                 }
             }
-            if (any) dirtyTops.push_back(t);
+            if (any) bestOfTop(t);
         }
     };
     DisjointOutcome out = runDisjointRounds(rule, search, exclude);
