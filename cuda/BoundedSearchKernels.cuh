@@ -116,6 +116,30 @@ GLINT_BOUNDED_HD V columnSum(const Args<V>& a, int c, int t, int b) {
     return sub(p[b + 1], p[t]);
 }
 
+// f(c, s[c], blocked) for c = from..to-1 in order; the column sums (and the blocking test, when nr is given)
+// of kAhead columns are loaded before any is used, so that the loads' latency overlaps.
+constexpr int kAhead = 8;
+template <class V, class F>
+GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int b, const int* nr, F&& f) {
+    for (int c0 = from; c0 < to; c0 += kAhead) {
+        V cs[kAhead];
+        bool blocked[kAhead];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 0; k < kAhead; ++k) {
+            const int c = c0 + k < to ? c0 + k : to - 1;
+            cs[k] = columnSum(a, c, t, b);
+            blocked[k] = nr != nullptr && nr[c] <= b;
+        }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 0; k < kAhead; ++k)
+            if (c0 + k < to) f(c0 + k, cs[k], blocked[k]);
+    }
+}
+
 // The first round: strip s scanned over every column (scanStripBounded's steps), recording each segment's
 // checkpoint and best.
 template <class V>
@@ -125,7 +149,7 @@ GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int
     int lo = 0;
     V sv = V(0);
     int sl = -1, sh = 0;
-    for (int c = 0; c < a.cols; ++c) {
+    forColumns(a, 0, a.cols, t, b, nr, [&](int c, V col, bool blocked) {
         if (c % kSeg == 0) {
             const std::size_t j = static_cast<std::size_t>(c / kSeg);
             if (j > 0) {
@@ -139,12 +163,12 @@ GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int
             sl = -1;
             sh = 0;
         }
-        const V next = add(prefix, columnSum(a, c, t, b)); // S[c + 1]
-        if (nr[c] <= b) {
+        const V next = add(prefix, col); // S[c + 1]
+        if (blocked) {
             q.clear();
             lo = c + 1;
             prefix = next;
-            continue;
+            return;
         }
         q.push(c, prefix);
         q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
@@ -155,7 +179,7 @@ GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int
             sh = q.frontIndex();
         }
         prefix = next;
-    }
+    });
     const std::size_t k = static_cast<std::size_t>(a.nseg - 1) * a.strips + s;
     a.segV[k] = sv;
     a.segLast[k] = sl;
@@ -175,13 +199,13 @@ GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b,
     int lo = start;
     V sv = V(0);
     int sl = -1, sh = 0;
-    for (int c = start; c < cEnd; ++c) {
-        const V next = add(prefix, columnSum(a, c, t, b));
-        if (nr[c] <= b || (c >= rc0 && c <= rc1)) {
+    forColumns(a, start, cEnd, t, b, nr, [&](int c, V col, bool blocked) {
+        const V next = add(prefix, col);
+        if (blocked || (c >= rc0 && c <= rc1)) {
             q.clear();
             lo = c + 1;
             prefix = next;
-            continue;
+            return;
         }
         q.push(c, prefix);
         q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
@@ -194,7 +218,7 @@ GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b,
             }
         }
         prefix = next;
-    }
+    });
     const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
     a.segV[k] = sv;
     a.segLast[k] = sl;
@@ -222,16 +246,16 @@ GLINT_BOUNDED_HD void finishStrip(const Args<V>& a, std::size_t s, int t, int b)
     if (bl >= 0) {
         const int j0 = bh / kSeg;
         V S = a.cp[static_cast<std::size_t>(j0) * a.strips + s];
-        for (int f = j0 * kSeg; f < bh; ++f) S = add(S, columnSum(a, f, t, b));
+        forColumns(a, j0 * kSeg, bh, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
         const V atHead = S;
-        for (int f = bh; f <= bl; ++f) S = add(S, columnSum(a, f, t, b));
+        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
         const V end = S; // S[last + 1]
         S = atHead;
         first = bh;
-        for (int f = bh; f <= bl; ++f) {
+        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int f, V col, bool) {
             if (sub(end, S) == best) first = f;
-            S = add(S, columnSum(a, f, t, b));
-        }
+            S = add(S, col);
+        });
     }
     a.stripV[s] = best;
     a.stripF[s] = first;
