@@ -15,6 +15,7 @@
 // strips cross the region's rows are computed again.
 #include "cuda/MaxSubarrayCuda.cuh"
 
+#include "cuda/BoundedSearchCuda.cuh"
 #include "cuda/CudaToolkit.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
 #include "cuda/MaxSubarrayStrips.cuh"
@@ -29,9 +30,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace glint::cuda {
@@ -52,8 +55,10 @@ public:
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
         if (rule.maxBox > 0) {
-            // The bounded search (--max-box) has no kernel yet: the CPU backend's exact bounded search runs
-            // on the host; its timing steps say so ("host: search", ...; NOTES.md, "Bounded search").
+            // The bounded search (--max-box): on the device (BoundedSearchCuda.cu); when the device lacks the
+            // memory for it, the CPU backend's exact search on the host, whose timing steps say so ("host:
+            // search", ...; NOTES.md, "Bounded search").
+            if (std::optional<DisjointOutcome> out = solveBoundedDisjointCuda(work, rule, job, span)) return std::move(*out);
             return solveBoundedDisjointCpu(work, rule, job, span, "host: ");
         }
         Workspace::Lease ws(workspace());

@@ -240,8 +240,9 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
         // there is K = 100 within twice K = 1), verified against the CPU backend.
         const bool gpuSize = n == 4096 && options.wants(Backend::Cuda) && cudaDevice().usable;
         if (n != 1024 && !gpuSize) continue;
-        // Also the bounded search (--max-box 15, K = 100) at 1024^2 (on the CUDA backend it runs on the host).
-        for (const auto& [k, maxBox] : {std::pair{1, 0}, std::pair{100, 0}, std::pair{100, 15}}) {
+        // Also the bounded search (--max-box 15 and 64, the product default; K = 1 and 100) at 1024^2.
+        for (const auto& [k, maxBox] :
+             {std::pair{1, 0}, std::pair{100, 0}, std::pair{1, 15}, std::pair{100, 15}, std::pair{1, 64}, std::pair{100, 64}}) {
             if (maxBox > 0 && n != 1024) continue;
             const BrightestParams params = sourceFinderParams(k, maxBox);
             const std::string bound = maxBox > 0 ? ", max box " + std::to_string(maxBox) : "";

@@ -266,6 +266,73 @@ private slots:
         QVERIFY(cases >= 50);
     }
 
+    // The CUDA kernels' edges (segments of 32 columns, deques of P + 1 starts, the rows r0 - P + 1..r1 a round
+    // revisits): P about the segment width, at 64 and 65, and beyond the short side; narrow, wide and square
+    // frames; blanks and exclusions; integer ties and doubles; K up to 200 with rejections. Small frames against
+    // the reference, larger ones against the CPU backend (itself checked against the reference above).
+    void kernelEdges_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void kernelEdges() {
+        GLINT_FETCH_BACKEND(backend);
+        std::mt19937 rng(3232);
+        const int bounds[] = {1, 2, 31, 32, 33, 64, 65};
+        std::uniform_int_distribution<int> pick(0, 6), thin(1, 4), kindD(0, 4), coin(0, 3);
+        for (int trial = 0; trial < 160; ++trial) {
+            const bool small = trial % 2 == 0;
+            std::uniform_int_distribution<int> side(1, small ? 40 : 170);
+            int w = side(rng), h = side(rng);
+            const int shape = (trial / 2) % 4; // 0, 1: any; 2: narrow; 3: wide
+            if (shape == 2) w = thin(rng);
+            if (shape == 3) h = thin(rng);
+            const int kind = kindD(rng);
+            const Image im = kind == 0   ? test::randomIntImage(w, h, -2, 2, rng)
+                             : kind == 1 ? test::randomIntImage(w, h, -30, 31, rng, 0.05)
+                             : kind == 2 ? test::randomFloatImage(w, h, -1.0, 1.05, rng, 0.03)
+                             : kind == 3 ? test::randomIntImage(w, h, -1, 1, rng, 0.1)
+                                         : test::randomFloatImage(w, h, -2.0, 2.2, rng);
+            BrightestParams params;
+            params.pivot = PivotSpec::parse("0");
+            if (coin(rng) <= 1) {
+                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
+                for (int e = 0; e < 3; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 3, 1 + y(rng) / 3});
+            }
+            const WorkArray work = prepareWorkArray(im, params);
+            if (work.includedCount == 0) continue;
+            DisjointRule rule;
+            rule.maxBox = coin(rng) == 0 ? work.rows + 1 + coin(rng) : bounds[pick(rng)]; // P > rows: every height
+            rule.k = std::uniform_int_distribution<int>(1, small ? 30 : 200)(rng);
+            const int filter = coin(rng);
+            if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
+            if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
+            if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
+            if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+            const QString what = QString("trial %1: %2x%3 kind %4 P=%5 K=%6 filter %7")
+                                     .arg(trial).arg(w).arg(h).arg(kind).arg(rule.maxBox).arg(rule.k).arg(filter);
+            if (!small && backend == Backend::Cpu) continue; // the CPU row: the small frames, against the reference
+            const Backend oracle = small ? Backend::Reference : Backend::Cpu;
+            const DisjointOutcome expect = solveWith(oracle, work, rule);
+            checkRectangles(work, expect.found, rule.maxBox, what);
+            checkSameOutcome(solveWith(backend, work, rule), expect, what);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // A crowded 512^2 field through runBrightest at K = 100 with P = 15 and 64 (the product default): the CUDA
+    // backend against the CPU backend, region for region.
+    void crowded512AgainstCpu_data() { test::addBackendRows({Backend::Cuda}); }
+    void crowded512AgainstCpu() {
+        GLINT_FETCH_BACKEND(backend);
+        const StarField field = makeCrowdedField(512, 1600, 5);
+        for (const int P : {15, 64}) {
+            const BrightestParams p = sourceFinderParams(100, P);
+            const BrightestResult cpu = test::runBrightestOn(field.image, p, Backend::Cpu);
+            const BrightestResult got = test::runBrightestOn(field.image, p, backend);
+            QCOMPARE(cpu.regions.size(), std::size_t{100});
+            test::checkSameRegions(cpu, got, QString("crowded 512^2 P=%1").arg(P));
+            QCOMPARE(got.rounds, cpu.rounds);
+            QCOMPARE(got.rejected, cpu.rejected);
+        }
+    }
+
     // Whole searches through runBrightest (local pivot, threshold, min SNR, the fragment rule) with the bound.
     void sourcesAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void sourcesAgainstReference() {

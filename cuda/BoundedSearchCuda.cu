@@ -1,0 +1,235 @@
+// The CUDA bounded search (host side; kernels in cuda/BoundedSearchKernels.cuh, design in
+// core/algo/brightest/NOTES.md, "Bounded search"). The column prefix sums are built on the device in the
+// reference's order (the unbounded path's prefix kernel, in int64 or double), transposed so that a warp's
+// strips of one top read consecutive values. Round 1 scans every strip (a thread a strip) and keeps, per
+// strip and per segment of 32 columns, S at the segment's start and the best of the segments ending in it;
+// each later round removes the last round's rectangle on the device (no host round trip: rejected
+// rectangles are removed as well, so the device can run ahead while the host's accept() looks at the
+// previous one) and scans again only the segments whose kept best it meets. The host reads a round's best
+// (32 bytes) from pinned memory; rounds run up to 8 ahead of it.
+#include "cuda/BoundedSearchCuda.cuh"
+
+#include "cuda/BoundedSearchKernels.cuh"
+#include "cuda/CudaToolkit.cuh"
+#include "cuda/MaxSubarrayKernels.cuh"
+#include "cuda/MaxSubarrayStrips.cuh"
+
+#include "core/algo/maxsub/WorkArray.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace glint::cuda::maxsub {
+
+namespace {
+
+Workspace& boundedWorkspace() { return Workspace::shared("bounded search"); }
+
+// Waits for the device on every exit (speculative rounds may still run when the search stops or throws),
+// before the workspace's lease ends.
+struct DeviceIdleOnExit {
+    ~DeviceIdleOnExit() { cudaDeviceSynchronize(); }
+};
+
+constexpr int kRing = 8; // rounds in flight at most
+
+struct Kept {
+    std::vector<EventTimer> timers;
+    PinnedBuffer<unsigned char> slots; // kRing results (32 bytes each, int64 or double sums)
+};
+static_assert(sizeof(bounded::Result<long long>) == 32 && sizeof(bounded::Result<double>) == 32);
+
+template <class V>
+class BoundedRun {
+public:
+    BoundedRun(const WorkArray& w, const DisjointRule& rule, JobControl& job, ProgressSpan span)
+        : w_(w), rule_(rule), job_(job), span_(span), rows_(w.rows), cols_(w.cols), pitch_(pitchFor(w.cols)),
+          H_(std::min(rule.maxBox, w.rows)), L_(std::min(rule.maxBox, w.cols)),
+          nseg_((w.cols + bounded::kSeg - 1) / bounded::kSeg), strips_(static_cast<std::size_t>(w.rows) * H_) {}
+
+    // Whether the device can run it: the deques of a block of 32 threads in shared memory, and the memory.
+    bool fits(Workspace& ws) {
+        int optin = 0;
+        GLINT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+        threads_ = 0;
+        for (const int t : {128, 64, 32})
+            if (boundedSharedBytes<V>(t, L_) <= static_cast<std::size_t>(optin)) {
+                threads_ = t;
+                break;
+            }
+        // Few strips (a small bound): smaller blocks spread them over more multiprocessors.
+        while (threads_ > 32 && strips_ / threads_ < 4u * std::max(1, cudaDevice().multiprocessors)) threads_ /= 2;
+        if (threads_ == 0) return false;
+        smem_ = boundedSharedBytes<V>(threads_, L_);
+        const std::size_t perStrip = static_cast<std::size_t>(nseg_) * (2 * sizeof(V) + 2 * sizeof(int)) + sizeof(V) + 2 * sizeof(int) + 1;
+        need_ = sampleBytes(w_) + static_cast<std::size_t>(rows_) * cols_ + static_cast<std::size_t>(rows_ + 1) * pitch_ * (sizeof(V) + sizeof(int)) +
+                static_cast<std::size_t>(rows_ + 1) * cols_ * sizeof(V) + strips_ * perStrip + static_cast<std::size_t>(rows_) * (sizeof(V) + sizeof(int)) + 4096;
+        return ws.available() >= need_ + (std::size_t{256} << 20);
+    }
+
+    DisjointOutcome solve(Workspace& ws) {
+        DeviceIdleOnExit idle;
+        ws.require(need_, "the bounded search");
+        setUp(ws);
+        const int cap = rule_.rounds();
+        const double firstShare = cap > 1 ? 0.5 : 1.0;
+        // The rounds' timers and result slots (pinned), kept with the workspace from run to run.
+        Kept& kept = ws.keep<Kept>();
+        if (kept.timers.empty()) {
+            kept.timers.reserve(kRing);
+            for (int i = 0; i < kRing; ++i) kept.timers.emplace_back();
+            kept.slots.ensure(kRing * sizeof(bounded::Result<V>));
+        }
+        std::vector<EventTimer>& timers = kept.timers;
+        bounded::Result<V>* const slotBase = kept.slots.template as<bounded::Result<V>>();
+        int enqueued = 0;
+        auto enqueue = [&](int round) {
+            EventTimer& timer = timers[round % kRing];
+            timer.begin();
+            if (round == 0) {
+                const unsigned blocks = static_cast<unsigned>((strips_ + threads_ - 1) / threads_);
+                boundedScanKernel<V><<<blocks, threads_, smem_>>>(a_);
+                GLINT_CUDA_CHECK_LAUNCH();
+                boundedReduceKernel<V><<<rows_, kBoundedReduceThreads>>>(a_, 1);
+                GLINT_CUDA_CHECK_LAUNCH();
+            } else {
+                const long long items = static_cast<long long>(bounded::rescanSpan(L_)) * (2 * H_ - 1) * H_;
+                boundedRescanKernel<V><<<static_cast<unsigned>((items + threads_ - 1) / threads_), threads_, smem_>>>(a_);
+                GLINT_CUDA_CHECK_LAUNCH();
+                boundedReduceKernel<V><<<2 * H_ - 1, kBoundedReduceThreads>>>(a_, 0);
+                GLINT_CUDA_CHECK_LAUNCH();
+            }
+            GLINT_CUDA_CHECK(cudaMemcpyAsync(slotBase + round % kRing, a_.best, sizeof(bounded::Result<V>),
+                                             cudaMemcpyDeviceToHost, nullptr));
+            timer.mark("kernel");
+        };
+        auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
+            job_.throwIfCancelled();
+            const int round = soFar.rounds;
+            // Ahead: as many rounds as may still be wanted (K left to report), at most the ring.
+            const int ahead = std::min(kRing, std::max(1, rule_.k - static_cast<int>(soFar.found.size())));
+            while (enqueued < cap && enqueued < round + ahead) enqueue(enqueued++);
+            timers[round % kRing].report(job_);
+            const bounded::Result<V> r = slotBase[round % kRing];
+            const double f = round == 0 ? firstShare
+                                        : firstShare + (1.0 - firstShare) * std::max(static_cast<double>(soFar.found.size() + 1) / rule_.k,
+                                                                                     static_cast<double>(round + 1) / cap);
+            setProgress(span_.begin + (span_.end - span_.begin) * std::min(f, 1.0));
+            if (!r.valid) return std::nullopt;
+            if constexpr (std::is_integral_v<V>)
+                return makeWorkRect(r.top, r.bottom, r.first, r.last, static_cast<std::int64_t>(r.sum));
+            else
+                return makeWorkRect(r.top, r.bottom, r.first, r.last, r.sum);
+        };
+        // The device removes each round's rectangle at the start of the next round (rejected ones too).
+        DisjointOutcome out = runDisjointRounds(rule_, search, [](const WorkRect&) {});
+        setProgress(span_.end);
+        return out;
+    }
+
+private:
+    void setProgress(double f) {
+        if (f > progress_) {
+            progress_ = f;
+            job_.setProgress(f);
+        }
+    }
+
+    void setUp(Workspace& ws) {
+        void* samples = nullptr;
+        std::uint8_t* mask = nullptr;
+        {
+            auto step = job_.timing().scope("upload");
+            samples = ws.get("samples", sampleBytes(w_));
+            uploadSamples(w_, samples);
+            mask = ws.get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
+            if (w_.hasExclusions())
+                GLINT_CUDA_CHECK(cudaMemcpy(mask, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
+            else
+                GLINT_CUDA_CHECK(cudaMemset(mask, 0, static_cast<std::size_t>(rows_) * cols_));
+        }
+        EventTimer timer;
+        timer.begin();
+        V* P = ws.get<V>("P", static_cast<std::size_t>(rows_ + 1) * pitch_);
+        PrefixArgs p{};
+        p.samples = samples;
+        p.roiWidth = w_.roi.width;
+        p.transposed = w_.transposed;
+        p.mask = w_.hasExclusions() ? mask : nullptr;
+        p.rows = rows_;
+        p.cols = cols_;
+        p.pitch = pitch_;
+        p.exact = P;
+        launchPrefix<V>(w_, p);
+        a_.ptPitch = static_cast<std::size_t>(rows_) + 1;
+        V* PT = ws.get<V>("PT", static_cast<std::size_t>(cols_) * a_.ptPitch);
+        boundedTransposeKernel<V><<<dim3((cols_ + 31) / 32, (rows_ + 1 + 31) / 32), dim3(32, 8)>>>(P, pitch_, rows_ + 1, cols_, PT,
+                                                                                                  a_.ptPitch);
+        GLINT_CUDA_CHECK_LAUNCH();
+        a_.PT = PT;
+        a_.next = ws.get<int>("next", static_cast<std::size_t>(rows_ + 1) * pitch_);
+        a_.nextPitch = pitch_;
+        nextExcludedKernel<<<(pitch_ + 127) / 128, 128>>>(mask, rows_, cols_, pitch_, a_.next, 0, pitch_, rows_ - 1);
+        GLINT_CUDA_CHECK_LAUNCH();
+        a_.rows = rows_;
+        a_.cols = cols_;
+        a_.H = H_;
+        a_.L = L_;
+        a_.nseg = nseg_;
+        a_.strips = strips_;
+        const std::size_t segs = strips_ * nseg_;
+        a_.cp = ws.get<V>("checkpoints", segs);
+        a_.segV = ws.get<V>("segment sums", segs);
+        a_.segLast = ws.get<int>("segment lasts", segs);
+        a_.segHead = ws.get<int>("segment heads", segs);
+        a_.stripV = ws.get<V>("strip sums", strips_);
+        a_.stripF = ws.get<int>("strip firsts", strips_);
+        a_.stripL = ws.get<int>("strip lasts", strips_);
+        a_.touched = ws.get<unsigned char>("touched", strips_);
+        GLINT_CUDA_CHECK(cudaMemset(a_.touched, 0, strips_));
+        a_.topV = ws.get<V>("top sums", rows_);
+        a_.topBottom = ws.get<int>("top bottoms", rows_);
+        a_.best = ws.get<bounded::Result<V>>("best", 1);
+        GLINT_CUDA_CHECK(cudaMemset(a_.best, 0, sizeof(bounded::Result<V>)));
+        a_.counter = ws.get<unsigned>("counter", 1);
+        GLINT_CUDA_CHECK(cudaMemset(a_.counter, 0, sizeof(unsigned)));
+        GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedScanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+        GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedRescanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+        timer.stop(job_, "prefix sums");
+    }
+
+    const WorkArray& w_;
+    const DisjointRule& rule_;
+    JobControl& job_;
+    ProgressSpan span_;
+    int rows_, cols_, pitch_, H_, L_, nseg_;
+    std::size_t strips_;
+    int threads_ = 0;
+    std::size_t smem_ = 0, need_ = 0;
+    double progress_ = -1.0;
+    bounded::Args<V> a_{};
+};
+
+template <class V>
+std::optional<DisjointOutcome> run(const WorkArray& work, const DisjointRule& rule, JobControl& job, ProgressSpan span) {
+    Workspace::Lease ws(boundedWorkspace());
+    BoundedRun<V> r(work, rule, job, span);
+    if (!r.fits(*ws)) return std::nullopt;
+    return r.solve(*ws);
+}
+
+} // namespace
+
+std::optional<DisjointOutcome> solveBoundedDisjointCuda(const WorkArray& work, const DisjointRule& rule, JobControl& job,
+                                                        ProgressSpan span) {
+    if (rule.maxBox <= 0) throw std::logic_error("solveBoundedDisjointCuda: no search bound");
+    if (work.includedCount == 0) return DisjointOutcome{};
+    return work.integer ? run<long long>(work, rule, job, span) : run<double>(work, rule, job, span);
+}
+
+} // namespace glint::cuda::maxsub

@@ -1,0 +1,447 @@
+// Device side of the CUDA bounded search (--max-box P; rule and sums in core/algo/maxsub/MaxSubarrayBase.h,
+// design in core/algo/brightest/NOTES.md, "Bounded search"). Strip s = t * H + d is rows t..t + d (d < H).
+// Its row prefix S[0] = 0, S[c + 1] = S[c] + (P[b + 1][c] - P[t][c]) is formed column by column in the
+// reference's order (doubles by __dadd_rn / __dsub_rn), and the best segment of length <= L ending at each
+// column comes from a monotone deque of starts (scanStripBounded's). Besides each strip's best (B, F, L) the
+// search keeps, per strip and per segment of kSeg columns, S at the segment's first column (a checkpoint)
+// and the best of the segments ending in it (sum, last, the deque's front): S never changes, so after a
+// round only the segments whose kept best meets the removed rectangle are scanned again, each from the
+// checkpoint L columns before it, in parallel.
+//
+// The strip functions are plain C++ as well (GLINT_BOUNDED_HD), so that a host program can run the same
+// code thread by thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define GLINT_BOUNDED_HD __host__ __device__ __forceinline__
+#else
+#define GLINT_BOUNDED_HD inline
+#endif
+
+namespace glint::cuda::maxsub {
+namespace bounded {
+
+constexpr int kSeg = 32; // columns a segment
+
+// Exact additions: integers as they are, doubles rounded to nearest with no contraction.
+template <class V>
+GLINT_BOUNDED_HD V add(V a, V b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<V, double>) return __dadd_rn(a, b);
+    else return a + b;
+#else
+    return a + b;
+#endif
+}
+template <class V>
+GLINT_BOUNDED_HD V sub(V a, V b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<V, double>) return __dsub_rn(a, b);
+    else return a - b;
+#else
+    return a - b;
+#endif
+}
+
+// A round's best rectangle (valid 0: none with a positive sum).
+template <class V>
+struct Result {
+    V sum;
+    int valid, top, bottom, first, last, pad;
+};
+
+template <class V>
+struct Args {
+    const V* PT = nullptr;   // column prefix sums, column-major: PT[c * ptPitch + r], r = 0..rows
+    std::size_t ptPitch = 0;
+    int* next = nullptr;     // blocking index, next[t * nextPitch + c] (ExclusionIndex's)
+    int nextPitch = 0;
+    int rows = 0, cols = 0, H = 0, L = 0, nseg = 0;
+    std::size_t strips = 0;  // rows * H (strips with t + d >= rows unused)
+    V* cp = nullptr;         // [j * strips + s]: S at column j * kSeg
+    V* segV = nullptr;       // [j * strips + s]: best sum of the segments ending in segment j
+    int* segLast = nullptr;  //   its last column (-1: nothing positive)
+    int* segHead = nullptr;  //   the deque's front then (the smallest S of its window, latest)
+    V* stripV = nullptr;     // [s]: the strip's best (B, F, L), L = -1 when nothing is positive
+    int* stripF = nullptr;
+    int* stripL = nullptr;
+    unsigned char* touched = nullptr; // [s]: segments scanned since the strip's best was formed
+    V* topV = nullptr;       // [t]: the best strip of top t (strict: smallest bottom)
+    int* topBottom = nullptr; //  -1: none positive
+    Result<V>* best = nullptr; // the last round's best (the next round removes it)
+    unsigned* counter = nullptr; // blocks done (the last one reduces over the tops)
+};
+
+// The monotone deque of starts (strictly increasing S from front to back), a ring of cap = L + 1 slots at
+// val[k * stride], idx[k * stride].
+template <class V>
+struct Ring {
+    V* val;
+    int* idx;
+    int stride;
+    int cap;
+    int head = 0, tail = 0, n = 0;
+    GLINT_BOUNDED_HD void clear() { head = tail = n = 0; }
+    GLINT_BOUNDED_HD int backSlot() const { return tail == 0 ? cap - 1 : tail - 1; }
+    // Pushes start c with S[c] after dropping the starts whose S is not smaller (equal: the later stays).
+    GLINT_BOUNDED_HD void push(int c, V s) {
+        while (n > 0 && !(val[backSlot() * stride] < s)) {
+            tail = backSlot();
+            --n;
+        }
+        val[tail * stride] = s;
+        idx[tail * stride] = c;
+        if (++tail == cap) tail = 0;
+        ++n;
+    }
+    // Drops the starts left of lo (the deque never empties: its back is the column just pushed).
+    GLINT_BOUNDED_HD void dropBefore(int lo) {
+        while (idx[head * stride] < lo) {
+            if (++head == cap) head = 0;
+            --n;
+        }
+    }
+    GLINT_BOUNDED_HD V frontValue() const { return val[head * stride]; }
+    GLINT_BOUNDED_HD int frontIndex() const { return idx[head * stride]; }
+};
+
+template <class V>
+GLINT_BOUNDED_HD V columnSum(const Args<V>& a, int c, int t, int b) {
+    const V* p = a.PT + static_cast<std::size_t>(c) * a.ptPitch;
+    return sub(p[b + 1], p[t]);
+}
+
+// f(c, s[c], blocked) for c = from..to-1 in order; the column sums (and the blocking test, when nr is given)
+// of kAhead columns are loaded before any is used, so that the loads' latency overlaps.
+constexpr int kAhead = 8;
+template <class V, class F>
+GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int b, const int* nr, F&& f) {
+    for (int c0 = from; c0 < to; c0 += kAhead) {
+        V cs[kAhead];
+        bool blocked[kAhead];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 0; k < kAhead; ++k) {
+            const int c = c0 + k < to ? c0 + k : to - 1;
+            cs[k] = columnSum(a, c, t, b);
+            blocked[k] = nr != nullptr && nr[c] <= b;
+        }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 0; k < kAhead; ++k)
+            if (c0 + k < to) f(c0 + k, cs[k], blocked[k]);
+    }
+}
+
+// The first round: strip s scanned over every column (scanStripBounded's steps), recording each segment's
+// checkpoint and best.
+template <class V>
+GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int b, Ring<V> q) {
+    const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
+    V prefix = V(0);
+    int lo = 0;
+    V sv = V(0);
+    int sl = -1, sh = 0;
+    forColumns(a, 0, a.cols, t, b, nr, [&](int c, V col, bool blocked) {
+        if (c % kSeg == 0) {
+            const std::size_t j = static_cast<std::size_t>(c / kSeg);
+            if (j > 0) {
+                const std::size_t k = (j - 1) * a.strips + s;
+                a.segV[k] = sv;
+                a.segLast[k] = sl;
+                a.segHead[k] = sh;
+            }
+            a.cp[j * a.strips + s] = prefix;
+            sv = V(0);
+            sl = -1;
+            sh = 0;
+        }
+        const V next = add(prefix, col); // S[c + 1]
+        if (blocked) {
+            q.clear();
+            lo = c + 1;
+            prefix = next;
+            return;
+        }
+        q.push(c, prefix);
+        q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
+        const V v = sub(next, q.frontValue());
+        if (v > sv) {
+            sv = v;
+            sl = c;
+            sh = q.frontIndex();
+        }
+        prefix = next;
+    });
+    const std::size_t k = static_cast<std::size_t>(a.nseg - 1) * a.strips + s;
+    a.segV[k] = sv;
+    a.segLast[k] = sl;
+    a.segHead[k] = sh;
+    a.touched[s] = 1;
+}
+
+// A later round: segment j of strip s scanned again (columns rc0..rc1, the rectangle just found, blocked as
+// well), from the checkpoint at or before its first window's start; the same candidates as the whole scan.
+template <class V>
+GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b, int j, int rc0, int rc1, Ring<V> q) {
+    const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
+    const int cBegin = j * kSeg, cEnd = cBegin + kSeg < a.cols ? cBegin + kSeg : a.cols;
+    const int x = cBegin - a.L + 1;
+    const int start = x <= 0 ? 0 : x / kSeg * kSeg;
+    V prefix = a.cp[static_cast<std::size_t>(start / kSeg) * a.strips + s];
+    int lo = start;
+    V sv = V(0);
+    int sl = -1, sh = 0;
+    forColumns(a, start, cEnd, t, b, nr, [&](int c, V col, bool blocked) {
+        const V next = add(prefix, col);
+        if (blocked || (c >= rc0 && c <= rc1)) {
+            q.clear();
+            lo = c + 1;
+            prefix = next;
+            return;
+        }
+        q.push(c, prefix);
+        q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
+        if (c >= cBegin) {
+            const V v = sub(next, q.frontValue());
+            if (v > sv) {
+                sv = v;
+                sl = c;
+                sh = q.frontIndex();
+            }
+        }
+        prefix = next;
+    });
+    const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
+    a.segV[k] = sv;
+    a.segLast[k] = sl;
+    a.segHead[k] = sh;
+    a.touched[s] = 1;
+}
+
+// Strip s's best from its segments (the first segment with the largest sum: the smallest last), and the
+// rule's first column (boundedFirst: the largest f in front..last with S[last + 1] - S[f] == B; the front's
+// S is the window's smallest, so no start left of it is larger), S re-formed from a checkpoint.
+template <class V>
+GLINT_BOUNDED_HD void finishStrip(const Args<V>& a, std::size_t s, int t, int b) {
+    V best = V(0);
+    int bl = -1, bh = 0;
+    for (int j = 0; j < a.nseg; ++j) {
+        const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
+        const int l = a.segLast[k];
+        if (l >= 0 && a.segV[k] > best) {
+            best = a.segV[k];
+            bl = l;
+            bh = a.segHead[k];
+        }
+    }
+    int first = 0;
+    if (bl >= 0) {
+        const int j0 = bh / kSeg;
+        V S = a.cp[static_cast<std::size_t>(j0) * a.strips + s];
+        forColumns(a, j0 * kSeg, bh, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
+        const V atHead = S;
+        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
+        const V end = S; // S[last + 1]
+        S = atHead;
+        first = bh;
+        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int f, V col, bool) {
+            if (sub(end, S) == best) first = f;
+            S = add(S, col);
+        });
+    }
+    a.stripV[s] = best;
+    a.stripF[s] = first;
+    a.stripL[s] = bl;
+}
+
+// The segments a later round scans again: the strips whose rows meet the rectangle (tops r0 - H + 1..r1,
+// 2H - 1 of them at most), and of those the segments whose last columns' windows can reach its columns
+// (c0..c1 + L - 1: `span` segments at most) and whose kept best meets them.
+GLINT_BOUNDED_HD int rescanSpan(int L) { return (2 * L - 2) / kSeg + 2; }
+
+} // namespace bounded
+
+#if defined(__CUDACC__)
+// Unnamed: the kernels are defined in this header, once in the .cu file that includes it.
+namespace {
+
+extern __shared__ __align__(16) unsigned char boundedShared[];
+
+template <class V>
+__device__ __forceinline__ bounded::Ring<V> boundedRing(int L) {
+    V* val = reinterpret_cast<V*>(boundedShared);
+    int* idx = reinterpret_cast<int*>(val + static_cast<std::size_t>(blockDim.x) * (L + 1));
+    return bounded::Ring<V>{val + threadIdx.x, idx + threadIdx.x, static_cast<int>(blockDim.x), L + 1};
+}
+
+// Bytes of shared memory a block of `threads` needs for its deques.
+template <class V>
+constexpr std::size_t boundedSharedBytes(int threads, int L) {
+    return static_cast<std::size_t>(threads) * (L + 1) * (sizeof(V) + sizeof(int));
+}
+
+// Round 1: a thread a strip, every column.
+template <class V>
+__global__ void boundedScanKernel(bounded::Args<V> a) {
+    const std::size_t s = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (s >= a.strips) return;
+    const int t = static_cast<int>(s / a.H), b = t + static_cast<int>(s % a.H);
+    if (b >= a.rows) return;
+    bounded::scanWholeStrip(a, s, t, b, boundedRing<V>(a.L));
+}
+
+// Later rounds: a thread a (segment, top, height) item near the last round's rectangle; the dirty ones are
+// scanned again. Heights vary fastest, so a warp reads consecutive prefix values.
+template <class V>
+__global__ void boundedRescanKernel(bounded::Args<V> a) {
+    const bounded::Result<V> r = *a.best;
+    if (!r.valid) return;
+    const int H = a.H, tops = 2 * H - 1;
+    const long long item = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int d = static_cast<int>(item % H);
+    const long long rest = item / H;
+    const int i = static_cast<int>(rest % tops);
+    const int jj = static_cast<int>(rest / tops);
+    if (jj >= bounded::rescanSpan(a.L)) return;
+    const int t = r.top - H + 1 + i, b = t + d;
+    if (t < 0 || t > r.bottom || b >= a.rows || b < r.top) return;
+    const int j = r.first / bounded::kSeg + jj;
+    if (j >= a.nseg || j * bounded::kSeg > r.last + a.L - 1) return;
+    const std::size_t s = static_cast<std::size_t>(t) * H + d;
+    const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
+    const int l = a.segLast[k];
+    if (l < 0 || l < r.first || a.segHead[k] > r.last) return; // nothing positive stays so; a best it misses stays
+    bounded::scanSegment(a, s, t, b, j, r.first, r.last, boundedRing<V>(a.L));
+}
+
+constexpr int kBoundedReduceThreads = 128;
+
+// (value, key) with the larger value, then the smaller key; key < 0: none.
+template <class V>
+__device__ __forceinline__ bool boundedBetter(V v, int key, V ov, int okey) {
+    if (key < 0) return false;
+    if (okey < 0) return true;
+    return v > ov || (v == ov && key < okey);
+}
+
+template <class V>
+__device__ __forceinline__ void boundedBlockBest(V& v, int& key, V* sv, int* sk) {
+    const int tid = threadIdx.x;
+    sv[tid] = v;
+    sk[tid] = key;
+    __syncthreads();
+    for (int w = kBoundedReduceThreads / 2; w > 0; w /= 2) {
+        if (tid < w && boundedBetter(sv[tid + w], sk[tid + w], sv[tid], sk[tid])) {
+            sv[tid] = sv[tid + w];
+            sk[tid] = sk[tid + w];
+        }
+        __syncthreads();
+    }
+    v = sv[0];
+    key = sk[0];
+    __syncthreads();
+}
+
+// A block a top: round 1 every top; later rounds the tops r0 - H + 1..r1 of the last round's rectangle,
+// which first record it in their row of the blocking index (rows above r0 - H + 1 never see it: their strips
+// end above r0). Each touched strip's best is formed again, then the top's best; the last block to finish
+// reduces over every top into *a.best (largest sum, then smallest top).
+template <class V>
+__global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bounded::Args<V> a, int firstRound) {
+    __shared__ V sv[kBoundedReduceThreads];
+    __shared__ int sk[kBoundedReduceThreads];
+    __shared__ bool last;
+    const bounded::Result<V> r = *a.best;
+    const int H = a.H, tid = threadIdx.x;
+    int t = blockIdx.x;
+    bool active = true;
+    if (!firstRound) {
+        t = r.top - H + 1 + static_cast<int>(blockIdx.x);
+        active = r.valid && t >= 0 && t <= r.bottom && t < a.rows;
+    }
+    if (active) {
+        if (!firstRound) {
+            int* row = a.next + static_cast<std::size_t>(t) * a.nextPitch;
+            for (int c = r.first + tid; c <= r.last; c += blockDim.x) row[c] = t >= r.top ? t : min(row[c], r.top);
+        }
+        V v = V(0);
+        int key = -1;
+        for (int d = tid; d < H && t + d < a.rows; d += blockDim.x) {
+            const std::size_t s = static_cast<std::size_t>(t) * H + d;
+            if (a.touched[s]) {
+                bounded::finishStrip(a, s, t, t + d);
+                a.touched[s] = 0;
+            }
+            if (a.stripL[s] >= 0 && boundedBetter(a.stripV[s], d, v, key)) {
+                v = a.stripV[s];
+                key = d;
+            }
+        }
+        boundedBlockBest(v, key, sv, sk);
+        if (tid == 0) {
+            a.topV[t] = v;
+            a.topBottom[t] = key < 0 ? -1 : t + key;
+        }
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    V v = V(0);
+    int key = -1;
+    for (int u = tid; u < a.rows; u += blockDim.x) {
+        if (__ldcg(a.topBottom + u) < 0) continue;
+        const V uv = __ldcg(a.topV + u);
+        if (boundedBetter(uv, u, v, key)) {
+            v = uv;
+            key = u;
+        }
+    }
+    boundedBlockBest(v, key, sv, sk);
+    if (tid == 0) {
+        bounded::Result<V> out{};
+        if (key >= 0) {
+            const int bottom = __ldcg(a.topBottom + key);
+            const std::size_t s = static_cast<std::size_t>(key) * H + (bottom - key);
+            out.sum = v;
+            out.valid = 1;
+            out.top = key;
+            out.bottom = bottom;
+            out.first = __ldcg(a.stripF + s);
+            out.last = __ldcg(a.stripL + s);
+        }
+        *a.best = out;
+        *a.counter = 0;
+    }
+}
+
+// PT[c * ptPitch + r] = P[r * pitch + c] for r = 0..rows, c < cols.
+template <class V>
+__global__ void boundedTransposeKernel(const V* P, int pitch, int rows1, int cols, V* PT, std::size_t ptPitch) {
+    __shared__ V tile[32][33];
+    const int c0 = blockIdx.x * 32, r0 = blockIdx.y * 32;
+    for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+        const int r = r0 + k, c = c0 + threadIdx.x;
+        if (r < rows1 && c < cols) tile[k][threadIdx.x] = P[static_cast<std::size_t>(r) * pitch + c];
+    }
+    __syncthreads();
+    for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+        const int c = c0 + k, r = r0 + threadIdx.x;
+        if (r < rows1 && c < cols) PT[static_cast<std::size_t>(c) * ptPitch + r] = tile[threadIdx.x][k];
+    }
+}
+
+} // namespace
+#endif
+
+} // namespace glint::cuda::maxsub
