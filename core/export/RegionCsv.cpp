@@ -7,7 +7,7 @@ namespace glint {
 
 namespace {
 // Value columns, filled from ExportRegion::values by name.
-const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance"};
+const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance", "distinct"};
 } // namespace
 
 const std::vector<std::string>& regionCsvColumns() {
