@@ -148,6 +148,7 @@ struct Constraint {
     int last = 0;
     std::int64_t rho = 0;
     std::int64_t cB = 0;
+    bool narrow = false; // rho > F h: a rectangle whose columns L covers shares more than F of its own area
 };
 
 template <class V>
@@ -176,14 +177,20 @@ public:
     StripOutcome<V> solve(const V* pt, const V* pb, const std::int32_t* next, int top, int bottom,
                           const std::vector<WorkRect>& listed, const DistinctCap& cap, bool hasFloor, V floor) {
         const int cols = cols_;
-        buildStrip(pt, pb, cols, next, bottom, q_.data(), blocked_.data());
         const std::int64_t h = bottom - top + 1;
         cons_.clear();
+        const std::int64_t capH = cap(h);
         for (const WorkRect& L : listed) {
             const std::int64_t rho = kmax::spanOverlap(top, bottom, L.row0, L.row0 + L.rows - 1);
             if (rho == 0) continue;
-            cons_.push_back({L.col0, L.col0 + L.cols - 1, rho, cap(kmax::rectArea(L)) / rho});
+            // rho > F h exactly when rho > floor(F h) (rho is an integer).
+            const Constraint con{L.col0, L.col0 + L.cols - 1, rho, cap(kmax::rectArea(L)) / rho, rho > capH};
+            // L over every column with rho > F h: every rectangle of the strip shares rho w > F h w cells with
+            // it (w its width), so nothing is allowed, now or later.
+            if (con.narrow && con.first == 0 && con.last == cols - 1) return {};
+            cons_.push_back(con);
         }
+        buildStrip(pt, pb, cols, next, bottom, q_.data(), blocked_.data());
         // Suffix maxima of Q[r + 1] over r in l..(end of l's run of free columns), the first index on ties.
         for (int c = cols - 1; c >= 0; --c) {
             if (blocked_[c]) continue;
@@ -289,7 +296,9 @@ private:
         auto feasA = [&](std::int64_t c) { return rho * c <= cap(h * (c + d)); };
         const std::int64_t lim = std::min(cL, con.cB);
         std::int64_t allowed = lim; // c = 0..allowed pass both halves
-        if (lim > 0 && !feasA(lim)) {
+        if (d == 0 && con.narrow) {
+            allowed = 0; // rho c > F h c for every c >= 1
+        } else if (lim > 0 && !feasA(lim)) {
             const double fh = cap.zero() ? 0.0 : fValue_ * static_cast<double>(h);
             const double guess = static_cast<double>(rho) > fh ? fh * static_cast<double>(d) / (static_cast<double>(rho) - fh) + 1.0 : 1.0;
             allowed = firstTrue(1, lim, [&](std::int64_t c) { return !feasA(c); }, guess) - 1;
