@@ -159,6 +159,13 @@ public:
         if (work.integer) return Run<float, long long>(*ws, work, job).solve(k, span);
         return Run<float, double>(*ws, work, job).solve(k, span);
     }
+    // --distinct F has no kernel: the CPU backend's exact search runs on the host, its timing steps say so
+    // ("host: strip maxima", "host: search", ...; core/algo/kmax/NOTES.md, "Distinct").
+    std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                       ProgressSpan span) override {
+        job.setDevice(cudaDevice().name);
+        return distinctTopKCpu(work, k, f, job, span, "host: ");
+    }
 
 private:
     // SV: the strip kernel's type (int: exact path; float: screen path); E: exact sums (int64 or double).

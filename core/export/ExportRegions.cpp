@@ -138,6 +138,7 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
         e.label = std::move(label);
         e.values = {exactValue("rank", r.rank), sum, {"mean", result.regionMean(r), std::nullopt},
                     exactValue("pixels", r.pixels()), {"pivot", result.pivot, std::nullopt}};
+        if (result.distinct) e.values.push_back({"distinct", *result.distinct, std::nullopt});
         out.push_back(std::move(e));
     }
     return out;

@@ -8,6 +8,8 @@ namespace glint {
 namespace {
 // Value columns, filled from ExportRegion::values by name.
 const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance"};
+// Appended after "points" (columns are only ever appended): brightest --distinct F.
+const std::vector<std::string> kLaterValueColumns = {"distinct"};
 } // namespace
 
 const std::vector<std::string>& regionCsvColumns() {
@@ -16,6 +18,7 @@ const std::vector<std::string>& regionCsvColumns() {
                                       "ra", "dec"};
         c.insert(c.end(), kValueColumns.begin(), kValueColumns.end());
         c.push_back("points");
+        c.insert(c.end(), kLaterValueColumns.begin(), kLaterValueColumns.end());
         return c;
     }();
     return columns;
@@ -49,6 +52,10 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
         points += formatNumber(py);
     }
     row.push_back(points);
+    for (const auto& name : kLaterValueColumns) {
+        const RegionValue* v = region.value(name);
+        row.push_back(v ? v->text() : "");
+    }
     if (georef) {
         const MapPoint map = georef->pixelToMap(cx, cy);
         const auto lonLat = georef->mapToLonLat(map);

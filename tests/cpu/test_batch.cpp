@@ -93,7 +93,7 @@ private slots:
         const std::vector<std::string> columns = {"path", "image_width", "image_height", "backend", "pivot",
                                                   "pivot_spec", "mode", "rank", "x", "y", "width", "height",
                                                   "sum", "mean", "pixels", "flux", "snr", "peak", "centroid_x",
-                                                  "centroid_y", "ra", "dec", "mean_background", "flags"};
+                                                  "centroid_y", "ra", "dec", "mean_background", "flags", "distinct"};
         QVERIFY(t.header == columns);
         const std::string base = dir.toStdString();
         QVERIFY((t.paths() == std::set<std::string>{base + "/a.pgm", base + "/b.csv", base + "/d.pgm", base + "/e.png"}));

@@ -361,7 +361,7 @@ private slots:
         // New columns may only ever be appended: scripts read these by position and by name.
         const std::vector<std::string> expected = {"kind", "rank", "label", "x", "y", "width", "height",
                                                    "center_x", "center_y", "ra", "dec", "pixels", "sum", "mean",
-                                                   "score", "length", "dx", "dy", "tolerance", "points"};
+                                                   "score", "length", "dx", "dy", "tolerance", "points", "distinct"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));

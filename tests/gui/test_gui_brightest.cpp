@@ -19,6 +19,7 @@
 #include "ui/results/TimingLog.h"
 #include "ui/session/SessionInputs.h"
 
+#include <QCheckBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -920,6 +921,7 @@ private slots:
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
+        panel->distinctCheck()->setChecked(false); // plain K-MSP (the Distinct control: distinctControl below)
         panel->kBox()->setValue(8);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
         QString message;
@@ -944,6 +946,67 @@ private slots:
             QVERIFY(shown[i].sum <= shown[i - 1].sum);
             QVERIFY(layer->opacityForRank(shown[i].rank) < layer->opacityForRank(shown[i - 1].rank));
         }
+    }
+
+    // Overlap mode's Distinct (--distinct F): enabled in overlap mode only, on at 0.2 by default in the window,
+    // the run equals the CLI's with --distinct, and sessions keep the check and F.
+    void distinctControl() {
+        std::mt19937 rng(4);
+        const Image image = test::randomIntImage(36, 28, -60, 60, rng);
+        const QString file = writeMatrix(image, QStringLiteral("brightest-distinct.csv"));
+        MainWindow window({false, false});
+        QVERIFY(showAndOpen(window, file));
+        BrightestModule* module = findModule(window);
+        BrightestPanel* panel = module->panel();
+        panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("disjoint")));
+        QVERIFY(!panel->distinctCheck()->isEnabled());
+        QVERIFY(!panel->distinctBox()->isEnabled());
+        BrightestParams params;
+        params.mode = BrightestMode::Disjoint;
+        panel->applyDistinct(params);
+        QVERIFY(!params.distinct);
+        panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
+        QVERIFY(panel->distinctCheck()->isEnabled());
+        QVERIFY(panel->distinctCheck()->isChecked());
+        QVERIFY(panel->distinctBox()->isEnabled());
+        QCOMPARE(panel->distinctBox()->value(), BrightestPanel::kDefaultDistinct);
+        panel->distinctCheck()->setChecked(false);
+        QVERIFY(!panel->distinctBox()->isEnabled());
+        panel->distinctCheck()->setChecked(true);
+        panel->distinctBox()->setValue(0.25);
+        panel->kBox()->setValue(6);
+        panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        QString message;
+        QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
+        const BrightestResult& result = module->lastResults().front();
+        QVERIFY(result.distinct && *result.distinct == 0.25);
+        QString error;
+        const QVector<Region> expected = cliRegions(
+            file, {QStringLiteral("--k"), QStringLiteral("6"), QStringLiteral("--mode"), QStringLiteral("overlap"),
+                   QStringLiteral("--distinct"), QStringLiteral("0.25"), QStringLiteral("--backend"), QStringLiteral("cpu")}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QVector<Region> shown = shownRegions(module->regionLayer(), module->model());
+        QVERIFY2(sameRegions(shown, expected), qPrintable(QStringLiteral("window: %1\ncli:    %2").arg(describe(shown), describe(expected))));
+        // The session keeps the check and F.
+        const QJsonObject state = module->saveSession();
+        const QJsonObject saved = state[QStringLiteral("panel")].toObject();
+        QCOMPARE(saved[QStringLiteral("distinct")].toDouble(), 0.25);
+        QCOMPARE(saved[QStringLiteral("distinct_on")].toBool(), true);
+        panel->distinctBox()->setValue(0.6);
+        panel->distinctCheck()->setChecked(false);
+        SessionImages inputs;
+        inputs.insert(QString(), window.context().image());
+        module->prepareSession(state, inputs)();
+        QCOMPARE(panel->distinctBox()->value(), 0.25);
+        QVERIFY(panel->distinctCheck()->isChecked());
+        QVERIFY(module->lastResults().front().distinct && *module->lastResults().front().distinct == 0.25);
+        QJsonObject off = state;
+        QJsonObject offPanel = saved;
+        offPanel[QStringLiteral("distinct_on")] = false;
+        off[QStringLiteral("panel")] = offPanel;
+        module->prepareSession(off, inputs)();
+        QVERIFY(!panel->distinctCheck()->isChecked());
+        QVERIFY(!panel->distinctBox()->isEnabled());
     }
 };
 

@@ -275,6 +275,7 @@ glint::BrightestParams BrightestModule::currentParams(int k) const {
         params.pivot = panel_->pivot();
         params.mode = panel_->mode();
         panel_->applySourceFinding(params);
+        panel_->applyDistinct(params);
     }
     params.k = k;
     if (roi_) {
@@ -428,6 +429,7 @@ QString BrightestModule::parametersText(const glint::BrightestParams& params, co
     if (params.minArea != 0) parts << QStringLiteral("min_area=%1").arg(params.minArea);
     if (params.maxSize != 0) parts << QStringLiteral("max_size=%1").arg(params.maxSize);
     if (params.maxBox != 0) parts << QStringLiteral("max_box=%1").arg(params.maxBox);
+    if (params.distinct) parts << QStringLiteral("distinct=%1").arg(number(*params.distinct));
     if (params.pivot.kind == glint::PivotSpec::Kind::Local || params.threshold != 0.0)
         parts << QStringLiteral("mesh=%1").arg(params.mesh);
     if (params.hasRoi)

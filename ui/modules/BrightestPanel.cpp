@@ -3,6 +3,7 @@
 #include "core/util/Errors.h"
 #include "ui/FormWidgets.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -29,7 +30,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     : QWidget(parent), k_(new QSpinBox), mode_(new QComboBox), pivotKind_(new QComboBox), pivotValue_(new QStackedWidget),
       percentile_(new QDoubleSpinBox), number_(new QLineEdit), backend_(new QComboBox),
       run_(new QPushButton(tr("Find Regions"))), threshold_(new QDoubleSpinBox), minSnr_(new QDoubleSpinBox),
-      minArea_(new QSpinBox), maxSize_(new QSpinBox), maxBox_(new QSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
+      minArea_(new QSpinBox), maxSize_(new QSpinBox), maxBox_(new QSpinBox), distinctOn_(new QCheckBox(tr("Distinct"))),
+      distinct_(new QDoubleSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
       runSweep_(new QPushButton(tr("Run Sweep"))), roi_(new QLabel), drawRoi_(new QPushButton(tr("Draw ROI"))),
       clearRoi_(new QPushButton(tr("Clear ROI"))), exclusions_(new QListWidget),
       excludeRect_(new QPushButton(tr("Rectangle"))), excludePolygon_(new QPushButton(tr("Polygon"))),
@@ -52,6 +54,29 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     mode_->setToolTip(tr("disjoint: the K best rectangles sharing no pixel, found in turn.\n"
                          "overlap: the K largest sums over all rectangles, which may nest or overlap."));
     form->addRow(tr("Mode"), mode_);
+    // Overlap mode lists near-copies of the brightest object (boxes a pixel apart); Distinct lists a
+    // rectangle only if it overlaps each higher-ranked one by at most F of the smaller area (--distinct F).
+    setUpSpinBox(distinct_, 0.0, 0.99, 2);
+    distinct_->setSingleStep(0.05);
+    distinct_->setValue(kDefaultDistinct);
+    distinctOn_->setChecked(true);
+    const QString distinctTip = tr("Overlap mode: list a rectangle only if it overlaps every higher-ranked one by at "
+                                   "most this fraction of the smaller area (0: no shared pixel). Off: the K largest "
+                                   "sums, near-copies included");
+    distinctOn_->setToolTip(distinctTip);
+    distinct_->setToolTip(distinctTip);
+    auto* distinctRow = new QHBoxLayout;
+    distinctRow->addWidget(distinctOn_);
+    distinctRow->addWidget(distinct_, 1);
+    form->addRow(tr("Overlap"), distinctRow);
+    const auto updateDistinct = [this] {
+        const bool overlap = mode_->currentData().toString() == QLatin1String("overlap");
+        distinctOn_->setEnabled(overlap);
+        distinct_->setEnabled(overlap && distinctOn_->isChecked());
+    };
+    connect(mode_, &QComboBox::currentIndexChanged, this, updateDistinct);
+    connect(distinctOn_, &QCheckBox::toggled, this, updateDistinct);
+    updateDistinct();
     pivotKind_->addItem(tr("mean"), QStringLiteral("mean"));
     pivotKind_->addItem(tr("median"), QStringLiteral("median"));
     pivotKind_->addItem(tr("percentile"), QStringLiteral("percentile"));
@@ -232,6 +257,11 @@ void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
     params.maxSize = maxSize_->value();
     params.maxBox = maxBox_->value();
     params.mesh = mesh_->value();
+}
+
+void BrightestPanel::applyDistinct(glint::BrightestParams& params) const {
+    if (params.mode == glint::BrightestMode::Overlap && distinctOn_->isChecked()) params.distinct = distinct_->value();
+    else params.distinct.reset();
 }
 
 void BrightestPanel::setImageDefaults(PivotDefault pivot, double threshold, double minSnr, int maxBox) {

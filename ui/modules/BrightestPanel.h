@@ -10,6 +10,7 @@
 
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -36,6 +37,9 @@ public:
     std::vector<glint::PivotSpec> sweepPivots() const;
     // The source finder's fields into params (threshold, min SNR, min area, max size, mesh).
     void applySourceFinding(glint::BrightestParams& params) const;
+    // Overlap mode's Distinct into params (params.mode set first): F when the mode is overlap and the check is on.
+    void applyDistinct(glint::BrightestParams& params) const;
+    static constexpr double kDefaultDistinct = 0.2; // the window's F: one region per object, not near-copies
 
     // Per-image defaults (pivot kind, threshold, min SNR, max box): a field the user changed since the last
     // setImageDefaults() keeps the user's value; the others take the new image's. Programmatic changes
@@ -70,6 +74,9 @@ public:
     QSpinBox* minAreaBox() const { return minArea_; }
     QSpinBox* maxSizeBox() const { return maxSize_; }
     QSpinBox* maxBoxBox() const { return maxBox_; }
+    // Overlap mode's Distinct (--distinct F): the check turns the rule on, the box holds F.
+    QCheckBox* distinctCheck() const { return distinctOn_; }
+    QDoubleSpinBox* distinctBox() const { return distinct_; }
     QSpinBox* meshBox() const { return mesh_; }
     QPushButton* autoExcludeButton() const { return autoExclude_; }
     QPushButton* runButton() const { return run_; }
@@ -107,6 +114,8 @@ private:
     QSpinBox* minArea_;
     QSpinBox* maxSize_;
     QSpinBox* maxBox_;
+    QCheckBox* distinctOn_;
+    QDoubleSpinBox* distinct_;
     QSpinBox* mesh_;
     QLineEdit* sweep_;
     QPushButton* runSweep_;

@@ -9,6 +9,7 @@
 #include "ui/results/ResultsModel.h"
 #include "ui/session/SessionJson.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -73,6 +74,8 @@ QJsonObject BrightestModule::saveSession() const {
                         {QStringLiteral("min_area"), panel_->minAreaBox()->value()},
                         {QStringLiteral("max_size"), panel_->maxSizeBox()->value()},
                         {QStringLiteral("max_box"), panel_->maxBoxBox()->value()},
+                        {QStringLiteral("distinct_on"), panel_->distinctCheck()->isChecked()},
+                        {QStringLiteral("distinct"), panel_->distinctBox()->value()},
                         {QStringLiteral("mesh"), panel_->meshBox()->value()}};
     }
     if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
@@ -154,6 +157,9 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
             panel_->minAreaBox()->setValue(panelState[QStringLiteral("min_area")].toInt(panel_->minAreaBox()->value()));
             panel_->maxSizeBox()->setValue(panelState[QStringLiteral("max_size")].toInt(panel_->maxSizeBox()->value()));
             panel_->maxBoxBox()->setValue(panelState[QStringLiteral("max_box")].toInt(panel_->maxBoxBox()->value()));
+            // Sessions older than Distinct keep the panel's setting.
+            panel_->distinctCheck()->setChecked(panelState[QStringLiteral("distinct_on")].toBool(panel_->distinctCheck()->isChecked()));
+            panel_->distinctBox()->setValue(panelState[QStringLiteral("distinct")].toDouble(panel_->distinctBox()->value()));
             panel_->meshBox()->setValue(panelState[QStringLiteral("mesh")].toInt(panel_->meshBox()->value()));
         });
         roi_ = roi;

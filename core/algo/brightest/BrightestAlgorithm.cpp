@@ -105,7 +105,7 @@ public:
                   g.measured ? formatNumber(g.peak) : "", g.measured ? formatNumber(g.centroidX) : "",
                   g.measured ? formatNumber(g.centroidY) : "", g.hasSky ? formatNumber(g.ra) : "",
                   g.hasSky ? formatNumber(g.dec) : "", g.measured ? formatNumber(g.meanBackground) : "",
-                  g.measured ? std::to_string(g.flags) : ""})
+                  g.measured ? std::to_string(g.flags) : "", r.distinct ? formatNumber(*r.distinct) : ""})
                 row.push_back(f);
             rows.push_back(std::move(row));
         }
@@ -219,12 +219,13 @@ public:
     const char* synopsis() const override {
         return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
                "          [--min-snr S] [--min-area A] [--max-size P] [--max-box P]\n"
-               "          [--mode disjoint|overlap] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
+               "          [--mode disjoint|overlap] [--distinct F] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
                "          [--auto-exclude mammogram|none]";
     }
     std::vector<std::string> options() const override {
         return {"--pivot",     "--k",    "--mode",    "--roi",      "--exclude",  "--exclude-polygon",
-                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size", "--max-box"};
+                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size", "--max-box",
+                "--distinct"};
     }
     std::vector<std::string> outputOptions() const override { return {"--catalog"}; }
     std::string outputPlaceholder(const std::string&) const override { return "OUT.fits|OUT.csv"; }
@@ -232,7 +233,7 @@ public:
         return {"image_width", "image_height", "backend", "pivot", "pivot_spec", "mode", "rank",
                 "x",           "y",            "width",   "height", "sum",       "mean", "pixels",
                 "flux",        "snr",          "peak",    "centroid_x", "centroid_y", "ra", "dec",
-                "mean_background", "flags"};
+                "mean_background", "flags", "distinct"};
     }
     std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
         BrightestParams params;
@@ -251,6 +252,14 @@ public:
         if (auto v = a.value("--min-area")) params.minArea = parseInteger(*v, "--min-area", 0, 1LL << 40);
         if (auto v = a.value("--max-size")) params.maxSize = static_cast<int>(parseInteger(*v, "--max-size", 0, 1 << 20));
         if (auto v = a.value("--max-box")) params.maxBox = static_cast<int>(parseInteger(*v, "--max-box", 0, 1 << 20));
+        if (auto v = a.value("--distinct")) {
+            // A fraction of the smaller area, 0 <= F < 1, with --mode overlap only (checked here, before the
+            // image is read, and again by validateBrightestParams for every caller).
+            params.distinct = parseNumber(*v, "--distinct");
+            if (!(*params.distinct >= 0.0 && *params.distinct < 1.0))
+                throw UsageError("option '--distinct' must be a fraction F with 0 <= F < 1 (got " + *v + ")");
+            if (params.mode != BrightestMode::Overlap) throw UsageError("option '--distinct' needs --mode overlap");
+        }
         if (auto v = a.value("--catalog")) catalogFormatForPath(*v); // a bad extension is a usage error now
         if (auto v = a.value("--roi")) {
             params.hasRoi = true;
@@ -308,6 +317,7 @@ Json brightestResultJson(const BrightestResult& r) {
     doc["pivot"] = r.pivot;
     doc["pivot_spec"] = r.pivotSpec.text();
     doc["mode"] = brightestModeName(r.mode);
+    if (r.distinct) doc["distinct"] = *r.distinct;
     doc["exact_integer"] = r.exactInteger;
     doc["included_pixels"] = r.includedPixels;
     doc["threshold"] = r.threshold;
@@ -352,6 +362,10 @@ BrightestResult brightestResultFromJson(const Json& json) {
     if (json.contains("rounds")) r.rounds = smallInteger(json["rounds"], what + ".rounds");
     if (json.contains("rejected")) r.rejected = smallInteger(json["rejected"], what + ".rejected");
     if (json.contains("note")) r.note = string(json["note"], what + ".note");
+    if (json.contains("distinct")) {
+        r.distinct = number(json["distinct"], what + ".distinct");
+        if (!(*r.distinct >= 0.0 && *r.distinct < 1.0)) fail(what + ".distinct", "a fraction 0 <= F < 1");
+    }
     const std::string w = what + ".regions[]";
     for (const Json& g : arrayField(json, "regions", what)) {
         BrightestRegion region;
@@ -404,7 +418,8 @@ BrightestResult brightestResultFromJson(const Json& json) {
 
 std::string brightestDescription(const BrightestResult& r, int k) {
     return "brightest, pivot " + formatNumber(r.pivot) + " (" + r.pivotSpec.text() + "), mode " +
-           brightestModeName(r.mode) + ", k " + std::to_string(k);
+           brightestModeName(r.mode) + (r.distinct ? ", distinct " + formatNumber(*r.distinct) : std::string()) +
+           ", k " + std::to_string(k);
 }
 
 const Algorithm& brightestAlgorithm() {

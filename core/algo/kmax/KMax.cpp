@@ -4,6 +4,7 @@
 
 #include "core/algo/maxsub/RegionMeasure.h"
 #include "core/algo/maxsub/WorkArray.h"
+#include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"
@@ -232,8 +233,14 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
         const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
         checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
         std::vector<WorkRect> rects;
+        const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available));
         if (available > 0)
-            rects = solver.topK(work, static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available)), job, {});
+            rects = params.distinct ? solver.topKDistinct(work, k, *params.distinct, job, {}) : solver.topK(work, k, job, {});
+        search.result.distinct = params.distinct;
+        if (params.distinct && available > 0 && rects.size() < k)
+            search.result.note = "found " + std::to_string(rects.size()) + " of " + std::to_string(params.k) +
+                                 " regions: every other rectangle overlaps a listed one by more than " +
+                                 formatNumber(*params.distinct) + " of the smaller area";
         search.result.device = job.device();
         search.result.regions = regionsOf(work, rects);
         {

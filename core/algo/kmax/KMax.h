@@ -118,10 +118,25 @@ class KMaxRectSolver {
 public:
     virtual ~KMaxRectSolver() = default;
     virtual std::vector<WorkRect> topK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) = 0;
+    // --distinct F (0 <= F < 1): the exact top k under the rule of kmax/Distinct.h: listed #1 is the best
+    // rectangle, listed #j the best one (in rankedBefore's order: larger sum, then smaller top, bottom,
+    // first, last) that overlaps every listed one by at most F of the smaller area; fewer when no
+    // rectangle the rule allows is left. Same sums as topK.
+    virtual std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                               ProgressSpan span) = 0;
 };
 
 std::unique_ptr<KMaxRectSolver> makeReferenceKMaxRectSolver();
 std::unique_ptr<KMaxRectSolver> makeCpuKMaxRectSolver();
+
+// The distinct searches (KMaxDistinct.cpp). The reference: every round scans every strip, every first and
+// last column, and checks the rule against every listed rectangle (a strip whose best cannot win is passed
+// over); one thread. The CPU search: each strip's best allowed interval kept between rounds, strips taken
+// by an upper bound (NOTES.md, "Distinct"); the CUDA backend runs it on the host (steps = "host: ").
+std::vector<WorkRect> distinctTopKReference(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                            ProgressSpan span);
+std::vector<WorkRect> distinctTopKCpu(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                      ProgressSpan span, const std::string& steps = "");
 
 // brightest --mode overlap: the K largest rectangle sums of a = I - pivot over the included pixels, which
 // may overlap or nest; sums <= 0 are included when fewer than K are positive. Same preprocessing, result

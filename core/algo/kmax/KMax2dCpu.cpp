@@ -12,12 +12,10 @@
 
 namespace glint {
 
-namespace {
-
 // Double sums: a strip's maximum by Kadane's scan and by differences of Q add the same column sums in
 // different orders. Each is within (cols + 2) u sum|s| of the exact sum, and sum|s| <= sum of |a| over
 // the work array; twice that, with room, bounds their difference.
-double orderSlack(const WorkArray& work) {
+double kmax::orderSlack(const WorkArray& work) {
     if (work.integer) return 0.0;
     long double abs = 0.0L;
     std::vector<double> row(static_cast<std::size_t>(work.cols));
@@ -28,6 +26,8 @@ double orderSlack(const WorkArray& work) {
     return 8.0 * (work.cols + work.rows + 4.0) * 0x1.0p-53 * static_cast<double>(abs) + 1e-300;
 }
 
+namespace {
+
 template <class V>
 std::vector<WorkRect> cpuTopK(const WorkArray& work, std::size_t k, JobControl& job, ProgressSpan span) {
     const int rows = work.rows, cols = work.cols;
@@ -36,7 +36,7 @@ std::vector<WorkRect> cpuTopK(const WorkArray& work, std::size_t k, JobControl& 
     span.set(job, 0.7);
     const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
     auto step = job.timing().scope("search");
-    const double slack = orderSlack(work);
+    const double slack = kmax::orderSlack(work);
     const ExclusionIndex exclusions(rows, cols, work.excluded);
     auto maximum = [&](std::size_t i) {
         return maxima.integer ? static_cast<double>(maxima.ints[i]) : maxima.reals[i];
@@ -98,6 +98,10 @@ public:
         if (static_cast<double>(work.rows) * (work.rows + 1) / 2 * 8 > 1073741824.0)
             return makeReferenceKMaxRectSolver()->topK(work, k, job, span);
         return work.integer ? cpuTopK<std::int64_t>(work, k, job, span) : cpuTopK<double>(work, k, job, span);
+    }
+    std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                       ProgressSpan span) override {
+        return distinctTopKCpu(work, k, f, job, span);
     }
 };
 

@@ -38,6 +38,10 @@ public:
         if (work.includedCount == 0) return {};
         return work.integer ? referenceTopK<std::int64_t>(work, k, job, span) : referenceTopK<double>(work, k, job, span);
     }
+    std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
+                                       ProgressSpan span) override {
+        return distinctTopKReference(work, k, f, job, span);
+    }
 };
 
 } // namespace

@@ -11,6 +11,10 @@
 
 namespace glint::kmax {
 
+// Double sums: how far a strip's Kadane maximum (computeStripMaximaCpu) may lie from its largest sum in the
+// canonical order of Q (KMax2dCpu.cpp); 0 in integer mode.
+double orderSlack(const WorkArray& work);
+
 template <class V>
 class StripProblem {
 public:

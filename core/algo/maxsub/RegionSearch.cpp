@@ -118,6 +118,11 @@ void validateBrightestParams(const BrightestParams& params) {
     if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
     if (params.maxBox < 0) throw UsageError("the search bound must be >= 0 (got " + std::to_string(params.maxBox) + ")");
     if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
+    if (params.distinct) {
+        if (!(*params.distinct >= 0.0 && *params.distinct < 1.0))
+            throw UsageError("--distinct must be a fraction F with 0 <= F < 1 (got " + shortNumber(*params.distinct) + ")");
+        if (params.mode != BrightestMode::Overlap) throw UsageError("--distinct applies to --mode overlap only");
+    }
 }
 
 } // namespace glint

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,10 @@ struct BrightestParams {
     int maxBox = 0;
     int k = 1;
     BrightestMode mode = BrightestMode::Disjoint;
+    // --distinct F (overlap mode only, 0 <= F < 1): list a rectangle only if it overlaps every higher-ranked
+    // listed one by at most F of the smaller area (the exact top K under that rule, core/algo/kmax/Distinct.h).
+    // Unset: every rectangle (K-MSP).
+    std::optional<double> distinct;
     bool hasRoi = false;
     PixelRect roi;                          // must lie inside the image
     std::vector<PixelRect> excludeRects;    // clipped to the image
@@ -136,6 +141,7 @@ struct BrightestResult {
     double globalRms = 0.0;
     int rounds = 0;
     int rejected = 0;
+    std::optional<double> distinct; // overlap mode's --distinct F, when set
     std::string note;
     // Mean image value over a region: all its pixels are included, so pivot + mean of a (with the local
     // pivot: the mean background + flux / pixels).
@@ -150,7 +156,8 @@ struct BrightestResult {
 double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params);
 
 // UsageError when K <= 0, the pivot is NaN or a percentile outside 0..100, the threshold, min SNR or min
-// area is negative or NaN, the max size negative, or the mesh below 2.
+// area is negative or NaN, the max size negative, the mesh below 2, or --distinct outside [0, 1) or set
+// outside overlap mode.
 void validateBrightestParams(const BrightestParams& params);
 
 } // namespace glint
