@@ -79,8 +79,10 @@ inline bool runBrightest(MainWindow& window, int k, const QString& pivot, const 
     BrightestModule* m = module<BrightestModule>(window);
     m->panel()->kBox()->setValue(k);
     brightest::setPivot(m->panel(), pivot);
-    m->panel()->thresholdBox()->setValue(0.0); // the CLI's defaults, not the FITS image's (threshold 3, min SNR 5)
+    // The CLI's defaults, not the FITS image's (threshold 3, min SNR 5, max box = the mesh).
+    m->panel()->thresholdBox()->setValue(0.0);
     m->panel()->minSnrBox()->setValue(0.0);
+    m->panel()->maxBoxBox()->setValue(0);
     m->panel()->backendBox()->setCurrentText(backend);
     return brightest::runAndWait(
         m, [&] { m->run(k); }, message);
