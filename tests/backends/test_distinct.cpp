@@ -355,6 +355,19 @@ private slots:
         p.distinct = 0.2; // disjoint mode
         JobControl job;
         QVERIFY_THROWS_EXCEPTION(UsageError, runBrightest(im, p, Backend::Cpu, job));
+        // Overlap mode lists every rectangle by its sum: the disjoint search's filters and bound are refused, not
+        // ignored (the message names them).
+        p.mode = BrightestMode::Overlap;
+        p.maxBox = 3;
+        try {
+            runBrightest(im, p, Backend::Cpu, job);
+            QFAIL("--max-box in overlap mode was accepted");
+        } catch (const UsageError& e) {
+            QVERIFY2(std::string(e.what()).find("--max-box") != std::string::npos, e.what());
+        }
+        p.maxBox = 0;
+        p.minSnr = 5;
+        QVERIFY_THROWS_EXCEPTION(UsageError, runBrightest(im, p, Backend::Cpu, job));
     }
 
     void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
@@ -397,7 +410,12 @@ private slots:
                                        QStringList{"--mode", "overlap", "--distinct", "x"},
                                        QStringList{"--mode", "overlap", "--distinct"},
                                        QStringList{"--distinct", "0.2"},
-                                       QStringList{"--mode", "disjoint", "--distinct", "0.2"}}) {
+                                       QStringList{"--mode", "disjoint", "--distinct", "0.2"},
+                                       // The disjoint search's filters and bound, which overlap mode would ignore.
+                                       QStringList{"--mode", "overlap", "--max-box", "10"},
+                                       QStringList{"--mode", "overlap", "--min-snr", "5"},
+                                       QStringList{"--mode", "overlap", "--distinct", "0.2", "--max-size", "4"},
+                                       QStringList{"--mode", "overlap", "--min-area", "9"}}) {
             const auto e = test::runCli(QStringList{"brightest", m} + bad);
             QVERIFY2(e.exitCode == 2, qPrintable(bad.join(' ') + ": exit " + QString::number(e.exitCode)));
             const QByteArray first = e.err.split('\n').value(0); // the error's line (the usage text follows)

@@ -959,6 +959,7 @@ private slots:
         BrightestModule* module = findModule(window);
         BrightestPanel* panel = module->panel();
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("disjoint")));
+        QVERIFY(panel->maxBoxBox()->isEnabled() && panel->minSnrBox()->isEnabled());
         QVERIFY(!panel->distinctCheck()->isEnabled());
         QVERIFY(!panel->distinctBox()->isEnabled());
         BrightestParams params;
@@ -976,6 +977,16 @@ private slots:
         panel->distinctBox()->setValue(0.25);
         panel->kBox()->setValue(6);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
+        // The disjoint search's filters and bound are off in overlap mode (the CLI refuses them there): a value
+        // left in them (a FITS image's defaults) neither reaches the run nor makes it fail.
+        panel->minSnrBox()->setValue(5.0);
+        panel->maxBoxBox()->setValue(64);
+        for (QWidget* w : {static_cast<QWidget*>(panel->minSnrBox()), static_cast<QWidget*>(panel->minAreaBox()),
+                           static_cast<QWidget*>(panel->maxSizeBox()), static_cast<QWidget*>(panel->maxBoxBox())})
+            QVERIFY(!w->isEnabled());
+        const BrightestParams overlapParams = module->currentParams(6);
+        QCOMPARE(overlapParams.minSnr, 0.0);
+        QCOMPARE(overlapParams.maxBox, 0);
         QString message;
         QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         const BrightestResult& result = module->lastResults().front();

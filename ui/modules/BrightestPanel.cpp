@@ -73,6 +73,7 @@ BrightestPanel::BrightestPanel(QWidget* parent)
         const bool overlap = mode_->currentData().toString() == QLatin1String("overlap");
         distinctOn_->setEnabled(overlap);
         distinct_->setEnabled(overlap && distinctOn_->isChecked());
+        for (QWidget* w : std::initializer_list<QWidget*>{minSnr_, minArea_, maxSize_, maxBox_}) w->setEnabled(!overlap);
     };
     connect(mode_, &QComboBox::currentIndexChanged, this, updateDistinct);
     connect(distinctOn_, &QCheckBox::toggled, this, updateDistinct);
@@ -252,11 +253,14 @@ glint::PivotSpec BrightestPanel::pivot() const {
 
 void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
     params.threshold = threshold_->value();
-    params.minSnr = minSnr_->value();
-    params.minArea = minArea_->value();
-    params.maxSize = maxSize_->value();
-    params.maxBox = maxBox_->value();
     params.mesh = mesh_->value();
+    // The filters and the search bound are the disjoint search's (disabled in overlap mode, where Distinct
+    // keeps the rectangles apart).
+    const bool disjoint = params.mode == glint::BrightestMode::Disjoint;
+    params.minSnr = disjoint ? minSnr_->value() : 0.0;
+    params.minArea = disjoint ? minArea_->value() : 0;
+    params.maxSize = disjoint ? maxSize_->value() : 0;
+    params.maxBox = disjoint ? maxBox_->value() : 0;
 }
 
 void BrightestPanel::applyDistinct(glint::BrightestParams& params) const {

@@ -35,7 +35,8 @@ public:
     glint::PivotSpec pivot() const;
     glint::Backend backend() const;
     std::vector<glint::PivotSpec> sweepPivots() const;
-    // The source finder's fields into params (threshold, min SNR, min area, max size, mesh).
+    // The source finder's fields into params (threshold, mesh; min SNR, min area, max size and max box in the
+    // disjoint mode only: set params.mode first).
     void applySourceFinding(glint::BrightestParams& params) const;
     // Overlap mode's Distinct into params (params.mode set first): F when the mode is overlap and the check is on.
     void applyDistinct(glint::BrightestParams& params) const;

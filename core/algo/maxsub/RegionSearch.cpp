@@ -118,6 +118,17 @@ void validateBrightestParams(const BrightestParams& params) {
     if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
     if (params.maxBox < 0) throw UsageError("the search bound must be >= 0 (got " + std::to_string(params.maxBox) + ")");
     if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
+    // The filters and the search bound belong to the disjoint search (each round's rectangle is measured,
+    // refused or bounded); the overlap mode lists every rectangle by its sum, so they would be ignored there.
+    if (params.mode == BrightestMode::Overlap) {
+        std::string given;
+        for (const auto& [on, name] : {std::pair{params.minSnr > 0.0, "--min-snr"}, std::pair{params.minArea > 0, "--min-area"},
+                                       std::pair{params.maxSize > 0, "--max-size"}, std::pair{params.maxBox > 0, "--max-box"}})
+            if (on) given += (given.empty() ? "" : ", ") + std::string(name);
+        if (!given.empty())
+            throw UsageError(given + " apply to the disjoint search only (--mode disjoint); in overlap mode --distinct F "
+                                     "keeps the listed rectangles apart");
+    }
     if (params.distinct) {
         if (!(*params.distinct >= 0.0 && *params.distinct < 1.0))
             throw UsageError("--distinct must be a fraction F with 0 <= F < 1 (got " + shortNumber(*params.distinct) + ")");
