@@ -5,8 +5,9 @@
 // strip and per segment of 32 columns, S at the segment's start and the best of the segments ending in it;
 // each later round removes the last round's rectangle on the device (no host round trip: rejected
 // rectangles are removed as well, so the device can run ahead while the host's accept() looks at the
-// previous one) and scans again only the segments whose kept best it meets. The host reads a round's best
-// (32 bytes) from pinned memory; rounds run up to 8 ahead of it.
+// previous one) and scans again only the segments whose kept best it meets. The last block of a round writes
+// its best (32 bytes) straight into pinned host memory, where the host polls for it (no copy, event or
+// synchronisation a round); rounds run up to 8 ahead of the host.
 #include "cuda/BoundedSearchCuda.cuh"
 
 #include "cuda/BoundedSearchKernels.cuh"
@@ -19,9 +20,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace glint::cuda::maxsub {
@@ -36,11 +41,12 @@ struct DeviceIdleOnExit {
     ~DeviceIdleOnExit() { cudaDeviceSynchronize(); }
 };
 
-constexpr int kRing = 8; // rounds in flight at most
+using bounded::kRing; // rounds in flight at most
 
 struct Kept {
-    std::vector<EventTimer> timers;
-    PinnedBuffer<unsigned char> slots; // kRing results (32 bytes each, int64 or double sums)
+    EventTimer timer{nullptr, 3};      // the rounds' device span: before round 1, after it, after the last
+    PinnedBuffer<unsigned char> slots; // kRing results (32 bytes each, int64 or double sums), written by the device
+    void* deviceSlots = nullptr;       // their device address
 };
 static_assert(sizeof(bounded::Result<long long>) == 32 && sizeof(bounded::Result<double>) == 32);
 
@@ -78,25 +84,28 @@ public:
         setUp(ws);
         const int cap = rule_.rounds();
         const double firstShare = cap > 1 ? 0.5 : 1.0;
-        // The rounds' timers and result slots (pinned), kept with the workspace from run to run.
+        // The rounds' timer and result slots (pinned, written by the device), kept with the workspace.
         Kept& kept = ws.keep<Kept>();
-        if (kept.timers.empty()) {
-            kept.timers.reserve(kRing);
-            for (int i = 0; i < kRing; ++i) kept.timers.emplace_back();
+        if (kept.slots.size() == 0) {
             kept.slots.ensure(kRing * sizeof(bounded::Result<V>));
+            GLINT_CUDA_CHECK(cudaHostGetDevicePointer(&kept.deviceSlots, kept.slots.get(), 0));
         }
-        std::vector<EventTimer>& timers = kept.timers;
-        bounded::Result<V>* const slotBase = kept.slots.template as<bounded::Result<V>>();
+        auto* const slotBase = kept.slots.template as<bounded::Result<V>>();
+        // No round of this run has written a slot yet (the last run's rounds have all finished).
+        std::memset(static_cast<void*>(slotBase), 0, kRing * sizeof(bounded::Result<V>));
+        a_.slots = static_cast<bounded::Result<V>*>(kept.deviceSlots);
+        EventTimer& timer = kept.timer;
+        timer.begin();
+        double waitMs = 0.0;
         int enqueued = 0;
         auto enqueue = [&](int round) {
-            EventTimer& timer = timers[round % kRing];
-            timer.begin();
             if (round == 0) {
                 const unsigned blocks = static_cast<unsigned>((strips_ + threads_ - 1) / threads_);
                 boundedScanKernel<V><<<blocks, threads_, smem_>>>(a_);
                 GLINT_CUDA_CHECK_LAUNCH();
                 boundedReduceKernel<V><<<rows_, kBoundedReduceThreads>>>(a_, 1);
                 GLINT_CUDA_CHECK_LAUNCH();
+                timer.mark("kernel");
             } else {
                 const long long items = static_cast<long long>(bounded::rescanSpan(L_)) * (2 * H_ - 1) * H_;
                 boundedRescanKernel<V><<<static_cast<unsigned>((items + threads_ - 1) / threads_), threads_, smem_>>>(a_);
@@ -104,9 +113,33 @@ public:
                 boundedReduceKernel<V><<<2 * H_ - 1, kBoundedReduceThreads>>>(a_, 0);
                 GLINT_CUDA_CHECK_LAUNCH();
             }
-            GLINT_CUDA_CHECK(cudaMemcpyAsync(slotBase + round % kRing, a_.best, sizeof(bounded::Result<V>),
-                                             cudaMemcpyDeviceToHost, nullptr));
-            timer.mark("kernel");
+        };
+        // Round `round`'s result, once the device has written it: the host polls its slot's pad (no event or
+        // copy a round), asking the stream between polls so that a device error or a missing write surfaces.
+        auto awaitResult = [&](int round) -> bounded::Result<V> {
+            const volatile bounded::Result<V>* slot = slotBase + round % kRing;
+            if (slot->pad != round + 1) {
+                const auto start = std::chrono::steady_clock::now();
+                while (slot->pad != round + 1) {
+                    const cudaError_t e = cudaStreamQuery(nullptr);
+                    if (e == cudaSuccess) {
+                        if (slot->pad == round + 1) break;
+                        throw std::logic_error("the bounded search: the device finished without round " + std::to_string(round + 1) + "'s result");
+                    }
+                    if (e != cudaErrorNotReady) GLINT_CUDA_CHECK(e);
+                }
+                waitMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            }
+            std::atomic_thread_fence(std::memory_order_acquire);
+            bounded::Result<V> r;
+            r.sum = slot->sum;
+            r.valid = slot->valid;
+            r.top = slot->top;
+            r.bottom = slot->bottom;
+            r.first = slot->first;
+            r.last = slot->last;
+            r.pad = 0;
+            return r;
         };
         auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
             job_.throwIfCancelled();
@@ -114,8 +147,7 @@ public:
             // Ahead: as many rounds as may still be wanted (K left to report), at most the ring.
             const int ahead = std::min(kRing, std::max(1, rule_.k - static_cast<int>(soFar.found.size())));
             while (enqueued < cap && enqueued < round + ahead) enqueue(enqueued++);
-            timers[round % kRing].report(job_);
-            const bounded::Result<V> r = slotBase[round % kRing];
+            const bounded::Result<V> r = awaitResult(round);
             const double f = round == 0 ? firstShare
                                         : firstShare + (1.0 - firstShare) * std::max(static_cast<double>(soFar.found.size() + 1) / rule_.k,
                                                                                      static_cast<double>(round + 1) / cap);
@@ -128,6 +160,11 @@ public:
         };
         // The device removes each round's rectangle at the start of the next round (rejected ones too).
         DisjointOutcome out = runDisjointRounds(rule_, search, [](const WorkRect&) {});
+        // "kernel": the device's span from round 1 to the last round enqueued (speculative ones included),
+        // gaps where it waited for the host's launches included; "device wait": the host's polling.
+        if (enqueued > 1) timer.mark("kernel");
+        timer.report(job_);
+        job_.timing().add("device wait", waitMs);
         setProgress(span_.end);
         return out;
     }
@@ -196,8 +233,8 @@ private:
         a_.topBottom = ws.get<int>("top bottoms", rows_);
         a_.best = ws.get<bounded::Result<V>>("best", 1);
         GLINT_CUDA_CHECK(cudaMemset(a_.best, 0, sizeof(bounded::Result<V>)));
-        a_.counter = ws.get<unsigned>("counter", 1);
-        GLINT_CUDA_CHECK(cudaMemset(a_.counter, 0, sizeof(unsigned)));
+        a_.counter = ws.get<unsigned>("counter", 2);
+        GLINT_CUDA_CHECK(cudaMemset(a_.counter, 0, 2 * sizeof(unsigned)));
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedScanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedRescanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
         timer.stop(job_, "prefix sums");

@@ -74,8 +74,12 @@ struct Args {
     V* topV = nullptr;       // [t]: the best strip of top t (strict: smallest bottom)
     int* topBottom = nullptr; //  -1: none positive
     Result<V>* best = nullptr; // the last round's best (the next round removes it)
-    unsigned* counter = nullptr; // blocks done (the last one reduces over the tops)
+    unsigned* counter = nullptr; // [0]: blocks done (the last one reduces over the tops); [1]: rounds done
+    Result<V>* slots = nullptr;  // pinned host memory, kRing rounds' results: round n's in slot n % kRing,
+                                 // its pad set to n + 1 after the other fields (the host polls it)
 };
+
+constexpr int kRing = 8; // rounds in flight at most (the host's result slots)
 
 // The monotone deque of starts (strictly increasing S from front to back), a ring of cap = L + 1 slots at
 // val[k * stride], idx[k * stride].
@@ -117,17 +121,20 @@ GLINT_BOUNDED_HD V columnSum(const Args<V>& a, int c, int t, int b) {
 }
 
 // f(c, s[c], blocked) for c = from..to-1 in order; the column sums (and the blocking test, when nr is given)
-// of kAhead columns are loaded before any is used, so that the loads' latency overlaps.
+// of Ahead columns are loaded before any is used, so that the loads' latency overlaps. Round 1 (every strip
+// at once, throughput-bound) loads 8 ahead; the later rounds' few rescans and strip bests, whose latency is
+// the round's, load kAheadLate.
 constexpr int kAhead = 8;
-template <class V, class F>
+constexpr int kAheadLate = 16;
+template <int Ahead = kAhead, class V, class F>
 GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int b, const int* nr, F&& f) {
-    for (int c0 = from; c0 < to; c0 += kAhead) {
-        V cs[kAhead];
-        bool blocked[kAhead];
+    for (int c0 = from; c0 < to; c0 += Ahead) {
+        V cs[Ahead];
+        bool blocked[Ahead];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-        for (int k = 0; k < kAhead; ++k) {
+        for (int k = 0; k < Ahead; ++k) {
             const int c = c0 + k < to ? c0 + k : to - 1;
             cs[k] = columnSum(a, c, t, b);
             blocked[k] = nr != nullptr && nr[c] <= b;
@@ -135,7 +142,7 @@ GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int 
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-        for (int k = 0; k < kAhead; ++k)
+        for (int k = 0; k < Ahead; ++k)
             if (c0 + k < to) f(c0 + k, cs[k], blocked[k]);
     }
 }
@@ -199,7 +206,7 @@ GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b,
     int lo = start;
     V sv = V(0);
     int sl = -1, sh = 0;
-    forColumns(a, start, cEnd, t, b, nr, [&](int c, V col, bool blocked) {
+    forColumns<kAheadLate>(a, start, cEnd, t, b, nr, [&](int c, V col, bool blocked) {
         const V next = add(prefix, col);
         if (blocked || (c >= rc0 && c <= rc1)) {
             q.clear();
@@ -231,28 +238,44 @@ GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b,
 // S is the window's smallest, so no start left of it is larger), S re-formed from a checkpoint.
 template <class V>
 GLINT_BOUNDED_HD void finishStrip(const Args<V>& a, std::size_t s, int t, int b) {
+    // The segments' (sum, last) are loaded kAheadLate at a time before any is compared (the loads' latency,
+    // not the comparisons, is the cost), and the winner's front once.
     V best = V(0);
-    int bl = -1, bh = 0;
-    for (int j = 0; j < a.nseg; ++j) {
-        const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
-        const int l = a.segLast[k];
-        if (l >= 0 && a.segV[k] > best) {
-            best = a.segV[k];
-            bl = l;
-            bh = a.segHead[k];
+    int bl = -1;
+    std::size_t bk = 0;
+    for (int j0 = 0; j0 < a.nseg; j0 += kAheadLate) {
+        V sv[kAheadLate];
+        int sl[kAheadLate];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int u = 0; u < kAheadLate; ++u) {
+            const std::size_t k = static_cast<std::size_t>(j0 + u < a.nseg ? j0 + u : a.nseg - 1) * a.strips + s;
+            sl[u] = a.segLast[k];
+            sv[u] = a.segV[k];
         }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int u = 0; u < kAheadLate; ++u)
+            if (j0 + u < a.nseg && sl[u] >= 0 && sv[u] > best) {
+                best = sv[u];
+                bl = sl[u];
+                bk = static_cast<std::size_t>(j0 + u) * a.strips + s;
+            }
     }
     int first = 0;
     if (bl >= 0) {
+        const int bh = a.segHead[bk];
         const int j0 = bh / kSeg;
         V S = a.cp[static_cast<std::size_t>(j0) * a.strips + s];
-        forColumns(a, j0 * kSeg, bh, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
+        forColumns<kAheadLate>(a, j0 * kSeg, bh, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
         const V atHead = S;
-        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
+        forColumns<kAheadLate>(a, bh, bl + 1, t, b, nullptr, [&](int, V col, bool) { S = add(S, col); });
         const V end = S; // S[last + 1]
         S = atHead;
         first = bh;
-        forColumns(a, bh, bl + 1, t, b, nullptr, [&](int f, V col, bool) {
+        forColumns<kAheadLate>(a, bh, bl + 1, t, b, nullptr, [&](int f, V col, bool) {
             if (sub(end, S) == best) first = f;
             S = add(S, col);
         });
@@ -353,7 +376,7 @@ __device__ __forceinline__ void boundedBlockBest(V& v, int& key, V* sv, int* sk)
 // A block a top: round 1 every top; later rounds the tops r0 - H + 1..r1 of the last round's rectangle,
 // which first record it in their row of the blocking index (rows above r0 - H + 1 never see it: their strips
 // end above r0). Each touched strip's best is formed again, then the top's best; the last block to finish
-// reduces over every top into *a.best (largest sum, then smallest top).
+// reduces over every top into *a.best (largest sum, then smallest top) and the host's slot of the round.
 template <class V>
 __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bounded::Args<V> a, int firstRound) {
     __shared__ V sv[kBoundedReduceThreads];
@@ -397,15 +420,26 @@ __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bou
     __syncthreads();
     if (!last) return;
     __threadfence();
+    // Every top's best, kTopsAhead tops a thread loaded before any is compared (the order of the comparisons
+    // does not matter: boundedBetter is a strict order with distinct keys).
+    constexpr int kTopsAhead = 8;
     V v = V(0);
     int key = -1;
-    for (int u = tid; u < a.rows; u += blockDim.x) {
-        if (__ldcg(a.topBottom + u) < 0) continue;
-        const V uv = __ldcg(a.topV + u);
-        if (boundedBetter(uv, u, v, key)) {
-            v = uv;
-            key = u;
+    for (int u0 = tid; u0 < a.rows; u0 += kTopsAhead * kBoundedReduceThreads) {
+        int ub[kTopsAhead];
+        V uv[kTopsAhead];
+#pragma unroll
+        for (int k = 0; k < kTopsAhead; ++k) {
+            const int u = u0 + k * kBoundedReduceThreads;
+            ub[k] = u < a.rows ? __ldcg(a.topBottom + u) : -1;
+            uv[k] = u < a.rows ? __ldcg(a.topV + u) : V(0);
         }
+#pragma unroll
+        for (int k = 0; k < kTopsAhead; ++k)
+            if (ub[k] >= 0 && boundedBetter(uv[k], u0 + k * kBoundedReduceThreads, v, key)) {
+                v = uv[k];
+                key = u0 + k * kBoundedReduceThreads;
+            }
     }
     boundedBlockBest(v, key, sv, sk);
     if (tid == 0) {
@@ -421,7 +455,19 @@ __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bou
             out.last = __ldcg(a.stripL + s);
         }
         *a.best = out;
-        *a.counter = 0;
+        a.counter[0] = 0;
+        // The host's copy: the fields, then (after a system-wide fence) the round's number in pad.
+        const unsigned round = a.counter[1];
+        a.counter[1] = round + 1;
+        volatile bounded::Result<V>* slot = a.slots + round % bounded::kRing;
+        slot->sum = out.sum;
+        slot->valid = out.valid;
+        slot->top = out.top;
+        slot->bottom = out.bottom;
+        slot->first = out.first;
+        slot->last = out.last;
+        __threadfence_system();
+        slot->pad = static_cast<int>(round + 1);
     }
 }
 
