@@ -2,7 +2,7 @@
 // design in core/algo/brightest/NOTES.md, "Bounded search"). Strip s = t * H + d is rows t..t + d (d < H).
 // Its row prefix S[0] = 0, S[c + 1] = S[c] + (P[b + 1][c] - P[t][c]) is formed column by column in the
 // reference's order (doubles by __dadd_rn / __dsub_rn), and the best segment of length <= L ending at each
-// column comes from a monotone deque of starts (scanStripBounded's). Besides each strip's best (B, F, L) the
+// column comes from a monotone deque of starts (the oracle scanStripBounded's). Besides each strip's best (B, F, L) the
 // search keeps, per strip and per segment of kSeg columns, S at the segment's first column (a checkpoint)
 // and the best of the segments ending in it (sum, last, the deque's front): S never changes, so after a
 // round only the segments whose kept best meets the removed rectangle are scanned again, each from the
@@ -147,7 +147,7 @@ GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int 
     }
 }
 
-// The first round: strip s scanned over every column (scanStripBounded's steps), recording each segment's
+// The first round: strip s scanned over every column (the deque scan's steps), recording each segment's
 // checkpoint and best.
 template <class V>
 GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int b, Ring<V> q) {

@@ -312,7 +312,7 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
 // The bounded search (rule.maxBox = P > 0): the strips top..bottom with bottom - top < P (rows x P strips
 // instead of rows^2 / 2), W bottoms of one top at a time in SIMD lanes (boundedGroupKernel, BoundedTiles.h:
 // the sliding-window minimum of the row prefix S by van Herk / Gil-Werman blocks, the same sums and the same
-// candidates as scanStripBounded's deque, bit for bit), in parallel over the tops.
+// candidates as the deque scan (the oracle scanStripBounded), bit for bit), in parallel over the tops.
 //
 // Each strip's best is kept per cache block of cb columns (the best segment whose last column lies in the
 // block, its sum and last; the smallest last among equal sums) with the checkpoints S[k cb] of its row

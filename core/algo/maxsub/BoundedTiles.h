@@ -2,7 +2,8 @@
 // consecutive strip heights (bottoms) in the lanes of SIMD registers, the sliding-window minimum of the row
 // prefix S by van Herk / Gil-Werman blocks instead of a monotone deque. Internal to the CPU backend.
 //
-// Exactness (the same answers as scanStripBounded, bit for bit): per lane S[c + 1] = S[c] + (pb[c] - pt[c]),
+// Exactness (the same answers as the monotone-deque scan, test_bounded_kernels' scanStripBounded, bit for
+// bit): per lane S[c + 1] = S[c] + (pb[c] - pt[c]),
 // the same operations in the same order (a rescan starts from a stored S[cs], the same bits the chain from
 // column 0 reaches). For each last column c the candidate is S[c + 1] - min{S[f] : f in the window}, where
 // the window is max(c - L + 1, last blocked column + 1)..c; the minimum of a set of numbers is the same

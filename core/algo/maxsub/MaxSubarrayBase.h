@@ -110,43 +110,6 @@ int boundedFirst(const V* S, int lo, int last, V sum) {
     return lo; // not reached: the caller's best is one of these sums
 }
 
-// The best segment of one strip of the bounded search (length <= maxLen, no blocked column): for each last
-// column the smallest S[first] over the window by a monotone deque, then boundedFirst for the rule's first.
-// S is formed in the same pass, in boundedRowPrefix's order. S (cols + 1) and dq (cols) are scratch.
-// O(cols + maxLen).
-template <class V>
-StripBest<V> scanStripBounded(const V* pt, const V* pb, std::ptrdiff_t stride, int cols, int bottom,
-                              const std::int32_t* blockedRow, int maxLen, V* S, std::int32_t* dq) {
-    StripBest<V> best;
-    int bestLo = 0;
-    int head = 0, tail = 0, lo = 0;
-    V prefix = V(0); // S[c]
-    S[0] = prefix;
-    for (int c = 0; c < cols; ++c) {
-        const V next = prefix + (pb[c * stride] - pt[c * stride]); // S[c + 1]
-        S[c + 1] = next;
-        if (blockedRow && blockedRow[c] <= bottom) {
-            head = tail = 0;
-            lo = c + 1;
-            prefix = next;
-            continue;
-        }
-        while (tail > head && !(S[dq[tail - 1]] < prefix)) --tail; // equal values: the later start stays
-        dq[tail++] = c;
-        const int windowLo = std::max(lo, c - maxLen + 1);
-        while (dq[head] < windowLo) ++head;
-        const V v = next - S[dq[head]];
-        if (v > best.sum) {
-            best.sum = v;
-            best.last = c;
-            bestLo = windowLo;
-        }
-        prefix = next;
-    }
-    if (best.last >= 0) best.first = boundedFirst(S, bestLo, best.last, best.sum);
-    return best;
-}
-
 // The rectangle of rows top..bottom and columns first..last with its sum (exact int64 in integer mode).
 template <class V>
 WorkRect makeWorkRect(int top, int bottom, int first, int last, V sum) {
