@@ -185,22 +185,12 @@ private:
             samples = ws.get("samples", sampleBytes(w_));
             uploadSamples(w_, samples);
             mask = ws.get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
-            if (w_.hasExclusions())
-                GLINT_CUDA_CHECK(cudaMemcpy(mask, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
-            else
-                GLINT_CUDA_CHECK(cudaMemset(mask, 0, static_cast<std::size_t>(rows_) * cols_));
+            uploadMask(w_, mask);
         }
         EventTimer timer;
         timer.begin();
         V* P = ws.get<V>("P", static_cast<std::size_t>(rows_ + 1) * pitch_);
-        PrefixArgs p{};
-        p.samples = samples;
-        p.roiWidth = w_.roi.width;
-        p.transposed = w_.transposed;
-        p.mask = w_.hasExclusions() ? mask : nullptr;
-        p.rows = rows_;
-        p.cols = cols_;
-        p.pitch = pitch_;
+        PrefixArgs p = prefixArgsOf(w_, samples, mask, pitch_);
         p.exact = P;
         launchPrefix<V>(w_, p);
         a_.ptPitch = static_cast<std::size_t>(rows_) + 1;

@@ -300,14 +300,7 @@ private:
         }
 
         void prefixSums() {
-            msp::PrefixArgs a{};
-            a.samples = samples_;
-            a.roiWidth = w_.roi.width;
-            a.transposed = w_.transposed;
-            a.mask = hasMask_ ? mask_ : nullptr;
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
+            msp::PrefixArgs a = msp::prefixArgsOf(w_, samples_, mask_, pitch_);
             scalars_ = ws_.get<unsigned>("2d scalars", 4);
             GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, 4 * sizeof(unsigned)));
             if constexpr (kScreen) {

@@ -153,10 +153,7 @@ private:
             uploadSamples(w_, samples_);
             if (w_.hasExclusions() || k_ > 1) {
                 mask_ = ws_.get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
-                if (w_.hasExclusions())
-                    GLINT_CUDA_CHECK(cudaMemcpy(mask_, w_.excluded.data(), w_.excluded.size(), cudaMemcpyHostToDevice));
-                else
-                    GLINT_CUDA_CHECK(cudaMemset(mask_, 0, static_cast<std::size_t>(rows_) * cols_));
+                uploadMask(w_, mask_);
                 hasMask_ = w_.hasExclusions();
             }
         }
@@ -164,14 +161,7 @@ private:
         void prefixSums() {
             EventTimer timer;
             timer.begin();
-            PrefixArgs a{};
-            a.samples = samples_;
-            a.roiWidth = w_.roi.width;
-            a.transposed = w_.transposed;
-            a.mask = w_.hasExclusions() ? mask_ : nullptr;
-            a.rows = rows_;
-            a.cols = cols_;
-            a.pitch = pitch_;
+            PrefixArgs a = prefixArgsOf(w_, samples_, mask_, pitch_);
             P_ = ws_.get<V>("P", cells(rows_ + 1));
             if constexpr (kScreen) {
                 exact_ = ws_.get<Exact>("exact", cells(rows_ + 1));

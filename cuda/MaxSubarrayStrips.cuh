@@ -108,6 +108,27 @@ inline void uploadSamples(const WorkArray& w, void* dst) {
     }
 }
 
+// The work array's exclusion mask (rows x cols bytes in work coordinates) to dst, or zeros when it has none.
+inline void uploadMask(const WorkArray& w, std::uint8_t* dst) {
+    const std::size_t bytes = static_cast<std::size_t>(w.rows) * w.cols;
+    if (w.hasExclusions()) GLINT_CUDA_CHECK(cudaMemcpy(dst, w.excluded.data(), w.excluded.size(), cudaMemcpyHostToDevice));
+    else GLINT_CUDA_CHECK(cudaMemset(dst, 0, bytes));
+}
+
+// The prefix kernel's arguments for this work array: its shape, the uploaded samples, and the uploaded mask
+// when it has exclusions (null otherwise); the outputs (exact, p32, pf, pmaxBits) are the caller's.
+inline PrefixArgs prefixArgsOf(const WorkArray& w, const void* samples, const std::uint8_t* mask, int pitch) {
+    PrefixArgs a{};
+    a.samples = samples;
+    a.roiWidth = w.roi.width;
+    a.transposed = w.transposed;
+    a.mask = w.hasExclusions() ? mask : nullptr;
+    a.rows = w.rows;
+    a.cols = w.cols;
+    a.pitch = pitch;
+    return a;
+}
+
 // The column prefix sums of a (samples, mask, outputs and shape filled in), in the sample type's kernel;
 // Exact: double, or a 64-bit integer (the sums then run in long long).
 template <class Exact>
