@@ -22,6 +22,8 @@
 // nothing is positive) and its last column (-1 then), and, when asked, the checkpoints S[k*CB].
 #pragma once
 
+#include "core/util/CpuFeatures.h"
+
 #include "core/algo/maxsub/MaxSubarrayBase.h"
 
 #include <algorithm>
@@ -230,11 +232,10 @@ BoundedChoice<V> chooseBounded() {
     const char* force = std::getenv("GLINT_BOUNDED_KERNEL");
     const std::string_view forced = force ? force : "";
     if (forced == "base") return {&boundedBase<V, false>, &boundedBase<V, true>, 2 * 16 / s};
-    if (forced == "avx2" && __builtin_cpu_supports("avx2")) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    if (forced == "avx2" && cpuHasAvx2()) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
+    if (cpuHasAvx512())
         return {&boundedAvx512<V, false>, &boundedAvx512<V, true>, 2 * 64 / s};
-    if (__builtin_cpu_supports("avx2")) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
+    if (cpuHasAvx2()) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
     return {&boundedBase<V, false>, &boundedBase<V, true>, 2 * 16 / s};
 }
 

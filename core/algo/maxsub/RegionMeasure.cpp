@@ -2,6 +2,7 @@
 
 #include "core/io/Image.h"
 #include "core/io/Wcs.h"
+#include "core/util/CpuFeatures.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
@@ -208,13 +209,8 @@ __attribute__((target("avx2"))) void u8MomentsAvx2(const std::uint8_t* row, int 
     }
 }
 
-bool haveAvx2() {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    return avx2;
-}
-
 void floatMoments(const float* row, int x0, int x1, double pivot, FloatMoments& f) {
-    if (haveAvx2()) floatMomentsAvx2(row, x0, x1, pivot, f);
+    if (cpuHasAvx2()) floatMomentsAvx2(row, x0, x1, pivot, f);
     else floatMomentsTail(row, x0, x1, pivot, f);
 }
 
@@ -268,7 +264,7 @@ struct PlainMeasure {
         if constexpr (std::is_same_v<T, float>)
             if (fastFloatRow(row, x0, x1, r)) return r;
         if constexpr (std::is_same_v<T, std::uint8_t>)
-            if (haveAvx2()) {
+            if (cpuHasAvx2()) {
                 u8RowAvx2(row + x0, x1 - x0, r.s, r.m);
                 r.n = x1 - x0;
                 return r;
@@ -379,7 +375,7 @@ struct PlainMeasure {
         }
         if constexpr (std::is_same_v<T, std::uint8_t>) {
             if (limit >= 255) return {};
-            if (haveAvx2()) {
+            if (cpuHasAvx2()) {
                 IntMoments m;
                 u8MomentsAvx2(row, x0, x1, limit, m);
                 return {m.sv, m.sxv, m.count, m.sx};

@@ -6,6 +6,8 @@
 // (scanStrip), so the results agree bit for bit. Internal to the CPU backends.
 #pragma once
 
+#include "core/util/CpuFeatures.h"
+
 #include "core/algo/maxsub/MaxSubarrayBase.h"
 #include "core/util/Parallel.h"
 
@@ -100,10 +102,9 @@ struct TileChoice {
 template <class V>
 TileChoice<V> chooseTile() {
     constexpr int s = static_cast<int>(sizeof(V));
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    if (cpuHasAvx512())
         return {&tileAvx512<V, false>, &tileAvx512<V, true>, {4, 2 * 64 / s}};
-    if (__builtin_cpu_supports("avx2")) return {&tileAvx2<V, false>, &tileAvx2<V, true>, {2, 2 * 32 / s}};
+    if (cpuHasAvx2()) return {&tileAvx2<V, false>, &tileAvx2<V, true>, {2, 2 * 32 / s}};
     return {&tileBase<V, false>, &tileBase<V, true>, {2, 2 * 16 / s}};
 }
 
@@ -194,10 +195,9 @@ struct TrackedTileChoice {
 template <class V>
 TrackedTileChoice<V> chooseTrackedTile() {
     constexpr int s = static_cast<int>(sizeof(V));
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    if (cpuHasAvx512())
         return {&trackedAvx512<V, false>, &trackedAvx512<V, true>, {2, 2 * 64 / s}};
-    if (__builtin_cpu_supports("avx2")) return {&trackedAvx2<V, false>, &trackedAvx2<V, true>, {1, 2 * 32 / s}};
+    if (cpuHasAvx2()) return {&trackedAvx2<V, false>, &trackedAvx2<V, true>, {1, 2 * 32 / s}};
     return {&trackedBase<V, false>, &trackedBase<V, true>, {1, 2 * 16 / s}};
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/io/Image.h"
 #include "core/io/ImageStats.h"
+#include "core/util/CpuFeatures.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
@@ -350,11 +351,6 @@ FloatRowStats floatRowStatsScalar(const float* row, int n) {
     return r;
 }
 
-bool haveAvx2() {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    return avx2;
-}
-
 // The positive sums' four chains over a float row without a mask (chain k adds the samples x = k mod 4, in
 // order: lane k of one vector), as far as whole groups of 4 go; returns where the scalar loop goes on.
 __attribute__((target("avx2"))) int positiveChainsAvx2(const float* row, int width, double pivot, double s[4]) {
@@ -375,7 +371,7 @@ __attribute__((target("avx2"))) int positiveChainsAvx2(const float* row, int wid
 } // namespace
 
 FloatRowStats floatRowStats(const float* row, int n) {
-    return haveAvx2() ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
+    return cpuHasAvx2() ? floatRowStatsAvx2(row, n) : floatRowStatsScalar(row, n);
 }
 
 namespace {
@@ -589,7 +585,7 @@ void positiveSums(WorkArray& w, const IncludedStats& stats, const std::vector<st
                     double s[4] = {0.0, 0.0, 0.0, 0.0}; // four chains: the additions overlap
                     int x = 0;
                     if constexpr (std::is_same_v<T, float>)
-                        if (!m && haveAvx2()) x = positiveChainsAvx2(row, roi.width, w.pivot, s);
+                        if (!m && cpuHasAvx2()) x = positiveChainsAvx2(row, roi.width, w.pivot, s);
                     for (; x + 4 <= roi.width; x += 4)
                         for (int k = 0; k < 4; ++k) {
                             const double a = static_cast<double>(row[x + k]) - w.pivot;
