@@ -11,13 +11,13 @@
 
 namespace glint {
 
-BrightestParams sourceFinderParams(int k, int maxBox) {
+BrightestParams sourceFinderParams(int k, std::optional<int> maxBox) {
     BrightestParams p;
     p.pivot = PivotSpec::parse("local");
     p.threshold = 3;
     p.minSnr = 5;
     p.k = k;
-    p.maxBox = maxBox == kSourceFinderMaxBox ? p.mesh : maxBox;
+    p.maxBox = maxBox.value_or(p.mesh);
     return p;
 }
 

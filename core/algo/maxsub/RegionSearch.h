@@ -80,8 +80,7 @@ struct BrightestParams {
 // mesh (64 px): an object larger than a mesh cell is, to the background model, background, and an unbounded
 // search joins bright sources across the sky between them (on a star field, two saturated stars 760 px apart
 // and the seven stars between them in one 66x790 rectangle). 0: unbounded.
-inline constexpr int kSourceFinderMaxBox = -1; // "the mesh"
-BrightestParams sourceFinderParams(int k, int maxBox = kSourceFinderMaxBox);
+BrightestParams sourceFinderParams(int k, std::optional<int> maxBox = std::nullopt);
 
 // Region flags, SExtractor's bits where one means the same: 4 a pixel is saturated (SATURATE or DATAMAX
 // card, else the maximum of an integer sample type), 8 the rectangle touches the image's edge, 16 a blank,
