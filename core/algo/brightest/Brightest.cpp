@@ -46,32 +46,26 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
-    double filterMs = 0.0;                         // the host's time in accept (timing step "filters")
     if (hasFilters(params)) {
         // With filters the search is a source finder: besides the filters, a rectangle that touches a reported
         // one or lies within one pixel of it is a fragment of the same source (the wings a rectangle leaves of
         // a round star) and is rejected too.
         rule.maxRounds = DisjointRule::capFor(params.k);
         rule.accept = [&](const WorkRect& rect) {
-            const auto start = std::chrono::steady_clock::now();
-            const auto verdict = [&](bool pass) {
-                filterMs += msSince(start);
-                return pass;
-            };
+            auto step = job.timing().scope("filters"); // the host's time in accept, summed over the rounds
             BrightestRegion g = regionsOf(work, {rect}).front();
             for (const PixelRect& a : accepted)
                 if (g.x <= a.x + a.width + 1 && a.x <= g.x + g.width + 1 && g.y <= a.y + a.height + 1 &&
                     a.y <= g.y + g.height + 1)
-                    return verdict(false);
+                    return false;
             measurer.measure(g);
-            if (!passesFilters(g, params)) return verdict(false);
+            if (!passesFilters(g, params)) return false;
             accepted.push_back({g.x, g.y, g.width, g.height});
             measuredAccepted.push_back(g);
-            return verdict(true);
+            return true;
         };
     }
     const DisjointOutcome out = solver.solveDisjoint(work, rule, job, span);
-    if (rule.accept) job.timing().add("filters", filterMs);
     BrightestResult& result = search.result;
     result.regions = regionsOf(work, out.found);
     {
