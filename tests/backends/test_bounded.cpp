@@ -266,6 +266,75 @@ private slots:
         QVERIFY(cases >= 50);
     }
 
+    // The CPU search's lazy scans (boundedTopBounds, MaxSubarrayCpu.cpp) where they prune: sky-like frames, a
+    // negative background with rare positive pixels and a few compact sources, so that most cache blocks are
+    // never scanned, groups are first scanned at a block far right of their last checkpoint (the S chain in
+    // between), and exclusions stale blocks that were scanned while others stay unscanned. Rows wider than
+    // several cache blocks, P below, at and above the lane count, int64 and double data (double sources with
+    // equal sums), exclusions and rejecting rules. Bit for bit against the reference, with each kernel width,
+    // with kept blocks and with a scan of the bound's blocks every round (GLINT_MSP_CACHE_MB=0).
+    void sparseSourcesAgainstReference() {
+        std::mt19937 rng(9090);
+        std::uniform_int_distribution<int> kd(1, 30), coin(0, 3), srcD(0, 12);
+        const int bounds[] = {3, 8, 16, 17, 33, 64, 70};
+        int cases = 0;
+        for (int trial = 0; trial < 42; ++trial) {
+            const int P = bounds[trial % 7];
+            std::uniform_int_distribution<int> rowsD(P > 20 ? 20 : 8, P > 20 ? 48 : 40), colsD(130, 330);
+            const int w = colsD(rng), h = rowsD(rng);
+            const bool real = trial % 3 == 1;
+            std::vector<double> v(static_cast<std::size_t>(w) * h);
+            std::uniform_int_distribution<int> sky(-7, -1), rare(0, 199), x0(0, w - 1), y0(0, h - 1), side(1, 7), peak(5, 60);
+            for (double& x : v) x = rare(rng) == 0 ? 2 + rare(rng) % 5 : sky(rng);
+            const int sources = srcD(rng);
+            for (int s = 0; s < sources; ++s) {
+                const int cx = x0(rng), cy = y0(rng), r = side(rng), pk = peak(rng);
+                for (int y = std::max(0, cy - r); y <= std::min(h - 1, cy + r); ++y)
+                    for (int x = std::max(0, cx - r); x <= std::min(w - 1, cx + r); ++x) {
+                        const int d = std::abs(x - cx) + std::abs(y - cy);
+                        v[static_cast<std::size_t>(y) * w + x] += std::max(0, pk - 8 * d);
+                    }
+            }
+            if (real) // quarters: doubles with many equal sums
+                for (double& x : v) x = x + 0.25 * static_cast<double>(rare(rng) % 4) - 0.5;
+            Image image = Image::fromSamples<double>(w, h, std::move(v));
+            image.updateIntegerValued();
+            BrightestParams params;
+            params.pivot = PivotSpec::parse("0");
+            if (coin(rng) == 0) {
+                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
+                for (int e = 0; e < 2; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 5, 1 + y(rng) / 3});
+            }
+            const WorkArray work = prepareWorkArray(image, params);
+            if (work.includedCount == 0) continue;
+            DisjointRule rule;
+            rule.k = kd(rng);
+            rule.maxBox = P;
+            if (coin(rng) == 0) {
+                rule.accept = [](const WorkRect& r) { return r.rows != 1; };
+                rule.maxRounds = DisjointRule::capFor(rule.k);
+            }
+            const QString what = QString("sparse trial %1: %2x%3 P=%4 K=%5 sources %6%7")
+                                     .arg(trial).arg(w).arg(h).arg(P).arg(rule.k).arg(sources)
+                                     .arg(work.integer ? " int64" : " double");
+            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
+            checkRectangles(work, ref.found, P, what);
+            checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
+            {
+                test::CacheBudget off("0");
+                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (no kept blocks)");
+            }
+            for (const char* kernel : {"avx2", "base"}) {
+                qputenv("GLINT_BOUNDED_KERNEL", kernel);
+                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
+                qunsetenv("GLINT_BOUNDED_KERNEL");
+            }
+            if (QTest::currentTestFailed()) return;
+            ++cases;
+        }
+        QVERIFY(cases >= 40);
+    }
+
     // The CUDA kernels' edges (segments of 32 columns, deques of P + 1 starts, the rows r0 - P + 1..r1 a round
     // revisits): P about the segment width, at 64 and 65, and beyond the short side; narrow, wide and square
     // frames; blanks and exclusions; integer ties and doubles; K up to 200 with rejections. Small frames against

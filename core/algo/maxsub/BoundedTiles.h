@@ -202,13 +202,50 @@ template <class V, int Bytes, int NV, bool Blocked>
     }
 }
 
+// The row prefix S alone of W lanes (bottoms bottom0..), from S[c0] (in S, W values) to S[c1] (left in S),
+// storing S[k cb] into checkpoints[k W ..] at each k cb in c0 + 1..c1: the kernel's chain, the same operation
+// in the same order (S[c + 1] = S[c] + (pb[c] - pt[c])), so the same bits. What a scan starting at a block past
+// the last known checkpoint needs first; a fifth of the kernel's work a column.
+template <class V, int Bytes, int NV>
+[[gnu::always_inline]] inline void boundedChainKernel(const V* q, std::size_t qs, int top, int bottom0, int c0, int c1,
+                                                      int cb, V* S, V* checkpoints) {
+    constexpr int NL = Bytes / static_cast<int>(sizeof(V));
+    constexpr int W = NL * NV;
+    typedef V vec __attribute__((vector_size(Bytes)));
+    const vec zero = {};
+    vec s[NV];
+    for (int v = 0; v < NV; ++v) std::memcpy(&s[v], S + v * NL, sizeof(vec));
+    const V* pt = q + static_cast<std::size_t>(top);
+    const V* pb = q + static_cast<std::size_t>(bottom0 + 1);
+    for (int c = c0; c < c1; ++c) {
+        const std::size_t qc = static_cast<std::size_t>(c) * qs;
+        const vec t = zero + pt[qc];
+        for (int v = 0; v < NV; ++v) {
+            vec x;
+            std::memcpy(&x, pb + qc + v * NL, sizeof(vec));
+            s[v] = s[v] + (x - t);
+        }
+        if ((c + 1) % cb == 0)
+            for (int v = 0; v < NV; ++v)
+                std::memcpy(checkpoints + static_cast<std::size_t>((c + 1) / cb) * W + v * NL, &s[v], sizeof(vec));
+    }
+    for (int v = 0; v < NV; ++v) std::memcpy(S + v * NL, &s[v], sizeof(vec));
+}
+
 template <class V>
 using BoundedGroupFunction = void (*)(const BoundedGroup<V>&);
+template <class V>
+using BoundedChainFunction = void (*)(const V*, std::size_t, int, int, int, int, int, V*, V*);
 
 #define GLINT_BOUNDED_VARIANTS(ATTR, NAME, BYTES, NV)                                                          \
     template <class V, bool Blocked>                                                                          \
     ATTR void NAME(const BoundedGroup<V>& a) {                                                                \
         boundedGroupKernel<V, BYTES, NV, Blocked>(a);                                                         \
+    }                                                                                                         \
+    template <class V>                                                                                        \
+    ATTR void NAME##Chain(const V* q, std::size_t qs, int top, int bottom0, int c0, int c1, int cb, V* S,     \
+                          V* checkpoints) {                                                                   \
+        boundedChainKernel<V, BYTES, NV>(q, qs, top, bottom0, c0, c1, cb, S, checkpoints);                    \
     }
 GLINT_BOUNDED_VARIANTS(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), boundedAvx512, 64, 2)
 GLINT_BOUNDED_VARIANTS(__attribute__((target("avx2"))), boundedAvx2, 32, 2)
@@ -221,6 +258,7 @@ template <class V>
 struct BoundedChoice {
     BoundedGroupFunction<V> plain;
     BoundedGroupFunction<V> blocked;
+    BoundedChainFunction<V> chain;
     int lanes; // W: strips (bottoms) a call scans
 };
 
@@ -231,12 +269,13 @@ BoundedChoice<V> chooseBounded() {
     constexpr int s = static_cast<int>(sizeof(V));
     const char* force = std::getenv("GLINT_BOUNDED_KERNEL");
     const std::string_view forced = force ? force : "";
-    if (forced == "base") return {&boundedBase<V, false>, &boundedBase<V, true>, 2 * 16 / s};
-    if (forced == "avx2" && cpuHasAvx2()) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
+    if (forced == "base") return {&boundedBase<V, false>, &boundedBase<V, true>, &boundedBaseChain<V>, 2 * 16 / s};
+    if (forced == "avx2" && cpuHasAvx2())
+        return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, &boundedAvx2Chain<V>, 2 * 32 / s};
     if (cpuHasAvx512())
-        return {&boundedAvx512<V, false>, &boundedAvx512<V, true>, 2 * 64 / s};
-    if (cpuHasAvx2()) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, 2 * 32 / s};
-    return {&boundedBase<V, false>, &boundedBase<V, true>, 2 * 16 / s};
+        return {&boundedAvx512<V, false>, &boundedAvx512<V, true>, &boundedAvx512Chain<V>, 2 * 64 / s};
+    if (cpuHasAvx2()) return {&boundedAvx2<V, false>, &boundedAvx2<V, true>, &boundedAvx2Chain<V>, 2 * 32 / s};
+    return {&boundedBase<V, false>, &boundedBase<V, true>, &boundedBaseChain<V>, 2 * 16 / s};
 }
 
 } // namespace glint::maxsub
