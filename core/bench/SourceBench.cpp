@@ -63,61 +63,98 @@ struct SextractorRun {
     std::string error; // empty when it ran
 };
 
-// Runs SExtractor on the frame in a fresh temporary folder with a minimal configuration.
-SextractorRun runSextractor(const std::string& program, const StarField& field) {
-    SextractorRun run;
-    std::string dirTemplate = (std::filesystem::temp_directory_path() / "glint-sources-XXXXXX").string();
-    if (!::mkdtemp(dirTemplate.data())) {
-        run.error = "cannot make a temporary folder";
-        return run;
+// A fresh temporary folder holding the frame as FITS (frame.fits), removed with the object.
+struct FrameFolder {
+    std::filesystem::path dir;
+    std::string error;
+    explicit FrameFolder(const StarField& field) {
+        std::string dirTemplate = (std::filesystem::temp_directory_path() / "glint-sources-XXXXXX").string();
+        if (!::mkdtemp(dirTemplate.data())) {
+            error = "cannot make a temporary folder";
+            return;
+        }
+        dir = dirTemplate;
+        writeStarFieldFits(field, (dir / "frame.fits").string());
     }
-    const std::filesystem::path dir(dirTemplate);
-    writeStarFieldFits(field, (dir / "frame.fits").string());
-    {
-        std::ofstream param(dir / "default.param");
-        param << "NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_AUTO\nSNR_WIN\nFLAGS\n";
-        std::ofstream conv(dir / "default.conv");
-        conv << "CONV NORM\n# 3x3 all-ground convolution mask with FWHM = 2 pixels.\n1 2 1\n2 4 2\n1 2 1\n";
-        std::ofstream sex(dir / "default.sex");
-        sex << "CATALOG_NAME catalogue.txt\nCATALOG_TYPE ASCII_HEAD\nPARAMETERS_NAME default.param\n"
-               "DETECT_TYPE CCD\nDETECT_MINAREA 5\nDETECT_THRESH 3\nANALYSIS_THRESH 3\n"
-               "FILTER Y\nFILTER_NAME default.conv\nDEBLEND_NTHRESH 32\nDEBLEND_MINCONT 0.005\n"
-               "CLEAN Y\nCLEAN_PARAM 1.0\nMASK_TYPE CORRECT\n"
-               "SATUR_LEVEL "
-            << field.options.saturation << "\nSATUR_KEY SATURATE\nGAIN 1.0\nGAIN_KEY GAIN\nPIXEL_SCALE 1.0\n"
-            << "SEEING_FWHM " << 0.5 * (field.options.fwhmMin + field.options.fwhmMax)
-            << "\nBACK_SIZE 64\nBACK_FILTERSIZE 3\nBACKPHOTO_TYPE GLOBAL\n"
-               "CHECKIMAGE_TYPE NONE\nMEMORY_OBJSTACK 3000\nMEMORY_PIXSTACK 300000\nMEMORY_BUFSIZE 1024\n"
-               "VERBOSE_TYPE QUIET\nNTHREADS 0\n";
+    FrameFolder(const FrameFolder&) = delete;
+    FrameFolder& operator=(const FrameFolder&) = delete;
+    ~FrameFolder() {
+        std::error_code ignored;
+        if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
     }
-    const std::string command =
-        "cd '" + dir.string() + "' && '" + program + "' frame.fits -c default.sex > sextractor.log 2>&1";
+};
+
+// Runs a shell command in the folder; its wall time in ms, or -1 when it failed.
+double runTimed(const std::filesystem::path& dir, const std::string& command) {
+    const std::string line = "cd '" + dir.string() + "' && " + command;
     const auto start = std::chrono::steady_clock::now();
-    const int status = std::system(command.c_str());
-    run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const int status = std::system(line.c_str());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return status == 0 ? ms : -1.0;
+}
+
+// Writes SExtractor's minimal configuration for the frame into the folder.
+void writeSextractorConfig(const std::filesystem::path& dir, const StarField& field) {
+    std::ofstream param(dir / "default.param");
+    param << "NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_AUTO\nSNR_WIN\nFLAGS\n";
+    std::ofstream conv(dir / "default.conv");
+    conv << "CONV NORM\n# 3x3 all-ground convolution mask with FWHM = 2 pixels.\n1 2 1\n2 4 2\n1 2 1\n";
+    std::ofstream sex(dir / "default.sex");
+    sex << "CATALOG_NAME catalogue.txt\nCATALOG_TYPE ASCII_HEAD\nPARAMETERS_NAME default.param\n"
+           "DETECT_TYPE CCD\nDETECT_MINAREA 5\nDETECT_THRESH 3\nANALYSIS_THRESH 3\n"
+           "FILTER Y\nFILTER_NAME default.conv\nDEBLEND_NTHRESH 32\nDEBLEND_MINCONT 0.005\n"
+           "CLEAN Y\nCLEAN_PARAM 1.0\nMASK_TYPE CORRECT\n"
+           "SATUR_LEVEL "
+        << field.options.saturation << "\nSATUR_KEY SATURATE\nGAIN 1.0\nGAIN_KEY GAIN\nPIXEL_SCALE 1.0\n"
+        << "SEEING_FWHM " << 0.5 * (field.options.fwhmMin + field.options.fwhmMax)
+        << "\nBACK_SIZE 64\nBACK_FILTERSIZE 3\nBACKPHOTO_TYPE GLOBAL\n"
+           "CHECKIMAGE_TYPE NONE\nMEMORY_OBJSTACK 3000\nMEMORY_PIXSTACK 300000\nMEMORY_BUFSIZE 1024\n"
+           "VERBOSE_TYPE QUIET\nNTHREADS 0\n";
+}
+
+// Runs SExtractor on the folder's frame.
+SextractorRun runSextractor(const std::string& program, const std::filesystem::path& dir) {
+    SextractorRun run;
+    run.ms = runTimed(dir, "'" + program + "' frame.fits -c default.sex > sextractor.log 2>&1");
     std::ifstream cat(dir / "catalogue.txt");
-    if (status != 0 || !cat) {
+    if (run.ms < 0.0 || !cat) {
         std::ifstream log(dir / "sextractor.log");
         std::string last, line;
         while (std::getline(log, line))
             if (!line.empty()) last = line;
-        run.error = "source-extractor failed (status " + std::to_string(status) + "): " + last;
-    } else {
-        std::string line;
-        while (std::getline(cat, line)) {
-            if (line.empty() || line[0] == '#') continue;
-            std::istringstream in(line);
-            double number = 0.0, x = 0.0, y = 0.0;
-            if (!(in >> number >> x >> y)) continue;
-            Detection d;
-            d.x = x - 1.0; // FITS pixels are 1-based
-            d.y = y - 1.0;
-            run.detections.push_back(d);
-        }
+        run.error = "source-extractor failed: " + last;
+        return run;
     }
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
+    std::string line;
+    while (std::getline(cat, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream in(line);
+        double number = 0.0, x = 0.0, y = 0.0;
+        if (!(in >> number >> x >> y)) continue;
+        Detection d;
+        d.x = x - 1.0; // FITS pixels are 1-based
+        d.y = y - 1.0;
+        run.detections.push_back(d);
+    }
     return run;
+}
+
+// The glint-cli command line of the source finder's parameters on the folder's frame (catalogue to CSV), when
+// this program is glint-cli: the comparison with SExtractor as a user makes it, process against process.
+std::optional<std::string> glintCommand(const BrightestParams& p) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec || self.filename() != "glint-cli") return std::nullopt;
+    std::ostringstream c;
+    c << "'" << self.string() << "' brightest frame.fits --pivot " << p.pivot.text() << " --threshold " << p.threshold
+      << " --min-snr " << p.minSnr << " --mesh " << p.mesh << " --max-box " << p.maxBox << " --k " << p.k
+      << " --backend cpu --catalog glint.csv > glint.log 2>&1";
+    return c.str();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 std::string percent(const SnrBin& b, bool completeness) {
@@ -213,44 +250,74 @@ std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
         std::optional<MatchScore> ss;
         double sMs = 0.0;
         std::string sNote;
-        if (!sex) {
-            sNote = "SExtractor: skipped (source-extractor is not installed; Debian: apt-get install source-extractor)";
-        } else {
-            std::vector<double> times;
-            SextractorRun run;
-            for (int i = 0; i < std::max(1, std::min(options.repeat, 5)); ++i) {
-                run = runSextractor(*sex, field);
-                if (!run.error.empty()) break;
-                times.push_back(run.ms);
-            }
-            if (!run.error.empty()) {
-                sNote = "SExtractor: " + run.error;
-            } else {
-                std::sort(times.begin(), times.end());
-                sMs = times[times.size() / 2];
-                ss = scoreCatalogue(field, run.detections);
-                BenchRow s;
-                s.algorithm = "sources";
-                s.caseName = caseName;
-                s.backend = "source-extractor";
-                s.device = "CPU";
-                s.repeats = static_cast<int>(times.size());
-                s.totalMs = sMs;
-                s.minMs = times.front();
-                s.params = {{"side", side}, {"stars", field.stars.size()}, {"detect_thresh", 3}};
-                s.note = "SExtractor, DETECT_THRESH 3, whole program (FITS read included)";
-                s.extra = scoreJson(*ss, sMs);
-                rows.push_back(g);
-                rows.push_back(s);
+        // Both programs as processes on the same FITS file, in turns (the same load for each).
+        const std::optional<std::string> glintCli = glintCommand(params);
+        std::vector<double> sTimes, gTimes;
+        if (sex || glintCli) {
+            FrameFolder folder(field);
+            if (!folder.error.empty()) sNote = "SExtractor and glint-cli: " + folder.error;
+            else {
+                if (sex) writeSextractorConfig(folder.dir, field);
+                SextractorRun run;
+                for (int i = 0; i < std::max(1, std::min(options.repeat, 7)); ++i) {
+                    if (glintCli) {
+                        const double ms = runTimed(folder.dir, *glintCli);
+                        if (ms >= 0.0) gTimes.push_back(ms);
+                    }
+                    if (sex && run.error.empty()) {
+                        run = runSextractor(*sex, folder.dir);
+                        if (run.error.empty()) sTimes.push_back(run.ms);
+                    }
+                }
+                if (sex && !run.error.empty()) sNote = "SExtractor: " + run.error;
+                else if (sex) ss = scoreCatalogue(field, run.detections);
             }
         }
-        if (!ss) rows.push_back(g);
+        if (!sex)
+            sNote = "SExtractor: skipped (source-extractor is not installed; Debian: apt-get install source-extractor)";
+        rows.push_back(g);
+        if (!gTimes.empty()) {
+            BenchRow p;
+            p.algorithm = "sources";
+            p.caseName = caseName;
+            p.backend = "glint-cli process";
+            p.device = g.device;
+            p.repeats = static_cast<int>(gTimes.size());
+            p.totalMs = median(gTimes);
+            p.minMs = *std::min_element(gTimes.begin(), gTimes.end());
+            p.params = g.params;
+            p.note = "glint-cli brightest on the FITS file, --backend cpu --catalog: whole program (start, FITS read and "
+                     "catalogue included)";
+            rows.push_back(p);
+        }
+        if (ss) {
+            sMs = median(sTimes);
+            BenchRow s;
+            s.algorithm = "sources";
+            s.caseName = caseName;
+            s.backend = "source-extractor";
+            s.device = "CPU";
+            s.repeats = static_cast<int>(sTimes.size());
+            s.totalMs = sMs;
+            s.minMs = *std::min_element(sTimes.begin(), sTimes.end());
+            s.params = {{"side", side}, {"stars", field.stars.size()}, {"detect_thresh", 3}};
+            s.note = "SExtractor, DETECT_THRESH 3, whole program (FITS read included)";
+            s.extra = scoreJson(*ss, sMs);
+            rows.push_back(s);
+        }
         std::ostringstream c;
         c << std::fixed << std::setprecision(1) << "completeness/purity at SNR >= 10: " << 100.0 * gs.atLeast10.completeness()
           << "% / " << 100.0 * gs.atLeast10.purity() << "%";
         for (BenchRow& r : rows)
             if (r.backend == "glint cpu" && r.caseName == caseName) r.note = c.str();
-        const std::string text = table(caseName, gs, g.totalMs, ss, sMs, sNote);
+        std::string text = table(caseName, gs, g.totalMs, ss, sMs, sNote);
+        if (!gTimes.empty()) {
+            std::ostringstream t;
+            t << std::fixed << std::setprecision(1) << "as processes on the FITS file (median of " << gTimes.size()
+              << "): glint-cli " << median(gTimes) << " ms";
+            if (!sTimes.empty()) t << ", source-extractor " << median(sTimes) << " ms";
+            text += t.str() + "\n";
+        }
         if (options.log) *options.log << text;
     }
     return rows;
