@@ -10,7 +10,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace glint;
@@ -32,6 +34,97 @@ Image skyImage(int W, int H, double noise, std::mt19937& rng, const std::functio
                 v[static_cast<std::size_t>(y) * W + x] += f * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / 4.5);
     }
     return Image::fromSamples(W, H, std::move(v));
+}
+
+// The spline code as it was before its arithmetic moved to BackgroundMath.h (shared with the device):
+// BackgroundMap::row must still give these values bit for bit.
+// Second derivatives of the natural cubic spline through (x[i], y[i * stride]), i < n, into d2[i * stride].
+void naturalSpline(const double* x, const double* y, int n, int stride, double* d2, std::vector<double>& u) {
+    for (int i = 0; i < n; ++i) d2[i * stride] = 0.0;
+    if (n < 3) return;
+    u.assign(static_cast<std::size_t>(n), 0.0);
+    for (int i = 1; i < n - 1; ++i) {
+        const double sig = (x[i] - x[i - 1]) / (x[i + 1] - x[i - 1]);
+        const double p = sig * d2[(i - 1) * stride] + 2.0;
+        d2[i * stride] = (sig - 1.0) / p;
+        const double dy = (y[(i + 1) * stride] - y[i * stride]) / (x[i + 1] - x[i]) -
+                          (y[i * stride] - y[(i - 1) * stride]) / (x[i] - x[i - 1]);
+        u[i] = (6.0 * dy / (x[i + 1] - x[i - 1]) - sig * u[i - 1]) / p;
+    }
+    d2[(n - 1) * stride] = 0.0;
+    for (int i = n - 2; i >= 0; --i) d2[i * stride] = d2[i * stride] * d2[(i + 1) * stride] + u[i];
+}
+
+// The spline at t in the interval [x[i], x[i+1]] (i from the caller), or extended linearly beyond the end
+// knots with the end slopes.
+double splineAt(const double* x, const double* y, const double* d2, int n, int stride, double t, int i) {
+    if (n == 1) return y[0];
+    if (t <= x[0]) {
+        const double h = x[1] - x[0];
+        const double slope = (y[stride] - y[0]) / h - h * (2.0 * d2[0] + d2[stride]) / 6.0;
+        return y[0] + slope * (t - x[0]);
+    }
+    if (t >= x[n - 1]) {
+        const double h = x[n - 1] - x[n - 2];
+        const double slope =
+            (y[(n - 1) * stride] - y[(n - 2) * stride]) / h + h * (d2[(n - 2) * stride] + 2.0 * d2[(n - 1) * stride]) / 6.0;
+        return y[(n - 1) * stride] + slope * (t - x[n - 1]);
+    }
+    const double h = x[i + 1] - x[i];
+    const double a = (x[i + 1] - t) / h, b = 1.0 - a;
+    return a * y[i * stride] + b * y[(i + 1) * stride] +
+           ((a * a * a - a) * d2[i * stride] + (b * b * b - b) * d2[(i + 1) * stride]) * h * h / 6.0;
+}
+
+// The spline through (x[i], y[i]) (second derivatives d2) at every integer t in t0..t1-1 into out[0..]: the
+// curve of splineAt, each interval's cubic written as y[i] + s (c1 + s (c2 + s c3)) with s = t - x[i] (one
+// set of coefficients an interval, then three multiply-adds a pixel instead of splineAt's division and
+// cubes), extended linearly beyond the end knots with the end slopes. The knots increase.
+void splineRow(const double* x, const double* y, const double* d2, int n, int t0, int t1,
+               double* out, std::vector<double>& coefficients) {
+    if (t1 <= t0) return;
+    if (n == 1) {
+        std::fill(out, out + (t1 - t0), y[0]);
+        return;
+    }
+    coefficients.resize(static_cast<std::size_t>(3 * (n - 1)));
+    for (int i = 0; i + 1 < n; ++i) {
+        const double h = x[i + 1] - x[i];
+        coefficients[3 * i] = (y[i + 1] - y[i]) / h - h * (2.0 * d2[i] + d2[i + 1]) / 6.0;
+        coefficients[3 * i + 1] = 0.5 * d2[i];
+        coefficients[3 * i + 2] = (d2[i + 1] - d2[i]) / (6.0 * h);
+    }
+    const double hEnd = x[n - 1] - x[n - 2];
+    const double endSlope = (y[n - 1] - y[n - 2]) / hEnd + hEnd * (d2[n - 2] + 2.0 * d2[n - 1]) / 6.0;
+    int t = t0;
+    for (; t < t1 && t <= x[0]; ++t) out[t - t0] = y[0] + coefficients[0] * (t - x[0]);
+    for (int i = 0; i + 1 < n && t < t1; ++i) {
+        // The integers of (x[i], x[i+1]] (the first interval also holds x[0] itself, handled above).
+        const double xi = x[i], yi = y[i], c1 = coefficients[3 * i], c2 = coefficients[3 * i + 1], c3 = coefficients[3 * i + 2];
+        const int stop = i + 2 < n ? std::min(t1, static_cast<int>(std::floor(x[i + 1])) + 1)
+                                   : std::min(t1, static_cast<int>(std::ceil(x[n - 1])));
+        for (; t < stop; ++t) {
+            const double s = t - xi;
+            out[t - t0] = yi + s * (c1 + s * (c2 + s * c3));
+        }
+    }
+    for (; t < t1; ++t) out[t - t0] = y[n - 1] + endSlope * (t - x[n - 1]);
+}
+
+
+void oldRow(const BackgroundMap& m, int y, int x0, int x1, double* out, bool rms) {
+    const auto& yc = m.knotsY();
+    const int nx = m.cellsX(), ny = m.cellsY();
+    int j = 0;
+    if (ny >= 2) j = std::clamp(static_cast<int>(std::upper_bound(yc.begin(), yc.end(), double(y)) - yc.begin()) - 1, 0, ny - 2);
+    const std::vector<double>& grid = rms ? m.cellRms() : m.cellBackground();
+    const std::vector<double>& gridD2 = rms ? m.rmsD2() : m.backgroundD2();
+    std::vector<double> nodes(nx), d2(nx), u, coefficients;
+    for (int i = 0; i < nx; ++i) nodes[i] = splineAt(yc.data(), grid.data() + i, gridD2.data() + i, ny, nx, y, j);
+    naturalSpline(m.knotsX().data(), nodes.data(), nx, 1, d2.data(), u);
+    splineRow(m.knotsX().data(), nodes.data(), d2.data(), nx, x0, x1, out, coefficients);
+    if (rms)
+        for (int x = 0; x < x1 - x0; ++x) out[x] = std::max(0.0, out[x]);
 }
 
 } // namespace
@@ -113,6 +206,42 @@ private slots:
                     QVERIFY(std::fabs(m.cellRms()[c] - e.sigma) <= 0.05 * e.sigma);
                 }
         }
+    }
+
+    void rowsMatchTheFormerSplineBitForBit() {
+        // The interpolation's arithmetic moved to BackgroundMath.h (host and device share it): every row, whole
+        // and in parts, equals the former code's, on odd sizes, meshes that do not divide them, 1 to many cells.
+        std::mt19937 rng(23);
+        for (int trial = 0; trial < 12; ++trial) {
+            const int W = std::uniform_int_distribution<int>(20, 260)(rng);
+            const int H = std::uniform_int_distribution<int>(20, 260)(rng);
+            const int mesh = std::uniform_int_distribution<int>(2, std::min(W, H))(rng);
+            const Image im = skyImage(W, H, 3.0, rng, [](int x, int y) { return 20 + 0.07 * x + 1e-3 * x * y; }, 5);
+            BackgroundParams p;
+            p.mesh = trial % 4 == 0 ? std::min(W, H) : mesh;
+            const BackgroundMap m = estimateBackground(im, {}, p);
+            QVERIFY(!m.empty());
+            std::vector<double> b(W), r(W), ob(W), orr(W);
+            for (int y = 0; y < H; ++y) {
+                const int x0 = y % 3 == 0 ? 0 : std::uniform_int_distribution<int>(0, W - 1)(rng);
+                const int x1 = y % 3 == 0 ? W : std::uniform_int_distribution<int>(x0 + 1, W)(rng);
+                m.row(y, x0, x1, b.data(), r.data());
+                oldRow(m, y, x0, x1, ob.data(), false);
+                oldRow(m, y, x0, x1, orr.data(), true);
+                for (int x = 0; x < x1 - x0; ++x) {
+                    QVERIFY2(std::memcmp(&b[x], &ob[x], 8) == 0, qPrintable(QString("trial %1 y %2 x %3").arg(trial).arg(y).arg(x0 + x)));
+                    QVERIFY(std::memcmp(&r[x], &orr[x], 8) == 0);
+                }
+            }
+        }
+    }
+
+    void hostArithmeticIsNotContracted() {
+        // The device repeats the host's double arithmetic operation by operation (BackgroundMath.h); that holds
+        // only while the host compiler does not fuse a * b + c into one rounding (an FMA).
+        volatile double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30), c = -1.0;
+        const double x = a, y = b, z = c;
+        QCOMPARE(x * y + z, 0.0); // fused: -2^-60
     }
 
     void syntheticTruth() {

@@ -1,11 +1,14 @@
 #include "core/algo/maxsub/Background.h"
 
+#include "core/algo/maxsub/BackgroundMath.h"
+
 #include "core/io/Image.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -219,86 +222,6 @@ ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int
 
 namespace {
 
-// Second derivatives of the natural cubic spline through (x[i], y[i * stride]), i < n, into d2[i * stride].
-void naturalSpline(const double* x, const double* y, int n, int stride, double* d2, std::vector<double>& u) {
-    for (int i = 0; i < n; ++i) d2[i * stride] = 0.0;
-    if (n < 3) return;
-    u.assign(static_cast<std::size_t>(n), 0.0);
-    for (int i = 1; i < n - 1; ++i) {
-        const double sig = (x[i] - x[i - 1]) / (x[i + 1] - x[i - 1]);
-        const double p = sig * d2[(i - 1) * stride] + 2.0;
-        d2[i * stride] = (sig - 1.0) / p;
-        const double dy = (y[(i + 1) * stride] - y[i * stride]) / (x[i + 1] - x[i]) -
-                          (y[i * stride] - y[(i - 1) * stride]) / (x[i] - x[i - 1]);
-        u[i] = (6.0 * dy / (x[i + 1] - x[i - 1]) - sig * u[i - 1]) / p;
-    }
-    d2[(n - 1) * stride] = 0.0;
-    for (int i = n - 2; i >= 0; --i) d2[i * stride] = d2[i * stride] * d2[(i + 1) * stride] + u[i];
-}
-
-// The spline at t in the interval [x[i], x[i+1]] (i from the caller), or extended linearly beyond the end
-// knots with the end slopes.
-double splineAt(const double* x, const double* y, const double* d2, int n, int stride, double t, int i) {
-    if (n == 1) return y[0];
-    if (t <= x[0]) {
-        const double h = x[1] - x[0];
-        const double slope = (y[stride] - y[0]) / h - h * (2.0 * d2[0] + d2[stride]) / 6.0;
-        return y[0] + slope * (t - x[0]);
-    }
-    if (t >= x[n - 1]) {
-        const double h = x[n - 1] - x[n - 2];
-        const double slope =
-            (y[(n - 1) * stride] - y[(n - 2) * stride]) / h + h * (d2[(n - 2) * stride] + 2.0 * d2[(n - 1) * stride]) / 6.0;
-        return y[(n - 1) * stride] + slope * (t - x[n - 1]);
-    }
-    const double h = x[i + 1] - x[i];
-    const double a = (x[i + 1] - t) / h, b = 1.0 - a;
-    return a * y[i * stride] + b * y[(i + 1) * stride] +
-           ((a * a * a - a) * d2[i * stride] + (b * b * b - b) * d2[(i + 1) * stride]) * h * h / 6.0;
-}
-
-// The spline through (x[i], y[i]) (second derivatives d2) at every integer t in t0..t1-1 into out[0..]: the
-// curve of splineAt, each interval's cubic written as y[i] + s (c1 + s (c2 + s c3)) with s = t - x[i] (one
-// set of coefficients an interval, then three multiply-adds a pixel instead of splineAt's division and
-// cubes), extended linearly beyond the end knots with the end slopes. The knots increase.
-void splineRow(const double* x, const double* y, const double* d2, int n, int t0, int t1,
-               double* out, std::vector<double>& coefficients) {
-    if (t1 <= t0) return;
-    if (n == 1) {
-        std::fill(out, out + (t1 - t0), y[0]);
-        return;
-    }
-    coefficients.resize(static_cast<std::size_t>(3 * (n - 1)));
-    for (int i = 0; i + 1 < n; ++i) {
-        const double h = x[i + 1] - x[i];
-        coefficients[3 * i] = (y[i + 1] - y[i]) / h - h * (2.0 * d2[i] + d2[i + 1]) / 6.0;
-        coefficients[3 * i + 1] = 0.5 * d2[i];
-        coefficients[3 * i + 2] = (d2[i + 1] - d2[i]) / (6.0 * h);
-    }
-    const double hEnd = x[n - 1] - x[n - 2];
-    const double endSlope = (y[n - 1] - y[n - 2]) / hEnd + hEnd * (d2[n - 2] + 2.0 * d2[n - 1]) / 6.0;
-    int t = t0;
-    for (; t < t1 && t <= x[0]; ++t) out[t - t0] = y[0] + coefficients[0] * (t - x[0]);
-    for (int i = 0; i + 1 < n && t < t1; ++i) {
-        // The integers of (x[i], x[i+1]] (the first interval also holds x[0] itself, handled above).
-        const double xi = x[i], yi = y[i], c1 = coefficients[3 * i], c2 = coefficients[3 * i + 1], c3 = coefficients[3 * i + 2];
-        const int stop = i + 2 < n ? std::min(t1, static_cast<int>(std::floor(x[i + 1])) + 1)
-                                   : std::min(t1, static_cast<int>(std::ceil(x[n - 1])));
-        for (; t < stop; ++t) {
-            const double s = t - xi;
-            out[t - t0] = yi + s * (c1 + s * (c2 + s * c3));
-        }
-    }
-    for (; t < t1; ++t) out[t - t0] = y[n - 1] + endSlope * (t - x[n - 1]);
-}
-
-int intervalOf(const std::vector<double>& x, double t) {
-    const int n = static_cast<int>(x.size());
-    if (n < 2) return 0;
-    const int i = static_cast<int>(std::upper_bound(x.begin(), x.end(), t) - x.begin()) - 1;
-    return std::clamp(i, 0, n - 2);
-}
-
 double medianOf(std::vector<double>& v) {
     const std::size_t n = v.size();
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
@@ -345,9 +268,7 @@ std::vector<double> medianFiltered(const std::vector<double>& grid, int nx, int 
 
 } // namespace
 
-BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint8_t>& excluded,
-                                 const BackgroundParams& params) {
-    const int W = image.width(), H = image.height();
+void checkBackgroundParams(int W, int H, const BackgroundParams& params) {
     const int mesh = params.mesh;
     if (mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(mesh) + ")");
     if (mesh > W || mesh > H)
@@ -357,18 +278,16 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
     if (params.filterSize < 1 || params.filterSize % 2 == 0)
         throw UsageError("the background filter size must be a positive odd number");
     if (!(params.clipSigma > 0.0)) throw UsageError("the background clipping bound must be positive");
-    BackgroundMap m;
-    m.width_ = W;
-    m.height_ = H;
-    m.mesh_ = mesh;
-    m.nx_ = (W + mesh - 1) / mesh;
-    m.ny_ = (H + mesh - 1) / mesh;
-    const int nx = m.nx_, ny = m.ny_;
+}
+
+std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vector<std::uint8_t>& excluded,
+                                            const BackgroundParams& params) {
+    const int W = image.width(), H = image.height();
+    checkBackgroundParams(W, H, params);
+    const int mesh = params.mesh;
+    const int nx = (W + mesh - 1) / mesh, ny = (H + mesh - 1) / mesh;
     const std::size_t cells = static_cast<std::size_t>(nx) * ny;
-    m.back_.assign(cells, 0.0);
-    m.rms_.assign(cells, 0.0);
-    m.good_.assign(cells, 0);
-    std::vector<std::uint8_t> measured(cells, 0);
+    std::vector<BackgroundCell> out(cells);
     const std::uint8_t* blank = image.hasBlanks() ? image.blankMask().data() : nullptr;
     const std::uint8_t* mask = excluded.empty() ? nullptr : excluded.data();
 
@@ -376,7 +295,8 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
     image.visit([&](const auto* p) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         parallelFor(0, cells, 4, [&](std::size_t c0, std::size_t c1) {
-            std::vector<double> values, scratch;
+            std::vector<double> values;
+            std::vector<double> scratch;
             values.reserve(static_cast<std::size_t>(mesh) * mesh);
             for (std::size_t c = c0; c < c1; ++c) {
                 const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
@@ -385,27 +305,54 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
                 for (int y = y0; y < y1; ++y) {
                     const std::size_t base = static_cast<std::size_t>(y) * W;
                     for (int x = x0; x < x1; ++x) {
-                        const std::size_t k = base + x;
-                        if ((blank && blank[k]) || (mask && mask[k])) continue;
-                        const double v = static_cast<double>(p[k]);
+                        const std::size_t idx = base + x;
+                        if ((blank && blank[idx]) || (mask && mask[idx])) continue;
+                        const double v = static_cast<double>(p[idx]);
                         if constexpr (std::is_floating_point_v<T>)
                             if (!std::isfinite(v)) continue;
                         values.push_back(v);
                     }
                 }
-                // A cell with less than half its pixels good is filled from its neighbours (SExtractor, SEP),
-                // unless no cell has that many (then every cell with a good pixel counts).
-                const std::size_t area = static_cast<std::size_t>(x1 - x0) * (y1 - y0);
+                BackgroundCell& cell = out[c];
+                cell.area = static_cast<std::uint32_t>((x1 - x0) * (y1 - y0));
+                cell.good = static_cast<std::uint32_t>(values.size());
                 if (values.empty()) continue;
                 const ClippedStats s = clippedStatsHistogram(values.data(), values.size(), params.clipSigma,
                                                              params.maxIterations, &scratch);
-                m.back_[c] = s.mode;
-                m.rms_[c] = s.sigma;
-                measured[c] = 1;
-                m.good_[c] = 2 * values.size() >= area;
+                cell.back = s.mode;
+                cell.rms = s.sigma;
             }
         });
     });
+    return out;
+}
+
+BackgroundMap backgroundFromCells(int W, int H, const BackgroundParams& params, const std::vector<BackgroundCell>& cellStats) {
+    checkBackgroundParams(W, H, params);
+    const int mesh = params.mesh;
+    BackgroundMap m;
+    m.width_ = W;
+    m.height_ = H;
+    m.mesh_ = mesh;
+    m.nx_ = (W + mesh - 1) / mesh;
+    m.ny_ = (H + mesh - 1) / mesh;
+    const int nx = m.nx_, ny = m.ny_;
+    const std::size_t cells = static_cast<std::size_t>(nx) * ny;
+    if (cellStats.size() != cells) throw std::logic_error("backgroundFromCells: wrong number of cells");
+    m.back_.assign(cells, 0.0);
+    m.rms_.assign(cells, 0.0);
+    m.good_.assign(cells, 0);
+    std::vector<std::uint8_t> measured(cells, 0);
+    for (std::size_t c = 0; c < cells; ++c) {
+        const BackgroundCell& s = cellStats[c];
+        if (s.good == 0) continue;
+        // A cell with less than half its pixels good is filled from its neighbours (SExtractor, SEP),
+        // unless no cell has that many (then every cell with a good pixel counts).
+        m.back_[c] = s.back;
+        m.rms_[c] = s.rms;
+        measured[c] = 1;
+        m.good_[c] = 2 * static_cast<std::uint64_t>(s.good) >= s.area;
+    }
     if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) m.good_ = measured;
     if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) return m; // empty: nothing to model
 
@@ -451,12 +398,18 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
     for (int j = 0; j < ny; ++j) m.yc_[j] = 0.5 * (j * mesh + std::min(H, (j + 1) * mesh) - 1);
     m.backD2_.assign(cells, 0.0);
     m.rmsD2_.assign(cells, 0.0);
-    std::vector<double> u;
+    std::vector<double> u(static_cast<std::size_t>(ny));
     for (int i = 0; i < nx; ++i) {
-        naturalSpline(m.yc_.data(), m.back_.data() + i, ny, nx, m.backD2_.data() + i, u);
-        naturalSpline(m.yc_.data(), m.rms_.data() + i, ny, nx, m.rmsD2_.data() + i, u);
+        bgmath::naturalSpline(m.yc_.data(), m.back_.data() + i, ny, nx, m.backD2_.data() + i, u.data());
+        bgmath::naturalSpline(m.yc_.data(), m.rms_.data() + i, ny, nx, m.rmsD2_.data() + i, u.data());
     }
     return m;
+}
+
+
+BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint8_t>& excluded,
+                                 const BackgroundParams& params) {
+    return backgroundFromCells(image.width(), image.height(), params, backgroundCells(image, excluded, params));
 }
 
 void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const {
@@ -466,20 +419,34 @@ void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const 
         if (rms) std::fill(rms, rms + (x1 - x0), 0.0);
         return;
     }
-    // The row's value at every cell column (splines along y), then the spline along x through them.
-    const int j = intervalOf(yc_, y);
-    std::vector<double> nodes(static_cast<std::size_t>(nx_)), d2(static_cast<std::size_t>(nx_)), u, coefficients;
+    // The row's value at every cell column (splines along y), then the spline along x through them: the
+    // arithmetic of BackgroundMath.h, which the device's rows share (cuda/BackgroundCuda.cu).
+    const int j = bgmath::intervalOf(yc_.data(), ny_, static_cast<double>(y));
+    const std::size_t n = static_cast<std::size_t>(nx_);
+    std::vector<double> nodes(n), d2(n), u(n), coefficients(3 * n);
     for (int pass = 0; pass < 2; ++pass) {
         double* out = pass == 0 ? back : rms;
         if (!out) continue;
         const std::vector<double>& grid = pass == 0 ? back_ : rms_;
         const std::vector<double>& gridD2 = pass == 0 ? backD2_ : rmsD2_;
         for (int i = 0; i < nx_; ++i)
-            nodes[i] = splineAt(yc_.data(), grid.data() + i, gridD2.data() + i, ny_, nx_, y, j);
-        naturalSpline(xc_.data(), nodes.data(), nx_, 1, d2.data(), u);
-        splineRow(xc_.data(), nodes.data(), d2.data(), nx_, x0, x1, out, coefficients);
+            nodes[i] = bgmath::splineAt(yc_.data(), grid.data() + i, gridD2.data() + i, ny_, nx_, static_cast<double>(y), j);
+        if (nx_ == 1) {
+            std::fill(out, out + (x1 - x0), nodes[0]);
+        } else {
+            bgmath::naturalSpline(xc_.data(), nodes.data(), nx_, 1, d2.data(), u.data());
+            for (int i = 0; i + 1 < nx_; ++i) bgmath::splineCoefficients(xc_.data(), nodes.data(), d2.data(), i, &coefficients[3 * i]);
+            const double endSlope = bgmath::splineEndSlope(xc_.data(), nodes.data(), d2.data(), nx_);
+            int piece = bgmath::splinePiece(xc_.data(), nx_, x0);
+            long long end = bgmath::splinePieceEnd(xc_.data(), nx_, piece);
+            for (int x = x0; x < x1; ++x) {
+                while (x >= end) end = bgmath::splinePieceEnd(xc_.data(), nx_, ++piece);
+                const double* c = piece >= 0 && piece < nx_ - 1 ? &coefficients[3 * piece] : nullptr;
+                out[x - x0] = bgmath::splineValue(xc_.data(), nodes.data(), nx_, piece, c, coefficients[0], endSlope, x);
+            }
+        }
         if (pass == 1)
-            for (int x = 0; x < x1 - x0; ++x) out[x] = std::max(0.0, out[x]);
+            for (int x = 0; x < x1 - x0; ++x) out[x] = bgmath::bgPositive(out[x]);
     }
 }
 

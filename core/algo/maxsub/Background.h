@@ -36,11 +36,22 @@ struct ClippedStats {
 // Histogram-based sigma clipping (what every cell uses): the clipping interval is [median - k sigma,
 // median + k sigma] on a fine histogram (1024 bins over +-5 sigma of the current estimate, rebuilt when
 // sigma shrinks), iterated until the kept set no longer changes. Non-finite values must be left out by the
-// caller. `scratch` is reused between calls.
+// caller. `scratch` is reused between calls. The device (cuda/BackgroundCuda.cu) repeats every operation in
+// the same order (each bin's sums in the values' order, the bins' in bin order), so its cells equal these bit
+// for bit.
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
                                    std::vector<double>* scratch = nullptr);
 // The same rule on sorted values with exact medians: the tests' oracle (O(n log n)).
 ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int maxIterations);
+
+// One mesh cell's statistics before filling and filtering: its pixels (area), the good ones among them
+// (not blank, finite, not excluded), and, when it has any, the clipped mode and sigma.
+struct BackgroundCell {
+    double back = 0.0;
+    double rms = 0.0;
+    std::uint32_t good = 0;
+    std::uint32_t area = 0;
+};
 
 class BackgroundMap {
 public:
@@ -60,6 +71,13 @@ public:
     double globalBackground() const { return globalBack_; }
     double globalRms() const { return globalRms_; }
 
+    // The spline knots (cell centres) and the second derivatives along y of every cell column (row-major like
+    // the grids): what the device's rows interpolate from.
+    const std::vector<double>& knotsX() const { return xc_; }
+    const std::vector<double>& knotsY() const { return yc_; }
+    const std::vector<double>& backgroundD2() const { return backD2_; }
+    const std::vector<double>& rmsD2() const { return rmsD2_; }
+
     // Row y, columns x0..x1-1 of the interpolated background and RMS into back[0..] and rms[0..] (either may
     // be null). The RMS is clamped at 0. Thread-safe.
     void row(int y, int x0, int x1, double* back, double* rms) const;
@@ -67,14 +85,14 @@ public:
     double rmsAt(int x, int y) const;
 
 private:
-    friend BackgroundMap estimateBackground(const Image&, const std::vector<std::uint8_t>&, const BackgroundParams&);
+    friend BackgroundMap backgroundFromCells(int, int, const BackgroundParams&, const std::vector<BackgroundCell>&);
     int width_ = 0, height_ = 0, mesh_ = 0, nx_ = 0, ny_ = 0;
     bool empty_ = true;
     double globalBack_ = 0.0, globalRms_ = 0.0;
     std::vector<double> back_, rms_;
     std::vector<std::uint8_t> good_;
     std::vector<double> xc_, yc_;        // cell centres (spline knots)
-    std::vector<double> backD2_, rmsD2_; // second derivatives along y, per cell column ([i * ny + j])
+    std::vector<double> backD2_, rmsD2_; // second derivatives along y of each cell column, row-major like the grids
 };
 
 // The model over the whole image. excluded: width*height bytes in the image frame, 1 = left out (blank,
@@ -83,5 +101,14 @@ private:
 // which --mesh would fit), or the filter size is not a positive odd number.
 BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint8_t>& excluded,
                                  const BackgroundParams& params);
+
+// estimateBackground in its two steps: the cells' clipped statistics (row-major, cellsY x cellsX; what the
+// device computes too), then the model from them (filling, median filter, global values, spline knots).
+// Both throw UsageError as estimateBackground does.
+void checkBackgroundParams(int width, int height, const BackgroundParams& params);
+std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vector<std::uint8_t>& excluded,
+                                            const BackgroundParams& params);
+BackgroundMap backgroundFromCells(int width, int height, const BackgroundParams& params,
+                                  const std::vector<BackgroundCell>& cells);
 
 } // namespace glint
