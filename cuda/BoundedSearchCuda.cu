@@ -27,6 +27,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace glint::cuda::maxsub {
@@ -73,7 +74,7 @@ public:
         if (threads_ == 0) return false;
         smem_ = boundedSharedBytes<V>(threads_, L_);
         const std::size_t perStrip = static_cast<std::size_t>(nseg_) * (2 * sizeof(V) + 2 * sizeof(int)) + sizeof(V) + 2 * sizeof(int) + 1;
-        need_ = sampleBytes(w_) + static_cast<std::size_t>(rows_) * cols_ + static_cast<std::size_t>(rows_ + 1) * pitch_ * (sizeof(V) + sizeof(int)) +
+        need_ = (w_.deviceSamples ? 0 : sampleBytes(w_)) + static_cast<std::size_t>(rows_) * cols_ + static_cast<std::size_t>(rows_ + 1) * pitch_ * (sizeof(V) + sizeof(int)) +
                 static_cast<std::size_t>(rows_ + 1) * cols_ * sizeof(V) + strips_ * perStrip + static_cast<std::size_t>(rows_) * (sizeof(V) + sizeof(int)) + 4096;
         return ws.available() >= need_ + (std::size_t{256} << 20);
     }
@@ -182,8 +183,13 @@ private:
         std::uint8_t* mask = nullptr;
         {
             auto step = job_.timing().scope("upload");
-            samples = ws.get("samples", sampleBytes(w_));
-            uploadSamples(w_, samples);
+            if (w_.deviceSamples) {
+                // The local pivot's a, built on the device (cuda/BackgroundCuda.cu): read in place.
+                samples = const_cast<void*>(w_.deviceSamples.get());
+            } else {
+                samples = ws.get("samples", sampleBytes(w_));
+                uploadSamples(w_, samples);
+            }
             mask = ws.get<std::uint8_t>("mask", static_cast<std::size_t>(rows_) * cols_);
             uploadMask(w_, mask);
         }
@@ -192,7 +198,16 @@ private:
         V* P = ws.get<V>("P", static_cast<std::size_t>(rows_ + 1) * pitch_);
         PrefixArgs p = prefixArgsOf(w_, samples, mask, pitch_);
         p.exact = P;
-        launchPrefix<V>(w_, p);
+        if (w_.deviceSamples) {
+            if constexpr (std::is_same_v<V, double>) {
+                prefixKernel<double, double><<<(p.pitch + 127) / 128, 128>>>(p, 0.0);
+                GLINT_CUDA_CHECK_LAUNCH();
+            } else {
+                throw std::logic_error("the bounded search: device samples are doubles");
+            }
+        } else {
+            launchPrefix<V>(w_, p);
+        }
         a_.ptPitch = static_cast<std::size_t>(rows_) + 1;
         V* PT = ws.get<V>("PT", static_cast<std::size_t>(cols_) * a_.ptPitch);
         boundedTransposeKernel<V><<<dim3((cols_ + 31) / 32, (rows_ + 1 + 31) / 32), dim3(32, 8)>>>(P, pitch_, rows_ + 1, cols_, PT,

@@ -15,6 +15,7 @@
 // strips cross the region's rows are computed again.
 #include "cuda/MaxSubarrayCuda.cuh"
 
+#include "cuda/BackgroundCuda.cuh"
 #include "cuda/BoundedSearchCuda.cuh"
 #include "cuda/CudaToolkit.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
@@ -30,6 +31,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -50,10 +52,37 @@ Workspace& workspace() { return Workspace::shared("brightest"); }
 
 class CudaSolver final : public MaxSubarraySolver {
 public:
+    // The local pivot's preprocessing on the device for the bounded search (cuda/BackgroundCuda.cu).
+    DeviceLocalPivot* deviceLocalPivot(const BrightestParams& params) override {
+        if (params.pivot.kind != PivotSpec::Kind::Local || params.maxBox <= 0 || !cudaDevice().usable) return nullptr;
+        if (!localPivot_) localPivot_ = background::makeCudaLocalPivot();
+        return localPivot_.get();
+    }
+
     DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
                                   ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
+        if (work.deviceSamples && rule.maxBox > 0)
+            if (std::optional<DisjointOutcome> out = solveBoundedDisjointCuda(work, rule, job, span)) return std::move(*out);
+        if (work.deviceSamples) {
+            // The device's search declined (memory, or no bound after all): the derived samples come to the host.
+            auto step = job.timing().scope("download local pivot");
+            const Image& src = *work.source;
+            auto derived = std::make_shared<Image>(src.width(), src.height(), SampleType::Float64);
+            derived->meta.integerValued = false;
+            if (src.hasBlanks()) derived->setBlankMask(src.blankMask());
+            const std::vector<double> a = localPivot_->derivedSamples();
+            double* out = derived->mutableSamples<double>();
+            for (int y = 0; y < work.roi.height; ++y)
+                std::memcpy(out + static_cast<std::size_t>(work.roi.y + y) * src.width() + work.roi.x,
+                            a.data() + static_cast<std::size_t>(y) * work.roi.width, work.roi.width * sizeof(double));
+            WorkArray host = work;
+            host.image = derived.get();
+            host.derived = derived;
+            host.deviceSamples = nullptr;
+            return solveDisjoint(host, rule, job, span);
+        }
         if (rule.maxBox > 0) {
             // The bounded search (--max-box): on the device (BoundedSearchCuda.cu); when the device lacks the
             // memory for it, the CPU backend's exact search on the host, whose timing steps say so ("host:
@@ -68,6 +97,8 @@ public:
     }
 
 private:
+    std::unique_ptr<DeviceLocalPivot> localPivot_;
+
     // One run. V is the strip kernel's type (int: exact path; float: screen path); Exact the type of
     // exact sums (int64 or double).
     template <class V, class Exact>

@@ -36,7 +36,8 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
 
 BrightestResult runOne(const Image& image, const BrightestParams& params, Backend resolved, MaxSubarraySolver& solver,
                        JobControl& job, ProgressSpan span) {
-    PreparedRegionSearch search = prepareRegionSearch(image, params, params.mode, resolved, job);
+    PreparedRegionSearch search =
+        prepareRegionSearch(image, params, params.mode, resolved, job, solver.deviceLocalPivot(params));
     const WorkArray& work = search.work;
     DisjointRule rule;
     rule.k = params.k;

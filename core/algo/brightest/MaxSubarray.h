@@ -66,6 +66,13 @@ public:
     // The greedy disjoint search of `rule` (runDisjointRounds). Throws Cancelled.
     virtual DisjointOutcome solveDisjoint(const WorkArray& work, const DisjointRule& rule, JobControl& job,
                                           ProgressSpan span) = 0;
+    // The backend's device preprocessing of the local pivot (core/algo/maxsub/WorkArray.h), when it has one
+    // for searches like `params`: the work array is then built where its solveDisjoint reads it. Null (the
+    // reference and CPU backends): the host prepares.
+    virtual DeviceLocalPivot* deviceLocalPivot(const BrightestParams& params) {
+        (void)params;
+        return nullptr;
+    }
 };
 
 // The CPU backend's bounded search (rule.maxBox > 0): strips of at most maxBox rows, a bounded segment

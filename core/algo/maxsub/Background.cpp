@@ -437,12 +437,22 @@ void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const 
             bgmath::naturalSpline(xc_.data(), nodes.data(), nx_, 1, d2.data(), u.data());
             for (int i = 0; i + 1 < nx_; ++i) bgmath::splineCoefficients(xc_.data(), nodes.data(), d2.data(), i, &coefficients[3 * i]);
             const double endSlope = bgmath::splineEndSlope(xc_.data(), nodes.data(), d2.data(), nx_);
+            // Piece by piece (the loop inside a piece has no branch, so the compiler vectorises it); the values
+            // are splineValue's, which the device evaluates pixel by pixel.
             int piece = bgmath::splinePiece(xc_.data(), nx_, x0);
-            long long end = bgmath::splinePieceEnd(xc_.data(), nx_, piece);
-            for (int x = x0; x < x1; ++x) {
-                while (x >= end) end = bgmath::splinePieceEnd(xc_.data(), nx_, ++piece);
+            for (int x = x0; x < x1; ++piece) {
+                const int stop = static_cast<int>(std::min<long long>(x1, bgmath::splinePieceEnd(xc_.data(), nx_, piece)));
                 const double* c = piece >= 0 && piece < nx_ - 1 ? &coefficients[3 * piece] : nullptr;
-                out[x - x0] = bgmath::splineValue(xc_.data(), nodes.data(), nx_, piece, c, coefficients[0], endSlope, x);
+                if (c) {
+                    const double xi = xc_[piece], yi = nodes[piece], c1 = c[0], c2 = c[1], c3 = c[2];
+                    for (; x < stop; ++x) {
+                        const double t = static_cast<double>(x) - xi;
+                        out[x - x0] = yi + t * (c1 + t * (c2 + t * c3));
+                    }
+                } else {
+                    for (; x < stop; ++x)
+                        out[x - x0] = bgmath::splineValue(xc_.data(), nodes.data(), nx_, piece, nullptr, coefficients[0], endSlope, x);
+                }
             }
         }
         if (pass == 1)

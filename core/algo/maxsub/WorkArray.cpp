@@ -644,7 +644,7 @@ bool WorkArray::fitsInt32() const {
 }
 
 PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
-                                         Backend resolved, JobControl& job) {
+                                         Backend resolved, JobControl& job, DeviceLocalPivot* device) {
     PreparedRegionSearch s;
     BrightestResult& result = s.result;
     result.pivotSpec = params.pivot;
@@ -655,7 +655,7 @@ PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestPara
     result.device = job.device();
     {
         auto step = job.timing().scope("preprocess");
-        s.work = prepareWorkArray(image, params);
+        s.work = prepareWorkArray(image, params, device, &job);
     }
     job.throwIfCancelled();
     checkSumRange(s.work, params.pivot); // every rectangle sum is bounded by the sum of |a|
@@ -738,10 +738,63 @@ double computePivot(const Image& image, const BrightestParams& params) {
     return base + shift;
 }
 
-WorkArray prepareWorkArray(const Image& image, const BrightestParams& params) {
+namespace {
+
+// The local pivot's work array from the device (DeviceLocalPivot): the same fields as the host path's,
+// `image` null and the samples in device memory. Null model: the device declined after all (a not finite
+// where the host path would exclude it: the caller prepares on the host with that model).
+bool prepareOnDevice(const Image& image, const BrightestParams& params, DeviceLocalPivot& device, JobControl& job,
+                     WorkArray& w, std::shared_ptr<const BackgroundMap>& model) {
     const PixelRect roi = checkedRoi(image, params);
-    std::shared_ptr<const BackgroundMap> model = modelFor(image, params);
+    const BackgroundParams bp = backgroundParamsOf(params);
+    checkBackgroundParams(image.width(), image.height(), bp);
+    const std::vector<std::uint8_t> imageMask = imageExclusionMask(image, params);
+    model = std::make_shared<const BackgroundMap>(
+        backgroundFromCells(image.width(), image.height(), bp, device.cells(image, imageMask, bp, job)));
+    const bool whole = roi.x == 0 && roi.y == 0 && roi.width == image.width() && roi.height == image.height();
+    std::vector<std::uint8_t> mask = whole ? imageMask : roiExclusionMask(image, roi, params);
+    const DeviceDerivedStats d = device.derive(*model, roi, params.threshold, mask, job);
+    if (d.nonFinite > 0) return false;
+    w.image = nullptr;
+    w.deviceSamples = d.samples;
+    w.roi = roi;
+    w.includedCount = d.included;
+    w.pivot = 0.0;
+    w.transposed = roi.height > roi.width;
+    w.rows = w.transposed ? roi.width : roi.height;
+    w.cols = w.transposed ? roi.height : roi.width;
+    w.integer = false;
+    if (d.included > 0) {
+        w.maxAbs = d.maxAbs;
+        w.positiveSum = d.positiveSum;
+    }
+    if (!mask.empty() && w.transposed) {
+        std::vector<std::uint8_t> t(mask.size());
+        for (int y = 0; y < roi.height; ++y)
+            for (int x = 0; x < roi.width; ++x)
+                t[static_cast<std::size_t>(x) * w.cols + y] = mask[static_cast<std::size_t>(y) * roi.width + x];
+        mask.swap(t);
+    }
+    w.excluded = std::move(mask);
+    w.localPivot = true;
+    return true;
+}
+
+} // namespace
+
+WorkArray prepareWorkArray(const Image& image, const BrightestParams& params, DeviceLocalPivot* device, JobControl* job) {
+    const PixelRect roi = checkedRoi(image, params);
+    std::shared_ptr<const BackgroundMap> model;
     WorkArray w;
+    JobControl local;
+    if (device && params.pivot.kind == PivotSpec::Kind::Local && device->accepts(image, params) &&
+        prepareOnDevice(image, params, *device, job ? *job : local, w, model)) {
+        w.source = &image;
+        w.background = std::move(model);
+        w.threshold = params.threshold;
+        return w;
+    }
+    if (!model) model = modelFor(image, params);
     if (params.pivot.kind == PivotSpec::Kind::Local) {
         std::shared_ptr<const Image> derived = localWorkImage(image, roi, *model, params.threshold);
         BrightestParams inner = params;

@@ -23,6 +23,10 @@ struct WorkArray {
     // I - bkg(x, y) - threshold * rms(x, y) over the ROI (blank where the source is), read with pivot 0.
     const Image* source = nullptr;
     std::shared_ptr<const Image> derived;
+    // The local pivot's a over the ROI in a backend's device memory (roi.width x roi.height doubles, row-major,
+    // bit for bit `derived`'s samples) when the backend built it there (the CUDA backend's bounded search,
+    // DeviceLocalPivot below): `image` and `derived` are then null, and only that backend reads the samples.
+    std::shared_ptr<const void> deviceSamples;
     // The background and noise model (null when no option needs it), the local pivot, and the threshold in
     // RMS.
     std::shared_ptr<const BackgroundMap> background;
@@ -100,13 +104,43 @@ FloatRowStats floatRowStats(const float* row, int n);
 // own values do. Integer mode is proven to fit int64 and always passes.
 void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 
+// A backend that makes the local pivot's preprocessing on its device (the CUDA backend): the image uploaded
+// once in its own sample type, the background cells' clipped statistics, and a = I - bkg - N rms built in
+// device memory where its search reads it. The host keeps what it needs afterwards: the model (from the
+// cells: filling, median filter and spline knots stay on the host), the exclusion mask and the counts. Every
+// value equals the host path's bit for bit (Background.cpp, BackgroundMath.h).
+struct DeviceDerivedStats {
+    std::size_t included = 0;  // ROI pixels not excluded
+    std::size_t nonFinite = 0; // of those, where a is not finite (the host path would exclude them too)
+    double maxAbs = 0.0;       // max |a| over the included pixels
+    double positiveSum = 0.0;  // as positiveSums() forms it (4 chains a row, rows in order, rounded up)
+    std::shared_ptr<const void> samples; // WorkArray::deviceSamples
+};
+class DeviceLocalPivot {
+public:
+    virtual ~DeviceLocalPivot() = default;
+    // Whether it takes this image and search (sample type, mesh, memory); false: the host prepares.
+    virtual bool accepts(const Image& image, const BrightestParams& params) = 0;
+    // The cells of backgroundCells(image, excluded, params) (uploads the image; excluded as there).
+    virtual std::vector<BackgroundCell> cells(const Image& image, const std::vector<std::uint8_t>& excluded,
+                                              const BackgroundParams& params, JobControl& job) = 0;
+    // a = I - bkg - threshold * rms over the ROI of the image cells() uploaded; roiMask as roiExclusionMask gives it.
+    virtual DeviceDerivedStats derive(const BackgroundMap& model, const PixelRect& roi, double threshold,
+                                      const std::vector<std::uint8_t>& roiMask, JobControl& job) = 0;
+    // The last derive()'s a, downloaded (roi.width x roi.height, row-major): the tests, and the host's search
+    // when the device's declines.
+    virtual std::vector<double> derivedSamples() = 0;
+};
+
 // Validates the ROI (UsageError when it does not lie inside the image), computes the pivot over the
 // included pixels and builds the work array. `image` must outlive the result.
 // The background model is made (over the whole image, blank, non-finite and excluded pixels left out) when
 // the local pivot, a threshold or a minimum SNR needs it (UsageError when the mesh does not fit the image);
 // otherwise there is none and the measurements use the pivot as the background, with no SNR. The local
 // pivot builds `derived`; a threshold with the other pivots adds threshold * the global RMS to the pivot.
-WorkArray prepareWorkArray(const Image& image, const BrightestParams& params);
+// With `device` (which accepts the search), the local pivot is prepared on the device.
+WorkArray prepareWorkArray(const Image& image, const BrightestParams& params, DeviceLocalPivot* device = nullptr,
+                           JobControl* job = nullptr);
 
 // What every region search does first, whatever its mode: the result's header (pivot spec, mode, image
 // size, backend, job.device()), then the work array prepared as step "preprocess" and checked with
@@ -116,7 +150,7 @@ struct PreparedRegionSearch {
     WorkArray work;
 };
 PreparedRegionSearch prepareRegionSearch(const Image& image, const BrightestParams& params, BrightestMode mode,
-                                         Backend resolved, JobControl& job);
+                                         Backend resolved, JobControl& job, DeviceLocalPivot* device = nullptr);
 
 // The pivot's value over the included pixels (values of the ROI that are not excluded), plus the threshold
 // times the global RMS; for the local pivot the global background plus threshold times the global RMS.
