@@ -94,8 +94,9 @@ public:
     std::uint8_t* blocked() { return blocked_.data(); }
 
     // The best allowed interval under the constraints, the first in the ranking's order among equal sums
-    // (smaller first column, then last column).
-    StripBest<V> solve(const std::vector<Constraint>& cons, const DistinctCap& cap) {
+    // (smaller first column, then last column; without wantLast the last column may be a later one of the
+    // same sum).
+    StripBest<V> solve(const std::vector<Constraint>& cons, const DistinctCap& cap, bool wantLast = true) {
         const int cols = cols_;
         for (const Constraint& con : cons)
             // L over every column, narrow: every rectangle of the strip shares rho w > F h w cells with it (w its
@@ -127,15 +128,10 @@ public:
             const V bound = pairSum(sm_[l], q_[l]);
             if (best.any && !(bound > best.value)) continue; // an equal sum at a larger first column comes later
             const int e = segEnd_[l];
-            iv_.clear();
-            for (const Constraint& con : cons) {
-                std::int64_t fs = 0, fe = 0;
-                if (forbidden(l, e, con, cap, fs, fe)) iv_.push_back({static_cast<int>(fs), static_cast<int>(fe)});
-            }
             V cur = bound;
             int curR = smIdx_[l];
+            forbiddenFor(l, e, cons, cap);
             if (!iv_.empty()) {
-                std::sort(iv_.begin(), iv_.end());
                 bool found = false;
                 auto piece = [&](int a, int z) {
                     const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
@@ -155,19 +151,24 @@ public:
                 if (!found) continue; // every last column is forbidden
                 if (best.any && !(cur > best.value)) continue;
             }
-            if constexpr (std::is_floating_point_v<V>) {
-                // A smaller Q can round to the same sum: the ranking names the first such last column.
+            best = {true, cur, l, curR};
+        }
+        if constexpr (std::is_floating_point_v<V>) {
+            // A smaller Q can round to the same sum: the ranking names the first such last column (looked up
+            // for the winner only: the order between first columns compares sums alone).
+            if (best.any && wantLast) {
+                const int l = best.first;
+                forbiddenFor(l, segEnd_[l], cons, cap);
                 std::size_t j = 0;
-                for (int r = l; r < curR; ++r) {
+                for (int r = l; r < best.last; ++r) {
                     while (j < iv_.size() && iv_[j].second < r) ++j;
                     if (j < iv_.size() && iv_[j].first <= r) continue; // forbidden
-                    if (pairSum(q_[r + 1], q_[l]) == cur) {
-                        curR = r;
+                    if (pairSum(q_[r + 1], q_[l]) == best.value) {
+                        best.last = r;
                         break;
                     }
                 }
             }
-            best = {true, cur, l, curR};
         }
         return best;
     }
@@ -208,6 +209,16 @@ private:
         if (fs > e - 1) return false;
         fe = std::min<std::int64_t>(fe, e - 1);
         return true;
+    }
+
+    // iv_: the intervals of last columns that the constraints forbid for first column l, sorted.
+    void forbiddenFor(int l, int e, const std::vector<Constraint>& cons, const DistinctCap& cap) {
+        iv_.clear();
+        for (const Constraint& con : cons) {
+            std::int64_t fs = 0, fe = 0;
+            if (forbidden(l, e, con, cap, fs, fe)) iv_.push_back({static_cast<int>(fs), static_cast<int>(fe)});
+        }
+        std::sort(iv_.begin(), iv_.end());
     }
 
     // The first r in [a, z] with the largest Q[r + 1] (a sparse table, built on the strip's first query).

@@ -13,6 +13,7 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -318,7 +319,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
             if (l0 <= t0 && l1 >= b1) cons.push_back({L.col0, L.col0 + L.cols - 1, 1, 1, cB, true});
             else cons.push_back({L.col0, L.col0 + L.cols - 1, rhoMin, hMax, cB, rhoMin > cap(hMax)});
         }
-        const kmax::StripBest<V> best = solver.solve(cons, cap);
+        const kmax::StripBest<V> best = solver.solve(cons, cap, false);
         e.version = static_cast<std::uint32_t>(listed.size());
         e.refined = true;
         if (best.any) {
@@ -343,9 +344,9 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
                 std::pop_heap(heap.begin(), heap.end(), after);
                 const Entry<V> e = heap.back();
                 heap.pop_back();
-                // A family is split once its bound holds against every listed rectangle; small families
-                // (level 1: at most 4 strips) without a virtual strip.
-                if (e.level > 0 && (listed.empty() || e.level == 1 || (e.refined && e.version == listed.size()))) split(e);
+                // A family is split once its bound holds against every listed rectangle (before the first is
+                // listed, its Kadane bound).
+                if (e.level > 0 && (listed.empty() || (e.refined && e.version == listed.size()))) split(e);
                 else batch.push_back(e);
             }
             if (batch.empty()) {
@@ -354,12 +355,14 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
             }
             job.throwIfCancelled();
             keep.assign(batch.size(), 0);
+            // Items handed out one at a time (a solve takes 10-500 us): a worker that starts late, or shares
+            // its core, takes fewer.
             const int use = batch.size() >= 8 ? std::min<int>(threads, static_cast<int>(batch.size() / 4)) : 1;
-            const std::size_t grain = (batch.size() + use - 1) / use;
-            parallelFor(0, batch.size(), grain, [&](std::size_t b0, std::size_t b1) {
-                const std::size_t slot = b0 / grain;
+            std::atomic<std::size_t> nextItem{0};
+            parallelFor(0, static_cast<std::size_t>(use), 1, [&](std::size_t slot, std::size_t) {
                 if (!solvers[slot]) solvers[slot] = std::make_unique<kmax::StripSolver<V>>(cols, f);
-                for (std::size_t b = b0; b < b1; ++b) keep[b] = solve(batch[b], *solvers[slot], constraints[slot]) ? 1 : 0;
+                for (std::size_t b; (b = nextItem.fetch_add(1, std::memory_order_relaxed)) < batch.size();)
+                    keep[b] = solve(batch[b], *solvers[slot], constraints[slot]) ? 1 : 0;
             }, use);
             for (std::size_t b = 0; b < batch.size(); ++b)
                 if (keep[b]) push(batch[b]); // else nothing is allowed there, now or later
