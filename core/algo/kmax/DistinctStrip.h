@@ -127,30 +127,40 @@ public:
             // Rounding is monotone, so the largest Q[r + 1] gives l's largest sum: a bound on l's best.
             const V bound = pairSum(sm_[l], q_[l]);
             if (best.any && !(bound > best.value)) continue; // an equal sum at a larger first column comes later
+            // The best last column among those not yet known to be forbidden; a constraint that forbids it
+            // adds its interval of forbidden last columns, until one is allowed (or l cannot beat the best).
             const int e = segEnd_[l];
+            iv_.clear();
             V cur = bound;
             int curR = smIdx_[l];
-            forbiddenFor(l, e, cons, cap);
-            if (!iv_.empty()) {
-                bool found = false;
+            bool found = true;
+            for (;;) {
+                const Constraint* against = violated(l, curR, cons, cap);
+                if (!against) break;
+                std::int64_t fs = 0, fe = 0;
+                // Its interval holds curR (the rule and the intervals agree exactly); curR alone otherwise.
+                if (!forbidden(l, e, *against, cap, fs, fe) || fs > curR || fe < curR) fs = fe = curR;
+                iv_.insert(std::upper_bound(iv_.begin(), iv_.end(), std::pair<int, int>(static_cast<int>(fs), static_cast<int>(fe))),
+                           {static_cast<int>(fs), static_cast<int>(fe)});
+                found = false;
                 auto piece = [&](int a, int z) {
                     const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
-                    const V s = pairSum(q_[idx + 1], q_[l]);
-                    if (!found || s > cur) {
-                        cur = s;
+                    const V x = pairSum(q_[idx + 1], q_[l]);
+                    if (!found || x > cur) {
+                        cur = x;
                         curR = idx;
                         found = true;
                     }
                 };
                 int pos = l;
-                for (const auto& [fs, fe] : iv_) {
-                    if (fs > pos) piece(pos, fs - 1);
-                    pos = std::max(pos, fe + 1);
+                for (const auto& [a, z] : iv_) {
+                    if (a > pos) piece(pos, a - 1);
+                    pos = std::max(pos, z + 1);
                 }
                 if (pos <= e - 1) piece(pos, e - 1);
-                if (!found) continue; // every last column is forbidden
-                if (best.any && !(cur > best.value)) continue;
+                if (!found || (best.any && !(cur > best.value))) break;
             }
+            if (!found || (best.any && !(cur > best.value))) continue;
             best = {true, cur, l, curR};
         }
         if constexpr (std::is_floating_point_v<V>) {
@@ -209,6 +219,16 @@ private:
         if (fs > e - 1) return false;
         fe = std::min<std::int64_t>(fe, e - 1);
         return true;
+    }
+
+    // A constraint under which the interval l..r is not allowed (c > cB or rho c > floor(F h w)), or null.
+    static const Constraint* violated(int l, int r, const std::vector<Constraint>& cons, const DistinctCap& cap) {
+        for (const Constraint& con : cons) {
+            if (con.last < l || con.first > r) continue;
+            const std::int64_t c = std::min(r, con.last) - std::max(l, con.first) + 1;
+            if (c > con.cB || con.rho * c > cap(con.h * (r - l + 1))) return &con;
+        }
+        return nullptr;
     }
 
     // iv_: the intervals of last columns that the constraints forbid for first column l, sorted.
