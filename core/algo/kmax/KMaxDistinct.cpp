@@ -110,13 +110,15 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
 template <class V>
 class StripFamilies {
 public:
-    StripFamilies(int rows, int cols, const std::vector<V>& P, const std::vector<V>& upper)
-        : rows_(rows), cols_(cols), P_(P), upper_(upper) {
+    // upper: every strip's Kadane bound (StripMaxima's order), taken over.
+    StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
+        : rows_(rows), cols_(cols), P_(P), upper_(std::move(upper)) {
         levels_ = 0;
         while (((rows - 1) >> levels_) > 0) ++levels_;
         bound_.resize(static_cast<std::size_t>(levels_) + 1);
         lowest_.resize(bound_.size());
         highest_.resize(bound_.size());
+        const std::size_t c = static_cast<std::size_t>(cols);
         for (int k = 1; k <= levels_; ++k) {
             const int n = blocks(k), below = blocks(k - 1);
             auto& bound = bound_[k];
@@ -126,15 +128,19 @@ public:
                     V& b = bound[StripMaxima::index(n, ti >> 1, bi >> 1)];
                     b = std::max(b, familyBound(k - 1, ti, bi));
                 }
-            const std::size_t c = static_cast<std::size_t>(cols);
+            if (k < kStored) continue;
             lowest_[k].resize(static_cast<std::size_t>(n) * c);
             highest_[k].resize(static_cast<std::size_t>(n) * c);
             for (int j = 0; j < n; ++j) {
+                if (k == kStored) {
+                    extremesFromRows(k, j, j, lowest_[k].data() + j * c, highest_[k].data() + j * c);
+                    continue;
+                }
                 const bool pair = 2 * j + 1 < below;
-                const V* lo0 = lowest(k - 1, 2 * j);
-                const V* lo1 = pair ? lowest(k - 1, 2 * j + 1) : lo0;
-                const V* hi0 = highest(k - 1, 2 * j);
-                const V* hi1 = pair ? highest(k - 1, 2 * j + 1) : hi0;
+                const V* lo0 = lowest_[k - 1].data() + 2 * j * c;
+                const V* lo1 = pair ? lo0 + c : lo0;
+                const V* hi0 = highest_[k - 1].data() + 2 * j * c;
+                const V* hi1 = pair ? hi0 + c : hi0;
                 V* lo = lowest_[k].data() + j * c;
                 V* hi = highest_[k].data() + j * c;
                 for (std::size_t x = 0; x < c; ++x) {
@@ -154,19 +160,38 @@ public:
         if (k == 0) return upper_[StripMaxima::index(rows_, ti, bi)];
         return bound_[k][StripMaxima::index(blocks(k), ti, bi)];
     }
-    // Column by column, the smallest prefix row P[top] over the tops of block i, and the largest P[bottom + 1]
-    // over its bottoms.
-    const V* lowest(int k, int i) const {
-        return k == 0 ? P_.data() + static_cast<std::size_t>(i) * cols_ : lowest_[k].data() + static_cast<std::size_t>(i) * cols_;
+    // Column by column, the smallest prefix row P[top] over the tops of block ti and the largest P[bottom + 1]
+    // over the bottoms of block bi (level k >= 1): stored from level kStored up, else gathered into lo and hi.
+    std::pair<const V*, const V*> extremes(int k, int ti, int bi, V* lo, V* hi) const {
+        if (k >= kStored) {
+            const std::size_t c = static_cast<std::size_t>(cols_);
+            return {lowest_[k].data() + ti * c, highest_[k].data() + bi * c};
+        }
+        extremesFromRows(k, ti, bi, lo, hi);
+        return {lo, hi};
     }
-    const V* highest(int k, int i) const {
-        return k == 0 ? P_.data() + static_cast<std::size_t>(i + 1) * cols_ : highest_[k].data() + static_cast<std::size_t>(i) * cols_;
-    }
+    const V* prefixRow(int r) const { return P_.data() + static_cast<std::size_t>(r) * cols_; }
 
 private:
+    // Levels below are gathered from at most 2^(kStored - 1) rows a side when asked (half the memory of P kept).
+    static constexpr int kStored = 3;
+
+    void extremesFromRows(int k, int ti, int bi, V* lo, V* hi) const {
+        std::copy_n(prefixRow(firstRow(k, ti)), cols_, lo);
+        for (int t = firstRow(k, ti) + 1; t <= lastRow(k, ti); ++t) {
+            const V* p = prefixRow(t);
+            for (int x = 0; x < cols_; ++x) lo[x] = std::min(lo[x], p[x]);
+        }
+        std::copy_n(prefixRow(firstRow(k, bi) + 1), cols_, hi);
+        for (int b = firstRow(k, bi) + 1; b <= lastRow(k, bi); ++b) {
+            const V* p = prefixRow(b + 1);
+            for (int x = 0; x < cols_; ++x) hi[x] = std::max(hi[x], p[x]);
+        }
+    }
+
     int rows_, cols_, levels_ = 0;
     const std::vector<V>& P_;
-    const std::vector<V>& upper_;
+    std::vector<V> upper_;
     std::vector<std::vector<V>> bound_, lowest_, highest_;
 };
 
@@ -200,7 +225,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     const int rows = work.rows, cols = work.cols;
     if (static_cast<double>(rows) * (rows + 1) / 2 > 1.5e8)
         throw UsageError("--distinct takes images of at most 17 320 pixels on the shorter side (its table of strips)");
-    const StripMaxima maxima = computeStripMaximaCpu(work, job);
+    StripMaxima maxima = computeStripMaximaCpu(work, job);
     job.throwIfCancelled();
     span.set(job, 0.3);
     const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
@@ -210,15 +235,16 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     auto above = [&](double x) { return std::nextafter(x + slack, std::numeric_limits<double>::infinity()); };
     const ExclusionIndex exclusions(rows, cols, work.excluded);
     const DistinctCap cap(f);
-    const std::size_t count = maxima.size();
     // Every strip's upper bound: Kadane's maximum (clamped at 0: at least the strip's best), for double sums
     // above the slack.
-    std::vector<V> upper(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        if constexpr (std::is_integral_v<V>) upper[i] = maxima.ints[i];
-        else upper[i] = above(maxima.reals[i]);
+    std::vector<V> upper;
+    if constexpr (std::is_integral_v<V>) {
+        upper = std::move(maxima.ints);
+    } else {
+        upper = std::move(maxima.reals);
+        for (double& u : upper) u = above(u);
     }
-    const StripFamilies<V> families(rows, cols, P, upper);
+    const StripFamilies<V> families(rows, cols, P, std::move(upper));
     job.throwIfCancelled();
 
     std::vector<Entry<V>> heap;
@@ -267,15 +293,16 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     const int threads = cpuThreadCount();
     std::vector<std::unique_ptr<kmax::StripSolver<V>>> solvers(static_cast<std::size_t>(threads));
     std::vector<std::vector<kmax::Constraint>> constraints(static_cast<std::size_t>(threads));
+    std::vector<std::vector<V>> scratches(static_cast<std::size_t>(threads), std::vector<V>(2 * static_cast<std::size_t>(cols)));
     // One strip's best allowed interval, or one family's virtual strip (a bound), against every listed rectangle.
-    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons) {
+    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
         V* q = solver.prefix();
         std::uint8_t* blocked = solver.blocked();
         cons.clear();
         q[0] = V(0);
         if (e.level == 0) {
             const int top = e.ti, bottom = e.bi;
-            const V *pt = families.lowest(0, top), *pb = families.highest(0, bottom);
+            const V *pt = families.prefixRow(top), *pb = families.prefixRow(bottom + 1);
             const std::int32_t* next = exclusions.any() ? exclusions.row(top) : nullptr;
             for (int c = 0; c < cols; ++c) {
                 q[c + 1] = q[c] + (pb[c] - pt[c]);
@@ -302,7 +329,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         const int t0 = families.firstRow(lv, e.ti), t1 = families.lastRow(lv, e.ti);
         const int b0 = families.firstRow(lv, e.bi), b1 = families.lastRow(lv, e.bi);
         const bool diagonal = e.ti == e.bi;
-        const V *lo = families.lowest(lv, e.ti), *hi = families.highest(lv, e.bi);
+        const auto [lo, hi] = families.extremes(lv, e.ti, e.bi, scratch.data(), scratch.data() + cols);
         const std::int32_t* next = exclusions.any() && !diagonal ? exclusions.row(t1) : nullptr;
         for (int c = 0; c < cols; ++c) {
             q[c + 1] = q[c] + (hi[c] - lo[c]);
@@ -362,7 +389,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
             parallelFor(0, static_cast<std::size_t>(use), 1, [&](std::size_t slot, std::size_t) {
                 if (!solvers[slot]) solvers[slot] = std::make_unique<kmax::StripSolver<V>>(cols, f);
                 for (std::size_t b; (b = nextItem.fetch_add(1, std::memory_order_relaxed)) < batch.size();)
-                    keep[b] = solve(batch[b], *solvers[slot], constraints[slot]) ? 1 : 0;
+                    keep[b] = solve(batch[b], *solvers[slot], constraints[slot], scratches[slot]) ? 1 : 0;
             }, use);
             for (std::size_t b = 0; b < batch.size(); ++b)
                 if (keep[b]) push(batch[b]); // else nothing is allowed there, now or later
