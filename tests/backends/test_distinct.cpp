@@ -107,6 +107,21 @@ BrightestResult expected(const Image& im, const BrightestParams& p, double f) {
     return r;
 }
 
+// Large flat areas, where many rectangles tie: a background of -1 or 0 and one to three overlapping
+// rectangles of 1 or 2 (pivot 0).
+Image plateaus(int w, int h, std::mt19937& rng) {
+    std::vector<std::int32_t> px(static_cast<std::size_t>(w) * h, static_cast<std::int32_t>(rng() % 2) - 1);
+    const int n = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+        const int x0 = static_cast<int>(rng() % w), y0 = static_cast<int>(rng() % h);
+        const int x1 = x0 + static_cast<int>(rng() % (w - x0)), y1 = y0 + static_cast<int>(rng() % (h - y0));
+        const std::int32_t v = 1 + static_cast<std::int32_t>(rng() % 2);
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) px[static_cast<std::size_t>(y) * w + x] = v;
+    }
+    return test::intImage(w, h, std::move(px));
+}
+
 // Every pair of listed regions obeys the rule.
 void checkRule(const BrightestResult& r, double f, const QString& what) {
     for (std::size_t i = 0; i < r.regions.size(); ++i)
@@ -206,7 +221,7 @@ private slots:
         test::addBackendColumn();
         QTest::addColumn<QString>("kind");
         for (Backend b : test::allBackends)
-            for (const char* k : {"int", "float", "negative", "equal", "blanks", "exclusions", "roi", "pivot"})
+            for (const char* k : {"int", "float", "negative", "equal", "blanks", "big", "plateaus", "exclusions", "roi", "pivot"})
                 test::newBackendRow(b, k) << k;
     }
     void bruteForce() {
@@ -215,7 +230,7 @@ private slots:
         std::mt19937 rng(qHash(kind) + 7);
         std::uniform_int_distribution<int> side(1, 12);
         int checked = 0, multi = 0;
-        for (int trial = 0; trial < 14; ++trial) {
+        for (int trial = 0; trial < 20; ++trial) {
             const int w = trial < 3 ? 1 + trial : side(rng), h = trial < 3 ? 3 - trial : side(rng);
             Image im;
             BrightestParams p;
@@ -230,11 +245,13 @@ private slots:
             } else if (kind == "pivot") {
                 im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
                 p.pivot = PivotSpec::parse(trial % 2 ? "mean" : "median");
+            } else if (kind == "plateaus") {
+                im = plateaus(w, h, rng);
             } else {
                 im = test::randomImageOfKind(kind, w, h, rng);
             }
             if (kind == "equal") p.pivot = PivotSpec::parse(trial % 2 ? "3" : "2");
-            for (double f : {0.0, 0.1, 0.5, 0.99})
+            for (double f : {0.0, 0.1, 0.2, 0.5, 0.99})
                 for (int k : {1, 3, 10, 1000}) {
                     p.k = k;
                     const QString what = QString("%1 %2x%3 F=%4 K=%5 trial %6").arg(kind).arg(w).arg(h).arg(f).arg(k).arg(trial);
@@ -248,7 +265,7 @@ private slots:
                     if (got.regions.size() > 2) ++multi;
                 }
         }
-        QVERIFY(checked >= 200);
+        QVERIFY(checked >= 300);
         if (kind != "negative" && kind != "equal") QVERIFY(multi > 20);
     }
 
@@ -257,7 +274,7 @@ private slots:
         test::addBackendColumn();
         QTest::addColumn<QString>("kind");
         for (Backend b : {Backend::Cpu, Backend::Cuda})
-            for (const char* k : {"u8 noise", "float blanks", "exclusions", "tall", "int ties"}) test::newBackendRow(b, k) << k;
+            for (const char* k : {"u8 noise", "float blanks", "exclusions", "tall", "int ties", "plateaus"}) test::newBackendRow(b, k) << k;
     }
     void agreesWithTheReference() {
         GLINT_FETCH_BACKEND(backend);
@@ -279,11 +296,14 @@ private slots:
         } else if (kind == "tall") { // transposed work array
             im = test::randomIntImage(24, 50, -9, 10, rng);
             p.pivot = PivotSpec::parse("0");
+        } else if (kind == "plateaus") {
+            im = plateaus(45, 33, rng); // large flat areas: near-copies of one rectangle tie
+            p.pivot = PivotSpec::parse("0");
         } else {
             im = test::randomIntImage(36, 28, -1, 1, rng); // many equal sums: the tie order decides
             p.pivot = PivotSpec::parse("0");
         }
-        for (double f : {0.0, 0.2, 0.6})
+        for (double f : {0.0, 0.2, 0.6, 0.99})
             for (int k : {1, 12, 40}) {
                 p.k = k;
                 const QString what = QString("%1 F=%2 K=%3").arg(kind).arg(f).arg(k);

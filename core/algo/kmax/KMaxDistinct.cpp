@@ -1,7 +1,9 @@
 // brightest --mode overlap --distinct F: the exact top K under the rule of Distinct.h. The reference scans
 // every rectangle each round; the CPU search keeps each strip's best allowed interval between rounds and
-// takes strips by an upper bound (NOTES.md, "Distinct": the method and why it is exact).
+// takes families of strips, then strips, best bound first, a family bounded by one virtual strip against the
+// listed rectangles (NOTES.md, "Distinct": the method and why it is exact).
 #include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/DistinctStrip.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
 #include "core/algo/kmax/StripSearch.h"
@@ -11,6 +13,7 @@
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -99,279 +102,121 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
 
 // ---- the CPU search ----------------------------------------------------------------------------------
 
-// The smallest x in [lo, hi] where pred holds (pred false, then true, as x grows), hi + 1 when none;
-// galloping from a guess, so that a good guess costs one or two calls.
-template <class Pred>
-std::int64_t firstTrue(std::int64_t lo, std::int64_t hi, Pred pred, double guess) {
-    if (lo > hi) return lo;
-    std::int64_t g = lo;
-    if (guess >= static_cast<double>(hi)) g = hi;
-    else if (guess > static_cast<double>(lo)) g = static_cast<std::int64_t>(guess);
-    std::int64_t a, b; // the answer lies in [a, b]; pred(b) holds unless b == hi + 1
-    if (pred(g)) {
-        b = g;
-        a = lo;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = b - step;
-            if (x < lo) break;
-            if (!pred(x)) {
-                a = x + 1;
-                break;
-            }
-            b = x;
-        }
-    } else {
-        a = g + 1;
-        b = hi + 1;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = g + step;
-            if (x > hi) break;
-            if (pred(x)) {
-                b = x;
-                break;
-            }
-            a = x + 1;
-        }
-    }
-    while (a < b) {
-        const std::int64_t mid = a + (b - a) / 2;
-        if (pred(mid)) b = mid;
-        else a = mid + 1;
-    }
-    return a;
-}
-
-// A listed rectangle as a strip sees it: its columns, the rows it shares with the strip (rho > 0), and
-// the most columns it may share (cB = floor(F |L|) / rho: the rule's half |r n L| <= F |L|).
-struct Constraint {
-    int first = 0;
-    int last = 0;
-    std::int64_t rho = 0;
-    std::int64_t cB = 0;
-    bool narrow = false; // rho > F h: a rectangle whose columns L covers shares more than F of its own area
-};
-
+// Strips grouped in families: family (k, ti, bi) holds the strips whose top lies in rows [ti 2^k, (ti + 1) 2^k)
+// and bottom in [bi 2^k, (bi + 1) 2^k) (ti <= bi; clipped to the work array; top <= bottom). Level 0 is one
+// strip. Per level: each family's largest Kadane bound, and per block of rows the smallest prefix row a top
+// can start at and the largest a bottom can end at, column by column, so that one virtual strip over those
+// differences bounds every member's column sums (NOTES.md, "Distinct").
 template <class V>
-struct StripOutcome {
-    enum Kind : std::uint8_t { None, Exact, Bound };
-    Kind kind = None;
-    V value = V(0);
-    int first = 0;
-    int last = -1;
-};
-
-// One strip's best allowed interval (scratch kept between strips; one per thread).
-template <class V>
-class StripSolver {
+class StripFamilies {
 public:
-    StripSolver(int cols, double f)
-        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols) {
-        int levels = 1;
-        while ((1 << levels) <= cols) ++levels;
-        table_.resize(static_cast<std::size_t>(levels) * cols);
+    // upper: every strip's Kadane bound (StripMaxima's order), taken over.
+    StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
+        : rows_(rows), cols_(cols), P_(P), upper_(std::move(upper)) {
+        levels_ = 0;
+        while (((rows - 1) >> levels_) > 0) ++levels_;
+        bound_.resize(static_cast<std::size_t>(levels_) + 1);
+        lowest_.resize(bound_.size());
+        highest_.resize(bound_.size());
+        const std::size_t c = static_cast<std::size_t>(cols);
+        for (int k = 1; k <= levels_; ++k) {
+            const int n = blocks(k), below = blocks(k - 1);
+            auto& bound = bound_[k];
+            bound.assign(StripMaxima::index(n, n, n), V(0));
+            for (int ti = 0; ti < below; ++ti)
+                for (int bi = ti; bi < below; ++bi) {
+                    V& b = bound[StripMaxima::index(n, ti >> 1, bi >> 1)];
+                    b = std::max(b, familyBound(k - 1, ti, bi));
+                }
+            if (k < kStored) continue;
+            lowest_[k].resize(static_cast<std::size_t>(n) * c);
+            highest_[k].resize(static_cast<std::size_t>(n) * c);
+            for (int j = 0; j < n; ++j) {
+                if (k == kStored) {
+                    extremesFromRows(k, j, j, lowest_[k].data() + j * c, highest_[k].data() + j * c);
+                    continue;
+                }
+                const bool pair = 2 * j + 1 < below;
+                const V* lo0 = lowest_[k - 1].data() + 2 * j * c;
+                const V* lo1 = pair ? lo0 + c : lo0;
+                const V* hi0 = highest_[k - 1].data() + 2 * j * c;
+                const V* hi1 = pair ? hi0 + c : hi0;
+                V* lo = lowest_[k].data() + j * c;
+                V* hi = highest_[k].data() + j * c;
+                for (std::size_t x = 0; x < c; ++x) {
+                    lo[x] = std::min(lo0[x], lo1[x]);
+                    hi[x] = std::max(hi0[x], hi1[x]);
+                }
+            }
+        }
     }
 
-    // The strip top..bottom against the listed rectangles: Exact (its best allowed interval, in the
-    // ranking's order), Bound (nothing allowed reaches `floor`; value bounds its best from above), or None
-    // (no interval is allowed). Without hasFloor every strip is solved exactly.
-    StripOutcome<V> solve(const V* pt, const V* pb, const std::int32_t* next, int top, int bottom,
-                          const std::vector<WorkRect>& listed, const DistinctCap& cap, bool hasFloor, V floor) {
-        const int cols = cols_;
-        const std::int64_t h = bottom - top + 1;
-        cons_.clear();
-        const std::int64_t capH = cap(h);
-        for (const WorkRect& L : listed) {
-            const std::int64_t rho = kmax::spanOverlap(top, bottom, L.row0, L.row0 + L.rows - 1);
-            if (rho == 0) continue;
-            // rho > F h exactly when rho > floor(F h) (rho is an integer).
-            const Constraint con{L.col0, L.col0 + L.cols - 1, rho, cap(kmax::rectArea(L)) / rho, rho > capH};
-            // L over every column with rho > F h: every rectangle of the strip shares rho w > F h w cells with
-            // it (w its width), so nothing is allowed, now or later.
-            if (con.narrow && con.first == 0 && con.last == cols - 1) return {};
-            cons_.push_back(con);
-        }
-        buildStrip(pt, pb, cols, next, bottom, q_.data(), blocked_.data());
-        // Suffix maxima of Q[r + 1] over r in l..(end of l's run of free columns), the first index on ties.
-        for (int c = cols - 1; c >= 0; --c) {
-            if (blocked_[c]) continue;
-            if (c + 1 < cols && !blocked_[c + 1]) {
-                segEnd_[c] = segEnd_[c + 1];
-                if (!(q_[c + 1] < sm_[c + 1])) {
-                    sm_[c] = q_[c + 1];
-                    smIdx_[c] = c;
-                } else {
-                    sm_[c] = sm_[c + 1];
-                    smIdx_[c] = smIdx_[c + 1];
-                }
-            } else {
-                segEnd_[c] = c + 1;
-                sm_[c] = q_[c + 1];
-                smIdx_[c] = c;
-            }
-        }
-        tableBuilt_ = false;
-        bool have = false, pruned = false;
-        V bestSum = V(0), prunedMax = V(0);
-        int bestL = 0, bestR = -1;
-        for (int l = 0; l < cols; ++l) {
-            if (blocked_[l]) continue;
-            // Rounding is monotone, so the largest Q[r + 1] gives l's largest sum: a bound on l's best.
-            const V bound = pairSum(sm_[l], q_[l]);
-            if (hasFloor && bound < floor) {
-                if (!pruned || bound > prunedMax) prunedMax = bound;
-                pruned = true;
-                continue;
-            }
-            if (have && !(bound > bestSum)) continue; // an equal sum at a larger first column comes later
-            const int e = segEnd_[l];
-            iv_.clear();
-            for (const Constraint& con : cons_) {
-                std::int64_t fs = 0, fe = 0;
-                if (forbidden(l, e, h, con, cap, fs, fe)) iv_.push_back({static_cast<int>(fs), static_cast<int>(fe)});
-            }
-            V cur = bound;
-            int curR = smIdx_[l];
-            if (!iv_.empty()) {
-                std::sort(iv_.begin(), iv_.end());
-                bool found = false;
-                auto piece = [&](int a, int z) {
-                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
-                    const V s = pairSum(q_[idx + 1], q_[l]);
-                    if (!found || s > cur) {
-                        cur = s;
-                        curR = idx;
-                        found = true;
-                    }
-                };
-                int pos = l;
-                for (const auto& [fs, fe] : iv_) {
-                    if (fs > pos) piece(pos, fs - 1);
-                    pos = std::max(pos, fe + 1);
-                }
-                if (pos <= e - 1) piece(pos, e - 1);
-                if (!found) continue; // every last column is forbidden
-                if (have && !(cur > bestSum)) continue;
-            }
-            if constexpr (std::is_floating_point_v<V>) {
-                // A smaller Q can round to the same sum: the ranking names the first such last column.
-                std::size_t j = 0;
-                for (int r = l; r < curR; ++r) {
-                    while (j < iv_.size() && iv_[j].second < r) ++j;
-                    if (j < iv_.size() && iv_[j].first <= r) continue; // forbidden
-                    if (pairSum(q_[r + 1], q_[l]) == cur) {
-                        curR = r;
-                        break;
-                    }
-                }
-            }
-            have = true;
-            bestSum = cur;
-            bestL = l;
-            bestR = curR;
-        }
-        StripOutcome<V> out;
-        if (have && (!hasFloor || !(bestSum < floor))) {
-            out.kind = StripOutcome<V>::Exact;
-            out.value = bestSum;
-            out.first = bestL;
-            out.last = bestR;
-        } else if (have || pruned) {
-            out.kind = StripOutcome<V>::Bound;
-            out.value = have && pruned ? std::max(bestSum, prunedMax) : have ? bestSum : prunedMax;
-        }
-        return out;
+    int levels() const { return levels_; }
+    int blocks(int k) const { return ((rows_ - 1) >> k) + 1; }
+    int firstRow(int k, int i) const { return i << k; }
+    int lastRow(int k, int i) const { return std::min(rows_, (i + 1) << k) - 1; }
+    // The largest Kadane bound of the family's strips.
+    V familyBound(int k, int ti, int bi) const {
+        if (k == 0) return upper_[StripMaxima::index(rows_, ti, bi)];
+        return bound_[k][StripMaxima::index(blocks(k), ti, bi)];
     }
+    // Column by column, the smallest prefix row P[top] over the tops of block ti and the largest P[bottom + 1]
+    // over the bottoms of block bi (level k >= 1): stored from level kStored up, else gathered into lo and hi.
+    std::pair<const V*, const V*> extremes(int k, int ti, int bi, V* lo, V* hi) const {
+        if (k >= kStored) {
+            const std::size_t c = static_cast<std::size_t>(cols_);
+            return {lowest_[k].data() + ti * c, highest_[k].data() + bi * c};
+        }
+        extremesFromRows(k, ti, bi, lo, hi);
+        return {lo, hi};
+    }
+    const V* prefixRow(int r) const { return P_.data() + static_cast<std::size_t>(r) * cols_; }
 
 private:
-    // The last columns r (l <= r < e) that one listed rectangle forbids for first column l: an interval
-    // [fs, fe] (NOTES.md). c = the shared columns, w = r - l + 1. Left of m = max(l, L.first) nothing is
-    // shared; from m to L.last c grows with r and w = c + (m - l), so both halves of the rule, rho c <=
-    // floor(F |L|) and rho c <= floor(F h w), hold for a prefix of those c (exactly: in real arithmetic the
-    // second is c (rho - F h) <= F h (m - l)); right of L.last c stays and only w grows, so the second half
-    // holds again from some width on, the first never (if it failed before).
-    bool forbidden(int l, int e, std::int64_t h, const Constraint& con, const DistinctCap& cap, std::int64_t& fs,
-                   std::int64_t& fe) const {
-        if (con.last < l || con.first > e - 1) return false;
-        const std::int64_t m = std::max(l, con.first), cL = con.last - m + 1, d = m - l, rho = con.rho;
-        auto feasA = [&](std::int64_t c) { return rho * c <= cap(h * (c + d)); };
-        const std::int64_t lim = std::min(cL, con.cB);
-        std::int64_t allowed = lim; // c = 0..allowed pass both halves
-        if (d == 0 && con.narrow) {
-            allowed = 0; // rho c > F h c for every c >= 1
-        } else if (lim > 0 && !feasA(lim)) {
-            const double fh = cap.zero() ? 0.0 : fValue_ * static_cast<double>(h);
-            const double guess = static_cast<double>(rho) > fh ? fh * static_cast<double>(d) / (static_cast<double>(rho) - fh) + 1.0 : 1.0;
-            allowed = firstTrue(1, lim, [&](std::int64_t c) { return !feasA(c); }, guess) - 1;
+    // Levels below are gathered from at most 2^(kStored - 1) rows a side when asked (half the memory of P kept).
+    static constexpr int kStored = 3;
+
+    void extremesFromRows(int k, int ti, int bi, V* lo, V* hi) const {
+        std::copy_n(prefixRow(firstRow(k, ti)), cols_, lo);
+        for (int t = firstRow(k, ti) + 1; t <= lastRow(k, ti); ++t) {
+            const V* p = prefixRow(t);
+            for (int x = 0; x < cols_; ++x) lo[x] = std::min(lo[x], p[x]);
         }
-        if (allowed == cL) return false;
-        fs = m + allowed;
-        if (con.cB < cL) {
-            fe = e - 1;
-        } else {
-            const std::int64_t wmin = con.last - l + 2, wmax = e - l, need = rho * cL;
-            std::int64_t w = wmax + 1;
-            if (!cap.zero() && wmin <= wmax) {
-                const double guess = static_cast<double>(need) / (fValue_ * static_cast<double>(h));
-                w = firstTrue(wmin, wmax, [&](std::int64_t x) { return need <= cap(h * x); }, guess);
-            }
-            fe = w > wmax ? e - 1 : l + w - 2;
+        std::copy_n(prefixRow(firstRow(k, bi) + 1), cols_, hi);
+        for (int b = firstRow(k, bi) + 1; b <= lastRow(k, bi); ++b) {
+            const V* p = prefixRow(b + 1);
+            for (int x = 0; x < cols_; ++x) hi[x] = std::max(hi[x], p[x]);
         }
-        if (fs > e - 1) return false;
-        fe = std::min<std::int64_t>(fe, e - 1);
-        return true;
     }
 
-    // The first r in [a, z] with the largest Q[r + 1] (a sparse table, built on the strip's first query).
-    int rangeMax(int a, int z) {
-        const int cols = cols_;
-        if (!tableBuilt_) {
-            for (int i = 0; i < cols; ++i) table_[i] = i;
-            for (int j = 1; (1 << j) <= cols; ++j) {
-                const int* prev = table_.data() + static_cast<std::size_t>(j - 1) * cols;
-                int* cur = table_.data() + static_cast<std::size_t>(j) * cols;
-                const int half = 1 << (j - 1);
-                for (int i = 0; i + (1 << j) <= cols; ++i) cur[i] = better(prev[i], prev[i + half]);
-            }
-            tableBuilt_ = true;
-        }
-        int j = 0;
-        while ((2 << j) <= z - a + 1) ++j;
-        const int* row = table_.data() + static_cast<std::size_t>(j) * cols;
-        return better(row[a], row[z - (1 << j) + 1]);
-    }
-    int better(int x, int y) const { return q_[y + 1] > q_[x + 1] ? y : x; } // x < y: the first of equals
-
-    int cols_;
-    double fValue_ = 0.0;
-    std::vector<V> q_;
-    std::vector<std::uint8_t> blocked_;
-    std::vector<int> segEnd_;
-    std::vector<V> sm_;
-    std::vector<int> smIdx_;
-    std::vector<int> table_;
-    bool tableBuilt_ = false;
-    std::vector<Constraint> cons_;
-    std::vector<std::pair<int, int>> iv_;
+    int rows_, cols_, levels_ = 0;
+    const std::vector<V>& P_;
+    std::vector<V> upper_;
+    std::vector<std::vector<V>> bound_, lowest_, highest_;
 };
 
-// A strip in the search's heap: its upper bound (Bound), or its best allowed interval (Exact, checked
-// against the rectangles listed up to `version`).
+// A heap entry: a family of strips (level >= 1) with an upper bound of its members' best allowed sums, or one
+// strip (level 0) with a bound or its best allowed interval (exact), checked against the first `version`
+// listed rectangles. A family's bound is `refined` when a virtual strip against those rectangles gave it.
 template <class V>
 struct Entry {
     V value;
-    std::uint32_t strip;
+    std::uint64_t key; // the smallest strip index among the members: index(top, bottom), by top then bottom
+    std::int32_t ti, bi;
+    std::int32_t first, last;
     std::uint32_t version;
-    std::int32_t first;
-    std::int32_t last;
-    bool exact;
+    std::uint8_t level;
+    bool exact;   // level 0
+    bool refined; // level >= 1
 };
 
-// Heap order: the larger value first, then the smaller strip index (smaller top, then bottom).
+// Heap order: the larger value first, then the smaller key (equal values: the family or strip that may hold
+// the first strip in the ranking's order is looked at first).
 template <class V>
 struct EntryAfter {
     bool operator()(const Entry<V>& a, const Entry<V>& b) const {
         if (a.value != b.value) return a.value < b.value;
-        return a.strip > b.strip;
+        return a.key > b.key;
     }
 };
 
@@ -380,122 +225,175 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     const int rows = work.rows, cols = work.cols;
     if (static_cast<double>(rows) * (rows + 1) / 2 > 1.5e8)
         throw UsageError("--distinct takes images of at most 17 320 pixels on the shorter side (its table of strips)");
-    const StripMaxima maxima = computeStripMaximaCpu(work, job);
+    StripMaxima maxima = computeStripMaximaCpu(work, job);
     job.throwIfCancelled();
     span.set(job, 0.3);
     const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
     auto step = job.timing().scope("search");
     const double slack = kmax::orderSlack(work);
+    // Bounds from double sums in another order than the canonical one: plus the slack between the orders.
+    auto above = [&](double x) { return std::nextafter(x + slack, std::numeric_limits<double>::infinity()); };
     const ExclusionIndex exclusions(rows, cols, work.excluded);
     const DistinctCap cap(f);
-    const std::size_t count = maxima.size();
-    // Every strip's upper bound: Kadane's maximum (clamped at 0: at least the strip's best), plus, for
-    // double sums, the slack between Kadane's order of additions and the canonical one.
-    auto upper = [&](std::size_t i) -> V {
-        if constexpr (std::is_integral_v<V>) return maxima.ints[i];
-        else return std::nextafter(maxima.reals[i] + slack, std::numeric_limits<double>::infinity());
-    };
-    std::vector<std::size_t> topStart(static_cast<std::size_t>(rows) + 1);
-    for (int t = 0; t <= rows; ++t) topStart[t] = StripMaxima::index(rows, t, t);
-    auto stripOf = [&](std::size_t i) {
-        const int top = static_cast<int>(std::upper_bound(topStart.begin(), topStart.end(), i) - topStart.begin()) - 1;
-        return std::pair<int, int>{top, top + static_cast<int>(i - topStart[top])};
-    };
-    // Strips not yet in the heap, by decreasing bound (then index), sorted in growing batches.
-    std::vector<std::uint32_t> order(count);
-    for (std::size_t i = 0; i < count; ++i) order[i] = static_cast<std::uint32_t>(i);
-    auto byBound = [&](std::uint32_t a, std::uint32_t b) {
-        const V ua = upper(a), ub = upper(b);
-        return ua != ub ? ua > ub : a < b;
-    };
-    std::size_t opened = 0, sorted = 0, sortBatch = std::min<std::size_t>(count, 4 * k + 1024);
+    // Every strip's upper bound: Kadane's maximum (clamped at 0: at least the strip's best), for double sums
+    // above the slack.
+    std::vector<V> upper;
+    if constexpr (std::is_integral_v<V>) {
+        upper = std::move(maxima.ints);
+    } else {
+        upper = std::move(maxima.reals);
+        for (double& u : upper) u = above(u);
+    }
+    const StripFamilies<V> families(rows, cols, P, std::move(upper));
+    job.throwIfCancelled();
+
     std::vector<Entry<V>> heap;
     const EntryAfter<V> after;
+    auto push = [&](const Entry<V>& e) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), after);
+    };
+    auto stripKey = [&](int top, int bottom) { return static_cast<std::uint64_t>(StripMaxima::index(rows, top, bottom)); };
+    {
+        const int top = families.levels();
+        push({families.familyBound(top, 0, 0), 0, 0, 0, 0, -1, 0, static_cast<std::uint8_t>(top), false, false});
+    }
     std::vector<WorkRect> listed;
-    auto rectOf = [&](const Entry<V>& e) {
-        const auto [top, bottom] = stripOf(e.strip);
-        return makeWorkRect(top, bottom, e.first, e.last, e.value);
-    };
-    // Moves into the heap every unopened strip whose bound ranks before the heap's top.
-    auto open = [&] {
-        while (opened < count) {
-            if (opened == sorted) {
-                job.throwIfCancelled();
-                const auto first = order.begin() + static_cast<std::ptrdiff_t>(sorted);
-                const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(count, sorted + sortBatch));
-                std::nth_element(first, last - 1, order.end(), byBound);
-                std::sort(first, last, byBound);
-                sorted = static_cast<std::size_t>(last - order.begin());
-                sortBatch = std::min<std::size_t>(sortBatch * 4, std::size_t{1} << 20);
-            }
-            const std::uint32_t i = order[opened];
-            const Entry<V> e{upper(i), i, 0, 0, -1, false};
-            if (!heap.empty() && after(e, heap.front())) return;
-            heap.push_back(e);
-            std::push_heap(heap.begin(), heap.end(), after);
-            ++opened;
-        }
-    };
-    // An Exact entry still holds when the rectangles listed since it was found allow it.
+    auto rectOf = [&](const Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
+    // An exact strip still holds when the rectangles listed since it was found allow it.
     auto stillAllowed = [&](Entry<V>& e) {
-        if (!e.exact) return false;
+        if (e.level != 0 || !e.exact) return false;
         const WorkRect r = rectOf(e);
         for (std::size_t v = e.version; v < listed.size(); ++v)
             if (!kmax::distinctAllowed(r, listed[v], cap)) return false;
         e.version = static_cast<std::uint32_t>(listed.size());
         return true;
     };
+    // A family's members, one level down (children that hold no strip with top <= bottom are left out); a
+    // family of level 1 gives strips. Each inherits the family's bound where it is lower than its own.
+    auto split = [&](const Entry<V>& e) {
+        const int lv = e.level - 1;
+        if (lv == 0) {
+            for (int t = families.firstRow(1, e.ti); t <= families.lastRow(1, e.ti); ++t)
+                for (int b = std::max(t, families.firstRow(1, e.bi)); b <= families.lastRow(1, e.bi); ++b)
+                    push({std::min(e.value, families.familyBound(0, t, b)), stripKey(t, b), t, b, 0, -1, 0, 0, false, false});
+            return;
+        }
+        const int n = families.blocks(lv);
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+                const int ti = 2 * e.ti + i, bi = 2 * e.bi + j;
+                if (ti > bi || bi >= n) continue;
+                const int t0 = families.firstRow(lv, ti);
+                push({std::min(e.value, families.familyBound(lv, ti, bi)), stripKey(t0, std::max(t0, families.firstRow(lv, bi))), ti, bi,
+                      0, -1, 0, static_cast<std::uint8_t>(lv), false, false});
+            }
+    };
+
     const int threads = cpuThreadCount();
-    std::vector<std::unique_ptr<StripSolver<V>>> solvers(static_cast<std::size_t>(threads));
+    std::vector<std::unique_ptr<kmax::StripSolver<V>>> solvers(static_cast<std::size_t>(threads));
+    std::vector<std::vector<kmax::Constraint>> constraints(static_cast<std::size_t>(threads));
+    std::vector<std::vector<V>> scratches(static_cast<std::size_t>(threads), std::vector<V>(2 * static_cast<std::size_t>(cols)));
+    // One strip's best allowed interval, or one family's virtual strip (a bound), against every listed rectangle.
+    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
+        V* q = solver.prefix();
+        std::uint8_t* blocked = solver.blocked();
+        cons.clear();
+        q[0] = V(0);
+        if (e.level == 0) {
+            const int top = e.ti, bottom = e.bi;
+            const V *pt = families.prefixRow(top), *pb = families.prefixRow(bottom + 1);
+            const std::int32_t* next = exclusions.any() ? exclusions.row(top) : nullptr;
+            for (int c = 0; c < cols; ++c) {
+                q[c + 1] = q[c] + (pb[c] - pt[c]);
+                blocked[c] = next && next[c] <= bottom ? 1 : 0;
+            }
+            const std::int64_t h = bottom - top + 1, capH = cap(h);
+            for (const WorkRect& L : listed) {
+                const std::int64_t rho = kmax::spanOverlap(top, bottom, L.row0, L.row0 + L.rows - 1);
+                if (rho > 0) cons.push_back({L.col0, L.col0 + L.cols - 1, rho, h, cap(kmax::rectArea(L)) / rho, rho > capH});
+            }
+            const kmax::StripBest<V> best = solver.solve(cons, cap);
+            e.version = static_cast<std::uint32_t>(listed.size());
+            e.exact = best.any;
+            if (best.any) {
+                e.value = best.value;
+                e.first = best.first;
+                e.last = best.last;
+            }
+            return best.any;
+        }
+        // The virtual strip: column c's sum at most highest - lowest in every member (rounding is monotone);
+        // blocked where the rows every member holds (off the diagonal: the last top to the first bottom) are.
+        const int lv = e.level;
+        const int t0 = families.firstRow(lv, e.ti), t1 = families.lastRow(lv, e.ti);
+        const int b0 = families.firstRow(lv, e.bi), b1 = families.lastRow(lv, e.bi);
+        const bool diagonal = e.ti == e.bi;
+        const auto [lo, hi] = families.extremes(lv, e.ti, e.bi, scratch.data(), scratch.data() + cols);
+        const std::int32_t* next = exclusions.any() && !diagonal ? exclusions.row(t1) : nullptr;
+        for (int c = 0; c < cols; ++c) {
+            q[c + 1] = q[c] + (hi[c] - lo[c]);
+            blocked[c] = next && next[c] <= b0 ? 1 : 0;
+        }
+        const std::int64_t hMax = b1 - t0 + 1;
+        for (const WorkRect& L : listed) {
+            const int l0 = L.row0, l1 = L.row0 + L.rows - 1;
+            // The fewest rows a member shares with L: off the diagonal the rows every member holds; on it the
+            // members include each single row.
+            const std::int64_t rhoMin = diagonal ? (l0 <= t0 && l1 >= t1 ? 1 : 0) : kmax::spanOverlap(t1, b0, l0, l1);
+            if (rhoMin == 0) continue;
+            const std::int64_t cB = cap(kmax::rectArea(L)) / rhoMin;
+            if (l0 <= t0 && l1 >= b1) cons.push_back({L.col0, L.col0 + L.cols - 1, 1, 1, cB, true});
+            else cons.push_back({L.col0, L.col0 + L.cols - 1, rhoMin, hMax, cB, rhoMin > cap(hMax)});
+        }
+        const kmax::StripBest<V> best = solver.solve(cons, cap, false);
+        e.version = static_cast<std::uint32_t>(listed.size());
+        e.refined = true;
+        if (best.any) {
+            if constexpr (std::is_integral_v<V>) e.value = std::min(e.value, best.value);
+            else e.value = std::min(e.value, above(best.value));
+        }
+        return best.any;
+    };
+
     std::vector<Entry<V>> batch;
-    std::vector<StripOutcome<V>> outcomes;
+    std::vector<std::uint8_t> keep;
     while (listed.size() < k) {
         job.throwIfCancelled();
-        bool hasFloor = false;
-        V floor = V(0);
         std::size_t batchSize = 1;
         bool exhausted = false;
         for (;;) {
             batch.clear();
             while (batch.size() < batchSize) {
-                open();
                 if (heap.empty()) break;
-                if (stillAllowed(heap.front())) break;
+                Entry<V>& top = heap.front();
+                if (stillAllowed(top)) break;
                 std::pop_heap(heap.begin(), heap.end(), after);
-                batch.push_back(heap.back());
+                const Entry<V> e = heap.back();
                 heap.pop_back();
+                // A family is split once its bound holds against every listed rectangle (before the first is
+                // listed, its Kadane bound).
+                if (e.level > 0 && (listed.empty() || (e.refined && e.version == listed.size()))) split(e);
+                else batch.push_back(e);
             }
             if (batch.empty()) {
                 if (heap.empty()) exhausted = true;
                 break; // the top holds: this round's rectangle
             }
             job.throwIfCancelled();
-            outcomes.assign(batch.size(), {});
-            const int use = batch.size() >= 16 ? std::min<int>(threads, static_cast<int>(batch.size() / 8)) : 1;
-            const std::size_t grain = (batch.size() + use - 1) / use;
-            parallelFor(0, batch.size(), grain, [&](std::size_t b0, std::size_t b1) {
-                auto& solver = solvers[b0 / grain];
-                if (!solver) solver = std::make_unique<StripSolver<V>>(cols, f);
-                for (std::size_t b = b0; b < b1; ++b) {
-                    const auto [top, bottom] = stripOf(batch[b].strip);
-                    outcomes[b] = solver->solve(P.data() + static_cast<std::size_t>(top) * cols,
-                                                P.data() + static_cast<std::size_t>(bottom + 1) * cols,
-                                                exclusions.any() ? exclusions.row(top) : nullptr, top, bottom, listed, cap,
-                                                hasFloor, floor);
-                }
+            keep.assign(batch.size(), 0);
+            // Items handed out one at a time (a solve takes 10-500 us): a worker that starts late, or shares
+            // its core, takes fewer.
+            const int use = batch.size() >= 8 ? std::min<int>(threads, static_cast<int>(batch.size() / 4)) : 1;
+            std::atomic<std::size_t> nextItem{0};
+            parallelFor(0, static_cast<std::size_t>(use), 1, [&](std::size_t slot, std::size_t) {
+                if (!solvers[slot]) solvers[slot] = std::make_unique<kmax::StripSolver<V>>(cols, f);
+                for (std::size_t b; (b = nextItem.fetch_add(1, std::memory_order_relaxed)) < batch.size();)
+                    keep[b] = solve(batch[b], *solvers[slot], constraints[slot], scratches[slot]) ? 1 : 0;
             }, use);
-            for (std::size_t b = 0; b < batch.size(); ++b) {
-                const StripOutcome<V>& o = outcomes[b];
-                if (o.kind == StripOutcome<V>::None) continue; // nothing allowed now, nor later
-                const bool exact = o.kind == StripOutcome<V>::Exact;
-                heap.push_back({o.value, batch[b].strip, static_cast<std::uint32_t>(listed.size()), o.first, o.last, exact});
-                std::push_heap(heap.begin(), heap.end(), after);
-                if (exact && (!hasFloor || o.value > floor)) {
-                    floor = o.value;
-                    hasFloor = true;
-                }
-            }
-            batchSize = std::min<std::size_t>(batchSize * 2, 256);
+            for (std::size_t b = 0; b < batch.size(); ++b)
+                if (keep[b]) push(batch[b]); // else nothing is allowed there, now or later
+            batchSize = std::min<std::size_t>(batchSize * 2, 64);
         }
         if (exhausted) break;
         std::pop_heap(heap.begin(), heap.end(), after);
@@ -504,8 +402,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         listed.push_back(rectOf(won));
         // The strip's best is listed now, so the rule forbids it (F < 1): its sum stays only a bound.
         won.exact = false;
-        heap.push_back(won);
-        std::push_heap(heap.begin(), heap.end(), after);
+        push(won);
         span.set(job, 0.3 + 0.7 * static_cast<double>(listed.size()) / static_cast<double>(k));
     }
     return listed;
