@@ -57,8 +57,10 @@ std::vector<std::string> candidates() {
 }
 
 // OpenCV's own caps, a backstop behind the header checks of rasterDecodedSize (a format or a header
-// variant those do not read). imgcodecs reads them when it is loaded, so they are set before the plugin
-// is, and never over a value the user set.
+// variant those do not read); never over a value the user set. imgcodecs reads them once, when it is
+// loaded (namespace-scope statics of OpenCV 4's loadsave.cpp), so they are set just before the plugin
+// is. (While imgcodecs was linked into the programs it read them before main, and setting them at the
+// first imread had no effect.)
 void setOpenCvCaps() {
     const std::uint64_t pixels =
         std::min<std::uint64_t>(static_cast<std::uint64_t>(kMaxImagePixels), maxImageBytes() / kWorkBytesPerPixel);
