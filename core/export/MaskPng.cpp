@@ -1,13 +1,11 @@
 #include "core/export/MaskPng.h"
 
 #include "core/algo/common/CommonComponent.h"
+#include "core/io/Codecs.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <opencv2/core.hpp>
-#if GLINT_WITH_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
 
 namespace glint {
 
@@ -17,14 +15,16 @@ std::string maskPngBytes(const std::vector<std::uint8_t>& mask, int width, int h
 #if !GLINT_WITH_IMGCODECS
     throw OutputError("this headless build of Glint writes no PNG files");
 #else
+    const Codecs* codecs = glint::codecs();
+    if (!codecs) throw OutputError("writing PNG files needs Glint's codecs plugin: " + codecsError());
     cv::Mat image(height, width, CV_8UC1);
     for (int y = 0; y < height; ++y) {
         std::uint8_t* row = image.ptr<std::uint8_t>(y);
         const std::uint8_t* in = mask.data() + static_cast<std::size_t>(y) * width;
         for (int x = 0; x < width; ++x) row[x] = in[x] ? 255 : 0;
     }
-    std::vector<std::uint8_t> bytes;
-    if (!cv::imencode(".png", image, bytes)) throw OutputError("PNG encoding of the mask failed");
+    const std::vector<std::uint8_t> bytes = codecs->encodePng(image);
+    if (bytes.empty()) throw OutputError("PNG encoding of the mask failed");
     return std::string(bytes.begin(), bytes.end());
 #endif
 }

@@ -1,11 +1,9 @@
 #include "core/export/OverlayImage.h"
 
+#include "core/io/Codecs.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
-#if GLINT_WITH_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -333,8 +331,10 @@ void OverlayImage::savePng(const std::string& path) const {
 #if !GLINT_WITH_IMGCODECS
     throw OutputError("cannot write '" + path + "': this headless build of Glint writes no PNG files");
 #else
-    std::vector<std::uint8_t> bytes;
-    if (!cv::imencode(".png", pixels(), bytes)) throw OutputError("cannot write '" + path + "': PNG encoding failed");
+    const Codecs* codecs = glint::codecs();
+    if (!codecs) throw OutputError("cannot write '" + path + "': writing PNG files needs Glint's codecs plugin: " + codecsError());
+    const std::vector<std::uint8_t> bytes = codecs->encodePng(pixels());
+    if (bytes.empty()) throw OutputError("cannot write '" + path + "': PNG encoding failed");
     writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 #endif
 }

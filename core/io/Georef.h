@@ -1,7 +1,8 @@
 // Georeferencing of raster images (GeoTIFF tags, world files, a .prj beside the image) through GDAL:
 // pixel -> map coordinates in the image's CRS, and -> WGS 84 longitude/latitude through OGR. Pixels are
-// still decoded by OpenCV; only the georeferencing comes from GDAL. In the lean headless build
-// (GLINT_WITH_IMGCODECS=OFF) there is no GDAL: georefAvailable() is false and no image is georeferenced.
+// still decoded by OpenCV; only the georeferencing comes from GDAL. GDAL is in the codecs plugin
+// (core/io/Codecs.h), loaded on first use; without it (the lean headless build, GLINT_WITH_IMGCODECS=OFF,
+// where georefAvailable() is false, or a plugin that did not load) no image is georeferenced.
 //
 // Pixel convention. Glint's pixel (x, y) has its centre at the integers x, y and covers
 // [x-0.5, x+0.5] x [y-0.5, y+0.5] (ViewTransform, Wcs). GDAL's geotransform GT maps its pixel/line
@@ -22,6 +23,8 @@
 
 namespace glint {
 
+class CrsTransform; // core/io/Codecs.h
+
 // A position in the image's CRS, in its units (easting/northing in metres, or degrees for a geographic
 // CRS), axis order as the geotransform gives it (x = easting or longitude).
 struct MapPoint {
@@ -35,7 +38,7 @@ struct LonLat {
     double lat = 0.0;
 };
 
-// Whether this build reads georeferencing (GDAL is built in with the raster codecs).
+// Whether this build reads georeferencing (GDAL comes with the raster codecs, in their plugin).
 bool georefAvailable();
 
 class Georef {
@@ -43,8 +46,9 @@ public:
     // The georeferencing of a PNG/TIFF/JPEG/BMP/PNM file: the GeoTIFF's own tags first, else a world file
     // beside it (.tfw .tifw .pgw .pngw .jgw .jpgw .jpegw .bpw .wld, as GDAL looks for them), with the CRS
     // of a .prj beside it when the file itself names none. Null when the file has no geotransform, when it
-    // is unusable (not finite, singular), or without GDAL. Never throws and never prints: GDAL's messages
-    // are caught; side files must be regular files of sane size (a FIFO named a.pgw is ignored).
+    // is unusable (not finite, singular), or without GDAL (no codecs plugin). Never throws and never
+    // prints: GDAL's messages are caught; side files must be regular files of sane size (a FIFO named
+    // a.pgw is ignored).
     static std::shared_ptr<const Georef> fromFile(const std::string& path);
 
     // From a GDAL geotransform and a CRS as OGR reads it ("EPSG:32633", WKT 1 or 2, ESRI WKT, PROJ
@@ -89,8 +93,6 @@ public:
     // CRS_WKT.
     std::vector<HeaderCard> headerCards() const;
 
-    struct Transform;
-
 private:
     friend class GeorefBuilder;
     Georef() = default;
@@ -102,7 +104,7 @@ private:
     std::optional<int> epsg_;
     bool geographic_ = false;
     std::string unit_;
-    std::unique_ptr<Transform> transform_;
+    std::unique_ptr<const CrsTransform> transform_; // the plugin's OGR transformation to WGS 84
 };
 
 // What GDAL reads of a raster file in one opening: its georeferencing (as Georef::fromFile) and its own

@@ -1,6 +1,7 @@
 // PNG/PGM/TIFF/JPEG/BMP through OpenCV, 8 and 16 bit (and TIFF's 32-bit and float samples), colour
 // converted to luminance the way ImageJ and OpenCV do (rounded to the native depth); georeferencing and
-// the file's tags through GDAL (core/io/Georef).
+// the file's tags through GDAL (core/io/Georef). Both come from the codecs plugin (core/io/Codecs.h).
+#include "core/io/Codecs.h"
 #include "core/io/Georef.h"
 #include "core/io/ImageLoader.h"
 #include "core/io/JpegMarkers.h"
@@ -14,13 +15,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#if GLINT_WITH_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
 #include <opencv2/imgproc.hpp>
 
 namespace glint {
@@ -56,20 +53,6 @@ bool jpegIsComplete(const std::string& path) {
     }
     return false; // the file ends inside its headers
 }
-
-// OpenCV's own caps, a backstop behind the header checks of rasterDecodedSize (a format or a header
-// variant those do not read): OpenCV reads them once, at its first imread, so they are set before it
-// and never over a value the user set.
-void setOpenCvCaps() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        const std::uint64_t pixels =
-            std::min<std::uint64_t>(static_cast<std::uint64_t>(kMaxImagePixels), maxImageBytes() / kWorkBytesPerPixel);
-        ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(std::max<std::uint64_t>(pixels, 1)).c_str(), 0);
-        ::setenv("OPENCV_IO_MAX_IMAGE_WIDTH", std::to_string(kMaxImageSide).c_str(), 0);
-        ::setenv("OPENCV_IO_MAX_IMAGE_HEIGHT", std::to_string(kMaxImageSide).c_str(), 0);
-    });
-}
 #endif
 
 } // namespace
@@ -87,15 +70,14 @@ Image loadRaster(const std::string& path, FileFormat format) {
             checkImageBudget(*size, "cannot open '" + path + "'");
         }
     }
-    setOpenCvCaps();
+    const Codecs* codecs = glint::codecs();
+    if (!codecs)
+        throw InputError("cannot open '" + path + "': reading " + std::string(fileFormatName(format)) +
+                         " files needs Glint's codecs plugin: " + codecsError());
     {
         // libpng/libjpeg print their own warnings for damaged files; the user gets our one line instead.
         StderrSilencer quiet;
-        try {
-            mat = cv::imread(path, cv::IMREAD_UNCHANGED);
-        } catch (const cv::Exception& e) {
-            mat.release();
-        }
+        mat = codecs->read(path);
     }
     if (mat.empty())
         throw InputError("cannot open '" + path + "': the " + std::string(fileFormatName(format)) +

@@ -11,11 +11,11 @@
 // spiculated mass of ~15 mm (100 px across) and a cluster of 8 microcalcifications of 0.2–1 mm
 // (1.3–6.7 px). Quantum-like noise and a slight blur for the detector finish it. cv::RNG is used
 // because, unlike <random>'s distributions, it gives the same numbers with every standard library.
+#include "core/io/Codecs.h"
 #include "core/util/AtomicFile.h"
 #include "tools/samples/SyntheticNoise.h"
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -278,9 +278,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        std::vector<unsigned char> png;
-        if (!cv::imencode(".png", makeMammogram(), png, {cv::IMWRITE_PNG_COMPRESSION, 9}))
-            throw std::runtime_error("PNG encoding failed");
+        const glint::Codecs* codecs = glint::codecs();
+        if (!codecs) throw std::runtime_error(glint::codecsError());
+        const std::vector<std::uint8_t> png = codecs->encodePng(makeMammogram(), 9);
+        if (png.empty()) throw std::runtime_error("PNG encoding failed");
         glint::writeFileAtomically(argv[1], withTextChunks(png));
     } catch (const std::exception& e) {
         std::cerr << "glint-make-mammogram: " << e.what() << "\n";

@@ -1,5 +1,6 @@
 #include "ui/display/ColourSamples.h"
 
+#include "core/io/Codecs.h"
 #include "core/util/InputFile.h"
 #include "core/util/StderrSilencer.h"
 
@@ -9,7 +10,6 @@
 #include <string>
 
 #if GLINT_WITH_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #endif
 
@@ -59,12 +59,14 @@ std::shared_ptr<const ColourSamples> readColour(const glint::Image& image) {
     (void)image;
     return nullptr;
 #else
+    const glint::Codecs* codecs = glint::codecs();
+    if (!codecs) return nullptr; // the luminance is drawn
     cv::Mat colour;
     try {
         const glint::InputFile file(image.meta.path); // a regular file, as the loader required
         (void)file;
         glint::StderrSilencer quiet;
-        colour = cv::imread(image.meta.path, cv::IMREAD_UNCHANGED);
+        colour = codecs->read(image.meta.path);
     } catch (const std::exception&) {
         return nullptr; // gone or unreadable since it was loaded: the luminance is drawn
     }

@@ -1,10 +1,9 @@
 #include "core/algo/common/CommonComponentCases.h"
 
+#include "core/io/Codecs.h"
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
-#if GLINT_WITH_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -120,13 +119,8 @@ bool changeImage(Image& image, double gain, double bias, double gamma, int noise
         }
     bool ok = true;
     if (jpegQuality > 0) {
-#if GLINT_WITH_IMGCODECS
-        std::vector<std::uint8_t> bytes;
-        cv::imencode(".jpg", m, bytes, {cv::IMWRITE_JPEG_QUALITY, jpegQuality});
-        m = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
-#else
-        ok = false;
-#endif
+        if (const Codecs* codecs = glint::codecs()) m = codecs->decodeGrey(codecs->encodeJpeg(m, jpegQuality));
+        else ok = false;
     }
     image = imageOf(m);
     return ok;

@@ -1,0 +1,153 @@
+// The codecs plugin (core/io/Codecs.h): OpenCV's imgcodecs and GDAL are loaded only when a raster is read
+// or written, never for FITS/CSV; a missing or broken plugin (GLINT_CODECS_PLUGIN pointed at a file that
+// is none) gives one line and exit 3 for a PNG, while FITS and CSV still work. In the lean build
+// (GLINT_WITH_IMGCODECS=OFF) there is no plugin and the PNG cases skip.
+#include "tests/support/TestSupport.h"
+
+#include "core/io/Codecs.h"
+#include "core/io/Georef.h"
+#include "core/io/ImageLoader.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QtTest>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace glint;
+
+namespace {
+
+// Whether this process has a library whose file name contains `name` mapped.
+bool mapped(const std::string& name) {
+    std::ifstream maps("/proc/self/maps");
+    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    return text.find(name) != std::string::npos;
+}
+
+QString writeCsv() { return test::writeTempFile("small.csv", "1,2,3\n4,50,6\n7,8,9\n"); }
+
+// A small PNG made by the plugin itself ("" without it).
+QString writePng() {
+    const Codecs* c = codecs();
+    if (!c) return {};
+    cv::Mat m(3, 4, CV_8UC1);
+    for (int i = 0; i < 12; ++i) m.data[i] = static_cast<std::uint8_t>(20 * i);
+    const std::vector<std::uint8_t> png = c->encodePng(m);
+    return test::writeTempFile("small.png", QByteArray(reinterpret_cast<const char*>(png.data()), static_cast<int>(png.size())));
+}
+
+test::CliResult runCliWith(const QStringList& args, const QString& variable, const QString& value) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(variable, value);
+    process.setProcessEnvironment(env);
+    return test::runProcess(process, test::cliPath(), args);
+}
+
+// One line on standard error, ending in a newline.
+bool oneLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
+
+} // namespace
+
+class TestCodecsPlugin : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Before anything asked for a codec, the test program (which links glint_core) has neither
+    // imgcodecs nor GDAL; the first use loads them.
+    void loadedOnFirstUse() {
+        QVERIFY(!mapped("libopencv_imgcodecs"));
+        QVERIFY(!mapped("libgdal"));
+        QVERIFY(!mapped("glint_codecs"));
+        const Image image = loadImage(writeCsv().toStdString());
+        QCOMPARE(image.width(), 3);
+        QVERIFY(!mapped("glint_codecs"));
+        if (!GLINT_WITH_IMGCODECS) {
+            QVERIFY(codecs() == nullptr);
+            QVERIFY(!codecsError().empty());
+            QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
+        }
+        QVERIFY2(codecs() != nullptr, codecsError().c_str());
+        QVERIFY(codecsError().empty());
+        QVERIFY(mapped("glint_codecs"));
+        QVERIFY(mapped("libopencv_imgcodecs"));
+        QVERIFY(codecs() == codecs()); // one instance
+    }
+
+    // A PNG written and read back through the plugin, and GDAL's georeferencing through it.
+    void roundTrip() {
+        if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
+        const QString png = writePng();
+        QVERIFY(!png.isEmpty());
+        const Image image = loadImage(png.toStdString());
+        QCOMPARE(image.width(), 4);
+        QCOMPARE(image.height(), 3);
+        QCOMPARE(image.meta.format, std::string("PNG"));
+        QCOMPARE(image.value(3, 2), 220.0);
+        const auto georef = Georef::create({500000, 10, 0, 5000000, 0, -10}, "EPSG:32633");
+        QVERIFY(georef);
+        QCOMPARE(georef->epsg().value_or(0), 32633);
+        QVERIFY(georef->pixelToLonLat(0, 0).has_value());
+    }
+
+    // glint-cli on FITS or CSV maps neither the plugin nor GDAL (the dynamic linker's own list); on a
+    // PNG it does.
+    void cliLoadsCodecsOnlyForRasters() {
+        const QString csv = writeCsv();
+        const test::CliResult plain = runCliWith({"info", csv}, "LD_DEBUG", "files");
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY2(!plain.err.contains("glint_codecs") && !plain.err.contains("libgdal") &&
+                     !plain.err.contains("libopencv_imgcodecs"),
+                 "glint-cli info on a CSV file loaded the codecs");
+        if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
+        const test::CliResult png = runCliWith({"info", writePng()}, "LD_DEBUG", "files");
+        QCOMPARE(png.exitCode, 0);
+        QVERIFY(png.err.contains("glint_codecs"));
+        QVERIFY(png.err.contains("libgdal"));
+    }
+
+    void missingPlugin_data() {
+        QTest::addColumn<QString>("plugin");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("missing") << "/nonexistent/glint_codecs.so" << "cannot open shared object file";
+        QTest::newRow("not a library") << QString(GLINT_SOURCE_DIR "/CMakeLists.txt") << "invalid ELF header";
+        QTest::newRow("another library") << QString("libz.so.1") << "has no glint_codecs_factory_v1";
+    }
+
+    // A plugin that does not load: a PNG is refused with one line and exit 3 (reading and writing), the
+    // CSV and FITS inputs still open.
+    void missingPlugin() {
+        QFETCH(QString, plugin);
+        QFETCH(QString, why);
+        if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
+        const QString png = writePng();
+        const test::CliResult read = runCliWith({"info", png}, "GLINT_CODECS_PLUGIN", plugin);
+        QCOMPARE(read.exitCode, 3);
+        QVERIFY2(oneLine(read.err), read.err.constData());
+        QVERIFY2(read.err.startsWith("glint-cli: cannot open '" + png.toUtf8() + "': reading PNG files needs Glint's codecs plugin: "),
+                 read.err.constData());
+        QVERIFY2(read.err.contains(why.toUtf8()), read.err.constData());
+
+        const QString csv = writeCsv();
+        const test::CliResult text = runCliWith({"info", csv}, "GLINT_CODECS_PLUGIN", plugin);
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.err.isEmpty());
+        const QString fits = test::samplePath("ngc1316o.fit");
+        QCOMPARE(runCliWith({"info", fits}, "GLINT_CODECS_PLUGIN", plugin).exitCode, 0);
+
+        const QString overlay = test::tempDir() + "/overlay.png";
+        QFile::remove(overlay);
+        const test::CliResult write = runCliWith({"brightest", csv, "--overlay", overlay}, "GLINT_CODECS_PLUGIN", plugin);
+        QCOMPARE(write.exitCode, 3);
+        QVERIFY2(oneLine(write.err), write.err.constData());
+        QVERIFY2(write.err.contains("cannot write '" + overlay.toUtf8() + "': writing PNG files needs Glint's codecs plugin"),
+                 write.err.constData());
+        QVERIFY(!QFile::exists(overlay));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodecsPlugin)
+#include "test_codecs_plugin.moc"
