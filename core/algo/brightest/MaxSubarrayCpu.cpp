@@ -705,21 +705,34 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
         // The exact cache blocks of the strips whose rows meet r0..r1 (top <= r1, bottom >= r0) whose kept
         // last's window meets c0..c1 (only blocks c0 / cb .. (c1 + L - 1) / cb can hold one) turn stale.
         const int k0 = c0 / cb, k1 = std::min(nb - 1, (c1 + L - 1) / cb);
+        // A top's bests change only where the block holding one turned stale: the sums stay, so its best over
+        // all blocks is the same lane and block (now stale), and its exact best, if its block is still exact,
+        // is still the first largest (the other lanes' exact maxima only went down).
         for (int t = std::max(0, r0 - H + 1); t <= r1; ++t) {
-            bool any = false;
-            for (int d = std::max(0, r0 - t); d < H && t + d < rows; ++d) {
-                const std::size_t gid = static_cast<std::size_t>(t) * G + d / W;
-                const std::size_t base = gid * perGroup + d % W;
+            TopBest& tb = topBest[t];
+            const std::size_t exactBlock = tb.exact.bottom >= 0
+                ? (static_cast<std::size_t>(t) * G + (tb.exact.bottom - t) / W) * nb + tb.exact.last / cb : ~std::size_t{0};
+            const std::size_t anyBlock = tb.any.bottom >= 0 && tb.any.last >= 0
+                ? (static_cast<std::size_t>(t) * G + (tb.any.bottom - t) / W) * nb + tb.any.last / cb : ~std::size_t{0};
+            bool exactLost = false;
+            const int dFirst = std::max(0, r0 - t), dEnd = std::min(H, rows - t); // the bottoms reaching r0
+            for (int gi = dFirst / W; gi * W < dEnd; ++gi) {
+                const std::size_t gid = static_cast<std::size_t>(t) * G + gi;
+                const int l0 = std::max(0, dFirst - gi * W), l1 = std::min(W, dEnd - gi * W);
                 for (int k = k0; k <= k1; ++k) {
-                    if (stale[gid * nb + k] != kExact) continue;
-                    const int last = blockLast[base + static_cast<std::size_t>(k) * W];
-                    if (last >= 0 && last >= c0 && last - L + 1 <= c1) {
-                        stale[gid * nb + k] = kStale;
-                        any = true;
+                    const std::size_t block = gid * nb + k;
+                    if (stale[block] != kExact) continue;
+                    const std::int32_t* lasts = blockLast + gid * perGroup + static_cast<std::size_t>(k) * W;
+                    bool hit = false;
+                    for (int l = l0; l < l1; ++l) hit = hit || (lasts[l] >= 0 && lasts[l] >= c0 && lasts[l] - L + 1 <= c1);
+                    if (hit) {
+                        stale[block] = kStale;
+                        exactLost = exactLost || block == exactBlock;
+                        if (block == anyBlock) tb.anyStale = true;
                     }
                 }
             }
-            if (any) bestOfTop(t);
+            if (exactLost) bestOfTop(t);
         }
     };
     DisjointOutcome out = runDisjointRounds(rule, search, exclude);

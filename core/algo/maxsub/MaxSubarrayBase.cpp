@@ -23,12 +23,19 @@ void ExclusionIndex::exclude(const WorkRect& rect) {
     for (int r = rect.row0; r < rect.row0 + rect.rows; ++r)
         std::fill_n(mask_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * cols_ + rect.col0),
                     rect.cols, std::uint8_t{1});
-    // Only rows at or above the rectangle's last row can change, and only in its columns.
+    // Only rows at or above the rectangle's last row can change, and only in its columns; above its first row,
+    // a row that keeps all its values keeps every row above it too (each row follows from the one below).
     for (int r = rect.row0 + rect.rows - 1; r >= 0; --r) {
         const std::uint8_t* m = mask_.data() + static_cast<std::size_t>(r) * cols_;
         std::int32_t* out = next_.data() + static_cast<std::size_t>(r) * cols_;
         const std::int32_t* below = out + cols_;
-        for (int c = rect.col0; c < rect.col0 + rect.cols; ++c) out[c] = m[c] ? r : below[c];
+        bool changed = false;
+        for (int c = rect.col0; c < rect.col0 + rect.cols; ++c) {
+            const std::int32_t v = m[c] ? r : below[c];
+            changed = changed || v != out[c];
+            out[c] = v;
+        }
+        if (!changed && r < rect.row0) break;
     }
 }
 
