@@ -16,183 +16,176 @@ namespace glint {
 
 namespace {
 
-// The mode estimate of SExtractor and SEP: 2.5 median - 1.5 mean unless the clipped distribution is
-// skewed (|mean - median| >= 0.3 sigma, a crowded cell), then the median.
-double modeOf(double mean, double median, double sigma) {
-    if (!(sigma > 0.0)) return mean;
-    return std::fabs(mean - median) < 0.3 * sigma ? 2.5 * median - 1.5 * mean : median;
-}
-
 ClippedStats finish(std::size_t count, double mean, double median, double sigma) {
     ClippedStats s;
     s.count = count;
     s.mean = mean;
     s.median = median;
     s.sigma = sigma;
-    s.mode = modeOf(mean, median, sigma);
+    s.mode = bgmath::modeOf(mean, median, sigma);
     return s;
 }
 
-constexpr int kBins = 1024;      // histogram bins over +-kSpan sigma
-constexpr double kSpan = 5.0;
-constexpr int kRebuilds = 4;     // histograms made again around a much smaller sigma
+using bgmath::kBins;
+using bgmath::kLanes;
+
+// 32 lane sums (value k in lane k % 32, each lane in increasing k) and their fixed tree: the order the
+// device's warps add in (BackgroundMath.h).
+struct LaneSums {
+    double p[kLanes] = {};
+    double total() {
+        double q[kLanes];
+        std::copy(p, p + kLanes, q);
+        return bgmath::laneTreeSum(q);
+    }
+};
 
 } // namespace
 
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
-                                   std::vector<double>* scratch) {
+                                   ClippingScratch* scratch) {
+    using namespace bgmath;
     if (n == 0) return {};
     // The plain mean and sigma (shifted by the first value for accuracy).
     const double shift = values[0];
-    double s = 0.0, ss = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double d = values[i] - shift;
-        s += d;
-        ss += d * d;
+    LaneSums s, ss;
+    for (std::size_t k = 0; k < n; ++k) {
+        const double d = bgSub(values[k], shift);
+        s.p[k % kLanes] = bgAdd(s.p[k % kLanes], d);
+        ss.p[k % kLanes] = bgAdd(ss.p[k % kLanes], bgMul(d, d));
     }
-    const double dn = static_cast<double>(n);
-    double mean = shift + s / dn;
-    double sigma = std::sqrt(std::max(0.0, ss / dn - (s / dn) * (s / dn)));
+    double mean = 0.0, sigma = 0.0;
+    meanSigma(shift, s.total(), ss.total(), static_cast<double>(n), mean, sigma);
     if (!(sigma > 0.0)) return finish(n, mean, mean, 0.0);
 
-    std::vector<double> local;
-    std::vector<double>& hist = scratch ? *scratch : local;
-    hist.assign(3 * kBins, 0.0); // count, sum, sum of squares (relative to the centre) per bin
+    ClippingScratch local;
+    ClippingScratch& sc = scratch ? *scratch : local;
+    sc.slot.resize(n);
+    sc.count.assign(kBins + 2, 0);
+    std::int16_t* slot = sc.slot.data();               // each value's bin: -1 below the histogram, kBins above
+    std::int64_t* count = sc.count.data() + 1;         // count[-1 .. kBins]
     double centre = mean, width = sigma;
-    std::size_t count = n;
+    std::size_t kept = n;
     double median = mean;
     // The clipping interval as bin indices; the first pass of the first histogram keeps everything (the
-    // values outside the histogram are counted apart, in under and over).
+    // values outside the histogram included).
     int b0 = 0, b1 = kBins - 1;
     bool all = true;
     int iterations = 0;
     double lo = 0.0, binWidth = 1.0;
     int medianBin = -1, medianNext = -1; // bins holding a single value that give the median (-1: none)
     for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
-        lo = centre - kSpan * width;
-        binWidth = 2.0 * kSpan * width / kBins;
-        std::fill(hist.begin(), hist.end(), 0.0);
-        double under[3] = {0, 0, 0}, over[3] = {0, 0, 0};
-        for (std::size_t i = 0; i < n; ++i) {
-            const double d = values[i] - centre;
-            const double f = (values[i] - lo) / binWidth;
-            double* h;
-            if (f < 0.0) h = under;
-            else if (f >= kBins) h = over;
-            else h = hist.data() + 3 * static_cast<std::size_t>(f);
-            h[0] += 1.0;
-            h[1] += d;
-            h[2] += d * d;
+        histogramGeometry(centre, width, lo, binWidth);
+        std::fill(sc.count.begin(), sc.count.end(), 0);
+        for (std::size_t k = 0; k < n; ++k) {
+            const int b = binOf(values[k], lo, binWidth);
+            slot[k] = static_cast<std::int16_t>(b);
+            ++count[b];
         }
         if (rebuild > 0) { // the interval found so far, in the new bins
-            const double cl = median - clipSigma * sigma, ch = median + clipSigma * sigma;
-            b0 = std::max(0, static_cast<int>(std::ceil((cl - lo) / binWidth - 0.5)));
-            b1 = std::min(kBins - 1, static_cast<int>(std::floor((ch - lo) / binWidth - 0.5)));
-            if (b0 > b1) b0 = b1 = std::clamp(static_cast<int>((median - lo) / binWidth), 0, kBins - 1);
+            clipBins(median, sigma, clipSigma, lo, binWidth, b0, b1);
             all = false;
         }
         for (; iterations < maxIterations; ++iterations) {
-            double c = 0.0, sum = 0.0, sq = 0.0;
-            if (all) {
-                c = under[0] + over[0];
-                sum = under[1] + over[1];
-                sq = under[2] + over[2];
-            }
-            for (int b = b0; b <= b1; ++b) {
-                c += hist[3 * b];
-                sum += hist[3 * b + 1];
-                sq += hist[3 * b + 2];
-            }
-            if (!(c > 0.0)) break;
-            count = static_cast<std::size_t>(c);
-            mean = centre + sum / c;
-            sigma = std::sqrt(std::max(0.0, sq / c - (sum / c) * (sum / c)));
-            // The median, interpolated inside its bin (values outside the histogram sit at its ends). A bin
-            // that holds one value only (integer data: bins are narrower than 1 when sigma < ~100) gives that
-            // value, and when the rank ends exactly at its end (an even count) the mean of it and the next.
-            auto binMean = [&](int b) { return centre + hist[3 * b + 1] / hist[3 * b]; };
-            auto spike = [&](int b) {
-                const double m = hist[3 * b + 1] / hist[3 * b];
-                return hist[3 * b + 2] / hist[3 * b] - m * m <= 1e-4 * binWidth * binWidth;
-            };
-            auto binMedian = [&](int b, double inBin) {
-                const double h = hist[3 * b];
-                medianBin = medianNext = -1;
-                if (!spike(b)) return lo + (b + inBin / h) * binWidth;
-                medianBin = b;
-                if (inBin < h) return binMean(b);
-                for (int q = b + 1; q <= b1; ++q)
-                    if (hist[3 * q] > 0.0) {
-                        if (!spike(q)) {
-                            medianBin = -1;
-                            return 0.5 * (binMean(b) + lo + q * binWidth);
-                        }
-                        medianNext = q;
-                        return 0.5 * (binMean(b) + binMean(q));
-                    }
-                return binMean(b);
-            };
-            const double rank = 0.5 * c;
-            double below = all ? under[0] : 0.0;
-            medianBin = medianNext = -1;
-            if (below >= rank) {
-                median = lo;
-            } else {
-                median = lo + 2.0 * kSpan * width;
+            // The kept count and the median's bin from the counts alone (exact integers).
+            std::int64_t c = all ? count[-1] + count[kBins] : 0;
+            for (int b = b0; b <= b1; ++b) c += count[b];
+            if (c == 0) break;
+            const double rank = 0.5 * static_cast<double>(c);
+            std::int64_t below = all ? count[-1] : 0;
+            int mb = -2, q = -2; // the median's bin; the next nonempty kept bin when the rank ends at mb's end (-2: none)
+            if (static_cast<double>(below) < rank) {
                 for (int b = b0; b <= b1; ++b) {
-                    const double h = hist[3 * b];
-                    if (below + h >= rank) {
-                        median = binMedian(b, rank - below);
+                    if (static_cast<double>(below + count[b]) >= rank) {
+                        mb = b;
                         break;
                     }
-                    below += h;
+                    below += count[b];
+                }
+                if (mb >= 0 && !(rank - static_cast<double>(below) < static_cast<double>(count[mb])))
+                    for (int b = mb + 1; b <= b1; ++b)
+                        if (count[b] > 0) {
+                            q = b;
+                            break;
+                        }
+            }
+            // The kept values' sums and those of bins mb and q (d = value - centre), in lane order.
+            LaneSums k1, k2, m1, m2, q1, q2;
+            for (std::size_t k0 = 0; k0 < n; k0 += kLanes) {
+                const std::size_t m = std::min<std::size_t>(kLanes, n - k0);
+                for (std::size_t l = 0; l < m; ++l) {
+                    const double d = bgSub(values[k0 + l], centre), dd = bgMul(d, d);
+                    const int b = slot[k0 + l];
+                    const bool in = all || (b >= b0 && b <= b1);
+                    k1.p[l] = bgAdd(k1.p[l], in ? d : 0.0);
+                    k2.p[l] = bgAdd(k2.p[l], in ? dd : 0.0);
+                    m1.p[l] = bgAdd(m1.p[l], b == mb ? d : 0.0);
+                    m2.p[l] = bgAdd(m2.p[l], b == mb ? dd : 0.0);
+                    q1.p[l] = bgAdd(q1.p[l], b == q ? d : 0.0);
+                    q2.p[l] = bgAdd(q2.p[l], b == q ? dd : 0.0);
                 }
             }
-            const double cl = median - clipSigma * sigma, ch = median + clipSigma * sigma;
-            int n0 = std::max(0, static_cast<int>(std::ceil((cl - lo) / binWidth - 0.5)));
-            int n1 = std::min(kBins - 1, static_cast<int>(std::floor((ch - lo) / binWidth - 0.5)));
-            if (n0 > n1) n0 = n1 = std::clamp(static_cast<int>((median - lo) / binWidth), 0, kBins - 1);
+            kept = static_cast<std::size_t>(c);
+            const double dc = static_cast<double>(c);
+            const double sum = k1.total(), sq = k2.total();
+            mean = bgAdd(centre, bgDiv(sum, dc));
+            sigma = bgSqrt(bgPositive(bgSub(bgDiv(sq, dc), bgMul(bgDiv(sum, dc), bgDiv(sum, dc)))));
+            // The median, interpolated inside its bin (values outside the histogram sit at its ends); a bin
+            // that holds one value only gives that value (medianOfBin).
+            medianBin = medianNext = -1;
+            if (!(static_cast<double>(all ? count[-1] : 0) < rank)) median = lo;
+            else if (mb < 0) median = bgAdd(lo, bgMul(2.0 * kSpan, width));
+            else
+                median = medianOfBin(centre, lo, binWidth, mb, static_cast<double>(count[mb]), m1.total(), m2.total(),
+                                     bgSub(rank, static_cast<double>(below)), q, q >= 0 ? static_cast<double>(count[q]) : 0.0,
+                                     q1.total(), q2.total(), medianBin, medianNext);
+            int n0 = 0, n1 = 0;
+            clipBins(median, sigma, clipSigma, lo, binWidth, n0, n1);
             if (!all && n0 == b0 && n1 == b1) break; // converged
             b0 = n0;
             b1 = n1;
             all = false;
         }
         // Bins much wider than sigma blur the clipping: histogram the values again around the new estimate.
-        if (!(sigma > 0.0) || sigma * 16.0 > width || iterations >= maxIterations) break;
+        if (!(sigma > 0.0) || bgMul(sigma, 16.0) > width || iterations >= maxIterations) break;
         centre = median;
         width = sigma;
     }
     // The kept values once more, exactly (shifted by the first one): a constant cell gives its value bit for
     // bit, and a median in a single-valued bin that value.
-    double keptShift = 0.0, s1 = 0.0, s2 = 0.0, first = 0.0, next = 0.0;
-    std::size_t kept = 0;
-    bool haveFirst = false, haveNext = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double f = (values[i] - lo) / binWidth;
-        const int bin = f < 0.0 ? -1 : f >= kBins ? kBins : static_cast<int>(f);
-        if (!all && (bin < b0 || bin > b1)) continue;
-        if (kept == 0) keptShift = values[i];
-        const double d = values[i] - keptShift;
-        s1 += d;
-        s2 += d * d;
-        ++kept;
-        if (bin == medianBin && !haveFirst) {
-            first = values[i];
-            haveFirst = true;
+    std::size_t firstKept = n;
+    for (std::size_t k = 0; k < n; ++k)
+        if (all || (slot[k] >= b0 && slot[k] <= b1)) {
+            firstKept = k;
+            break;
         }
-        if (bin == medianNext && !haveNext) {
-            next = values[i];
-            haveNext = true;
+    if (firstKept < n) {
+        const double keptShift = values[firstKept];
+        LaneSums k1, k2;
+        std::size_t count2 = 0;
+        double first = 0.0, next = 0.0;
+        bool haveFirst = false, haveNext = false;
+        for (std::size_t k = 0; k < n; ++k) {
+            const int b = slot[k];
+            const bool in = all || (b >= b0 && b <= b1);
+            const double d = bgSub(values[k], keptShift);
+            k1.p[k % kLanes] = bgAdd(k1.p[k % kLanes], in ? d : 0.0);
+            k2.p[k % kLanes] = bgAdd(k2.p[k % kLanes], in ? bgMul(d, d) : 0.0);
+            count2 += in;
+            if (in && b == medianBin && !haveFirst) {
+                first = values[k];
+                haveFirst = true;
+            }
+            if (in && b == medianNext && !haveNext) {
+                next = values[k];
+                haveNext = true;
+            }
         }
+        kept = count2;
+        meanSigma(keptShift, k1.total(), k2.total(), static_cast<double>(count2), mean, sigma);
+        if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? halfSum(first, next) : first;
     }
-    if (kept > 0) {
-        const double k = static_cast<double>(kept);
-        count = kept;
-        mean = keptShift + s1 / k;
-        sigma = std::sqrt(std::max(0.0, s2 / k - (s1 / k) * (s1 / k)));
-        if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? 0.5 * (first + next) : first;
-    }
-    return finish(count, mean, median, sigma);
+    return finish(kept, mean, median, sigma);
 }
 
 ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int maxIterations) {
@@ -296,7 +289,7 @@ std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vecto
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         parallelFor(0, cells, 4, [&](std::size_t c0, std::size_t c1) {
             std::vector<double> values;
-            std::vector<double> scratch;
+            ClippingScratch scratch;
             values.reserve(static_cast<std::size_t>(mesh) * mesh);
             for (std::size_t c = c0; c < c1; ++c) {
                 const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
