@@ -405,14 +405,16 @@ __global__ void positiveSumKernel(const double* rowSums, int rows, double* out) 
 }
 
 // The samples' upload in bands of cell rows through page-locked staging slots (kept from run to run), each
-// band's cell kernel queued behind its copy, so that the kernel of one band runs while the next ones are copied:
-// `stagers` host threads copy bands into the slots (a slot is reused once its last copy has left), this thread
-// queues each band's copy and kernel in band order. run() returns the kernels' own milliseconds (events around
-// each band's kernel, summed). GLINT_BACKGROUND_BANDS=1 uploads the whole image first and runs one kernel (the
-// kernel-only figure of the notes).
+// band's cell kernel queued behind its copy on one of kComputeStreams streams, so that the kernels of the bands
+// run while the next ones are copied, and side by side (a band's cells fill a fraction of the GPU): `stagers`
+// host threads copy bands into the slots (a slot is reused once its last copy has left), this thread queues
+// each band's copy and kernel in band order. run() returns the kernels' milliseconds (events around each band's
+// kernel, summed: with bands side by side, more than the kernels' wall time). GLINT_BACKGROUND_BANDS=1 uploads
+// the whole image first and runs one kernel (the kernel-only figure of the notes).
 struct CellPipeline {
     static constexpr std::size_t kBandBytes = std::size_t{2} << 20;
-    Stream copy, compute;
+    static constexpr int kComputeStreams = 4;
+    Stream copy, compute[kComputeStreams];
     PinnedBuffer<unsigned char> staging;
     std::vector<cudaEvent_t> slotFree, kernelStart, kernelEnd;
 
@@ -505,10 +507,11 @@ struct CellPipeline {
                     state[i] = 2;
                     cv.notify_all();
                 }
-                GLINT_CUDA_CHECK(cudaStreamWaitEvent(compute, slotFree[s], 0));
-                GLINT_CUDA_CHECK(cudaEventRecord(kernelStart[i], compute));
-                launch(i * rowsPerBand, std::min(ny, (i + 1) * rowsPerBand) - i * rowsPerBand, compute.get());
-                GLINT_CUDA_CHECK(cudaEventRecord(kernelEnd[i], compute));
+                const Stream& stream = compute[i % kComputeStreams];
+                GLINT_CUDA_CHECK(cudaStreamWaitEvent(stream, slotFree[s], 0));
+                GLINT_CUDA_CHECK(cudaEventRecord(kernelStart[i], stream));
+                launch(i * rowsPerBand, std::min(ny, (i + 1) * rowsPerBand) - i * rowsPerBand, stream.get());
+                GLINT_CUDA_CHECK(cudaEventRecord(kernelEnd[i], stream));
             }
         } catch (...) {
             fail();
@@ -518,7 +521,7 @@ struct CellPipeline {
             cudaStreamSynchronize(copy); // the staging slots stay in use until their copies have left
             std::rethrow_exception(error);
         }
-        compute.synchronize();
+        for (const Stream& stream : compute) stream.synchronize();
         float total = 0.0f;
         for (int i = 0; i < bands; ++i) {
             float ms = 0.0f;
@@ -584,8 +587,7 @@ public:
             });
         });
         std::vector<BackgroundCell> host(cells);
-        GLINT_CUDA_CHECK(cudaMemcpyAsync(host.data(), out, cells * sizeof(BackgroundCell), cudaMemcpyDeviceToHost, pipe.compute));
-        pipe.compute.synchronize();
+        GLINT_CUDA_CHECK(cudaMemcpy(host.data(), out, cells * sizeof(BackgroundCell), cudaMemcpyDeviceToHost));
         job.timing().add("upload and cells", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         job.timing().add("background cells", kernelMs);
         return host;

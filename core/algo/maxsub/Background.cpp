@@ -8,6 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -49,10 +54,13 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     // The plain mean and sigma (shifted by the first value for accuracy).
     const double shift = values[0];
     LaneSums s, ss;
-    for (std::size_t k = 0; k < n; ++k) {
-        const double d = bgSub(values[k], shift);
-        s.p[k % kLanes] = bgAdd(s.p[k % kLanes], d);
-        ss.p[k % kLanes] = bgAdd(ss.p[k % kLanes], bgMul(d, d));
+    for (std::size_t k0 = 0; k0 < n; k0 += kLanes) {
+        const std::size_t m = std::min<std::size_t>(kLanes, n - k0);
+        for (std::size_t l = 0; l < m; ++l) {
+            const double d = bgSub(values[k0 + l], shift);
+            s.p[l] = bgAdd(s.p[l], d);
+            ss.p[l] = bgAdd(ss.p[l], bgMul(d, d));
+        }
     }
     double mean = 0.0, sigma = 0.0;
     meanSigma(shift, s.total(), ss.total(), static_cast<double>(n), mean, sigma);
@@ -61,9 +69,57 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     ClippingScratch local;
     ClippingScratch& sc = scratch ? *scratch : local;
     sc.slot.resize(n);
+    sc.order.resize(n);
     sc.count.assign(kBins + 2, 0);
+    sc.start.assign(kBins + 2, 0);
+    sc.next.assign(kBins + 2, 0);
     std::int16_t* slot = sc.slot.data();               // each value's bin: -1 below the histogram, kBins above
     std::int64_t* count = sc.count.data() + 1;         // count[-1 .. kBins]
+    std::int64_t* start = sc.start.data() + 1;         // where each bin's values begin in order
+    std::int32_t* order = sc.order.data();             // the values' indices by bin, increasing k in a bin
+    sc.binMin.resize(kBins + 2);
+    sc.binMax.resize(kBins + 2);
+    double* binMin = sc.binMin.data() + 1;             // each bin's smallest and largest value
+    double* binMax = sc.binMax.data() + 1;
+    // The kept values' sums of d = value - origin and d^2 in lane order (a value left out adds +0.0, which leaves
+    // a lane's sum as it is); kept: vmin <= value <= vmax.
+    auto keptSums = [&](double origin, double vmin, double vmax, LaneSums& k1, LaneSums& k2) {
+        double a1[kLanes] = {}, a2[kLanes] = {};
+        std::size_t k0 = 0;
+#if defined(__SSE2__)
+        { // two lanes a register; the select is an AND with the comparison's mask (d or +0.0, as below)
+            __m128d s1[kLanes / 2], s2[kLanes / 2];
+            for (int j = 0; j < kLanes / 2; ++j) s1[j] = s2[j] = _mm_setzero_pd();
+            const __m128d lo = _mm_set1_pd(vmin), hi = _mm_set1_pd(vmax), o = _mm_set1_pd(origin);
+            for (; k0 + kLanes <= n; k0 += kLanes)
+                for (int j = 0; j < kLanes / 2; ++j) {
+                    const __m128d v = _mm_loadu_pd(values + k0 + 2 * j), d = _mm_sub_pd(v, o);
+                    const __m128d in = _mm_and_pd(_mm_cmpge_pd(v, lo), _mm_cmple_pd(v, hi));
+                    s1[j] = _mm_add_pd(s1[j], _mm_and_pd(in, d));
+                    s2[j] = _mm_add_pd(s2[j], _mm_and_pd(in, _mm_mul_pd(d, d)));
+                }
+            for (int j = 0; j < kLanes / 2; ++j) {
+                _mm_storeu_pd(a1 + 2 * j, s1[j]);
+                _mm_storeu_pd(a2 + 2 * j, s2[j]);
+            }
+        }
+#endif
+        for (; k0 + kLanes <= n; k0 += kLanes)
+            for (int l = 0; l < kLanes; ++l) {
+                const double v = values[k0 + l], d = bgSub(v, origin);
+                const bool in = (v >= vmin) & (v <= vmax);
+                a1[l] = bgAdd(a1[l], in ? d : 0.0);
+                a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
+            }
+        for (std::size_t l = 0; k0 + l < n; ++l) {
+            const double v = values[k0 + l], d = bgSub(v, origin);
+            const bool in = (v >= vmin) & (v <= vmax);
+            a1[l] = bgAdd(a1[l], in ? d : 0.0);
+            a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
+        }
+        std::copy(a1, a1 + kLanes, k1.p);
+        std::copy(a2, a2 + kLanes, k2.p);
+    };
     double centre = mean, width = sigma;
     std::size_t kept = n;
     double median = mean;
@@ -71,16 +127,43 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     // values outside the histogram included).
     int b0 = 0, b1 = kBins - 1;
     bool all = true;
+    // The kept bins as a range of values: the bins are monotonic in the value, so they hold the values from the
+    // smallest of the first nonempty kept bin to the largest of the last (a test the compiler vectorises);
+    // everything while all are kept. Some kept bin is nonempty.
+    auto keptRange = [&](double& vmin, double& vmax) {
+        vmin = -std::numeric_limits<double>::infinity();
+        vmax = std::numeric_limits<double>::infinity();
+        if (all) return;
+        int f = b0, g = b1;
+        while (count[f] == 0) ++f;
+        while (count[g] == 0) --g;
+        vmin = binMin[f];
+        vmax = binMax[g];
+    };
     int iterations = 0;
     double lo = 0.0, binWidth = 1.0;
     int medianBin = -1, medianNext = -1; // bins holding a single value that give the median (-1: none)
     for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
         histogramGeometry(centre, width, lo, binWidth);
         std::fill(sc.count.begin(), sc.count.end(), 0);
+        std::fill(sc.binMin.begin(), sc.binMin.end(), std::numeric_limits<double>::infinity());
+        std::fill(sc.binMax.begin(), sc.binMax.end(), -std::numeric_limits<double>::infinity());
         for (std::size_t k = 0; k < n; ++k) {
             const int b = binOf(values[k], lo, binWidth);
             slot[k] = static_cast<std::int16_t>(b);
             ++count[b];
+            binMin[b] = std::min(binMin[b], values[k]);
+            binMax[b] = std::max(binMax[b], values[k]);
+        }
+        // Each bin's values in increasing k (a stable counting sort): the median bins' sums read only theirs.
+        for (int b = -1, at = 0; b <= kBins; ++b) {
+            start[b] = at;
+            at += static_cast<int>(count[b]);
+        }
+        {
+            std::int64_t* next = sc.next.data() + 1;
+            std::copy(start - 1, start + kBins + 1, next - 1);
+            for (std::size_t k = 0; k < n; ++k) order[next[slot[k]]++] = static_cast<std::int32_t>(k);
         }
         if (rebuild > 0) { // the interval found so far, in the new bins
             clipBins(median, sigma, clipSigma, lo, binWidth, b0, b1);
@@ -109,22 +192,25 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
                             break;
                         }
             }
-            // The kept values' sums and those of bins mb and q (d = value - centre), in lane order.
-            LaneSums k1, k2, m1, m2, q1, q2;
-            for (std::size_t k0 = 0; k0 < n; k0 += kLanes) {
-                const std::size_t m = std::min<std::size_t>(kLanes, n - k0);
-                for (std::size_t l = 0; l < m; ++l) {
-                    const double d = bgSub(values[k0 + l], centre), dd = bgMul(d, d);
-                    const int b = slot[k0 + l];
-                    const bool in = all || (b >= b0 && b <= b1);
-                    k1.p[l] = bgAdd(k1.p[l], in ? d : 0.0);
-                    k2.p[l] = bgAdd(k2.p[l], in ? dd : 0.0);
-                    m1.p[l] = bgAdd(m1.p[l], b == mb ? d : 0.0);
-                    m2.p[l] = bgAdd(m2.p[l], b == mb ? dd : 0.0);
-                    q1.p[l] = bgAdd(q1.p[l], b == q ? d : 0.0);
-                    q2.p[l] = bgAdd(q2.p[l], b == q ? dd : 0.0);
+            // The kept values' sums (d = value - centre) in lane order.
+            double vmin = 0.0, vmax = 0.0;
+            keptRange(vmin, vmax);
+            LaneSums k1, k2;
+            keptSums(centre, vmin, vmax, k1, k2);
+            // Bins mb's and q's sums in the same lane order, from their values alone (in increasing k: the
+            // others would add +0.0).
+            auto binSums = [&](int b, LaneSums& s1, LaneSums& s2) {
+                if (b < 0) return;
+                for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) {
+                    const std::size_t k = static_cast<std::size_t>(order[r]);
+                    const double d = bgSub(values[k], centre);
+                    s1.p[k % kLanes] = bgAdd(s1.p[k % kLanes], d);
+                    s2.p[k % kLanes] = bgAdd(s2.p[k % kLanes], bgMul(d, d));
                 }
-            }
+            };
+            LaneSums m1, m2, q1, q2;
+            binSums(mb, m1, m2);
+            binSums(q, q1, q2);
             kept = static_cast<std::size_t>(c);
             const double dc = static_cast<double>(c);
             const double sum = k1.total(), sq = k2.total();
@@ -152,38 +238,26 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
         width = sigma;
     }
     // The kept values once more, exactly (shifted by the first one): a constant cell gives its value bit for
-    // bit, and a median in a single-valued bin that value.
-    std::size_t firstKept = n;
-    for (std::size_t k = 0; k < n; ++k)
-        if (all || (slot[k] >= b0 && slot[k] <= b1)) {
-            firstKept = k;
-            break;
-        }
-    if (firstKept < n) {
+    // bit, and a median in a single-valued bin that value (the first kept value of that bin).
+    std::int64_t c = all ? count[-1] + count[kBins] : 0;
+    for (int b = b0; b <= b1; ++b) c += count[b];
+    if (c > 0) {
+        double vmin = 0.0, vmax = 0.0;
+        keptRange(vmin, vmax);
+        std::size_t firstKept = 0;
+        while (!(values[firstKept] >= vmin && values[firstKept] <= vmax)) ++firstKept;
         const double keptShift = values[firstKept];
         LaneSums k1, k2;
-        std::size_t count2 = 0;
+        keptSums(keptShift, vmin, vmax, k1, k2);
+        kept = static_cast<std::size_t>(c);
+        meanSigma(keptShift, k1.total(), k2.total(), static_cast<double>(c), mean, sigma);
+        auto firstOf = [&](int b, double& v) {
+            if (b < 0 || !(all || (b >= b0 && b <= b1)) || count[b] == 0) return false;
+            v = values[order[start[b]]];
+            return true;
+        };
         double first = 0.0, next = 0.0;
-        bool haveFirst = false, haveNext = false;
-        for (std::size_t k = 0; k < n; ++k) {
-            const int b = slot[k];
-            const bool in = all || (b >= b0 && b <= b1);
-            const double d = bgSub(values[k], keptShift);
-            k1.p[k % kLanes] = bgAdd(k1.p[k % kLanes], in ? d : 0.0);
-            k2.p[k % kLanes] = bgAdd(k2.p[k % kLanes], in ? bgMul(d, d) : 0.0);
-            count2 += in;
-            if (in && b == medianBin && !haveFirst) {
-                first = values[k];
-                haveFirst = true;
-            }
-            if (in && b == medianNext && !haveNext) {
-                next = values[k];
-                haveNext = true;
-            }
-        }
-        kept = count2;
-        meanSigma(keptShift, k1.total(), k2.total(), static_cast<double>(count2), mean, sigma);
-        if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? halfSum(first, next) : first;
+        if (firstOf(medianBin, first)) median = medianNext >= 0 && firstOf(medianNext, next) ? halfSum(first, next) : first;
     }
     return finish(kept, mean, median, sigma);
 }

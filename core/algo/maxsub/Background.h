@@ -41,7 +41,9 @@ struct ClippedStats {
 // (cuda/BackgroundCuda.cu), so that its cells equal these bit for bit. `scratch` is reused between calls.
 struct ClippingScratch {
     std::vector<std::int16_t> slot;  // each value's bin
-    std::vector<std::int64_t> count; // the bins' counts
+    std::vector<std::int32_t> order; // the values' indices by bin
+    std::vector<std::int64_t> count, start, next; // the bins' counts, first places in order, cursors
+    std::vector<double> binMin, binMax;           // each bin's smallest and largest value
 };
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
                                    ClippingScratch* scratch = nullptr);
