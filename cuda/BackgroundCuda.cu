@@ -1,9 +1,9 @@
 // The local pivot on the device (see BackgroundCuda.cuh). Exactness: every double operation is the host's,
 // in the host's order, through BackgroundMath.h's bgAdd/bgSub/bgMul/bgDiv/bgSqrt (round-to-nearest
 // intrinsics: nothing is contracted into an FMA). The cell kernel runs clippedStatsHistogram (Background.cpp)
-// with all 32 lanes of a warp computing the same scalars (broadcast reads of shared memory); only the
-// histogram's build is shared out: each value's bin in parallel, a stable counting sort by bin (so that each
-// bin's sums are added in the values' order, as the host adds them), and the bins' sums a lane per bin.
+// on a warp a cell: the long sums are the host's 32 lane sums (lane l adds values l, l + 32, ... in order)
+// and its fixed tree (a shuffle reduction), the histogram's counts are exact integers (shared-memory atomics,
+// a warp scan for the median's bin), and the scalars between them are computed by every lane alike.
 #include "cuda/BackgroundCuda.cuh"
 
 #include "cuda/CudaToolkit.cuh"
@@ -14,8 +14,17 @@
 
 #include <cuda_runtime.h>
 
+#include "core/util/Parallel.h"
+
+#include <algorithm>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <cstdint>
 #include <cstring>
@@ -28,17 +37,18 @@ namespace {
 
 using namespace glint::bgmath;
 
-constexpr int kSlots = kBins + 2; // 0: below the histogram, 1..kBins: the bins, kBins + 1: above
+constexpr int kSlots = kBins + 2; // the bins' counts: below the histogram, the kBins bins, above
 constexpr int kMaxCell = 4096;    // pixels a cell at most (mesh <= 64)
-constexpr std::size_t kCellSmem =
-    kMaxCell * sizeof(double) + 3 * kSlots * sizeof(double) + 2 * kMaxCell * sizeof(std::uint16_t) + kSlots * sizeof(int);
 constexpr int kMaxCellsX = 256;   // the row kernel's knots in shared memory
 constexpr int kRowThreads = 256;
+constexpr int kGather = 4;        // loads in flight per lane while a cell's values are gathered
+constexpr unsigned kFull = 0xffffffffu;
 
-// static_cast<int>(double) as x86-64 does it (cvttsd2si: out of range or NaN gives INT_MIN), where the
-// device would saturate: the host's bin indices of extreme values.
-__device__ __forceinline__ int hostInt(double t) {
-    return t > -2147483649.0 && t < 2147483648.0 ? static_cast<int>(t) : INT_MIN;
+// The shared memory of one cell of at most `capacity` values in sample type T: the counts (int), the values
+// in their own type (exact as doubles) and each value's bin (int16).
+template <class T>
+constexpr std::size_t cellSmem(int capacity) {
+    return kSlots * sizeof(int) + static_cast<std::size_t>(capacity) * (sizeof(T) + sizeof(std::int16_t));
 }
 
 struct CellArgs {
@@ -48,44 +58,63 @@ struct CellArgs {
     int width, height, mesh, nx;
     double clipSigma;
     int maxIterations;
+    int capacity;              // mesh * mesh: the values' room in shared memory
     BackgroundCell* out;
 };
 
-// One warp a cell: clippedStatsHistogram (Background.cpp) on the cell's good values, in their order.
+// laneTreeSum over the warp's 32 lane sums (lane l holds p[l]): p[l] += p[l + h] for h = 16 .. 1, as the
+// host's tree; every lane gets the total.
+__device__ __forceinline__ double warpTreeSum(double v) {
+#pragma unroll
+    for (int h = kLanes / 2; h >= 1; h /= 2) v = bgAdd(v, __shfl_down_sync(kFull, v, h));
+    return __shfl_sync(kFull, v, 0);
+}
+
+__device__ __forceinline__ int warpSum(int v) { return __reduce_add_sync(kFull, v); }
+
+// One warp a cell: clippedStatsHistogram (Background.cpp) on the cell's good values, in their order. Value k
+// is lane k % 32's; every long sum is a lane's sum in increasing k and then the tree (warpTreeSum), the
+// host's LaneSums; the counts are exact integers (any order); the scalars are computed by every lane alike.
 template <class T>
-__global__ void __launch_bounds__(32) cellKernel(CellArgs a) {
-    extern __shared__ double smem[];
-    double* values = smem;
-    double* hist = values + kMaxCell; // count, sum, sum of squares per slot
-    auto* sorted = reinterpret_cast<std::uint16_t*>(hist + 3 * kSlots);
-    std::uint16_t* slotOf = sorted + kMaxCell;
-    int* cursor = reinterpret_cast<int*>(slotOf + kMaxCell);
-    const unsigned full = 0xffffffffu;
+__global__ void __launch_bounds__(32) cellKernel(CellArgs a, int firstCell) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    int* count = reinterpret_cast<int*>(smem) + 1; // count[-1 .. kBins]
+    T* values = reinterpret_cast<T*>(smem + kSlots * sizeof(int));
+    auto* slot = reinterpret_cast<std::int16_t*>(smem + kSlots * sizeof(int) + static_cast<std::size_t>(a.capacity) * sizeof(T));
     const int lane = threadIdx.x;
     const unsigned below = (1u << lane) - 1u;
-    const int c = blockIdx.x;
+    const int c = firstCell + blockIdx.x;
     const int ci = c % a.nx, cj = c / a.nx;
     const int x0 = ci * a.mesh, x1 = min(a.width, x0 + a.mesh), y0 = cj * a.mesh, y1 = min(a.height, y0 + a.mesh);
     const int cw = x1 - x0, area = cw * (y1 - y0);
     const T* p = static_cast<const T*>(a.image);
+    // The good values in row-major order (kGather loads in flight, then compacted by ballots).
     int n = 0;
-    for (int k0 = 0; k0 < area; k0 += 32) {
-        const int k = k0 + lane;
-        bool good = false;
-        double v = 0.0;
-        if (k < area) {
-            const std::size_t idx = static_cast<std::size_t>(y0 + k / cw) * a.width + x0 + k % cw;
-            good = !(a.blank && a.blank[idx]) && !(a.mask && a.mask[idx]);
-            if (good) {
-                v = static_cast<double>(p[idx]);
-                if constexpr (std::is_floating_point_v<T>) good = isfinite(v);
+    for (int k0 = 0; k0 < area; k0 += 32 * kGather) {
+        T raw[kGather];
+        bool good[kGather];
+#pragma unroll
+        for (int u = 0; u < kGather; ++u) {
+            const int k = k0 + 32 * u + lane;
+            good[u] = k < area;
+            raw[u] = T{};
+            if (good[u]) {
+                const std::size_t idx = static_cast<std::size_t>(y0 + k / cw) * a.width + x0 + k % cw;
+                good[u] = !(a.blank && a.blank[idx]) && !(a.mask && a.mask[idx]);
+                raw[u] = p[idx];
             }
         }
-        const unsigned ballot = __ballot_sync(full, good);
-        if (good) values[n + __popc(ballot & below)] = v;
-        n += __popc(ballot);
+#pragma unroll
+        for (int u = 0; u < kGather; ++u) {
+            bool g = good[u];
+            if constexpr (std::is_floating_point_v<T>) g = g && isfinite(static_cast<double>(raw[u]));
+            const unsigned ballot = __ballot_sync(kFull, g);
+            if (g) values[n + __popc(ballot & below)] = raw[u];
+            n += __popc(ballot);
+        }
     }
     __syncwarp();
+    auto V = [&](int k) { return static_cast<double>(values[k]); };
     BackgroundCell cell;
     cell.area = static_cast<std::uint32_t>(area);
     cell.good = static_cast<std::uint32_t>(n);
@@ -94,19 +123,21 @@ __global__ void __launch_bounds__(32) cellKernel(CellArgs a) {
         return;
     }
     // The plain mean and sigma (shifted by the first value).
-    const double shift = values[0];
-    double s = 0.0, ss = 0.0;
-    for (int i = 0; i < n; ++i) {
-        const double d = bgSub(values[i], shift);
-        s = bgAdd(s, d);
-        ss = bgAdd(ss, bgMul(d, d));
+    const double shift = V(0);
+    double mean = 0.0, sigma = 0.0;
+    {
+        double s = 0.0, ss = 0.0;
+        for (int k = lane; k < n; k += 32) {
+            const double d = bgSub(V(k), shift);
+            s = bgAdd(s, d);
+            ss = bgAdd(ss, bgMul(d, d));
+        }
+        meanSigma(shift, warpTreeSum(s), warpTreeSum(ss), static_cast<double>(n), mean, sigma);
     }
-    const double dn = static_cast<double>(n);
-    double mean = bgAdd(shift, bgDiv(s, dn));
-    double sigma = bgSqrt(bgPositive(bgSub(bgDiv(ss, dn), bgMul(bgDiv(s, dn), bgDiv(s, dn)))));
     double median = mean;
-    if (sigma > 0.0) {
-        auto H = [&](int b, int k) { return hist[3 * (b + 1) + k]; }; // bin b (-1: under, kBins: over)
+    if (!(sigma > 0.0)) {
+        sigma = 0.0;
+    } else {
         double centre = mean, width = sigma;
         int b0 = 0, b1 = kBins - 1;
         bool all = true;
@@ -115,126 +146,101 @@ __global__ void __launch_bounds__(32) cellKernel(CellArgs a) {
         int medianBin = -1, medianNext = -1;
         for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
             histogramGeometry(centre, width, lo, binWidth);
-            // Each value's slot, the slots' counts, a stable counting sort, then each slot's sums in order.
-            for (int q = lane; q < kSlots; q += 32) cursor[q] = 0;
+            for (int q = lane; q < kSlots; q += 32) count[q - 1] = 0;
             __syncwarp();
             for (int k = lane; k < n; k += 32) {
-                const int slot = binOf(values[k], lo, binWidth) + 1;
-                slotOf[k] = static_cast<std::uint16_t>(slot);
-                atomicAdd(&cursor[slot], 1);
-            }
-            __syncwarp();
-            {
-                constexpr int kPer = (kSlots + 31) / 32;
-                const int q0 = lane * kPer, q1 = min(kSlots, q0 + kPer);
-                int sum = 0;
-                for (int q = q0; q < q1; ++q) sum += cursor[q];
-                int incl = sum;
-                for (int o = 1; o < 32; o *= 2) {
-                    const int t = __shfl_up_sync(full, incl, o);
-                    if (lane >= o) incl += t;
-                }
-                int start = incl - sum;
-                __syncwarp();
-                for (int q = q0; q < q1; ++q) {
-                    const int cnt = cursor[q];
-                    cursor[q] = start;
-                    start += cnt;
-                }
-            }
-            __syncwarp();
-            for (int k0 = 0; k0 < n; k0 += 32) {
-                const int k = k0 + lane;
-                const int slot = k < n ? slotOf[k] : -1;
-                const unsigned peers = __match_any_sync(full, slot);
-                int pos = 0;
-                if (k < n) pos = cursor[slot] + __popc(peers & below);
-                __syncwarp();
-                if (k < n) {
-                    sorted[pos] = static_cast<std::uint16_t>(k);
-                    if (lane == __ffs(peers) - 1) cursor[slot] += __popc(peers);
-                }
-                __syncwarp();
-            }
-            for (int q = lane; q < kSlots; q += 32) {
-                const int st = q > 0 ? cursor[q - 1] : 0, en = cursor[q];
-                double h0 = 0.0, h1 = 0.0, h2 = 0.0;
-                for (int r = st; r < en; ++r) {
-                    const double d = bgSub(values[sorted[r]], centre);
-                    h0 = bgAdd(h0, 1.0);
-                    h1 = bgAdd(h1, d);
-                    h2 = bgAdd(h2, bgMul(d, d));
-                }
-                hist[3 * q] = h0;
-                hist[3 * q + 1] = h1;
-                hist[3 * q + 2] = h2;
+                const int b = binOf(V(k), lo, binWidth);
+                slot[k] = static_cast<std::int16_t>(b);
+                atomicAdd(&count[b], 1);
             }
             __syncwarp();
             if (rebuild > 0) {
-                const double cl = bgSub(median, bgMul(a.clipSigma, sigma)), ch = bgAdd(median, bgMul(a.clipSigma, sigma));
-                b0 = max(0, hostInt(bgCeil(bgSub(bgDiv(bgSub(cl, lo), binWidth), 0.5))));
-                b1 = min(kBins - 1, hostInt(bgFloor(bgSub(bgDiv(bgSub(ch, lo), binWidth), 0.5))));
-                if (b0 > b1) b0 = b1 = min(max(hostInt(bgDiv(bgSub(median, lo), binWidth)), 0), kBins - 1);
+                clipBins(median, sigma, a.clipSigma, lo, binWidth, b0, b1);
                 all = false;
             }
             for (; iterations < a.maxIterations; ++iterations) {
-                double cnt = 0.0, sum = 0.0, sq = 0.0;
-                if (all) {
-                    cnt = bgAdd(H(-1, 0), H(kBins, 0));
-                    sum = bgAdd(H(-1, 1), H(kBins, 1));
-                    sq = bgAdd(H(-1, 2), H(kBins, 2));
-                }
-                for (int b = b0; b <= b1; ++b) {
-                    cnt = bgAdd(cnt, H(b, 0));
-                    sum = bgAdd(sum, H(b, 1));
-                    sq = bgAdd(sq, H(b, 2));
-                }
-                if (!(cnt > 0.0)) break;
-                mean = bgAdd(centre, bgDiv(sum, cnt));
-                sigma = bgSqrt(bgPositive(bgSub(bgDiv(sq, cnt), bgMul(bgDiv(sum, cnt), bgDiv(sum, cnt)))));
-                auto binMean = [&](int b) { return bgAdd(centre, bgDiv(H(b, 1), H(b, 0))); };
-                auto spike = [&](int b) {
-                    const double m = bgDiv(H(b, 1), H(b, 0));
-                    return bgSub(bgDiv(H(b, 2), H(b, 0)), bgMul(m, m)) <= bgMul(bgMul(1e-4, binWidth), binWidth);
-                };
-                auto binMedian = [&](int b, double inBin) {
-                    const double h = H(b, 0);
-                    medianBin = medianNext = -1;
-                    if (!spike(b)) return bgAdd(lo, bgMul(bgAdd(static_cast<double>(b), bgDiv(inBin, h)), binWidth));
-                    medianBin = b;
-                    if (inBin < h) return binMean(b);
-                    for (int q = b + 1; q <= b1; ++q)
-                        if (H(q, 0) > 0.0) {
-                            if (!spike(q)) {
-                                medianBin = -1;
-                                return bgMul(0.5, bgAdd(bgAdd(binMean(b), lo), bgMul(static_cast<double>(q), binWidth)));
-                            }
-                            medianNext = q;
-                            return bgMul(0.5, bgAdd(binMean(b), binMean(q)));
+                // The kept count and the median's bin from the counts alone (exact integers).
+                int cnt = 0;
+                for (int b = b0 + lane; b <= b1; b += 32) cnt += count[b];
+                cnt = warpSum(cnt) + (all ? count[-1] + count[kBins] : 0);
+                if (cnt == 0) break;
+                const double rank = bgMul(0.5, static_cast<double>(cnt));
+                const int below0 = all ? count[-1] : 0;
+                int bel = below0, mb = -2, q = -2;
+                if (static_cast<double>(below0) < rank) {
+                    for (int base = b0; base <= b1; base += 32) {
+                        const int b = base + lane;
+                        const int h = b <= b1 ? count[b] : 0;
+                        int incl = h;
+#pragma unroll
+                        for (int o = 1; o < 32; o *= 2) {
+                            const int t = __shfl_up_sync(kFull, incl, o);
+                            if (lane >= o) incl += t;
                         }
-                    return binMean(b);
-                };
-                const double rank = bgMul(0.5, cnt);
-                double bel = all ? H(-1, 0) : 0.0;
-                medianBin = medianNext = -1;
-                if (bel >= rank) {
-                    median = lo;
-                } else {
-                    median = bgAdd(lo, bgMul(2.0 * kSpan, width));
-                    for (int b = b0; b <= b1; ++b) {
-                        const double h = H(b, 0);
-                        if (bgAdd(bel, h) >= rank) {
-                            median = binMedian(b, bgSub(rank, bel));
+                        const unsigned hit = __ballot_sync(kFull, b <= b1 && static_cast<double>(bel + incl) >= rank);
+                        if (hit) {
+                            const int f = __ffs(hit) - 1;
+                            mb = base + f;
+                            bel += __shfl_sync(kFull, incl - h, f);
                             break;
                         }
-                        bel = bgAdd(bel, h);
+                        bel += __shfl_sync(kFull, incl, 31);
+                    }
+                    if (mb >= 0 && !(bgSub(rank, static_cast<double>(bel)) < static_cast<double>(count[mb])))
+                        for (int base = mb + 1; base <= b1; base += 32) {
+                            const int b = base + lane;
+                            const unsigned hit = __ballot_sync(kFull, b <= b1 && count[b] > 0);
+                            if (hit) {
+                                q = base + __ffs(hit) - 1;
+                                break;
+                            }
+                        }
+                }
+                // The kept values' sums and those of bins mb and q (d = value - centre), lane by lane.
+                double k1 = 0.0, k2 = 0.0, m1 = 0.0, m2 = 0.0, q1 = 0.0, q2 = 0.0;
+                if (q >= 0) {
+                    for (int k = lane; k < n; k += 32) {
+                        const double d = bgSub(V(k), centre), dd = bgMul(d, d);
+                        const int b = slot[k];
+                        const bool in = all || (b >= b0 && b <= b1);
+                        k1 = bgAdd(k1, in ? d : 0.0);
+                        k2 = bgAdd(k2, in ? dd : 0.0);
+                        m1 = bgAdd(m1, b == mb ? d : 0.0);
+                        m2 = bgAdd(m2, b == mb ? dd : 0.0);
+                        q1 = bgAdd(q1, b == q ? d : 0.0);
+                        q2 = bgAdd(q2, b == q ? dd : 0.0);
+                    }
+                } else {
+#pragma unroll 4
+                    for (int k = lane; k < n; k += 32) {
+                        const double d = bgSub(V(k), centre), dd = bgMul(d, d);
+                        const int b = slot[k];
+                        const bool in = all || (b >= b0 && b <= b1);
+                        k1 = bgAdd(k1, in ? d : 0.0);
+                        k2 = bgAdd(k2, in ? dd : 0.0);
+                        m1 = bgAdd(m1, b == mb ? d : 0.0);
+                        m2 = bgAdd(m2, b == mb ? dd : 0.0);
                     }
                 }
-                const double cl = bgSub(median, bgMul(a.clipSigma, sigma)), ch = bgAdd(median, bgMul(a.clipSigma, sigma));
-                int n0 = max(0, hostInt(bgCeil(bgSub(bgDiv(bgSub(cl, lo), binWidth), 0.5))));
-                int n1 = min(kBins - 1, hostInt(bgFloor(bgSub(bgDiv(bgSub(ch, lo), binWidth), 0.5))));
-                if (n0 > n1) n0 = n1 = min(max(hostInt(bgDiv(bgSub(median, lo), binWidth)), 0), kBins - 1);
-                if (!all && n0 == b0 && n1 == b1) break;
+                const double dc = static_cast<double>(cnt);
+                const double sum = warpTreeSum(k1), sq = warpTreeSum(k2);
+                mean = bgAdd(centre, bgDiv(sum, dc));
+                sigma = bgSqrt(bgPositive(bgSub(bgDiv(sq, dc), bgMul(bgDiv(sum, dc), bgDiv(sum, dc)))));
+                medianBin = medianNext = -1;
+                if (!(static_cast<double>(below0) < rank)) {
+                    median = lo;
+                } else if (mb < 0) {
+                    median = bgAdd(lo, bgMul(2.0 * kSpan, width));
+                } else {
+                    const double mt1 = warpTreeSum(m1), mt2 = warpTreeSum(m2);
+                    const double qt1 = q >= 0 ? warpTreeSum(q1) : 0.0, qt2 = q >= 0 ? warpTreeSum(q2) : 0.0;
+                    median = medianOfBin(centre, lo, binWidth, mb, static_cast<double>(count[mb]), mt1, mt2,
+                                         bgSub(rank, static_cast<double>(bel)), q, q >= 0 ? static_cast<double>(count[q]) : 0.0,
+                                         qt1, qt2, medianBin, medianNext);
+                }
+                int n0 = 0, n1 = 0;
+                clipBins(median, sigma, a.clipSigma, lo, binWidth, n0, n1);
+                if (!all && n0 == b0 && n1 == b1) break; // converged
                 b0 = n0;
                 b1 = n1;
                 all = false;
@@ -242,36 +248,39 @@ __global__ void __launch_bounds__(32) cellKernel(CellArgs a) {
             if (!(sigma > 0.0) || bgMul(sigma, 16.0) > width || iterations >= a.maxIterations) break;
             centre = median;
             width = sigma;
+            __syncwarp(); // every lane has read the counts before they are cleared
         }
-        // The kept values once more, exactly (slots of the last histogram).
-        double keptShift = 0.0, s1 = 0.0, s2 = 0.0, first = 0.0, next = 0.0;
-        int kept = 0;
-        bool haveFirst = false, haveNext = false;
-        for (int i = 0; i < n; ++i) {
-            const int bin = static_cast<int>(slotOf[i]) - 1;
-            if (!all && (bin < b0 || bin > b1)) continue;
-            if (kept == 0) keptShift = values[i];
-            const double d = bgSub(values[i], keptShift);
-            s1 = bgAdd(s1, d);
-            s2 = bgAdd(s2, bgMul(d, d));
-            ++kept;
-            if (bin == medianBin && !haveFirst) {
-                first = values[i];
-                haveFirst = true;
-            }
-            if (bin == medianNext && !haveNext) {
-                next = values[i];
-                haveNext = true;
+        // The kept values once more, exactly (shifted by the first one kept).
+        int firstKept = n;
+        for (int base = 0; base < n; base += 32) {
+            const int k = base + lane;
+            const unsigned hit = __ballot_sync(kFull, k < n && (all || (slot[k] >= b0 && slot[k] <= b1)));
+            if (hit) {
+                firstKept = base + __ffs(hit) - 1;
+                break;
             }
         }
-        if (kept > 0) {
-            const double k = static_cast<double>(kept);
-            mean = bgAdd(keptShift, bgDiv(s1, k));
-            sigma = bgSqrt(bgPositive(bgSub(bgDiv(s2, k), bgMul(bgDiv(s1, k), bgDiv(s1, k)))));
-            if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? bgMul(0.5, bgAdd(first, next)) : first;
+        if (firstKept < n) {
+            const double keptShift = V(firstKept);
+            double k1 = 0.0, k2 = 0.0;
+            int kept = 0, firstK = INT_MAX, nextK = INT_MAX;
+            for (int k = lane; k < n; k += 32) {
+                const int b = slot[k];
+                const bool in = all || (b >= b0 && b <= b1);
+                const double d = bgSub(V(k), keptShift);
+                k1 = bgAdd(k1, in ? d : 0.0);
+                k2 = bgAdd(k2, in ? bgMul(d, d) : 0.0);
+                kept += in;
+                if (in && b == medianBin && firstK == INT_MAX) firstK = k;
+                if (in && b == medianNext && nextK == INT_MAX) nextK = k;
+            }
+            kept = warpSum(kept);
+            firstK = static_cast<int>(__reduce_min_sync(kFull, static_cast<unsigned>(firstK)));
+            nextK = static_cast<int>(__reduce_min_sync(kFull, static_cast<unsigned>(nextK)));
+            meanSigma(keptShift, warpTreeSum(k1), warpTreeSum(k2), static_cast<double>(kept), mean, sigma);
+            if (medianBin >= 0 && firstK < n)
+                median = medianNext >= 0 && nextK < n ? halfSum(V(firstK), V(nextK)) : V(firstK);
         }
-    } else {
-        sigma = 0.0;
     }
     cell.back = modeOf(mean, median, sigma);
     cell.rms = sigma;
@@ -395,6 +404,134 @@ __global__ void positiveSumKernel(const double* rowSums, int rows, double* out) 
     *out = bgAdd(bgMul(s, 1.0 + 1e-9), 1e-300);
 }
 
+// The samples' upload in bands of cell rows through page-locked staging slots (kept from run to run), each
+// band's cell kernel queued behind its copy on one of kComputeStreams streams, so that the kernels of the bands
+// run while the next ones are copied, and side by side (a band's cells fill a fraction of the GPU): `stagers`
+// host threads copy bands into the slots (a slot is reused once its last copy has left), this thread queues
+// each band's copy and kernel in band order. run() returns the kernels' milliseconds (events around each band's
+// kernel, summed: with bands side by side, more than the kernels' wall time). GLINT_BACKGROUND_BANDS=1 uploads
+// the whole image first and runs one kernel (the kernel-only figure of the notes).
+struct CellPipeline {
+    static constexpr std::size_t kBandBytes = std::size_t{2} << 20;
+    static constexpr int kComputeStreams = 4;
+    Stream copy, compute[kComputeStreams];
+    PinnedBuffer<unsigned char> staging;
+    std::vector<cudaEvent_t> slotFree, kernelStart, kernelEnd;
+
+    CellPipeline() = default;
+    CellPipeline(const CellPipeline&) = delete;
+    CellPipeline& operator=(const CellPipeline&) = delete;
+    ~CellPipeline() {
+        for (auto* v : {&slotFree, &kernelStart, &kernelEnd})
+            for (cudaEvent_t e : *v) cudaEventDestroy(e);
+    }
+
+    static void events(std::vector<cudaEvent_t>& v, std::size_t n, unsigned flags) {
+        while (v.size() < n) {
+            cudaEvent_t e = nullptr;
+            GLINT_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
+            v.push_back(e);
+        }
+    }
+
+    template <class T, class Launch>
+    float run(const T* host, void* dst, int W, int H, int mesh, int ny, Launch&& launch) {
+        const std::size_t rowBytes = static_cast<std::size_t>(W) * sizeof(T);
+        int rowsPerBand = static_cast<int>(std::max<std::size_t>(1, kBandBytes / (rowBytes * mesh)));
+        if (const char* e = std::getenv("GLINT_BACKGROUND_BANDS"); e && std::atoi(e) > 0)
+            rowsPerBand = (ny + std::atoi(e) - 1) / std::atoi(e);
+        const int bands = (ny + rowsPerBand - 1) / rowsPerBand;
+        const std::size_t slotBytes = rowBytes * static_cast<std::size_t>(rowsPerBand) * mesh;
+        const int stagers = std::min(bands - 1, std::clamp(cpuThreadCount() - 1, 1, 6));
+        const int slots = std::min(bands, std::max(stagers, 1) + 2);
+        staging.ensure(slotBytes * static_cast<std::size_t>(slots));
+        events(slotFree, static_cast<std::size_t>(slots), cudaEventDisableTiming);
+        events(kernelStart, static_cast<std::size_t>(bands), cudaEventDefault);
+        events(kernelEnd, static_cast<std::size_t>(bands), cudaEventDefault);
+        auto rowsOf = [&](int band) { return std::min(H, (band + 1) * rowsPerBand * mesh) - band * rowsPerBand * mesh; };
+        auto offsetOf = [&](int band) { return static_cast<std::size_t>(band) * rowsPerBand * mesh * rowBytes; };
+        const auto* src = reinterpret_cast<const unsigned char*>(host);
+        // Band states: 0 waiting, 1 in its staging slot, 2 its copy queued (slotFree recorded).
+        std::mutex m;
+        std::condition_variable cv;
+        std::vector<int> state(static_cast<std::size_t>(bands), 0);
+        bool failed = false;
+        std::exception_ptr error;
+        auto stage = [&](int i) {
+            const int s = i % slots;
+            if (i >= slots) {
+                {
+                    std::unique_lock lock(m);
+                    cv.wait(lock, [&] { return failed || state[i - slots] == 2; });
+                    if (failed) return false;
+                }
+                GLINT_CUDA_CHECK(cudaEventSynchronize(slotFree[s]));
+            }
+            std::memcpy(staging.get() + s * slotBytes, src + offsetOf(i), rowsOf(i) * rowBytes);
+            std::lock_guard lock(m);
+            state[i] = 1;
+            cv.notify_all();
+            return true;
+        };
+        auto fail = [&] {
+            std::lock_guard lock(m);
+            if (!error) error = std::current_exception();
+            failed = true;
+            cv.notify_all();
+        };
+        std::vector<std::thread> threads;
+        for (int w = 0; w < stagers; ++w)
+            threads.emplace_back([&, w] {
+                try {
+                    for (int i = w; i < bands; i += stagers)
+                        if (!stage(i)) return;
+                } catch (...) {
+                    fail();
+                }
+            });
+        try {
+            for (int i = 0; i < bands; ++i) {
+                const int s = i % slots;
+                if (stagers == 0) {
+                    stage(i);
+                } else {
+                    std::unique_lock lock(m);
+                    cv.wait(lock, [&] { return failed || state[i] == 1; });
+                    if (failed) break;
+                }
+                GLINT_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(dst) + offsetOf(i), staging.get() + s * slotBytes,
+                                                 rowsOf(i) * rowBytes, cudaMemcpyHostToDevice, copy));
+                GLINT_CUDA_CHECK(cudaEventRecord(slotFree[s], copy));
+                {
+                    std::lock_guard lock(m);
+                    state[i] = 2;
+                    cv.notify_all();
+                }
+                const Stream& stream = compute[i % kComputeStreams];
+                GLINT_CUDA_CHECK(cudaStreamWaitEvent(stream, slotFree[s], 0));
+                GLINT_CUDA_CHECK(cudaEventRecord(kernelStart[i], stream));
+                launch(i * rowsPerBand, std::min(ny, (i + 1) * rowsPerBand) - i * rowsPerBand, stream.get());
+                GLINT_CUDA_CHECK(cudaEventRecord(kernelEnd[i], stream));
+            }
+        } catch (...) {
+            fail();
+        }
+        for (std::thread& t : threads) t.join();
+        if (error) {
+            cudaStreamSynchronize(copy); // the staging slots stay in use until their copies have left
+            std::rethrow_exception(error);
+        }
+        for (const Stream& stream : compute) stream.synchronize();
+        float total = 0.0f;
+        for (int i = 0; i < bands; ++i) {
+            float ms = 0.0f;
+            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, kernelStart[i], kernelEnd[i]));
+            total += ms;
+        }
+        return total;
+    }
+};
+
 std::size_t sampleSize(const Image& image) { return image.visit([](const auto* p) { return sizeof(*p); }); }
 
 class CudaLocalPivot final : public DeviceLocalPivot {
@@ -415,6 +552,7 @@ public:
                                       const BackgroundParams& params, JobControl& job) override {
         if (!lease_) lease_ = std::make_unique<Workspace::Lease>(workspace());
         Workspace& ws = **lease_;
+        const auto start = std::chrono::steady_clock::now();
         image_ = &image;
         W_ = image.width();
         H_ = image.height();
@@ -422,11 +560,9 @@ public:
         const int mesh = params.mesh, nx = (W_ + mesh - 1) / mesh, ny = (H_ + mesh - 1) / mesh;
         const std::size_t cells = static_cast<std::size_t>(nx) * ny;
         ws.require(pixels * (sampleSize(image) + 2) + cells * sizeof(BackgroundCell), "the background model");
-        EventTimer timer(nullptr, 3);
-        timer.begin();
         samples_ = ws.get("image", pixels * sampleSize(image));
-        GLINT_CUDA_CHECK(cudaMemcpy(samples_, image.visit([](const auto* p) { return static_cast<const void*>(p); }),
-                                    pixels * sampleSize(image), cudaMemcpyHostToDevice));
+        // The masks (when there are any) first, then the samples in bands through the pinned staging, each
+        // band's cells computed while the next bands travel.
         blank_ = nullptr;
         if (image.hasBlanks()) {
             blank_ = ws.get<std::uint8_t>("blank", pixels);
@@ -437,19 +573,23 @@ public:
             mask = ws.get<std::uint8_t>("excluded", pixels);
             GLINT_CUDA_CHECK(cudaMemcpy(mask, excluded.data(), pixels, cudaMemcpyHostToDevice));
         }
-        timer.mark("upload image");
         auto* out = ws.get<BackgroundCell>("cells", cells);
-        CellArgs a{samples_, blank_, mask, W_, H_, mesh, nx, params.clipSigma, params.maxIterations, out};
+        CellArgs a{samples_, blank_, mask, W_, H_, mesh, nx, params.clipSigma, params.maxIterations, mesh * mesh, out};
+        CellPipeline& pipe = ws.keep<CellPipeline>();
+        float kernelMs = 0.0f;
         image.visit([&](const auto* p) {
             using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            GLINT_CUDA_CHECK(cudaFuncSetAttribute(cellKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kCellSmem)));
-            cellKernel<T><<<static_cast<unsigned>(cells), 32, kCellSmem>>>(a);
+            const std::size_t smem = cellSmem<T>(mesh * mesh);
+            GLINT_CUDA_CHECK(cudaFuncSetAttribute(cellKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+            kernelMs = pipe.run(p, samples_, W_, H_, mesh, ny, [&](int firstRow, int rows, cudaStream_t stream) {
+                cellKernel<T><<<static_cast<unsigned>(rows * nx), 32, smem, stream>>>(a, firstRow * nx);
+                GLINT_CUDA_CHECK_LAUNCH();
+            });
         });
-        GLINT_CUDA_CHECK_LAUNCH();
-        timer.mark("background cells");
         std::vector<BackgroundCell> host(cells);
         GLINT_CUDA_CHECK(cudaMemcpy(host.data(), out, cells * sizeof(BackgroundCell), cudaMemcpyDeviceToHost));
-        timer.report(job);
+        job.timing().add("upload and cells", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        job.timing().add("background cells", kernelMs);
         return host;
     }
 

@@ -8,6 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -16,183 +21,245 @@ namespace glint {
 
 namespace {
 
-// The mode estimate of SExtractor and SEP: 2.5 median - 1.5 mean unless the clipped distribution is
-// skewed (|mean - median| >= 0.3 sigma, a crowded cell), then the median.
-double modeOf(double mean, double median, double sigma) {
-    if (!(sigma > 0.0)) return mean;
-    return std::fabs(mean - median) < 0.3 * sigma ? 2.5 * median - 1.5 * mean : median;
-}
-
 ClippedStats finish(std::size_t count, double mean, double median, double sigma) {
     ClippedStats s;
     s.count = count;
     s.mean = mean;
     s.median = median;
     s.sigma = sigma;
-    s.mode = modeOf(mean, median, sigma);
+    s.mode = bgmath::modeOf(mean, median, sigma);
     return s;
 }
 
-constexpr int kBins = 1024;      // histogram bins over +-kSpan sigma
-constexpr double kSpan = 5.0;
-constexpr int kRebuilds = 4;     // histograms made again around a much smaller sigma
+using bgmath::kBins;
+using bgmath::kLanes;
+
+// 32 lane sums (value k in lane k % 32, each lane in increasing k) and their fixed tree: the order the
+// device's warps add in (BackgroundMath.h).
+struct LaneSums {
+    double p[kLanes] = {};
+    double total() {
+        double q[kLanes];
+        std::copy(p, p + kLanes, q);
+        return bgmath::laneTreeSum(q);
+    }
+};
 
 } // namespace
 
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
-                                   std::vector<double>* scratch) {
+                                   ClippingScratch* scratch) {
+    using namespace bgmath;
     if (n == 0) return {};
     // The plain mean and sigma (shifted by the first value for accuracy).
     const double shift = values[0];
-    double s = 0.0, ss = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double d = values[i] - shift;
-        s += d;
-        ss += d * d;
+    LaneSums s, ss;
+    for (std::size_t k0 = 0; k0 < n; k0 += kLanes) {
+        const std::size_t m = std::min<std::size_t>(kLanes, n - k0);
+        for (std::size_t l = 0; l < m; ++l) {
+            const double d = bgSub(values[k0 + l], shift);
+            s.p[l] = bgAdd(s.p[l], d);
+            ss.p[l] = bgAdd(ss.p[l], bgMul(d, d));
+        }
     }
-    const double dn = static_cast<double>(n);
-    double mean = shift + s / dn;
-    double sigma = std::sqrt(std::max(0.0, ss / dn - (s / dn) * (s / dn)));
+    double mean = 0.0, sigma = 0.0;
+    meanSigma(shift, s.total(), ss.total(), static_cast<double>(n), mean, sigma);
     if (!(sigma > 0.0)) return finish(n, mean, mean, 0.0);
 
-    std::vector<double> local;
-    std::vector<double>& hist = scratch ? *scratch : local;
-    hist.assign(3 * kBins, 0.0); // count, sum, sum of squares (relative to the centre) per bin
+    ClippingScratch local;
+    ClippingScratch& sc = scratch ? *scratch : local;
+    sc.slot.resize(n);
+    sc.order.resize(n);
+    sc.count.assign(kBins + 2, 0);
+    sc.start.assign(kBins + 2, 0);
+    sc.next.assign(kBins + 2, 0);
+    std::int16_t* slot = sc.slot.data();               // each value's bin: -1 below the histogram, kBins above
+    std::int64_t* count = sc.count.data() + 1;         // count[-1 .. kBins]
+    std::int64_t* start = sc.start.data() + 1;         // where each bin's values begin in order
+    std::int32_t* order = sc.order.data();             // the values' indices by bin, increasing k in a bin
+    sc.binMin.resize(kBins + 2);
+    sc.binMax.resize(kBins + 2);
+    double* binMin = sc.binMin.data() + 1;             // each bin's smallest and largest value
+    double* binMax = sc.binMax.data() + 1;
+    // The kept values' sums of d = value - origin and d^2 in lane order (a value left out adds +0.0, which leaves
+    // a lane's sum as it is); kept: vmin <= value <= vmax.
+    auto keptSums = [&](double origin, double vmin, double vmax, LaneSums& k1, LaneSums& k2) {
+        double a1[kLanes] = {}, a2[kLanes] = {};
+        std::size_t k0 = 0;
+#if defined(__SSE2__)
+        { // two lanes a register; the select is an AND with the comparison's mask (d or +0.0, as below)
+            __m128d s1[kLanes / 2], s2[kLanes / 2];
+            for (int j = 0; j < kLanes / 2; ++j) s1[j] = s2[j] = _mm_setzero_pd();
+            const __m128d lo = _mm_set1_pd(vmin), hi = _mm_set1_pd(vmax), o = _mm_set1_pd(origin);
+            for (; k0 + kLanes <= n; k0 += kLanes)
+                for (int j = 0; j < kLanes / 2; ++j) {
+                    const __m128d v = _mm_loadu_pd(values + k0 + 2 * j), d = _mm_sub_pd(v, o);
+                    const __m128d in = _mm_and_pd(_mm_cmpge_pd(v, lo), _mm_cmple_pd(v, hi));
+                    s1[j] = _mm_add_pd(s1[j], _mm_and_pd(in, d));
+                    s2[j] = _mm_add_pd(s2[j], _mm_and_pd(in, _mm_mul_pd(d, d)));
+                }
+            for (int j = 0; j < kLanes / 2; ++j) {
+                _mm_storeu_pd(a1 + 2 * j, s1[j]);
+                _mm_storeu_pd(a2 + 2 * j, s2[j]);
+            }
+        }
+#endif
+        for (; k0 + kLanes <= n; k0 += kLanes)
+            for (int l = 0; l < kLanes; ++l) {
+                const double v = values[k0 + l], d = bgSub(v, origin);
+                const bool in = (v >= vmin) & (v <= vmax);
+                a1[l] = bgAdd(a1[l], in ? d : 0.0);
+                a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
+            }
+        for (std::size_t l = 0; k0 + l < n; ++l) {
+            const double v = values[k0 + l], d = bgSub(v, origin);
+            const bool in = (v >= vmin) & (v <= vmax);
+            a1[l] = bgAdd(a1[l], in ? d : 0.0);
+            a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
+        }
+        std::copy(a1, a1 + kLanes, k1.p);
+        std::copy(a2, a2 + kLanes, k2.p);
+    };
     double centre = mean, width = sigma;
-    std::size_t count = n;
+    std::size_t kept = n;
     double median = mean;
     // The clipping interval as bin indices; the first pass of the first histogram keeps everything (the
-    // values outside the histogram are counted apart, in under and over).
+    // values outside the histogram included).
     int b0 = 0, b1 = kBins - 1;
     bool all = true;
+    // The kept bins as a range of values: the bins are monotonic in the value, so they hold the values from the
+    // smallest of the first nonempty kept bin to the largest of the last (a test the compiler vectorises);
+    // everything while all are kept. Some kept bin is nonempty.
+    auto keptRange = [&](double& vmin, double& vmax) {
+        vmin = -std::numeric_limits<double>::infinity();
+        vmax = std::numeric_limits<double>::infinity();
+        if (all) return;
+        int f = b0, g = b1;
+        while (count[f] == 0) ++f;
+        while (count[g] == 0) --g;
+        vmin = binMin[f];
+        vmax = binMax[g];
+    };
     int iterations = 0;
     double lo = 0.0, binWidth = 1.0;
     int medianBin = -1, medianNext = -1; // bins holding a single value that give the median (-1: none)
     for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
-        lo = centre - kSpan * width;
-        binWidth = 2.0 * kSpan * width / kBins;
-        std::fill(hist.begin(), hist.end(), 0.0);
-        double under[3] = {0, 0, 0}, over[3] = {0, 0, 0};
-        for (std::size_t i = 0; i < n; ++i) {
-            const double d = values[i] - centre;
-            const double f = (values[i] - lo) / binWidth;
-            double* h;
-            if (f < 0.0) h = under;
-            else if (f >= kBins) h = over;
-            else h = hist.data() + 3 * static_cast<std::size_t>(f);
-            h[0] += 1.0;
-            h[1] += d;
-            h[2] += d * d;
+        histogramGeometry(centre, width, lo, binWidth);
+        std::fill(sc.count.begin(), sc.count.end(), 0);
+        std::fill(sc.binMin.begin(), sc.binMin.end(), std::numeric_limits<double>::infinity());
+        std::fill(sc.binMax.begin(), sc.binMax.end(), -std::numeric_limits<double>::infinity());
+        for (std::size_t k = 0; k < n; ++k) {
+            const int b = binOf(values[k], lo, binWidth);
+            slot[k] = static_cast<std::int16_t>(b);
+            ++count[b];
+            binMin[b] = std::min(binMin[b], values[k]);
+            binMax[b] = std::max(binMax[b], values[k]);
+        }
+        // Each bin's values in increasing k (a stable counting sort): the median bins' sums read only theirs.
+        for (int b = -1, at = 0; b <= kBins; ++b) {
+            start[b] = at;
+            at += static_cast<int>(count[b]);
+        }
+        {
+            std::int64_t* next = sc.next.data() + 1;
+            std::copy(start - 1, start + kBins + 1, next - 1);
+            for (std::size_t k = 0; k < n; ++k) order[next[slot[k]]++] = static_cast<std::int32_t>(k);
         }
         if (rebuild > 0) { // the interval found so far, in the new bins
-            const double cl = median - clipSigma * sigma, ch = median + clipSigma * sigma;
-            b0 = std::max(0, static_cast<int>(std::ceil((cl - lo) / binWidth - 0.5)));
-            b1 = std::min(kBins - 1, static_cast<int>(std::floor((ch - lo) / binWidth - 0.5)));
-            if (b0 > b1) b0 = b1 = std::clamp(static_cast<int>((median - lo) / binWidth), 0, kBins - 1);
+            clipBins(median, sigma, clipSigma, lo, binWidth, b0, b1);
             all = false;
         }
         for (; iterations < maxIterations; ++iterations) {
-            double c = 0.0, sum = 0.0, sq = 0.0;
-            if (all) {
-                c = under[0] + over[0];
-                sum = under[1] + over[1];
-                sq = under[2] + over[2];
-            }
-            for (int b = b0; b <= b1; ++b) {
-                c += hist[3 * b];
-                sum += hist[3 * b + 1];
-                sq += hist[3 * b + 2];
-            }
-            if (!(c > 0.0)) break;
-            count = static_cast<std::size_t>(c);
-            mean = centre + sum / c;
-            sigma = std::sqrt(std::max(0.0, sq / c - (sum / c) * (sum / c)));
-            // The median, interpolated inside its bin (values outside the histogram sit at its ends). A bin
-            // that holds one value only (integer data: bins are narrower than 1 when sigma < ~100) gives that
-            // value, and when the rank ends exactly at its end (an even count) the mean of it and the next.
-            auto binMean = [&](int b) { return centre + hist[3 * b + 1] / hist[3 * b]; };
-            auto spike = [&](int b) {
-                const double m = hist[3 * b + 1] / hist[3 * b];
-                return hist[3 * b + 2] / hist[3 * b] - m * m <= 1e-4 * binWidth * binWidth;
-            };
-            auto binMedian = [&](int b, double inBin) {
-                const double h = hist[3 * b];
-                medianBin = medianNext = -1;
-                if (!spike(b)) return lo + (b + inBin / h) * binWidth;
-                medianBin = b;
-                if (inBin < h) return binMean(b);
-                for (int q = b + 1; q <= b1; ++q)
-                    if (hist[3 * q] > 0.0) {
-                        if (!spike(q)) {
-                            medianBin = -1;
-                            return 0.5 * (binMean(b) + lo + q * binWidth);
-                        }
-                        medianNext = q;
-                        return 0.5 * (binMean(b) + binMean(q));
-                    }
-                return binMean(b);
-            };
-            const double rank = 0.5 * c;
-            double below = all ? under[0] : 0.0;
-            medianBin = medianNext = -1;
-            if (below >= rank) {
-                median = lo;
-            } else {
-                median = lo + 2.0 * kSpan * width;
+            // The kept count and the median's bin from the counts alone (exact integers).
+            std::int64_t c = all ? count[-1] + count[kBins] : 0;
+            for (int b = b0; b <= b1; ++b) c += count[b];
+            if (c == 0) break;
+            const double rank = 0.5 * static_cast<double>(c);
+            std::int64_t below = all ? count[-1] : 0;
+            int mb = -2, q = -2; // the median's bin; the next nonempty kept bin when the rank ends at mb's end (-2: none)
+            if (static_cast<double>(below) < rank) {
                 for (int b = b0; b <= b1; ++b) {
-                    const double h = hist[3 * b];
-                    if (below + h >= rank) {
-                        median = binMedian(b, rank - below);
+                    if (static_cast<double>(below + count[b]) >= rank) {
+                        mb = b;
                         break;
                     }
-                    below += h;
+                    below += count[b];
                 }
+                if (mb >= 0 && !(rank - static_cast<double>(below) < static_cast<double>(count[mb])))
+                    for (int b = mb + 1; b <= b1; ++b)
+                        if (count[b] > 0) {
+                            q = b;
+                            break;
+                        }
             }
-            const double cl = median - clipSigma * sigma, ch = median + clipSigma * sigma;
-            int n0 = std::max(0, static_cast<int>(std::ceil((cl - lo) / binWidth - 0.5)));
-            int n1 = std::min(kBins - 1, static_cast<int>(std::floor((ch - lo) / binWidth - 0.5)));
-            if (n0 > n1) n0 = n1 = std::clamp(static_cast<int>((median - lo) / binWidth), 0, kBins - 1);
+            // The kept values' sums (d = value - centre) in lane order.
+            double vmin = 0.0, vmax = 0.0;
+            keptRange(vmin, vmax);
+            LaneSums k1, k2;
+            keptSums(centre, vmin, vmax, k1, k2);
+            // Bins mb's and q's sums in the same lane order, from their values alone (in increasing k: the
+            // others would add +0.0).
+            auto binSums = [&](int b, LaneSums& s1, LaneSums& s2) {
+                if (b < 0) return;
+                for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) {
+                    const std::size_t k = static_cast<std::size_t>(order[r]);
+                    const double d = bgSub(values[k], centre);
+                    s1.p[k % kLanes] = bgAdd(s1.p[k % kLanes], d);
+                    s2.p[k % kLanes] = bgAdd(s2.p[k % kLanes], bgMul(d, d));
+                }
+            };
+            LaneSums m1, m2, q1, q2;
+            binSums(mb, m1, m2);
+            binSums(q, q1, q2);
+            kept = static_cast<std::size_t>(c);
+            const double dc = static_cast<double>(c);
+            const double sum = k1.total(), sq = k2.total();
+            mean = bgAdd(centre, bgDiv(sum, dc));
+            sigma = bgSqrt(bgPositive(bgSub(bgDiv(sq, dc), bgMul(bgDiv(sum, dc), bgDiv(sum, dc)))));
+            // The median, interpolated inside its bin (values outside the histogram sit at its ends); a bin
+            // that holds one value only gives that value (medianOfBin).
+            medianBin = medianNext = -1;
+            if (!(static_cast<double>(all ? count[-1] : 0) < rank)) median = lo;
+            else if (mb < 0) median = bgAdd(lo, bgMul(2.0 * kSpan, width));
+            else
+                median = medianOfBin(centre, lo, binWidth, mb, static_cast<double>(count[mb]), m1.total(), m2.total(),
+                                     bgSub(rank, static_cast<double>(below)), q, q >= 0 ? static_cast<double>(count[q]) : 0.0,
+                                     q1.total(), q2.total(), medianBin, medianNext);
+            int n0 = 0, n1 = 0;
+            clipBins(median, sigma, clipSigma, lo, binWidth, n0, n1);
             if (!all && n0 == b0 && n1 == b1) break; // converged
             b0 = n0;
             b1 = n1;
             all = false;
         }
         // Bins much wider than sigma blur the clipping: histogram the values again around the new estimate.
-        if (!(sigma > 0.0) || sigma * 16.0 > width || iterations >= maxIterations) break;
+        if (!(sigma > 0.0) || bgMul(sigma, 16.0) > width || iterations >= maxIterations) break;
         centre = median;
         width = sigma;
     }
     // The kept values once more, exactly (shifted by the first one): a constant cell gives its value bit for
-    // bit, and a median in a single-valued bin that value.
-    double keptShift = 0.0, s1 = 0.0, s2 = 0.0, first = 0.0, next = 0.0;
-    std::size_t kept = 0;
-    bool haveFirst = false, haveNext = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double f = (values[i] - lo) / binWidth;
-        const int bin = f < 0.0 ? -1 : f >= kBins ? kBins : static_cast<int>(f);
-        if (!all && (bin < b0 || bin > b1)) continue;
-        if (kept == 0) keptShift = values[i];
-        const double d = values[i] - keptShift;
-        s1 += d;
-        s2 += d * d;
-        ++kept;
-        if (bin == medianBin && !haveFirst) {
-            first = values[i];
-            haveFirst = true;
-        }
-        if (bin == medianNext && !haveNext) {
-            next = values[i];
-            haveNext = true;
-        }
+    // bit, and a median in a single-valued bin that value (the first kept value of that bin).
+    std::int64_t c = all ? count[-1] + count[kBins] : 0;
+    for (int b = b0; b <= b1; ++b) c += count[b];
+    if (c > 0) {
+        double vmin = 0.0, vmax = 0.0;
+        keptRange(vmin, vmax);
+        std::size_t firstKept = 0;
+        while (!(values[firstKept] >= vmin && values[firstKept] <= vmax)) ++firstKept;
+        const double keptShift = values[firstKept];
+        LaneSums k1, k2;
+        keptSums(keptShift, vmin, vmax, k1, k2);
+        kept = static_cast<std::size_t>(c);
+        meanSigma(keptShift, k1.total(), k2.total(), static_cast<double>(c), mean, sigma);
+        auto firstOf = [&](int b, double& v) {
+            if (b < 0 || !(all || (b >= b0 && b <= b1)) || count[b] == 0) return false;
+            v = values[order[start[b]]];
+            return true;
+        };
+        double first = 0.0, next = 0.0;
+        if (firstOf(medianBin, first)) median = medianNext >= 0 && firstOf(medianNext, next) ? halfSum(first, next) : first;
     }
-    if (kept > 0) {
-        const double k = static_cast<double>(kept);
-        count = kept;
-        mean = keptShift + s1 / k;
-        sigma = std::sqrt(std::max(0.0, s2 / k - (s1 / k) * (s1 / k)));
-        if (medianBin >= 0 && haveFirst) median = medianNext >= 0 && haveNext ? 0.5 * (first + next) : first;
-    }
-    return finish(count, mean, median, sigma);
+    return finish(kept, mean, median, sigma);
 }
 
 ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int maxIterations) {
@@ -296,7 +363,7 @@ std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vecto
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         parallelFor(0, cells, 4, [&](std::size_t c0, std::size_t c1) {
             std::vector<double> values;
-            std::vector<double> scratch;
+            ClippingScratch scratch;
             values.reserve(static_cast<std::size_t>(mesh) * mesh);
             for (std::size_t c = c0; c < c1; ++c) {
                 const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);

@@ -35,12 +35,18 @@ struct ClippedStats {
 
 // Histogram-based sigma clipping (what every cell uses): the clipping interval is [median - k sigma,
 // median + k sigma] on a fine histogram (1024 bins over +-5 sigma of the current estimate, rebuilt when
-// sigma shrinks), iterated until the kept set no longer changes. Non-finite values must be left out by the
-// caller. `scratch` is reused between calls. The device (cuda/BackgroundCuda.cu) repeats every operation in
-// the same order (each bin's sums in the values' order, the bins' in bin order), so its cells equal these bit
-// for bit.
+// sigma shrinks), iterated until the kept set no longer changes; the median comes from the bins' counts,
+// the means and sigmas from the values themselves. Non-finite values must be left out by the caller. The
+// sums are formed in 32 lanes and a fixed tree (BackgroundMath.h), the order of the device's warps
+// (cuda/BackgroundCuda.cu), so that its cells equal these bit for bit. `scratch` is reused between calls.
+struct ClippingScratch {
+    std::vector<std::int16_t> slot;  // each value's bin
+    std::vector<std::int32_t> order; // the values' indices by bin
+    std::vector<std::int64_t> count, start, next; // the bins' counts, first places in order, cursors
+    std::vector<double> binMin, binMax;           // each bin's smallest and largest value
+};
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
-                                   std::vector<double>* scratch = nullptr);
+                                   ClippingScratch* scratch = nullptr);
 // The same rule on sorted values with exact medians: the tests' oracle (O(n log n)).
 ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int maxIterations);
 

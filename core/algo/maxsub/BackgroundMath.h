@@ -3,9 +3,11 @@
 // every double operation goes through bgAdd/bgSub/bgMul/bgDiv/bgSqrt (plain IEEE operations on the host,
 // the round-to-nearest intrinsics on the device, so that neither side contracts a * b + c into an FMA; the
 // host objects are built for baseline x86-64, which has no FMA, and test_background checks that a * b + c is
-// not contracted there). The sums whose order matters are formed in a fixed order on both sides: 32 lanes
-// (pixel k of a cell's row-major enumeration in lane k % 32, each lane in increasing k), then a fixed tree
-// (laneTreeSum); the histogram holds only counts and each bin's smallest and largest value (order-free).
+// not contracted there). The clipping's long sums are formed in one fixed order on both sides: 32 lanes
+// (value k of a cell's good values, in row-major order, in lane k % 32, each lane in increasing k, starting
+// at +0.0; a value left out adds +0.0, which leaves a lane's sum as it is), then a fixed tree (laneTreeSum,
+// what a warp's __shfl_down_sync reduction forms in lane 0). The histogram holds counts only (exact in any
+// order).
 #pragma once
 
 #include "core/util/HostDevice.h"
@@ -152,19 +154,38 @@ GLINT_HD void clipBins(double median, double sigma, double clipSigma, double lo,
     b1 = n1;
 }
 
-// Mean and sigma of the kept bins from their counts at the bins' centres: c values, s1 = sum count (2b -
-// 1023) and s2 = sum count (2b - 1023)^2 (exact integers: a bin's centre is centre + (2b - 1023) binWidth / 2).
-GLINT_HD void binnedMeanSigma(double centre, double binWidth, long long c, long long s1, long long s2, double& mean,
-                              double& sigma) {
-    const double dc = static_cast<double>(c), half = bgMul(0.5, binWidth);
-    const double m1 = bgDiv(static_cast<double>(s1), dc), m2 = bgDiv(static_cast<double>(s2), dc);
-    mean = bgAdd(centre, bgMul(m1, half));
-    sigma = bgMul(bgSqrt(bgPositive(bgSub(m2, bgMul(m1, m1)))), half);
+// Whether a bin's values (count h0, sums h1 of d and h2 of d^2, d = value - centre) are a single value up to
+// rounding (integer data: bins narrower than 1 when sigma < ~100).
+GLINT_HD bool binIsSpike(double h0, double h1, double h2, double binWidth) {
+    const double m = bgDiv(h1, h0);
+    return bgSub(bgDiv(h2, h0), bgMul(m, m)) <= bgMul(bgMul(1e-4, binWidth), binWidth);
 }
+
+// The mean of a bin's values from its count and sum of d.
+GLINT_HD double binMean(double centre, double h0, double h1) { return bgAdd(centre, bgDiv(h1, h0)); }
 
 // The median interpolated inside bin b (h values, inBin of them at or below the rank).
 GLINT_HD double interpolatedMedian(double lo, int b, double inBin, double h, double binWidth) {
     return bgAdd(lo, bgMul(bgAdd(static_cast<double>(b), bgDiv(inBin, h)), binWidth));
+}
+
+// The median in bin b of the kept bins (count h, its sums h1 and h2; inBin of its values at or below the
+// rank), as a single-valued bin gives it: the interpolated position unless the bin is a spike; a spike gives its
+// mean, or when the rank ends exactly at its end the mean of it and the next nonempty kept bin q (count hq,
+// sums q1, q2; q < 0: none; a next bin that is not a spike gives its lower edge). medianBin and medianNext
+// say which bins the exact pass takes the first value of (-1: none).
+GLINT_HD double medianOfBin(double centre, double lo, double binWidth, int b, double h, double h1, double h2, double inBin,
+                            int q, double hq, double q1, double q2, int& medianBin, int& medianNext) {
+    medianBin = medianNext = -1;
+    if (!binIsSpike(h, h1, h2, binWidth)) return interpolatedMedian(lo, b, inBin, h, binWidth);
+    medianBin = b;
+    if (inBin < h || q < 0) return binMean(centre, h, h1);
+    if (!binIsSpike(hq, q1, q2, binWidth)) {
+        medianBin = -1;
+        return bgMul(0.5, bgAdd(bgAdd(binMean(centre, h, h1), lo), bgMul(static_cast<double>(q), binWidth)));
+    }
+    medianNext = q;
+    return bgMul(0.5, bgAdd(binMean(centre, h, h1), binMean(centre, hq, q1)));
 }
 
 GLINT_HD double halfSum(double a, double b) { return bgMul(0.5, bgAdd(a, b)); }
