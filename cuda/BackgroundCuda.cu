@@ -70,7 +70,25 @@ __device__ __forceinline__ double warpTreeSum(double v) {
     return __shfl_sync(kFull, v, 0);
 }
 
-__device__ __forceinline__ int warpSum(int v) { return __reduce_add_sync(kFull, v); }
+// Integer warp reductions: the sm_80 instructions where there are, shuffles on older devices (sm_75 builds).
+__device__ __forceinline__ int warpSum(int v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(kFull, v);
+#else
+#pragma unroll
+    for (int h = kLanes / 2; h >= 1; h /= 2) v += __shfl_xor_sync(kFull, v, h);
+    return v;
+#endif
+}
+__device__ __forceinline__ unsigned warpMin(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(kFull, v);
+#else
+#pragma unroll
+    for (int h = kLanes / 2; h >= 1; h /= 2) v = min(v, __shfl_xor_sync(kFull, v, h));
+    return v;
+#endif
+}
 
 // One warp a cell: clippedStatsHistogram (Background.cpp) on the cell's good values, in their order. Value k
 // is lane k % 32's; every long sum is a lane's sum in increasing k and then the tree (warpTreeSum), the
@@ -275,8 +293,8 @@ __global__ void __launch_bounds__(32) cellKernel(CellArgs a, int firstCell) {
                 if (in && b == medianNext && nextK == INT_MAX) nextK = k;
             }
             kept = warpSum(kept);
-            firstK = static_cast<int>(__reduce_min_sync(kFull, static_cast<unsigned>(firstK)));
-            nextK = static_cast<int>(__reduce_min_sync(kFull, static_cast<unsigned>(nextK)));
+            firstK = static_cast<int>(warpMin(static_cast<unsigned>(firstK)));
+            nextK = static_cast<int>(warpMin(static_cast<unsigned>(nextK)));
             meanSigma(keptShift, warpTreeSum(k1), warpTreeSum(k2), static_cast<double>(kept), mean, sigma);
             if (medianBin >= 0 && firstK < n)
                 median = medianNext >= 0 && nextK < n ? halfSum(V(firstK), V(nextK)) : V(firstK);
