@@ -105,6 +105,22 @@ long double oracleRealBest(const WorkArray& work, int P) {
     return best;
 }
 
+// The CPU backend's bounded search against `ref` with the kept blocks, with a full scan of the bound's blocks
+// every round (GLINT_MSP_CACHE_MB=0), and with each narrower kernel (AVX2 where the machine has it, and the
+// 16-byte one).
+void checkCpuVariants(const WorkArray& work, const DisjointRule& rule, const DisjointOutcome& ref, const QString& what) {
+    checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
+    {
+        test::CacheBudget off("0");
+        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (no kept blocks)");
+    }
+    for (const char* kernel : {"avx2", "base"}) {
+        qputenv("GLINT_BOUNDED_KERNEL", kernel);
+        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
+        qunsetenv("GLINT_BOUNDED_KERNEL");
+    }
+}
+
 // Every rectangle fits the bound, holds no excluded cell, and none overlaps another.
 void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, int P, const QString& what) {
     std::vector<std::uint8_t> used(static_cast<std::size_t>(work.rows) * work.cols, 0);
@@ -249,17 +265,7 @@ private slots:
                                      .arg(work.integer ? " int64" : " double");
             const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
             checkRectangles(work, ref.found, P, what);
-            checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
-            {
-                test::CacheBudget off("0");
-                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (full scans)");
-            }
-            // The narrower kernels (AVX2 where the machine has it, and the 16-byte one) on the same case.
-            for (const char* kernel : {"avx2", "base"}) {
-                qputenv("GLINT_BOUNDED_KERNEL", kernel);
-                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
-                qunsetenv("GLINT_BOUNDED_KERNEL");
-            }
+            checkCpuVariants(work, rule, ref, what);
             if (QTest::currentTestFailed()) return;
             ++cases;
         }
@@ -319,16 +325,7 @@ private slots:
                                      .arg(work.integer ? " int64" : " double");
             const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
             checkRectangles(work, ref.found, P, what);
-            checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
-            {
-                test::CacheBudget off("0");
-                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (no kept blocks)");
-            }
-            for (const char* kernel : {"avx2", "base"}) {
-                qputenv("GLINT_BOUNDED_KERNEL", kernel);
-                checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
-                qunsetenv("GLINT_BOUNDED_KERNEL");
-            }
+            checkCpuVariants(work, rule, ref, what);
             if (QTest::currentTestFailed()) return;
             ++cases;
         }

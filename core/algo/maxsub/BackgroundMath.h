@@ -10,6 +10,7 @@
 // order).
 #pragma once
 
+#include "core/algo/maxsub/OrderedKey.h"
 #include "core/util/HostDevice.h"
 
 #include <cstdint>
@@ -74,16 +75,8 @@ GLINT_HD double bgAbs(double a) { return a < 0.0 ? -a : a; }
 // std::max(0.0, v) (0 unless v > 0; -0.0 gives +0.0), as the RMS clamp and the variance use it.
 GLINT_HD double bgPositive(double v) { return 0.0 < v ? v : 0.0; }
 
-// Order-preserving keys of doubles (-0 below +0): each bin's smallest and largest value.
-GLINT_HD std::uint64_t bgKey(double v) {
-    std::uint64_t b;
-#if defined(__CUDA_ARCH__)
-    b = static_cast<std::uint64_t>(__double_as_longlong(v));
-#else
-    std::memcpy(&b, &v, sizeof(b));
-#endif
-    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-}
+// Order-preserving keys of doubles (-0 below +0): each bin's smallest and largest value (OrderedKey.h's).
+GLINT_HD std::uint64_t bgKey(double v) { return orderedKey(v); }
 GLINT_HD double bgValueOfKey(std::uint64_t k) {
     const std::uint64_t b = (k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k;
 #if defined(__CUDA_ARCH__)
