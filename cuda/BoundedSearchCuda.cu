@@ -23,11 +23,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace glint::cuda::maxsub {
@@ -99,20 +102,31 @@ public:
         timer.begin();
         double waitMs = 0.0;
         int enqueued = 0;
+        // GLINT_BOUNDED_PROFILE (diagnostics): the kernels' profiling instantiations time each round's phases
+        // on the device's clock into a small buffer, read once at the end (see reportProfile).
+        const bool profile = std::getenv("GLINT_BOUNDED_PROFILE") != nullptr;
+        if (profile) {
+            a_.profRounds = cap;
+            a_.prof = ws.get<unsigned long long>("profile", static_cast<std::size_t>(cap) * bounded::kProfSlots);
+            GLINT_CUDA_CHECK(cudaMemset(a_.prof, 0, static_cast<std::size_t>(cap) * bounded::kProfSlots * sizeof(unsigned long long)));
+        }
+        auto later = [&](auto rescan, auto reduce) {
+            const long long items = static_cast<long long>(bounded::rescanSpan(L_)) * (2 * H_ - 1) * H_;
+            launchDependent(rescan, static_cast<unsigned>((items + threads_ - 1) / threads_), static_cast<unsigned>(threads_), smem_, a_);
+            launchDependent(reduce, static_cast<unsigned>(2 * H_ - 1), static_cast<unsigned>(kBoundedReduceThreads), 0, a_, 0);
+        };
         auto enqueue = [&](int round) {
             if (round == 0) {
                 const unsigned blocks = static_cast<unsigned>((strips_ + threads_ - 1) / threads_);
                 boundedScanKernel<V><<<blocks, threads_, smem_>>>(a_);
                 GLINT_CUDA_CHECK_LAUNCH();
-                boundedReduceKernel<V><<<rows_, kBoundedReduceThreads>>>(a_, 1);
-                GLINT_CUDA_CHECK_LAUNCH();
+                if (profile) launchDependent(boundedReduceKernel<V, true>, static_cast<unsigned>(rows_), static_cast<unsigned>(kBoundedReduceThreads), 0, a_, 1);
+                else launchDependent(boundedReduceKernel<V>, static_cast<unsigned>(rows_), static_cast<unsigned>(kBoundedReduceThreads), 0, a_, 1);
                 timer.mark("kernel");
+            } else if (profile) {
+                later(boundedRescanKernel<V, true>, boundedReduceKernel<V, true>);
             } else {
-                const long long items = static_cast<long long>(bounded::rescanSpan(L_)) * (2 * H_ - 1) * H_;
-                boundedRescanKernel<V><<<static_cast<unsigned>((items + threads_ - 1) / threads_), threads_, smem_>>>(a_);
-                GLINT_CUDA_CHECK_LAUNCH();
-                boundedReduceKernel<V><<<2 * H_ - 1, kBoundedReduceThreads>>>(a_, 0);
-                GLINT_CUDA_CHECK_LAUNCH();
+                later(boundedRescanKernel<V>, boundedReduceKernel<V>);
             }
         };
         // Round `round`'s result, once the device has written it: the host polls its slot's pad (no event or
@@ -165,12 +179,70 @@ public:
         // gaps where it waited for the host's launches included; "device wait": the host's polling.
         if (enqueued > 1) timer.mark("kernel");
         timer.report(job_);
+        if (profile) reportProfile(std::min(enqueued, cap));
         job_.timing().add("device wait", waitMs);
         setProgress(span_.end);
         return out;
     }
 
 private:
+    // A kernel on the default stream as a programmatic dependent launch where the device has it (sm_90; off
+    // with GLINT_BOUNDED_PDL=0): its launch overlaps the end of the kernel before it (boundedPdlEnter).
+    template <class... Params, class... Args>
+    void launchDependent(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, Args&&... args) {
+        cudaLaunchAttribute attr[1] = {};
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(grid);
+        config.blockDim = dim3(block);
+        config.dynamicSmemBytes = smem;
+        config.stream = nullptr;
+        config.attrs = attr;
+        config.numAttrs = pdl_ ? 1 : 0;
+        GLINT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+    }
+
+    // GLINT_BOUNDED_PROFILE: each later round's phases on the device's clock (medians and 90th percentiles over
+    // the rounds, to standard error): the rescan kernel, the gap to the reduce kernel, its strips' bests, the
+    // blocks' arrival, the last block's reduction and slot write, the gap to the next round's rescan.
+    void reportProfile(int rounds) {
+        if (rounds < 3) return;
+        std::vector<unsigned long long> p(static_cast<std::size_t>(rounds) * bounded::kProfSlots);
+        GLINT_CUDA_CHECK(cudaDeviceSynchronize());
+        GLINT_CUDA_CHECK(cudaMemcpy(p.data(), a_.prof, p.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        const char* names[] = {"rescan kernel (first block start .. last block end)", "gap rescan end .. reduce start",
+                               "reduce: strips' bests + block best (latest block)", "reduce: fence + counter (latest block)",
+                               "reduce: last block start (after the counter)", "reduce: final over tops + slot write",
+                               "gap slot written .. next rescan start", "round period (rescan start to next)",
+                               "dirty segments", "columns a dirty segment", "strips formed again"};
+        constexpr int kRows = 11;
+        std::vector<double> m[kRows];
+        for (int n = 1; n + 1 < rounds; ++n) {
+            const unsigned long long* q = p.data() + static_cast<std::size_t>(n) * bounded::kProfSlots;
+            const unsigned long long* q1 = q + bounded::kProfSlots;
+            if (q[bounded::kProfRescanStart] == 0 || q[bounded::kProfSlotWritten] == 0 || q1[bounded::kProfRescanStart] == 0) continue;
+            const double rs = static_cast<double>(~q[bounded::kProfRescanStart]), re = static_cast<double>(q[bounded::kProfRescanEnd]);
+            const double ds = static_cast<double>(~q[bounded::kProfReduceStart]), sd = static_cast<double>(q[bounded::kProfStripsDone]);
+            const double bd = static_cast<double>(q[bounded::kProfBlocksDone]), fs = static_cast<double>(q[bounded::kProfFinalStart]);
+            const double sw = static_cast<double>(q[bounded::kProfSlotWritten]), nrs = static_cast<double>(~q1[bounded::kProfRescanStart]);
+            const double dirty = static_cast<double>(q[bounded::kProfDirty]);
+            const double v[kRows] = {re - rs, ds - re, sd - ds, bd - sd, fs - bd, sw - fs, nrs - sw, nrs - rs, dirty,
+                                     dirty > 0 ? static_cast<double>(q[bounded::kProfColumns]) / dirty : 0.0,
+                                     static_cast<double>(q[bounded::kProfTouched])};
+            for (int k = 0; k < kRows; ++k) m[k].push_back(v[k]);
+        }
+        std::fprintf(stderr, "bounded profile (%s, %d rounds, %s launches; times in us):\n", std::is_integral_v<V> ? "int64" : "double",
+                     static_cast<int>(m[0].size()), pdl_ ? "dependent" : "plain");
+        for (int k = 0; k < kRows; ++k) {
+            if (m[k].empty()) continue;
+            std::sort(m[k].begin(), m[k].end());
+            const double scale = k < 8 ? 1e-3 : 1.0;
+            std::fprintf(stderr, "  %-55s median %9.2f  p10 %9.2f  p90 %9.2f\n", names[k], m[k][m[k].size() / 2] * scale,
+                         m[k][m[k].size() / 10] * scale, m[k][m[k].size() * 9 / 10] * scale);
+        }
+    }
+
     void setProgress(double f) {
         if (f > progress_) {
             progress_ = f;
@@ -242,6 +314,9 @@ private:
         GLINT_CUDA_CHECK(cudaMemset(a_.counter, 0, 2 * sizeof(unsigned)));
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedScanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
         GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedRescanKernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+        GLINT_CUDA_CHECK(cudaFuncSetAttribute(boundedRescanKernel<V, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+        const char* pdl = std::getenv("GLINT_BOUNDED_PDL");
+        pdl_ = cudaDevice().computeMajor >= 9 && !(pdl && std::strcmp(pdl, "0") == 0);
         timer.stop(job_, "prefix sums");
     }
 
@@ -252,6 +327,7 @@ private:
     int rows_, cols_, pitch_, H_, L_, nseg_;
     std::size_t strips_;
     int threads_ = 0;
+    bool pdl_ = false;
     std::size_t smem_ = 0, need_ = 0;
     double progress_ = -1.0;
     bounded::Args<V> a_{};

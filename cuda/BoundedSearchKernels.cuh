@@ -77,6 +77,25 @@ struct Args {
     unsigned* counter = nullptr; // [0]: blocks done (the last one reduces over the tops); [1]: rounds done
     Result<V>* slots = nullptr;  // pinned host memory, kRing rounds' results: round n's in slot n % kRing,
                                  // its pad set to n + 1 after the other fields (the host polls it)
+    unsigned long long* prof = nullptr; // GLINT_BOUNDED_PROFILE only (the kernels' Prof instantiations):
+                                        // kProfSlots timestamps and counts a round, see ProfSlot
+    int profRounds = 0;
+};
+
+// The profile's slots a round (globaltimer ns; "first" ones stored complemented, so that atomicMax keeps the
+// earliest).
+enum ProfSlot : int {
+    kProfRescanStart = 0, // ~ the earliest rescan block's start (after the dependent-launch wait)
+    kProfRescanEnd,       // the latest rescan block's end
+    kProfReduceStart,     // ~ the earliest reduce block's start
+    kProfStripsDone,      // the latest reduce block's end of its strips' bests and block reduction
+    kProfBlocksDone,      // the latest reduce block's arrival at the counter (after its fence)
+    kProfFinalStart,      // the last block's start of the reduction over the tops
+    kProfSlotWritten,     // the last block's host slot written (after the system fence)
+    kProfDirty,           // segments scanned again
+    kProfColumns,         // columns those rescans walked
+    kProfTouched,         // strips whose best was formed again
+    kProfSlots
 };
 
 constexpr int kRing = 8; // rounds in flight at most (the host's result slots)
@@ -194,15 +213,20 @@ GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int
     a.touched[s] = 1;
 }
 
+// The column a rescan of segment j starts from: the checkpoint at or before its first window's start.
+GLINT_BOUNDED_HD int rescanStart(int j, int L) {
+    const int x = j * kSeg - L + 1;
+    return x <= 0 ? 0 : x / kSeg * kSeg;
+}
+
 // A later round: segment j of strip s scanned again (columns rc0..rc1, the rectangle just found, blocked as
-// well), from the checkpoint at or before its first window's start; the same candidates as the whole scan.
+// well), from the checkpoint at or before its first window's start (S there: `prefix`, the kernel loads it
+// together with the segment's kept best); the same candidates as the whole scan. Returns the columns walked.
 template <class V>
-GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b, int j, int rc0, int rc1, Ring<V> q) {
+GLINT_BOUNDED_HD int scanSegmentFrom(const Args<V>& a, std::size_t s, int t, int b, int j, int rc0, int rc1, V prefix, Ring<V> q) {
     const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
     const int cBegin = j * kSeg, cEnd = cBegin + kSeg < a.cols ? cBegin + kSeg : a.cols;
-    const int x = cBegin - a.L + 1;
-    const int start = x <= 0 ? 0 : x / kSeg * kSeg;
-    V prefix = a.cp[static_cast<std::size_t>(start / kSeg) * a.strips + s];
+    const int start = rescanStart(j, a.L);
     int lo = start;
     V sv = V(0);
     int sl = -1, sh = 0;
@@ -231,6 +255,13 @@ GLINT_BOUNDED_HD void scanSegment(const Args<V>& a, std::size_t s, int t, int b,
     a.segLast[k] = sl;
     a.segHead[k] = sh;
     a.touched[s] = 1;
+    return cEnd - start;
+}
+
+template <class V>
+GLINT_BOUNDED_HD int scanSegment(const Args<V>& a, std::size_t s, int t, int b, int j, int rc0, int rc1, Ring<V> q) {
+    const V prefix = a.cp[static_cast<std::size_t>(rescanStart(j, a.L) / kSeg) * a.strips + s];
+    return scanSegmentFrom(a, s, t, b, j, rc0, rc1, prefix, q);
 }
 
 // Strip s's best from its segments (the first segment with the largest sum: the smallest last), and the
@@ -311,6 +342,30 @@ constexpr std::size_t boundedSharedBytes(int threads, int L) {
     return static_cast<std::size_t>(threads) * (L + 1) * (sizeof(V) + sizeof(int));
 }
 
+// Programmatic dependent launch (sm_90): a round's kernels are launched with it, so that a kernel's launch
+// overlaps the end of the one before it. Each waits here, before touching memory, until the kernel before it
+// has completed and its writes are visible, then lets the next one start launching (its blocks then wait
+// here in turn). Elsewhere, or launched plainly, a no-op.
+__device__ __forceinline__ void boundedPdlEnter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// GLINT_BOUNDED_PROFILE: the device's clock (ns) and the profile's slots of the current round (the rounds
+// done so far, counter[1], read after the dependent-launch wait; nullptr past the buffer).
+__device__ __forceinline__ unsigned long long boundedNow() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+template <class V>
+__device__ __forceinline__ unsigned long long* boundedProfRound(const bounded::Args<V>& a) {
+    const unsigned round = __ldcg(a.counter + 1);
+    return round < static_cast<unsigned>(a.profRounds) ? a.prof + static_cast<std::size_t>(round) * bounded::kProfSlots : nullptr;
+}
+
 // Round 1: a thread a strip, every column.
 template <class V>
 __global__ void boundedScanKernel(bounded::Args<V> a) {
@@ -321,28 +376,58 @@ __global__ void boundedScanKernel(bounded::Args<V> a) {
     bounded::scanWholeStrip(a, s, t, b, boundedRing<V>(a.L));
 }
 
-// Later rounds: a thread a (segment, top, height) item near the last round's rectangle; the dirty ones are
-// scanned again. Heights vary fastest, so a warp reads consecutive prefix values.
+// Later rounds, item `item` (a (segment, top, height) near the last round's rectangle r): scanned again when
+// dirty. Returns the columns walked (0: not scanned).
 template <class V>
-__global__ void boundedRescanKernel(bounded::Args<V> a) {
-    const bounded::Result<V> r = *a.best;
-    if (!r.valid) return;
+__device__ __forceinline__ int boundedRescanItem(const bounded::Args<V>& a, const bounded::Result<V>& r, long long item) {
     const int H = a.H, tops = 2 * H - 1;
-    const long long item = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int d = static_cast<int>(item % H);
     const long long rest = item / H;
     const int i = static_cast<int>(rest % tops);
     const int jj = static_cast<int>(rest / tops);
-    if (jj >= bounded::rescanSpan(a.L)) return;
+    if (jj >= bounded::rescanSpan(a.L)) return 0;
     const int t = r.top - H + 1 + i, b = t + d;
-    if (t < 0 || t > r.bottom || b >= a.rows || b < r.top) return;
+    if (t < 0 || t > r.bottom || b >= a.rows || b < r.top) return 0;
     const int j = r.first / bounded::kSeg + jj;
-    if (j >= a.nseg || j * bounded::kSeg > r.last + a.L - 1) return;
+    if (j >= a.nseg || j * bounded::kSeg > r.last + a.L - 1) return 0;
     const std::size_t s = static_cast<std::size_t>(t) * H + d;
     const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
+    // The kept best and the checkpoint the rescan starts from, loaded together (one latency, not two).
     const int l = a.segLast[k];
-    if (l < 0 || l < r.first || a.segHead[k] > r.last) return; // nothing positive stays so; a best it misses stays
-    bounded::scanSegment(a, s, t, b, j, r.first, r.last, boundedRing<V>(a.L));
+    const int head = a.segHead[k];
+    const V prefix = a.cp[static_cast<std::size_t>(bounded::rescanStart(j, a.L) / bounded::kSeg) * a.strips + s];
+    if (l < 0 || l < r.first || head > r.last) return 0; // nothing positive stays so; a best it misses stays
+    return bounded::scanSegmentFrom(a, s, t, b, j, r.first, r.last, prefix, boundedRing<V>(a.L));
+}
+
+// Later rounds: a thread a (segment, top, height) item near the last round's rectangle; the dirty ones are
+// scanned again. Heights vary fastest, so a warp reads consecutive prefix values.
+template <class V, bool Prof = false>
+__global__ void boundedRescanKernel(bounded::Args<V> a) {
+    boundedPdlEnter();
+    const bounded::Result<V> r = *a.best;
+    if (!r.valid) return;
+    const long long item = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if constexpr (!Prof) {
+        boundedRescanItem(a, r, item);
+    } else {
+        __shared__ unsigned long long* p;
+        __shared__ unsigned columns;
+        if (threadIdx.x == 0) {
+            p = boundedProfRound(a);
+            columns = 0;
+            if (p) atomicMax(p + bounded::kProfRescanStart, ~boundedNow());
+        }
+        __syncthreads();
+        const int walked = boundedRescanItem(a, r, item);
+        if (walked > 0) atomicAdd(&columns, static_cast<unsigned>(walked));
+        const int dirty = __syncthreads_count(walked > 0);
+        if (threadIdx.x == 0 && p) {
+            atomicMax(p + bounded::kProfRescanEnd, boundedNow());
+            atomicAdd(p + bounded::kProfDirty, static_cast<unsigned long long>(dirty));
+            atomicAdd(p + bounded::kProfColumns, static_cast<unsigned long long>(columns));
+        }
+    }
 }
 
 constexpr int kBoundedReduceThreads = 128;
@@ -377,11 +462,17 @@ __device__ __forceinline__ void boundedBlockBest(V& v, int& key, V* sv, int* sk)
 // which first record it in their row of the blocking index (rows above r0 - H + 1 never see it: their strips
 // end above r0). Each touched strip's best is formed again, then the top's best; the last block to finish
 // reduces over every top into *a.best (largest sum, then smallest top) and the host's slot of the round.
-template <class V>
+template <class V, bool Prof = false>
 __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bounded::Args<V> a, int firstRound) {
     __shared__ V sv[kBoundedReduceThreads];
     __shared__ int sk[kBoundedReduceThreads];
     __shared__ bool last;
+    boundedPdlEnter();
+    unsigned long long* p = nullptr;
+    if constexpr (Prof) {
+        p = boundedProfRound(a);
+        if (threadIdx.x == 0 && p) atomicMax(p + bounded::kProfReduceStart, ~boundedNow());
+    }
     const bounded::Result<V> r = *a.best;
     const int H = a.H, tid = threadIdx.x;
     int t = blockIdx.x;
@@ -397,11 +488,13 @@ __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bou
         }
         V v = V(0);
         int key = -1;
+        int touched = 0;
         for (int d = tid; d < H && t + d < a.rows; d += blockDim.x) {
             const std::size_t s = static_cast<std::size_t>(t) * H + d;
             if (a.touched[s]) {
                 bounded::finishStrip(a, s, t, t + d);
                 a.touched[s] = 0;
+                ++touched;
             }
             if (a.stripL[s] >= 0 && boundedBetter(a.stripV[s], d, v, key)) {
                 v = a.stripV[s];
@@ -413,13 +506,26 @@ __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bou
             a.topV[t] = v;
             a.topBottom[t] = key < 0 ? -1 : t + key;
         }
+        if constexpr (Prof) {
+            const int n = __syncthreads_count(touched > 0); // threads that formed a best again: the strips while H <= the block
+            if (tid == 0 && p) {
+                atomicMax(p + bounded::kProfStripsDone, boundedNow());
+                atomicAdd(p + bounded::kProfTouched, static_cast<unsigned long long>(n));
+            }
+        }
     }
     __threadfence();
     __syncthreads();
-    if (tid == 0) last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+    if (tid == 0) {
+        if constexpr (Prof)
+            if (p) atomicMax(p + bounded::kProfBlocksDone, boundedNow());
+        last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+    }
     __syncthreads();
     if (!last) return;
     __threadfence();
+    if constexpr (Prof)
+        if (tid == 0 && p) p[bounded::kProfFinalStart] = boundedNow();
     // Every top's best, kTopsAhead tops a thread loaded before any is compared (the order of the comparisons
     // does not matter: boundedBetter is a strict order with distinct keys).
     constexpr int kTopsAhead = 8;
@@ -468,6 +574,8 @@ __global__ void __launch_bounds__(kBoundedReduceThreads) boundedReduceKernel(bou
         slot->last = out.last;
         __threadfence_system();
         slot->pad = static_cast<int>(round + 1);
+        if constexpr (Prof)
+            if (p) p[bounded::kProfSlotWritten] = boundedNow();
     }
 }
 
