@@ -13,9 +13,7 @@
 #include <vector>
 
 #if GLINT_WITH_IMGCODECS
-#include <dlfcn.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "core/io/Plugin.h"
 #endif
 
 namespace glint {
@@ -28,33 +26,6 @@ struct Loaded {
 };
 
 #if GLINT_WITH_IMGCODECS
-
-// The folder of the running program ("" when /proc/self/exe cannot be read).
-std::string programFolder() {
-    std::string buffer(4096, '\0');
-    const ssize_t n = ::readlink("/proc/self/exe", buffer.data(), buffer.size());
-    if (n <= 0 || static_cast<std::size_t>(n) >= buffer.size()) return {};
-    buffer.resize(static_cast<std::size_t>(n));
-    const auto slash = buffer.find_last_of('/');
-    return slash == std::string::npos ? std::string() : buffer.substr(0, slash);
-}
-
-bool isRegularFile(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// Where the plugin is looked for (Codecs.h), in order.
-std::vector<std::string> candidates() {
-    std::vector<std::string> out;
-    const std::string folder = programFolder();
-    if (!folder.empty()) {
-        out.push_back(folder + "/" GLINT_CODECS_RELATIVE_DIR "/" GLINT_CODECS_FILE_NAME);
-        out.push_back(folder + "/" GLINT_CODECS_FILE_NAME);
-    }
-    out.push_back(GLINT_CODECS_BUILD_PATH);
-    return out;
-}
 
 // OpenCV's own caps, a backstop behind the header checks of rasterDecodedSize (a format or a header
 // variant those do not read); never over a value the user set. imgcodecs reads them once, when it is
@@ -69,37 +40,15 @@ void setOpenCvCaps() {
     ::setenv("OPENCV_IO_MAX_IMAGE_HEIGHT", std::to_string(kMaxImageSide).c_str(), 0);
 }
 
-Loaded open(const std::string& path) {
-    Loaded out;
-    setOpenCvCaps();
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char* why = ::dlerror();
-        out.error = "cannot load the codecs plugin: " + printableMessage(why ? why : path);
-        return out;
-    }
-    ::dlerror();
-    auto factory = reinterpret_cast<CodecsFactory>(::dlsym(handle, GLINT_CODECS_FACTORY_NAME));
-    if (!factory) {
-        // Another version of Glint's plugin, or another library: left loaded (unloading a library that
-        // may have run its constructors is not safe), but not used.
-        out.error = "cannot load the codecs plugin '" + printableMessage(path) + "': it has no " GLINT_CODECS_FACTORY_NAME
-                    " (a plugin of another version of Glint?)";
-        return out;
-    }
-    out.codecs = factory();
-    if (!out.codecs) out.error = "cannot load the codecs plugin '" + printableMessage(path) + "': it gave no codecs";
-    return out;
-}
-
 Loaded load() {
-    if (const char* forced = std::getenv("GLINT_CODECS_PLUGIN"); forced && *forced) return open(forced);
-    const std::vector<std::string> paths = candidates();
-    for (const std::string& path : paths)
-        if (isRegularFile(path)) return open(path);
-    std::string looked;
-    for (const std::string& path : paths) looked += (looked.empty() ? "" : ", ") + path;
-    return {nullptr, printableMessage("cannot find the codecs plugin " GLINT_CODECS_FILE_NAME " (looked for " + looked + ")", 600)};
+    setOpenCvCaps();
+    const OpenedPlugin plugin =
+        openPlugin({"codecs", "GLINT_CODECS_PLUGIN", GLINT_CODECS_FILE_NAME, GLINT_CODECS_FACTORY_NAME});
+    if (!plugin.factory) return {nullptr, plugin.error};
+    Loaded out;
+    out.codecs = reinterpret_cast<CodecsFactory>(plugin.factory)();
+    if (!out.codecs) out.error = "cannot load the codecs plugin '" + printableMessage(plugin.path) + "': it gave no codecs";
+    return out;
 }
 
 #else

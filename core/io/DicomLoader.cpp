@@ -1,8 +1,10 @@
-// DICOM through GDCM: every transfer syntax GDCM decodes, multi-frame files by frame, MONOCHROME1
-// inverted, Rescale Slope/Intercept applied (integers stay integers when they can), colour made
-// luminance, the window and the tags that matter kept. Debian's GDCM aborts on some malformed files,
-// so every call into it runs under runGuardedAgainstAbort.
-#include "core/io/AbortGuard.h"
+// DICOM through GDCM, which lives in the DICOM plugin (core/io/DicomDecoder.h, dicom/): every transfer
+// syntax GDCM decodes, multi-frame files by frame, MONOCHROME1 inverted, Rescale Slope/Intercept applied
+// (integers stay integers when they can), colour made luminance, the window and the tags that matter
+// kept. The plugin only answers what GDCM reads; every check and message is here. Debian's GDCM aborts
+// on some malformed files, so the plugin runs every call into it that can abort under
+// runGuardedAgainstAbort.
+#include "core/io/DicomDecoder.h"
 #include "core/io/DicomPixels.h"
 #include "core/io/DicomScan.h"
 #include "core/io/ImageLoader.h"
@@ -10,28 +12,18 @@
 #include "core/util/Errors.h"
 #include "core/util/ImageBudget.h"
 #include "core/util/InputFile.h"
+#include "core/util/Printable.h"
 #include "core/util/StderrSilencer.h"
-
-#include <gdcmDicts.h>
-#include <gdcmGlobal.h>
-#include <gdcmImage.h>
-#include <gdcmImageApplyLookupTable.h>
-#include <gdcmImageReader.h>
-#include <gdcmReader.h>
-#include <gdcmSequenceOfFragments.h>
-#include <gdcmStringFilter.h>
-#include <gdcmTrace.h>
-#include <gdcmUIDs.h>
-#include <gdcmWriter.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <mutex>
+#include <new>
 #include <optional>
-#include <sstream>
+#include <stdexcept>
 
 namespace glint {
 
@@ -41,40 +33,9 @@ namespace {
     throw InputError("cannot open '" + path + "': " + what);
 }
 
-void silenceGdcm() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        gdcm::Trace::SetDebug(false);
-        gdcm::Trace::SetWarning(false);
-        gdcm::Trace::SetError(false);
-    });
-}
-
-// What GDCM read, kept alive together (an image read from memory needs its stream).
-struct DicomSource {
-    std::unique_ptr<std::stringstream> stream;
-    std::unique_ptr<gdcm::ImageReader> reader;
-};
-
-// Reads with GDCM's image reader. An abort inside GDCM leaks the reader on purpose: its state is
-// whatever the assertion left behind, so it must never be used or destroyed.
-std::unique_ptr<gdcm::ImageReader> readGuarded(const std::string& path, std::istream* stream, bool& aborted) {
-    auto reader = std::make_unique<gdcm::ImageReader>();
-    if (stream) reader->SetStream(*stream);
-    else reader->SetFileName(path.c_str());
-    bool ok = false;
-    aborted = !runGuardedAgainstAbort([&] { ok = reader->Read(); });
-    if (aborted) {
-        (void)reader.release();
-        return nullptr;
-    }
-    return ok ? std::move(reader) : nullptr;
-}
-
-std::string uidName(const std::string& uid) {
-    gdcm::UIDs uids;
-    if (!uids.SetFromUID(uid.c_str()) || !uids.GetName()) return uid;
-    return uid + " (" + uids.GetName() + ")";
+std::string uidName(const DicomDecoder& decoder, const std::string& uid) {
+    const std::string name = decoder.uidName(uid);
+    return name.empty() ? uid : uid + " (" + name + ")";
 }
 
 std::string trimmed(std::string s) {
@@ -83,16 +44,9 @@ std::string trimmed(std::string s) {
     return first == std::string::npos ? std::string() : s.substr(first);
 }
 
-std::string rawText(const gdcm::DataSet& ds, const gdcm::Tag& tag) {
-    if (!ds.FindDataElement(tag)) return {};
-    const gdcm::ByteValue* bv = ds.GetDataElement(tag).GetByteValue();
-    if (!bv || !bv->GetPointer()) return {};
-    return trimmed(std::string(bv->GetPointer(), bv->GetLength()));
-}
-
 // The first value of a DS/IS element ("40\400" -> 40); nothing when absent or not a number.
-std::optional<double> firstNumber(const gdcm::DataSet& ds, const gdcm::Tag& tag) {
-    std::string text = rawText(ds, tag);
+std::optional<double> firstNumber(const DicomFile& file, std::uint16_t group, std::uint16_t element) {
+    std::string text = file.rawText(group, element);
     text = trimmed(text.substr(0, text.find('\\')));
     if (text.empty()) return std::nullopt;
     char* end = nullptr;
@@ -101,100 +55,67 @@ std::optional<double> firstNumber(const gdcm::DataSet& ds, const gdcm::Tag& tag)
     return v;
 }
 
-// Opens the file; when GDCM's image reader refuses it, finds out why with the plain dataset reader.
-DicomSource open(const std::string& path) {
-    DicomSource source;
-    bool aborted = false;
-    source.reader = readGuarded(path, nullptr, aborted);
-    if (source.reader) return source;
-
-    auto plain = std::make_unique<gdcm::Reader>();
-    plain->SetFileName(path.c_str());
-    bool ok = false;
-    if (!runGuardedAgainstAbort([&] { ok = plain->Read(); })) {
-        (void)plain.release();
-        ok = false;
+// Opens the file through the plugin; the reasons GDCM's readers refuse it become messages.
+std::unique_ptr<DicomFile> open(const DicomDecoder& decoder, const std::string& path) {
+    DicomOpened opened = decoder.open(path);
+    switch (opened.failure) {
+    case DicomOpenFailure::None: break;
+    case DicomOpenFailure::NotDicom: fail(path, "not a readable DICOM file (corrupt or truncated)");
+    case DicomOpenFailure::NoPixelData:
+        fail(path, "the DICOM file holds no image (no Pixel Data" +
+                       (opened.sopClass.empty() ? "" : "; SOP class " + uidName(decoder, opened.sopClass)) + ")");
+    case DicomOpenFailure::NotAnImage:
+        fail(path, "GDCM cannot interpret the image in this DICOM file (damaged or unusual header)");
+    case DicomOpenFailure::OutOfMemory: throw std::bad_alloc();
+    case DicomOpenFailure::Exception: throw std::runtime_error(printableMessage(opened.message));
     }
-    if (!ok) fail(path, "not a readable DICOM file (corrupt or truncated)");
-    gdcm::DataSet& ds = plain->GetFile().GetDataSet();
-    if (!ds.FindDataElement(gdcm::Tag(0x7fe0, 0x0010))) {
-        const std::string sop = rawText(ds, gdcm::Tag(0x0008, 0x0016));
-        fail(path, "the DICOM file holds no image (no Pixel Data" + (sop.empty() ? "" : "; SOP class " + uidName(sop)) + ")");
-    }
-    // GDCM 3.0 asserts on single-frame files of multi-frame classes (RT Dose) without Number of
-    // Frames: add it and read again from memory.
-    if (aborted && !ds.FindDataElement(gdcm::Tag(0x0028, 0x0008))) {
-        gdcm::DataElement frames(gdcm::Tag(0x0028, 0x0008));
-        frames.SetVR(gdcm::VR::IS);
-        frames.SetByteValue("1 ", 2);
-        ds.Insert(frames);
-        source.stream = std::make_unique<std::stringstream>();
-        gdcm::Writer writer;
-        writer.SetFile(plain->GetFile());
-        writer.SetStream(*source.stream);
-        bool written = false;
-        if (runGuardedAgainstAbort([&] { written = writer.Write(); }) && written)
-            source.reader = readGuarded(path, source.stream.get(), aborted);
-        if (aborted) (void)source.stream.release(); // the abandoned reader may still point at it
-    }
-    if (!source.reader) fail(path, "GDCM cannot interpret the image in this DICOM file (damaged or unusual header)");
-    return source;
-}
-
-bool isLossyJpeg(const gdcm::TransferSyntax& ts) {
-    return ts == gdcm::TransferSyntax::JPEGBaselineProcess1 || ts == gdcm::TransferSyntax::JPEGExtendedProcess2_4 ||
-           ts == gdcm::TransferSyntax::JPEGExtendedProcess3_5 ||
-           ts == gdcm::TransferSyntax::JPEGSpectralSelectionProcess6_8 ||
-           ts == gdcm::TransferSyntax::JPEGFullProgressionProcess10_12;
+    if (!opened.file) fail(path, "GDCM cannot interpret the image in this DICOM file (damaged or unusual header)");
+    return std::move(opened.file);
 }
 
 // GDCM hands lossy JPEG components over as the stream stores them; the stream, not the header,
 // says whether they are RGB or YCbCr (files whose header says RGB over a YCbCr stream are common).
-bool firstFragmentIsYcbcr(const gdcm::DataSet& ds, bool fallback) {
-    const gdcm::SequenceOfFragments* fragments = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetSequenceOfFragments();
-    if (!fragments || fragments->GetNumberOfFragments() == 0) return fallback;
-    const gdcm::ByteValue* bv = fragments->GetFragment(0).GetByteValue();
-    if (!bv || !bv->GetPointer()) return fallback;
-    return jpegComponentsAreYcbcr(reinterpret_cast<const unsigned char*>(bv->GetPointer()), bv->GetLength());
+bool firstFragmentIsYcbcr(const DicomFile& file, bool fallback) {
+    if (file.fragmentCount() == 0) return fallback;
+    const DicomBytes first = file.fragment(0);
+    if (!first.data) return fallback;
+    return jpegComponentsAreYcbcr(first.data, first.length);
 }
 
-DicomColour colourOf(const gdcm::PhotometricInterpretation& pi, const gdcm::TransferSyntax& ts, const gdcm::DataSet& ds,
-                     const std::string& path) {
-    switch (pi.GetType()) {
-    case gdcm::PhotometricInterpretation::MONOCHROME1:
-    case gdcm::PhotometricInterpretation::MONOCHROME2: return DicomColour::Monochrome;
-    case gdcm::PhotometricInterpretation::RGB:
-    case gdcm::PhotometricInterpretation::YBR_FULL:
-    case gdcm::PhotometricInterpretation::YBR_FULL_422: {
-        const bool ybr = pi.GetType() != gdcm::PhotometricInterpretation::RGB;
-        if (isLossyJpeg(ts)) return firstFragmentIsYcbcr(ds, ybr) ? DicomColour::YbrFull : DicomColour::Rgb;
+DicomColour colourOf(const DicomFile& file, const std::string& path) {
+    const DicomPhotometric pi = file.photometric();
+    switch (pi) {
+    case DicomPhotometric::Monochrome1:
+    case DicomPhotometric::Monochrome2: return DicomColour::Monochrome;
+    case DicomPhotometric::Rgb:
+    case DicomPhotometric::YbrFull:
+    case DicomPhotometric::YbrFull422: {
+        const bool ybr = pi != DicomPhotometric::Rgb;
+        if (file.lossyJpeg()) return firstFragmentIsYcbcr(file, ybr) ? DicomColour::YbrFull : DicomColour::Rgb;
         return ybr ? DicomColour::YbrFull : DicomColour::Rgb;
     }
-    case gdcm::PhotometricInterpretation::YBR_PARTIAL_420:
-    case gdcm::PhotometricInterpretation::YBR_PARTIAL_422: return DicomColour::YbrPartial;
+    case DicomPhotometric::YbrPartial420:
+    case DicomPhotometric::YbrPartial422: return DicomColour::YbrPartial;
     // The JPEG 2000 decoder undoes the component transform: these arrive as RGB.
-    case gdcm::PhotometricInterpretation::YBR_ICT:
-    case gdcm::PhotometricInterpretation::YBR_RCT: return DicomColour::Rgb;
+    case DicomPhotometric::YbrIct:
+    case DicomPhotometric::YbrRct: return DicomColour::Rgb;
     default: break;
     }
-    fail(path, std::string("the Photometric Interpretation ") + gdcm::PhotometricInterpretation::GetPIString(pi) +
-                   " is not supported");
+    fail(path, "the Photometric Interpretation " + file.photometricName() + " is not supported");
 }
 
 // Native pixel data shorter than the image needs (GDCM would pad them). Files that end inside their
 // pixel data are caught before, by checkDicomElementLengths.
-void checkNativeLength(const gdcm::DataSet& ds, const gdcm::TransferSyntax& ts, const DicomPixelLayout& layout,
-                       bool subsampled422, const std::string& path) {
-    if (ts.IsEncapsulated()) return;
+void checkNativeLength(const DicomFile& file, const DicomPixelLayout& layout, bool subsampled422, const std::string& path) {
+    if (file.encapsulated()) return;
     std::size_t needed = layout.bufferBytes();
     if (subsampled422) needed = needed / 3 * 2; // Y Y Cb Cr for every two pixels
-    const gdcm::ByteValue* bv = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetByteValue();
-    const std::size_t have = bv ? static_cast<std::size_t>(bv->GetLength()) : 0;
+    const std::size_t have = file.nativePixelData().length;
     if (have < needed)
         fail(path, "the pixel data are truncated (" + std::to_string(have) + " bytes of " + std::to_string(needed) + ")");
 }
 
-std::vector<HeaderCard> tagsThatMatter(const gdcm::File& file, const std::string& tsUid) {
+std::vector<HeaderCard> tagsThatMatter(const DicomDecoder& decoder, const DicomFile& file, const std::string& tsUid) {
     static const std::pair<std::uint16_t, std::uint16_t> tags[] = {
         {0x0008, 0x0016}, {0x0008, 0x0008}, {0x0008, 0x0060}, {0x0008, 0x0070}, {0x0008, 0x1090}, {0x0008, 0x0020},
         {0x0008, 0x103E}, {0x0018, 0x0015}, {0x0018, 0x5101}, {0x0020, 0x0060}, {0x0020, 0x0062}, {0x0018, 0x0050},
@@ -202,24 +123,18 @@ std::vector<HeaderCard> tagsThatMatter(const gdcm::File& file, const std::string
         {0x0028, 0x0010}, {0x0028, 0x0011}, {0x0028, 0x0030}, {0x0028, 0x0100}, {0x0028, 0x0101}, {0x0028, 0x0102},
         {0x0028, 0x0103}, {0x0028, 0x1050}, {0x0028, 0x1051}, {0x0028, 0x1052}, {0x0028, 0x1053}, {0x0028, 0x1054},
         {0x0028, 0x2110}, {0x0028, 0x2114}, {0x3004, 0x000E}};
-    const auto key = [](std::uint16_t group, std::uint16_t element, const char* name) {
+    const auto key = [](std::uint16_t group, std::uint16_t element, const std::string& name) {
         char buf[16];
         std::snprintf(buf, sizeof buf, "(%04X,%04X) ", group, element);
         return std::string(buf) + name;
     };
     std::vector<HeaderCard> cards;
-    cards.push_back({key(0x0002, 0x0010, "Transfer Syntax UID"), uidName(tsUid), ""});
-    const gdcm::DataSet& ds = file.GetDataSet();
-    const gdcm::Dicts& dicts = gdcm::Global::GetInstance().GetDicts();
-    gdcm::StringFilter filter;
-    filter.SetFile(file);
+    cards.push_back({key(0x0002, 0x0010, "Transfer Syntax UID"), uidName(decoder, tsUid), ""});
     for (const auto& [group, element] : tags) {
-        const gdcm::Tag tag(group, element);
-        if (!ds.FindDataElement(tag)) continue;
-        std::string value;
-        if (!runGuardedAgainstAbort([&] { value = trimmed(filter.ToString(tag)); }) || value.empty()) continue;
-        if (tag == gdcm::Tag(0x0008, 0x0016)) value = uidName(value);
-        cards.push_back({key(group, element, dicts.GetDictEntry(tag).GetName()), value, ""});
+        std::optional<std::string> value = file.value(group, element);
+        if (!value) continue;
+        if (group == 0x0008 && element == 0x0016) value = uidName(decoder, *value);
+        cards.push_back({key(group, element, file.tagName(group, element)), *value, ""});
     }
     return cards;
 }
@@ -234,113 +149,95 @@ Image imageFrom(int width, int height, const std::vector<double>& values) {
 } // namespace
 
 Image loadDicom(const std::string& path, const LoadOptions& options) {
-    silenceGdcm();
     checkInputFile(path);
     checkDicomElementLengths(path);
+    const DicomDecoder* decoder = dicomDecoder();
+    if (!decoder) fail(path, "reading DICOM files needs Glint's DICOM plugin: " + dicomDecoderError());
     StderrSilencer quiet;
-    DicomSource source = open(path);
-    const gdcm::File& file = source.reader->GetFile();
-    const gdcm::DataSet& ds = file.GetDataSet();
-    const gdcm::Image& image = source.reader->GetImage();
+    const std::unique_ptr<DicomFile> source = open(*decoder, path);
+    DicomFile& file = *source;
 
-    const unsigned int* dims = image.GetDimensions();
-    const long long columns = dims[0];
-    const long long rows = dims[1];
-    const long long frames = image.GetNumberOfDimensions() > 2 ? dims[2] : 1;
+    const long long columns = file.columns();
+    const long long rows = file.rows();
+    const long long frames = file.frames();
     checkImageDimensions(columns, rows, "'" + path + "'");
     if (frames < 1 || frames > (1 << 20)) fail(path, "absurd Number of Frames (" + std::to_string(frames) + ")");
-    {
-        const gdcm::PixelFormat& declared = image.GetPixelFormat();
-        checkImageBudget({columns, rows, std::max<int>(declared.GetSamplesPerPixel(), 1),
-                          std::max<int>(declared.GetBitsAllocated(), 8), frames},
-                         "cannot open '" + path + "'");
-    }
+    // The stored format, before the lookup table of a palette image replaces it.
+    const DicomPixelFormat storedFormat = file.storedFormat();
+    checkImageBudget({columns, rows, std::max<int>(storedFormat.samplesPerPixel, 1),
+                      std::max<int>(storedFormat.bitsAllocated, 8), frames},
+                     "cannot open '" + path + "'");
     if (options.frame < 0 || options.frame >= frames)
         fail(path, "frame " + std::to_string(options.frame) + " is out of range (the file has " +
                        std::to_string(frames) + (frames == 1 ? " frame, 0)" : " frames, 0 to " + std::to_string(frames - 1) + ")"));
 
-    const gdcm::TransferSyntax ts = image.GetTransferSyntax();
-    const std::string tsUid = ts.GetString() ? ts.GetString() : "unknown";
-    const gdcm::PhotometricInterpretation pi = image.GetPhotometricInterpretation();
-    const bool palette = pi == gdcm::PhotometricInterpretation::PALETTE_COLOR;
-
-    const gdcm::PixelFormat storedFormat = image.GetPixelFormat(); // before the lookup table replaces it
+    std::string tsUid = file.transferSyntaxUid();
+    if (tsUid.empty()) tsUid = "unknown";
+    const DicomPhotometric pi = file.photometric();
+    const bool palette = pi == DicomPhotometric::PaletteColour;
 
     // Palette colour becomes RGB through GDCM's lookup-table filter, which then owns the pixels.
-    gdcm::ImageApplyLookupTable lookup;
-    const gdcm::Image* pixels = &image;
-    if (palette) {
-        lookup.SetInput(image);
-        bool applied = false;
-        if (!runGuardedAgainstAbort([&] { applied = lookup.Apply(); }) || !applied)
-            fail(path, "cannot apply the palette colour lookup table");
-        pixels = &lookup.GetOutput();
-    }
+    if (palette && !file.applyPalette()) fail(path, "cannot apply the palette colour lookup table");
 
-    const gdcm::PixelFormat& pf = pixels->GetPixelFormat();
+    const DicomPixelFormat pf = file.pixelFormat();
     DicomPixelLayout layout;
     layout.columns = static_cast<int>(columns);
     layout.rows = static_cast<int>(rows);
     layout.frames = static_cast<int>(frames);
-    layout.samplesPerPixel = pf.GetSamplesPerPixel();
-    layout.bitsAllocated = pf.GetBitsAllocated();
-    layout.bitsStored = pf.GetBitsStored();
-    layout.highBit = pf.GetHighBit();
-    layout.isSigned = pf.GetPixelRepresentation() == 1;
-    // GDCM asserts on a Pixel Representation it does not know (found by fuzz_detect): guarded like every
-    // other call into it that can abort.
-    gdcm::PixelFormat::ScalarType scalar = gdcm::PixelFormat::UNKNOWN;
-    if (!runGuardedAgainstAbort([&] { scalar = pf.GetScalarType(); }))
-        fail(path, "unsupported pixel format (Pixel Representation " + std::to_string(pf.GetPixelRepresentation()) +
-                       ", Bits Allocated " + std::to_string(pf.GetBitsAllocated()) + ")");
-    layout.isFloat = scalar == gdcm::PixelFormat::FLOAT32 || scalar == gdcm::PixelFormat::FLOAT64;
-    layout.planar = layout.samplesPerPixel == 3 && pixels->GetPlanarConfiguration() == 1;
-    layout.colour = palette ? DicomColour::Rgb : colourOf(pi, ts, ds, path);
+    layout.samplesPerPixel = pf.samplesPerPixel;
+    layout.bitsAllocated = pf.bitsAllocated;
+    layout.bitsStored = pf.bitsStored;
+    layout.highBit = pf.highBit;
+    layout.isSigned = pf.pixelRepresentation == 1;
+    // GDCM asserts on a Pixel Representation it does not know (found by fuzz_detect).
+    const std::optional<bool> floatingPoint = file.floatingPoint();
+    if (!floatingPoint)
+        fail(path, "unsupported pixel format (Pixel Representation " + std::to_string(pf.pixelRepresentation) +
+                       ", Bits Allocated " + std::to_string(pf.bitsAllocated) + ")");
+    layout.isFloat = *floatingPoint;
+    layout.planar = layout.samplesPerPixel == 3 && file.planarConfiguration() == 1;
+    layout.colour = palette ? DicomColour::Rgb : colourOf(file, path);
     // GDCM 3.0 swaps big-endian pixel data in 16-bit words, which leaves the halves of 32-bit samples
     // exchanged (checked against pydicom on rtdose_expb.dcm).
-    layout.swapWordHalves = ts.GetSwapCode() == gdcm::SwapCode::BigEndian && layout.bitsAllocated == 32 && !layout.isFloat;
+    layout.swapWordHalves = file.bigEndian() && layout.bitsAllocated == 32 && !layout.isFloat;
     // The stored pixels are the palette indices, not the RGB the lookup table made of them.
     DicomPixelLayout stored = layout;
-    stored.samplesPerPixel = storedFormat.GetSamplesPerPixel();
-    stored.bitsAllocated = storedFormat.GetBitsAllocated();
-    checkNativeLength(ds, ts, stored, pi == gdcm::PhotometricInterpretation::YBR_FULL_422, path);
+    stored.samplesPerPixel = storedFormat.samplesPerPixel;
+    stored.bitsAllocated = storedFormat.bitsAllocated;
+    checkNativeLength(file, stored, pi == DicomPhotometric::YbrFull422, path);
 
     FrameValues frame;
-    if (ts == gdcm::TransferSyntax::RLELossless && !palette) {
+    if (file.rleLossless() && !palette) {
         // One fragment per frame (PS3.5 A.4.2), decoded here: see decodeRleFrame.
-        const gdcm::SequenceOfFragments* fragments =
-            ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010)).GetSequenceOfFragments();
-        if (!fragments || fragments->GetNumberOfFragments() != static_cast<unsigned>(frames))
-            fail(path, "the RLE pixel data are truncated or damaged (" +
-                           std::to_string(fragments ? fragments->GetNumberOfFragments() : 0) + " fragments for " +
+        const std::size_t fragments = file.fragmentCount();
+        if (fragments != static_cast<std::size_t>(frames))
+            fail(path, "the RLE pixel data are truncated or damaged (" + std::to_string(fragments) + " fragments for " +
                            std::to_string(frames) + " frames)");
-        const gdcm::ByteValue* bv = fragments->GetFragment(static_cast<unsigned>(options.frame)).GetByteValue();
-        if (!bv || !bv->GetPointer()) fail(path, "the RLE frame is empty");
+        const DicomBytes bytes = file.fragment(static_cast<std::size_t>(options.frame));
+        if (!bytes.data) fail(path, "the RLE frame is empty");
         DicomPixelLayout one = layout;
         one.frames = 1;
         one.planar = false;
-        const std::vector<char> decoded = decodeRleFrame(reinterpret_cast<const unsigned char*>(bv->GetPointer()),
-                                                         bv->GetLength(), one, path);
+        const std::vector<char> decoded = decodeRleFrame(bytes.data, bytes.length, one, path);
         frame = extractFrame(decoded.data(), decoded.size(), one, 0, path);
     } else {
-        const unsigned long length = pixels->GetBufferLength();
+        const std::size_t length = file.bufferLength();
         if (length < layout.bufferBytes())
             fail(path, "the pixel data do not match the image size (" + std::to_string(length) + " bytes for " +
                            std::to_string(layout.bufferBytes()) + ")");
         std::vector<char> buffer(length);
-        bool decoded = false;
-        if (!runGuardedAgainstAbort([&] { decoded = pixels->GetBuffer(buffer.data()); }) || !decoded)
-            fail(path, "cannot decode the pixel data (transfer syntax " + uidName(tsUid) +
+        if (!file.decode(buffer.data()))
+            fail(path, "cannot decode the pixel data (transfer syntax " + uidName(*decoder, tsUid) +
                            "): corrupt, truncated or not supported by GDCM");
         frame = extractFrame(buffer.data(), buffer.size(), layout, options.frame, path);
     }
 
     // Rescale: the header's own values when present; otherwise what GDCM derives (functional groups
     // of enhanced multi-frame files, Dose Grid Scaling of RT Dose).
-    const auto slopeTag = firstNumber(ds, gdcm::Tag(0x0028, 0x1053));
-    const auto interceptTag = firstNumber(ds, gdcm::Tag(0x0028, 0x1052));
-    double slope = slopeTag ? *slopeTag : image.GetSlope();
-    const double intercept = interceptTag ? *interceptTag : image.GetIntercept();
+    const auto slopeTag = firstNumber(file, 0x0028, 0x1053);
+    const auto interceptTag = firstNumber(file, 0x0028, 0x1052);
+    double slope = slopeTag ? *slopeTag : file.slope();
+    const double intercept = interceptTag ? *interceptTag : file.intercept();
     if (slope == 0.0 || !std::isfinite(slope)) slope = 1.0; // a zero slope is a broken header, not a flat image
     const bool integer = frame.integer && slope == 1.0 && intercept == std::nearbyint(intercept);
     long double lo = frame.lowest, hi = frame.highest;
@@ -355,11 +252,11 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
         hi = std::max(a, b);
     }
 
-    std::optional<double> center = firstNumber(ds, gdcm::Tag(0x0028, 0x1050));
-    const std::optional<double> width = firstNumber(ds, gdcm::Tag(0x0028, 0x1051));
+    std::optional<double> center = firstNumber(file, 0x0028, 0x1050);
+    const std::optional<double> width = firstNumber(file, 0x0028, 0x1051);
     // MONOCHROME1 shows low values bright: mirror the values within their range so that bright is high
     // for every algorithm, and the window with them.
-    if (pi == gdcm::PhotometricInterpretation::MONOCHROME1) {
+    if (pi == DicomPhotometric::Monochrome1) {
         const double mirror = static_cast<double>(lo + hi);
         for (double& v : frame.values) v = mirror - v;
         if (center) center = mirror - *center;
@@ -394,7 +291,7 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
         out.meta.windowCenter = center;
         out.meta.windowWidth = width;
     }
-    out.meta.header = tagsThatMatter(file, tsUid);
+    out.meta.header = tagsThatMatter(*decoder, file, tsUid);
     return out;
 }
 
