@@ -104,31 +104,20 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
 
 // Strips grouped in families: family (k, ti, bi) holds the strips whose top lies in rows [ti 2^k, (ti + 1) 2^k)
 // and bottom in [bi 2^k, (bi + 1) 2^k) (ti <= bi; clipped to the work array; top <= bottom). Level 0 is one
-// strip. Per level: each family's largest Kadane bound, and per block of rows the smallest prefix row a top
-// can start at and the largest a bottom can end at, column by column, so that one virtual strip over those
-// differences bounds every member's column sums (NOTES.md, "Distinct").
+// strip. Per block of rows of each level: the smallest prefix row a top can start at and the largest a bottom
+// can end at, column by column, so that one virtual strip over those differences bounds every member's column
+// sums (NOTES.md, "Distinct").
 template <class V>
-class StripFamilies {
+class BlockExtremes {
 public:
-    // upper: every strip's Kadane bound (StripMaxima's order), taken over.
-    StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
-        : rows_(rows), cols_(cols), P_(P), upper_(std::move(upper)) {
+    BlockExtremes(int rows, int cols, const std::vector<V>& P) : rows_(rows), cols_(cols), P_(P) {
         levels_ = 0;
         while (((rows - 1) >> levels_) > 0) ++levels_;
-        bound_.resize(static_cast<std::size_t>(levels_) + 1);
-        lowest_.resize(bound_.size());
-        highest_.resize(bound_.size());
+        lowest_.resize(static_cast<std::size_t>(levels_) + 1);
+        highest_.resize(lowest_.size());
         const std::size_t c = static_cast<std::size_t>(cols);
-        for (int k = 1; k <= levels_; ++k) {
+        for (int k = kStored; k <= levels_; ++k) {
             const int n = blocks(k), below = blocks(k - 1);
-            auto& bound = bound_[k];
-            bound.assign(StripMaxima::index(n, n, n), V(0));
-            for (int ti = 0; ti < below; ++ti)
-                for (int bi = ti; bi < below; ++bi) {
-                    V& b = bound[StripMaxima::index(n, ti >> 1, bi >> 1)];
-                    b = std::max(b, familyBound(k - 1, ti, bi));
-                }
-            if (k < kStored) continue;
             lowest_[k].resize(static_cast<std::size_t>(n) * c);
             highest_[k].resize(static_cast<std::size_t>(n) * c);
             for (int j = 0; j < n; ++j) {
@@ -155,11 +144,6 @@ public:
     int blocks(int k) const { return ((rows_ - 1) >> k) + 1; }
     int firstRow(int k, int i) const { return i << k; }
     int lastRow(int k, int i) const { return std::min(rows_, (i + 1) << k) - 1; }
-    // The largest Kadane bound of the family's strips.
-    V familyBound(int k, int ti, int bi) const {
-        if (k == 0) return upper_[StripMaxima::index(rows_, ti, bi)];
-        return bound_[k][StripMaxima::index(blocks(k), ti, bi)];
-    }
     // Column by column, the smallest prefix row P[top] over the tops of block ti and the largest P[bottom + 1]
     // over the bottoms of block bi (level k >= 1): stored from level kStored up, else gathered into lo and hi.
     std::pair<const V*, const V*> extremes(int k, int ti, int bi, V* lo, V* hi) const {
@@ -171,6 +155,9 @@ public:
         return {lo, hi};
     }
     const V* prefixRow(int r) const { return P_.data() + static_cast<std::size_t>(r) * cols_; }
+
+protected:
+    int rows_, cols_, levels_ = 0;
 
 private:
     // Levels below are gathered from at most 2^(kStored - 1) rows a side when asked (half the memory of P kept).
@@ -189,10 +176,39 @@ private:
         }
     }
 
-    int rows_, cols_, levels_ = 0;
     const std::vector<V>& P_;
+    std::vector<std::vector<V>> lowest_, highest_;
+};
+
+// The families with each one's largest Kadane bound of its strips (a max pyramid over the levels).
+template <class V>
+class StripFamilies : public BlockExtremes<V> {
+public:
+    // upper: every strip's Kadane bound (StripMaxima's order), taken over.
+    StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
+        : BlockExtremes<V>(rows, cols, P), upper_(std::move(upper)) {
+        bound_.resize(static_cast<std::size_t>(this->levels_) + 1);
+        for (int k = 1; k <= this->levels_; ++k) {
+            const int n = this->blocks(k), below = this->blocks(k - 1);
+            auto& bound = bound_[k];
+            bound.assign(StripMaxima::index(n, n, n), V(0));
+            for (int ti = 0; ti < below; ++ti)
+                for (int bi = ti; bi < below; ++bi) {
+                    V& b = bound[StripMaxima::index(n, ti >> 1, bi >> 1)];
+                    b = std::max(b, familyBound(k - 1, ti, bi));
+                }
+        }
+    }
+
+    // The largest Kadane bound of the family's strips.
+    V familyBound(int k, int ti, int bi) const {
+        if (k == 0) return upper_[StripMaxima::index(this->rows_, ti, bi)];
+        return bound_[k][StripMaxima::index(this->blocks(k), ti, bi)];
+    }
+
+private:
     std::vector<V> upper_;
-    std::vector<std::vector<V>> bound_, lowest_, highest_;
+    std::vector<std::vector<V>> bound_;
 };
 
 // A heap entry: a family of strips (level >= 1) with an upper bound of its members' best allowed sums, or one
