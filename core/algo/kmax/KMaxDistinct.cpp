@@ -3,6 +3,7 @@
 // takes families of strips, then strips, best bound first, a family bounded by one virtual strip against the
 // listed rectangles (NOTES.md, "Distinct": the method and why it is exact).
 #include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/DistinctSearch.h"
 #include "core/algo/kmax/DistinctStrip.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
@@ -114,91 +115,13 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, st
 
 // ---- the CPU search ----------------------------------------------------------------------------------
 
-// Strips grouped in families: family (k, ti, bi) holds the strips whose top lies in rows [ti 2^k, (ti + 1) 2^k)
-// and bottom in [bi 2^k, (bi + 1) 2^k) (ti <= bi; clipped to the work array; top <= bottom). Level 0 is one
-// strip. Per block of rows of each level: the smallest prefix row a top can start at and the largest a bottom
-// can end at, column by column, so that one virtual strip over those differences bounds every member's column
-// sums (NOTES.md, "Distinct").
-template <class V>
-class BlockExtremes {
-public:
-    BlockExtremes(int rows, int cols, const std::vector<V>& P) : rows_(rows), cols_(cols), P_(P) {
-        levels_ = 0;
-        while (((rows - 1) >> levels_) > 0) ++levels_;
-        lowest_.resize(static_cast<std::size_t>(levels_) + 1);
-        highest_.resize(lowest_.size());
-        const std::size_t c = static_cast<std::size_t>(cols);
-        for (int k = kStored; k <= levels_; ++k) {
-            const int n = blocks(k), below = blocks(k - 1);
-            lowest_[k].resize(static_cast<std::size_t>(n) * c);
-            highest_[k].resize(static_cast<std::size_t>(n) * c);
-            for (int j = 0; j < n; ++j) {
-                if (k == kStored) {
-                    extremesFromRows(k, j, j, lowest_[k].data() + j * c, highest_[k].data() + j * c);
-                    continue;
-                }
-                const bool pair = 2 * j + 1 < below;
-                const V* lo0 = lowest_[k - 1].data() + 2 * j * c;
-                const V* lo1 = pair ? lo0 + c : lo0;
-                const V* hi0 = highest_[k - 1].data() + 2 * j * c;
-                const V* hi1 = pair ? hi0 + c : hi0;
-                V* lo = lowest_[k].data() + j * c;
-                V* hi = highest_[k].data() + j * c;
-                for (std::size_t x = 0; x < c; ++x) {
-                    lo[x] = std::min(lo0[x], lo1[x]);
-                    hi[x] = std::max(hi0[x], hi1[x]);
-                }
-            }
-        }
-    }
-
-    int levels() const { return levels_; }
-    int blocks(int k) const { return ((rows_ - 1) >> k) + 1; }
-    int firstRow(int k, int i) const { return i << k; }
-    int lastRow(int k, int i) const { return std::min(rows_, (i + 1) << k) - 1; }
-    // Column by column, the smallest prefix row P[top] over the tops of block ti and the largest P[bottom + 1]
-    // over the bottoms of block bi (level k >= 1): stored from level kStored up, else gathered into lo and hi.
-    std::pair<const V*, const V*> extremes(int k, int ti, int bi, V* lo, V* hi) const {
-        if (k >= kStored) {
-            const std::size_t c = static_cast<std::size_t>(cols_);
-            return {lowest_[k].data() + ti * c, highest_[k].data() + bi * c};
-        }
-        extremesFromRows(k, ti, bi, lo, hi);
-        return {lo, hi};
-    }
-    const V* prefixRow(int r) const { return P_.data() + static_cast<std::size_t>(r) * cols_; }
-
-protected:
-    int rows_, cols_, levels_ = 0;
-
-private:
-    // Levels below are gathered from at most 2^(kStored - 1) rows a side when asked (half the memory of P kept).
-    static constexpr int kStored = 3;
-
-    void extremesFromRows(int k, int ti, int bi, V* lo, V* hi) const {
-        std::copy_n(prefixRow(firstRow(k, ti)), cols_, lo);
-        for (int t = firstRow(k, ti) + 1; t <= lastRow(k, ti); ++t) {
-            const V* p = prefixRow(t);
-            for (int x = 0; x < cols_; ++x) lo[x] = std::min(lo[x], p[x]);
-        }
-        std::copy_n(prefixRow(firstRow(k, bi) + 1), cols_, hi);
-        for (int b = firstRow(k, bi) + 1; b <= lastRow(k, bi); ++b) {
-            const V* p = prefixRow(b + 1);
-            for (int x = 0; x < cols_; ++x) hi[x] = std::max(hi[x], p[x]);
-        }
-    }
-
-    const std::vector<V>& P_;
-    std::vector<std::vector<V>> lowest_, highest_;
-};
-
 // The families with each one's largest Kadane bound of its strips (a max pyramid over the levels).
 template <class V>
-class StripFamilies : public BlockExtremes<V> {
+class StripFamilies : public kmax::BlockExtremes<V> {
 public:
     // upper: every strip's Kadane bound (StripMaxima's order), taken over.
     StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
-        : BlockExtremes<V>(rows, cols, P), upper_(std::move(upper)) {
+        : kmax::BlockExtremes<V>(rows, cols, P), upper_(std::move(upper)) {
         bound_.resize(static_cast<std::size_t>(this->levels_) + 1);
         for (int k = 1; k <= this->levels_; ++k) {
             const int n = this->blocks(k), below = this->blocks(k - 1);
@@ -221,31 +144,6 @@ public:
 private:
     std::vector<V> upper_;
     std::vector<std::vector<V>> bound_;
-};
-
-// A heap entry: a family of strips (level >= 1) with an upper bound of its members' best allowed sums, or one
-// strip (level 0) with a bound or its best allowed interval (exact), checked against the first `version`
-// listed rectangles. A family's bound is `refined` when a virtual strip against those rectangles gave it.
-template <class V>
-struct Entry {
-    V value;
-    std::uint64_t key; // the smallest strip index among the members: index(top, bottom), by top then bottom
-    std::int32_t ti, bi;
-    std::int32_t first, last;
-    std::uint32_t version;
-    std::uint8_t level;
-    bool exact;   // level 0
-    bool refined; // level >= 1
-};
-
-// Heap order: the larger value first, then the smaller key (equal values: the family or strip that may hold
-// the first strip in the ranking's order is looked at first).
-template <class V>
-struct EntryAfter {
-    bool operator()(const Entry<V>& a, const Entry<V>& b) const {
-        if (a.value != b.value) return a.value < b.value;
-        return a.key > b.key;
-    }
 };
 
 template <class V>
@@ -275,9 +173,9 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     const StripFamilies<V> families(rows, cols, P, std::move(upper));
     job.throwIfCancelled();
 
-    std::vector<Entry<V>> heap;
-    const EntryAfter<V> after;
-    auto push = [&](const Entry<V>& e) {
+    std::vector<kmax::Entry<V>> heap;
+    const kmax::EntryAfter<V> after;
+    auto push = [&](const kmax::Entry<V>& e) {
         heap.push_back(e);
         std::push_heap(heap.begin(), heap.end(), after);
     };
@@ -287,9 +185,9 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         push({families.familyBound(top, 0, 0), 0, 0, 0, 0, -1, 0, static_cast<std::uint8_t>(top), false, false});
     }
     std::vector<WorkRect> listed;
-    auto rectOf = [&](const Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
+    auto rectOf = [&](const kmax::Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
     // An exact strip still holds when the rectangles listed since it was found allow it.
-    auto stillAllowed = [&](Entry<V>& e) {
+    auto stillAllowed = [&](kmax::Entry<V>& e) {
         if (e.level != 0 || !e.exact) return false;
         const WorkRect r = rectOf(e);
         for (std::size_t v = e.version; v < listed.size(); ++v)
@@ -299,7 +197,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     };
     // A family's members, one level down (children that hold no strip with top <= bottom are left out); a
     // family of level 1 gives strips. Each inherits the family's bound where it is lower than its own.
-    auto split = [&](const Entry<V>& e) {
+    auto split = [&](const kmax::Entry<V>& e) {
         const int lv = e.level - 1;
         if (lv == 0) {
             for (int t = families.firstRow(1, e.ti); t <= families.lastRow(1, e.ti); ++t)
@@ -323,7 +221,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     std::vector<std::vector<kmax::Constraint>> constraints(static_cast<std::size_t>(threads));
     std::vector<std::vector<V>> scratches(static_cast<std::size_t>(threads), std::vector<V>(2 * static_cast<std::size_t>(cols)));
     // One strip's best allowed interval, or one family's virtual strip (a bound), against every listed rectangle.
-    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
+    auto solve = [&](kmax::Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
         V* q = solver.prefix();
         std::uint8_t* blocked = solver.blocked();
         cons.clear();
@@ -384,7 +282,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         return best.any;
     };
 
-    std::vector<Entry<V>> batch;
+    std::vector<kmax::Entry<V>> batch;
     std::vector<std::uint8_t> keep;
     while (listed.size() < k) {
         job.throwIfCancelled();
@@ -394,10 +292,10 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
             batch.clear();
             while (batch.size() < batchSize) {
                 if (heap.empty()) break;
-                Entry<V>& top = heap.front();
+                kmax::Entry<V>& top = heap.front();
                 if (stillAllowed(top)) break;
                 std::pop_heap(heap.begin(), heap.end(), after);
-                const Entry<V> e = heap.back();
+                const kmax::Entry<V> e = heap.back();
                 heap.pop_back();
                 // A family is split once its bound holds against every listed rectangle (before the first is
                 // listed, its Kadane bound).
@@ -425,7 +323,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         }
         if (exhausted) break;
         std::pop_heap(heap.begin(), heap.end(), after);
-        Entry<V> won = heap.back();
+        kmax::Entry<V> won = heap.back();
         heap.pop_back();
         listed.push_back(rectOf(won));
         // The strip's best is listed now, so the rule forbids it (F < 1): its sum stays only a bound.
@@ -434,224 +332,6 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         span.set(job, 0.3 + 0.7 * static_cast<double>(listed.size()) / static_cast<double>(k));
     }
     return listed;
-}
-
-// ---- the bounded search (--max-box P) ----------------------------------------------------------------------
-
-// The exact top k among the rectangles with both sides <= P (strips of at most P rows, intervals of at most P
-// columns): under the rule (f set) or plain (f unset: the k best distinct rectangles). The same heap of families
-// and strips as cpuDistinct, with no Kadane bounds (they span whole rows, which the bound cuts): every family is
-// bounded by its virtual strip (intervals of <= P columns, the tallest member at most P rows) before it is split,
-// and a strip starts with its family's bound. Families whose members would all be taller than P are never made.
-// Plain: no listed rectangle constrains a family or another strip, so a family's bound is computed once; a strip
-// is solved against the listed rectangles of that very strip (only those intervals are forbidden). NOTES.md,
-// "Bounded".
-template <class V>
-std::vector<WorkRect> cpuBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
-                                 ProgressSpan span) {
-    const int rows = work.rows, cols = work.cols;
-    const int H = std::min(maxBox, rows), maxLen = std::min(maxBox, cols);
-    const bool plain = !f;
-    const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
-    job.throwIfCancelled();
-    span.set(job, 0.1);
-    auto step = job.timing().scope("search");
-    const double slack = kmax::orderSlack(work);
-    auto above = [&](double x) { return std::nextafter(x + slack, std::numeric_limits<double>::infinity()); };
-    const ExclusionIndex exclusions(rows, cols, work.excluded);
-    const DistinctCap cap(f.value_or(0.0));
-    const BlockExtremes<V> families(rows, cols, P);
-    job.throwIfCancelled();
-
-    std::vector<Entry<V>> heap;
-    const EntryAfter<V> after;
-    auto push = [&](const Entry<V>& e) {
-        heap.push_back(e);
-        std::push_heap(heap.begin(), heap.end(), after);
-    };
-    auto stripKey = [&](int top, int bottom) { return static_cast<std::uint64_t>(StripMaxima::index(rows, top, bottom)); };
-    // Family (lv, ti, bi)'s first member in the ranking's order (smallest top, then bottom), or false when every
-    // strip it would hold is taller than H.
-    auto firstMember = [&](int lv, int ti, int bi, int& top, int& bottom) {
-        const int t0 = families.firstRow(lv, ti), t1 = families.lastRow(lv, ti), b0 = families.firstRow(lv, bi);
-        if (ti == bi) {
-            top = bottom = t0;
-            return true;
-        }
-        if (b0 - t1 >= H) return false;
-        top = std::max(t0, b0 - H + 1);
-        bottom = b0;
-        return true;
-    };
-    {
-        const V unknown = std::is_integral_v<V> ? std::numeric_limits<V>::max() : std::numeric_limits<V>::infinity();
-        push({unknown, 0, 0, 0, 0, -1, 0, static_cast<std::uint8_t>(families.levels()), false, false});
-    }
-    std::vector<WorkRect> listed;
-    auto rectOf = [&](const Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
-    auto stillAllowed = [&](Entry<V>& e) {
-        if (e.level != 0 || !e.exact) return false;
-        if (plain) return true; // its interval was found against every listed one of its strip, and only it lists there
-        const WorkRect r = rectOf(e);
-        for (std::size_t v = e.version; v < listed.size(); ++v)
-            if (!kmax::distinctAllowed(r, listed[v], cap)) return false;
-        e.version = static_cast<std::uint32_t>(listed.size());
-        return true;
-    };
-    // A family's members one level down, each with the family's bound (a family of level 1 gives strips).
-    auto split = [&](const Entry<V>& e) {
-        const int lv = e.level - 1;
-        if (lv == 0) {
-            for (int t = families.firstRow(1, e.ti); t <= families.lastRow(1, e.ti); ++t)
-                for (int b = std::max(t, families.firstRow(1, e.bi)); b <= std::min(families.lastRow(1, e.bi), t + H - 1); ++b)
-                    push({e.value, stripKey(t, b), t, b, 0, -1, 0, 0, false, false});
-            return;
-        }
-        const int n = families.blocks(lv);
-        for (int i = 0; i < 2; ++i)
-            for (int j = 0; j < 2; ++j) {
-                const int ti = 2 * e.ti + i, bi = 2 * e.bi + j;
-                int top = 0, bottom = 0;
-                if (ti > bi || bi >= n || !firstMember(lv, ti, bi, top, bottom)) continue;
-                push({e.value, stripKey(top, bottom), ti, bi, 0, -1, 0, static_cast<std::uint8_t>(lv), false, false});
-            }
-    };
-
-    const int threads = cpuThreadCount();
-    std::vector<std::unique_ptr<kmax::StripSolver<V>>> solvers(static_cast<std::size_t>(threads));
-    std::vector<std::vector<kmax::Constraint>> constraints(static_cast<std::size_t>(threads));
-    std::vector<std::vector<V>> scratches(static_cast<std::size_t>(threads), std::vector<V>(2 * static_cast<std::size_t>(cols)));
-    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
-        V* q = solver.prefix();
-        std::uint8_t* blocked = solver.blocked();
-        cons.clear();
-        q[0] = V(0);
-        if (e.level == 0) {
-            const int top = e.ti, bottom = e.bi;
-            const V *pt = families.prefixRow(top), *pb = families.prefixRow(bottom + 1);
-            const std::int32_t* next = exclusions.any() ? exclusions.row(top) : nullptr;
-            for (int c = 0; c < cols; ++c) {
-                q[c + 1] = q[c] + (pb[c] - pt[c]);
-                blocked[c] = next && next[c] <= bottom ? 1 : 0;
-            }
-            const std::int64_t h = bottom - top + 1, capH = cap(h);
-            for (const WorkRect& L : listed) {
-                if (plain) {
-                    if (L.row0 == top && L.rows == h) cons.push_back({L.col0, L.col0 + L.cols - 1, 0, 0, 0, false, true});
-                    continue;
-                }
-                const std::int64_t rho = kmax::spanOverlap(top, bottom, L.row0, L.row0 + L.rows - 1);
-                if (rho > 0) cons.push_back({L.col0, L.col0 + L.cols - 1, rho, h, cap(kmax::rectArea(L)) / rho, rho > capH});
-            }
-            const kmax::StripBest<V> best = solver.solve(cons, cap, true, maxLen);
-            e.version = static_cast<std::uint32_t>(listed.size());
-            e.exact = best.any;
-            if (best.any) {
-                e.value = best.value;
-                e.first = best.first;
-                e.last = best.last;
-            }
-            return best.any;
-        }
-        // The virtual strip (as cpuDistinct's), its intervals of at most P columns and its members at most H rows.
-        const int lv = e.level;
-        const int t0 = families.firstRow(lv, e.ti), t1 = families.lastRow(lv, e.ti);
-        const int b0 = families.firstRow(lv, e.bi), b1 = families.lastRow(lv, e.bi);
-        const bool diagonal = e.ti == e.bi;
-        const auto [lo, hi] = families.extremes(lv, e.ti, e.bi, scratch.data(), scratch.data() + cols);
-        const std::int32_t* next = exclusions.any() && !diagonal ? exclusions.row(t1) : nullptr;
-        for (int c = 0; c < cols; ++c) {
-            q[c + 1] = q[c] + (hi[c] - lo[c]);
-            blocked[c] = next && next[c] <= b0 ? 1 : 0;
-        }
-        const std::int64_t hMax = std::min<std::int64_t>(H, b1 - t0 + 1);
-        if (!plain)
-            for (const WorkRect& L : listed) {
-                const int l0 = L.row0, l1 = L.row0 + L.rows - 1;
-                const std::int64_t rhoMin = diagonal ? (l0 <= t0 && l1 >= t1 ? 1 : 0) : kmax::spanOverlap(t1, b0, l0, l1);
-                if (rhoMin == 0) continue;
-                const std::int64_t cB = cap(kmax::rectArea(L)) / rhoMin;
-                if (l0 <= t0 && l1 >= b1) cons.push_back({L.col0, L.col0 + L.cols - 1, 1, 1, cB, true});
-                else cons.push_back({L.col0, L.col0 + L.cols - 1, rhoMin, hMax, cB, rhoMin > cap(hMax)});
-            }
-        const kmax::StripBest<V> best = solver.solve(cons, cap, false, maxLen);
-        e.version = static_cast<std::uint32_t>(listed.size());
-        e.refined = true;
-        if (best.any) {
-            if constexpr (std::is_integral_v<V>) e.value = std::min(e.value, best.value);
-            else e.value = std::min(e.value, above(best.value));
-        }
-        return best.any;
-    };
-
-    std::vector<Entry<V>> batch;
-    std::vector<std::uint8_t> keep;
-    while (listed.size() < k) {
-        job.throwIfCancelled();
-        std::size_t batchSize = 1;
-        bool exhausted = false;
-        for (;;) {
-            batch.clear();
-            while (batch.size() < batchSize) {
-                if (heap.empty()) break;
-                Entry<V>& top = heap.front();
-                if (stillAllowed(top)) break;
-                std::pop_heap(heap.begin(), heap.end(), after);
-                const Entry<V> e = heap.back();
-                heap.pop_back();
-                // A family is split once its virtual strip has bounded it against every listed rectangle (plain:
-                // once bounded at all).
-                if (e.level > 0 && e.refined && (plain || e.version == listed.size())) split(e);
-                else batch.push_back(e);
-            }
-            if (batch.empty()) {
-                if (heap.empty()) exhausted = true;
-                break;
-            }
-            job.throwIfCancelled();
-            keep.assign(batch.size(), 0);
-            const int use = batch.size() >= 8 ? std::min<int>(threads, static_cast<int>(batch.size() / 4)) : 1;
-            std::atomic<std::size_t> nextItem{0};
-            parallelFor(0, static_cast<std::size_t>(use), 1, [&](std::size_t slot, std::size_t) {
-                if (!solvers[slot]) solvers[slot] = std::make_unique<kmax::StripSolver<V>>(cols, f.value_or(0.0));
-                for (std::size_t b; (b = nextItem.fetch_add(1, std::memory_order_relaxed)) < batch.size();)
-                    keep[b] = solve(batch[b], *solvers[slot], constraints[slot], scratches[slot]) ? 1 : 0;
-            }, use);
-            for (std::size_t b = 0; b < batch.size(); ++b)
-                if (keep[b]) push(batch[b]);
-            batchSize = std::min<std::size_t>(batchSize * 2, 64);
-        }
-        if (exhausted) break;
-        std::pop_heap(heap.begin(), heap.end(), after);
-        Entry<V> won = heap.back();
-        heap.pop_back();
-        listed.push_back(rectOf(won));
-        // Its interval is listed now: under the rule (F < 1) no longer allowed, plain a forbidden one of its strip;
-        // its sum stays a bound of the strip's next.
-        won.exact = false;
-        push(won);
-        span.set(job, 0.1 + 0.9 * static_cast<double>(listed.size()) / static_cast<double>(k));
-    }
-    return listed;
-}
-
-// Runs fn with the timing steps renamed (prefix + name): the run records into a cleared record, merged back after.
-template <class Fn>
-std::vector<WorkRect> withStepPrefix(JobControl& job, const std::string& prefix, Fn&& fn) {
-    if (prefix.empty()) return fn();
-    Timing saved = job.timing();
-    job.timing().clear();
-    struct Restore {
-        JobControl& job;
-        Timing& saved;
-        const std::string& prefix;
-        ~Restore() {
-            const Timing inner = job.timing();
-            job.timing() = saved;
-            for (const TimingStep& s : inner.steps()) job.timing().add(prefix + s.name, s.ms);
-        }
-    } restore{job, saved, prefix};
-    return fn();
 }
 
 } // namespace
@@ -665,7 +345,7 @@ std::vector<WorkRect> distinctTopKReference(const WorkArray& work, std::size_t k
 std::vector<WorkRect> distinctTopKCpu(const WorkArray& work, std::size_t k, double f, JobControl& job, ProgressSpan span,
                                       const std::string& steps) {
     if (work.includedCount == 0) return {};
-    return withStepPrefix(job, steps, [&] {
+    return kmax::withStepPrefix(job, steps, [&] {
         return work.integer ? cpuDistinct<std::int64_t>(work, k, f, job, span) : cpuDistinct<double>(work, k, f, job, span);
     });
 }
@@ -676,22 +356,6 @@ std::vector<WorkRect> boundedTopKReference(const WorkArray& work, std::size_t k,
     if (work.includedCount == 0) return {};
     return work.integer ? referenceDistinct<std::int64_t>(work, k, f, maxBox, job, span)
                         : referenceDistinct<double>(work, k, f, maxBox, job, span);
-}
-
-std::vector<WorkRect> boundedTopKCpu(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
-                                     ProgressSpan span, const std::string& steps) {
-    if (maxBox <= 0) throw std::logic_error("boundedTopKCpu: no search bound");
-    if (work.includedCount == 0) return {};
-    return withStepPrefix(job, steps, [&] {
-        return work.integer ? cpuBounded<std::int64_t>(work, k, f, maxBox, job, span)
-                            : cpuBounded<double>(work, k, f, maxBox, job, span);
-    });
-}
-
-// Backends with no bounded search of their own (cuda) run the CPU search on the host.
-std::vector<WorkRect> KMaxRectSolver::topKBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox,
-                                                  JobControl& job, ProgressSpan span) {
-    return boundedTopKCpu(work, k, f, maxBox, job, span, "host: ");
 }
 
 } // namespace glint
