@@ -293,8 +293,10 @@ private slots:
         p.threshold = 3;
         p.k = 30;
         const BrightestResult unbounded = overlapRun(field.image, p, 0.2, 0, backend);
-        // Region 1 is the frame; the others are slivers of the border it leaves, mostly without a star.
+        // Region 1 is the frame (and the note names the bound); the others are slivers of the border it leaves,
+        // mostly without a star.
         QVERIFY(unbounded.regions[0].pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10);
+        QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
         int slivers = 0;
         for (const BrightestRegion& g : unbounded.regions)
             if (g.rank > 1 && std::min(g.width, g.height) <= 2 && starIn(g, field) < 0) ++slivers;

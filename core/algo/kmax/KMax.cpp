@@ -255,6 +255,17 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
             search.result.note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
         search.result.device = job.device();
         search.result.regions = regionsOf(work, rects);
+        // As in disjoint mode: an unbounded search whose first region covers most of what was searched (a crowded
+        // field: --distinct then lists that one region, plain overlap near-copies inside it) says what bounds it.
+        if (bound == 0 && params.k > 1 && !rects.empty()) {
+            const double share = static_cast<double>(rects.front().rows) * rects.front().cols / (static_cast<double>(work.rows) * work.cols);
+            if (share >= 0.5) {
+                if (!search.result.note.empty()) search.result.note += "; ";
+                search.result.note += "region 1 covers " + std::to_string(static_cast<int>(share * 100.0 + 0.5)) +
+                                      " % of the searched area (a crowded field or a bright extended background?): bound the "
+                                      "search to boxes of about 2-3 star widths with --max-box (the window's Max box)";
+            }
+        }
         {
             auto step = job.timing().scope("measure");
             measureRegions(work, search.result.regions);
