@@ -155,6 +155,17 @@ private slots:
         QCOMPARE(fitsParams.threshold, 3.0);
         QCOMPARE(fitsParams.minSnr, 5.0);
         QCOMPARE(fitsParams.maxBox, 64);
+        // Overlap mode takes the same bound (issue 14): Max box stays enabled, its FITS default reaches the run, and
+        // every listed box fits it.
+        panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
+        QVERIFY(panel->maxBoxBox()->isEnabled());
+        QCOMPARE(module->currentParams(10).maxBox, 64);
+        QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
+        QCOMPARE(module->lastResults().front().mode, BrightestMode::Overlap);
+        QVERIFY(!module->lastResults().front().regions.empty());
+        for (const BrightestRegion& g : module->lastResults().front().regions) QVERIFY(g.width <= 64 && g.height <= 64);
+        panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("disjoint")));
+        QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         ResultsModel* model = module->model();
         QVERIFY(model->rowCount() > 0);
         const QStringList columns = model->columns();
@@ -977,13 +988,17 @@ private slots:
         panel->distinctBox()->setValue(0.25);
         panel->kBox()->setValue(6);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
-        // The disjoint search's filters and bound are off in overlap mode (the CLI refuses them there): a value
-        // left in them (a FITS image's defaults) neither reaches the run nor makes it fail.
+        // The disjoint search's filters are off in overlap mode (the CLI refuses them there): a value left in them
+        // (a FITS image's defaults) neither reaches the run nor makes it fail. The search bound (Max box) applies to
+        // both modes: enabled, and carried into the run (issue 14; 0 here, so the run below is unbounded).
         panel->minSnrBox()->setValue(5.0);
-        panel->maxBoxBox()->setValue(64);
         for (QWidget* w : {static_cast<QWidget*>(panel->minSnrBox()), static_cast<QWidget*>(panel->minAreaBox()),
-                           static_cast<QWidget*>(panel->maxSizeBox()), static_cast<QWidget*>(panel->maxBoxBox())})
+                           static_cast<QWidget*>(panel->maxSizeBox())})
             QVERIFY(!w->isEnabled());
+        QVERIFY(panel->maxBoxBox()->isEnabled());
+        panel->maxBoxBox()->setValue(7);
+        QCOMPARE(module->currentParams(6).maxBox, 7);
+        panel->maxBoxBox()->setValue(0);
         const BrightestParams overlapParams = module->currentParams(6);
         QCOMPARE(overlapParams.minSnr, 0.0);
         QCOMPARE(overlapParams.maxBox, 0);

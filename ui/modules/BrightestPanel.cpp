@@ -73,7 +73,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
         const bool overlap = mode_->currentData().toString() == QLatin1String("overlap");
         distinctOn_->setEnabled(overlap);
         distinct_->setEnabled(overlap && distinctOn_->isChecked());
-        for (QWidget* w : std::initializer_list<QWidget*>{minSnr_, minArea_, maxSize_, maxBox_}) w->setEnabled(!overlap);
+        // The filters are the disjoint search's; the search bound (Max box) applies to both modes.
+        for (QWidget* w : std::initializer_list<QWidget*>{minSnr_, minArea_, maxSize_}) w->setEnabled(!overlap);
     };
     connect(mode_, &QComboBox::currentIndexChanged, this, updateDistinct);
     connect(distinctOn_, &QCheckBox::toggled, this, updateDistinct);
@@ -145,8 +146,8 @@ BrightestPanel::BrightestPanel(QWidget* parent)
                  tr("Search only boxes whose sides are at most this: each region is then the brightest box "
                     "of that size, so bright sources are not joined across the sky between them and a crowded "
                     "field (a cluster, a galaxy's halo) gives one box per star instead of one box over the whole "
-                    "frame. The source finder starts at the mesh; about 2-3 star widths for a crowded field "
-                    "(0: any size)"));
+                    "frame. The source finder starts at the mesh; about 2-3 star widths for a crowded field. "
+                    "Both modes: overlap mode lists the best boxes of at most this size (0: any size)"));
     mesh_->setRange(2, 4096);
     mesh_->setValue(glint::BrightestParams{}.mesh);
     mesh_->setSuffix(tr(" px"));
@@ -254,13 +255,13 @@ glint::PivotSpec BrightestPanel::pivot() const {
 void BrightestPanel::applySourceFinding(glint::BrightestParams& params) const {
     params.threshold = threshold_->value();
     params.mesh = mesh_->value();
-    // The filters and the search bound are the disjoint search's (disabled in overlap mode, where Distinct
-    // keeps the rectangles apart).
+    // The filters are the disjoint search's (disabled in overlap mode, where Distinct keeps the rectangles
+    // apart); the search bound applies to both modes.
     const bool disjoint = params.mode == glint::BrightestMode::Disjoint;
     params.minSnr = disjoint ? minSnr_->value() : 0.0;
     params.minArea = disjoint ? minArea_->value() : 0;
     params.maxSize = disjoint ? maxSize_->value() : 0;
-    params.maxBox = disjoint ? maxBox_->value() : 0;
+    params.maxBox = maxBox_->value();
 }
 
 void BrightestPanel::applyDistinct(glint::BrightestParams& params) const {

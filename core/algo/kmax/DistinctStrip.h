@@ -68,6 +68,9 @@ struct Constraint {
     std::int64_t h = 0;
     std::int64_t cB = 0;
     bool narrow = false; // every member shares more than F of its own rows with L (rho > floor(F h))
+    // Plain overlap (no --distinct, the bounded search): L lies in this very strip, and only the interval
+    // first..last itself (L) is forbidden: the K largest sums of distinct rectangles.
+    bool same = false;
 };
 
 template <class V>
@@ -84,7 +87,8 @@ template <class V>
 class StripSolver {
 public:
     StripSolver(int cols, double f)
-        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols) {
+        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols),
+          deque_(cols) {
         int levels = 1;
         while ((1 << levels) <= cols) ++levels;
         table_.resize(static_cast<std::size_t>(levels) * cols);
@@ -95,15 +99,35 @@ public:
 
     // The best allowed interval under the constraints, the first in the ranking's order among equal sums
     // (smaller first column, then last column; without wantLast the last column may be a later one of the
-    // same sum).
-    StripBest<V> solve(const std::vector<Constraint>& cons, const DistinctCap& cap, bool wantLast = true) {
+    // same sum). maxLen > 0 (--max-box): only intervals of at most maxLen columns.
+    StripBest<V> solve(const std::vector<Constraint>& cons, const DistinctCap& cap, bool wantLast = true, int maxLen = 0) {
         const int cols = cols_;
         for (const Constraint& con : cons)
             // L over every column, narrow: every rectangle of the strip shares rho w > F h w cells with it (w its
             // width), so nothing is allowed, now or later.
             if (con.narrow && con.first == 0 && con.last == cols - 1) return {};
+        const bool bounded = maxLen > 0 && maxLen < cols;
+        // The last columns an interval from l may end at: l .. end(l) - 1.
+        auto end = [&](int l) { return bounded ? std::min(segEnd_[l], l + maxLen) : segEnd_[l]; };
+        if (bounded) {
+            // Sliding-window maxima of Q[r + 1] over r in l..end(l) - 1 (a monotone deque, right to left within
+            // each run of free columns; the front is the window's maximum, the first index on ties).
+            int head = 0, tail = 0;
+            for (int c = cols - 1; c >= 0; --c) {
+                if (blocked_[c]) {
+                    head = tail = 0;
+                    continue;
+                }
+                segEnd_[c] = c + 1 < cols && !blocked_[c + 1] ? segEnd_[c + 1] : c + 1;
+                while (tail > head && !(q_[deque_[tail - 1] + 1] > q_[c + 1])) --tail; // c comes first: it wins ties
+                deque_[tail++] = c;
+                while (deque_[head] > c + maxLen - 1) ++head;
+                smIdx_[c] = deque_[head];
+                sm_[c] = q_[smIdx_[c] + 1];
+            }
+        }
         // Suffix maxima of Q[r + 1] over r in l..(end of l's run of free columns), the first index on ties.
-        for (int c = cols - 1; c >= 0; --c) {
+        for (int c = cols - 1; c >= 0 && !bounded; --c) {
             if (blocked_[c]) continue;
             if (c + 1 < cols && !blocked_[c + 1]) {
                 segEnd_[c] = segEnd_[c + 1];
@@ -129,7 +153,7 @@ public:
             if (best.any && !(bound > best.value)) continue; // an equal sum at a larger first column comes later
             // The best last column among those not yet known to be forbidden; a constraint that forbids it
             // adds its interval of forbidden last columns, until one is allowed (or l cannot beat the best).
-            const int e = segEnd_[l];
+            const int e = end(l);
             iv_.clear();
             V cur = bound;
             int curR = smIdx_[l];
@@ -144,7 +168,7 @@ public:
                            {static_cast<int>(fs), static_cast<int>(fe)});
                 found = false;
                 auto piece = [&](int a, int z) {
-                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
+                    const int idx = z == e - 1 && (!bounded || a == l) ? smIdx_[a] : rangeMax(a, z);
                     const V x = pairSum(q_[idx + 1], q_[l]);
                     if (!found || x > cur) {
                         cur = x;
@@ -168,7 +192,7 @@ public:
             // for the winner only: the order between first columns compares sums alone).
             if (best.any && wantLast) {
                 const int l = best.first;
-                forbiddenFor(l, segEnd_[l], cons, cap);
+                forbiddenFor(l, end(l), cons, cap);
                 std::size_t j = 0;
                 for (int r = l; r < best.last; ++r) {
                     while (j < iv_.size() && iv_[j].second < r) ++j;
@@ -191,6 +215,11 @@ private:
     // c (rho - F h) <= F h (m - l)); right of L.last c stays and only w grows, so the second half holds again
     // from some width on, the first never (if it failed before).
     bool forbidden(int l, int e, const Constraint& con, const DistinctCap& cap, std::int64_t& fs, std::int64_t& fe) const {
+        if (con.same) { // only L itself
+            if (con.first != l || con.last > e - 1) return false;
+            fs = fe = con.last;
+            return true;
+        }
         if (con.last < l || con.first > e - 1) return false;
         const std::int64_t m = std::max(l, con.first), cL = con.last - m + 1, d = m - l, rho = con.rho, h = con.h;
         auto feasA = [&](std::int64_t c) { return rho * c <= cap(h * (c + d)); };
@@ -224,6 +253,10 @@ private:
     // A constraint under which the interval l..r is not allowed (c > cB or rho c > floor(F h w)), or null.
     static const Constraint* violated(int l, int r, const std::vector<Constraint>& cons, const DistinctCap& cap) {
         for (const Constraint& con : cons) {
+            if (con.same) {
+                if (con.first == l && con.last == r) return &con;
+                continue;
+            }
             if (con.last < l || con.first > r) continue;
             const std::int64_t c = std::min(r, con.last) - std::max(l, con.first) + 1;
             if (c > con.cB || con.rho * c > cap(con.h * (r - l + 1))) return &con;
@@ -268,6 +301,7 @@ private:
     std::vector<int> segEnd_;
     std::vector<V> sm_;
     std::vector<int> smIdx_;
+    std::vector<int> deque_;
     std::vector<int> table_;
     bool tableBuilt_ = false;
     std::vector<std::pair<int, int>> iv_;

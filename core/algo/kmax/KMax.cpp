@@ -234,15 +234,38 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
         checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
         std::vector<WorkRect> rects;
         const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available));
-        if (available > 0)
-            rects = params.distinct ? solver.topKDistinct(work, k, *params.distinct, job, {}) : solver.topK(work, k, job, {});
+        // The bound of the search (--max-box): one no smaller than both sides of the work array excludes
+        // nothing, so the unbounded search runs (as in disjoint mode).
+        const int bound = params.maxBox > 0 && params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
+        if (available > 0) {
+            if (bound > 0) rects = solver.topKBounded(work, k, params.distinct, bound, job, {});
+            else if (params.distinct) rects = solver.topKDistinct(work, k, *params.distinct, job, {});
+            else rects = solver.topK(work, k, job, {});
+        }
         search.result.distinct = params.distinct;
-        if (params.distinct && available > 0 && rects.size() < k)
-            search.result.note = "found " + std::to_string(rects.size()) + " of " + std::to_string(params.k) +
-                                 " regions: every other rectangle overlaps a listed one by more than " +
-                                 formatNumber(*params.distinct) + " of the smaller area";
+        if (available > 0 && rects.size() < k && (params.distinct || bound > 0)) {
+            search.result.note = "found " + std::to_string(rects.size()) + " of " + std::to_string(params.k) + " regions: ";
+            if (params.distinct)
+                search.result.note += "every other rectangle overlaps a listed one by more than " +
+                                      formatNumber(*params.distinct) + " of the smaller area";
+            else
+                search.result.note += "no other rectangle fits the bound";
+        }
+        if (params.maxBox > 0 && !search.result.note.empty())
+            search.result.note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
         search.result.device = job.device();
         search.result.regions = regionsOf(work, rects);
+        // As in disjoint mode: an unbounded search whose first region covers most of what was searched (a crowded
+        // field: --distinct then lists that one region, plain overlap near-copies inside it) says what bounds it.
+        if (bound == 0 && params.k > 1 && !rects.empty()) {
+            const double share = static_cast<double>(rects.front().rows) * rects.front().cols / (static_cast<double>(work.rows) * work.cols);
+            if (share >= 0.5) {
+                if (!search.result.note.empty()) search.result.note += "; ";
+                search.result.note += "region 1 covers " + std::to_string(static_cast<int>(share * 100.0 + 0.5)) +
+                                      " % of the searched area (a crowded field or a bright extended background?): bound the "
+                                      "search to boxes of about 2-3 star widths with --max-box (the window's Max box)";
+            }
+        }
         {
             auto step = job.timing().scope("measure");
             measureRegions(work, search.result.regions);

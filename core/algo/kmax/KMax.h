@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,12 @@ public:
     // rectangle the rule allows is left. Same sums as topK.
     virtual std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
                                                ProgressSpan span) = 0;
+    // --max-box P (> 0): the same lists among the rectangles with both sides <= P only: f set, topKDistinct's
+    // rule; f unset, the k largest sums of distinct rectangles, in rankedBefore's order (a total order, so which
+    // of tied rectangles make the list is defined). Backends without a bounded search of their own (cuda) run
+    // the CPU search on the host (steps "host: ...").
+    virtual std::vector<WorkRect> topKBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox,
+                                              JobControl& job, ProgressSpan span);
 };
 
 std::unique_ptr<KMaxRectSolver> makeReferenceKMaxRectSolver();
@@ -137,6 +144,14 @@ std::vector<WorkRect> distinctTopKReference(const WorkArray& work, std::size_t k
                                             ProgressSpan span);
 std::vector<WorkRect> distinctTopKCpu(const WorkArray& work, std::size_t k, double f, JobControl& job,
                                       ProgressSpan span, const std::string& steps = "");
+// The bounded searches (--max-box P > 0, KMaxDistinct.cpp; f unset: plain overlap). The reference: the
+// distinct reference over the strips of at most P rows and the intervals of at most P columns. The CPU search:
+// distinctTopKCpu's families and strips, each bounded by a virtual strip of intervals of at most P columns
+// (NOTES.md, "Bounded").
+std::vector<WorkRect> boundedTopKReference(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox,
+                                           JobControl& job, ProgressSpan span);
+std::vector<WorkRect> boundedTopKCpu(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox,
+                                     JobControl& job, ProgressSpan span, const std::string& steps = "");
 
 // brightest --mode overlap: the K largest rectangle sums of a = I - pivot over the included pixels, which
 // may overlap or nest; sums <= 0 are included when fewer than K are positive. Same preprocessing, result

@@ -103,6 +103,10 @@ public:
                                        ProgressSpan span) override {
         return distinctTopKCpu(work, k, f, job, span);
     }
+    std::vector<WorkRect> topKBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
+                                      ProgressSpan span) override {
+        return boundedTopKCpu(work, k, f, maxBox, job, span);
+    }
 };
 
 } // namespace

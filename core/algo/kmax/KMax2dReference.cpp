@@ -42,6 +42,10 @@ public:
                                        ProgressSpan span) override {
         return distinctTopKReference(work, k, f, job, span);
     }
+    std::vector<WorkRect> topKBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
+                                      ProgressSpan span) override {
+        return boundedTopKReference(work, k, f, maxBox, job, span);
+    }
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 // takes families of strips, then strips, best bound first, a family bounded by one virtual strip against the
 // listed rectangles (NOTES.md, "Distinct": the method and why it is exact).
 #include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/DistinctSearch.h"
 #include "core/algo/kmax/DistinctStrip.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
@@ -17,6 +18,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace glint {
@@ -39,13 +43,21 @@ void buildStrip(const V* pt, const V* pb, int cols, const std::int32_t* next, in
 
 // ---- the reference ----------------------------------------------------------------------------------
 
+// f unset: plain overlap (a rectangle is allowed unless it is a listed one); maxBox > 0: only rectangles with
+// both sides <= maxBox.
 template <class V>
-std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job, ProgressSpan span) {
+std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
+                                        ProgressSpan span) {
     const std::vector<V> P = timedColumnPrefixSums<V>(work, job);
     auto step = job.timing().scope("search");
     const int rows = work.rows, cols = work.cols;
     const ExclusionIndex exclusions(rows, cols, work.excluded);
-    const DistinctCap cap(f);
+    const DistinctCap cap(f.value_or(0.0));
+    const int box = maxBox > 0 ? maxBox : std::max(rows, cols);
+    auto allowedBy = [&](const WorkRect& rect, const WorkRect& L) {
+        if (f) return kmax::distinctAllowed(rect, L, cap);
+        return std::make_tuple(rect.row0, rect.rows, rect.col0, rect.cols) != std::make_tuple(L.row0, L.rows, L.col0, L.cols);
+    };
     std::vector<WorkRect> listed;
     std::vector<V> q(static_cast<std::size_t>(cols) + 1);
     std::vector<std::uint8_t> blocked(static_cast<std::size_t>(cols));
@@ -57,10 +69,11 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
         // of equal sums in rankedBefore's order wins.
         for (int top = 0; top < rows; ++top) {
             job.throwIfCancelled();
-            for (int bottom = top; bottom < rows; ++bottom) {
+            for (int bottom = top; bottom < rows && bottom - top < box; ++bottom) {
                 buildStrip(P.data() + static_cast<std::size_t>(top) * cols, P.data() + static_cast<std::size_t>(bottom + 1) * cols,
                            cols, exclusions.any() ? exclusions.row(top) : nullptr, bottom, q.data(), blocked.data());
-                // The strip's largest sum, rule aside: a strip that cannot beat the best so far is passed over.
+                // The strip's largest sum, rule and bound aside: a strip that cannot beat the best so far is passed
+                // over.
                 bool any = false;
                 V stripMax = V(0);
                 int arg = -1;
@@ -76,13 +89,13 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
                 }
                 if (!any || (have && !(stripMax > bestSum))) continue;
                 for (int l = 0; l < cols; ++l)
-                    for (int r = l; r < cols && !blocked[r]; ++r) {
+                    for (int r = l; r < cols && !blocked[r] && r - l < box; ++r) {
                         const V s = pairSum(q[r + 1], q[l]);
                         if (have && !(s > bestSum)) continue;
                         const WorkRect rect = makeWorkRect(top, bottom, l, r, s);
                         bool allowed = true;
                         for (const WorkRect& L : listed)
-                            if (!kmax::distinctAllowed(rect, L, cap)) {
+                            if (!allowedBy(rect, L)) {
                                 allowed = false;
                                 break;
                             }
@@ -102,25 +115,16 @@ std::vector<WorkRect> referenceDistinct(const WorkArray& work, std::size_t k, do
 
 // ---- the CPU search ----------------------------------------------------------------------------------
 
-// Strips grouped in families: family (k, ti, bi) holds the strips whose top lies in rows [ti 2^k, (ti + 1) 2^k)
-// and bottom in [bi 2^k, (bi + 1) 2^k) (ti <= bi; clipped to the work array; top <= bottom). Level 0 is one
-// strip. Per level: each family's largest Kadane bound, and per block of rows the smallest prefix row a top
-// can start at and the largest a bottom can end at, column by column, so that one virtual strip over those
-// differences bounds every member's column sums (NOTES.md, "Distinct").
+// The families with each one's largest Kadane bound of its strips (a max pyramid over the levels).
 template <class V>
-class StripFamilies {
+class StripFamilies : public kmax::BlockExtremes<V> {
 public:
     // upper: every strip's Kadane bound (StripMaxima's order), taken over.
     StripFamilies(int rows, int cols, const std::vector<V>& P, std::vector<V> upper)
-        : rows_(rows), cols_(cols), P_(P), upper_(std::move(upper)) {
-        levels_ = 0;
-        while (((rows - 1) >> levels_) > 0) ++levels_;
-        bound_.resize(static_cast<std::size_t>(levels_) + 1);
-        lowest_.resize(bound_.size());
-        highest_.resize(bound_.size());
-        const std::size_t c = static_cast<std::size_t>(cols);
-        for (int k = 1; k <= levels_; ++k) {
-            const int n = blocks(k), below = blocks(k - 1);
+        : kmax::BlockExtremes<V>(rows, cols, P), upper_(std::move(upper)) {
+        bound_.resize(static_cast<std::size_t>(this->levels_) + 1);
+        for (int k = 1; k <= this->levels_; ++k) {
+            const int n = this->blocks(k), below = this->blocks(k - 1);
             auto& bound = bound_[k];
             bound.assign(StripMaxima::index(n, n, n), V(0));
             for (int ti = 0; ti < below; ++ti)
@@ -128,96 +132,18 @@ public:
                     V& b = bound[StripMaxima::index(n, ti >> 1, bi >> 1)];
                     b = std::max(b, familyBound(k - 1, ti, bi));
                 }
-            if (k < kStored) continue;
-            lowest_[k].resize(static_cast<std::size_t>(n) * c);
-            highest_[k].resize(static_cast<std::size_t>(n) * c);
-            for (int j = 0; j < n; ++j) {
-                if (k == kStored) {
-                    extremesFromRows(k, j, j, lowest_[k].data() + j * c, highest_[k].data() + j * c);
-                    continue;
-                }
-                const bool pair = 2 * j + 1 < below;
-                const V* lo0 = lowest_[k - 1].data() + 2 * j * c;
-                const V* lo1 = pair ? lo0 + c : lo0;
-                const V* hi0 = highest_[k - 1].data() + 2 * j * c;
-                const V* hi1 = pair ? hi0 + c : hi0;
-                V* lo = lowest_[k].data() + j * c;
-                V* hi = highest_[k].data() + j * c;
-                for (std::size_t x = 0; x < c; ++x) {
-                    lo[x] = std::min(lo0[x], lo1[x]);
-                    hi[x] = std::max(hi0[x], hi1[x]);
-                }
-            }
         }
     }
 
-    int levels() const { return levels_; }
-    int blocks(int k) const { return ((rows_ - 1) >> k) + 1; }
-    int firstRow(int k, int i) const { return i << k; }
-    int lastRow(int k, int i) const { return std::min(rows_, (i + 1) << k) - 1; }
     // The largest Kadane bound of the family's strips.
     V familyBound(int k, int ti, int bi) const {
-        if (k == 0) return upper_[StripMaxima::index(rows_, ti, bi)];
-        return bound_[k][StripMaxima::index(blocks(k), ti, bi)];
+        if (k == 0) return upper_[StripMaxima::index(this->rows_, ti, bi)];
+        return bound_[k][StripMaxima::index(this->blocks(k), ti, bi)];
     }
-    // Column by column, the smallest prefix row P[top] over the tops of block ti and the largest P[bottom + 1]
-    // over the bottoms of block bi (level k >= 1): stored from level kStored up, else gathered into lo and hi.
-    std::pair<const V*, const V*> extremes(int k, int ti, int bi, V* lo, V* hi) const {
-        if (k >= kStored) {
-            const std::size_t c = static_cast<std::size_t>(cols_);
-            return {lowest_[k].data() + ti * c, highest_[k].data() + bi * c};
-        }
-        extremesFromRows(k, ti, bi, lo, hi);
-        return {lo, hi};
-    }
-    const V* prefixRow(int r) const { return P_.data() + static_cast<std::size_t>(r) * cols_; }
 
 private:
-    // Levels below are gathered from at most 2^(kStored - 1) rows a side when asked (half the memory of P kept).
-    static constexpr int kStored = 3;
-
-    void extremesFromRows(int k, int ti, int bi, V* lo, V* hi) const {
-        std::copy_n(prefixRow(firstRow(k, ti)), cols_, lo);
-        for (int t = firstRow(k, ti) + 1; t <= lastRow(k, ti); ++t) {
-            const V* p = prefixRow(t);
-            for (int x = 0; x < cols_; ++x) lo[x] = std::min(lo[x], p[x]);
-        }
-        std::copy_n(prefixRow(firstRow(k, bi) + 1), cols_, hi);
-        for (int b = firstRow(k, bi) + 1; b <= lastRow(k, bi); ++b) {
-            const V* p = prefixRow(b + 1);
-            for (int x = 0; x < cols_; ++x) hi[x] = std::max(hi[x], p[x]);
-        }
-    }
-
-    int rows_, cols_, levels_ = 0;
-    const std::vector<V>& P_;
     std::vector<V> upper_;
-    std::vector<std::vector<V>> bound_, lowest_, highest_;
-};
-
-// A heap entry: a family of strips (level >= 1) with an upper bound of its members' best allowed sums, or one
-// strip (level 0) with a bound or its best allowed interval (exact), checked against the first `version`
-// listed rectangles. A family's bound is `refined` when a virtual strip against those rectangles gave it.
-template <class V>
-struct Entry {
-    V value;
-    std::uint64_t key; // the smallest strip index among the members: index(top, bottom), by top then bottom
-    std::int32_t ti, bi;
-    std::int32_t first, last;
-    std::uint32_t version;
-    std::uint8_t level;
-    bool exact;   // level 0
-    bool refined; // level >= 1
-};
-
-// Heap order: the larger value first, then the smaller key (equal values: the family or strip that may hold
-// the first strip in the ranking's order is looked at first).
-template <class V>
-struct EntryAfter {
-    bool operator()(const Entry<V>& a, const Entry<V>& b) const {
-        if (a.value != b.value) return a.value < b.value;
-        return a.key > b.key;
-    }
+    std::vector<std::vector<V>> bound_;
 };
 
 template <class V>
@@ -247,9 +173,9 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     const StripFamilies<V> families(rows, cols, P, std::move(upper));
     job.throwIfCancelled();
 
-    std::vector<Entry<V>> heap;
-    const EntryAfter<V> after;
-    auto push = [&](const Entry<V>& e) {
+    std::vector<kmax::Entry<V>> heap;
+    const kmax::EntryAfter<V> after;
+    auto push = [&](const kmax::Entry<V>& e) {
         heap.push_back(e);
         std::push_heap(heap.begin(), heap.end(), after);
     };
@@ -259,9 +185,9 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         push({families.familyBound(top, 0, 0), 0, 0, 0, 0, -1, 0, static_cast<std::uint8_t>(top), false, false});
     }
     std::vector<WorkRect> listed;
-    auto rectOf = [&](const Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
+    auto rectOf = [&](const kmax::Entry<V>& e) { return makeWorkRect(e.ti, e.bi, e.first, e.last, e.value); };
     // An exact strip still holds when the rectangles listed since it was found allow it.
-    auto stillAllowed = [&](Entry<V>& e) {
+    auto stillAllowed = [&](kmax::Entry<V>& e) {
         if (e.level != 0 || !e.exact) return false;
         const WorkRect r = rectOf(e);
         for (std::size_t v = e.version; v < listed.size(); ++v)
@@ -271,7 +197,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     };
     // A family's members, one level down (children that hold no strip with top <= bottom are left out); a
     // family of level 1 gives strips. Each inherits the family's bound where it is lower than its own.
-    auto split = [&](const Entry<V>& e) {
+    auto split = [&](const kmax::Entry<V>& e) {
         const int lv = e.level - 1;
         if (lv == 0) {
             for (int t = families.firstRow(1, e.ti); t <= families.lastRow(1, e.ti); ++t)
@@ -295,7 +221,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
     std::vector<std::vector<kmax::Constraint>> constraints(static_cast<std::size_t>(threads));
     std::vector<std::vector<V>> scratches(static_cast<std::size_t>(threads), std::vector<V>(2 * static_cast<std::size_t>(cols)));
     // One strip's best allowed interval, or one family's virtual strip (a bound), against every listed rectangle.
-    auto solve = [&](Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
+    auto solve = [&](kmax::Entry<V>& e, kmax::StripSolver<V>& solver, std::vector<kmax::Constraint>& cons, std::vector<V>& scratch) {
         V* q = solver.prefix();
         std::uint8_t* blocked = solver.blocked();
         cons.clear();
@@ -356,7 +282,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         return best.any;
     };
 
-    std::vector<Entry<V>> batch;
+    std::vector<kmax::Entry<V>> batch;
     std::vector<std::uint8_t> keep;
     while (listed.size() < k) {
         job.throwIfCancelled();
@@ -366,10 +292,10 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
             batch.clear();
             while (batch.size() < batchSize) {
                 if (heap.empty()) break;
-                Entry<V>& top = heap.front();
+                kmax::Entry<V>& top = heap.front();
                 if (stillAllowed(top)) break;
                 std::pop_heap(heap.begin(), heap.end(), after);
-                const Entry<V> e = heap.back();
+                const kmax::Entry<V> e = heap.back();
                 heap.pop_back();
                 // A family is split once its bound holds against every listed rectangle (before the first is
                 // listed, its Kadane bound).
@@ -397,7 +323,7 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
         }
         if (exhausted) break;
         std::pop_heap(heap.begin(), heap.end(), after);
-        Entry<V> won = heap.back();
+        kmax::Entry<V> won = heap.back();
         heap.pop_back();
         listed.push_back(rectOf(won));
         // The strip's best is listed now, so the rule forbids it (F < 1): its sum stays only a bound.
@@ -413,30 +339,23 @@ std::vector<WorkRect> cpuDistinct(const WorkArray& work, std::size_t k, double f
 std::vector<WorkRect> distinctTopKReference(const WorkArray& work, std::size_t k, double f, JobControl& job,
                                             ProgressSpan span) {
     if (work.includedCount == 0) return {};
-    return work.integer ? referenceDistinct<std::int64_t>(work, k, f, job, span) : referenceDistinct<double>(work, k, f, job, span);
+    return work.integer ? referenceDistinct<std::int64_t>(work, k, f, 0, job, span) : referenceDistinct<double>(work, k, f, 0, job, span);
 }
 
 std::vector<WorkRect> distinctTopKCpu(const WorkArray& work, std::size_t k, double f, JobControl& job, ProgressSpan span,
                                       const std::string& steps) {
     if (work.includedCount == 0) return {};
-    auto run = [&] {
+    return kmax::withStepPrefix(job, steps, [&] {
         return work.integer ? cpuDistinct<std::int64_t>(work, k, f, job, span) : cpuDistinct<double>(work, k, f, job, span);
-    };
-    if (steps.empty()) return run();
-    // The steps renamed ("host: search", ...): the run records into a cleared record, merged back after.
-    Timing saved = job.timing();
-    job.timing().clear();
-    struct Restore {
-        JobControl& job;
-        Timing& saved;
-        const std::string& prefix;
-        ~Restore() {
-            const Timing inner = job.timing();
-            job.timing() = saved;
-            for (const TimingStep& s : inner.steps()) job.timing().add(prefix + s.name, s.ms);
-        }
-    } restore{job, saved, steps};
-    return run();
+    });
+}
+
+std::vector<WorkRect> boundedTopKReference(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox, JobControl& job,
+                                           ProgressSpan span) {
+    if (maxBox <= 0) throw std::logic_error("boundedTopKReference: no search bound");
+    if (work.includedCount == 0) return {};
+    return work.integer ? referenceDistinct<std::int64_t>(work, k, f, maxBox, job, span)
+                        : referenceDistinct<double>(work, k, f, maxBox, job, span);
 }
 
 } // namespace glint

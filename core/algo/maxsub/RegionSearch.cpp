@@ -118,12 +118,13 @@ void validateBrightestParams(const BrightestParams& params) {
     if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
     if (params.maxBox < 0) throw UsageError("the search bound must be >= 0 (got " + std::to_string(params.maxBox) + ")");
     if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
-    // The filters and the search bound belong to the disjoint search (each round's rectangle is measured,
-    // refused or bounded); the overlap mode lists every rectangle by its sum, so they would be ignored there.
+    // The filters belong to the disjoint search (each round's rectangle is measured and refused); the overlap
+    // mode lists every rectangle by its sum, so they would be ignored there. The search bound (--max-box) applies
+    // to both modes.
     if (params.mode == BrightestMode::Overlap) {
         std::string given;
         for (const auto& [on, name] : {std::pair{params.minSnr > 0.0, "--min-snr"}, std::pair{params.minArea > 0, "--min-area"},
-                                       std::pair{params.maxSize > 0, "--max-size"}, std::pair{params.maxBox > 0, "--max-box"}})
+                                       std::pair{params.maxSize > 0, "--max-size"}})
             if (on) given += (given.empty() ? "" : ", ") + std::string(name);
         if (!given.empty())
             throw UsageError(given + " apply to the disjoint search only (--mode disjoint); in overlap mode --distinct F "

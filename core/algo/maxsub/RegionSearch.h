@@ -59,9 +59,10 @@ struct BrightestParams {
     double minSnr = 0.0;
     std::int64_t minArea = 0; // pixels
     int maxSize = 0;          // px, the larger side
-    // The search bound (not a filter): > 0, the disjoint search considers only rectangles with both sides <=
-    // maxBox, so that a crowded field, whose summed light makes the whole frame the best rectangle, gives one
-    // box per source (each round is the exact best bounded rectangle; core/algo/brightest/NOTES.md). 0: all.
+    // The search bound (not a filter): > 0, the search considers only rectangles with both sides <= maxBox, so
+    // that a crowded field, whose summed light makes the whole frame the best rectangle, gives one box per source
+    // (disjoint: each round is the exact best bounded rectangle, core/algo/brightest/NOTES.md; overlap: the exact
+    // top K of the bounded rectangles, plain or under --distinct, core/algo/kmax/NOTES.md). 0: all.
     int maxBox = 0;
     int k = 1;
     BrightestMode mode = BrightestMode::Disjoint;

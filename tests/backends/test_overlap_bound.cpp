@@ -1,0 +1,453 @@
+// brightest --mode overlap --max-box P (issue 14): the exact top K among the rectangles with both sides <= P,
+// plain (the K largest sums of distinct rectangles, in the ranking order of kmax/Distinct.h) or under
+// --distinct F. Every backend (reference, cpu, cuda: the cuda rows skip without a usable device, and run the
+// CPU search on the host) against brute force on many small random inputs (sides 1-12, P in {1, 2, 3, 5, 13},
+// F in {none, 0, 0.2, 0.99}, integers with ties, plateaus, doubles, blanks, exclusions); the cpu backend
+// against the reference bit for bit on larger ones; a crowded star field where overlap + distinct lists the
+// whole frame unbounded and one box per star with the bound; cancellation; the CLI.
+#include "tests/support/RegionChecks.h"
+#include "tests/support/TestSupport.h"
+
+#include "core/algo/brightest/StarField.h"
+#include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/algo/maxsub/WorkArray.h"
+#include "core/util/Errors.h"
+#include "cuda/Backends.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <set>
+#include <tuple>
+
+using namespace glint;
+
+namespace {
+
+WorkArray workOf(const Image& im, BrightestParams p) {
+    p.mode = BrightestMode::Overlap;
+    JobControl job;
+    return prepareRegionSearch(im, p, BrightestMode::Overlap, Backend::Reference, job).work;
+}
+
+BrightestResult overlapRun(const Image& im, BrightestParams p, std::optional<double> f, int maxBox, Backend b) {
+    p.mode = BrightestMode::Overlap;
+    p.distinct = f;
+    p.maxBox = maxBox;
+    JobControl job;
+    return runBrightest(im, p, b, job);
+}
+
+// Brute force: every rectangle with both sides <= P and no excluded cell, its sum in the canonical order of
+// KMax.h (column prefix sums top to bottom, the strip's prefix Q left to right, fl(Q[r+1] - Q[l]) + 0.0),
+// sorted by (larger sum, smaller top, bottom, first, last); plain: the first k; with F: filtered greedily with
+// the rule in long double (exact for these areas).
+template <class V>
+std::vector<WorkRect> bruteForceList(const WorkArray& work, std::size_t k, std::optional<double> f, int P) {
+    const int rows = work.rows, cols = work.cols;
+    std::vector<V> Pr;
+    if constexpr (std::is_integral_v<V>) Pr = columnPrefixSumsInteger(work);
+    else Pr = columnPrefixSumsReal(work);
+    struct Cand {
+        V sum;
+        int t, b, l, r;
+    };
+    std::vector<Cand> all;
+    std::vector<V> q(static_cast<std::size_t>(cols) + 1);
+    for (int t = 0; t < rows; ++t)
+        for (int b = t; b < rows && b - t < P; ++b) {
+            q[0] = V(0);
+            for (int c = 0; c < cols; ++c)
+                q[c + 1] = q[c] + (Pr[static_cast<std::size_t>(b + 1) * cols + c] - Pr[static_cast<std::size_t>(t) * cols + c]);
+            for (int l = 0; l < cols; ++l)
+                for (int r = l; r < cols && r - l < P; ++r) {
+                    bool excluded = false;
+                    for (int y = t; y <= b && !excluded; ++y)
+                        for (int x = l; x <= r && !excluded; ++x) excluded = work.isExcluded(y, x);
+                    if (excluded) continue;
+                    V s = q[r + 1] - q[l];
+                    if constexpr (std::is_floating_point_v<V>) s = s + 0.0;
+                    all.push_back({s, t, b, l, r});
+                }
+        }
+    std::sort(all.begin(), all.end(), [](const Cand& a, const Cand& b) {
+        if (a.sum != b.sum) return a.sum > b.sum;
+        return std::tie(a.t, a.b, a.l, a.r) < std::tie(b.t, b.b, b.l, b.r);
+    });
+    std::vector<WorkRect> listed;
+    for (const Cand& c : all) {
+        if (listed.size() >= k) break;
+        const WorkRect rect = makeWorkRect(c.t, c.b, c.l, c.r, c.sum);
+        bool ok = true;
+        if (f)
+            for (const WorkRect& L : listed) {
+                const long long ov = static_cast<long long>(std::max(0, std::min(c.b, L.row0 + L.rows - 1) - std::max(c.t, L.row0) + 1)) *
+                                     std::max(0, std::min(c.r, L.col0 + L.cols - 1) - std::max(c.l, L.col0) + 1);
+                const long long m = std::min<long long>(static_cast<long long>(rect.rows) * rect.cols, static_cast<long long>(L.rows) * L.cols);
+                if (static_cast<long double>(ov) > static_cast<long double>(*f) * static_cast<long double>(m)) {
+                    ok = false;
+                    break;
+                }
+            }
+        if (ok) listed.push_back(rect);
+    }
+    return listed;
+}
+
+QString rectText(const WorkRect& r) {
+    return QString("(%1,%2 %3x%4 sum %5)").arg(r.row0).arg(r.col0).arg(r.rows).arg(r.cols).arg(r.sum, 0, 'g', 17);
+}
+
+void checkSameRects(const std::vector<WorkRect>& got, const std::vector<WorkRect>& want, const QString& what) {
+    QVERIFY2(got.size() == want.size(), qPrintable(what + QString(": %1 vs %2 rectangles").arg(got.size()).arg(want.size())));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const WorkRect &a = got[i], &b = want[i];
+        QVERIFY2(a.row0 == b.row0 && a.rows == b.rows && a.col0 == b.col0 && a.cols == b.cols && a.sumInt == b.sumInt && a.sum == b.sum,
+                 qPrintable(what + QString(": rank %1: %2 vs %3").arg(i + 1).arg(rectText(a), rectText(b))));
+    }
+}
+
+// Both sides within the bound, and (with F) every pair of listed rectangles obeys the rule.
+void checkListed(const std::vector<WorkRect>& got, std::optional<double> f, int P, const QString& what) {
+    const kmax::DistinctCap cap(f.value_or(0.0));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        QVERIFY2(got[i].rows <= P && got[i].cols <= P, qPrintable(what + ": outside the bound: " + rectText(got[i])));
+        for (std::size_t j = 0; j < i; ++j) {
+            if (f) QVERIFY2(kmax::distinctAllowed(got[i], got[j], cap), qPrintable(what + QString(": %1 and %2 overlap").arg(j + 1).arg(i + 1)));
+            else QVERIFY2(std::tie(got[i].row0, got[i].rows, got[i].col0, got[i].cols) != std::tie(got[j].row0, got[j].rows, got[j].col0, got[j].cols),
+                          qPrintable(what + QString(": %1 listed twice").arg(i + 1)));
+        }
+    }
+}
+
+// Large flat areas, where many rectangles tie: a background of -1 or 0 and one to three overlapping
+// rectangles of 1 or 2 (pivot 0).
+Image plateaus(int w, int h, std::mt19937& rng) {
+    std::vector<std::int32_t> px(static_cast<std::size_t>(w) * h, static_cast<std::int32_t>(rng() % 2) - 1);
+    const int n = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+        const int x0 = static_cast<int>(rng() % w), y0 = static_cast<int>(rng() % h);
+        const int x1 = x0 + static_cast<int>(rng() % (w - x0)), y1 = y0 + static_cast<int>(rng() % (h - y0));
+        const std::int32_t v = 1 + static_cast<std::int32_t>(rng() % 2);
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) px[static_cast<std::size_t>(y) * w + x] = v;
+    }
+    return test::intImage(w, h, std::move(px));
+}
+
+// A crowded field as test_bounded's: bright Moffat stars (3e4..1e6 e-, 3 px apart at least) dense enough that
+// their summed light beats 3 local RMS over the whole frame, as on 47 Tuc.
+StarField crowdedField(int side, int stars, std::uint64_t seed) {
+    return makeStarField({.width = side, .height = side, .stars = stars, .fluxMin = 3.0e4, .fluxMax = 1.0e6,
+                          .saturatedStars = 0, .gradientX = 0.0, .gradientY = 0.0, .seamStep = 0.0, .saturation = 1e9,
+                          .blankBorder = 0, .galaxy = false, .minSeparation = 3.0, .seed = seed});
+}
+
+// The injected star whose centre a region holds (the brightest such), or -1.
+int starIn(const BrightestRegion& g, const StarField& field) {
+    for (std::size_t i = 0; i < field.stars.size(); ++i) {
+        const TruthStar& s = field.stars[i];
+        if (s.x >= g.x - 0.5 && s.x <= g.x + g.width - 0.5 && s.y >= g.y - 0.5 && s.y <= g.y + g.height - 0.5) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+} // namespace
+
+class TestOverlapBound : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Many random small inputs (sides 1..12) of every kind, P in {1, 2, 3, 5, 13}, F in {none, 0, 0.2, 0.99},
+    // K from 1 to past the count: the backend's list equals brute force's, rectangle for rectangle, sums bit for
+    // bit. Through the solver (every P, 13 included: the bounded search with a bound of no effect) and through
+    // runBrightest (P >= both sides runs the unbounded search, whose plain list leaves ties in any order: sums
+    // compared there).
+    void bruteForce_data() {
+        test::addBackendColumn();
+        QTest::addColumn<QString>("kind");
+        for (Backend b : test::allBackends)
+            for (const char* k : {"int", "ties", "plateaus", "float", "blanks", "exclusions", "equal"}) test::newBackendRow(b, k) << k;
+    }
+    void bruteForce() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(QString, kind);
+        std::mt19937 rng(qHash(kind) + 14);
+        std::uniform_int_distribution<int> side(1, 12);
+        const std::unique_ptr<KMaxRectSolver> solver = BackendRegistry<KMaxRectSolver>::create(backend);
+        int checked = 0, multi = 0;
+        const int trials = backend == Backend::Reference ? 8 : 14;
+        for (int trial = 0; trial < trials; ++trial) {
+            const int w = trial < 3 ? 1 + trial : side(rng), h = trial < 3 ? 3 - trial : side(rng);
+            Image im;
+            BrightestParams p;
+            p.pivot = PivotSpec::parse("0");
+            if (kind == "ties") {
+                im = test::randomIntImage(w, h, -1, 1, rng);
+            } else if (kind == "plateaus") {
+                im = plateaus(w, h, rng);
+            } else if (kind == "exclusions") {
+                im = test::randomIntImage(w, h, -5, 6, rng);
+                p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
+            } else if (kind == "float") {
+                im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
+                p.pivot = PivotSpec::parse(trial % 2 ? "mean" : "median");
+            } else {
+                im = test::randomImageOfKind(kind, w, h, rng);
+            }
+            if (kind == "equal") p.pivot = PivotSpec::parse(trial % 2 ? "3" : "2");
+            const WorkArray work = workOf(im, p);
+            const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
+            for (int P : {1, 2, 3, 5, 13})
+                for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{0.2},
+                                                std::optional<double>{0.99}})
+                    for (int K : {1, 3, 10, 1000}) {
+                        const QString what = QString("%1 %2x%3 P=%4 F=%5 K=%6 trial %7")
+                                                 .arg(kind).arg(w).arg(h).arg(P).arg(f ? QString::number(*f) : "none").arg(K).arg(trial);
+                        const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(K, available));
+                        const std::vector<WorkRect> want =
+                            k == 0 ? std::vector<WorkRect>{} : work.integer ? bruteForceList<std::int64_t>(work, k, f, P) : bruteForceList<double>(work, k, f, P);
+                        JobControl job;
+                        const std::vector<WorkRect> got = k == 0 ? std::vector<WorkRect>{} : solver->topKBounded(work, k, f, P, job, {});
+                        checkSameRects(got, want, what);
+                        if (QTest::currentTestFailed()) return;
+                        checkListed(got, f, P, what);
+                        if (QTest::currentTestFailed()) return;
+                        // The job function: the same list (image coordinates), or the same sums where the bound has
+                        // no effect and the list is plain.
+                        p.k = K;
+                        const BrightestResult run = overlapRun(im, p, f, P, backend);
+                        BrightestResult expect;
+                        expect.regions = regionsOf(work, want);
+                        for (auto& g : expect.regions) g.exactInteger = work.integer;
+                        if (!f && P >= std::max(work.rows, work.cols)) test::checkSameRegionSums(run, expect, what);
+                        else test::checkSameRegions(run, expect, what);
+                        if (QTest::currentTestFailed()) return;
+                        ++checked;
+                        if (got.size() > 2) ++multi;
+                    }
+        }
+        QVERIFY(checked >= 400);
+        if (kind != "equal") QVERIFY(multi > 50);
+    }
+
+    // Larger inputs: the backend against the reference, rectangle for rectangle, bit for bit.
+    void agreesWithTheReference_data() {
+        test::addBackendColumn();
+        QTest::addColumn<QString>("kind");
+        for (Backend b : {Backend::Cpu, Backend::Cuda})
+            for (const char* k : {"u8 noise", "float blanks", "exclusions", "tall", "int ties", "plateaus"}) test::newBackendRow(b, k) << k;
+    }
+    void agreesWithTheReference() {
+        GLINT_FETCH_BACKEND(backend);
+        QFETCH(QString, kind);
+        std::mt19937 rng(qHash(kind) + 3);
+        Image im;
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("0");
+        if (kind == "u8 noise") {
+            im = test::randomIntImage(48, 36, 0, 255, rng);
+            p.pivot = PivotSpec::parse("p60");
+        } else if (kind == "float blanks") {
+            im = test::randomFloatImage(40, 30, -3, 3.3, rng, 0.02);
+            p.pivot = PivotSpec::parse("mean");
+        } else if (kind == "exclusions") {
+            im = test::randomIntImage(44, 32, -20, 22, rng);
+            p.excludeRects.push_back({10, 8, 9, 6});
+            p.excludePolygons.push_back({{{25, 5}, {40.5, 12}, {30, 28.2}}});
+        } else if (kind == "tall") { // transposed work array
+            im = test::randomIntImage(24, 50, -9, 10, rng);
+        } else if (kind == "plateaus") {
+            im = plateaus(45, 33, rng);
+        } else {
+            im = test::randomIntImage(36, 28, -1, 1, rng); // many equal sums: the tie order decides
+        }
+        for (int P : {4, 9, 17})
+            for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{0.2},
+                                            std::optional<double>{0.6}})
+                for (int k : {1, 12, 40}) {
+                    p.k = k;
+                    const QString what = QString("%1 P=%2 F=%3 K=%4").arg(kind).arg(P).arg(f ? QString::number(*f) : "none").arg(k);
+                    const BrightestResult got = overlapRun(im, p, f, P, backend);
+                    test::checkSameRegions(got, overlapRun(im, p, f, P, Backend::Reference), what);
+                    if (QTest::currentTestFailed()) return;
+                    for (const auto& g : got.regions) QVERIFY(g.width <= P && g.height <= P);
+                }
+    }
+
+    // The issue on a crowded field: overlap + --distinct 0.2 with the local pivot lists the whole frame (every
+    // other rectangle lies inside it); with --max-box the listed boxes are stars, one per star.
+    void starField_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void starField() {
+        GLINT_FETCH_BACKEND(backend);
+        const int side = 256;
+        const StarField field = crowdedField(side, 400, 47);
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("local");
+        p.threshold = 3;
+        p.k = 30;
+        const BrightestResult unbounded = overlapRun(field.image, p, 0.2, 0, backend);
+        // Region 1 is the frame (and the note names the bound); the others are slivers of the border it leaves,
+        // mostly without a star.
+        QVERIFY(unbounded.regions[0].pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10);
+        QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
+        int slivers = 0;
+        for (const BrightestRegion& g : unbounded.regions)
+            if (g.rank > 1 && std::min(g.width, g.height) <= 2 && starIn(g, field) < 0) ++slivers;
+        QVERIFY2(slivers >= 15, qPrintable(QString("%1 slivers").arg(slivers)));
+        const int P = 9;
+        const BrightestResult bounded = overlapRun(field.image, p, 0.2, P, backend);
+        QCOMPARE(bounded.regions.size(), std::size_t{30});
+        QVERIFY(bounded.note.empty());
+        std::set<int> stars;
+        int onStar = 0;
+        for (const BrightestRegion& g : bounded.regions) {
+            QVERIFY(g.width <= P && g.height <= P);
+            const int s = starIn(g, field);
+            if (s >= 0) {
+                ++onStar;
+                stars.insert(s);
+            }
+        }
+        qInfo("crowded 256^2, overlap, F = 0.2, K = 30: unbounded %dx%d; P = %d: %zu regions, %d on an injected star, %zu stars",
+              unbounded.regions[0].width, unbounded.regions[0].height, P, bounded.regions.size(), onStar, stars.size());
+        QVERIFY2(onStar >= 27, qPrintable(QString("%1 of 30 regions hold an injected star").arg(onStar)));
+        // (A box may hold two stars and beat the brightest star's own box, and F = 0.2 lets a box share a fifth of
+        // a listed one: a few stars come twice.)
+        QVERIFY2(stars.size() >= 22, qPrintable(QString("%1 different stars in 30 regions").arg(stars.size())));
+        // The ten brightest stars are all listed.
+        for (int i = 0; i < 10; ++i) QVERIFY2(stars.count(i), qPrintable(QString("star %1 (flux %2) not listed").arg(i).arg(field.stars[i].flux)));
+        // Plain overlap with the bound: the exact K best boxes, which are near-copies of the best one.
+        const BrightestResult plain = overlapRun(field.image, p, std::nullopt, P, backend);
+        QCOMPARE(plain.regions.size(), std::size_t{30});
+        const BrightestRegion& best = plain.regions[0];
+        QCOMPARE(best.x, bounded.regions[0].x);
+        QCOMPARE(best.y, bounded.regions[0].y);
+        int copies = 0;
+        for (const BrightestRegion& g : plain.regions) {
+            QVERIFY(g.width <= P && g.height <= P);
+            if (std::abs(g.x - best.x) <= 3 && std::abs(g.y - best.y) <= 3) ++copies;
+        }
+        QVERIFY2(copies >= 25, qPrintable(QString("%1 near-copies of the best box").arg(copies)));
+        for (std::size_t i = 1; i < plain.regions.size(); ++i) QVERIFY(plain.regions[i].sum <= plain.regions[i - 1].sum);
+    }
+
+    // A smaller crowded field: the cpu (and cuda, host) search against the reference, bit for bit.
+    void starFieldAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
+    void starFieldAgainstReference() {
+        GLINT_FETCH_BACKEND(backend);
+        const StarField field = crowdedField(64, 30, 5);
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("local");
+        p.threshold = 3;
+        p.mesh = 16;
+        p.k = 12;
+        for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.2}})
+            for (int P : {5, 9}) {
+                const QString what = QString("field P=%1 F=%2").arg(P).arg(f ? QString::number(*f) : "none");
+                test::checkSameRegions(overlapRun(field.image, p, f, P, backend), overlapRun(field.image, p, f, P, Backend::Reference), what);
+                if (QTest::currentTestFailed()) return;
+            }
+    }
+
+    // A bound of no effect (at least both sides) runs the unbounded search; fewer rectangles than K fit: all of
+    // them, with a note naming the bound.
+    void boundOfNoEffectAndFewerThanK() {
+        std::mt19937 rng(9);
+        const Image im = test::randomIntImage(7, 5, -4, 6, rng);
+        BrightestParams p;
+        p.pivot = PivotSpec::parse("0");
+        p.k = 8;
+        for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.3}}) {
+            const BrightestResult none = overlapRun(im, p, f, 0, Backend::Cpu);
+            test::checkSameRegionSums(overlapRun(im, p, f, 7, Backend::Cpu), none, "P = 7");
+            test::checkSameRegionSums(overlapRun(im, p, f, 1 << 20, Backend::Cpu), none, "P = 2^20");
+        }
+        p.k = 100;
+        const BrightestResult ones = overlapRun(im, p, std::nullopt, 1, Backend::Cpu); // 35 single pixels
+        QCOMPARE(ones.regions.size(), std::size_t{35});
+        QVERIFY2(QString::fromStdString(ones.note).contains("sides <= 1 px"), ones.note.c_str());
+        const BrightestResult apart = overlapRun(im, p, 0.0, 2, Backend::Cpu);
+        QVERIFY(apart.regions.size() < 35);
+        QVERIFY2(QString::fromStdString(apart.note).contains("overlaps") && QString::fromStdString(apart.note).contains("sides <= 2 px"),
+                 apart.note.c_str());
+    }
+
+    void errors() {
+        std::mt19937 rng(1);
+        const Image im = test::randomIntImage(5, 5, -3, 3, rng);
+        BrightestParams p;
+        p.k = 3;
+        QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, -1, Backend::Cpu));
+        // The disjoint search's filters stay refused in overlap mode, bound or not.
+        p.minSnr = 5;
+        QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, 3, Backend::Cpu));
+        p.minSnr = 0;
+        p.maxSize = 4;
+        QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, std::nullopt, 3, Backend::Cpu));
+    }
+
+    void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
+    void cancelActsQuickly() {
+        GLINT_FETCH_BACKEND(backend);
+        std::mt19937 rng(2);
+        const int side = backend == Backend::Reference ? 100 : 500;
+        const Image im = test::randomIntImage(side, side, 0, 255, rng);
+        BrightestParams p;
+        p.k = 400;
+        p.mode = BrightestMode::Overlap;
+        p.pivot = PivotSpec::parse("p40");
+        p.distinct = 0.1;
+        p.maxBox = 40;
+        test::checkCancelInsideRun([&](JobControl& job) { runBrightest(im, p, backend, job); }, backendName(backend));
+    }
+
+    void cli() {
+        const StarField field = crowdedField(128, 100, 47);
+        const QString path = test::tempDir() + "/crowded-overlap.fits";
+        writeStarFieldFits(field, path.toStdString());
+        const QString dir = test::tempDir();
+        const QStringList common = {"brightest", path, "--pivot", "local", "--threshold", "3", "--mode", "overlap",
+                                    "--distinct", "0.2", "--k", "10", "--backend", "cpu", "--json", "-"};
+        // Unbounded, region 1 is (nearly) the frame.
+        const QJsonObject whole = test::runCliJson(common)["regions"].toArray()[0].toObject();
+        QVERIFY(whole["width"].toInt() * whole["height"].toInt() >= 128 * 128 * 8 / 10);
+        const QJsonObject bounded = test::runCliJson(common + QStringList{"--max-box", "9", "--regions", dir + "/bounded.csv"});
+        const QJsonArray regions = bounded["regions"].toArray();
+        QCOMPARE(regions.size(), 10);
+        QCOMPARE(bounded["mode"].toString(), QString("overlap"));
+        QCOMPARE(bounded["distinct"].toDouble(), 0.2);
+        for (const auto& v : regions) QVERIFY(v.toObject()["width"].toInt() <= 9 && v.toObject()["height"].toInt() <= 9);
+        QFile csv(dir + "/bounded.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().count('\n'), 11); // the header and ten regions
+        // Plain overlap takes the bound too; one larger than the image is the unbounded search.
+        QCOMPARE(test::runCliJson({"brightest", path, "--pivot", "local", "--threshold", "3", "--mode", "overlap", "--k", "5",
+                                   "--max-box", "4", "--backend", "cpu", "--json", "-"})["regions"].toArray().size(), 5);
+        const QJsonObject huge = test::runCliJson(common + QStringList{"--max-box", "100000"});
+        QCOMPARE(huge["regions"].toArray()[0].toObject(), whole);
+        // The usage text names it for both modes.
+        const auto usage = test::runCli({"brightest", "--help"});
+        QVERIFY((usage.out + usage.err).contains("--max-box P"));
+        // Bad values, and the disjoint search's filters: exit 2, one line on stderr naming the option.
+        for (const QStringList& bad : {QStringList{"--max-box", "-1"}, QStringList{"--max-box", "x"}, QStringList{"--max-box", "2.5"},
+                                       QStringList{"--max-box"}, QStringList{"--max-box", "9", "--min-snr", "5"},
+                                       QStringList{"--max-box", "9", "--min-area", "4"}, QStringList{"--max-box", "9", "--max-size", "4"}}) {
+            const auto e = test::runCli(common + bad);
+            QVERIFY2(e.exitCode == 2, qPrintable(bad.join(' ') + ": exit " + QString::number(e.exitCode)));
+            const QByteArray first = e.err.split('\n').value(0);
+            QVERIFY2(first.startsWith("glint-cli: ") && (first.contains("--max-box") || first.contains("--min-snr") ||
+                                                         first.contains("--min-area") || first.contains("--max-size")),
+                     e.err.constData());
+        }
+    }
+};
+
+GLINT_BACKEND_TEST_MAIN(TestOverlapBound)
+#include "test_overlap_bound.moc"
