@@ -422,15 +422,20 @@ __global__ void positiveSumKernel(const double* rowSums, int rows, double* out) 
     *out = bgAdd(bgMul(s, 1.0 + 1e-9), 1e-300);
 }
 
-// The samples' upload in bands of cell rows through page-locked staging slots (kept from run to run), each
-// band's cell kernel queued behind its copy on one of kComputeStreams streams, so that the kernels of the bands
-// run while the next ones are copied, and side by side (a band's cells fill a fraction of the GPU): `stagers`
-// host threads copy bands into the slots (a slot is reused once its last copy has left), this thread queues
-// each band's copy and kernel in band order. run() returns the kernels' milliseconds (events around each band's
-// kernel, summed: with bands side by side, more than the kernels' wall time). GLINT_BACKGROUND_BANDS=1 uploads
-// the whole image first and runs one kernel (the kernel-only figure of the notes).
+// The samples' upload through page-locked staging slots (kept from run to run), decoupled from the cell
+// kernels: `stagers` host threads copy chunks of ~kChunkBytes of whole pixel rows into the slots (a slot is
+// reused once its copy has left), this thread queues each chunk's copy on one copy stream in order, and once
+// the copies hold every pixel row of a group of cell rows it queues that group's cell kernel behind them
+// (an event on the copy stream) on one of kComputeStreams streams. The chunks are small, so the copies start
+// early and the host's memcpy into the slots overlaps the DMA; the groups are few and large, since a cell
+// kernel's time is mostly one warp's latency: with every cell row its own launch, the launches queue behind
+// each other. run() returns the kernels' milliseconds (events around each group's kernel, summed).
+// GLINT_BACKGROUND_GROUPS=N sets the number of groups (1: one kernel after the whole upload),
+// GLINT_BACKGROUND_STAGERS=N the host threads, GLINT_BACKGROUND_CHUNK_KB the chunk size (the bench's tuning).
 struct CellPipeline {
-    static constexpr std::size_t kBandBytes = std::size_t{2} << 20;
+    static constexpr std::size_t kChunkBytes = std::size_t{2} << 20;
+    static constexpr int kGroups = 4;
+    static constexpr int kMaxStagers = 8;
     static constexpr int kComputeStreams = 4;
     Stream copy, compute[kComputeStreams];
     PinnedBuffer<unsigned char> staging;
@@ -452,27 +457,36 @@ struct CellPipeline {
         }
     }
 
+    static int tuning(const char* name, int fallback) {
+        const char* e = std::getenv(name);
+        return e && std::atoi(e) > 0 ? std::atoi(e) : fallback;
+    }
+
     template <class T, class Launch>
     float run(const T* host, void* dst, int W, int H, int mesh, int ny, Launch&& launch) {
         const std::size_t rowBytes = static_cast<std::size_t>(W) * sizeof(T);
-        int rowsPerBand = static_cast<int>(std::max<std::size_t>(1, kBandBytes / (rowBytes * mesh)));
-        if (const char* e = std::getenv("GLINT_BACKGROUND_BANDS"); e && std::atoi(e) > 0)
-            rowsPerBand = (ny + std::atoi(e) - 1) / std::atoi(e);
-        const int bands = (ny + rowsPerBand - 1) / rowsPerBand;
-        const std::size_t slotBytes = rowBytes * static_cast<std::size_t>(rowsPerBand) * mesh;
-        const int stagers = std::min(bands - 1, std::clamp(cpuThreadCount() - 1, 1, 6));
-        const int slots = std::min(bands, std::max(stagers, 1) + 2);
+        const std::size_t chunkBytes = static_cast<std::size_t>(tuning("GLINT_BACKGROUND_CHUNK_KB", static_cast<int>(kChunkBytes >> 10))) << 10;
+        const int chunkRows = static_cast<int>(std::clamp<std::size_t>(chunkBytes / rowBytes, 1, static_cast<std::size_t>(H)));
+        const int chunks = (H + chunkRows - 1) / chunkRows;
+        const int wantGroups = std::clamp(tuning("GLINT_BACKGROUND_GROUPS", kGroups), 1, ny);
+        const int cellRowsPerGroup = (ny + wantGroups - 1) / wantGroups;
+        const int groups = (ny + cellRowsPerGroup - 1) / cellRowsPerGroup;
+        const std::size_t slotBytes = rowBytes * static_cast<std::size_t>(chunkRows);
+        const int stagers = std::min(chunks - 1, std::clamp(tuning("GLINT_BACKGROUND_STAGERS", cpuThreadCount() - 1), 1, kMaxStagers));
+        const int slots = std::min(chunks, std::max(stagers, 1) + 2);
         staging.ensure(slotBytes * static_cast<std::size_t>(slots));
         events(slotFree, static_cast<std::size_t>(slots), cudaEventDisableTiming);
-        events(kernelStart, static_cast<std::size_t>(bands), cudaEventDefault);
-        events(kernelEnd, static_cast<std::size_t>(bands), cudaEventDefault);
-        auto rowsOf = [&](int band) { return std::min(H, (band + 1) * rowsPerBand * mesh) - band * rowsPerBand * mesh; };
-        auto offsetOf = [&](int band) { return static_cast<std::size_t>(band) * rowsPerBand * mesh * rowBytes; };
+        events(kernelStart, static_cast<std::size_t>(groups), cudaEventDefault);
+        events(kernelEnd, static_cast<std::size_t>(groups), cudaEventDefault);
+        auto rowsOf = [&](int chunk) { return std::min(H, (chunk + 1) * chunkRows) - chunk * chunkRows; };
+        auto offsetOf = [&](int chunk) { return static_cast<std::size_t>(chunk) * chunkRows * rowBytes; };
+        // The last chunk a group's cells read: the one holding its last pixel row.
+        auto lastChunkOf = [&](int group) { return (std::min(H, (group + 1) * cellRowsPerGroup * mesh) - 1) / chunkRows; };
         const auto* src = reinterpret_cast<const unsigned char*>(host);
-        // Band states: 0 waiting, 1 in its staging slot, 2 its copy queued (slotFree recorded).
+        // Chunk states: 0 waiting, 1 in its staging slot, 2 its copy queued (slotFree recorded).
         std::mutex m;
         std::condition_variable cv;
-        std::vector<int> state(static_cast<std::size_t>(bands), 0);
+        std::vector<int> state(static_cast<std::size_t>(chunks), 0);
         bool failed = false;
         std::exception_ptr error;
         auto stage = [&](int i) {
@@ -501,14 +515,15 @@ struct CellPipeline {
         for (int w = 0; w < stagers; ++w)
             threads.emplace_back([&, w] {
                 try {
-                    for (int i = w; i < bands; i += stagers)
+                    for (int i = w; i < chunks; i += stagers)
                         if (!stage(i)) return;
                 } catch (...) {
                     fail();
                 }
             });
         try {
-            for (int i = 0; i < bands; ++i) {
+            int group = 0;
+            for (int i = 0; i < chunks; ++i) {
                 const int s = i % slots;
                 if (stagers == 0) {
                     stage(i);
@@ -525,11 +540,15 @@ struct CellPipeline {
                     state[i] = 2;
                     cv.notify_all();
                 }
-                const Stream& stream = compute[i % kComputeStreams];
-                GLINT_CUDA_CHECK(cudaStreamWaitEvent(stream, slotFree[s], 0));
-                GLINT_CUDA_CHECK(cudaEventRecord(kernelStart[i], stream));
-                launch(i * rowsPerBand, std::min(ny, (i + 1) * rowsPerBand) - i * rowsPerBand, stream.get());
-                GLINT_CUDA_CHECK(cudaEventRecord(kernelEnd[i], stream));
+                // Every group whose rows have all been queued now: its kernel behind this copy (the wait takes
+                // the event as recorded now, so the slot's next record does not move it).
+                for (; group < groups && lastChunkOf(group) == i; ++group) {
+                    const Stream& stream = compute[group % kComputeStreams];
+                    GLINT_CUDA_CHECK(cudaStreamWaitEvent(stream, slotFree[s], 0));
+                    GLINT_CUDA_CHECK(cudaEventRecord(kernelStart[group], stream));
+                    launch(group * cellRowsPerGroup, std::min(ny, (group + 1) * cellRowsPerGroup) - group * cellRowsPerGroup, stream.get());
+                    GLINT_CUDA_CHECK(cudaEventRecord(kernelEnd[group], stream));
+                }
             }
         } catch (...) {
             fail();
@@ -537,13 +556,14 @@ struct CellPipeline {
         for (std::thread& t : threads) t.join();
         if (error) {
             cudaStreamSynchronize(copy); // the staging slots stay in use until their copies have left
+            for (const Stream& stream : compute) cudaStreamSynchronize(stream.get());
             std::rethrow_exception(error);
         }
         for (const Stream& stream : compute) stream.synchronize();
         float total = 0.0f;
-        for (int i = 0; i < bands; ++i) {
+        for (int g = 0; g < groups; ++g) {
             float ms = 0.0f;
-            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, kernelStart[i], kernelEnd[i]));
+            GLINT_CUDA_CHECK(cudaEventElapsedTime(&ms, kernelStart[g], kernelEnd[g]));
             total += ms;
         }
         return total;
