@@ -54,7 +54,8 @@ class CudaSolver final : public MaxSubarraySolver {
 public:
     // The local pivot's preprocessing on the device for the bounded search (cuda/BackgroundCuda.cu).
     DeviceLocalPivot* deviceLocalPivot(const BrightestParams& params) override {
-        if (params.pivot.kind != PivotSpec::Kind::Local || params.maxBox <= 0 || !cudaDevice().usable) return nullptr;
+        // (--max-box auto is bounded too: by 5 FWHM, or the mesh.)
+        if (params.pivot.kind != PivotSpec::Kind::Local || params.maxBox == 0 || !cudaDevice().usable) return nullptr;
         if (!localPivot_) localPivot_ = background::makeCudaLocalPivot();
         return localPivot_.get();
     }

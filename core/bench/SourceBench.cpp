@@ -147,7 +147,7 @@ std::optional<std::string> glintCommand(const BrightestParams& p) {
     if (ec || self.filename() != "glint-cli") return std::nullopt;
     std::ostringstream c;
     c << "'" << self.string() << "' brightest frame.fits --pivot " << p.pivot.text() << " --threshold " << p.threshold
-      << " --min-snr " << p.minSnr << " --mesh " << p.mesh << " --max-box " << p.maxBox << " --k " << p.k
+      << " --min-snr " << p.minSnr << " --mesh " << p.mesh << " --max-box " << (p.maxBox == kMaxBoxAuto ? std::string("auto") : std::to_string(p.maxBox)) << " --k " << p.k
       << " --backend cpu --catalog glint.csv > glint.log 2>&1";
     return c.str();
 }
@@ -190,12 +190,15 @@ Json scoreJson(const MatchScore& m, double ms) {
             {"centroid_median_px", m.centroidMedian},
             {"centroid_rms_px", m.centroidRms},
             {"centroid_count", m.centroidCount},
+            {"psf_fwhm_px", m.psfFwhm},
+            {"widest_px", m.widestSide},
+            {"wider_than_5_fwhm", m.wide},
             {"ms", ms}};
 }
 
 // The side-by-side table.
 std::string table(const std::string& title, const MatchScore& g, double gMs, const std::optional<MatchScore>& s,
-                  double sMs, const std::string& sNote) {
+                  double sMs, const std::string& sNote, const std::string& bound) {
     std::ostringstream out;
     out << title << "\n";
     out << std::left << std::setw(10) << "SNR" << std::setw(8) << "stars" << std::setw(22) << "Glint complete"
@@ -217,6 +220,11 @@ std::string table(const std::string& title, const MatchScore& g, double gMs, con
     if (s)
         out << "; SExtractor " << s->detections << " (" << s->falseDetections << " false, " << s->onGalaxy
             << " on the galaxy), " << sMs << " ms (whole program)";
+    out << "\n";
+    out << "widths (Glint's boxes, the galaxy's left out): widest " << g.widestSide << " px = "
+        << std::setprecision(2) << (g.psfFwhm > 0.0 ? g.widestSide / g.psfFwhm : 0.0) << " FWHM (the frame's "
+        << g.psfFwhm << " px); wider than 5 FWHM: " << g.wide;
+    if (!bound.empty()) out << "; " << bound;
     out << "\n";
     if (!sNote.empty()) out << sNote << "\n";
     return out.str();
@@ -310,7 +318,7 @@ std::vector<BenchRow> runSourceBench(const BenchOptions& options) {
           << "% / " << 100.0 * gs.atLeast10.purity() << "%";
         for (BenchRow& r : rows)
             if (r.backend == "glint cpu" && r.caseName == caseName) r.note = c.str();
-        std::string text = table(caseName, gs, g.totalMs, ss, sMs, sNote);
+        std::string text = table(caseName, gs, g.totalMs, ss, sMs, sNote, searchBoundText(result));
         if (!gTimes.empty()) {
             std::ostringstream t;
             t << std::fixed << std::setprecision(1) << "as processes on the FITS file (median of " << gTimes.size()

@@ -384,7 +384,7 @@ private slots:
         const Image im = test::randomIntImage(5, 5, -3, 3, rng);
         BrightestParams p;
         p.k = 3;
-        QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, -1, Backend::Cpu));
+        QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, -2, Backend::Cpu));
         // The disjoint search's filters stay refused in overlap mode, bound or not.
         p.minSnr = 5;
         QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, 3, Backend::Cpu));

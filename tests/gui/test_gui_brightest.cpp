@@ -21,6 +21,7 @@
 
 #include <QCheckBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPainter>
@@ -144,7 +145,8 @@ private slots:
         QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
         QCOMPARE(panel->thresholdBox()->value(), 3.0);
         QCOMPARE(panel->minSnrBox()->value(), 5.0);
-        QCOMPARE(panel->maxBoxBox()->value(), panel->meshBox()->value()); // the search bound: the mesh
+        QCOMPARE(panel->maxBoxBox()->value(), kMaxBoxAuto); // the search bound: 5 FWHM measured on the image
+        QCOMPARE(panel->maxBoxBox()->text(), QStringLiteral("auto (5 × FWHM)"));
         QCOMPARE(module->exclusionCount(), 0);
         QCOMPARE(panel->kBox()->value(), 10);
         panel->backendBox()->setCurrentText(QStringLiteral("cpu"));
@@ -154,16 +156,28 @@ private slots:
         QCOMPARE(fitsParams.pivot.kind, PivotSpec::Kind::Local);
         QCOMPARE(fitsParams.threshold, 3.0);
         QCOMPARE(fitsParams.minSnr, 5.0);
-        QCOMPARE(fitsParams.maxBox, 64);
+        QCOMPARE(fitsParams.maxBox, kMaxBoxAuto);
+        // The run measured the bound on the image, every box fits it, and the status bar says so.
+        {
+            const BrightestResult& fitsResult = module->lastResults().front();
+            QVERIFY(fitsResult.maxBoxAuto);
+            QVERIFY(fitsResult.maxBox >= 3 && fitsResult.maxBox <= 64);
+            for (const BrightestRegion& g : fitsResult.regions) QVERIFY(g.width <= fitsResult.maxBox && g.height <= fitsResult.maxBox);
+            QVERIFY2(panel->status().contains(QStringLiteral("max box auto")), qPrintable(panel->status()));
+        }
         // Overlap mode takes the same bound (issue 14): Max box stays enabled, its FITS default reaches the run, and
-        // every listed box fits it.
+        // every listed box fits the bound it measured.
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
         QVERIFY(panel->maxBoxBox()->isEnabled());
-        QCOMPARE(module->currentParams(10).maxBox, 64);
+        QCOMPARE(module->currentParams(10).maxBox, kMaxBoxAuto);
         QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         QCOMPARE(module->lastResults().front().mode, BrightestMode::Overlap);
         QVERIFY(!module->lastResults().front().regions.empty());
-        for (const BrightestRegion& g : module->lastResults().front().regions) QVERIFY(g.width <= 64 && g.height <= 64);
+        QVERIFY(module->lastResults().front().maxBoxAuto);
+        const int overlapBound = module->lastResults().front().maxBox;
+        QVERIFY(overlapBound >= 3 && overlapBound <= 64);
+        for (const BrightestRegion& g : module->lastResults().front().regions)
+            QVERIFY(g.width <= overlapBound && g.height <= overlapBound);
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("disjoint")));
         QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         ResultsModel* model = module->model();
@@ -325,6 +339,36 @@ private slots:
         panel->maxBoxBox()->setValue(0);
         module->prepareSession(withBox, inputs)();
         QCOMPARE(panel->maxBoxBox()->value(), 9);
+        // auto goes into the session and comes back.
+        panel->maxBoxBox()->setValue(kMaxBoxAuto);
+        const QJsonObject withAuto = module->saveSession();
+        panel->maxBoxBox()->setValue(5);
+        module->prepareSession(withAuto, inputs)();
+        QCOMPARE(panel->maxBoxBox()->value(), kMaxBoxAuto);
+    }
+
+    // The Max box field reads "auto (5 × FWHM)", "none" or "N px", and takes any of them typed.
+    void maxBoxTyping() {
+        BrightestPanel panel;
+        QSpinBox* box = panel.maxBoxBox();
+        box->setValue(kMaxBoxAuto);
+        QCOMPARE(box->text(), QStringLiteral("auto (5 × FWHM)"));
+        box->setValue(0);
+        QCOMPARE(box->text(), QStringLiteral("none"));
+        box->setValue(17);
+        QCOMPARE(box->text(), QStringLiteral("17 px"));
+        for (const auto& [typed, value] : {std::pair{QStringLiteral("20"), 20}, std::pair{QStringLiteral("none"), 0},
+                                           std::pair{QStringLiteral("auto"), kMaxBoxAuto}, std::pair{QStringLiteral("33 px"), 33}}) {
+            box->findChild<QLineEdit*>()->selectAll();
+            QTest::keyClicks(box, typed);
+            box->interpretText();
+            QVERIFY2(box->value() == value, qPrintable(typed + QStringLiteral(" -> ") + QString::number(box->value())));
+        }
+        // Not a bound: the box keeps its value.
+        box->findChild<QLineEdit*>()->selectAll();
+        QTest::keyClicks(box, QStringLiteral("x"));
+        box->interpretText();
+        QCOMPARE(box->value(), 33);
     }
 
     // Generated images written as text matrices (blanks as NaN), opened from the file as a user would.

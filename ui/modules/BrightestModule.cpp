@@ -428,7 +428,8 @@ QString BrightestModule::parametersText(const glint::BrightestParams& params, co
     if (params.minSnr != 0.0) parts << QStringLiteral("min_snr=%1").arg(number(params.minSnr));
     if (params.minArea != 0) parts << QStringLiteral("min_area=%1").arg(params.minArea);
     if (params.maxSize != 0) parts << QStringLiteral("max_size=%1").arg(params.maxSize);
-    if (params.maxBox != 0) parts << QStringLiteral("max_box=%1").arg(params.maxBox);
+    if (params.maxBox == glint::kMaxBoxAuto) parts << QStringLiteral("max_box=auto");
+    else if (params.maxBox != 0) parts << QStringLiteral("max_box=%1").arg(params.maxBox);
     if (params.distinct) parts << QStringLiteral("distinct=%1").arg(number(*params.distinct));
     if (params.pivot.kind == glint::PivotSpec::Kind::Local || params.threshold != 0.0)
         parts << QStringLiteral("mesh=%1").arg(params.mesh);
@@ -513,6 +514,7 @@ void BrightestModule::showSingle(const glint::BrightestResult& result, int k, co
         text += QLatin1Char(' ') + tr("%1 regions, sums %2 … %3.")
                                        .arg(result.regions.size())
                                        .arg(sumText(result.regions.front()), sumText(result.regions.back()));
+    if (result.maxBoxAuto) text += QLatin1Char(' ') + QString::fromStdString(glint::searchBoundText(result)) + QLatin1Char('.');
     text += QLatin1Char(' ') + tr("%1 on %2, %3 ms.")
                                    .arg(QString::fromLatin1(glint::backendName(result.backend)),
                                         QString::fromStdString(result.device))
@@ -702,8 +704,10 @@ void BrightestModule::applyImageDefaults() {
     const glint::ImageMetadata& meta = context().image()->meta;
     const bool mammogram = glint::imageIsMammogram(meta);
     if (meta.format == "FITS" || mammogram) {
-        // The local pivot, its threshold and SNR, and the search bound (the mesh).
-        const glint::BrightestParams source = glint::sourceFinderParams(1);
+        // The local pivot, its threshold and SNR, and the search bound: on FITS frames measured on the image
+        // (auto: 5 PSF FWHM), on mammograms the mesh (no point sources to measure; masses span tens of pixels).
+        const glint::BrightestParams source =
+            mammogram ? glint::sourceFinderParams(1, glint::BrightestParams{}.mesh) : glint::sourceFinderParams(1);
         panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, source.threshold, source.minSnr, source.maxBox);
     } else {
         panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0, 0);

@@ -24,13 +24,47 @@ namespace glint::ui {
 namespace {
 constexpr int kMaxK = 1000;
 constexpr int kMaxSweepPivots = 16;
+
+// The search bound's box: "auto (5 × FWHM)" (kMaxBoxAuto, the bound measured on the image), "none" (0), or
+// "N px". Typing "auto", "none" or a number works.
+class BoundSpinBox final : public QSpinBox {
+public:
+    BoundSpinBox() { setRange(glint::kMaxBoxAuto, 1000000); }
+
+protected:
+    QString textFromValue(int value) const override {
+        if (value == glint::kMaxBoxAuto) return tr("auto (5 × FWHM)");
+        if (value == 0) return tr("none");
+        return tr("%1 px").arg(value);
+    }
+    int valueFromText(const QString& text) const override {
+        const QString t = text.trimmed().toLower();
+        if (t.startsWith(QStringLiteral("a"))) return glint::kMaxBoxAuto;
+        if (t.startsWith(QStringLiteral("n"))) return 0;
+        return QString(t).remove(QStringLiteral("px")).trimmed().toInt();
+    }
+    QValidator::State validate(QString& text, int&) const override {
+        const QString t = text.trimmed().toLower();
+        if (t.isEmpty()) return QValidator::Intermediate;
+        const QStringList words{textFromValue(glint::kMaxBoxAuto).toLower(), textFromValue(0).toLower(), QStringLiteral("auto")};
+        if (words.contains(t)) return QValidator::Acceptable;
+        for (const QString& word : words)
+            if (word.startsWith(t)) return QValidator::Intermediate;
+        static const QRegularExpression number(QStringLiteral("^(\\d+)\\s*(p|px)?$"));
+        const QRegularExpressionMatch m = number.match(t);
+        if (!m.hasMatch()) return QValidator::Invalid;
+        bool ok = false;
+        const int v = m.captured(1).toInt(&ok);
+        return ok && v <= maximum() ? QValidator::Acceptable : QValidator::Invalid;
+    }
+};
 } // namespace
 
 BrightestPanel::BrightestPanel(QWidget* parent)
     : QWidget(parent), k_(new QSpinBox), mode_(new QComboBox), pivotKind_(new QComboBox), pivotValue_(new QStackedWidget),
       percentile_(new QDoubleSpinBox), number_(new QLineEdit), backend_(new QComboBox),
       run_(new QPushButton(tr("Find Regions"))), threshold_(new QDoubleSpinBox), minSnr_(new QDoubleSpinBox),
-      minArea_(new QSpinBox), maxSize_(new QSpinBox), maxBox_(new QSpinBox), distinctOn_(new QCheckBox(tr("Distinct"))),
+      minArea_(new QSpinBox), maxSize_(new QSpinBox), maxBox_(new BoundSpinBox), distinctOn_(new QCheckBox(tr("Distinct"))),
       distinct_(new QDoubleSpinBox), mesh_(new QSpinBox), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
       runSweep_(new QPushButton(tr("Run Sweep"))), roi_(new QLabel), drawRoi_(new QPushButton(tr("Draw ROI"))),
       clearRoi_(new QPushButton(tr("Clear ROI"))), exclusions_(new QListWidget),
@@ -142,12 +176,14 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     };
     addPixelsRow(tr("Min area"), minArea_, 1000000000, tr("Regions with fewer pixels are skipped (0: none)"));
     addPixelsRow(tr("Max size"), maxSize_, 1000000, tr("Regions whose longer side is larger are skipped (0: none)"));
-    addPixelsRow(tr("Max box"), maxBox_, 1000000,
-                 tr("Search only boxes whose sides are at most this: each region is then the brightest box "
-                    "of that size, so bright sources are not joined across the sky between them and a crowded "
-                    "field (a cluster, a galaxy's halo) gives one box per star instead of one box over the whole "
-                    "frame. The source finder starts at the mesh; about 2-3 star widths for a crowded field. "
-                    "Both modes: overlap mode lists the best boxes of at most this size (0: any size)"));
+    maxBox_->setToolTip(
+        tr("Search only boxes whose sides are at most this: each region is then the brightest box of that size, so "
+           "bright sources are not joined across the sky between them and a crowded field (a cluster, a galaxy's "
+           "halo) gives one box per star instead of one box over the whole frame. auto: 5 times the PSF's FWHM, "
+           "measured on the image's own stars (the mesh when it has too few clean ones); the status bar says "
+           "which. The source finder starts at auto on FITS images. Both modes: overlap mode lists the best boxes "
+           "of at most this size (none: any size)"));
+    sourceForm->addRow(tr("Max box"), maxBox_);
     mesh_->setRange(2, 4096);
     mesh_->setValue(glint::BrightestParams{}.mesh);
     mesh_->setSuffix(tr(" px"));

@@ -1,4 +1,5 @@
 #include "core/algo/brightest/Brightest.h"
+#include "core/algo/maxsub/PsfWidth.h"
 
 #include "core/algo/brightest/MaxSubarray.h"
 #include "core/algo/kmax/KMax.h" // the overlap mode's job function: brightest -> kmax, one way
@@ -34,17 +35,25 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
     return note;
 }
 
-BrightestResult runOne(const Image& image, const BrightestParams& params, Backend resolved, MaxSubarraySolver& solver,
+BrightestResult runOne(const Image& image, const BrightestParams& givenParams, Backend resolved, MaxSubarraySolver& solver,
                        JobControl& job, ProgressSpan span) {
     PreparedRegionSearch search =
-        prepareRegionSearch(image, params, params.mode, resolved, job, solver.deviceLocalPivot(params));
+        prepareRegionSearch(image, givenParams, givenParams.mode, resolved, job, solver.deviceLocalPivot(givenParams));
     const WorkArray& work = search.work;
+    const RegionMeasurer measurer(work);
+    // --max-box auto: the bound measured on the image (5 PSF FWHM); the rest reads it as given.
+    const SearchBound bound = [&] {
+        if (givenParams.maxBox != kMaxBoxAuto) return resolveSearchBound(work, givenParams, measurer.saturation());
+        auto step = job.timing().scope("psf width");
+        return resolveSearchBound(work, givenParams, measurer.saturation());
+    }();
+    BrightestParams params = givenParams;
+    params.maxBox = bound.maxBox;
     DisjointRule rule;
     rule.k = params.k;
     // The bound of the search (--max-box): every rectangle it finds fits. A bound no smaller than both
     // sides of the work array excludes nothing: the unbounded search runs (its strip rule and sums).
     rule.maxBox = params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
-    const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
     if (hasFilters(params)) {
@@ -86,6 +95,10 @@ BrightestResult runOne(const Image& image, const BrightestParams& params, Backen
     }
     result.rounds = out.rounds;
     result.rejected = out.rejected;
+    result.maxBox = rule.maxBox;
+    result.maxBoxAuto = bound.automatic;
+    result.psfFwhm = bound.psf.fwhm;
+    result.psfStars = bound.psf.stars;
     result.note = shortfallNote(params, out);
     // An unbounded search whose first region covers most of what was searched answers the literal question
     // but rarely the user's: say what bounds it.

@@ -127,6 +127,7 @@ public:
             << std::fixed << std::setprecision(2) << totalMs << " ms\n";
         if (r.regions.empty() && r.note.empty()) out << "  no region has a positive sum\n";
         if (!r.note.empty()) out << "  " << r.note << "\n";
+        if (r.maxBoxAuto) out << "  " << searchBoundText(r) << "\n";
         for (const BrightestRegion& g : r.regions) {
             out << "  #" << g.rank << "  x " << g.x << "  y " << g.y << "  " << g.width << "x" << g.height << "  sum ";
             if (g.exactInteger) out << g.sumInt;
@@ -218,7 +219,7 @@ public:
     }
     const char* synopsis() const override {
         return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
-               "          [--min-snr S] [--min-area A] [--max-size P] [--max-box P]\n"
+               "          [--min-snr S] [--min-area A] [--max-size P] [--max-box P|auto]\n"
                "          [--mode disjoint|overlap] [--distinct F] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
                "          [--auto-exclude mammogram|none]";
     }
@@ -251,7 +252,15 @@ public:
         }
         if (auto v = a.value("--min-area")) params.minArea = parseInteger(*v, "--min-area", 0, 1LL << 40);
         if (auto v = a.value("--max-size")) params.maxSize = static_cast<int>(parseInteger(*v, "--max-size", 0, 1 << 20));
-        if (auto v = a.value("--max-box")) params.maxBox = static_cast<int>(parseInteger(*v, "--max-box", 0, 1 << 20));
+        if (auto v = a.value("--max-box")) {
+            if (*v == "auto") {
+                params.maxBox = kMaxBoxAuto;
+            } else {
+                const bool digits = !v->empty() && std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; });
+                if (!digits) throw UsageError("option '--max-box' must be a side in pixels (0: none) or auto (got '" + *v + "')");
+                params.maxBox = static_cast<int>(parseInteger(*v, "--max-box", 0, 1 << 20));
+            }
+        }
         if (auto v = a.value("--distinct")) {
             // A fraction of the smaller area, 0 <= F < 1, with --mode overlap only (checked here, before the
             // image is read, and again by validateBrightestParams for every caller).
@@ -324,6 +333,9 @@ Json brightestResultJson(const BrightestResult& r) {
     if (r.hasModel) doc["background"] = {{"global", r.globalBackground}, {"rms", r.globalRms}};
     doc["rounds"] = r.rounds;
     doc["rejected"] = r.rejected;
+    if (r.maxBox > 0) doc["max_box"] = r.maxBox;
+    if (r.maxBoxAuto) doc["max_box_auto"] = true;
+    if (r.psfStars > 0) doc["psf"] = {{"fwhm", r.psfFwhm}, {"stars", r.psfStars}};
     if (!r.note.empty()) doc["note"] = r.note;
     doc["regions"] = std::move(regions);
     return doc;
@@ -362,6 +374,17 @@ BrightestResult brightestResultFromJson(const Json& json) {
     if (json.contains("rounds")) r.rounds = smallInteger(json["rounds"], what + ".rounds");
     if (json.contains("rejected")) r.rejected = smallInteger(json["rejected"], what + ".rejected");
     if (json.contains("note")) r.note = string(json["note"], what + ".note");
+    if (json.contains("max_box")) {
+        r.maxBox = smallInteger(json["max_box"], what + ".max_box");
+        if (r.maxBox < 0) fail(what + ".max_box", "a bound >= 0");
+    }
+    if (json.contains("max_box_auto")) r.maxBoxAuto = boolean(json["max_box_auto"], what + ".max_box_auto");
+    if (json.contains("psf")) {
+        const Json& psf = objectField(json, "psf", what);
+        r.psfFwhm = number(field(psf, "fwhm", what + ".psf"), what + ".psf.fwhm");
+        r.psfStars = smallInteger(field(psf, "stars", what + ".psf"), what + ".psf.stars");
+        if (!(r.psfFwhm > 0.0) || r.psfStars <= 0) fail(what + ".psf", "a positive FWHM and star count");
+    }
     if (json.contains("distinct")) {
         r.distinct = number(json["distinct"], what + ".distinct");
         if (!(*r.distinct >= 0.0 && *r.distinct < 1.0)) fail(what + ".distinct", "a fraction 0 <= F < 1");

@@ -296,9 +296,21 @@ MatchScore scoreCatalogue(const StarField& field, const std::vector<Detection>& 
             errors.push_back(std::hypot(d.x - t.x, d.y - t.y));
         }
     }
+    // The frame's PSF width: the median of the stars' FWHM.
+    {
+        std::vector<double> w;
+        for (const TruthStar& t : field.stars) w.push_back(t.fwhm);
+        if (!w.empty()) {
+            std::sort(w.begin(), w.end());
+            score.psfFwhm = w[w.size() / 2];
+        }
+    }
     for (std::size_t d = 0; d < detections.size(); ++d) {
         double snr = 0.0;
         bool genuine = false;
+        // Widths (Glint's rectangles), the galaxy's left out below.
+        const int side = detections[d].hasRect ? std::max(detections[d].rw, detections[d].rh) : 0;
+        const bool wide = score.psfFwhm > 0.0 && side > 5.0 * score.psfFwhm;
         if (detMatch[d] >= 0) {
             ++score.matched;
             snr = field.stars[static_cast<std::size_t>(detMatch[d])].snr;
@@ -308,11 +320,13 @@ MatchScore scoreCatalogue(const StarField& field, const std::vector<Detection>& 
                         2.0 * field.galaxy->effectiveRadius ||
                     inside(detections[d], field.galaxy->x, field.galaxy->y))) {
             ++score.onGalaxy;
-            continue; // neither a star nor false: left out of purity
+            continue; // neither a star nor false: left out of purity and of the widths
         } else {
             ++score.falseDetections;
             snr = truthSnrAt(field, detections[d].x, detections[d].y);
         }
+        score.widestSide = std::max(score.widestSide, side);
+        if (wide) ++score.wide;
         for (SnrBin* b : {&binOf(snr), snr >= 10.0 ? &score.atLeast10 : nullptr}) {
             if (!b) continue;
             ++b->detections;

@@ -101,6 +101,11 @@ struct MatchScore {
     double centroidMedian = 0.0;    // px
     double centroidRms = 0.0;       // px
     std::vector<int> truthMatch;    // per truth star: the detection index, or -1
+    // Widths of the detections with rectangles (Glint's), those on the galaxy left out: the frame's PSF FWHM
+    // (the median of the stars'), the largest side, and how many are wider than 5 FWHM (issue 14's target: none).
+    double psfFwhm = 0.0;
+    int widestSide = 0;
+    int wide = 0;
 };
 
 // One-to-one matching, nearest pairs first: a detection and a star pair when the centroid is within

@@ -2,6 +2,7 @@
 // sums and the segment / rectangle counts that bound every result list.
 #include "core/algo/kmax/KMax.h"
 
+#include "core/algo/maxsub/PsfWidth.h"
 #include "core/algo/maxsub/RegionMeasure.h"
 #include "core/algo/maxsub/WorkArray.h"
 #include "core/export/CsvTable.h"
@@ -236,7 +237,18 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
         const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available));
         // The bound of the search (--max-box): one no smaller than both sides of the work array excludes
         // nothing, so the unbounded search runs (as in disjoint mode).
-        const int bound = params.maxBox > 0 && params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
+        // --max-box auto: the bound measured on the image (5 PSF FWHM, or the mesh).
+        const SearchBound resolvedBound = [&] {
+            if (params.maxBox != kMaxBoxAuto) return resolveSearchBound(work, params, std::nullopt);
+            auto step = job.timing().scope("psf width");
+            return resolveSearchBound(work, params, RegionMeasurer(work).saturation());
+        }();
+        const int maxBox = resolvedBound.maxBox;
+        const int bound = maxBox > 0 && maxBox < std::max(work.rows, work.cols) ? maxBox : 0;
+        search.result.maxBox = bound;
+        search.result.maxBoxAuto = resolvedBound.automatic;
+        search.result.psfFwhm = resolvedBound.psf.fwhm;
+        search.result.psfStars = resolvedBound.psf.stars;
         if (available > 0) {
             if (bound > 0) rects = solver.topKBounded(work, k, params.distinct, bound, job, {});
             else if (params.distinct) rects = solver.topKDistinct(work, k, *params.distinct, job, {});
@@ -251,8 +263,8 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
             else
                 search.result.note += "no other rectangle fits the bound";
         }
-        if (params.maxBox > 0 && !search.result.note.empty())
-            search.result.note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
+        if (maxBox > 0 && !search.result.note.empty())
+            search.result.note += "; search bound: sides <= " + std::to_string(maxBox) + " px";
         search.result.device = job.device();
         search.result.regions = regionsOf(work, rects);
         // As in disjoint mode: an unbounded search whose first region covers most of what was searched (a crowded

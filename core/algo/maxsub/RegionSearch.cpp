@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 namespace glint {
@@ -17,7 +18,7 @@ BrightestParams sourceFinderParams(int k, std::optional<int> maxBox) {
     p.threshold = 3;
     p.minSnr = 5;
     p.k = k;
-    p.maxBox = maxBox.value_or(p.mesh);
+    p.maxBox = maxBox.value_or(kMaxBoxAuto);
     return p;
 }
 
@@ -88,6 +89,18 @@ constexpr EnumName<BrightestMode> kModeNames[] = {{BrightestMode::Disjoint, "dis
 const char* brightestModeName(BrightestMode mode) { return enumName(kModeNames, mode); }
 BrightestMode parseBrightestMode(const std::string& name) { return parseEnumName(kModeNames, name, "mode"); }
 
+std::string searchBoundText(const BrightestResult& result) {
+    if (!result.maxBoxAuto) return {};
+    std::ostringstream s;
+    s << "max box auto: " << result.maxBox << " px";
+    if (result.psfStars > 0)
+        s << " = 5 FWHM (FWHM " << std::fixed << std::setprecision(2) << result.psfFwhm << " px, the median of "
+          << result.psfStars << " stars)";
+    else
+        s << ", the mesh (no PSF width: fewer than 5 clean, isolated, unsaturated stars 10 RMS above the background)";
+    return s.str();
+}
+
 double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params) {
     // Cells visited by one search (every strip, every column: rows <= cols after the transpose), at the
     // CPU backend's measured rate (~5e9 cells/s a thread on the H100 host, NOTES.md; 4e9 taken so that
@@ -96,10 +109,12 @@ double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params
     const double w = roi ? params.roi.width : image.width(), h = roi ? params.roi.height : image.height();
     const double rows = std::min(w, h), cols = std::max(w, h);
     const double rounds = params.mode == BrightestMode::Overlap ? 1.5 : std::max(1, params.k);
-    if (params.mode == BrightestMode::Disjoint && params.maxBox > 0 && params.maxBox < cols) {
+    // --max-box auto: at most the mesh (what it falls back to).
+    const int bound = params.maxBox == kMaxBoxAuto ? params.mesh : params.maxBox;
+    if (params.mode == BrightestMode::Disjoint && bound > 0 && bound < cols) {
         // The bounded search: rows x P strips of cols steps each (a scalar deque scan, ~1e9 steps/s a thread
         // taken), the rounds after the first only the strips the removed rectangle meets (fast K).
-        const double strips = rows * std::min<double>(params.maxBox, rows);
+        const double strips = rows * std::min<double>(bound, rows);
         return strips * cols * 2.0 / (1e9 * cpuThreadCount()) * 1e3 + 0.3;
     }
     return rows * (rows + 1) / 2 * cols * rounds / (4e9 * cpuThreadCount()) * 1e3 + 0.3;
@@ -116,7 +131,8 @@ void validateBrightestParams(const BrightestParams& params) {
         throw UsageError("the minimum SNR must be a finite number >= 0 (got " + shortNumber(params.minSnr) + ")");
     if (params.minArea < 0) throw UsageError("the minimum area must be >= 0 (got " + std::to_string(params.minArea) + ")");
     if (params.maxSize < 0) throw UsageError("the maximum size must be >= 0 (got " + std::to_string(params.maxSize) + ")");
-    if (params.maxBox < 0) throw UsageError("the search bound must be >= 0 (got " + std::to_string(params.maxBox) + ")");
+    if (params.maxBox < 0 && params.maxBox != kMaxBoxAuto)
+        throw UsageError("the search bound must be >= 0 or auto (got " + std::to_string(params.maxBox) + ")");
     if (params.mesh < 2) throw UsageError("the background mesh must be at least 2 pixels (got " + std::to_string(params.mesh) + ")");
     // The filters belong to the disjoint search (each round's rectangle is measured and refused); the overlap
     // mode lists every rectangle by its sum, so they would be ignored there. The search bound (--max-box) applies

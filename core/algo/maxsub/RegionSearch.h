@@ -47,6 +47,9 @@ enum class BrightestMode { Disjoint, Overlap };
 const char* brightestModeName(BrightestMode mode);
 BrightestMode parseBrightestMode(const std::string& name); // throws UsageError
 
+// BrightestParams::maxBox: the bound measured on the image (--max-box auto, the window's "auto").
+constexpr int kMaxBoxAuto = -1;
+
 struct BrightestParams {
     PivotSpec pivot;
     // a = I - pivot - threshold * RMS: the local RMS with the local pivot, the global RMS (the median of the
@@ -63,6 +66,8 @@ struct BrightestParams {
     // that a crowded field, whose summed light makes the whole frame the best rectangle, gives one box per source
     // (disjoint: each round is the exact best bounded rectangle, core/algo/brightest/NOTES.md; overlap: the exact
     // top K of the bounded rectangles, plain or under --distinct, core/algo/kmax/NOTES.md). 0: all.
+    // kMaxBoxAuto (--max-box auto): 5 PSF FWHM, the FWHM measured on the image's own stars (PsfWidth.h); the
+    // mesh when it cannot be measured (too few clean stars, or no background model). The result says which.
     int maxBox = 0;
     int k = 1;
     BrightestMode mode = BrightestMode::Disjoint;
@@ -77,10 +82,11 @@ struct BrightestParams {
 };
 
 // The source finder's search as the window's FITS defaults and `bench sources` run it: the local pivot,
-// threshold 3 RMS, min SNR 5; K regions; and the search bound (--max-box) maxBox, by default the background
-// mesh (64 px): an object larger than a mesh cell is, to the background model, background, and an unbounded
-// search joins bright sources across the sky between them (on a star field, two saturated stars 760 px apart
-// and the seven stars between them in one 66x790 rectangle). 0: unbounded.
+// threshold 3 RMS, min SNR 5; K regions; and the search bound (--max-box) maxBox, by default kMaxBoxAuto
+// (5 PSF FWHM measured on the image; the mesh, 64 px, when none can be measured). Unbounded, a search joins
+// bright sources across the sky between them (on a star field, two saturated stars 760 px apart and the seven
+// stars between them in one 66x790 rectangle); bounded by the mesh, a crowded field's boxes each hold several
+// stars and a saturated star's its bleed trail. 0: unbounded.
 BrightestParams sourceFinderParams(int k, std::optional<int> maxBox = std::nullopt);
 
 // Region flags, SExtractor's bits where one means the same: 4 a pixel is saturated (SATURATE or DATAMAX
@@ -142,6 +148,12 @@ struct BrightestResult {
     int rounds = 0;
     int rejected = 0;
     std::optional<double> distinct; // overlap mode's --distinct F, when set
+    // The search bound the search ran with (0: none); with --max-box auto, the FWHM it came from (px) and the
+    // stars that FWHM is the median of (0: not measured, the mesh was used).
+    int maxBox = 0;
+    bool maxBoxAuto = false;
+    double psfFwhm = 0.0;
+    int psfStars = 0;
     std::string note;
     // Mean image value over a region: all its pixels are included, so pivot + mean of a (with the local
     // pivot: the mean background + flux / pixels).
@@ -151,6 +163,10 @@ struct BrightestResult {
         return pivot + r.meanExcess();
     }
 };
+
+// With --max-box auto, what bound the search ran with and where it came from ("max box auto: 16 px = 5 FWHM,
+// FWHM 3.08 px on 57 stars", or the mesh and why); empty otherwise.
+std::string searchBoundText(const BrightestResult& result);
 
 // The CPU backend's expected time for this search, ms (what `auto` weighs against the GPU's set-up).
 double estimatedBrightestCpuMs(const Image& image, const BrightestParams& params);
