@@ -270,11 +270,15 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
         const bool gpuSize = n == 4096 && options.wants(Backend::Cuda) && cudaDevice().usable;
         if (n != 1024 && !gpuSize) continue;
         // Also the bounded search (--max-box 15 and 64, the product default; K = 1 and 100) at 1024^2.
+        // And the source finder's default bound (auto: 5 FWHM measured on the frame, psf step included).
         for (const auto& [k, maxBox] :
-             {std::pair{1, 0}, std::pair{100, 0}, std::pair{1, 15}, std::pair{100, 15}, std::pair{1, 64}, std::pair{100, 64}}) {
+             {std::pair{1, 0}, std::pair{100, 0}, std::pair{1, 15}, std::pair{100, 15}, std::pair{1, 64}, std::pair{100, 64},
+              std::pair{1, kMaxBoxAuto}, std::pair{100, kMaxBoxAuto}}) {
             if (n != 1024 && maxBox != 64) continue;
             const BrightestParams params = sourceFinderParams(k, maxBox);
-            const std::string bound = maxBox > 0 ? ", max box " + std::to_string(maxBox) : "";
+            const std::string bound = maxBox == kMaxBoxAuto ? ", max box auto"
+                                      : maxBox > 0          ? ", max box " + std::to_string(maxBox)
+                                                            : "";
             for (Backend b : {Backend::Cpu, Backend::Cuda}) {
                 if (!options.wants(b) || (b == Backend::Cuda && !cudaDevice().usable) || (n != 1024 && b != Backend::Cuda)) continue;
                 BrightestResult last;
@@ -286,7 +290,7 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
                 const BrightestResult oracle = runBrightest(image, params, Backend::Cpu, job);
                 kr.verified = sameRegions(last, oracle);
                 kr.params = {{"size", n}, {"k", k}, {"regions", last.regions.size()}, {"rounds", last.rounds},
-                             {"rejected", last.rejected}, {"max_box", maxBox}};
+                             {"rejected", last.rejected}, {"max_box", last.maxBox}, {"max_box_auto", maxBox == kMaxBoxAuto}};
                 if (!last.note.empty()) kr.note = last.note;
                 log(kr.caseName + ": " + kr.backend + " " + std::to_string(kr.totalMs) + " ms, " +
                     std::to_string(last.regions.size()) + " regions");
