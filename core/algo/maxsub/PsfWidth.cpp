@@ -101,50 +101,41 @@ double starFwhm(const T* p, const Image& image, const BackgroundMap& model, cons
     for (double& x : v) x -= b;
     const double top = v[static_cast<std::size_t>(kWindow) * side + kWindow], half = 0.5 * top;
     if (!(top > 0.0)) return 0.0;
-    // The half-maximum island of the peak (8-connected): it must not reach the window's border, and no other
-    // pixel of the window may reach half the peak (a neighbour that bright would be in its wings).
-    std::vector<std::uint8_t> island(v.size(), 0);
-    std::vector<int> stack{kWindow * side + kWindow};
-    island[static_cast<std::size_t>(stack.front())] = 1;
-    while (!stack.empty()) {
-        const int i = stack.back();
-        stack.pop_back();
-        const int x = i % side, y = i / side;
-        if (x == 0 || y == 0 || x == side - 1 || y == side - 1) return 0.0;
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-                const int j = (y + dy) * side + x + dx;
-                if (!island[static_cast<std::size_t>(j)] && v[static_cast<std::size_t>(j)] >= half) {
-                    island[static_cast<std::size_t>(j)] = 1;
-                    stack.push_back(j);
+    // The pixels connected to the peak (8-connected) at `level` or above, into `mask`; false when they reach
+    // the window's border.
+    std::vector<int> stack;
+    auto islandAt = [&](double level, std::vector<std::uint8_t>& mask) {
+        mask.assign(v.size(), 0);
+        stack.assign(1, kWindow * side + kWindow);
+        mask[static_cast<std::size_t>(stack.front())] = 1;
+        while (!stack.empty()) {
+            const int i = stack.back();
+            stack.pop_back();
+            const int x = i % side, y = i / side;
+            if (x == 0 || y == 0 || x == side - 1 || y == side - 1) return false;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int j = (y + dy) * side + x + dx;
+                    if (!mask[static_cast<std::size_t>(j)] && v[static_cast<std::size_t>(j)] >= level) {
+                        mask[static_cast<std::size_t>(j)] = 1;
+                        stack.push_back(j);
+                    }
                 }
-            }
-    }
+        }
+        return true;
+    };
+    // The half-maximum island: it must not reach the window's border, and no other pixel of the window may reach
+    // half the peak (a neighbour that bright would be in its wings).
+    std::vector<std::uint8_t> island, fit;
+    if (!islandAt(half, island)) return 0.0;
     for (std::size_t i = 0; i < v.size(); ++i)
         if (!island[i] && v[i] >= half) return 0.0;
     // The fit's pixels: the half-maximum island (a Moffat's wings beyond it would widen the fit), or where that
     // has fewer than kMinFitPixels (a narrow star), the island at a quarter of the peak.
     std::size_t halfCount = 0;
     for (std::size_t i = 0; i < v.size(); ++i) halfCount += island[i] && v[i] > 0.0;
-    std::vector<std::uint8_t> fit = island;
-    if (halfCount < kMinFitPixels) fit.assign(v.size(), 0);
-    stack.assign(halfCount < kMinFitPixels ? 1 : 0, kWindow * side + kWindow);
-    if (!stack.empty()) fit[static_cast<std::size_t>(stack.front())] = 1;
-    fit[static_cast<std::size_t>(stack.front())] = 1;
-    while (!stack.empty()) {
-        const int i = stack.back();
-        stack.pop_back();
-        const int x = i % side, y = i / side;
-        if (x == 0 || y == 0 || x == side - 1 || y == side - 1) return 0.0;
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-                const int j = (y + dy) * side + x + dx;
-                if (!fit[static_cast<std::size_t>(j)] && v[static_cast<std::size_t>(j)] >= kFitLevel * top) {
-                    fit[static_cast<std::size_t>(j)] = 1;
-                    stack.push_back(j);
-                }
-            }
-    }
+    if (halfCount >= kMinFitPixels) fit = island;
+    else if (!islandAt(kFitLevel * top, fit)) return 0.0;
     // ln v = a + b x + c y + d (x^2 + y^2) over those pixels, least squares weighted by v^2 (the noise of ln v
     // is about the pixel noise over v): sigma^2 = -1 / (2 d).
     double m[4][5] = {};
