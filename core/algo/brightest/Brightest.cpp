@@ -40,13 +40,8 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     PreparedRegionSearch search =
         prepareRegionSearch(image, givenParams, givenParams.mode, resolved, job, solver.deviceLocalPivot(givenParams));
     const WorkArray& work = search.work;
-    const RegionMeasurer measurer(work);
     // --max-box auto: the bound measured on the image (5 PSF FWHM); the rest reads it as given.
-    const SearchBound bound = [&] {
-        if (givenParams.maxBox != kMaxBoxAuto) return resolveSearchBound(work, givenParams, measurer.saturation());
-        auto step = job.timing().scope("psf width");
-        return resolveSearchBound(work, givenParams, measurer.saturation());
-    }();
+    const SearchBound bound = resolveSearchBound(work, givenParams, job);
     BrightestParams params = givenParams;
     params.maxBox = bound.maxBox;
     DisjointRule rule;
@@ -54,6 +49,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     // The bound of the search (--max-box): every rectangle it finds fits. A bound no smaller than both
     // sides of the work array excludes nothing: the unbounded search runs (its strip rule and sums).
     rule.maxBox = params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
+    const RegionMeasurer measurer(work);
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
     if (hasFilters(params)) {
@@ -95,10 +91,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     }
     result.rounds = out.rounds;
     result.rejected = out.rejected;
-    result.maxBox = rule.maxBox;
-    result.maxBoxAuto = bound.automatic;
-    result.psfFwhm = bound.psf.fwhm;
-    result.psfStars = bound.psf.stars;
+    recordSearchBound(bound, rule.maxBox, result);
     result.note = shortfallNote(params, out);
     // An unbounded search whose first region covers most of what was searched answers the literal question
     // but rarely the user's: say what bounds it.

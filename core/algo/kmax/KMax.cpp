@@ -238,17 +238,10 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
         // The bound of the search (--max-box): one no smaller than both sides of the work array excludes
         // nothing, so the unbounded search runs (as in disjoint mode).
         // --max-box auto: the bound measured on the image (5 PSF FWHM, or the mesh).
-        const SearchBound resolvedBound = [&] {
-            if (params.maxBox != kMaxBoxAuto) return resolveSearchBound(work, params, std::nullopt);
-            auto step = job.timing().scope("psf width");
-            return resolveSearchBound(work, params, RegionMeasurer(work).saturation());
-        }();
+        const SearchBound resolvedBound = resolveSearchBound(work, params, job);
         const int maxBox = resolvedBound.maxBox;
         const int bound = maxBox > 0 && maxBox < std::max(work.rows, work.cols) ? maxBox : 0;
-        search.result.maxBox = bound;
-        search.result.maxBoxAuto = resolvedBound.automatic;
-        search.result.psfFwhm = resolvedBound.psf.fwhm;
-        search.result.psfStars = resolvedBound.psf.stars;
+        recordSearchBound(resolvedBound, bound, search.result);
         if (available > 0) {
             if (bound > 0) rects = solver.topKBounded(work, k, params.distinct, bound, job, {});
             else if (params.distinct) rects = solver.topKDistinct(work, k, *params.distinct, job, {});

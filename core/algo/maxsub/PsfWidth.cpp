@@ -1,11 +1,14 @@
 #include "core/algo/maxsub/PsfWidth.h"
 
 #include "core/algo/maxsub/Background.h"
+#include "core/algo/maxsub/RegionMeasure.h"
 #include "core/algo/maxsub/WorkArray.h"
+#include "core/jobs/JobControl.h"
 #include "core/io/Image.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -89,7 +92,9 @@ template <class T>
 double starFwhm(const T* p, const Image& image, const BackgroundMap& model, const Peak& peak,
                 std::optional<double> saturation) {
     constexpr int side = 2 * kWindow + 1;
-    std::vector<double> v(static_cast<std::size_t>(side) * side);
+    // Fixed-size scratch (no allocation a candidate: thousands are tried on a crowded field).
+    constexpr std::size_t area = static_cast<std::size_t>(side) * side;
+    std::array<double, area> v;
     for (int dy = -kWindow; dy <= kWindow; ++dy)
         for (int dx = -kWindow; dx <= kWindow; ++dx) {
             const double s = sampleAt(p, image, peak.x + dx, peak.y + dy);
@@ -103,14 +108,14 @@ double starFwhm(const T* p, const Image& image, const BackgroundMap& model, cons
     if (!(top > 0.0)) return 0.0;
     // The pixels connected to the peak (8-connected) at `level` or above, into `mask`; false when they reach
     // the window's border.
-    std::vector<int> stack;
-    auto islandAt = [&](double level, std::vector<std::uint8_t>& mask) {
-        mask.assign(v.size(), 0);
-        stack.assign(1, kWindow * side + kWindow);
-        mask[static_cast<std::size_t>(stack.front())] = 1;
-        while (!stack.empty()) {
-            const int i = stack.back();
-            stack.pop_back();
+    std::array<int, area> stack; // each pixel is pushed at most once
+    auto islandAt = [&](double level, std::array<std::uint8_t, area>& mask) {
+        mask.fill(0);
+        std::size_t depth = 0;
+        stack[depth++] = kWindow * side + kWindow;
+        mask[static_cast<std::size_t>(stack[0])] = 1;
+        while (depth > 0) {
+            const int i = stack[--depth];
             const int x = i % side, y = i / side;
             if (x == 0 || y == 0 || x == side - 1 || y == side - 1) return false;
             for (int dy = -1; dy <= 1; ++dy)
@@ -118,7 +123,7 @@ double starFwhm(const T* p, const Image& image, const BackgroundMap& model, cons
                     const int j = (y + dy) * side + x + dx;
                     if (!mask[static_cast<std::size_t>(j)] && v[static_cast<std::size_t>(j)] >= level) {
                         mask[static_cast<std::size_t>(j)] = 1;
-                        stack.push_back(j);
+                        stack[depth++] = j;
                     }
                 }
         }
@@ -126,7 +131,7 @@ double starFwhm(const T* p, const Image& image, const BackgroundMap& model, cons
     };
     // The half-maximum island: it must not reach the window's border, and no other pixel of the window may reach
     // half the peak (a neighbour that bright would be in its wings).
-    std::vector<std::uint8_t> island, fit;
+    std::array<std::uint8_t, area> island, fit;
     if (!islandAt(half, island)) return 0.0;
     for (std::size_t i = 0; i < v.size(); ++i)
         if (!island[i] && v[i] >= half) return 0.0;
@@ -225,7 +230,7 @@ int autoSearchBound(double fwhm) {
     return std::max(3, static_cast<int>(std::floor(kAutoBoxFwhm * fwhm + 1e-9)));
 }
 
-SearchBound resolveSearchBound(const WorkArray& work, const BrightestParams& params, std::optional<double> saturation) {
+SearchBound resolveSearchBound(const WorkArray& work, const BrightestParams& params, JobControl& job) {
     SearchBound out;
     if (params.maxBox != kMaxBoxAuto) {
         out.maxBox = params.maxBox;
@@ -235,9 +240,17 @@ SearchBound resolveSearchBound(const WorkArray& work, const BrightestParams& par
     out.maxBox = params.mesh;
     const Image* image = work.source ? work.source : work.image;
     if (!image || !work.background) return out;
-    out.psf = measurePsfWidth(*image, *work.background, work.roi, saturation);
+    auto step = job.timing().scope("psf width");
+    out.psf = measurePsfWidth(*image, *work.background, work.roi, saturationLevel(*image));
     if (out.psf.measured()) out.maxBox = autoSearchBound(out.psf.fwhm);
     return out;
+}
+
+void recordSearchBound(const SearchBound& bound, int used, BrightestResult& result) {
+    result.maxBox = used;
+    result.maxBoxAuto = bound.automatic;
+    result.psfFwhm = bound.psf.fwhm;
+    result.psfStars = bound.psf.stars;
 }
 
 } // namespace glint

@@ -22,6 +22,7 @@ namespace glint {
 
 class BackgroundMap;
 class Image;
+class JobControl;
 struct WorkArray;
 
 struct PsfWidth {
@@ -40,12 +41,14 @@ int autoSearchBound(double fwhm);
 
 // The bound a search runs with: params.maxBox, or for kMaxBoxAuto autoSearchBound of the FWHM measured on the
 // work array's source image over its ROI with its background model (the mesh when there is no model or too
-// few stars). `saturation`: RegionMeasurer's level.
+// few stars; saturationLevel() leaves saturated stars out), timed as the job's "psf width" step.
 struct SearchBound {
     int maxBox = 0;
     bool automatic = false;
     PsfWidth psf;
 };
-SearchBound resolveSearchBound(const WorkArray& work, const BrightestParams& params, std::optional<double> saturation);
+SearchBound resolveSearchBound(const WorkArray& work, const BrightestParams& params, JobControl& job);
+// The result's record of it: `used`, the bound the search ran with (0: none), and where it came from.
+void recordSearchBound(const SearchBound& bound, int used, BrightestResult& result);
 
 } // namespace glint

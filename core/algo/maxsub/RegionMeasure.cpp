@@ -36,15 +36,6 @@ std::optional<double> headerNumber(const Image& image, const char* key) {
     return std::nullopt;
 }
 
-std::optional<double> saturationOf(const Image& image) {
-    if (auto v = headerNumber(image, "SATURATE")) return v;
-    if (auto v = headerNumber(image, "DATAMAX")) return v;
-    return image.visit([](const auto* p) -> std::optional<double> {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-        if constexpr (std::is_integral_v<T>) return static_cast<double>(std::numeric_limits<T>::max());
-        else return std::nullopt;
-    });
-}
 
 template <class T>
 struct PlainTables;
@@ -748,8 +739,18 @@ double measurePivot(const WorkArray& work, const BackgroundMap* model) {
 
 } // namespace
 
+std::optional<double> saturationLevel(const Image& image) {
+    if (auto v = headerNumber(image, "SATURATE")) return v;
+    if (auto v = headerNumber(image, "DATAMAX")) return v;
+    return image.visit([](const auto* p) -> std::optional<double> {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+        if constexpr (std::is_integral_v<T>) return static_cast<double>(std::numeric_limits<T>::max());
+        else return std::nullopt;
+    });
+}
+
 RegionMeasurer::RegionMeasurer(const WorkArray& work)
-    : work_(work), image_(work.source ? *work.source : *work.image), saturation_(saturationOf(image_)) {}
+    : work_(work), image_(work.source ? *work.source : *work.image), saturation_(saturationLevel(image_)) {}
 
 void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     const int W = image_.width(), H = image_.height();

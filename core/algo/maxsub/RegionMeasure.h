@@ -11,6 +11,10 @@
 
 namespace glint {
 
+// The saturation level of an image: SATURATE, else DATAMAX, else the maximum of an integer sample type; none
+// for floating-point samples without a card.
+std::optional<double> saturationLevel(const Image& image);
+
 class RegionMeasurer {
 public:
     explicit RegionMeasurer(const WorkArray& work);
@@ -23,8 +27,7 @@ public:
     // sparse table of the blocks' maxima (O(pixels) once, then O(rows) a region; kmax's K overlapping regions).
     // The figures stay the same, bit for bit. Returns whether it did.
     bool shareAmong(const std::vector<BrightestRegion>& regions);
-    // The saturation level: SATURATE, else DATAMAX, else the maximum of an integer sample type; none for
-    // floating-point samples without a card.
+    // saturationLevel() of the measured image.
     std::optional<double> saturation() const { return saturation_; }
 
 private:
