@@ -8,13 +8,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#if GLINT_WITH_IMGCODECS
 #include "core/io/Plugin.h"
-#endif
 
 namespace glint {
 
@@ -57,12 +54,7 @@ Loaded load() { return {nullptr, "this build of Glint has no raster codecs (GLIN
 
 #endif
 
-const Loaded& loaded() {
-    static std::once_flag once;
-    static Loaded result;
-    std::call_once(once, [] { result = load(); });
-    return result;
-}
+const Loaded& loaded() { return loadedOnce<&load>(); }
 
 } // namespace
 

@@ -5,7 +5,6 @@
 #include "core/io/Plugin.h"
 #include "core/util/Printable.h"
 
-#include <mutex>
 #include <string>
 
 namespace glint {
@@ -31,12 +30,7 @@ Loaded load() {
     return out;
 }
 
-const Loaded& loaded() {
-    static std::once_flag once;
-    static Loaded result;
-    std::call_once(once, [] { result = load(); });
-    return result;
-}
+const Loaded& loaded() { return loadedOnce<&load>(); }
 
 } // namespace
 

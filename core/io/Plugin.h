@@ -27,4 +27,12 @@ struct OpenedPlugin {
 // not safe) but is not used.
 OpenedPlugin openPlugin(const PluginSpec& spec);
 
+// What `Load` (a plugin's loader: its decoder or codecs and an error) gives, computed once per process, on first
+// use (a function-local static: thread-safe), for the plugin's accessors.
+template <auto Load>
+const auto& loadedOnce() {
+    static const auto result = Load();
+    return result;
+}
+
 } // namespace glint
