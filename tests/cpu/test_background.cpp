@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -205,6 +206,132 @@ private slots:
                              qPrintable(QString("cell %1,%2: %3 vs %4").arg(i).arg(j).arg(m.cellBackground()[c]).arg(e.mode)));
                     QVERIFY(std::fabs(m.cellRms()[c] - e.sigma) <= 0.05 * e.sigma);
                 }
+        }
+    }
+
+    void modelMatchesTheOracle() {
+        // backgroundFromCells (the fill of bad cells, the median filter, the column splines) against a plain
+        // oracle, bit for bit: bad cells take the mean of all nearest good cells by a scan of every cell, the
+        // filter sorts each window, the splines are solved column by column. Random grids of 1 to 70 cells a
+        // side; values drawn from a few levels (ties in every window) or continuous; bad cells scattered, in
+        // blank borders, or all but one; filter sizes 1, 3 and 5.
+        std::mt19937 rng(31);
+        for (int trial = 0; trial < 300; ++trial) {
+            const int mesh = std::uniform_int_distribution<int>(2, 9)(rng);
+            const int nx = std::uniform_int_distribution<int>(1, trial < 30 ? 4 : 70)(rng);
+            const int ny = std::uniform_int_distribution<int>(1, trial < 30 ? 4 : 70)(rng);
+            // The last cell partial, but the image at least a mesh wide and high (a larger mesh is refused).
+            const int W = nx == 1 ? mesh : nx * mesh - std::uniform_int_distribution<int>(0, mesh - 1)(rng);
+            const int H = ny == 1 ? mesh : ny * mesh - std::uniform_int_distribution<int>(0, mesh - 1)(rng);
+            BackgroundParams p;
+            p.mesh = mesh;
+            p.filterSize = std::array{1, 3, 3, 5}[static_cast<std::size_t>(trial % 4)];
+            const std::size_t cells = static_cast<std::size_t>(nx) * ny;
+            const bool levels = trial % 2 == 0;
+            const int pattern = (trial / 2) % 4; // 0: few bad, 1: many bad, 2: blank border, 3: one good cell
+            std::uniform_real_distribution<double> u01(0.0, 1.0);
+            std::vector<BackgroundCell> in(cells);
+            const int border = std::uniform_int_distribution<int>(0, std::max(nx, ny) / 2)(rng);
+            const std::size_t keep = std::uniform_int_distribution<std::size_t>(0, cells - 1)(rng);
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    BackgroundCell& c = in[static_cast<std::size_t>(j) * nx + i];
+                    c.area = static_cast<std::uint32_t>(mesh * mesh);
+                    c.back = levels ? 100.0 + std::uniform_int_distribution<int>(0, 3)(rng) : 100.0 + 10.0 * u01(rng);
+                    c.rms = levels ? 2.0 + 0.5 * std::uniform_int_distribution<int>(0, 2)(rng) : 2.0 + u01(rng);
+                    const bool inBorder = i < border || j < border || i >= nx - border || j >= ny - border;
+                    const bool bad = pattern == 0   ? u01(rng) < 0.1
+                                     : pattern == 1 ? u01(rng) < 0.7
+                                     : pattern == 2 ? inBorder
+                                                    : static_cast<std::size_t>(j) * nx + i != keep;
+                    c.good = bad ? (u01(rng) < 0.5 ? 0u : c.area / 2 - 1) : c.area - std::uniform_int_distribution<std::uint32_t>(0, c.area / 2)(rng);
+                }
+            const BackgroundMap m = backgroundFromCells(W, H, p, in);
+
+            // The oracle.
+            std::vector<std::uint8_t> good(cells), measured(cells);
+            for (std::size_t c = 0; c < cells; ++c) {
+                measured[c] = in[c].good > 0;
+                good[c] = in[c].good > 0 && 2 * static_cast<std::uint64_t>(in[c].good) >= in[c].area;
+            }
+            if (std::count(good.begin(), good.end(), 1) == 0) good = measured;
+            const QString at = QString("trial %1 (%2 x %3 cells, pattern %4, filter %5)").arg(trial).arg(nx).arg(ny).arg(pattern).arg(p.filterSize);
+            if (std::count(good.begin(), good.end(), 1) == 0) {
+                QVERIFY2(m.empty(), qPrintable(at));
+                continue;
+            }
+            QVERIFY2(!m.empty(), qPrintable(at));
+            QVERIFY2(m.cellGood() == good, qPrintable(at));
+            std::vector<double> back(cells), rms(cells);
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    const std::size_t c = static_cast<std::size_t>(j) * nx + i;
+                    if (good[c]) {
+                        back[c] = in[c].back;
+                        rms[c] = in[c].rms;
+                        continue;
+                    }
+                    long best = -1;
+                    for (std::size_t g = 0; g < cells; ++g) {
+                        if (!good[g]) continue;
+                        const long dx = static_cast<long>(g % nx) - i, dy = static_cast<long>(g / nx) - j;
+                        if (best < 0 || dx * dx + dy * dy < best) best = dx * dx + dy * dy;
+                    }
+                    double sb = 0.0, sr = 0.0;
+                    int count = 0;
+                    for (std::size_t g = 0; g < cells; ++g) {
+                        const long dx = static_cast<long>(g % nx) - i, dy = static_cast<long>(g / nx) - j;
+                        if (!good[g] || dx * dx + dy * dy != best) continue;
+                        sb += in[g].back;
+                        sr += in[g].rms;
+                        ++count;
+                    }
+                    back[c] = sb / count;
+                    rms[c] = sr / count;
+                }
+            // The filter over the grid extended linearly beyond its edges (along x, then along y).
+            auto filtered = [&](const std::vector<double>& grid) {
+                const int h = p.filterSize / 2;
+                auto padded = [&](int i, int j) {
+                    auto along = [](double edge, double inner, int steps) { return edge + (edge - inner) * steps; };
+                    auto rowValue = [&](int ii, int jj) {
+                        const double* row = grid.data() + static_cast<std::size_t>(jj) * nx;
+                        if (ii >= 0 && ii < nx) return row[ii];
+                        if (nx == 1) return row[0];
+                        return ii < 0 ? along(row[0], row[1], -ii) : along(row[nx - 1], row[nx - 2], ii - nx + 1);
+                    };
+                    if (j >= 0 && j < ny) return rowValue(i, j);
+                    if (ny == 1) return rowValue(i, 0);
+                    return j < 0 ? along(rowValue(i, 0), rowValue(i, 1), -j) : along(rowValue(i, ny - 1), rowValue(i, ny - 2), j - ny + 1);
+                };
+                std::vector<double> out(cells);
+                for (int j = 0; j < ny; ++j)
+                    for (int i = 0; i < nx; ++i) {
+                        std::vector<double> w;
+                        for (int q = j - h; q <= j + h; ++q)
+                            for (int pp = i - h; pp <= i + h; ++pp) w.push_back(padded(pp, q));
+                        std::sort(w.begin(), w.end());
+                        out[static_cast<std::size_t>(j) * nx + i] = w[w.size() / 2];
+                    }
+                return out;
+            };
+            back = filtered(back);
+            rms = filtered(rms);
+            for (std::size_t c = 0; c < cells; ++c) {
+                QVERIFY2(std::memcmp(&back[c], &m.cellBackground()[c], 8) == 0,
+                         qPrintable(at + QString(": cell %1 background %2 vs %3").arg(c).arg(m.cellBackground()[c], 0, 'g', 17).arg(back[c], 0, 'g', 17)));
+                QVERIFY2(std::memcmp(&rms[c], &m.cellRms()[c], 8) == 0, qPrintable(at + QString(": cell %1 rms").arg(c)));
+            }
+            std::vector<double> sorted = back;
+            std::sort(sorted.begin(), sorted.end());
+            const double median = cells % 2 ? sorted[cells / 2] : 0.5 * (sorted[cells / 2] + sorted[cells / 2 - 1]);
+            QCOMPARE(m.globalBackground(), median);
+            // The splines along y, one cell column at a time.
+            std::vector<double> d2(cells), scratch;
+            for (int i = 0; i < nx; ++i) naturalSpline(m.knotsY().data(), back.data() + i, ny, nx, d2.data() + i, scratch);
+            QVERIFY2(std::memcmp(d2.data(), m.backgroundD2().data(), cells * 8) == 0, qPrintable(at + ": background d2"));
+            for (int i = 0; i < nx; ++i) naturalSpline(m.knotsY().data(), rms.data() + i, ny, nx, d2.data() + i, scratch);
+            QVERIFY2(std::memcmp(d2.data(), m.rmsD2().data(), cells * 8) == 0, qPrintable(at + ": rms d2"));
         }
     }
 

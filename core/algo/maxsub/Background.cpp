@@ -323,6 +323,29 @@ std::vector<double> medianFiltered(const std::vector<double>& grid, int nx, int 
             else at(i, j) = extend(at(i, ny - 1), at(i, ny - 2), j - ny + 1);
         }
     std::vector<double> out(grid.size()), window;
+    if (size == 3) {
+        // The median of a 3 x 3 window from its three columns, each sorted (lo <= mid <= hi): the median of the
+        // nine is the median of (the largest lo, the median mid, the smallest hi), the same value as sorting
+        // the nine. Each column triple is sorted once for the three windows that hold it; a 4096 x 4096
+        // frame's 4096 cells took 1.2 ms through nth_element, half the device map's time.
+        auto med3 = [](double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); };
+        std::vector<double> lo(static_cast<std::size_t>(px)), mid(lo.size()), hi(lo.size());
+        for (int j = 0; j < ny; ++j) {
+            for (int p = -1; p <= nx; ++p) {
+                const double a = at(p, j - 1), b = at(p, j), c = at(p, j + 1);
+                const std::size_t k = static_cast<std::size_t>(p + 1);
+                lo[k] = std::min({a, b, c});
+                mid[k] = med3(a, b, c);
+                hi[k] = std::max({a, b, c});
+            }
+            for (int i = 0; i < nx; ++i) {
+                const std::size_t k = static_cast<std::size_t>(i);
+                out[static_cast<std::size_t>(j) * nx + i] =
+                    med3(std::max({lo[k], lo[k + 1], lo[k + 2]}), med3(mid[k], mid[k + 1], mid[k + 2]), std::min({hi[k], hi[k + 1], hi[k + 2]}));
+            }
+        }
+        return out;
+    }
     for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
             window.clear();
@@ -423,32 +446,48 @@ BackgroundMap backgroundFromCells(int W, int H, const BackgroundParams& params, 
     if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) m.good_ = measured;
     if (std::find(m.good_.begin(), m.good_.end(), 1) == m.good_.end()) return m; // empty: nothing to model
 
-    // Bad cells: the mean of the nearest good cells.
+    // Bad cells: the mean of the nearest good cells (Euclidean distance in cells; the ties summed in row-major
+    // order). Searched ring by ring (the cells at Chebyshev distance r lie at r^2 <= d^2 <= 2 r^2), stopping once
+    // r^2 passes the best distance found, so a frame with wide blank borders is not nx ny times nx ny work.
     std::vector<double> back = m.back_, rms = m.rms_;
+    std::vector<std::size_t> nearest;
     for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
             const std::size_t c = static_cast<std::size_t>(j) * nx + i;
             if (m.good_[c]) continue;
             long best = -1;
-            double sb = 0.0, sr = 0.0;
-            int count = 0;
-            for (int q = 0; q < ny; ++q)
-                for (int p = 0; p < nx; ++p) {
-                    const std::size_t g = static_cast<std::size_t>(q) * nx + p;
-                    if (!m.good_[g]) continue;
-                    const long d = static_cast<long>(q - j) * (q - j) + static_cast<long>(p - i) * (p - i);
-                    if (best >= 0 && d > best) continue;
-                    if (d < best || best < 0) {
-                        best = d;
-                        sb = sr = 0.0;
-                        count = 0;
-                    }
-                    sb += m.back_[g];
-                    sr += m.rms_[g];
-                    ++count;
+            nearest.clear();
+            auto consider = [&](int p, int q) {
+                if (p < 0 || p >= nx || q < 0 || q >= ny) return;
+                const std::size_t g = static_cast<std::size_t>(q) * nx + p;
+                if (!m.good_[g]) return;
+                const long d = static_cast<long>(q - j) * (q - j) + static_cast<long>(p - i) * (p - i);
+                if (best >= 0 && d > best) return;
+                if (d < best || best < 0) {
+                    best = d;
+                    nearest.clear();
                 }
-            back[c] = sb / count;
-            rms[c] = sr / count;
+                nearest.push_back(g);
+            };
+            const int maxRing = std::max({i, nx - 1 - i, j, ny - 1 - j});
+            for (int r = 1; r <= maxRing && (best < 0 || static_cast<long>(r) * r <= best); ++r) {
+                for (int p = i - r; p <= i + r; ++p) {
+                    consider(p, j - r);
+                    consider(p, j + r);
+                }
+                for (int q = j - r + 1; q <= j + r - 1; ++q) {
+                    consider(i - r, q);
+                    consider(i + r, q);
+                }
+            }
+            std::sort(nearest.begin(), nearest.end());
+            double sb = 0.0, sr = 0.0;
+            for (std::size_t g : nearest) {
+                sb += m.back_[g];
+                sr += m.rms_[g];
+            }
+            back[c] = sb / static_cast<double>(nearest.size());
+            rms[c] = sr / static_cast<double>(nearest.size());
         }
     m.back_ = medianFiltered(back, nx, ny, params.filterSize);
     m.rms_ = medianFiltered(rms, nx, ny, params.filterSize);
@@ -465,11 +504,9 @@ BackgroundMap backgroundFromCells(int W, int H, const BackgroundParams& params, 
     for (int j = 0; j < ny; ++j) m.yc_[j] = 0.5 * (j * mesh + std::min(H, (j + 1) * mesh) - 1);
     m.backD2_.assign(cells, 0.0);
     m.rmsD2_.assign(cells, 0.0);
-    std::vector<double> u(static_cast<std::size_t>(ny));
-    for (int i = 0; i < nx; ++i) {
-        bgmath::naturalSpline(m.yc_.data(), m.back_.data() + i, ny, nx, m.backD2_.data() + i, u.data());
-        bgmath::naturalSpline(m.yc_.data(), m.rms_.data() + i, ny, nx, m.rmsD2_.data() + i, u.data());
-    }
+    std::vector<double> u(cells);
+    bgmath::naturalSpline(m.yc_.data(), m.back_.data(), ny, nx, m.backD2_.data(), u.data(), nx);
+    bgmath::naturalSpline(m.yc_.data(), m.rms_.data(), ny, nx, m.rmsD2_.data(), u.data(), nx);
     return m;
 }
 

@@ -206,21 +206,29 @@ GLINT_HD int intervalOf(const double* x, int n, double t) {
 }
 
 // Second derivatives of the natural cubic spline through (x[i], y[i * stride]), i < n, into d2[i * stride];
-// u: n scratch values.
-GLINT_HD void naturalSpline(const double* x, const double* y, int n, int stride, double* d2, double* u) {
-    for (int i = 0; i < n; ++i) d2[i * stride] = 0.0;
+// u: n scratch values. With count > 1, the count splines through y[i * stride + c], c < count, side by side
+// (d2[i * stride + c]; u: n * count values): each column's operations are the single spline's, in its order,
+// and the columns' divisions overlap (the host's model solves all its cell columns in one call).
+GLINT_HD void naturalSpline(const double* x, const double* y, int n, int stride, double* d2, double* u, int count = 1) {
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < count; ++c) d2[i * stride + c] = 0.0;
     if (n < 3) return;
-    for (int i = 0; i < n; ++i) u[i] = 0.0;
+    for (int c = 0; c < count; ++c) u[c] = 0.0;
     for (int i = 1; i < n - 1; ++i) {
         const double sig = bgDiv(bgSub(x[i], x[i - 1]), bgSub(x[i + 1], x[i - 1]));
-        const double p = bgAdd(bgMul(sig, d2[(i - 1) * stride]), 2.0);
-        d2[i * stride] = bgDiv(bgSub(sig, 1.0), p);
-        const double dy = bgSub(bgDiv(bgSub(y[(i + 1) * stride], y[i * stride]), bgSub(x[i + 1], x[i])),
-                                bgDiv(bgSub(y[i * stride], y[(i - 1) * stride]), bgSub(x[i], x[i - 1])));
-        u[i] = bgDiv(bgSub(bgDiv(bgMul(6.0, dy), bgSub(x[i + 1], x[i - 1])), bgMul(sig, u[i - 1])), p);
+        const double hi = bgSub(x[i + 1], x[i]), lo = bgSub(x[i], x[i - 1]), span = bgSub(x[i + 1], x[i - 1]);
+        for (int c = 0; c < count; ++c) {
+            const double* yc = y + c;
+            const double p = bgAdd(bgMul(sig, d2[(i - 1) * stride + c]), 2.0);
+            d2[i * stride + c] = bgDiv(bgSub(sig, 1.0), p);
+            const double dy = bgSub(bgDiv(bgSub(yc[(i + 1) * stride], yc[i * stride]), hi),
+                                    bgDiv(bgSub(yc[i * stride], yc[(i - 1) * stride]), lo));
+            u[i * count + c] = bgDiv(bgSub(bgDiv(bgMul(6.0, dy), span), bgMul(sig, u[(i - 1) * count + c])), p);
+        }
     }
-    d2[(n - 1) * stride] = 0.0;
-    for (int i = n - 2; i >= 0; --i) d2[i * stride] = bgAdd(bgMul(d2[i * stride], d2[(i + 1) * stride]), u[i]);
+    for (int c = 0; c < count; ++c) d2[(n - 1) * stride + c] = 0.0;
+    for (int i = n - 2; i >= 0; --i)
+        for (int c = 0; c < count; ++c) d2[i * stride + c] = bgAdd(bgMul(d2[i * stride + c], d2[(i + 1) * stride + c]), u[i * count + c]);
 }
 
 // The spline at t in the interval [x[i], x[i+1]] (i from the caller), or extended linearly beyond the end
