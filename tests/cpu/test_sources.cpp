@@ -209,6 +209,61 @@ private slots:
         }
     }
 
+    // A galaxy wider than the search bound among stars (ngc1316o.fit as the window opened it: 5 of the first 10
+    // boxes sat on the galaxy's core, a ring of PSF-sized boxes around its nucleus). A box on the core's slope
+    // has its brightest pixel at the edge facing the nucleus, with a brighter pixel just outside: the source
+    // finder rejects it, so with K = the stars + 1 the galaxy comes back as one box on its nucleus and every star
+    // comes back too (without the rule, the ring around the nucleus takes ranks and stars are lost). Three
+    // seeds, an exponential disc and a de Vaucouleurs-like profile, on a sloping sky.
+    void galaxyCoreIsOneSource() {
+        for (unsigned seed : {5u, 6u, 7u}) {
+            const int W = 400, H = 400;
+            const double gx = 200.3, gy = 190.6, noise = 8.0;
+            std::mt19937 rng(seed);
+            std::normal_distribution<double> g(0.0, noise);
+            std::vector<double> v(static_cast<std::size_t>(W) * H);
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) {
+                    const double r = std::hypot((x - gx) / 1.0, (y - gy) / 0.7); // an inclined disc
+                    const double galaxy = seed == 7u ? 40.0 * std::exp(-7.67 * (std::pow(std::max(r, 0.5) / 14.0, 0.25) - 1.0))
+                                                     : 3000.0 * std::exp(-r / 7.0);
+                    v[static_cast<std::size_t>(y) * W + x] = 500 + 0.05 * x + 0.03 * y + galaxy + g(rng);
+                }
+            // Stars (Gaussian, sigma 1.3 px, peak 20-150 sigma) away from the galaxy and from each other.
+            std::vector<Star> stars;
+            std::uniform_real_distribution<double> pos(15, 385), u(0, 1);
+            while (stars.size() < 30) {
+                Star st{pos(rng), pos(rng), 0};
+                bool close = std::hypot(st.x - gx, st.y - gy) < 70;
+                for (const Star& o : stars) close |= std::hypot(o.x - st.x, o.y - st.y) < 20;
+                if (close) continue;
+                st.flux = 2 * M_PI * 1.3 * 1.3 * noise * (20 + 130 * u(rng));
+                stars.push_back(st);
+            }
+            for (const Star& st : stars)
+                for (int y = std::max(0, int(st.y) - 8); y < std::min(H, int(st.y) + 9); ++y)
+                    for (int x = std::max(0, int(st.x) - 8); x < std::min(W, int(st.x) + 9); ++x)
+                        v[static_cast<std::size_t>(y) * W + x] +=
+                            st.flux / (2 * M_PI * 1.3 * 1.3) * std::exp(-((x - st.x) * (x - st.x) + (y - st.y) * (y - st.y)) / (2 * 1.3 * 1.3));
+            const Image im = Image::fromSamples(W, H, std::move(v));
+            // K = the 30 stars and the nucleus.
+            const BrightestResult r = run(im, sourceFinderParams(31));
+            QVERIFY(r.maxBoxAuto);
+            QVERIFY2(r.maxBox < 20, qPrintable(QString::number(r.maxBox))); // the galaxy is wider than the bound
+            QVERIFY(!r.regions.empty());
+            QVERIFY2(contains(r.regions[0], gx, gy), "the nucleus is not region 1");
+            int onGalaxy = 0;
+            for (const BrightestRegion& b : r.regions) onGalaxy += std::hypot(b.centroidX - gx, b.centroidY - gy) < 50;
+            QVERIFY2(onGalaxy == 1, qPrintable(QString("seed %1: %2 boxes on the galaxy").arg(seed).arg(onGalaxy)));
+            for (const Star& st : stars) {
+                bool hit = false;
+                for (const BrightestRegion& b : r.regions) hit |= contains(b, st.x, st.y);
+                QVERIFY2(hit, qPrintable(QString("seed %1: star at %2,%3 lost").arg(seed).arg(st.x).arg(st.y)));
+            }
+            QVERIFY(r.rejected > 0);
+        }
+    }
+
     void globalPivotWithThreshold() {
         // With a global pivot, the threshold adds N times the global RMS to it.
         const GaussField f = makeGaussField(4, 20);

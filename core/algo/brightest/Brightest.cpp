@@ -30,7 +30,7 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
         note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
                 ", min area " + std::to_string(params.minArea) +
                 (params.maxSize > 0 ? ", max size " + std::to_string(params.maxSize) : std::string()) +
-                ", or next to a reported region)";
+                ", next to a reported region, or on the slope of a brighter source)";
     if (params.maxBox > 0) note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
     return note;
 }
@@ -55,7 +55,9 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     if (hasFilters(params)) {
         // With filters the search is a source finder: besides the filters, a rectangle that touches a reported
         // one or lies within one pixel of it is a fragment of the same source (the wings a rectangle leaves of
-        // a round star) and is rejected too.
+        // a round star) and is rejected too, and so is one whose brightest pixel has a brighter neighbour
+        // outside it: it lies on the slope of a brighter source (with the search bounded to a few PSF widths,
+        // a galaxy's core would otherwise come back as a ring of boxes around its nucleus).
         rule.maxRounds = DisjointRule::capFor(params.k);
         rule.accept = [&](const WorkRect& rect) {
             auto step = job.timing().scope("filters"); // the host's time in accept, summed over the rounds
@@ -65,7 +67,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
                     a.y <= g.y + g.height + 1)
                     return false;
             measurer.measure(g);
-            if (!passesFilters(g, params)) return false;
+            if (!passesFilters(g, params) || !measurer.peakIsLocalMaximum(g)) return false;
             accepted.push_back({g.x, g.y, g.width, g.height});
             measuredAccepted.push_back(g);
             return true;

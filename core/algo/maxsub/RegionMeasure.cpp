@@ -956,6 +956,8 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
     g.measured = true;
     g.flux = flux;
     g.peak = std::isfinite(peak) ? peak : 0.0;
+    g.peakX = peakX;
+    g.peakY = peakY;
     g.meanBackground = sumBack / n;
     if (!model) g.snr = std::numeric_limits<double>::quiet_NaN();
     else if (noise2 > 0.0) g.snr = flux / std::sqrt(noise2);
@@ -1014,6 +1016,36 @@ void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions
     } else {
         for (BrightestRegion& g : regions) m.measure(g);
     }
+}
+
+bool RegionMeasurer::peakIsLocalMaximum(const BrightestRegion& g) const {
+    if (!g.measured) return true;
+    const int W = image_.width(), H = image_.height();
+    const BackgroundMap* model = work_.background && !work_.background->empty() ? work_.background.get() : nullptr;
+    const double pivot = measurePivot(work_, model);
+    const std::uint8_t* blankMask = image_.blankMask().empty() ? nullptr : image_.blankMask().data();
+    // A neighbour counts as brighter when it is so both above the background and as stored: a saturated
+    // plateau (a bright star's flat top, its bleed trail) is level as stored, whatever the background's slope.
+    const double top = image_.value(g.peakX, g.peakY);
+    for (int y = g.peakY - 1; y <= g.peakY + 1; ++y)
+        for (int x = g.peakX - 1; x <= g.peakX + 1; ++x) {
+            if (x < 0 || y < 0 || x >= W || y >= H) continue;
+            if (x >= g.x && x < g.x + g.width && y >= g.y && y < g.y + g.height) continue;
+            if (blankMask && blankMask[static_cast<std::size_t>(y) * W + x]) continue;
+            const double v = image_.value(x, y);
+            if (!std::isfinite(v)) continue;
+            if (x < work_.roi.x || x >= work_.roi.x + work_.roi.width || y < work_.roi.y || y >= work_.roi.y + work_.roi.height) continue;
+            if (work_.hasExclusions()) {
+                const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
+                const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
+                if (work_.isExcluded(r, c)) continue;
+            }
+            // The background as measure() takes it (a row piece of the model equals the whole row's values).
+            double b = pivot;
+            if (model) model->row(y, x, x + 1, &b, nullptr);
+            if (v - b > g.peak && v > top) return false;
+        }
+    return true;
 }
 
 bool hasFilters(const BrightestParams& params) {

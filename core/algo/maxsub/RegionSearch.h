@@ -58,7 +58,9 @@ struct BrightestParams {
     int mesh = 64; // the background model's cell side (px)
     // Significance filters of the disjoint search (0: none): a rectangle that fails one is excluded and not
     // reported, and the search goes on (see DisjointRule in core/algo/brightest/MaxSubarray.h). With any
-    // filter set, a rectangle touching a reported one (a fragment of the same source) is rejected as well.
+    // filter set, a rectangle touching a reported one (a fragment of the same source) is rejected as well, and
+    // so is one whose brightest pixel has a brighter neighbour outside it (it lies on the slope of a brighter
+    // source, a galaxy's or a bright star's wings: RegionMeasurer::peakIsLocalMaximum).
     double minSnr = 0.0;
     std::int64_t minArea = 0; // pixels
     int maxSize = 0;          // px, the larger side
@@ -117,6 +119,7 @@ struct BrightestRegion {
     double flux = 0.0;
     double snr = 0.0;
     double peak = 0.0;
+    int peakX = 0, peakY = 0; // where the peak is (pixel frame; measured, not saved)
     double centroidX = 0.0;
     double centroidY = 0.0;
     bool hasSky = false;
