@@ -59,8 +59,9 @@ struct BrightestParams {
     // Significance filters of the disjoint search (0: none): a rectangle that fails one is excluded and not
     // reported, and the search goes on (see DisjointRule in core/algo/brightest/MaxSubarray.h). With any
     // filter set, a rectangle touching a reported one (a fragment of the same source) is rejected as well, and
-    // so is one whose brightest pixel has a brighter neighbour outside it (it lies on the slope of a brighter
-    // source, a galaxy's or a bright star's wings: RegionMeasurer::peakIsLocalMaximum).
+    // with the auto bound measured on the stars so is one whose brightest pixel has a brighter neighbour outside
+    // it (it lies on the slope of a brighter source, a galaxy's or a bright star's wings:
+    // RegionMeasurer::peakIsLocalMaximum; core/algo/brightest/Brightest.cpp says why not with larger bounds).
     double minSnr = 0.0;
     std::int64_t minArea = 0; // pixels
     int maxSize = 0;          // px, the larger side
