@@ -737,6 +737,17 @@ double measurePivot(const WorkArray& work, const BackgroundMap* model) {
     return work.pivot - (work.localPivot ? 0.0 : work.threshold * (model ? model->globalRms() : 0.0));
 }
 
+// Whether image pixel (x, y) lies in the searched area (the ROI), and whether an exclusion covers it (in the ROI).
+bool inRoi(const WorkArray& work, int x, int y) {
+    return x >= work.roi.x && x < work.roi.x + work.roi.width && y >= work.roi.y && y < work.roi.y + work.roi.height;
+}
+bool excludedAt(const WorkArray& work, int x, int y) {
+    if (!work.hasExclusions()) return false;
+    const int c = work.transposed ? y - work.roi.y : x - work.roi.x;
+    const int r = work.transposed ? x - work.roi.x : y - work.roi.y;
+    return work.isExcluded(r, c);
+}
+
 } // namespace
 
 std::optional<double> saturationLevel(const Image& image) {
@@ -859,12 +870,7 @@ void RegionMeasurer::measure(BrightestRegion& g, int rowThreads) const {
             if ((blankMask && blankMask[static_cast<std::size_t>(y) * W + x]) ||
                 !std::isfinite(static_cast<double>(p[static_cast<std::size_t>(y) * W + x])))
                 return true;
-            const bool inRoi = x >= work_.roi.x && x < work_.roi.x + work_.roi.width && y >= work_.roi.y &&
-                               y < work_.roi.y + work_.roi.height;
-            if (!inRoi || !work_.hasExclusions()) return false;
-            const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
-            const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
-            return work_.isExcluded(r, c);
+            return inRoi(work_, x, y) && excludedAt(work_, x, y);
         };
         const int bx0 = std::max(0, g.x - 1), bx1 = std::min(W, g.x + g.width + 1);
         const int by0 = std::max(0, g.y - 1), by1 = std::min(H, g.y + g.height + 1);
@@ -1034,12 +1040,7 @@ bool RegionMeasurer::peakIsLocalMaximum(const BrightestRegion& g) const {
             if (blankMask && blankMask[static_cast<std::size_t>(y) * W + x]) continue;
             const double v = image_.value(x, y);
             if (!std::isfinite(v)) continue;
-            if (x < work_.roi.x || x >= work_.roi.x + work_.roi.width || y < work_.roi.y || y >= work_.roi.y + work_.roi.height) continue;
-            if (work_.hasExclusions()) {
-                const int c = work_.transposed ? y - work_.roi.y : x - work_.roi.x;
-                const int r = work_.transposed ? x - work_.roi.x : y - work_.roi.y;
-                if (work_.isExcluded(r, c)) continue;
-            }
+            if (!inRoi(work_, x, y) || excludedAt(work_, x, y)) continue;
             // The background as measure() takes it (a row piece of the model equals the whole row's values).
             double b = pivot;
             if (model) model->row(y, x, x + 1, &b, nullptr);
