@@ -791,6 +791,62 @@ private slots:
             }
         }
     }
+
+    // The source finder's slope rule (RegionMeasurer::peakIsLocalMaximum) by hand: a star (peak 1000 at
+    // (20, 20), cut at 8 px) on a flat 100, the pivot 100. A box on the star holds its peak; a box on its left wing has its
+    // brightest pixel at its right edge, with the brighter pixel just outside; that pixel left out (excluded,
+    // blank, outside the ROI, or level with the box's peak) leaves the box's peak a local maximum. A box whose
+    // peak is interior never fails, whatever lies around it. Both the plain pass and blanks' pass.
+    void peakIsLocalMaximumByHand() {
+        for (const bool blankElsewhere : {false, true}) {
+            const int W = 40, H = 40;
+            auto scene = [&](double plateau) {
+                std::vector<double> v(static_cast<std::size_t>(W) * H, 100.0);
+                for (int y = 0; y < H; ++y)
+                    for (int x = 0; x < W; ++x) {
+                        const double r2 = (x - 20) * (x - 20) + (y - 20) * (y - 20);
+                        v[static_cast<std::size_t>(y) * W + x] += plateau > 0 ? (std::abs(x - 18) <= 6 && std::abs(y - 20) <= 1 ? plateau : 0.0)
+                                                                              : (r2 <= 64 ? 900.0 * std::exp(-r2 / 18.0) : 0.0);
+                    }
+                if (blankElsewhere) v[0] = std::numeric_limits<double>::quiet_NaN();
+                return Image::fromSamples(W, H, std::move(v));
+            };
+            BrightestParams params;
+            params.pivot = PivotSpec::parse("100");
+            auto check = [&](const Image& im, const BrightestParams& p, PixelRect box, bool expected, const char* what) {
+                const WorkArray work = prepareWorkArray(im, p);
+                BrightestRegion g;
+                g.x = box.x;
+                g.y = box.y;
+                g.width = box.width;
+                g.height = box.height;
+                const RegionMeasurer measurer(work);
+                measurer.measure(g);
+                QVERIFY2(measurer.peakIsLocalMaximum(g) == expected,
+                         qPrintable(QString("%1 (blank elsewhere %2): peak at %3,%4").arg(what).arg(blankElsewhere).arg(g.peakX).arg(g.peakY)));
+            };
+            const Image star = scene(0.0);
+            const PixelRect wing{10, 18, 5, 5}; // x 10..14: the brightest pixel at x = 14, y = 20
+            check(star, params, {17, 17, 7, 7}, true, "the box on the star");
+            check(star, params, wing, false, "the box on the wing");
+            check(star, params, {2, 2, 5, 5}, true, "a box on flat sky");
+            BrightestParams excluded = params;
+            excluded.excludeRects.push_back({15, 15, 2, 11});
+            check(star, excluded, wing, true, "the wing, its brighter neighbours excluded");
+            BrightestParams roi = params;
+            roi.hasRoi = true;
+            roi.roi = {0, 0, 15, H};
+            check(star, roi, wing, true, "the wing, its brighter neighbours outside the ROI");
+            Image blanked = scene(0.0);
+            std::vector<std::uint8_t> mask(static_cast<std::size_t>(W) * H, 0);
+            for (int y = 0; y < H; ++y) mask[static_cast<std::size_t>(y) * W + 15] = 1;
+            if (blankElsewhere) mask[0] = 1;
+            blanked.setBlankMask(mask);
+            check(blanked, params, wing, true, "the wing, its brighter neighbours blank");
+            // A plateau (a saturated star's flat top) running out of the box: level, so the box keeps it.
+            check(scene(5000.0), params, {10, 18, 5, 5}, true, "a box on a plateau that runs on outside it");
+        }
+    }
 };
 
 GLINT_BACKEND_TEST_MAIN(TestRegionMeasure)
