@@ -40,8 +40,7 @@ BrightestResult overlapRun(const Image& im, BrightestParams p, std::optional<dou
     p.mode = BrightestMode::Overlap;
     p.distinct = f;
     p.maxBox = maxBox;
-    JobControl job;
-    return runBrightest(im, p, b, job);
+    return test::runBrightestOn(im, p, b);
 }
 
 // Brute force: every rectangle with both sides <= P and no excluded cell, its sum in the canonical order of

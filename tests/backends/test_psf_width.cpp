@@ -78,15 +78,6 @@ BrightestParams autoParams(int k) {
     return p;
 }
 
-BrightestResult run(const Image& image, const BrightestParams& p, Backend b = Backend::Cpu) {
-    JobControl job;
-    return runBrightest(image, p, b, job);
-}
-
-bool holds(const BrightestRegion& g, double x, double y) {
-    return x >= g.x - 0.5 && x < g.x + g.width - 0.5 && y >= g.y - 0.5 && y < g.y + g.height - 0.5;
-}
-
 } // namespace
 
 class TestPsfWidth : public QObject {
@@ -171,7 +162,7 @@ private slots:
         const GaussianField few = gaussianField(3, 192, 192, 3, 1.5);
         QVERIFY(!measure(few.image).measured());
         BrightestParams p = autoParams(5);
-        const BrightestResult r = run(few.image, p);
+        const BrightestResult r = test::runBrightestOn(few.image, p);
         QVERIFY(r.maxBoxAuto);
         QCOMPARE(r.psfStars, 0);
         QCOMPARE(r.maxBox, p.mesh);
@@ -180,10 +171,10 @@ private slots:
         // A constant image: no model worth the name, no stars, no division by zero.
         const Image flat = Image::fromSamples<float>(96, 96, std::vector<float>(96 * 96, 7.0f));
         QVERIFY(!measure(flat).measured());
-        QVERIFY(run(flat, p).regions.empty());
+        QVERIFY(test::runBrightestOn(flat, p).regions.empty());
         // Not asked: no width measured, nothing said.
         p.maxBox = 9;
-        const BrightestResult fixed = run(few.image, p);
+        const BrightestResult fixed = test::runBrightestOn(few.image, p);
         QVERIFY(!fixed.maxBoxAuto);
         QCOMPARE(fixed.maxBox, 9);
         QVERIFY(searchBoundText(fixed).empty());
@@ -194,7 +185,7 @@ private slots:
     void crowdedField() {
         const GaussianField f = gaussianField(11, 256, 256, 500, 1.3, 7.0);
         BrightestParams p = autoParams(40);
-        const BrightestResult r = run(f.image, p);
+        const BrightestResult r = test::runBrightestOn(f.image, p);
         QVERIFY(r.maxBoxAuto);
         QVERIFY2(r.psfStars >= 5, qPrintable(QString::number(r.psfStars)));
         const double truth = kFwhmPerSigma * 1.3;
@@ -203,12 +194,12 @@ private slots:
         for (const BrightestRegion& g : r.regions) {
             QVERIFY(g.width <= r.maxBox && g.height <= r.maxBox);
             bool star = false;
-            for (const GaussianStar& s : f.stars) star = star || holds(g, s.x, s.y);
+            for (const GaussianStar& s : f.stars) star = star || test::regionHolds(g, s.x, s.y);
             QVERIFY2(star, qPrintable(QString("region %1x%2 at %3,%4 holds no star").arg(g.width).arg(g.height).arg(g.x).arg(g.y)));
         }
         BrightestParams byMesh = p;
         byMesh.maxBox = p.mesh;
-        const BrightestResult wide = run(f.image, byMesh);
+        const BrightestResult wide = test::runBrightestOn(f.image, byMesh);
         QVERIFY(!wide.regions.empty());
         QVERIFY2(std::max(wide.regions[0].width, wide.regions[0].height) > 5 * truth, "the crowded scene no longer joins stars under the mesh bound");
     }
@@ -223,31 +214,31 @@ private slots:
         o.seed = 5;
         const StarField field = makeStarField(o);
         BrightestParams p = autoParams(12);
-        const BrightestResult cpu = run(field.image, p, Backend::Cpu);
+        const BrightestResult cpu = test::runBrightestOn(field.image, p, Backend::Cpu);
         QVERIFY(cpu.maxBoxAuto && cpu.psfStars > 0);
-        const BrightestResult ref = run(field.image, p, Backend::Reference);
+        const BrightestResult ref = test::runBrightestOn(field.image, p, Backend::Reference);
         QCOMPARE(ref.maxBox, cpu.maxBox);
         test::checkSameRegions(ref, cpu, QStringLiteral("reference vs cpu"));
         BrightestParams overlap = p;
         overlap.mode = BrightestMode::Overlap;
         overlap.minSnr = 0;
         overlap.distinct = 0.2;
-        const BrightestResult ocpu = run(field.image, overlap, Backend::Cpu);
+        const BrightestResult ocpu = test::runBrightestOn(field.image, overlap, Backend::Cpu);
         QCOMPARE(ocpu.maxBox, cpu.maxBox);
         QVERIFY(ocpu.maxBoxAuto);
         for (const BrightestRegion& g : ocpu.regions) QVERIFY(g.width <= cpu.maxBox && g.height <= cpu.maxBox);
         if (!test::unavailableReason(Backend::Cuda).isEmpty()) return;
-        const BrightestResult gpu = run(field.image, p, Backend::Cuda);
+        const BrightestResult gpu = test::runBrightestOn(field.image, p, Backend::Cuda);
         QCOMPARE(gpu.maxBox, cpu.maxBox);
         QCOMPARE(gpu.psfFwhm, cpu.psfFwhm);
         test::checkSameRegions(cpu, gpu, QStringLiteral("cpu vs cuda"));
-        test::checkSameRegions(ocpu, run(field.image, overlap, Backend::Cuda), QStringLiteral("overlap cpu vs cuda"));
+        test::checkSameRegions(ocpu, test::runBrightestOn(field.image, overlap, Backend::Cuda), QStringLiteral("overlap cpu vs cuda"));
     }
 
     // The result's JSON carries the bound and the width, and reads back.
     void jsonRoundTrip() {
         const GaussianField f = gaussianField(4, 192, 192, 20, 1.1);
-        const BrightestResult r = run(f.image, autoParams(5));
+        const BrightestResult r = test::runBrightestOn(f.image, autoParams(5));
         const Json doc = brightestResultJson(r);
         QCOMPARE(doc["max_box"].get<int>(), r.maxBox);
         QVERIFY(doc["max_box_auto"].get<bool>());

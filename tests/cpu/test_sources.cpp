@@ -81,16 +81,6 @@ double starSnr(const GaussField& f, const Star& s) {
     return 0.86 * s.flux / (f.noise * std::sqrt(area));
 }
 
-BrightestResult run(const Image& im, const BrightestParams& p, Backend b = Backend::Cpu) {
-    JobControl job;
-    return runBrightest(im, p, b, job);
-}
-
-bool contains(const BrightestRegion& g, double x, double y) {
-    return x >= g.x - 0.5 && x < g.x + g.width - 0.5 && y >= g.y - 0.5 && y < g.y + g.height - 0.5;
-}
-
-
 } // namespace
 
 class TestSources : public QObject {
@@ -108,7 +98,7 @@ private slots:
             const GaussField f = makeGaussField(seed);
             BrightestParams p = sourceFinderParams(100);
             p.threshold = threshold;
-            const BrightestResult r = run(f.image, p);
+            const BrightestResult r = test::runBrightestOn(f.image, p);
             QVERIFY(r.hasModel);
             QVERIFY(std::fabs(r.globalRms - f.noise) < 1.5);
             // Completeness at SNR >= 10 and centroids at SNR >= 20.
@@ -118,9 +108,9 @@ private slots:
                 if (starSnr(f, s) < complete) continue;
                 ++bright;
                 bool hit = false;
-                for (const BrightestRegion& g : r.regions) hit |= contains(g, s.x, s.y);
+                for (const BrightestRegion& g : r.regions) hit |= test::regionHolds(g, s.x, s.y);
                 for (const BrightestRegion& g : r.regions)
-                    if (contains(g, s.x, s.y)) {
+                    if (test::regionHolds(g, s.x, s.y)) {
                         ++found;
                         // (Not next to the seam: a 64 px mesh cannot follow a step, and the background error
                         // there shifts the centroid.)
@@ -137,7 +127,7 @@ private slots:
             int spurious = 0;
             for (const BrightestRegion& g : r.regions) {
                 bool star = false;
-                for (const Star& s : f.stars) star |= contains(g, s.x, s.y);
+                for (const Star& s : f.stars) star |= test::regionHolds(g, s.x, s.y);
                 spurious += !star;
                 QVERIFY(g.snr >= 5);
                 if (!(g.flags & kRegionFlagSaturated))
@@ -149,7 +139,7 @@ private slots:
                      qPrintable(QString("seed %1: %2 spurious of %3").arg(seed).arg(spurious).arg(r.regions.size())));
             // The saturated star is found, flagged, and ranked first.
             QVERIFY(!r.regions.empty());
-            QVERIFY(contains(r.regions[0], 256.3, 100.6));
+            QVERIFY(test::regionHolds(r.regions[0], 256.3, 100.6));
             QVERIFY(r.regions[0].flags & kRegionFlagSaturated);
             // Fewer real sources than K: the note says why.
             if (r.regions.size() < 100) QVERIFY2(r.note.find("of 100 regions") != std::string::npos, r.note.c_str());
@@ -175,7 +165,7 @@ private slots:
         };
         BrightestParams unbounded = p;
         unbounded.maxBox = 0;
-        const BrightestResult joined = run(field.image, unbounded);
+        const BrightestResult joined = test::runBrightestOn(field.image, unbounded);
         QVERIFY(!joined.regions.empty());
         QVERIFY2(std::max(joined.regions[0].width, joined.regions[0].height) > 4 * p.mesh, "the scene no longer joins stars");
         QVERIFY(score(joined).atLeast10.completeness() < 0.95);
@@ -184,10 +174,10 @@ private slots:
 
         BrightestParams byMesh = p;
         byMesh.maxBox = p.mesh;
-        const MatchScore meshScore = score(run(field.image, byMesh));
+        const MatchScore meshScore = score(test::runBrightestOn(field.image, byMesh));
         QVERIFY2(meshScore.wide > 0, "the scene no longer gives regions wider than 5 FWHM with the mesh bound");
 
-        const BrightestResult r = run(field.image, p);
+        const BrightestResult r = test::runBrightestOn(field.image, p);
         const MatchScore m = score(r);
         qDebug() << "SNR >= 10: complete" << m.atLeast10.found << "of" << m.atLeast10.truths << ", pure" << m.atLeast10.genuine
                  << "of" << m.atLeast10.detections << "; centroid median" << m.centroidMedian << "; bound" << r.maxBox
@@ -247,17 +237,17 @@ private slots:
                             st.flux / (2 * M_PI * 1.3 * 1.3) * std::exp(-((x - st.x) * (x - st.x) + (y - st.y) * (y - st.y)) / (2 * 1.3 * 1.3));
             const Image im = Image::fromSamples(W, H, std::move(v));
             // K = the 30 stars and the nucleus.
-            const BrightestResult r = run(im, sourceFinderParams(31));
+            const BrightestResult r = test::runBrightestOn(im, sourceFinderParams(31));
             QVERIFY(r.maxBoxAuto);
             QVERIFY2(r.maxBox < 20, qPrintable(QString::number(r.maxBox))); // the galaxy is wider than the bound
             QVERIFY(!r.regions.empty());
-            QVERIFY2(contains(r.regions[0], gx, gy), "the nucleus is not region 1");
+            QVERIFY2(test::regionHolds(r.regions[0], gx, gy), "the nucleus is not region 1");
             int onGalaxy = 0;
             for (const BrightestRegion& b : r.regions) onGalaxy += std::hypot(b.centroidX - gx, b.centroidY - gy) < 50;
             QVERIFY2(onGalaxy == 1, qPrintable(QString("seed %1: %2 boxes on the galaxy").arg(seed).arg(onGalaxy)));
             for (const Star& st : stars) {
                 bool hit = false;
-                for (const BrightestRegion& b : r.regions) hit |= contains(b, st.x, st.y);
+                for (const BrightestRegion& b : r.regions) hit |= test::regionHolds(b, st.x, st.y);
                 QVERIFY2(hit, qPrintable(QString("seed %1: star at %2,%3 lost").arg(seed).arg(st.x).arg(st.y)));
             }
             QVERIFY(r.rejected > 0);
@@ -271,7 +261,7 @@ private slots:
         p.pivot = PivotSpec::parse("median");
         const double median = computePivot(f.image, p);
         p.threshold = 2;
-        const BrightestResult r = run(f.image, p);
+        const BrightestResult r = test::runBrightestOn(f.image, p);
         QVERIFY(r.hasModel);
         QVERIFY(std::fabs(r.pivot - (median + 2 * r.globalRms)) < 1e-9);
         QCOMPARE(computePivot(f.image, p), r.pivot);
@@ -283,7 +273,7 @@ private slots:
         JobControl job;
         const PreparedRegionSearch prepared = prepareRegionSearch(f.image, p, BrightestMode::Disjoint, Backend::Cpu, job);
         const BackgroundMap& model = *prepared.work.background;
-        const BrightestResult r = run(f.image, p);
+        const BrightestResult r = test::runBrightestOn(f.image, p);
         for (const BrightestRegion& g : r.regions) {
             QVERIFY(g.measured);
             double flux = 0, noise2 = 0, back = 0, peak = -1e300, wx = 0, wy = 0, w = 0, a = 0;
@@ -356,7 +346,7 @@ private slots:
         p.k = 6;
         JobControl job;
         const PreparedRegionSearch prepared = prepareRegionSearch(im, p, BrightestMode::Disjoint, Backend::Cpu, job);
-        const BrightestResult r = run(im, p);
+        const BrightestResult r = test::runBrightestOn(im, p);
         QVERIFY(!r.regions.empty());
         const RegionMeasurer plain(prepared.work);
         for (BrightestRegion g : r.regions) {
@@ -412,7 +402,7 @@ private slots:
         p.threshold = 3;
         p.mesh = 16;
         p.k = 3;
-        const BrightestResult r = run(im, p);
+        const BrightestResult r = test::runBrightestOn(im, p);
         QCOMPARE(r.regions.size(), std::size_t(3));
         QCOMPARE(r.regions[0].flags, kRegionFlagSaturated);
         QCOMPARE(r.regions[1].flags, kRegionFlagEdge);
@@ -421,14 +411,14 @@ private slots:
         // RMS 0 everywhere (a constant sky with one block): the SNR is infinite, never a division by zero.
         std::vector<std::uint8_t> flat(64 * 64, 10);
         flat[30 * 64 + 30] = 50;
-        const BrightestResult one = run(Image::fromSamples(64, 64, std::move(flat)), p);
+        const BrightestResult one = test::runBrightestOn(Image::fromSamples(64, 64, std::move(flat)), p);
         QCOMPARE(one.globalRms, 0.0);
         QCOMPARE(one.regions.size(), std::size_t(1));
         QCOMPARE(one.regions[0].flux, 40.0);
         QVERIFY(std::isinf(one.regions[0].snr) && one.regions[0].snr > 0);
         // A SATURATE card wins over the type's maximum.
         im.meta.header.push_back({"SATURATE", "150", ""});
-        const BrightestResult c = run(im, p);
+        const BrightestResult c = test::runBrightestOn(im, p);
         for (const BrightestRegion& g : c.regions) QVERIFY(g.flags & kRegionFlagSaturated);
     }
 
@@ -437,7 +427,7 @@ private slots:
         BrightestParams p = sourceFinderParams(50);
         p.minArea = 9;
         p.maxSize = 12;
-        const BrightestResult r = run(f.image, p);
+        const BrightestResult r = test::runBrightestOn(f.image, p);
         for (const BrightestRegion& g : r.regions) {
             QVERIFY(g.pixels() >= 9);
             QVERIFY(std::max(g.width, g.height) <= 12);
@@ -448,7 +438,7 @@ private slots:
         // Nothing passes: the search stops at the cap or when nothing positive is left, and says so.
         p.minSnr = 1e12;
         p.k = 3;
-        const BrightestResult none = run(f.image, p);
+        const BrightestResult none = test::runBrightestOn(f.image, p);
         QVERIFY(none.regions.empty());
         QVERIFY(none.rounds <= 20 * 3 + 1000);
         QVERIFY2(none.note.find("found 0 of 3 regions") == 0, none.note.c_str());
@@ -457,7 +447,7 @@ private slots:
         // test_bounded compares the bounded searches).
         p = sourceFinderParams(20, 0);
         p.maxSize = 8;
-        const BrightestResult a = run(f.image, p, Backend::Reference), b = run(f.image, p, Backend::Cpu);
+        const BrightestResult a = test::runBrightestOn(f.image, p, Backend::Reference), b = test::runBrightestOn(f.image, p, Backend::Cpu);
         QCOMPARE(a.regions.size(), b.regions.size());
         for (std::size_t i = 0; i < a.regions.size(); ++i) {
             QCOMPARE(a.regions[i].x, b.regions[i].x);
@@ -473,31 +463,31 @@ private slots:
         const GaussField f = makeGaussField(7, 5);
         BrightestParams p = sourceFinderParams(5);
         p.threshold = -1;
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
         p.threshold = std::nan("");
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
         p = sourceFinderParams(5);
         p.minSnr = -2;
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
         p = sourceFinderParams(5);
         p.minArea = -1;
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
         p = sourceFinderParams(5);
         p.mesh = 1000; // larger than the image
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(f.image, p));
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
         // Constant image: the local pivot leaves nothing positive; defined, empty.
         const Image flat = test::intImage(128, 128, std::vector<std::int32_t>(128 * 128, 7));
-        const BrightestResult c = run(flat, sourceFinderParams(5));
+        const BrightestResult c = test::runBrightestOn(flat, sourceFinderParams(5));
         QVERIFY(c.regions.empty());
         QVERIFY(!c.note.empty());
         // All blank: empty.
         Image blank = flat;
         blank.setBlankMask(std::vector<std::uint8_t>(128 * 128, 1));
-        QVERIFY(run(blank, sourceFinderParams(5)).regions.empty());
+        QVERIFY(test::runBrightestOn(blank, sourceFinderParams(5)).regions.empty());
         // Small images without options that need the model: no model, no SNR, as before.
         const Image small = test::intImage(5, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
         BrightestParams plain;
-        const BrightestResult s = run(small, plain);
+        const BrightestResult s = test::runBrightestOn(small, plain);
         QVERIFY(!s.hasModel);
         QVERIFY(s.regions[0].measured && std::isnan(s.regions[0].snr));
     }
@@ -505,7 +495,7 @@ private slots:
     void jsonRoundTrip() {
         const GaussField f = makeGaussField(8, 20);
         BrightestParams p = sourceFinderParams(30);
-        const BrightestResult r = run(f.image, p);
+        const BrightestResult r = test::runBrightestOn(f.image, p);
         const Json doc = brightestResultJson(r);
         const BrightestResult back = brightestResultFromJson(doc);
         QCOMPARE(back.regions.size(), r.regions.size());
@@ -533,7 +523,7 @@ private slots:
 
     void catalogReadsBack() {
         const GaussField f = makeGaussField(9, 25);
-        const BrightestResult r = run(f.image, sourceFinderParams(15));
+        const BrightestResult r = test::runBrightestOn(f.image, sourceFinderParams(15));
         QVERIFY(!r.regions.empty());
         const QString dir = test::tempDir();
         const std::string fits = (dir + "/cat.fits").toStdString(), csv = (dir + "/cat.csv").toStdString();

@@ -1,5 +1,5 @@
 // What the suites of the disjoint search (test_fast_k, test_bounded) share: random test images, a solver run
-// by backend, the comparison of two outcomes bit for bit, and the cache budget of the kept strips.
+// by backend (and RegionChecks.h's whole search), the comparison of two outcomes bit for bit, and the cache budget of the kept strips.
 #pragma once
 
 #include "tests/support/RegionChecks.h"
@@ -87,11 +87,6 @@ inline void checkSameOutcome(const DisjointOutcome& a, const DisjointOutcome& b,
 inline DisjointOutcome solveWith(Backend backend, const WorkArray& work, const DisjointRule& rule) {
     JobControl job;
     return BackendRegistry<MaxSubarraySolver>::create(backend)->solveDisjoint(work, rule, job, {});
-}
-
-inline BrightestResult runBrightestOn(const Image& im, const BrightestParams& p, Backend b) {
-    JobControl job;
-    return runBrightest(im, p, b, job);
 }
 
 // Sets GLINT_MSP_CACHE_MB for the scope (0: the CPU backend searches every strip every round).

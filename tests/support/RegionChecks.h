@@ -5,6 +5,7 @@
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
+#include "core/jobs/JobControl.h"
 
 #include <QtTest>
 
@@ -20,6 +21,17 @@ inline const char* brightestPaperCsv() {
 inline Image brightestPaperImage() {
     return Image::fromSamples<std::int32_t>(8, 4, {-1, 2, -3, 5, -4, -8, 3, -3, 2, -4, -6, -8, 2, -5, 4, 1,
                                                    3, -2, 9, -9, 3, 6, -5, 2, 1, -3, 5, -7, 8, -2, 2, -6});
+}
+
+// A whole search through runBrightest on one backend.
+inline BrightestResult runBrightestOn(const Image& im, const BrightestParams& p, Backend b = Backend::Cpu) {
+    JobControl job;
+    return runBrightest(im, p, b, job);
+}
+
+// Whether a region holds the point (x, y) (pixel frame, pixel centres at integers).
+inline bool regionHolds(const BrightestRegion& g, double x, double y) {
+    return x >= g.x - 0.5 && x < g.x + g.width - 0.5 && y >= g.y - 0.5 && y < g.y + g.height - 0.5;
 }
 
 inline QString sumsText(double a, double b) { return QString("%1 vs %2").arg(a, 0, 'g', 17).arg(b, 0, 'g', 17); }
