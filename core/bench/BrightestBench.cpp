@@ -262,8 +262,6 @@ std::vector<BenchRow> runBrightestBench(const BenchOptions& options) {
                 rows.push_back(gr);
             }
         }
-        // K = 1 and K = 100 at 1024^2 on every backend asked for; at 4096^2 on the CUDA backend (fast K's target
-        // there is K = 100 within twice K = 1), verified against the CPU backend.
         // K = 1 and K = 100 at 1024^2 on every backend asked for; at 4096^2 on the CUDA backend with the product's
         // bound (max box 64: fast K's target there is K = 100 within twice K = 1), verified against the CPU
         // backend (unbounded, the CPU's verification of a 4096^2 frame would take minutes).

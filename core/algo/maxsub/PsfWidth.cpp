@@ -20,14 +20,12 @@ namespace glint {
 namespace {
 
 constexpr int kWindow = 8;        // a star's window: (2 kWindow + 1)^2 pixels around its peak
-constexpr double kMinPeakRms = 10;    // a star's peak, in local RMS above the background
-constexpr double kBrightPeakRms = 25; // the stars the width comes from when there are kMinStars of them
+constexpr double kBrightPeakRms = 25; // the stars the width comes from when there are kPsfMinStars of them
 constexpr std::size_t kMaxStars = 200;
 constexpr double kFitLevel = 0.25; // a narrow star's fitted pixels: connected to the peak, at least this fraction of it
 constexpr std::size_t kMinFitPixels = 5;
 constexpr double kShapeTolerance = 0.05; // ln v: 5 % of a pixel's value
 constexpr double kMaxChi2 = 3.0;
-constexpr int kMinStars = 5;
 
 struct Peak {
     double significance; // (peak - bkg) / rms at the peak's cell
@@ -42,7 +40,7 @@ double sampleAt(const T* p, const Image& image, int x, int y) {
     return static_cast<double>(p[i]);
 }
 
-// The pixels that are the strict maximum of their 5x5 neighbourhood, kMinPeakRms above the cell's background,
+// The pixels that are the strict maximum of their 5x5 neighbourhood, kPsfMinPeakRms above the cell's background,
 // at least kWindow from the ROI's edges.
 template <class T>
 std::vector<Peak> findPeaks(const T* p, const Image& image, const BackgroundMap& model, const PixelRect& roi) {
@@ -61,7 +59,7 @@ std::vector<Peak> findPeaks(const T* p, const Image& image, const BackgroundMap&
             for (int cx = x0 / mesh; cx * mesh < x1; ++cx) {
                 const std::size_t c = static_cast<std::size_t>(y / mesh) * nx + cx;
                 if (!(rms[c] > 0.0)) continue;
-                const double floor = back[c] + kMinPeakRms * rms[c];
+                const double floor = back[c] + kPsfMinPeakRms * rms[c];
                 for (int x = std::max(x0, cx * mesh); x < std::min(x1, (cx + 1) * mesh); ++x) {
                     const double v = static_cast<double>(row[x]);
                     if (!(v >= floor)) continue;
@@ -174,18 +172,16 @@ double starFwhm(const T* p, const Image& image, const BackgroundMap& model, cons
     // The fit must describe the star: chi^2 per degree of freedom of ln v against the noise (rms / v) and a
     // shape allowance (kShapeTolerance: a Moffat core is no parabola in ln v either). A saturated star's flat
     // top, a blend, or a cosmic ray's spike fails it.
-    if (n > 4) {
-        double chi2 = 0.0;
-        for (int dy = -kWindow; dy <= kWindow; ++dy)
-            for (int dx = -kWindow; dx <= kWindow; ++dx) {
-                const std::size_t i = static_cast<std::size_t>(dy + kWindow) * side + dx + kWindow;
-                if (!fit[i] || !(v[i] > 0.0)) continue;
-                const double model = coef[0] + coef[1] * dx + coef[2] * dy + coef[3] * (dx * dx + dy * dy);
-                const double e = std::log(v[i]) - model, sn = noise / v[i];
-                chi2 += e * e / (sn * sn + kShapeTolerance * kShapeTolerance);
-            }
-        if (!(chi2 / (n - 4) <= kMaxChi2)) return 0.0;
-    }
+    double chi2 = 0.0; // n >= 5: at least one degree of freedom
+    for (int dy = -kWindow; dy <= kWindow; ++dy)
+        for (int dx = -kWindow; dx <= kWindow; ++dx) {
+            const std::size_t i = static_cast<std::size_t>(dy + kWindow) * side + dx + kWindow;
+            if (!fit[i] || !(v[i] > 0.0)) continue;
+            const double model = coef[0] + coef[1] * dx + coef[2] * dy + coef[3] * (dx * dx + dy * dy);
+            const double e = std::log(v[i]) - model, sn = noise / v[i];
+            chi2 += e * e / (sn * sn + kShapeTolerance * kShapeTolerance);
+        }
+    if (!(chi2 / (n - 4) <= kMaxChi2)) return 0.0;
     const double sigma2 = -0.5 / d;
     return 2.0 * std::sqrt(2.0 * std::log(2.0)) * std::sqrt(sigma2);
 }
@@ -197,7 +193,7 @@ PsfWidth measurePsfWidth(const Image& image, const BackgroundMap& model, const P
     PsfWidth out;
     if (model.empty()) return out;
     // Widths of the most significant stars first; the faint ones' (noise widens the island) only when fewer
-    // than kMinStars reach kBrightPeakRms.
+    // than kPsfMinStars reach kBrightPeakRms.
     // The candidates are measured in batches on the threads, taken in significance order.
     std::vector<double> widths;
     std::size_t bright = 0;
@@ -217,8 +213,8 @@ PsfWidth measurePsfWidth(const Image& image, const BackgroundMap& model, const P
             next = end;
         }
     });
-    if (bright >= static_cast<std::size_t>(kMinStars)) widths.resize(bright);
-    if (static_cast<int>(widths.size()) < kMinStars) return out;
+    if (bright >= static_cast<std::size_t>(kPsfMinStars)) widths.resize(bright);
+    if (static_cast<int>(widths.size()) < kPsfMinStars) return out;
     const auto mid = widths.begin() + static_cast<std::ptrdiff_t>((widths.size() - 1) / 2);
     std::nth_element(widths.begin(), mid, widths.end());
     out.fwhm = *mid;

@@ -37,6 +37,10 @@ PsfWidth measurePsfWidth(const Image& image, const BackgroundMap& model, const P
 
 // The search bound of --max-box auto: the largest side within factor * FWHM, floor(5 FWHM), at least 3 px.
 constexpr double kAutoBoxFwhm = 5.0;
+// The stars it needs: at least kPsfMinStars clean, isolated, unsaturated ones, each kPsfMinPeakRms local RMS
+// above the background at its peak (else the bound is the mesh).
+constexpr int kPsfMinStars = 5;
+constexpr double kPsfMinPeakRms = 10.0;
 int autoSearchBound(double fwhm);
 
 // The bound a search runs with: params.maxBox, or for kMaxBoxAuto autoSearchBound of the FWHM measured on the

@@ -1,5 +1,7 @@
 #include "core/algo/maxsub/RegionSearch.h"
 
+#include "core/algo/maxsub/PsfWidth.h"
+
 #include "core/io/Image.h"
 #include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
@@ -94,10 +96,11 @@ std::string searchBoundText(const BrightestResult& result) {
     std::ostringstream s;
     s << "max box auto: " << result.maxBox << " px";
     if (result.psfStars > 0)
-        s << " = 5 FWHM (FWHM " << std::fixed << std::setprecision(2) << result.psfFwhm << " px, the median of "
-          << result.psfStars << " stars)";
+        s << " = " << kAutoBoxFwhm << " FWHM (FWHM " << std::fixed << std::setprecision(2) << result.psfFwhm
+          << " px, the median of " << result.psfStars << " stars)";
     else
-        s << ", the mesh (no PSF width: fewer than 5 clean, isolated, unsaturated stars 10 RMS above the background)";
+        s << ", the mesh (no PSF width: fewer than " << kPsfMinStars << " clean, isolated, unsaturated stars "
+          << kPsfMinPeakRms << " RMS above the background)";
     return s.str();
 }
 
