@@ -1033,19 +1033,20 @@ bool RegionMeasurer::peakIsLocalMaximum(const BrightestRegion& g) const {
     // A neighbour counts as brighter when it is so both above the background and as stored: a saturated
     // plateau (a bright star's flat top, its bleed trail) is level as stored, whatever the background's slope.
     const double top = image_.value(g.peakX, g.peakY);
-    for (int y = g.peakY - 1; y <= g.peakY + 1; ++y)
-        for (int x = g.peakX - 1; x <= g.peakX + 1; ++x) {
-            if (x < 0 || y < 0 || x >= W || y >= H) continue;
+    const int xa = std::max(0, g.peakX - 1), xb = std::min(W, g.peakX + 2);
+    for (int y = std::max(0, g.peakY - 1); y < std::min(H, g.peakY + 2); ++y) {
+        // The background as measure() takes it (a row piece of the model equals the whole row's values).
+        double back[3] = {pivot, pivot, pivot};
+        if (model) model->row(y, xa, xb, back, nullptr);
+        for (int x = xa; x < xb; ++x) {
             if (x >= g.x && x < g.x + g.width && y >= g.y && y < g.y + g.height) continue;
             if (blankMask && blankMask[static_cast<std::size_t>(y) * W + x]) continue;
             const double v = image_.value(x, y);
             if (!std::isfinite(v)) continue;
             if (!inRoi(work_, x, y) || excludedAt(work_, x, y)) continue;
-            // The background as measure() takes it (a row piece of the model equals the whole row's values).
-            double b = pivot;
-            if (model) model->row(y, x, x + 1, &b, nullptr);
-            if (v - b > g.peak && v > top) return false;
+            if (v - back[x - xa] > g.peak && v > top) return false;
         }
+    }
     return true;
 }
 

@@ -29,12 +29,11 @@ public:
     bool shareAmong(const std::vector<BrightestRegion>& regions);
     // Whether a measured region's peak is a local maximum: no pixel next to it (the 8 neighbours) outside the
     // rectangle is brighter both above the background (I - background) and as stored (I: a saturated plateau
-    // is level), among those in the image and the searched area that are not blank, excluded or non-finite. A rectangle whose brightest pixel has a brighter neighbour outside
-    // lies on the slope of a brighter source (a galaxy's or a bright star's wings) and holds no source of its
-    // own: the source finder rejects it (core/algo/brightest/Brightest.cpp).
+    // is level), among those in the image and the searched area that are not blank, excluded or non-finite.
+    // A rectangle whose brightest pixel has a brighter neighbour outside lies on the slope of a brighter source
+    // (a galaxy's or a bright star's wings) and holds no source of its own: the source finder rejects it with
+    // the auto bound (core/algo/brightest/Brightest.cpp).
     bool peakIsLocalMaximum(const BrightestRegion& region) const;
-    // saturationLevel() of the measured image.
-    std::optional<double> saturation() const { return saturation_; }
 
 private:
     const WorkArray& work_;
