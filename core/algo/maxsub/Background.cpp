@@ -3,6 +3,7 @@
 #include "core/algo/maxsub/BackgroundMath.h"
 
 #include "core/io/Image.h"
+#include "core/util/CpuFeatures.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 
@@ -11,7 +12,7 @@
 #include <limits>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 #include <stdexcept>
 #include <string>
@@ -45,7 +46,173 @@ struct LaneSums {
     }
 };
 
+// The sums of d = value - origin and d^2 over the kept values (vmin <= value <= vmax) of the first n values
+// (a multiple of kLanes), value k in lane k % kLanes, each lane in increasing k; a value left out adds +0.0
+// (which leaves a lane's sum as it is). a1, a2 start at zero. Every variant adds in that order, so all give
+// the same bits; the vector ones keep their lanes' sums in registers a group of lanes at a time (all 32 lanes'
+// two sums are 64 doubles: more than SSE2's or AVX2's registers hold), and select with an AND of the
+// comparison's mask (d or +0.0). No product feeds an add directly, so nothing is contracted to an FMA.
+void keptLaneSumsScalar(const double* values, std::size_t n, double origin, double vmin, double vmax, double* a1,
+                        double* a2) {
+    for (std::size_t k0 = 0; k0 < n; k0 += kLanes)
+        for (int l = 0; l < kLanes; ++l) {
+            const double v = values[k0 + l], d = bgmath::bgSub(v, origin);
+            const bool in = (v >= vmin) & (v <= vmax);
+            a1[l] = bgmath::bgAdd(a1[l], in ? d : 0.0);
+            a2[l] = bgmath::bgAdd(a2[l], in ? bgmath::bgMul(d, d) : 0.0);
+        }
+}
+
+#if defined(__SSE2__)
+void keptLaneSumsSse2(const double* values, std::size_t n, double origin, double vmin, double vmax, double* a1,
+                      double* a2) {
+    constexpr int G = 8; // lanes a pass: 4 + 4 registers of sums
+    const __m128d lo = _mm_set1_pd(vmin), hi = _mm_set1_pd(vmax), o = _mm_set1_pd(origin);
+    for (int g = 0; g < kLanes; g += G) {
+        __m128d s1[G / 2], s2[G / 2];
+        for (int j = 0; j < G / 2; ++j) s1[j] = s2[j] = _mm_setzero_pd();
+        for (std::size_t k0 = 0; k0 < n; k0 += kLanes)
+            for (int j = 0; j < G / 2; ++j) {
+                const __m128d v = _mm_loadu_pd(values + k0 + g + 2 * j), d = _mm_sub_pd(v, o);
+                const __m128d in = _mm_and_pd(_mm_cmpge_pd(v, lo), _mm_cmple_pd(v, hi));
+                s1[j] = _mm_add_pd(s1[j], _mm_and_pd(in, d));
+                s2[j] = _mm_add_pd(s2[j], _mm_and_pd(in, _mm_mul_pd(d, d)));
+            }
+        for (int j = 0; j < G / 2; ++j) {
+            _mm_storeu_pd(a1 + g + 2 * j, s1[j]);
+            _mm_storeu_pd(a2 + g + 2 * j, s2[j]);
+        }
+    }
+}
+
+__attribute__((target("avx2"))) void keptLaneSumsAvx2(const double* values, std::size_t n, double origin,
+                                                      double vmin, double vmax, double* a1, double* a2) {
+    constexpr int G = 16; // lanes a pass: 4 + 4 registers of sums
+    const __m256d lo = _mm256_set1_pd(vmin), hi = _mm256_set1_pd(vmax), o = _mm256_set1_pd(origin);
+    for (int g = 0; g < kLanes; g += G) {
+        __m256d s1[G / 4], s2[G / 4];
+        for (int j = 0; j < G / 4; ++j) s1[j] = s2[j] = _mm256_setzero_pd();
+        for (std::size_t k0 = 0; k0 < n; k0 += kLanes)
+            for (int j = 0; j < G / 4; ++j) {
+                const __m256d v = _mm256_loadu_pd(values + k0 + g + 4 * j), d = _mm256_sub_pd(v, o);
+                const __m256d in = _mm256_and_pd(_mm256_cmp_pd(v, lo, _CMP_GE_OQ), _mm256_cmp_pd(v, hi, _CMP_LE_OQ));
+                s1[j] = _mm256_add_pd(s1[j], _mm256_and_pd(in, d));
+                s2[j] = _mm256_add_pd(s2[j], _mm256_and_pd(in, _mm256_mul_pd(d, d)));
+            }
+        for (int j = 0; j < G / 4; ++j) {
+            _mm256_storeu_pd(a1 + g + 4 * j, s1[j]);
+            _mm256_storeu_pd(a2 + g + 4 * j, s2[j]);
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512dq"))) void keptLaneSumsAvx512(const double* values, std::size_t n,
+                                                                     double origin, double vmin, double vmax,
+                                                                     double* a1, double* a2) {
+    // all 32 lanes in one pass: 4 + 4 registers of sums
+    const __m512d lo = _mm512_set1_pd(vmin), hi = _mm512_set1_pd(vmax), o = _mm512_set1_pd(origin);
+    __m512d s1[kLanes / 8], s2[kLanes / 8];
+    for (int j = 0; j < kLanes / 8; ++j) s1[j] = s2[j] = _mm512_setzero_pd();
+    for (std::size_t k0 = 0; k0 < n; k0 += kLanes)
+        for (int j = 0; j < kLanes / 8; ++j) {
+            const __m512d v = _mm512_loadu_pd(values + k0 + 8 * j), d = _mm512_sub_pd(v, o);
+            const __mmask8 in = _mm512_cmp_pd_mask(v, lo, _CMP_GE_OQ) & _mm512_cmp_pd_mask(v, hi, _CMP_LE_OQ);
+            s1[j] = _mm512_add_pd(s1[j], _mm512_maskz_mov_pd(in, d));
+            s2[j] = _mm512_add_pd(s2[j], _mm512_maskz_mov_pd(in, _mm512_mul_pd(d, d)));
+        }
+    for (int j = 0; j < kLanes / 8; ++j) {
+        _mm512_storeu_pd(a1 + 8 * j, s1[j]);
+        _mm512_storeu_pd(a2 + 8 * j, s2[j]);
+    }
+}
+#endif
+
+// Every value's bin (binOf) into slot. The vector variants compute f = (value - lo) / binWidth the same way;
+// AVX2 takes floor(f) clamped to -1..kBins (binOf's answer when f is not NaN, which binWidth > 0 ensures: for
+// 0 <= f < kBins floor is the truncation binOf takes), AVX-512 binOf's truncation and selects.
+void binSlotsScalar(const double* values, std::size_t n, double lo, double binWidth, std::int16_t* slot) {
+    for (std::size_t k = 0; k < n; ++k) slot[k] = static_cast<std::int16_t>(bgmath::binOf(values[k], lo, binWidth));
+}
+
+#if defined(__SSE2__)
+__attribute__((target("avx2"))) void binSlotsAvx2(const double* values, std::size_t n, double lo, double binWidth,
+                                                  std::int16_t* slot) {
+    const __m256d l = _mm256_set1_pd(lo), w = _mm256_set1_pd(binWidth), below = _mm256_set1_pd(-1.0),
+                  above = _mm256_set1_pd(static_cast<double>(kBins));
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        __m128i b[2];
+        for (int h = 0; h < 2; ++h) {
+            const __m256d f = _mm256_div_pd(_mm256_sub_pd(_mm256_loadu_pd(values + k + 4 * h), l), w);
+            b[h] = _mm256_cvttpd_epi32(_mm256_min_pd(_mm256_max_pd(_mm256_floor_pd(f), below), above));
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + k), _mm_packs_epi32(b[0], b[1]));
+    }
+    binSlotsScalar(values + k, n - k, lo, binWidth, slot + k);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void binSlotsAvx512(const double* values,
+                                                                                  std::size_t n, double lo,
+                                                                                  double binWidth,
+                                                                                  std::int16_t* slot) {
+    const __m512d l = _mm512_set1_pd(lo), w = _mm512_set1_pd(binWidth), zero = _mm512_setzero_pd(),
+                  top = _mm512_set1_pd(static_cast<double>(kBins));
+    const __m256i below = _mm256_set1_epi32(-1), above = _mm256_set1_epi32(kBins);
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        // (the maskz forms: GCC 12 warns on the plain ones)
+        const __m512d f = _mm512_div_pd(_mm512_sub_pd(_mm512_loadu_pd(values + k), l), w);
+        __m256i b = _mm512_maskz_cvttpd_epi32(0xff, f);
+        b = _mm256_mask_mov_epi32(b, _mm512_cmp_pd_mask(f, zero, _CMP_LT_OQ), below);
+        b = _mm256_mask_mov_epi32(b, _mm512_cmp_pd_mask(f, top, _CMP_GE_OQ), above);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + k), _mm256_maskz_cvtepi32_epi16(0xff, b));
+    }
+    binSlotsScalar(values + k, n - k, lo, binWidth, slot + k);
+}
+#endif
+
+// The widest variant the CPU runs (chosen once) when binWidth > 0, else the scalar one.
+void binSlots(const double* values, std::size_t n, double lo, double binWidth, std::int16_t* slot) {
+    static const BinSlotsFunction widest = [] {
+        for (const char* name : {"avx512", "avx2"})
+            if (BinSlotsFunction g = binSlotsVariant(name)) return g;
+        return &binSlotsScalar;
+    }();
+    (binWidth > 0.0 ? widest : &binSlotsScalar)(values, n, lo, binWidth, slot);
+}
+
+constexpr int kParts = 4; // runs of the values the counting sort interleaves
+
+// The widest variant the CPU runs, chosen once.
+KeptLaneSumsFunction keptLaneSums() {
+    static const KeptLaneSumsFunction f = [] {
+        for (const char* name : {"avx512", "avx2", "sse2"})
+            if (KeptLaneSumsFunction g = keptLaneSumsVariant(name)) return g;
+        return &keptLaneSumsScalar;
+    }();
+    return f;
+}
+
 } // namespace
+
+BinSlotsFunction binSlotsVariant(std::string_view name) {
+    if (name == "scalar") return &binSlotsScalar;
+#if defined(__SSE2__)
+    if (name == "avx2" && cpuHasAvx2()) return &binSlotsAvx2;
+    if (name == "avx512" && cpuHasAvx512()) return &binSlotsAvx512;
+#endif
+    return nullptr;
+}
+
+KeptLaneSumsFunction keptLaneSumsVariant(std::string_view name) {
+    if (name == "scalar") return &keptLaneSumsScalar;
+#if defined(__SSE2__)
+    if (name == "sse2") return &keptLaneSumsSse2;
+    if (name == "avx2" && cpuHasAvx2()) return &keptLaneSumsAvx2;
+    if (name == "avx512" && cpuHasAvx512()) return &keptLaneSumsAvx512;
+#endif
+    return nullptr;
+}
 
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
                                    ClippingScratch* scratch) {
@@ -66,53 +233,40 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     meanSigma(shift, s.total(), ss.total(), static_cast<double>(n), mean, sigma);
     if (!(sigma > 0.0)) return finish(n, mean, mean, 0.0);
 
+    const KeptLaneSumsFunction sumKept = keptLaneSums();
     ClippingScratch local;
     ClippingScratch& sc = scratch ? *scratch : local;
     sc.slot.resize(n);
     sc.order.resize(n);
     sc.count.assign(kBins + 2, 0);
-    sc.start.assign(kBins + 2, 0);
-    sc.next.assign(kBins + 2, 0);
+    sc.start.assign(kBins + 3, 0);
+    sc.part.assign(kParts * (kBins + 2), 0);
     std::int16_t* slot = sc.slot.data();               // each value's bin: -1 below the histogram, kBins above
     std::int64_t* count = sc.count.data() + 1;         // count[-1 .. kBins]
-    std::int64_t* start = sc.start.data() + 1;         // where each bin's values begin in order
+    std::int64_t* start = sc.start.data() + 1;         // where each bin's values begin in order (start[kBins + 1] = n)
     std::int32_t* order = sc.order.data();             // the values' indices by bin, increasing k in a bin
-    sc.binMin.resize(kBins + 2);
-    sc.binMax.resize(kBins + 2);
-    double* binMin = sc.binMin.data() + 1;             // each bin's smallest and largest value
-    double* binMax = sc.binMax.data() + 1;
+    // The values in kParts runs of k (the last takes the rest): each run's counts, then its cursors in order.
+    const std::size_t run = n / kParts;
+    auto part = [&](int r) { return sc.part.data() + static_cast<std::size_t>(r) * (kBins + 2) + 1; };
+    // A bin's smallest and largest value (from its values in order).
+    auto binLow = [&](int b) {
+        double m = std::numeric_limits<double>::infinity();
+        for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) m = std::min(m, values[order[r]]);
+        return m;
+    };
+    auto binHigh = [&](int b) {
+        double m = -std::numeric_limits<double>::infinity();
+        for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) m = std::max(m, values[order[r]]);
+        return m;
+    };
     // The kept values' sums of d = value - origin and d^2 in lane order (a value left out adds +0.0, which leaves
     // a lane's sum as it is); kept: vmin <= value <= vmax.
     auto keptSums = [&](double origin, double vmin, double vmax, LaneSums& k1, LaneSums& k2) {
         double a1[kLanes] = {}, a2[kLanes] = {};
-        std::size_t k0 = 0;
-#if defined(__SSE2__)
-        { // two lanes a register; the select is an AND with the comparison's mask (d or +0.0, as below)
-            __m128d s1[kLanes / 2], s2[kLanes / 2];
-            for (int j = 0; j < kLanes / 2; ++j) s1[j] = s2[j] = _mm_setzero_pd();
-            const __m128d lo = _mm_set1_pd(vmin), hi = _mm_set1_pd(vmax), o = _mm_set1_pd(origin);
-            for (; k0 + kLanes <= n; k0 += kLanes)
-                for (int j = 0; j < kLanes / 2; ++j) {
-                    const __m128d v = _mm_loadu_pd(values + k0 + 2 * j), d = _mm_sub_pd(v, o);
-                    const __m128d in = _mm_and_pd(_mm_cmpge_pd(v, lo), _mm_cmple_pd(v, hi));
-                    s1[j] = _mm_add_pd(s1[j], _mm_and_pd(in, d));
-                    s2[j] = _mm_add_pd(s2[j], _mm_and_pd(in, _mm_mul_pd(d, d)));
-                }
-            for (int j = 0; j < kLanes / 2; ++j) {
-                _mm_storeu_pd(a1 + 2 * j, s1[j]);
-                _mm_storeu_pd(a2 + 2 * j, s2[j]);
-            }
-        }
-#endif
-        for (; k0 + kLanes <= n; k0 += kLanes)
-            for (int l = 0; l < kLanes; ++l) {
-                const double v = values[k0 + l], d = bgSub(v, origin);
-                const bool in = (v >= vmin) & (v <= vmax);
-                a1[l] = bgAdd(a1[l], in ? d : 0.0);
-                a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
-            }
-        for (std::size_t l = 0; k0 + l < n; ++l) {
-            const double v = values[k0 + l], d = bgSub(v, origin);
+        const std::size_t full = n / kLanes * kLanes;
+        sumKept(values, full, origin, vmin, vmax, a1, a2);
+        for (std::size_t l = 0; full + l < n; ++l) {
+            const double v = values[full + l], d = bgSub(v, origin);
             const bool in = (v >= vmin) & (v <= vmax);
             a1[l] = bgAdd(a1[l], in ? d : 0.0);
             a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
@@ -137,53 +291,64 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
         int f = b0, g = b1;
         while (count[f] == 0) ++f;
         while (count[g] == 0) --g;
-        vmin = binMin[f];
-        vmax = binMax[g];
+        vmin = binLow(f);
+        vmax = binHigh(g);
     };
     int iterations = 0;
     double lo = 0.0, binWidth = 1.0;
     int medianBin = -1, medianNext = -1; // bins holding a single value that give the median (-1: none)
     for (int rebuild = 0; rebuild <= kRebuilds; ++rebuild) {
         histogramGeometry(centre, width, lo, binWidth);
-        std::fill(sc.count.begin(), sc.count.end(), 0);
-        std::fill(sc.binMin.begin(), sc.binMin.end(), std::numeric_limits<double>::infinity());
-        std::fill(sc.binMax.begin(), sc.binMax.end(), -std::numeric_limits<double>::infinity());
-        for (std::size_t k = 0; k < n; ++k) {
-            const int b = binOf(values[k], lo, binWidth);
-            slot[k] = static_cast<std::int16_t>(b);
-            ++count[b];
-            binMin[b] = std::min(binMin[b], values[k]);
-            binMax[b] = std::max(binMax[b], values[k]);
-        }
+        binSlots(values, n, lo, binWidth, slot);
+        // The counts run by run, the runs interleaved (kParts independent chains of increments).
+        std::fill(sc.part.begin(), sc.part.end(), 0);
+        for (std::size_t i = 0; i < run; ++i)
+            for (int r = 0; r < kParts; ++r) ++part(r)[slot[r * run + i]];
+        for (std::size_t k = kParts * run; k < n; ++k) ++part(kParts - 1)[slot[k]];
         // Each bin's values in increasing k (a stable counting sort): the median bins' sums read only theirs.
-        for (int b = -1, at = 0; b <= kBins; ++b) {
+        // A run's values of a bin follow the earlier runs' values of it.
+        std::int64_t at = 0;
+        for (int b = -1; b <= kBins; ++b) {
             start[b] = at;
-            at += static_cast<int>(count[b]);
+            count[b] = 0;
+            for (int r = 0; r < kParts; ++r) {
+                const std::int32_t c = part(r)[b];
+                part(r)[b] = static_cast<std::int32_t>(at);
+                at += c;
+                count[b] += c;
+            }
         }
-        {
-            std::int64_t* next = sc.next.data() + 1;
-            std::copy(start - 1, start + kBins + 1, next - 1);
-            for (std::size_t k = 0; k < n; ++k) order[next[slot[k]]++] = static_cast<std::int32_t>(k);
-        }
+        start[kBins + 1] = at;
+        for (std::size_t i = 0; i < run; ++i)
+            for (int r = 0; r < kParts; ++r) {
+                const std::size_t k = r * run + i;
+                order[part(r)[slot[k]]++] = static_cast<std::int32_t>(k);
+            }
+        for (std::size_t k = kParts * run; k < n; ++k) order[part(kParts - 1)[slot[k]]++] = static_cast<std::int32_t>(k);
         if (rebuild > 0) { // the interval found so far, in the new bins
             clipBins(median, sigma, clipSigma, lo, binWidth, b0, b1);
             all = false;
         }
         for (; iterations < maxIterations; ++iterations) {
-            // The kept count and the median's bin from the counts alone (exact integers).
-            std::int64_t c = all ? count[-1] + count[kBins] : 0;
-            for (int b = b0; b <= b1; ++b) c += count[b];
+            // The kept count and the median's bin from the counts alone (exact integers; start[] is their
+            // running sum, so the values below bin b among the kept are base + start[b]).
+            const std::int64_t c = (all ? count[-1] + count[kBins] : 0) + start[b1 + 1] - start[b0];
             if (c == 0) break;
             const double rank = 0.5 * static_cast<double>(c);
-            std::int64_t below = all ? count[-1] : 0;
+            const std::int64_t base = (all ? count[-1] : 0) - start[b0];
+            std::int64_t below = base + start[b0];
             int mb = -2, q = -2; // the median's bin; the next nonempty kept bin when the rank ends at mb's end (-2: none)
             if (static_cast<double>(below) < rank) {
-                for (int b = b0; b <= b1; ++b) {
-                    if (static_cast<double>(below + count[b]) >= rank) {
-                        mb = b;
-                        break;
-                    }
-                    below += count[b];
+                // the first kept bin whose end reaches the rank (the ends never decrease)
+                int f = b0, g = b1 + 1;
+                while (f < g) {
+                    const int mid = (f + g) / 2;
+                    if (static_cast<double>(base + start[mid + 1]) >= rank) g = mid;
+                    else f = mid + 1;
+                }
+                if (f <= b1) {
+                    mb = f;
+                    below = base + start[mb];
                 }
                 if (mb >= 0 && !(rank - static_cast<double>(below) < static_cast<double>(count[mb])))
                     for (int b = mb + 1; b <= b1; ++b)
@@ -385,30 +550,45 @@ std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vecto
     image.visit([&](const auto* p) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
         parallelFor(0, cells, 4, [&](std::size_t c0, std::size_t c1) {
-            std::vector<double> values;
+            std::vector<double> buffer(static_cast<std::size_t>(mesh) * mesh);
+            double* values = buffer.data();
             ClippingScratch scratch;
-            values.reserve(static_cast<std::size_t>(mesh) * mesh);
             for (std::size_t c = c0; c < c1; ++c) {
                 const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
                 const int x0 = i * mesh, x1 = std::min(W, x0 + mesh), y0 = j * mesh, y1 = std::min(H, y0 + mesh);
-                values.clear();
+                std::size_t m = 0; // the cell's good values so far, in row order
                 for (int y = y0; y < y1; ++y) {
                     const std::size_t base = static_cast<std::size_t>(y) * W;
+                    if (!blank && !mask) { // the whole row piece, then the non-finite ones taken out (seldom any)
+                        double* row = values + m;
+                        const int w = x1 - x0;
+                        for (int x = 0; x < w; ++x) row[x] = static_cast<double>(p[base + x0 + x]);
+                        if constexpr (std::is_floating_point_v<T>) {
+                            bool finite = true;
+                            for (int x = 0; x < w; ++x) finite &= std::abs(row[x]) <= std::numeric_limits<double>::max();
+                            if (!finite) {
+                                for (int x = 0; x < w; ++x)
+                                    if (std::isfinite(row[x])) values[m++] = row[x];
+                                continue;
+                            }
+                        }
+                        m += static_cast<std::size_t>(w);
+                        continue;
+                    }
                     for (int x = x0; x < x1; ++x) {
                         const std::size_t idx = base + x;
                         if ((blank && blank[idx]) || (mask && mask[idx])) continue;
                         const double v = static_cast<double>(p[idx]);
                         if constexpr (std::is_floating_point_v<T>)
                             if (!std::isfinite(v)) continue;
-                        values.push_back(v);
+                        values[m++] = v;
                     }
                 }
                 BackgroundCell& cell = out[c];
                 cell.area = static_cast<std::uint32_t>((x1 - x0) * (y1 - y0));
-                cell.good = static_cast<std::uint32_t>(values.size());
-                if (values.empty()) continue;
-                const ClippedStats s = clippedStatsHistogram(values.data(), values.size(), params.clipSigma,
-                                                             params.maxIterations, &scratch);
+                cell.good = static_cast<std::uint32_t>(m);
+                if (m == 0) continue;
+                const ClippedStats s = clippedStatsHistogram(values, m, params.clipSigma, params.maxIterations, &scratch);
                 cell.back = s.mode;
                 cell.rms = s.sigma;
             }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace glint {
@@ -42,11 +43,22 @@ struct ClippedStats {
 struct ClippingScratch {
     std::vector<std::int16_t> slot;  // each value's bin
     std::vector<std::int32_t> order; // the values' indices by bin
-    std::vector<std::int64_t> count, start, next; // the bins' counts, first places in order, cursors
-    std::vector<double> binMin, binMax;           // each bin's smallest and largest value
+    std::vector<std::int64_t> count, start; // the bins' counts and first places in order
+    std::vector<std::int32_t> part;         // the counts and cursors of runs of the values
 };
 ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double clipSigma, int maxIterations,
                                    ClippingScratch* scratch = nullptr);
+// The clipping's sums over the kept values, vmin <= value <= vmax, of values[0, n) (n a multiple of 32): of
+// d = value - origin into a1 and of d^2 into a2, value k in lane k % 32, each lane in increasing k, a value left
+// out adding +0.0; a1 and a2 start at zero. The variants ("scalar", "sse2", "avx2", "avx512") give the same bits;
+// nullptr for one this CPU or build lacks. clippedStatsHistogram runs the widest (the tests compare them all).
+using KeptLaneSumsFunction = void (*)(const double* values, std::size_t n, double origin, double vmin, double vmax,
+                                      double* a1, double* a2);
+KeptLaneSumsFunction keptLaneSumsVariant(std::string_view name);
+// Each value's histogram bin (bgmath::binOf: -1 below, 1024 above) into slot; the variants ("scalar", "avx2",
+// "avx512") give the same bins when binWidth > 0 (clippedStatsHistogram runs the scalar one otherwise).
+using BinSlotsFunction = void (*)(const double* values, std::size_t n, double lo, double binWidth, std::int16_t* slot);
+BinSlotsFunction binSlotsVariant(std::string_view name);
 // The same rule on sorted values with exact medians: the tests' oracle (O(n log n)).
 ClippedStats clippedStatsExact(std::vector<double> values, double clipSigma, int maxIterations);
 
