@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -171,10 +172,21 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void binSlotsAvx51
 }
 #endif
 
+// The variants from the widest down, or from GLINT_CLIP_KERNEL's (avx2, sse2 or scalar: to time the narrower
+// ones on a wider CPU).
+std::vector<std::string_view> clipKernels() {
+    const char* force = std::getenv("GLINT_CLIP_KERNEL");
+    const std::string_view forced = force ? force : "";
+    std::vector<std::string_view> names{"avx512", "avx2", "sse2", "scalar"};
+    const auto at = std::find(names.begin(), names.end(), forced);
+    if (at != names.end()) names.erase(names.begin(), at);
+    return names;
+}
+
 // The widest variant the CPU runs (chosen once) when binWidth > 0, else the scalar one.
 void binSlots(const double* values, std::size_t n, double lo, double binWidth, std::int16_t* slot) {
     static const BinSlotsFunction widest = [] {
-        for (const char* name : {"avx512", "avx2"})
+        for (std::string_view name : clipKernels())
             if (BinSlotsFunction g = binSlotsVariant(name)) return g;
         return &binSlotsScalar;
     }();
@@ -186,7 +198,7 @@ constexpr int kParts = 4; // runs of the values the counting sort interleaves
 // The widest variant the CPU runs, chosen once.
 KeptLaneSumsFunction keptLaneSums() {
     static const KeptLaneSumsFunction f = [] {
-        for (const char* name : {"avx512", "avx2", "sse2"})
+        for (std::string_view name : clipKernels())
             if (KeptLaneSumsFunction g = keptLaneSumsVariant(name)) return g;
         return &keptLaneSumsScalar;
     }();
