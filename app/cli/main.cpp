@@ -103,8 +103,8 @@ int runCommand(std::vector<std::string> args) {
         if (code == 0) outputs.commit();
         return code;
     } catch (const glint::UsageError& e) {
-        reportError(e.what());
-        std::cerr << "usage: " << command->usage << std::endl;
+        // One line, as every error: the synopsis is what --help prints.
+        reportError(std::string(e.what()) + " (glint-cli " + command->name + " --help lists the options)");
         return 2;
     } catch (const glint::InputError& e) {
         reportError(e.what());

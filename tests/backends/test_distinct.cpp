@@ -434,7 +434,7 @@ private slots:
                                        QStringList{"--mode", "overlap", "--min-area", "9"}}) {
             const auto e = test::runCli(QStringList{"brightest", m} + bad);
             QVERIFY2(e.exitCode == 2, qPrintable(bad.join(' ') + ": exit " + QString::number(e.exitCode)));
-            const QByteArray first = e.err.split('\n').value(0); // the error's line (the usage text follows)
+            const QByteArray first = e.err.split('\n').value(0); // the error's line
             QVERIFY2(first.startsWith("glint-cli: ") && first.contains("--distinct"), e.err.constData());
         }
     }

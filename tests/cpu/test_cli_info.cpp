@@ -199,8 +199,9 @@ private slots:
         QVERIFY(r.out.isEmpty());
         const QList<QByteArray> lines = r.err.trimmed().split('\n');
         QVERIFY2(lines.first().startsWith("glint-cli: ") && lines.first().contains(message.toUtf8()), r.err.constData());
-        // Bad input: exactly one line (no library chatter). Bad usage adds the usage line.
-        QCOMPARE(lines.size(), code == 3 ? 1 : 2);
+        // Exactly one line (no library chatter, no synopsis); bad usage points at --help.
+        QCOMPARE(lines.size(), 1);
+        if (code == 2) QVERIFY2(lines.first().endsWith("(glint-cli info --help lists the options)"), r.err.constData());
     }
 };
 

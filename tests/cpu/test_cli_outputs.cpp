@@ -664,7 +664,8 @@ private slots:
                                        QStringList{"--min-area", "-1"}, QStringList{"--catalog", dir + "/cat.txt"}}) {
             r = test::runCli(QStringList{"brightest", fits, "--catalog", dir + "/never.fits"} + bad);
             QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + r.err));
-            QVERIFY(r.err.startsWith("glint-cli: ")); // the message, then the usage
+            QVERIFY(r.err.startsWith("glint-cli: "));
+            QCOMPARE(r.err.trimmed().count('\n'), 0); // one line
             QVERIFY(!QFileInfo::exists(dir + "/never.fits"));
         }
     }

@@ -442,7 +442,7 @@ private slots:
                                         "1.5 GiB limit (GLINT_MAX_IMAGE_BYTES)"));
         QVERIFY(timer.elapsed() < 10000);
         qputenv("GLINT_MAX_IMAGE_BYTES", "lots");
-        const auto r = test::runCli({"info", path}); // a usage error: the message, then the usage
+        const auto r = test::runCli({"info", path}); // a usage error: one line
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.startsWith("glint-cli: GLINT_MAX_IMAGE_BYTES='lots' is not a byte count"), r.err.constData());
         qunsetenv("GLINT_MAX_IMAGE_BYTES");
@@ -475,7 +475,7 @@ private slots:
         options.frame = 1000000;
         expectInputError(path, {"--frame 1000000", "DICOM", "FITS cubes take --plane"}, options);
         expectCliLine({"brightest", path, "--frame", "1000000"}, 3, "FITS cubes take --plane");
-        const auto r = test::runCli({"info", path, "--frame", "1000000"}); // a usage error: the message, then the usage
+        const auto r = test::runCli({"info", path, "--frame", "1000000"}); // a usage error: one line
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.startsWith("glint-cli: '--frame' applies to DICOM files"), r.err.constData());
         const QString csv = test::tempDir() + "/plane.csv";
