@@ -47,21 +47,19 @@ struct LaneSums {
     }
 };
 
-// The sums of d = value - origin and d^2 over the kept values (vmin <= value <= vmax) of the first n values
-// (a multiple of kLanes), value k in lane k % kLanes, each lane in increasing k; a value left out adds +0.0
-// (which leaves a lane's sum as it is). a1, a2 start at zero. Every variant adds in that order, so all give
-// the same bits; the vector ones keep their lanes' sums in registers a group of lanes at a time (all 32 lanes'
-// two sums are 64 doubles: more than SSE2's or AVX2's registers hold), and select with an AND of the
-// comparison's mask (d or +0.0). No product feeds an add directly, so nothing is contracted to an FMA.
+// keptLaneSumsVariant's sums (Background.h), adding to a1 and a2 (value k in lane k % kLanes): the scalar form
+// also takes any n (clippedStatsHistogram adds a tail of fewer than kLanes values with it). The vector forms keep
+// a group of lanes' sums in registers and pass over the values once a group (all 32 lanes' two sums are 64
+// doubles: more than SSE2's or AVX2's registers hold); they select with an AND of the comparison's mask (d or
+// +0.0), and no product feeds an add directly, so nothing can be contracted to an FMA.
 void keptLaneSumsScalar(const double* values, std::size_t n, double origin, double vmin, double vmax, double* a1,
                         double* a2) {
-    for (std::size_t k0 = 0; k0 < n; k0 += kLanes)
-        for (int l = 0; l < kLanes; ++l) {
-            const double v = values[k0 + l], d = bgmath::bgSub(v, origin);
-            const bool in = (v >= vmin) & (v <= vmax);
-            a1[l] = bgmath::bgAdd(a1[l], in ? d : 0.0);
-            a2[l] = bgmath::bgAdd(a2[l], in ? bgmath::bgMul(d, d) : 0.0);
-        }
+    for (std::size_t k = 0; k < n; ++k) {
+        const double v = values[k], d = bgmath::bgSub(v, origin);
+        const bool in = (v >= vmin) & (v <= vmax);
+        a1[k % kLanes] = bgmath::bgAdd(a1[k % kLanes], in ? d : 0.0);
+        a2[k % kLanes] = bgmath::bgAdd(a2[k % kLanes], in ? bgmath::bgMul(d, d) : 0.0);
+    }
 }
 
 #if defined(__SSE2__)
@@ -232,20 +230,25 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     if (n == 0) return {};
     // The plain mean and sigma (shifted by the first value for accuracy).
     const double shift = values[0];
+    // The kept values' sums of d = value - origin and d^2 in lane order (a value left out adds +0.0, which leaves
+    // a lane's sum as it is); kept: vmin <= value <= vmax.
+    const KeptLaneSumsFunction sumKept = keptLaneSums();
+    auto keptSums = [&](double origin, double vmin, double vmax, LaneSums& k1, LaneSums& k2) {
+        double a1[kLanes] = {}, a2[kLanes] = {};
+        const std::size_t full = n / kLanes * kLanes;
+        sumKept(values, full, origin, vmin, vmax, a1, a2);
+        keptLaneSumsScalar(values + full, n - full, origin, vmin, vmax, a1, a2);
+        std::copy(a1, a1 + kLanes, k1.p);
+        std::copy(a2, a2 + kLanes, k2.p);
+    };
+    // The plain sums (every value kept).
+    constexpr double kInf = std::numeric_limits<double>::infinity();
     LaneSums s, ss;
-    for (std::size_t k0 = 0; k0 < n; k0 += kLanes) {
-        const std::size_t m = std::min<std::size_t>(kLanes, n - k0);
-        for (std::size_t l = 0; l < m; ++l) {
-            const double d = bgSub(values[k0 + l], shift);
-            s.p[l] = bgAdd(s.p[l], d);
-            ss.p[l] = bgAdd(ss.p[l], bgMul(d, d));
-        }
-    }
+    keptSums(shift, -kInf, kInf, s, ss);
     double mean = 0.0, sigma = 0.0;
     meanSigma(shift, s.total(), ss.total(), static_cast<double>(n), mean, sigma);
     if (!(sigma > 0.0)) return finish(n, mean, mean, 0.0);
 
-    const KeptLaneSumsFunction sumKept = keptLaneSums();
     ClippingScratch local;
     ClippingScratch& sc = scratch ? *scratch : local;
     sc.slot.resize(n);
@@ -270,21 +273,6 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
         double m = -std::numeric_limits<double>::infinity();
         for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) m = std::max(m, values[order[r]]);
         return m;
-    };
-    // The kept values' sums of d = value - origin and d^2 in lane order (a value left out adds +0.0, which leaves
-    // a lane's sum as it is); kept: vmin <= value <= vmax.
-    auto keptSums = [&](double origin, double vmin, double vmax, LaneSums& k1, LaneSums& k2) {
-        double a1[kLanes] = {}, a2[kLanes] = {};
-        const std::size_t full = n / kLanes * kLanes;
-        sumKept(values, full, origin, vmin, vmax, a1, a2);
-        for (std::size_t l = 0; full + l < n; ++l) {
-            const double v = values[full + l], d = bgSub(v, origin);
-            const bool in = (v >= vmin) & (v <= vmax);
-            a1[l] = bgAdd(a1[l], in ? d : 0.0);
-            a2[l] = bgAdd(a2[l], in ? bgMul(d, d) : 0.0);
-        }
-        std::copy(a1, a1 + kLanes, k1.p);
-        std::copy(a2, a2 + kLanes, k2.p);
     };
     double centre = mean, width = sigma;
     std::size_t kept = n;
