@@ -9,23 +9,13 @@
 #include "core/io/ImageLoader.h"
 
 #include <QFile>
-#include <QProcess>
 #include <QtTest>
 
-#include <fstream>
-#include <iterator>
 #include <string>
 
 using namespace glint;
 
 namespace {
-
-// Whether this process has a library whose file name contains `name` mapped.
-bool mapped(const std::string& name) {
-    std::ifstream maps("/proc/self/maps");
-    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-    return text.find(name) != std::string::npos;
-}
 
 QString writeCsv() { return test::writeTempFile("small.csv", "1,2,3\n4,50,6\n7,8,9\n"); }
 
@@ -39,17 +29,6 @@ QString writePng() {
     return test::writeTempFile("small.png", QByteArray(reinterpret_cast<const char*>(png.data()), static_cast<int>(png.size())));
 }
 
-test::CliResult runCliWith(const QStringList& args, const QString& variable, const QString& value) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(variable, value);
-    process.setProcessEnvironment(env);
-    return test::runProcess(process, test::cliPath(), args);
-}
-
-// One line on standard error, ending in a newline.
-bool oneLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
-
 } // namespace
 
 class TestCodecsPlugin : public QObject {
@@ -59,12 +38,12 @@ private slots:
     // Before anything asked for a codec, the test program (which links glint_core) has neither
     // imgcodecs nor GDAL; the first use loads them.
     void loadedOnFirstUse() {
-        QVERIFY(!mapped("libopencv_imgcodecs"));
-        QVERIFY(!mapped("libgdal"));
-        QVERIFY(!mapped("glint_codecs"));
+        QVERIFY(!test::libraryMapped("libopencv_imgcodecs"));
+        QVERIFY(!test::libraryMapped("libgdal"));
+        QVERIFY(!test::libraryMapped("glint_codecs"));
         const Image image = loadImage(writeCsv().toStdString());
         QCOMPARE(image.width(), 3);
-        QVERIFY(!mapped("glint_codecs"));
+        QVERIFY(!test::libraryMapped("glint_codecs"));
         if (!GLINT_WITH_IMGCODECS) {
             QVERIFY(codecs() == nullptr);
             QVERIFY(!codecsError().empty());
@@ -72,8 +51,8 @@ private slots:
         }
         QVERIFY2(codecs() != nullptr, codecsError().c_str());
         QVERIFY(codecsError().empty());
-        QVERIFY(mapped("glint_codecs"));
-        QVERIFY(mapped("libopencv_imgcodecs"));
+        QVERIFY(test::libraryMapped("glint_codecs"));
+        QVERIFY(test::libraryMapped("libopencv_imgcodecs"));
         QVERIFY(codecs() == codecs()); // one instance
     }
 
@@ -97,13 +76,13 @@ private slots:
     // PNG it does.
     void cliLoadsCodecsOnlyForRasters() {
         const QString csv = writeCsv();
-        const test::CliResult plain = runCliWith({"info", csv}, "LD_DEBUG", "files");
+        const test::CliResult plain = test::runCliWithEnv({"info", csv}, "LD_DEBUG", "files");
         QCOMPARE(plain.exitCode, 0);
         QVERIFY2(!plain.err.contains("glint_codecs") && !plain.err.contains("libgdal") &&
                      !plain.err.contains("libopencv_imgcodecs"),
                  "glint-cli info on a CSV file loaded the codecs");
         if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
-        const test::CliResult png = runCliWith({"info", writePng()}, "LD_DEBUG", "files");
+        const test::CliResult png = test::runCliWithEnv({"info", writePng()}, "LD_DEBUG", "files");
         QCOMPARE(png.exitCode, 0);
         QVERIFY(png.err.contains("glint_codecs"));
         QVERIFY(png.err.contains("libgdal"));
@@ -124,25 +103,25 @@ private slots:
         QFETCH(QString, why);
         if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
         const QString png = writePng();
-        const test::CliResult read = runCliWith({"info", png}, "GLINT_CODECS_PLUGIN", plugin);
+        const test::CliResult read = test::runCliWithEnv({"info", png}, "GLINT_CODECS_PLUGIN", plugin);
         QCOMPARE(read.exitCode, 3);
-        QVERIFY2(oneLine(read.err), read.err.constData());
+        QVERIFY2(test::oneErrorLine(read.err), read.err.constData());
         QVERIFY2(read.err.startsWith("glint-cli: cannot open '" + png.toUtf8() + "': reading PNG files needs Glint's codecs plugin: "),
                  read.err.constData());
         QVERIFY2(read.err.contains(why.toUtf8()), read.err.constData());
 
         const QString csv = writeCsv();
-        const test::CliResult text = runCliWith({"info", csv}, "GLINT_CODECS_PLUGIN", plugin);
+        const test::CliResult text = test::runCliWithEnv({"info", csv}, "GLINT_CODECS_PLUGIN", plugin);
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.err.isEmpty());
         const QString fits = test::samplePath("ngc1316o.fit");
-        QCOMPARE(runCliWith({"info", fits}, "GLINT_CODECS_PLUGIN", plugin).exitCode, 0);
+        QCOMPARE(test::runCliWithEnv({"info", fits}, "GLINT_CODECS_PLUGIN", plugin).exitCode, 0);
 
         const QString overlay = test::tempDir() + "/overlay.png";
         QFile::remove(overlay);
-        const test::CliResult write = runCliWith({"brightest", csv, "--overlay", overlay}, "GLINT_CODECS_PLUGIN", plugin);
+        const test::CliResult write = test::runCliWithEnv({"brightest", csv, "--overlay", overlay}, "GLINT_CODECS_PLUGIN", plugin);
         QCOMPARE(write.exitCode, 3);
-        QVERIFY2(oneLine(write.err), write.err.constData());
+        QVERIFY2(test::oneErrorLine(write.err), write.err.constData());
         QVERIFY2(write.err.contains("cannot write '" + overlay.toUtf8() + "': writing PNG files needs Glint's codecs plugin"),
                  write.err.constData());
         QVERIFY(!QFile::exists(overlay));

@@ -8,39 +8,18 @@
 #include "core/io/DicomDecoder.h"
 #include "core/io/ImageLoader.h"
 
-#include <QProcess>
 #include <QtTest>
 
-#include <fstream>
-#include <iterator>
 #include <string>
 
 using namespace glint;
 
 namespace {
 
-// Whether this process has a library whose file name contains `name` mapped.
-bool mapped(const std::string& name) {
-    std::ifstream maps("/proc/self/maps");
-    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-    return text.find(name) != std::string::npos;
-}
-
 QString writeCsv() { return test::writeTempFile("small.csv", "1,2,3\n4,50,6\n7,8,9\n"); }
 
 // A 16-bit explicit VR little endian DICOM file written by fuzz_make_seeds (GDCM).
 QString dicomFile() { return QString(GLINT_SOURCE_DIR "/fuzz/corpus/dicom/mono16_explicit_le.dcm"); }
-
-test::CliResult runCliWith(const QStringList& args, const QString& variable, const QString& value) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(variable, value);
-    process.setProcessEnvironment(env);
-    return test::runProcess(process, test::cliPath(), args);
-}
-
-// One line on standard error, ending in a newline.
-bool oneLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
 
 } // namespace
 
@@ -51,12 +30,12 @@ private slots:
     // Before anything read a DICOM file, the test program (which links glint_core) has neither the plugin
     // nor GDCM; a FITS and a CSV file do not load them; the first DICOM file does.
     void loadedOnFirstUse() {
-        QVERIFY(!mapped("glint_dicom"));
-        QVERIFY(!mapped("libgdcm"));
+        QVERIFY(!test::libraryMapped("glint_dicom"));
+        QVERIFY(!test::libraryMapped("libgdcm"));
         QCOMPARE(loadImage(writeCsv().toStdString()).width(), 3);
         QCOMPARE(loadImage(test::samplePath("ngc1316o.fit").toStdString()).width(), 440);
-        QVERIFY(!mapped("glint_dicom"));
-        QVERIFY(!mapped("libgdcm"));
+        QVERIFY(!test::libraryMapped("glint_dicom"));
+        QVERIFY(!test::libraryMapped("libgdcm"));
 
         const Image image = loadImage(dicomFile().toStdString());
         QCOMPARE(image.meta.format, std::string("DICOM"));
@@ -64,8 +43,8 @@ private slots:
         QVERIFY(!image.meta.header.empty()); // the tags that matter, named by GDCM's dictionary
         QVERIFY2(dicomDecoder() != nullptr, dicomDecoderError().c_str());
         QVERIFY(dicomDecoderError().empty());
-        QVERIFY(mapped("glint_dicom"));
-        QVERIFY(mapped("libgdcmMSFF"));
+        QVERIFY(test::libraryMapped("glint_dicom"));
+        QVERIFY(test::libraryMapped("libgdcmMSFF"));
         QVERIFY(dicomDecoder() == dicomDecoder()); // one instance
     }
 
@@ -73,12 +52,12 @@ private slots:
     // DICOM file it does, and reads it.
     void cliLoadsGdcmOnlyForDicom() {
         for (const QString& path : {writeCsv(), test::samplePath("ngc1316o.fit")}) {
-            const test::CliResult plain = runCliWith({"info", path}, "LD_DEBUG", "files");
+            const test::CliResult plain = test::runCliWithEnv({"info", path}, "LD_DEBUG", "files");
             QCOMPARE(plain.exitCode, 0);
             QVERIFY2(!plain.err.contains("glint_dicom") && !plain.err.contains("libgdcm"),
                      qPrintable("glint-cli info " + path + " loaded GDCM"));
         }
-        const test::CliResult dicom = runCliWith({"info", dicomFile()}, "LD_DEBUG", "files");
+        const test::CliResult dicom = test::runCliWithEnv({"info", dicomFile()}, "LD_DEBUG", "files");
         QCOMPARE(dicom.exitCode, 0);
         QVERIFY(dicom.out.contains("DICOM"));
         QVERIFY(dicom.err.contains("glint_dicom"));
@@ -101,25 +80,25 @@ private slots:
         const QString dicom = dicomFile();
         const QByteArray expected = "glint-cli: cannot open '" + dicom.toUtf8() + "': reading DICOM files needs Glint's DICOM plugin: ";
         for (const QStringList& args : {QStringList{"info", dicom}, QStringList{"brightest", dicom, "--backend", "cpu"}}) {
-            const test::CliResult read = runCliWith(args, "GLINT_DICOM_PLUGIN", plugin);
+            const test::CliResult read = test::runCliWithEnv(args, "GLINT_DICOM_PLUGIN", plugin);
             QCOMPARE(read.exitCode, 3);
-            QVERIFY2(oneLine(read.err), read.err.constData());
+            QVERIFY2(test::oneErrorLine(read.err), read.err.constData());
             QVERIFY2(read.err.startsWith(expected), read.err.constData());
             QVERIFY2(read.err.contains(why.toUtf8()), read.err.constData());
             QVERIFY(read.out.isEmpty());
         }
 
         const QString csv = writeCsv();
-        const test::CliResult text = runCliWith({"info", csv}, "GLINT_DICOM_PLUGIN", plugin);
+        const test::CliResult text = test::runCliWithEnv({"info", csv}, "GLINT_DICOM_PLUGIN", plugin);
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.err.isEmpty());
         const QString fits = test::samplePath("ngc1316o.fit");
-        const test::CliResult fitsRun = runCliWith({"brightest", fits, "--backend", "cpu"}, "GLINT_DICOM_PLUGIN", plugin);
+        const test::CliResult fitsRun = test::runCliWithEnv({"brightest", fits, "--backend", "cpu"}, "GLINT_DICOM_PLUGIN", plugin);
         QCOMPARE(fitsRun.exitCode, 0);
         QVERIFY(fitsRun.err.isEmpty());
 
         const test::CliResult batch =
-            runCliWith({"batch", "--algo", "info", "--out", "-", dicom, fits}, "GLINT_DICOM_PLUGIN", plugin);
+            test::runCliWithEnv({"batch", "--algo", "info", "--out", "-", dicom, fits}, "GLINT_DICOM_PLUGIN", plugin);
         QVERIFY2(batch.err.contains("reading DICOM files needs Glint's DICOM plugin: "), batch.err.constData());
         QVERIFY(batch.out.contains("ngc1316o.fit,FITS,440,300"));
     }

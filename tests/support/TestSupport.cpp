@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 namespace glint::test {
@@ -106,6 +108,22 @@ CliResult runProcess(QProcess& process, const QString& program, const QStringLis
 CliResult runCli(const QStringList& args, int timeoutMs) {
     QProcess process;
     return runProcess(process, cliPath(), args, timeoutMs);
+}
+
+CliResult runCliWithEnv(const QStringList& args, const QString& variable, const QString& value) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(variable, value);
+    process.setProcessEnvironment(env);
+    return runProcess(process, cliPath(), args);
+}
+
+bool oneErrorLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
+
+bool libraryMapped(const std::string& name) {
+    std::ifstream maps("/proc/self/maps");
+    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    return text.find(name) != std::string::npos;
 }
 
 QJsonObject jsonOf(const CliResult& result) { return QJsonDocument::fromJson(result.out).object(); }

@@ -67,6 +67,12 @@ QString cliPath();
 CliResult runProcess(QProcess& process, const QString& program, const QStringList& args, int timeoutMs = 120000);
 // Runs glint-cli with the arguments and waits (up to timeoutMs).
 CliResult runCli(const QStringList& args, int timeoutMs = 120000);
+// The same with one environment variable set (to value) for the child.
+CliResult runCliWithEnv(const QStringList& args, const QString& variable, const QString& value);
+// Whether standard error is one line, ending in a newline (how glint-cli reports every error).
+bool oneErrorLine(const QByteArray& err);
+// Whether this process has a library whose file name contains `name` mapped (/proc/self/maps).
+bool libraryMapped(const std::string& name);
 // Its standard output as a JSON object (empty when it is none).
 QJsonObject jsonOf(const CliResult& result);
 // Runs glint-cli, requires the exit code (the test fails otherwise, printing stderr) and a JSON object on
