@@ -1,5 +1,6 @@
 // What the suites of the disjoint search (test_fast_k, test_bounded) share: random test images, a solver run
-// by backend (and RegionChecks.h's whole search), the comparison of two outcomes bit for bit, and the cache budget of the kept strips.
+// by backend (and RegionChecks.h's whole search), the comparison of two outcomes bit for bit, and the cache
+// budget of the kept strips.
 #pragma once
 
 #include "tests/support/RegionChecks.h"

@@ -253,9 +253,9 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     ClippingScratch& sc = scratch ? *scratch : local;
     sc.slot.resize(n);
     sc.order.resize(n);
-    sc.count.assign(kBins + 2, 0);
-    sc.start.assign(kBins + 3, 0);
-    sc.part.assign(kParts * (kBins + 2), 0);
+    sc.count.resize(kBins + 2); // count, start and part are written in full by every histogram below
+    sc.start.resize(kBins + 3);
+    sc.part.resize(kParts * (kBins + 2));
     std::int16_t* slot = sc.slot.data();               // each value's bin: -1 below the histogram, kBins above
     std::int64_t* count = sc.count.data() + 1;         // count[-1 .. kBins]
     std::int64_t* start = sc.start.data() + 1;         // where each bin's values begin in order (start[kBins + 1] = n)
@@ -265,12 +265,12 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     auto part = [&](int r) { return sc.part.data() + static_cast<std::size_t>(r) * (kBins + 2) + 1; };
     // A bin's smallest and largest value (from its values in order).
     auto binLow = [&](int b) {
-        double m = std::numeric_limits<double>::infinity();
+        double m = kInf;
         for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) m = std::min(m, values[order[r]]);
         return m;
     };
     auto binHigh = [&](int b) {
-        double m = -std::numeric_limits<double>::infinity();
+        double m = -kInf;
         for (std::int64_t r = start[b]; r < start[b] + count[b]; ++r) m = std::max(m, values[order[r]]);
         return m;
     };
@@ -285,8 +285,8 @@ ClippedStats clippedStatsHistogram(const double* values, std::size_t n, double c
     // smallest of the first nonempty kept bin to the largest of the last (a test the compiler vectorises);
     // everything while all are kept. Some kept bin is nonempty.
     auto keptRange = [&](double& vmin, double& vmax) {
-        vmin = -std::numeric_limits<double>::infinity();
-        vmax = std::numeric_limits<double>::infinity();
+        vmin = -kInf;
+        vmax = kInf;
         if (all) return;
         int f = b0, g = b1;
         while (count[f] == 0) ++f;
