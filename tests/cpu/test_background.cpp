@@ -494,7 +494,9 @@ private slots:
                 }
             }
         }
-        if (compared == 0) QSKIP("this CPU runs no vector variant");
+#if defined(__SSE2__)
+        QVERIFY(compared > 0); // SSE2 is x86-64's baseline: its variant at least was compared
+#endif
     }
 
     void cellsMatchTheOracle() {
