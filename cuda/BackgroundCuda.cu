@@ -8,8 +8,8 @@
 
 #include "cuda/CudaToolkit.cuh"
 
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/BackgroundMath.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/BackgroundMath.h"
 #include "core/io/Image.h"
 
 #include <cuda_runtime.h>
@@ -631,9 +631,32 @@ public:
         return host;
     }
 
+    void upload(const Image& image, JobControl& job) override {
+        if (!lease_) lease_ = std::make_unique<Workspace::Lease>(workspace());
+        Workspace& ws = **lease_;
+        EventTimer timer;
+        timer.begin();
+        image_ = &image;
+        W_ = image.width();
+        H_ = image.height();
+        const std::size_t pixels = static_cast<std::size_t>(W_) * H_;
+        ws.require(pixels * (sampleSize(image) + 1), "the image");
+        samples_ = ws.get("image", pixels * sampleSize(image));
+        image.visit([&](const auto* p) {
+            GLINT_CUDA_CHECK(cudaMemcpy(samples_, p, pixels * sizeof(*p), cudaMemcpyHostToDevice));
+        });
+        blank_ = nullptr;
+        if (image.hasBlanks()) {
+            blank_ = ws.get<std::uint8_t>("blank", pixels);
+            GLINT_CUDA_CHECK(cudaMemcpy(blank_, image.blankMask().data(), pixels, cudaMemcpyHostToDevice));
+        }
+        timer.mark("upload");
+        timer.report(job);
+    }
+
     DeviceDerivedStats derive(const BackgroundMap& model, const PixelRect& roi, double threshold,
                               const std::vector<std::uint8_t>& roiMask, JobControl& job) override {
-        if (!lease_ || !image_) throw std::logic_error("CudaLocalPivot::derive before cells()");
+        if (!lease_ || !image_) throw std::logic_error("CudaLocalPivot::derive before cells() or upload()");
         Workspace& ws = **lease_;
         EventTimer timer;
         timer.begin();

@@ -1,10 +1,10 @@
-// The local pivot's preprocessing on the device (core/algo/maxsub/WorkArray.h, DeviceLocalPivot): the image
+// The local pivot's preprocessing on the device (core/algo/regions/WorkArray.h, DeviceLocalPivot): the image
 // uploaded once in its sample type, every background cell's sigma clipping (a warp a cell, the host's
 // clippedStatsHistogram operation by operation), and a = I - bkg - N rms over the ROI built in device memory
 // (a block a row, the host's spline arithmetic of BackgroundMath.h), where the bounded search reads it.
 #pragma once
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 
 #include <memory>
 

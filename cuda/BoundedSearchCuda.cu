@@ -15,7 +15,7 @@
 #include "cuda/MaxSubarrayKernels.cuh"
 #include "cuda/MaxSubarrayStrips.cuh"
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 
 #include <cuda_runtime.h>
 

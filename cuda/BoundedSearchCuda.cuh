@@ -2,7 +2,7 @@
 // every rectangle <= P, on the device, bit for bit the CPU backend's and the reference's answers.
 #pragma once
 
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
 
 #include <optional>
 

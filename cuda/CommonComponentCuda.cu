@@ -8,9 +8,9 @@
 #include "cuda/CommonComponentKernels.cuh"
 #include "cuda/CommonComponentRegistration.cuh"
 #include "cuda/CudaToolkit.cuh"
-#include "core/algo/common/CommonComponent.h"
-#include "core/algo/common/CommonComponentCoding.h"
-#include "core/algo/common/CommonRegistration.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponentCoding.h"
+#include "core/algo/commoncomponent/CommonRegistration.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 

@@ -3,7 +3,7 @@
 // seeds, and the batched labeller that runs StripLabeller.h's phases with one block per offset.
 #pragma once
 
-#include "core/algo/common/StripLabeller.h"
+#include "core/algo/commoncomponent/StripLabeller.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -95,7 +95,7 @@ __global__ void buildPlanesKernel(const std::uint8_t* bins, int w, int h, int wo
 }
 
 // ---- the FFT match-count bound -----------------------------------------------------------------------
-// core/algo/common/CommonRegistration.h (MatchCountBound) on the device: B's codes cut into bins of equal
+// core/algo/commoncomponent/CommonRegistration.h (MatchCountBound) on the device: B's codes cut into bins of equal
 // population (binOf), "A covers bin k" and "B is in bin k" as 0/1 planes, their cyclic correlations
 // summed over the bins in double precision (cuFFT), rounded up with the host's margin. An upper bound of
 // the exact match count at every offset; offsets at or below the best are skipped without a look.

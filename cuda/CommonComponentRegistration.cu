@@ -5,7 +5,7 @@
 #include "cuda/CommonComponentRegistration.cuh"
 
 #include "cuda/CudaToolkit.cuh"
-#include "core/algo/common/CommonRegistration.h"
+#include "core/algo/commoncomponent/CommonRegistration.h"
 #include "core/util/Parallel.h"
 
 #include <cuda_runtime.h>

@@ -2,7 +2,7 @@
 // with cuFFT, the device twin of common_component::registerByPhaseCorrelation().
 #pragma once
 
-#include "core/algo/common/CommonComponentCoding.h"
+#include "core/algo/commoncomponent/CommonComponentCoding.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobControl.h"
 

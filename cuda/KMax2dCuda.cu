@@ -12,7 +12,7 @@
 #include "cuda/MaxSubarrayKernels.cuh"
 #include "cuda/MaxSubarrayStrips.cuh"
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
 

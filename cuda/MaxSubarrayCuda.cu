@@ -21,7 +21,7 @@
 #include "cuda/MaxSubarrayKernels.cuh"
 #include "cuda/MaxSubarrayStrips.cuh"
 
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
 #include "core/io/Image.h"
 #include "core/jobs/Backend.h"
 #include "core/util/Errors.h"
@@ -55,7 +55,7 @@ public:
     // The local pivot's preprocessing on the device for the bounded search (cuda/BackgroundCuda.cu).
     DeviceLocalPivot* deviceLocalPivot(const BrightestParams& params) override {
         // (--max-box auto is bounded too: by 5 FWHM, or the mesh.)
-        if (params.pivot.kind != PivotSpec::Kind::Local || params.maxBox == 0 || !cudaDevice().usable) return nullptr;
+        if (params.pivot.kind != PivotSpec::Kind::Local || params.boundOrNone() == 0 || !cudaDevice().usable) return nullptr;
         if (!localPivot_) localPivot_ = background::makeCudaLocalPivot();
         return localPivot_.get();
     }

@@ -6,7 +6,7 @@
 #include "cuda/CudaToolkit.cuh"
 #include "cuda/MaxSubarrayKernels.cuh"
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/io/Image.h"
 #include "core/jobs/Backend.h"
 

@@ -1,9 +1,11 @@
-// glint-cli brightest|trace|common: one image algorithm through its descriptor — parameters, images
-// (with --hdu/--plane/--frame), the run, and its outputs (JSON, overlay, regions, its own files, text).
+// glint-cli brightest|trace|common: one image algorithm through its descriptor — its parameter spec's options
+// (with --preset and --params), images (with --hdu/--plane/--frame), the run, and its outputs (JSON with the
+// resolved "parameters", overlay, regions, its own files, text).
 #include "app/cli/Commands.h"
 
 #include "core/algo/Algorithm.h"
 #include "core/io/ImageLoader.h"
+#include "core/params/ParamsFile.h"
 #include "core/util/Errors.h"
 
 #include <climits>
@@ -14,34 +16,62 @@ namespace glint::cli {
 
 namespace {
 
-const std::vector<std::string> kSharedOptions = {"--backend", "--json",  "--overlay", "--regions",
-                                                 "--hdu",     "--plane", "--frame",   "--geojson-crs"};
+// The options every image algorithm's command takes besides its spec's and its own outputs.
+struct SharedOption {
+    const char* option;
+    const char* valueName;
+    const char* help;
+};
+const SharedOption kSharedOptions[] = {
+    {"--params", "FILE.json", "the parameters of an earlier output (its \"parameters\") or a JSON object of them; options given override them"},
+    {"--backend", "auto|cuda|cpu|reference", "where it runs (default auto: the GPU where it pays)"},
+    {"--json", "FILE|-", "the result as JSON (- : standard output, and nothing else there)"},
+    {"--overlay", "OUT.png", "the image with the result drawn over it"},
+    {"--regions", "OUT.reg|OUT.geojson|OUT.csv", "the result as DS9 regions, GeoJSON or CSV (repeatable)"},
+    {"--geojson-crs", "auto|image|wgs84|pixel", "GeoJSON coordinates (default auto: the image's map CRS when it has one)"},
+    {"--hdu", "N", "the FITS HDU to read (0 = primary; default the first with an image)"},
+    {"--plane", "N", "the plane of a FITS cube (0-based)"},
+    {"--frame", "N", "the frame of a multi-frame DICOM file (0-based)"},
+};
 
 } // namespace
 
 std::string algorithmUsage(const Algorithm& algorithm) {
     std::string usage = std::string("glint-cli ") + algorithm.name() +
-                        (algorithm.imageCount() == 2 ? " IMAGE_A IMAGE_B " : " IMAGE ") + algorithm.synopsis() +
-                        "\n          [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
+                        (algorithm.imageCount() == 2 ? " IMAGE_A IMAGE_B " : " IMAGE ") + algorithm.spec().synopsis() +
+                        "\n          [--params FILE.json] [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
     for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " " + algorithm.outputPlaceholder(o) + "]";
     usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]... "
              "[--geojson-crs auto|image|wgs84|pixel]";
     return usage;
 }
 
+std::string algorithmHelp(const Algorithm& algorithm) {
+    std::string out = "parameters (the JSON \"parameters\" of every output, replayable with --params):\n" +
+                      algorithm.spec().helpText() + "\nruns and outputs:\n";
+    for (const SharedOption& o : kSharedOptions)
+        out += "  " + std::string(o.option) + " " + o.valueName + "  " + o.help + "\n";
+    for (const std::string& o : algorithm.outputOptions()) out += "  " + o + " " + algorithm.outputPlaceholder(o) + "\n";
+    return out;
+}
+
 int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::string>& args) {
-    std::set<std::string> valueOptions(kSharedOptions.begin(), kSharedOptions.end());
-    for (const std::string& o : algorithm.options()) valueOptions.insert(o);
+    std::set<std::string> valueOptions;
+    for (const SharedOption& o : kSharedOptions) valueOptions.insert(o.option);
+    for (const std::string& o : algorithm.spec().options()) valueOptions.insert(o);
     for (const std::string& o : algorithm.outputOptions()) valueOptions.insert(o);
-    const ParsedArgs a = parseArgs(args, {valueOptions, {}});
+    const std::vector<std::string> flags = algorithm.spec().flagOptions();
+    const ParsedArgs a = parseArgs(args, {valueOptions, {flags.begin(), flags.end()}});
     const std::string name = algorithm.name();
     if (algorithm.imageCount() == 2 && a.positionals.size() != 2)
         throw UsageError(name + " takes exactly two images: IMAGE_A IMAGE_B");
     if (algorithm.imageCount() == 1 && a.positionals.size() != 1)
         throw UsageError(name + " takes exactly one IMAGE");
-    const std::unique_ptr<AlgorithmTask> task = algorithm.prepare(a);
+    const std::unique_ptr<AlgorithmTask> task = algorithm.prepare(requestFromArgs(algorithm.spec(), a));
     const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
     // What cannot be written fails now, before any work.
+    for (const std::string& o : algorithm.outputOptions())
+        if (auto v = a.value(o)) algorithm.checkOutput(o, *v);
     if (!GLINT_WITH_IMGCODECS) {
         std::vector<std::string> pngs = a.values("--overlay");
         for (const std::string& o : algorithm.outputOptions())
@@ -78,6 +108,7 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     const std::unique_ptr<AlgorithmOutcome> outcome = task->run(inputs, backend, job);
     Json doc = resultDocument(name, backendName(outcome->backend()), outcome->device(), job.timing());
     doc.update(outcome->json());
+    doc["parameters"] = outcome->parameters();
 
     if (auto dest = a.value("--json")) writeJson(doc, *dest);
     if (auto out = a.value("--overlay")) outcome->writeOverlay(*out, inputs);

@@ -9,6 +9,7 @@
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 #include "core/util/InputFile.h"
+#include "core/params/ParamsFile.h"
 #include "core/util/Printable.h"
 
 #include <algorithm>
@@ -27,13 +28,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kSharedOptions = {"--algo", "--out", "--shard", "--hdu", "--plane", "--frame", "--backend"};
+const std::set<std::string> kSharedOptions = {"--algo", "--out", "--shard", "--hdu", "--plane", "--frame", "--backend",
+                                              "--params"};
 
 // One file's rows (a row per region, trace or component) or an exception for a bad file.
 using FileRunner = std::function<void(const std::string& path, const Image& image, CsvTable& table)>;
 
 struct BatchAlgorithm {
     std::vector<std::string> columns; // after "path"
+    std::string comment;              // the CSV's first line (empty: none)
     FileRunner run;
 };
 
@@ -62,10 +65,14 @@ BatchAlgorithm infoAlgorithm() {
     return algo;
 }
 
-// Any image algorithm through its descriptor: the parameters once, then each file's rows.
+// Any image algorithm through its descriptor: the parameters once, then each file's rows. The CSV's first line is
+// a comment with the parameters asked for (the spec's defaults under the request: automatic values as asked); the
+// last column, "parameters", holds each file's resolved values where they differ from those (a preset's values
+// for the file's kind, --max-box auto's bound), as a JSON object.
 BatchAlgorithm descriptorAlgorithm(const Algorithm& algorithm, const ParsedArgs& a, Backend backend,
                                    const LoadOptions& load) {
-    std::shared_ptr<const AlgorithmTask> task = algorithm.prepare(a);
+    const Json request = requestFromArgs(algorithm.spec(), a);
+    std::shared_ptr<const AlgorithmTask> task = algorithm.prepare(request);
     AlgorithmInputs shared;
     if (algorithm.imageCount() == 2) {
         if (!a.has("--with"))
@@ -76,15 +83,24 @@ BatchAlgorithm descriptorAlgorithm(const Algorithm& algorithm, const ParsedArgs&
     }
     BatchAlgorithm algo;
     algo.columns = algorithm.csvColumns();
-    algo.run = [task, shared, backend](const std::string& path, const Image& image, CsvTable& table) {
+    algo.columns.push_back("parameters");
+    Json asked = algorithm.spec().defaults();
+    for (const auto& [key, value] : request.items()) asked[key] = value;
+    algo.comment = "# glint-cli batch --algo " + std::string(algorithm.name()) + "; parameters: " + asked.dump();
+    algo.run = [task, shared, backend, asked](const std::string& path, const Image& image, CsvTable& table) {
         AlgorithmInputs inputs = shared;
         inputs.path = path;
         inputs.image = &image;
         JobControl job;
         const std::unique_ptr<AlgorithmOutcome> outcome = task->run(inputs, backend, job);
+        Json resolved = Json::object();
+        const Json parameters = outcome->parameters();
+        for (const auto& [key, value] : parameters.items())
+            if (!asked.contains(key) || asked[key] != value) resolved[key] = value;
         for (std::vector<std::string> row : outcome->csvRows()) {
             row.insert(row.begin(), path);
-            row.resize(table.header().size());
+            row.resize(table.header().size() - 1);
+            row.push_back(resolved.dump());
             table.addRow(std::move(row));
         }
     };
@@ -159,7 +175,7 @@ int runBatch(const std::vector<std::string>& args) {
     std::string names = "info";
     for (const Algorithm* algorithm : algorithms()) {
         std::set<std::string>& options = algoOptions[algorithm->name()];
-        for (const std::string& o : algorithm->options()) options.insert(o);
+        for (const std::string& o : algorithm->spec().options()) options.insert(o);
         if (algorithm->imageCount() == 2) options.insert("--with");
         names += std::string(", ") + algorithm->name();
     }
@@ -173,8 +189,9 @@ int runBatch(const std::vector<std::string>& args) {
     for (const std::string& option : valueOptions)
         if (a.has(option) && !kSharedOptions.count(option) && !chosen->second.count(option))
             throw UsageError("option '" + option + "' does not apply to --algo " + *algoName);
-    if (*algoName == "info" && a.has("--backend"))
-        throw UsageError("option '--backend' does not apply to --algo info");
+    for (const char* option : {"--backend", "--params"})
+        if (*algoName == "info" && a.has(option))
+            throw UsageError("option '" + std::string(option) + "' does not apply to --algo info");
     const auto outPath = a.value("--out");
     if (!outPath) throw UsageError("batch needs --out RESULTS.csv");
     if (a.positionals.empty()) throw UsageError("batch needs at least one FILE_OR_DIR");
@@ -257,8 +274,9 @@ int runBatch(const std::vector<std::string>& args) {
     {
         // Written (and any failure reported) before the summary below says so.
         OutputTransaction results;
-        if (*outPath == "-") writeStandardOutput(table.text());
-        else writeFileAtomically(*outPath, table.text());
+        const std::string text = (algo.comment.empty() ? std::string() : algo.comment + "\n") + table.text();
+        if (*outPath == "-") writeStandardOutput(text);
+        else writeFileAtomically(*outPath, text);
         results.commit();
     }
     // Every file seen ends as done, skipped (a folder's file of no format Glint reads) or failed (a

@@ -1,6 +1,6 @@
 // glint-cli bench: times the algorithms on generated cases and writes a report.
-#include "core/bench/Bench.h"
-#include "core/algo/Options.h"
+#include "bench/Bench.h"
+#include "core/params/Options.h"
 #include "app/cli/Commands.h"
 #include "core/util/Errors.h"
 

@@ -1,14 +1,14 @@
 #include "app/cli/Commands.h"
 
 #include "core/algo/Algorithm.h"
-#include "core/bench/Bench.h"
+#include "bench/Bench.h"
 
 namespace glint::cli {
 
 namespace {
 
 Command algorithmCommand(const Algorithm& algorithm) {
-    return {algorithm.name(), algorithmUsage(algorithm), algorithm.summary(),
+    return {algorithm.name(), algorithmUsage(algorithm), algorithm.summary(), algorithmHelp(algorithm),
             [&algorithm](const std::vector<std::string>& args) { return runAlgorithmCommand(algorithm, args); }};
 }
 
@@ -18,14 +18,14 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> list = [] {
         std::vector<Command> l = {
             {"info", "glint-cli info IMAGE [--hdu N] [--plane N] [--frame N] [--json FILE|-]",
-             "describe an image: size, depth, statistics, HDUs, WCS", &runInfo},
+             "describe an image: size, depth, statistics, HDUs, WCS", {}, &runInfo},
         };
         l.push_back(algorithmCommand(brightestAlgorithm()));
         l.push_back({"kmax1d",
                      "glint-cli kmax1d (FILE | --random N [--seed S]) --k K [--backend auto|cuda|cpu|reference] "
                      "[--json FILE|-]",
                      "the K largest sums of distinct contiguous segments of a sequence (values in reading order)",
-                     &runKMax1dCommand});
+                     kmax1dHelp(), &runKMax1dCommand});
         registerAllBenches();
         std::string benchNames;
         for (const auto& b : benches()) benchNames += b.first + "|";
@@ -33,7 +33,7 @@ const std::vector<Command>& commands() {
                      "glint-cli bench [" + benchNames + "all] [--sizes LIST] [--backends LIST] "
                      "[--repeat R]\n"
                      "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
-                     "time the algorithms on generated cases, with speed-ups against reference and cpu", &runBench});
+                     "time the algorithms on generated cases, with speed-ups against reference and cpu", {}, &runBench});
         for (const Algorithm* a : algorithms())
             if (a != &brightestAlgorithm()) l.push_back(algorithmCommand(*a));
         std::string names;
@@ -44,7 +44,7 @@ const std::vector<Command>& commands() {
                          "          --out RESULTS.csv|- FILE_OR_DIR...\n"
                          "          (trace: the same --from/--to/--via for every file; common: --with IMAGE_B, "
                          "every file against it)",
-                     "one algorithm over many files into one CSV; bad files are reported and skipped", &runBatch});
+                     "one algorithm over many files into one CSV; bad files are reported and skipped", {}, &runBatch});
         return l;
     }();
     return list;

@@ -1,6 +1,6 @@
 // glint-cli info: what a file holds, as JSON (DESIGN.md's fields, and a few more) or as a short text
 // summary. Bad option values exit 2; a file that cannot be read, or a chosen HDU with no image, exits 3.
-#include "core/algo/Options.h"
+#include "core/params/Options.h"
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/Georef.h"

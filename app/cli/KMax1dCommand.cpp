@@ -1,7 +1,9 @@
 // glint-cli kmax1d: the K largest sums of distinct contiguous segments of a sequence: a file's values in
 // reading order (CSV/TXT, any image), or a random sequence.
 #include "core/algo/kmax/KMax.h"
-#include "core/algo/Options.h"
+#include "core/algo/kmax/KMax1dSpec.h"
+#include "core/params/ParamsFile.h"
+#include "core/params/Options.h"
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/ImageLoader.h"
@@ -10,6 +12,7 @@
 #include <climits>
 #include <iomanip>
 #include <iostream>
+#include <set>
 
 namespace glint::cli {
 
@@ -23,32 +26,32 @@ constexpr int kTextRows = 20; // segments listed on the terminal; the JSON holds
 
 } // namespace
 
+std::string kmax1dHelp() {
+    return "parameters (the JSON \"parameters\" of the output, replayable with --params):\n" + kmax1dSpec().helpText() +
+           "\n  --params FILE.json  parameters of an earlier output\n  --backend auto|cuda|cpu|reference\n"
+           "  --json FILE|-\n  --hdu N, --plane N, --frame N  which image of FILE\n";
+}
+
 int runKMax1dCommand(const std::vector<std::string>& args) {
-    const ParsedArgs a =
-        parseArgs(args, {{"--k", "--random", "--seed", "--backend", "--json", "--hdu", "--plane", "--frame"}, {}});
-    const bool random = a.has("--random");
+    std::set<std::string> options = {"--params", "--backend", "--json", "--hdu", "--plane", "--frame"};
+    for (const std::string& o : kmax1dSpec().options()) options.insert(o);
+    const ParsedArgs a = parseArgs(args, {options, {}});
+    const Json request = requestFromArgs(kmax1dSpec(), a);
+    const KMax1dRequest params = kmax1dSpec().read(request);
+    const bool random = params.random.has_value();
     if (random == (a.positionals.size() == 1) || a.positionals.size() > 1)
         throw UsageError("kmax1d takes one FILE or --random N");
-    if (a.has("--seed") && !random) throw UsageError("option '--seed' goes with --random");
-    const auto kText = a.value("--k");
-    if (!kText) throw UsageError("kmax1d needs --k K");
-    const long long k = parseResultCount(*kText, "--k");
+    if (request.contains("seed") && !random) throw UsageError("option '--seed' goes with --random");
+    if (!request.contains("k")) throw UsageError("kmax1d needs --k K");
+    const long long k = params.k;
     const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
 
     KMaxSequence sequence;
     std::string input;
     if (random) {
-        // The sequence and the search's tables are held in memory: N is bounded by the budget of KMax.h.
-        const long long n = parseInteger(*a.value("--random"), "--random");
-        if (n < 1 || static_cast<unsigned long long>(n) > kMaxKMaxRandomLength)
-            throw UsageError("option '--random' takes a length from 1 to " + std::to_string(kMaxKMaxRandomLength) +
-                             " (got " + std::to_string(n) + "): about " + std::to_string(kKMaxValueBytes) +
-                             " bytes a value are held in memory, within " + std::to_string(kKMaxMemoryBudget >> 30) +
-                             " GiB");
-        long long seed = 1;
-        if (auto v = a.value("--seed")) seed = parseInteger(*v, "--seed");
-        sequence = KMaxSequence::random(static_cast<std::size_t>(n), static_cast<std::uint64_t>(seed));
-        input = "random " + std::to_string(n) + " seed " + std::to_string(seed);
+        const long long n = *params.random;
+        sequence = KMaxSequence::random(static_cast<std::size_t>(n), static_cast<std::uint64_t>(params.seed));
+        input = "random " + std::to_string(n) + " seed " + std::to_string(params.seed);
     } else {
         LoadOptions options;
         if (a.has("--hdu")) options.hdu = nonNegative(a, "--hdu");
@@ -76,6 +79,7 @@ int runKMax1dCommand(const std::vector<std::string>& args) {
                             {"sum", result.exactInteger ? Json(s.sumInt) : Json(s.sum)}});
     }
     doc["segments"] = segments;
+    doc["parameters"] = kmax1dSpec().write(params);
     if (auto dest = a.value("--json")) writeJson(doc, *dest);
     if (!a.value("--json") || *a.value("--json") != "-") {
         std::cout << input << ": " << result.length << " values, " << result.segments.size() << " of "

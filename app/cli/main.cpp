@@ -86,6 +86,7 @@ int runCommand(std::vector<std::string> args) {
     for (const auto& a : args)
         if (a == "-h" || a == "--help") {
             std::cout << "usage: " << command->usage << "\n";
+            if (!command->help.empty()) std::cout << "\n" << command->help;
             return 0;
         }
     try {

@@ -1,18 +1,18 @@
-// One descriptor per algorithm: what every layer needs to know about it in one place. Its parameters and
-// their command-line options (one parser for its command and for `batch`), its result schema (the one
-// JSON form the CLI, sessions and reports use; the batch CSV columns; the region export; the overlay
+// One descriptor per algorithm: what every layer needs to know about it in one place. Its parameter spec (the
+// options, --help lines, JSON keys, presets and the window's fields: core/params/ParamSpec.h), its result schema
+// (the one JSON form the CLI, sessions and reports use; the batch CSV columns; the region export; the overlay
 // picture; the text summary) and its job (the shared set-up lives in the job function it calls).
 //
 // The commands (`glint-cli brightest|trace|common`), `batch` and the window's sessions loop over
 // `algorithms()`; adding an algorithm adds its folder and one line in core/algo/Algorithms.cpp.
 #pragma once
 
-#include "core/algo/Options.h"
 #include "core/export/ExportRegions.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/Image.h"
 #include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
+#include "core/params/ParamSpec.h"
 
 #include <iosfwd>
 #include <memory>
@@ -50,6 +50,9 @@ public:
     virtual void writeOutput(const std::string& option, const std::string& path) const;
     // Lines the CLI prints on standard error after the run (e.g. why fewer results than asked came back).
     virtual std::vector<std::string> notes() const { return {}; }
+    // The parameters the run used, every automatic value resolved: what an output records under
+    // "parameters", and what --params replays.
+    virtual Json parameters() const = 0;
 };
 
 // The parameters read from the options, ready to run on any number of images.
@@ -66,12 +69,10 @@ public:
     virtual ~Algorithm() = default;
     virtual const char* name() const = 0;
     virtual const char* summary() const = 0; // one line for the command list
-    // The synopsis of the algorithm's own options (after IMAGE and before the shared ones).
-    virtual const char* synopsis() const = 0;
     // 1, or 2 when the algorithm compares two images (its command takes IMAGE_A IMAGE_B, batch --with B).
     virtual int imageCount() const { return 1; }
-    // The options that set its parameters: its command and `batch --algo NAME` both take exactly these.
-    virtual std::vector<std::string> options() const = 0;
+    // Its parameters: its command and `batch --algo NAME` take exactly the spec's options.
+    virtual const ParamSpecBase& spec() const = 0;
     // Outputs only its command writes, besides --json, --overlay and --regions (e.g. --mask).
     virtual std::vector<std::string> outputOptions() const { return {}; }
     // The placeholder of an output option in the usage text; outputs whose placeholder ends in ".png" need
@@ -79,8 +80,11 @@ public:
     virtual std::string outputPlaceholder(const std::string& /*option*/) const { return "OUT.png"; }
     // The batch CSV columns after "path".
     virtual std::vector<std::string> csvColumns() const = 0;
-    // Reads the parameters (a UsageError names the option).
-    virtual std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& args) const = 0;
+    // UsageError when an output option's path cannot be written in its format (a bad extension), before any work.
+    virtual void checkOutput(const std::string& /*option*/, const std::string& /*path*/) const {}
+    // The task of a request: the keys a user gave (the command line's options, a --params file, the window's
+    // form), a JSON object the spec checks. UsageError naming the option or key, before any image is read.
+    virtual std::unique_ptr<AlgorithmTask> prepare(const Json& request) const = 0;
 };
 
 // Every algorithm, in the order of the command list.

@@ -2,7 +2,7 @@
 #include "core/algo/RegisterAlgorithms.h"
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/trace/LineTrace.h"
 

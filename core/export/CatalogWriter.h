@@ -7,7 +7,7 @@
 // (extension CATALOG) written through CFITSIO; both go through writeFileAtomically.
 #pragma once
 
-#include "core/algo/maxsub/RegionSearch.h"
+#include "core/algo/regions/RegionSearch.h"
 
 #include <string>
 #include <vector>

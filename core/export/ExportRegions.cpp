@@ -1,7 +1,7 @@
 #include "core/export/ExportRegions.h"
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/export/CsvTable.h"
 #include "core/export/Ds9Regions.h"

@@ -1,6 +1,6 @@
 #include "core/export/MaskPng.h"
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/io/Codecs.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"

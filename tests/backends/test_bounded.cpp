@@ -11,9 +11,9 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/MaxSubarray.h"
-#include "core/algo/brightest/StarField.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
+#include "scenes/StarField.h"
+#include "core/algo/regions/WorkArray.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -389,7 +389,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const StarField field = makeCrowdedField(512, 1600, 5);
         for (const int P : {15, 64}) {
-            const BrightestParams p = sourceFinderParams(100, P);
+            const BrightestParams p = sourceFinderParams(100, searchBox(P));
             const BrightestResult cpu = test::runBrightestOn(field.image, p, Backend::Cpu);
             const BrightestResult got = test::runBrightestOn(field.image, p, backend);
             QCOMPARE(cpu.regions.size(), std::size_t{100});
@@ -405,10 +405,10 @@ private slots:
     // edges, it rejected 714 of 777 rectangles here and 63 regions came back.)
     void crowdedFieldKeepsItsRegions() {
         const StarField field = makeCrowdedField(512, 1600, 5);
-        for (const int P : {64, kMaxBoxAuto}) {
+        for (const AutoValue<int> P : {searchBox(64), AutoValue<int>::automatic()}) {
             const BrightestResult r = test::runBrightestOn(field.image, sourceFinderParams(100, P), Backend::Cpu);
-            QVERIFY2(r.regions.size() == 100, qPrintable(QString("max box %1: %2 regions, %3 rejected").arg(P).arg(r.regions.size()).arg(r.rejected)));
-            if (P == kMaxBoxAuto) QVERIFY(r.psfStars >= 5);
+            QVERIFY2(r.regions.size() == 100, qPrintable(QString("max box %1: %2 regions, %3 rejected").arg(P.isAuto() ? QString("auto") : QString::number(P.get())).arg(r.regions.size()).arg(r.rejected)));
+            if (P.isAuto()) QVERIFY(r.psfStars >= 5);
         }
     }
 
@@ -418,7 +418,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const StarField field = makeCrowdedField(96, 56, 7);
         for (const int P : {5, 9, 14}) {
-            BrightestParams p = sourceFinderParams(100, P);
+            BrightestParams p = sourceFinderParams(100, searchBox(P));
             p.k = 25;
             const BrightestResult ref = test::runBrightestOn(field.image, p, Backend::Reference);
             const BrightestResult got = test::runBrightestOn(field.image, p, backend);
@@ -433,7 +433,7 @@ private slots:
     // The kept strips (fast K) against every strip searched every round, at K = 100 on a 512^2 crowded field.
     void keptStripsAgainstFullSearch() {
         const StarField field = makeCrowdedField(512, 1600, 3);
-        const BrightestParams p = sourceFinderParams(100, 15);
+        const BrightestParams p = sourceFinderParams(100, searchBox(15));
         const BrightestResult kept = test::checkKeptAgainstFullSearch(field.image, p, "crowded 512^2 K=100 P=15");
         QCOMPARE(kept.regions.size(), std::size_t{100});
     }
@@ -445,7 +445,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
         const StarField field = makeCrowdedField(side, 400, 47);
-        const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100, 0), backend);
+        const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100, searchBox(0)), backend);
         QCOMPARE(unbounded.regions.size(), std::size_t{1});
         const BrightestRegion& whole = unbounded.regions[0];
         QVERIFY2(whole.pixels() >= static_cast<std::int64_t>(side) * side * 8 / 10,
@@ -454,7 +454,7 @@ private slots:
         QVERIFY2(QString::fromStdString(unbounded.note).contains("--max-box"), unbounded.note.c_str());
         // --max-size keeps DESIGN.md's meaning, a filter: the frame-sized maximum is rejected and excludes all it
         // covers, so on this field it finds nothing inside it (only slivers of the border it left).
-        BrightestParams filtered = sourceFinderParams(100, 0);
+        BrightestParams filtered = sourceFinderParams(100, searchBox(0));
         filtered.maxSize = 15;
         const BrightestResult rejected = test::runBrightestOn(field.image, filtered, backend);
         QVERIFY(rejected.rejected >= 1);
@@ -463,7 +463,7 @@ private slots:
                          whole.y + whole.height <= g.y,
                      qPrintable(QString("max size 15: region at %1,%2 inside the rejected frame").arg(g.x).arg(g.y)));
         const int P = 15;
-        const BrightestResult bounded = test::runBrightestOn(field.image, sourceFinderParams(100, P), backend);
+        const BrightestResult bounded = test::runBrightestOn(field.image, sourceFinderParams(100, searchBox(P)), backend);
         QVERIFY2(bounded.regions.size() >= 80, qPrintable(QString("%1 regions").arg(bounded.regions.size())));
         int onStar = 0;
         for (const BrightestRegion& g : bounded.regions) {

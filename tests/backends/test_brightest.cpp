@@ -8,8 +8,8 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/io/ImageStats.h"
 #include "core/util/Errors.h"
 
@@ -71,10 +71,10 @@ std::vector<std::uint8_t> exclusionMask(const Image& im, const BrightestParams& 
         for (int y = std::max(0, r.y); y < std::min(im.height(), r.y + r.height); ++y)
             for (int x = std::max(0, r.x); x < std::min(im.width(), r.x + r.width); ++x) m[y * im.width() + x] = 1;
     for (const auto& poly : p.excludePolygons) rasterizePolygon(poly, im.width(), im.height(), m);
-    if (p.hasRoi)
+    if (p.roi)
         for (int y = 0; y < im.height(); ++y)
             for (int x = 0; x < im.width(); ++x)
-                if (x < p.roi.x || y < p.roi.y || x >= p.roi.x + p.roi.width || y >= p.roi.y + p.roi.height)
+                if (x < p.roi->x || y < p.roi->y || x >= p.roi->x + p.roi->width || y >= p.roi->y + p.roi->height)
                     m[y * im.width() + x] = 1;
     return m;
 }
@@ -306,8 +306,7 @@ private slots:
             p.excludePolygons.push_back({{{0.0, 0.0}, {width * 0.6, 0.0}, {0.0, height * 0.7}}});
         }
         if (kind == "roi" && width > 2 && height > 2) {
-            p.hasRoi = true;
-            p.roi = {1, 2, width - 2, height - 2};
+            p.roi = PixelRect{1, 2, width - 2, height - 2};
         }
         const auto ref = run(im, p, Backend::Reference);
         const auto got = run(im, p, backend);
@@ -427,8 +426,7 @@ private slots:
             p.minSnr = 1.0;
             p.maxSize = 6;
             if (trial >= 4) {
-                p.hasRoi = true;
-                p.roi = {1, 2, w - 3, h - 2};
+                p.roi = PixelRect{1, 2, w - 3, h - 2};
             }
             const auto got = run(im, p, backend);
             const auto ref = run(im, p, Backend::Reference);
@@ -440,8 +438,8 @@ private slots:
             auto mask = exclusionMask(im, p);
             for (int y = 0; y < h; ++y)
                 for (int x = 0; x < w; ++x) {
-                    const bool inRoi = !p.hasRoi || (x >= p.roi.x && x < p.roi.x + p.roi.width && y >= p.roi.y &&
-                                                     y < p.roi.y + p.roi.height);
+                    const bool inRoi = !p.roi || (x >= p.roi->x && x < p.roi->x + p.roi->width && y >= p.roi->y &&
+                                                  y < p.roi->y + p.roi->height);
                     if (!inRoi) mask[y * w + x] = 1;
                     else if (!mask[y * w + x])
                         a[y * w + x] = im.value(x, y) - model.backgroundAt(x, y) - 0.5 * model.rmsAt(x, y);
@@ -470,8 +468,7 @@ private slots:
         const Image im = test::randomIntImage(40, 30, -5, 5, rng);
         BrightestParams p;
         p.pivot = PivotSpec::parse("0");
-        p.hasRoi = true;
-        p.roi = {10, 5, 12, 20};
+        p.roi = PixelRect{10, 5, 12, 20};
         p.k = 4;
         const auto r = run(im, p, backend);
         QVERIFY(!r.regions.empty());
@@ -492,10 +489,9 @@ private slots:
         p.k = 0;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
         p.k = 1;
-        p.hasRoi = true;
-        p.roi = {5, 5, 6, 2};
+        p.roi = PixelRect{5, 5, 6, 2};
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
-        p.roi = {-1, 0, 3, 3};
+        p.roi = PixelRect{-1, 0, 3, 3};
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
         QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("nan"));
         QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("p101"));

@@ -7,10 +7,10 @@
 #include "tests/support/TestSupport.h"
 
 #include "cuda/Backends.h"
-#include "core/algo/common/CommonComponent.h"
-#include "core/algo/common/CommonComponentCases.h"
-#include "core/algo/common/CommonRegistration.h"
-#include "core/algo/common/StripLabellerCpu.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
+#include "scenes/CommonComponentCases.h"
+#include "core/algo/commoncomponent/CommonRegistration.h"
+#include "core/algo/commoncomponent/StripLabellerCpu.h"
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 

@@ -8,7 +8,7 @@
 
 #include "core/algo/kmax/Distinct.h"
 #include "core/algo/kmax/KMax.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
 
@@ -240,8 +240,7 @@ private slots:
                 p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
             } else if (kind == "roi") {
                 im = test::randomIntImage(w + 3, h + 2, -6, 6, rng, 0.05);
-                p.hasRoi = true;
-                p.roi = {2, 1, w, h};
+                p.roi = PixelRect{2, 1, w, h};
             } else if (kind == "pivot") {
                 im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
                 p.pivot = PivotSpec::parse(trial % 2 ? "mean" : "median");

@@ -8,7 +8,7 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/kmax/KMax.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "cuda/Backends.h"
 
 #include <QtTest>

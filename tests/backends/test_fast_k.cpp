@@ -9,9 +9,9 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/MaxSubarray.h"
-#include "core/algo/brightest/StarField.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
+#include "scenes/StarField.h"
+#include "core/algo/regions/WorkArray.h"
 
 #include <QtTest>
 
@@ -73,7 +73,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         const StarField field =
             makeStarField({.width = 256, .height = 224, .stars = 60, .saturatedStars = 1, .blankBorder = 6, .seed = 14});
-        const BrightestParams p = sourceFinderParams(100, 0); // unbounded: the fast K of the strip search
+        const BrightestParams p = sourceFinderParams(100, searchBox(0)); // unbounded: the fast K of the strip search
         const BrightestResult ref = test::runBrightestOn(field.image, p, Backend::Reference);
         const BrightestResult got = test::runBrightestOn(field.image, p, backend);
         QVERIFY(ref.regions.size() >= 20);
@@ -92,7 +92,7 @@ private slots:
     // takes minutes here).
     void starField1024AgainstFullSearch() {
         const StarField field = makeStarField(StarFieldOptions{});
-        const BrightestParams p = sourceFinderParams(100, 0); // unbounded: the fast K of the strip search
+        const BrightestParams p = sourceFinderParams(100, searchBox(0)); // unbounded: the fast K of the strip search
         const BrightestResult cached = test::checkKeptAgainstFullSearch(field.image, p, "star field 1024^2 K=100");
         QCOMPARE(cached.regions.size(), std::size_t{100});
     }

@@ -6,9 +6,9 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/MaxSubarray.h"
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/io/Image.h"
 #include "cuda/Backends.h"
 
@@ -74,14 +74,13 @@ BrightestParams paramsFor(std::mt19937& rng, int W, int H, int trial) {
     p.threshold = trial % 5 == 0 ? 0.0 : 3.0;
     p.minSnr = 5.0;
     p.k = 30;
-    p.maxBox = 15;
+    p.maxBox = searchBox(15);
     const int meshes[] = {64, 33, 17, 50, 8};
     p.mesh = std::min({meshes[trial % 5], W, H});
     if (trial % 3 == 1) p.excludeRects.push_back({W / 4, H / 2, W / 5 + 3, H / 6 + 2});
     if (trial % 4 == 2) {
         std::uniform_int_distribution<int> ux(0, W / 3), uy(0, H / 3);
         const int x = ux(rng), y = uy(rng);
-        p.hasRoi = true;
         p.roi = PixelRect{x, y, std::min(W - x, W / 2 + 7), std::min(H - y, H - H / 3)}; // taller than wide at times
     }
     if (trial % 4 == 3) p.excludePolygons.push_back(PixelPolygon{{{10.5, 12.0}, {W * 0.6, 20.25}, {W * 0.3, H * 0.7}}});
@@ -162,7 +161,7 @@ private slots:
             const int H = std::uniform_int_distribution<int>(100, 300)(rng);
             const Image im = field(W, H, trial % 4, rng, trial % 2 == 1, trial % 3 == 0);
             BrightestParams p = paramsFor(rng, W, H, trial);
-            p.maxBox = trial % 2 ? 64 : 9;
+            p.maxBox = searchBox(trial % 2 ? 64 : 9);
             JobControl j1, j2;
             const BrightestResult cpu = runBrightest(im, p, Backend::Cpu, j1);
             const BrightestResult gpu = runBrightest(im, p, Backend::Cuda, j2);

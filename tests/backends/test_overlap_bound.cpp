@@ -8,10 +8,10 @@
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/brightest/StarField.h"
+#include "scenes/StarField.h"
 #include "core/algo/kmax/Distinct.h"
 #include "core/algo/kmax/KMax.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
 
@@ -39,7 +39,7 @@ WorkArray workOf(const Image& im, BrightestParams p) {
 BrightestResult overlapRun(const Image& im, BrightestParams p, std::optional<double> f, int maxBox, Backend b) {
     p.mode = BrightestMode::Overlap;
     p.distinct = f;
-    p.maxBox = maxBox;
+    p.maxBox = searchBox(maxBox);
     return test::runBrightestOn(im, p, b);
 }
 
@@ -403,7 +403,7 @@ private slots:
         p.mode = BrightestMode::Overlap;
         p.pivot = PivotSpec::parse("p40");
         p.distinct = 0.1;
-        p.maxBox = 40;
+        p.maxBox = searchBox(40);
         test::checkCancelInsideRun([&](JobControl& job) { runBrightest(im, p, backend, job); }, backendName(backend));
     }
 

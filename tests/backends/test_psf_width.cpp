@@ -1,6 +1,6 @@
 // --max-box auto (issue 14): the PSF's FWHM measured on the image's own stars, and the search bound it gives
 // (5 FWHM). Against the truth of synthetic fields: point-sampled Gaussians (the estimator is exact for them
-// wherever the centre lies), Moffat star fields (core/algo/brightest/StarField.h), saturated stars and blends
+// wherever the centre lies), Moffat star fields (scenes/StarField.h), saturated stars and blends
 // (left out), too few stars (the mesh), a crowded field (one box per star), the backends (same regions), the
 // result's JSON and the CLI.
 #include "tests/support/RegionChecks.h"
@@ -8,9 +8,9 @@
 
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/brightest/BrightestAlgorithm.h"
-#include "core/algo/brightest/StarField.h"
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/PsfWidth.h"
+#include "scenes/StarField.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/PsfWidth.h"
 #include "core/io/Image.h"
 #include "cuda/Backends.h"
 
@@ -173,7 +173,7 @@ private slots:
         QVERIFY(!measure(flat).measured());
         QVERIFY(test::runBrightestOn(flat, p).regions.empty());
         // Not asked: no width measured, nothing said.
-        p.maxBox = 9;
+        p.maxBox = searchBox(9);
         const BrightestResult fixed = test::runBrightestOn(few.image, p);
         QVERIFY(!fixed.maxBoxAuto);
         QCOMPARE(fixed.maxBox, 9);
@@ -198,7 +198,7 @@ private slots:
             QVERIFY2(star, qPrintable(QString("region %1x%2 at %3,%4 holds no star").arg(g.width).arg(g.height).arg(g.x).arg(g.y)));
         }
         BrightestParams byMesh = p;
-        byMesh.maxBox = p.mesh;
+        byMesh.maxBox = searchBox(p.mesh);
         const BrightestResult wide = test::runBrightestOn(f.image, byMesh);
         QVERIFY(!wide.regions.empty());
         QVERIFY2(std::max(wide.regions[0].width, wide.regions[0].height) > 5 * truth, "the crowded scene no longer joins stars under the mesh bound");
@@ -277,7 +277,7 @@ private slots:
         for (const QString& bad : {QStringLiteral("automatic"), QStringLiteral("-1"), QStringLiteral("5fwhm"), QString()}) {
             const test::CliResult r = test::runCli(base + QStringList{QStringLiteral("--max-box"), bad});
             QVERIFY2(r.exitCode == 2, qPrintable(bad + ": exit " + QString::number(r.exitCode) + " " + r.err));
-            QVERIFY2(r.err.startsWith("glint-cli: option '--max-box' must be a side in pixels (0: none) or auto") ||
+            QVERIFY2(r.err.startsWith("glint-cli: option '--max-box' must be a value in [1, 1048576], auto or none") ||
                          r.err.startsWith("glint-cli: option '--max-box' must be between"),
                      r.err.constData());
         }

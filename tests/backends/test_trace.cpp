@@ -12,7 +12,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/trace/TraceGeometry.h"
-#include "core/algo/trace/TraceScenes.h"
+#include "scenes/TraceScenes.h"
 #include "core/util/Errors.h"
 
 #include <QJsonArray>

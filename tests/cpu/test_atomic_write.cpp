@@ -4,7 +4,7 @@
 // root ignores permissions: the read-only cases drop to "nobody" in a child process.
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/export/ExportRegions.h"
 #include "core/export/MaskPng.h"
 #include "core/export/TimingReport.h"

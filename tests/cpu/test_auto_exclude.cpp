@@ -1,15 +1,17 @@
-// Mammogram auto-exclusion (core/algo/brightest/AutoExclude.h) on synthetic scenes with a known truth
+// Mammogram auto-exclusion (core/algo/mammogram/AutoExclude.h) on synthetic scenes with a known truth
 // (breast, pectoral wedge, burned-in "R MLO" label) and on the bundled synthetic mammogram: the excluded
 // area covers the labels and the pectoral muscle (>= 90 % of their pixels) and at most 5 % of the rest of
 // the breast, and with the exclusions the brightest region (pivot p99) is not a label.
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/brightest/AutoExclude.h"
+#include "core/algo/mammogram/AutoExclude.h"
+#include "core/algo/brightest/BrightestSpec.h"
+#include "core/params/ImageKind.h"
 #include "core/algo/brightest/Brightest.h"
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
-#include "tools/samples/SyntheticNoise.h"
+#include "scenes/SyntheticNoise.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -134,31 +136,40 @@ int countKind(const MammogramExclusions& e, AutoExclusionKind kind) {
 class TestAutoExclude : public QObject {
     Q_OBJECT
 
+private:
+    // What --preset auto and the window decide from the header: the image's kind (core/params/ImageKind.h).
+    static bool isMammogram(const ImageMetadata& meta) {
+        Image image(2, 2, SampleType::UInt8);
+        image.meta = meta;
+        return classifyImage(image).kind == ImageKind::Mammogram;
+    }
+    static bool isMammogram(const Image& image) { return classifyImage(image).kind == ImageKind::Mammogram; }
+
 private slots:
     // From the header only: the bundled mammogram's Title text chunk says so, the aerial photo's does not;
     // DICOM Modality MG and TIFF descriptions count; pixels alone never do.
     void mammogramFromHeader() {
 #if GLINT_WITH_IMGCODECS // the bundled PNGs' text chunks; the headers below are checked in every build
         const Image mammogram = loadImage(test::samplePath("synthetic-mammogram.png").toStdString());
-        QVERIFY(imageIsMammogram(mammogram.meta));
+        QVERIFY(isMammogram(mammogram));
         const Image aerial = loadImage(test::samplePath("aero.png").toStdString());
-        QVERIFY(!imageIsMammogram(aerial.meta));
+        QVERIFY(!isMammogram(aerial));
 #endif
 
         ImageMetadata meta; // same pixels, no header: not a mammogram
-        QVERIFY(!imageIsMammogram(meta));
+        QVERIFY(!isMammogram(meta));
         meta.header = {{"(0008,0060) Modality", "MG", ""}};
-        QVERIFY(imageIsMammogram(meta));
+        QVERIFY(isMammogram(meta));
         meta.header = {{"(0008,0060) Modality", " mg ", ""}};
-        QVERIFY(imageIsMammogram(meta));
+        QVERIFY(isMammogram(meta));
         meta.header = {{"(0008,0060) Modality", "CT", ""}, {"(0008,103E) Series Description", "mammogram", ""}};
-        QVERIFY(!imageIsMammogram(meta)); // only Modality counts in DICOM
+        QVERIFY(!isMammogram(meta)); // only Modality counts in DICOM
         meta.header = {{"TIFFTAG_IMAGEDESCRIPTION", "Digital MAMMOGRAPHY, left CC", ""}};
-        QVERIFY(imageIsMammogram(meta));
+        QVERIFY(isMammogram(meta));
         meta.header = {{"Description", "An aerial photo", ""}, {"Comment", "not a mammogram", ""}};
-        QVERIFY(!imageIsMammogram(meta)); // Comment is not one of the cards read
+        QVERIFY(!isMammogram(meta)); // Comment is not one of the cards read
         meta.header = {{"Title", "Screening Mammogram 2024", ""}};
-        QVERIFY(imageIsMammogram(meta));
+        QVERIFY(isMammogram(meta));
     }
 
     void syntheticScenes_data() {
@@ -297,9 +308,10 @@ private slots:
     }
 
     void parseMode() {
-        QCOMPARE(parseAutoExcludeMode("mammogram"), AutoExcludeMode::Mammogram);
-        QCOMPARE(parseAutoExcludeMode("none"), AutoExcludeMode::None);
-        QVERIFY_THROWS_EXCEPTION(UsageError, parseAutoExcludeMode("breast"));
+        const ParamSpec<BrightestParams>& spec = brightestSpec();
+        QCOMPARE(spec.read({{"auto_exclude", "mammogram"}}).autoExclude, AutoExcludeMode::Mammogram);
+        QCOMPARE(spec.read({{"auto_exclude", "none"}}).autoExclude, AutoExcludeMode::None);
+        QVERIFY_THROWS_EXCEPTION(UsageError, spec.read({{"auto_exclude", "breast"}}));
         QCOMPARE(std::string(autoExclusionKindName(AutoExclusionKind::Pectoral)), std::string("pectoral"));
     }
 };

@@ -5,8 +5,8 @@
 // than the image, a constant image, an all-blank image).
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/BackgroundMath.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/BackgroundMath.h"
 #include "core/io/Image.h"
 #include "core/util/Errors.h"
 

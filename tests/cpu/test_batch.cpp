@@ -34,6 +34,7 @@ void writePgm(const QString& path, int w, int h, F value) {
 }
 
 struct Table {
+    std::string comment; // the first line when it is a comment ("# ...")
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
     std::size_t column(const std::string& name) const {
@@ -46,9 +47,17 @@ struct Table {
     }
 };
 
+// A batch CSV: its first line a comment with the parameters asked for (algorithms; not --algo info), then the
+// header and the rows.
 Table readTable(const QString& path) {
-    auto rows = parseCsv(test::readFileString(path));
+    std::string text = test::readFileString(path);
     Table t;
+    if (!text.empty() && text[0] == '#') {
+        const std::size_t end = text.find('\n');
+        t.comment = text.substr(0, end);
+        text = text.substr(end + 1);
+    }
+    auto rows = parseCsv(text);
     if (rows.empty()) return t;
     t.header = rows[0];
     t.rows.assign(rows.begin() + 1, rows.end());
@@ -93,8 +102,14 @@ private slots:
         const std::vector<std::string> columns = {"path", "image_width", "image_height", "backend", "pivot",
                                                   "pivot_spec", "mode", "rank", "x", "y", "width", "height",
                                                   "sum", "mean", "pixels", "flux", "snr", "peak", "centroid_x",
-                                                  "centroid_y", "ra", "dec", "mean_background", "flags", "distinct"};
+                                                  "centroid_y", "ra", "dec", "mean_background", "flags", "distinct",
+                                                  "parameters"};
         QVERIFY(t.header == columns);
+        // The parameters asked for head the file; each row says what its file resolved differently.
+        QVERIFY2(t.comment.rfind("# glint-cli batch --algo brightest; parameters: {", 0) == 0, t.comment.c_str());
+        QVERIFY(Json::parse(t.comment.substr(t.comment.find('{')))["k"] == 2);
+        for (const auto& row : t.rows) // the slope rule's auto resolves (off: no search bound measured on stars)
+            QCOMPARE(Json::parse(row.back()), Json({{"slope_rule", false}}));
         const std::string base = dir.toStdString();
         QVERIFY((t.paths() == std::set<std::string>{base + "/a.pgm", base + "/b.csv", base + "/d.pgm", base + "/e.png"}));
         // Rows in file order, each file's regions in rank order, equal to the single-file command.

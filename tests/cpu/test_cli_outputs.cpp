@@ -531,7 +531,7 @@ private slots:
         QTest::newRow("kmax1d k 1e9") << QStringList{"kmax1d", "--random", "10", "--k", "1000000000"}
                                       << ("must be at most " + kMax);
         QTest::newRow("kmax1d random 2e9") << QStringList{"kmax1d", "--random", "2000000000", "--k", "3"}
-                                           << QByteArray("'--random' takes a length from 1 to ");
+                                           << QByteArray("'--random' must be at most ");
         QTest::newRow("batch k 1e9") << QStringList{"batch", "--algo", "brightest", "--k", "1000000000", "--out", "-", "@m"}
                                      << ("must be at most " + kMax);
         QTest::newRow("pivot -1e308") << QStringList{"brightest", "@m", "--pivot", "-1e308"}

@@ -5,11 +5,11 @@
 #include "tests/support/CommonChecks.h"
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/common/CommonAlgorithm.h"
-#include "core/algo/common/CommonComponent.h"
-#include "core/algo/common/CommonComponentCases.h"
-#include "core/algo/common/CommonComponentCoding.h"
-#include "core/algo/common/CommonRegistration.h"
+#include "core/algo/commoncomponent/CommonAlgorithm.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
+#include "scenes/CommonComponentCases.h"
+#include "core/algo/commoncomponent/CommonComponentCoding.h"
+#include "core/algo/commoncomponent/CommonRegistration.h"
 #include "cuda/Backends.h"
 #include "core/util/Errors.h"
 

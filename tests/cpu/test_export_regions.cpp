@@ -4,7 +4,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/export/CsvTable.h"
 #include "core/export/Ds9Regions.h"

@@ -4,7 +4,7 @@
 
 #include "cuda/Backends.h"
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/jobs/JobRunner.h"
 #include "core/util/Errors.h"

@@ -5,8 +5,8 @@
 // random, overlapping, nested, edge and one-pixel rectangles, measured one by one and all together.
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/maxsub/RegionMeasure.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/sources/RegionMeasure.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/io/Image.h"
 #include "core/io/Wcs.h"
 #include "core/util/Parallel.h"
@@ -834,8 +834,7 @@ private slots:
             excluded.excludeRects.push_back({15, 15, 2, 11});
             check(star, excluded, wing, true, "the wing, its brighter neighbours excluded");
             BrightestParams roi = params;
-            roi.hasRoi = true;
-            roi.roi = {0, 0, 15, H};
+            roi.roi = PixelRect{0, 0, 15, H};
             check(star, roi, wing, true, "the wing, its brighter neighbours outside the ROI");
             Image blanked = scene(0.0);
             std::vector<std::uint8_t> mask(static_cast<std::size_t>(W) * H, 0);

@@ -8,11 +8,11 @@
 
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/brightest/BrightestAlgorithm.h"
-#include "core/algo/brightest/StarField.h"
-#include "core/algo/maxsub/Background.h"
-#include "core/algo/maxsub/PsfWidth.h"
-#include "core/algo/maxsub/RegionMeasure.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "scenes/StarField.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/PsfWidth.h"
+#include "core/algo/sources/RegionMeasure.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/export/CatalogWriter.h"
 #include "core/io/Image.h"
 #include "core/util/Errors.h"
@@ -146,7 +146,7 @@ private slots:
         }
     }
 
-    // The bench's star field (core/algo/brightest/StarField.h: Moffat PSFs, a sky gradient and a step seam,
+    // The bench's star field (scenes/StarField.h: Moffat PSFs, a sky gradient and a step seam,
     // Poisson and read noise, three saturated stars with bleed trails, a galaxy, blank borders) with the source
     // finder's defaults. Without a search bound the best rectangle joins two saturated stars 760 px apart
     // through the sky between them (one 66x790 region over seven stars): 89 % of the stars at SNR >= 10. Bounded
@@ -156,7 +156,7 @@ private slots:
     void benchStarFieldDefaults() {
         const glint::StarField field = glint::makeStarField(StarFieldOptions{});
         const BrightestParams p = sourceFinderParams(100);
-        QCOMPARE(p.maxBox, kMaxBoxAuto);
+        QVERIFY(p.maxBox.isAuto());
         const auto score = [&](const BrightestResult& r) {
             std::vector<Detection> found;
             for (const BrightestRegion& g : r.regions)
@@ -164,7 +164,7 @@ private slots:
             return scoreCatalogue(field, found);
         };
         BrightestParams unbounded = p;
-        unbounded.maxBox = 0;
+        unbounded.maxBox = searchBox(0);
         const BrightestResult joined = test::runBrightestOn(field.image, unbounded);
         QVERIFY(!joined.regions.empty());
         QVERIFY2(std::max(joined.regions[0].width, joined.regions[0].height) > 4 * p.mesh, "the scene no longer joins stars");
@@ -173,7 +173,7 @@ private slots:
         QCOMPARE(joined.psfStars, 0);
 
         BrightestParams byMesh = p;
-        byMesh.maxBox = p.mesh;
+        byMesh.maxBox = searchBox(p.mesh);
         const MatchScore meshScore = score(test::runBrightestOn(field.image, byMesh));
         QVERIFY2(meshScore.wide > 0, "the scene no longer gives regions wider than 5 FWHM with the mesh bound");
 
@@ -445,7 +445,7 @@ private slots:
         QVERIFY(none.note.find("rejected by the filters") != std::string::npos);
         // Reference and cpu agree on the filtered search (unbounded: the bounded reference is brute force, and
         // test_bounded compares the bounded searches).
-        p = sourceFinderParams(20, 0);
+        p = sourceFinderParams(20, searchBox(0));
         p.maxSize = 8;
         const BrightestResult a = test::runBrightestOn(f.image, p, Backend::Reference), b = test::runBrightestOn(f.image, p, Backend::Cpu);
         QCOMPARE(a.regions.size(), b.regions.size());

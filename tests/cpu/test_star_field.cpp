@@ -1,10 +1,10 @@
-// The source-finder evaluation harness (core/algo/brightest/StarField.h): the synthetic frame holds what
+// The source-finder evaluation harness (scenes/StarField.h): the synthetic frame holds what
 // its truth says, its FITS form reads back, and the scoring behaves on catalogues whose answer is known
 // (perfect, one star removed, displaced, duplicated, rectangles, the galaxy). Nothing here asserts how
 // well Glint or SExtractor do: that is `glint-cli bench sources`.
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/brightest/StarField.h"
+#include "scenes/StarField.h"
 #include "core/io/ImageLoader.h"
 #include "core/util/Errors.h"
 

@@ -237,7 +237,7 @@ private slots:
         };
         badOption("via outside", {"--via", "40,70"}, "outside");
         badOption("via equal", {"--via", "60,30"}, "equal");
-        badOption("d < 2", {"--points", "1"}, "points per guide");
+        badOption("d < 2", {"--points", "1"}, "'--points' must be between 2 and");
         badOption("n < 1", {"--guides", "0"}, "guides");
         badOption("angle 0", {"--max-angle", "0"}, "angle");
         badOption("angle 180.5", {"--max-angle", "180.5"}, "angle");
@@ -248,11 +248,11 @@ private slots:
         badOption("polarity", {"--polarity", "grey"}, "polarity");
         badOption("backend", {"--backend", "gpu"}, "backend");
         badOption("unknown option", {"--colour", "red"}, "colour");
-        badOption("too many points", {"--points", "100000"}, "at most");
+        badOption("too many points", {"--points", "100000"}, "between 2 and 4096");
         badOption("objective", {"--objective", "mean"}, "objective");
         badOption("widen -1", {"--widen", "-1"}, "widen");
         badOption("widen 11", {"--widen", "11"}, "widen");
-        badOption("guides autox", {"--guides", "autox"}, "'auto'");
+        badOption("guides autox", {"--guides", "autox"}, "or adaptive");
     }
     void badInput() {
         QFETCH(QStringList, args);

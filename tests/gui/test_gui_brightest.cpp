@@ -12,7 +12,10 @@
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "core/io/ImageLoader.h"
-#include "core/algo/brightest/AutoExclude.h"
+#include "core/algo/mammogram/AutoExclude.h"
+#include "core/algo/kmax/KMax.h"
+#include "core/params/ImageKind.h"
+#include "ui/params/BoundSpinBox.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/jobs/JobStatusWidget.h"
 #include "ui/overlay/LayerStack.h"
@@ -117,8 +120,8 @@ private slots:
         BrightestModule* module = findModule(window);
         QVERIFY(test::moduleRegistered(window, module));
         QVERIFY(module->panel());
-        // K up to 1000; the overlap mode is one combo entry.
-        QCOMPARE(module->panel()->kBox()->maximum(), 1000);
+        // K as far as the CLI takes it; the overlap mode is one combo entry.
+        QCOMPARE(module->panel()->kBox()->maximum(), static_cast<int>(kMaxKMaxResults)); // the spec's range, as the CLI's
         QVERIFY(module->panel()->modeBox()->findData(QStringLiteral("overlap")) >= 0);
         // Without an image a run is refused with a message, not a crash.
         QVERIFY(!module->run());
@@ -145,7 +148,7 @@ private slots:
         QCOMPARE(panel->pivotBox()->currentData().toString(), QStringLiteral("local"));
         QCOMPARE(panel->thresholdBox()->value(), 3.0);
         QCOMPARE(panel->minSnrBox()->value(), 5.0);
-        QCOMPARE(panel->maxBoxBox()->value(), kMaxBoxAuto); // the search bound: 5 FWHM measured on the image
+        QCOMPARE(panel->maxBoxBox()->value(), BoundSpinBox::kAuto); // the search bound: 5 FWHM measured on the image
         QCOMPARE(panel->maxBoxBox()->text(), QStringLiteral("auto (5 × FWHM)"));
         QCOMPARE(module->exclusionCount(), 0);
         QCOMPARE(panel->kBox()->value(), 10);
@@ -156,7 +159,7 @@ private slots:
         QCOMPARE(fitsParams.pivot.kind, PivotSpec::Kind::Local);
         QCOMPARE(fitsParams.threshold, 3.0);
         QCOMPARE(fitsParams.minSnr, 5.0);
-        QCOMPARE(fitsParams.maxBox, kMaxBoxAuto);
+        QVERIFY(fitsParams.maxBox.isAuto());
         // The run measured the bound on the image, every box fits it, and the status bar says so.
         {
             const BrightestResult& fitsResult = module->lastResults().front();
@@ -169,7 +172,7 @@ private slots:
         // every listed box fits the bound it measured.
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
         QVERIFY(panel->maxBoxBox()->isEnabled());
-        QCOMPARE(module->currentParams(10).maxBox, kMaxBoxAuto);
+        QVERIFY(module->currentParams(10).maxBox.isAuto());
         QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         QCOMPARE(module->lastResults().front().mode, BrightestMode::Overlap);
         QVERIFY(!module->lastResults().front().regions.empty());
@@ -201,7 +204,7 @@ private slots:
 
         window.openFile(mammogram);
         GLINT_WAIT_FOR_IMAGE(window);
-        QVERIFY(glint::imageIsMammogram(window.context().image()->meta));
+        QCOMPARE(glint::classifyImage(*window.context().image()).kind, glint::ImageKind::Mammogram);
         QVERIFY(waitForAutoExclusion(module));
         QVERIFY(module->exclusionCount() > 0);
         QCOMPARE(module->exclusionLayer()->itemCount(), module->exclusionCount());
@@ -235,7 +238,7 @@ private slots:
 
         window.openFile(aero);
         GLINT_WAIT_FOR_IMAGE(window);
-        QVERIFY(!glint::imageIsMammogram(window.context().image()->meta));
+        QVERIFY(glint::classifyImage(*window.context().image()).kind != glint::ImageKind::Mammogram);
         QVERIFY(!module->autoExclusionPending());
         QCOMPARE(module->exclusionCount(), 0);
         QVERIFY(!module->exclusionLayer() || module->exclusionLayer()->itemCount() == 0);
@@ -309,10 +312,11 @@ private slots:
 
         // Sessions keep the source finder's fields; a session without them keeps the image's defaults.
         const QJsonObject state = module->saveSession();
-        const QJsonObject saved = state[QStringLiteral("panel")].toObject();
+        const QJsonObject saved = state[QStringLiteral("form")].toObject(); // the brightest spec's keys
         QCOMPARE(saved[QStringLiteral("mesh")].toInt(), 16);
         QCOMPARE(saved[QStringLiteral("min_snr")].toDouble(), 1000.0);
-        QCOMPARE(saved[QStringLiteral("pivot_kind")].toString(), QStringLiteral("local"));
+        QCOMPARE(saved[QStringLiteral("pivot")].toString(), QStringLiteral("local"));
+        QCOMPARE(state[QStringLiteral("runs")].toArray().last().toObject()[QStringLiteral("parameters")].toObject()[QStringLiteral("mesh")].toInt(), 16);
         panel->meshBox()->setValue(64);
         panel->minSnrBox()->setValue(0.0);
         SessionImages inputs;
@@ -320,45 +324,46 @@ private slots:
         module->prepareSession(state, inputs)();
         QCOMPARE(panel->meshBox()->value(), 16);
         QCOMPARE(panel->minSnrBox()->value(), 1000.0);
+        // A session of an older version: its "panel", without the source finder's fields.
         QJsonObject older = state;
-        QJsonObject olderPanel = saved;
-        for (const char* key : {"threshold", "min_snr", "min_area", "max_size", "max_box", "mesh"})
-            olderPanel.remove(QLatin1String(key));
-        older[QStringLiteral("panel")] = olderPanel;
+        older.remove(QStringLiteral("form"));
+        older[QStringLiteral("panel")] = QJsonObject{{QStringLiteral("k"), 5}, {QStringLiteral("mode"), QStringLiteral("disjoint")},
+                                                     {QStringLiteral("pivot_kind"), QStringLiteral("local")},
+                                                     {QStringLiteral("percentile"), 50.0}, {QStringLiteral("number"), QString()},
+                                                     {QStringLiteral("backend"), QStringLiteral("cpu")}};
         panel->thresholdBox()->setValue(2.5);
         module->prepareSession(older, inputs)();
         QCOMPARE(panel->thresholdBox()->value(), 2.5);
         QCOMPARE(panel->meshBox()->value(), 16);
         // The search bound goes into the run's parameters and the session.
         panel->maxBoxBox()->setValue(9);
-        BrightestParams bounded;
-        panel->applySourceFinding(bounded);
-        QCOMPARE(bounded.maxBox, 9);
+        QCOMPARE(module->currentParams(10).maxBox.get(), 9);
         const QJsonObject withBox = module->saveSession();
-        QCOMPARE(withBox[QStringLiteral("panel")].toObject()[QStringLiteral("max_box")].toInt(), 9);
+        QCOMPARE(withBox[QStringLiteral("form")].toObject()[QStringLiteral("max_box")].toInt(), 9);
         panel->maxBoxBox()->setValue(0);
         module->prepareSession(withBox, inputs)();
         QCOMPARE(panel->maxBoxBox()->value(), 9);
         // auto goes into the session and comes back.
-        panel->maxBoxBox()->setValue(kMaxBoxAuto);
+        panel->maxBoxBox()->setValue(BoundSpinBox::kAuto);
         const QJsonObject withAuto = module->saveSession();
+        QCOMPARE(withAuto[QStringLiteral("form")].toObject()[QStringLiteral("max_box")].toString(), QStringLiteral("auto"));
         panel->maxBoxBox()->setValue(5);
         module->prepareSession(withAuto, inputs)();
-        QCOMPARE(panel->maxBoxBox()->value(), kMaxBoxAuto);
+        QCOMPARE(panel->maxBoxBox()->value(), BoundSpinBox::kAuto);
     }
 
     // The Max box field reads "auto (5 × FWHM)", "none" or "N px", and takes any of them typed.
     void maxBoxTyping() {
         BrightestPanel panel;
         QSpinBox* box = panel.maxBoxBox();
-        box->setValue(kMaxBoxAuto);
+        box->setValue(BoundSpinBox::kAuto);
         QCOMPARE(box->text(), QStringLiteral("auto (5 × FWHM)"));
         box->setValue(0);
         QCOMPARE(box->text(), QStringLiteral("none"));
         box->setValue(17);
         QCOMPARE(box->text(), QStringLiteral("17 px"));
         for (const auto& [typed, value] : {std::pair{QStringLiteral("20"), 20}, std::pair{QStringLiteral("none"), 0},
-                                           std::pair{QStringLiteral("auto"), kMaxBoxAuto}, std::pair{QStringLiteral("33 px"), 33}}) {
+                                           std::pair{QStringLiteral("auto"), BoundSpinBox::kAuto}, std::pair{QStringLiteral("33 px"), 33}}) {
             box->findChild<QLineEdit*>()->selectAll();
             QTest::keyClicks(box, typed);
             box->interpretText();
@@ -531,7 +536,7 @@ private slots:
         QCOMPARE(module->regionLayer()->itemCount(), 0);
         QCOMPARE(module->model()->rowCount(), 0);
         // Why, in the panel, in the status bar and above the (empty) table of the results dock.
-        const QString why = QStringLiteral("No region: every pixel is at or below the pivot mean = 0 (the image maximum)");
+        const QString why = QStringLiteral("no region: every pixel is at or below the pivot mean = 0 (the image maximum)");
         QVERIFY2(module->panel()->status().contains(why), qPrintable(module->panel()->status()));
         QVERIFY2(window.statusBar()->currentMessage().contains(why), qPrintable(window.statusBar()->currentMessage()));
         ResultsDock* dock = window.resultsDock();
@@ -542,7 +547,7 @@ private slots:
         // Everything excluded: said so.
         module->addExclusionRectangle(QRect(0, 0, 40, 30));
         QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
-        QVERIFY2(dock->noteLabel()->text().contains(QStringLiteral("No region: no pixel is left to search")),
+        QVERIFY2(dock->noteLabel()->text().contains(QStringLiteral("no region: no pixel is left to search")),
                  qPrintable(dock->noteLabel()->text()));
         // A set with regions has no note; choosing the empty one again shows it.
         module->clearExclusions();
@@ -644,7 +649,7 @@ private slots:
         QCOMPARE(r.regions.size(), std::size_t(1));
         QCOMPARE(QRect(r.regions[0].x, r.regions[0].y, r.regions[0].width, r.regions[0].height), QRect(60, 20, 30, 30));
         const QString said = QStringLiteral("p99 = 255 is the image maximum, so no pixel lies above it: the pivot used is %1, "
-                                            "the largest value below the maximum.").arg(below);
+                                            "the largest value below the maximum").arg(below);
         QVERIFY2(window.statusBar()->currentMessage().contains(said), qPrintable(window.statusBar()->currentMessage()));
         QVERIFY2(module->panel()->status().contains(said), qPrintable(module->panel()->status()));
         QVERIFY(window.resultsDock()->noteLabel()->text().contains(said));
@@ -655,7 +660,7 @@ private slots:
         module->setRoi(QRect(65, 25, 10, 10));
         QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
         QVERIFY(module->lastResults().front().regions.empty());
-        const QString why = QStringLiteral("No region: every pixel is at or below the pivot p99 = 255 (the maximum of the included pixels)");
+        const QString why = QStringLiteral("no region: every pixel is at or below the pivot p99 = 255 (the maximum of the included pixels)");
         QVERIFY2(window.statusBar()->currentMessage().contains(why), qPrintable(window.statusBar()->currentMessage()));
         QVERIFY(window.resultsDock()->noteLabel()->text().contains(why));
 
@@ -665,7 +670,7 @@ private slots:
         QVERIFY2(runAndWait(module, [&] { module->run(1); }, &message), qPrintable(message));
         QVERIFY(module->lastResults().front().regions.empty());
         QVERIFY2(window.resultsDock()->noteLabel()->text().contains(
-                     QStringLiteral("No region: every pixel is at or below the pivot 255 (the image maximum)")),
+                     QStringLiteral("no region: every pixel is at or below the pivot 255 (the image maximum)")),
                  qPrintable(window.resultsDock()->noteLabel()->text()));
     }
 
@@ -1017,15 +1022,12 @@ private slots:
         QVERIFY(panel->maxBoxBox()->isEnabled() && panel->minSnrBox()->isEnabled());
         QVERIFY(!panel->distinctCheck()->isEnabled());
         QVERIFY(!panel->distinctBox()->isEnabled());
-        BrightestParams params;
-        params.mode = BrightestMode::Disjoint;
-        panel->applyDistinct(params);
-        QVERIFY(!params.distinct);
+        QVERIFY(!module->currentParams(6).distinct);
         panel->modeBox()->setCurrentIndex(panel->modeBox()->findData(QStringLiteral("overlap")));
         QVERIFY(panel->distinctCheck()->isEnabled());
         QVERIFY(panel->distinctCheck()->isChecked());
         QVERIFY(panel->distinctBox()->isEnabled());
-        QCOMPARE(panel->distinctBox()->value(), BrightestPanel::kDefaultDistinct);
+        QCOMPARE(panel->distinctBox()->value(), 0.2); // the spec's preset for every kind
         panel->distinctCheck()->setChecked(false);
         QVERIFY(!panel->distinctBox()->isEnabled());
         panel->distinctCheck()->setChecked(true);
@@ -1041,11 +1043,11 @@ private slots:
             QVERIFY(!w->isEnabled());
         QVERIFY(panel->maxBoxBox()->isEnabled());
         panel->maxBoxBox()->setValue(7);
-        QCOMPARE(module->currentParams(6).maxBox, 7);
+        QCOMPARE(module->currentParams(6).maxBox.get(), 7);
         panel->maxBoxBox()->setValue(0);
         const BrightestParams overlapParams = module->currentParams(6);
         QCOMPARE(overlapParams.minSnr, 0.0);
-        QCOMPARE(overlapParams.maxBox, 0);
+        QVERIFY(overlapParams.maxBox.isNone());
         QString message;
         QVERIFY2(runAndWait(module, [&] { panel->runButton()->click(); }, &message), qPrintable(message));
         const BrightestResult& result = module->lastResults().front();
@@ -1059,9 +1061,8 @@ private slots:
         QVERIFY2(sameRegions(shown, expected), qPrintable(QStringLiteral("window: %1\ncli:    %2").arg(describe(shown), describe(expected))));
         // The session keeps the check and F.
         const QJsonObject state = module->saveSession();
-        const QJsonObject saved = state[QStringLiteral("panel")].toObject();
+        const QJsonObject saved = state[QStringLiteral("form")].toObject();
         QCOMPARE(saved[QStringLiteral("distinct")].toDouble(), 0.25);
-        QCOMPARE(saved[QStringLiteral("distinct_on")].toBool(), true);
         panel->distinctBox()->setValue(0.6);
         panel->distinctCheck()->setChecked(false);
         SessionImages inputs;
@@ -1072,8 +1073,8 @@ private slots:
         QVERIFY(module->lastResults().front().distinct && *module->lastResults().front().distinct == 0.25);
         QJsonObject off = state;
         QJsonObject offPanel = saved;
-        offPanel[QStringLiteral("distinct_on")] = false;
-        off[QStringLiteral("panel")] = offPanel;
+        offPanel[QStringLiteral("distinct")] = QJsonValue::Null;
+        off[QStringLiteral("form")] = offPanel;
         module->prepareSession(off, inputs)();
         QVERIFY(!panel->distinctCheck()->isChecked());
         QVERIFY(!panel->distinctBox()->isEnabled());

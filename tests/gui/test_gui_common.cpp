@@ -6,7 +6,7 @@
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/display/DisplayPipeline.h"
 #include "ui/docks/ParametersDock.h"

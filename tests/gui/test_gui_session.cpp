@@ -31,14 +31,32 @@ QJsonObject withoutView(QJsonObject doc) {
     return doc;
 }
 
-QString describeDifference(const QJsonObject& a, const QJsonObject& b) {
-    for (auto it = a.begin(); it != a.end(); ++it)
-        if (b.value(it.key()) != it.value())
-            return QStringLiteral("%1:\n%2\n---\n%3")
-                .arg(it.key(),
-                     QString::fromUtf8(QJsonDocument(QJsonObject{{it.key(), it.value()}}).toJson()).left(3000),
-                     QString::fromUtf8(QJsonDocument(QJsonObject{{it.key(), b.value(it.key())}}).toJson()).left(3000));
-    return a.size() == b.size() ? QString() : QStringLiteral("different keys");
+// Where two documents differ first: the path of the value and both sides.
+QString describeDifference(const QJsonValue& a, const QJsonValue& b, const QString& path = {}) {
+    if (a.type() != b.type()) return QStringLiteral("%1: a %2, then a %3").arg(path).arg(a.type()).arg(b.type());
+    if (a.isObject()) {
+        const QJsonObject oa = a.toObject(), ob = b.toObject();
+        for (auto it = oa.begin(); it != oa.end(); ++it) {
+            if (!ob.contains(it.key())) return QStringLiteral("%1/%2: missing after").arg(path, it.key());
+            const QString d = describeDifference(it.value(), ob.value(it.key()), path + QLatin1Char('/') + it.key());
+            if (!d.isEmpty()) return d;
+        }
+        for (auto it = ob.begin(); it != ob.end(); ++it)
+            if (!oa.contains(it.key())) return QStringLiteral("%1/%2: only after").arg(path, it.key());
+        return {};
+    }
+    if (a.isArray()) {
+        const QJsonArray xa = a.toArray(), xb = b.toArray();
+        if (xa.size() != xb.size()) return QStringLiteral("%1: %2 items, then %3").arg(path).arg(xa.size()).arg(xb.size());
+        for (qsizetype i = 0; i < xa.size(); ++i) {
+            const QString d = describeDifference(xa[i], xb[i], path + QStringLiteral("[%1]").arg(i));
+            if (!d.isEmpty()) return d;
+        }
+        return {};
+    }
+    if (a == b) return {};
+    const auto text = [](const QJsonValue& v) { return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)); };
+    return QStringLiteral("%1: %2, then %3").arg(path, text(a), text(b));
 }
 
 bool sameView(const QJsonObject& a, const QJsonObject& b) {

@@ -7,7 +7,7 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/trace/LineTrace.h"
-#include "core/algo/trace/TraceScenes.h"
+#include "scenes/TraceScenes.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
@@ -20,6 +20,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QDir>
 #include <QElapsedTimer>
@@ -187,8 +189,9 @@ private slots:
         QVERIFY(guides && score);
         QCOMPARE(guides->value(), 6);
         QCOMPARE(module->settings().params.points, 256);
-        // --guides auto is the window's default (the guide count is the first solve's); live legs never refine.
-        auto* guidesAuto = window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("guidesAuto"));
+        // --guides adaptive is the window's default (the spec's preset: 6 guides, refined where the fit is poor);
+        // live legs never refine.
+        auto* guidesAuto = window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("guides_auto"));
         QVERIFY(guidesAuto && guidesAuto->isChecked());
         QVERIFY(module->settings().params.autoGuides);
         QVERIFY(!module->settings().liveParams().autoGuides);
@@ -197,7 +200,7 @@ private slots:
         guidesAuto->setChecked(true);
         // The widenings have a box of their own (Advanced); a setting without a box (the sine threshold)
         // survives an edit in the panel.
-        auto* widenings = window.parametersDock()->findChild<QSpinBox*>(QStringLiteral("widenings"));
+        auto* widenings = window.parametersDock()->findChild<QSpinBox*>(QStringLiteral("widen"));
         QVERIFY(widenings);
         QCOMPARE(widenings->value(), TraceParams{}.maxWidenings);
         TraceSettings custom = module->settings();
@@ -208,8 +211,9 @@ private slots:
         widenings->setValue(1);
         QCOMPARE(module->settings().params.maxWidenings, 1);
         QCOMPARE(module->settings().field.sineThresholdFraction, 0.25);
+        guidesAuto->setChecked(false);
         guides->setValue(8);
-        score->setCurrentIndex(score->findText(QStringLiteral("ridge")));
+        score->setCurrentIndex(score->findData(QStringLiteral("ridge")));
         QCOMPARE(module->settings().params.guides, 8);
         QCOMPARE(module->settings().field.score, TraceScore::Ridge);
         // Without an image the tool does not start, and says why.
@@ -308,8 +312,9 @@ private slots:
         QCOMPARE(trace->backend, QStringLiteral("cpu"));
         QCOMPARE(trace->device, QString::fromStdString(cpuDeviceName()));
         QCOMPARE(trace->imageSize, QSize(scene.image.width(), scene.image.height()));
-        QVERIFY(trace->parameters.contains(QStringLiteral("guides=6 points=256")));
-        QVERIFY(trace->parameters.contains(QStringLiteral("score=ridge width=5")));
+        QVERIFY2(trace->parameters.contains(QStringLiteral("points=256")), qPrintable(trace->parameters));
+        QVERIFY2(trace->parameters.contains(QStringLiteral("score=ridge")) && trace->parameters.contains(QStringLiteral("width=5")),
+                 qPrintable(trace->parameters));
         QStringList steps;
         for (const TimingStep& s : trace->steps) steps << QString::fromStdString(s.name);
         for (const char* name : {"geometry", "segment scores", "dp", "assemble"}) QVERIFY2(steps.contains(QLatin1String(name)), name);
@@ -503,7 +508,7 @@ private slots:
     void snapConfidenceAndGuides() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
         TraceSettings settings = roadSettings();
-        settings.snap = true;
+        settings.snap = 4.0; // the window's preset radius
         settings.showGuides = true;
         Fixture f;
         QVERIFY(open(f, scene.image, settings));
@@ -520,6 +525,8 @@ private slots:
         QVERIFY(marker != imageAt(canvas, beside));
         QTest::mouseClick(canvas, Qt::LeftButton, Qt::NoModifier, beside);
         QCOMPARE(m->clickCount(), 1);
+        // The click is snapped as core snaps it, once the first click's field is in (resolveTrace).
+        QTRY_VERIFY_WITH_TIMEOUT(!m->isFixing(), 20000);
         const QPointF first = m->tool()->preview().clicks.first();
         const double off = meanDistanceToPolylines({TracePoint{first.x(), first.y()}}, {scene.centre});
         QVERIFY2(off <= 1.0, qPrintable(QString::number(off)));
@@ -558,9 +565,9 @@ private slots:
         QVERIFY(f.window.statusBar()->currentMessage().contains(QStringLiteral("weak leg")));
     }
 
-    // The panel's objective (mean per length by default) and width auto: the first leg picks the width at
-    // the first two clicks, the trace keeps it; both travel in the session, and an older session (without
-    // them) reads as the paper's objective with the typed width.
+    // The panel's objective (mean per length by default) and width auto: the first click measures the width (as
+    // glint-cli trace --width auto does), the trace keeps it; both travel in the session, and an older session
+    // (without them) reads as the paper's objective with the typed width.
     void objectiveAndWidthAuto() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 6.0, 5);
         Fixture f;
@@ -571,13 +578,13 @@ private slots:
         TraceModule* m = f.module;
         f.window.parametersDock()->showPanel(m->name());
         auto* objective = f.window.parametersDock()->findChild<QComboBox*>(QStringLiteral("objective"));
-        auto* autoWidth = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("autoWidth"));
-        auto* snap = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("snap"));
+        auto* autoWidth = f.window.parametersDock()->findChild<QCheckBox*>(QStringLiteral("width_auto"));
+        auto* snap = f.window.parametersDock()->findChild<QDoubleSpinBox*>(QStringLiteral("snap"));
         QVERIFY(objective && autoWidth && snap);
         QCOMPARE(TraceSettings().params.objective, TraceObjective::Ratio);
-        QVERIFY(TraceSettings().autoWidth && TraceSettings().snap);
-        QCOMPARE(objective->currentData().toInt(), static_cast<int>(TraceObjective::Ratio));
-        QVERIFY(autoWidth->isChecked() && !snap->isChecked());
+        QVERIFY(TraceSettings().autoWidth && TraceSettings().snap == 4.0);
+        QCOMPARE(objective->currentData().toString(), QStringLiteral("ratio"));
+        QVERIFY(autoWidth->isChecked() && snap->value() == 0.0);
 
         clickFrom(f.canvas, scene);
         QTest::mouseClick(f.canvas, Qt::LeftButton, Qt::NoModifier, widgetAt(f.canvas, centreAt(scene, 0.6 * scene.image.width())));
@@ -591,20 +598,29 @@ private slots:
         const double width = parameters.mid(at + 7).section(QLatin1Char(' '), 0, 0).toDouble();
         QVERIFY2(width >= 6.0 / 1.5 && width <= 6.0 * 1.5, qPrintable(parameters));
 
-        objective->setCurrentIndex(objective->findData(static_cast<int>(TraceObjective::Sum)));
+        objective->setCurrentIndex(objective->findData(QStringLiteral("sum")));
         QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
         QJsonObject state = m->saveSession();
-        QJsonObject saved = state[QStringLiteral("settings")].toObject();
-        QCOMPARE(saved[QStringLiteral("objective")].toString(), QStringLiteral("sum"));
-        QCOMPARE(saved[QStringLiteral("width_auto")].toBool(), true);
-        QCOMPARE(saved[QStringLiteral("guides_auto")].toBool(), true);
+        const QJsonObject form = state[QStringLiteral("settings")].toObject()[QStringLiteral("form")].toObject();
+        QCOMPARE(form[QStringLiteral("objective")].toString(), QStringLiteral("sum"));
+        QCOMPARE(form[QStringLiteral("width")].toString(), QStringLiteral("auto"));
+        QCOMPARE(form[QStringLiteral("guides")].toString(), QStringLiteral("adaptive"));
+        // The finished trace records what glint-cli trace --params replays: the width it measured, the clicks.
+        const QJsonObject recorded = state[QStringLiteral("traces")].toArray().first().toObject()[QStringLiteral("parameters")].toObject();
+        QCOMPARE(recorded[QStringLiteral("width")].toDouble(), width);
+        QVERIFY(recorded[QStringLiteral("from")].isArray() && recorded[QStringLiteral("to")].isArray());
         m->setSettings(roadSettings());
         m->prepareSession(state, {})();
         QCOMPARE(m->settings().params.objective, TraceObjective::Sum);
         QVERIFY(m->settings().autoWidth);
         QVERIFY(m->settings().params.autoGuides);
-        for (const char* key : {"objective", "max_widenings", "width_auto", "snap", "guides_auto"})
-            saved.remove(QLatin1String(key));
+        // A session of an older version: the settings' own keys, without the objective, the widenings, width
+        // auto, snapping and adaptive guides.
+        const QJsonObject saved{{QStringLiteral("guides"), 6}, {QStringLiteral("points"), 256}, {QStringLiteral("half_width"), 0.0},
+                                {QStringLiteral("max_angle"), 45.0}, {QStringLiteral("live_points"), 128},
+                                {QStringLiteral("score"), QStringLiteral("ridge")}, {QStringLiteral("line_width"), 6.0},
+                                {QStringLiteral("polarity"), QStringLiteral("both")}, {QStringLiteral("sine_threshold"), 0.1},
+                                {QStringLiteral("backend"), QStringLiteral("cpu")}, {QStringLiteral("show_guides"), false}};
         state[QStringLiteral("settings")] = saved;
         m->prepareSession(state, {})();
         QCOMPARE(m->settings().params.objective, TraceObjective::Sum);

@@ -124,7 +124,7 @@ void checkTracePanel(ParametersDock* parameters, TraceModule* module) {
                  qPrintable(QStringLiteral("%1: the panel needs %2 px, the dock gives %3")
                                 .arg(what).arg(panel->minimumSizeHint().width()).arg(scroll->viewport()->width())));
         QTRY_VERIFY2(!scroll->horizontalScrollBar()->isVisible() || scroll->horizontalScrollBar()->maximum() == 0, qPrintable(what));
-        QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("traceButton"))->isVisible());
+        QVERIFY2(panel->findChild<QPushButton*>(QStringLiteral("traceButton"))->isVisible(), qPrintable(what));
     };
     wholeAndNarrow(QStringLiteral("defaults"));
     // A click on a folded group's title unfolds it; the panel stays whole and as narrow.
@@ -142,7 +142,7 @@ void checkTracePanel(ParametersDock* parameters, TraceModule* module) {
     auto* score = panel->findChild<QComboBox*>(QStringLiteral("score"));
     QVERIFY(score);
     const int before = score->currentIndex();
-    score->setCurrentIndex(score->findText(QStringLiteral("ridge")));
+    score->setCurrentIndex(score->findData(QStringLiteral("ridge")));
     QVERIFY(!parameters->isFolded(panel->foldedByDefault().first()));
     QVERIFY(panel->findChild<QComboBox*>(QStringLiteral("polarity"))->isVisible());
     wholeAndNarrow(QStringLiteral("ridge"));
@@ -450,7 +450,7 @@ private slots:
             QVERIFY2(box->height() <= metrics.height() + 10,
                      qPrintable(QStringLiteral("%1: %2 px for a %3 px title").arg(box->title()).arg(box->height()).arg(metrics.height())));
             // Everything under the title text's row is the panel's background: no bar, no frame line.
-            const QRect geometry = box->geometry();
+            const QRect geometry(box->mapTo(panel, QPoint(0, 0)), box->size()); // in the panel's picture
             const int below = geometry.top() + metrics.height() + 2;
             int stray = 0;
             for (int y = below; y <= geometry.bottom(); ++y)
@@ -459,9 +459,11 @@ private slots:
             QVERIFY2(stray == 0, qPrintable(QStringLiteral("%1: %2 pixels of frame under the title").arg(box->title()).arg(stray)));
         }
         // Folded groups stack one title row after another.
-        for (int i = 2; i < groups.size(); ++i)
-            QVERIFY2(groups[i]->y() - groups[i - 1]->geometry().bottom() <= 12,
-                     qPrintable(QStringLiteral("%1 px between %2 and %3").arg(groups[i]->y() - groups[i - 1]->geometry().bottom()).arg(groups[i - 1]->title(), groups[i]->title())));
+        const auto top = [panel](QGroupBox* box) { return box->mapTo(panel, QPoint(0, 0)).y(); };
+        for (int i = 2; i < groups.size(); ++i) {
+            const int gap = top(groups[i]) - (top(groups[i - 1]) + groups[i - 1]->height() - 1);
+            QVERIFY2(gap <= 12, qPrintable(QStringLiteral("%1 px between %2 and %3").arg(gap).arg(groups[i - 1]->title(), groups[i]->title())));
+        }
         // Unfolded, a group shows its contents again.
         parameters->setFolded(groups.last(), false);
         QCoreApplication::processEvents();

@@ -4,7 +4,7 @@
 // with an oracle backend.
 #pragma once
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/io/Image.h"
 
 #include <QtTest>

@@ -7,7 +7,7 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
 #include "core/io/Image.h"
 #include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
@@ -58,8 +58,7 @@ inline RandomDisjointCase randomDisjointCase(std::mt19937& rng, int trial, int m
                           : randomIntImage(w, h, -200, 180, rng);
     c.params.pivot = PivotSpec::parse("0");
     if (coin(rng) == 0 && w > 3 && h > 3) {
-        c.params.hasRoi = true;
-        c.params.roi = {1, 1, w - 2, h - 3};
+        c.params.roi = PixelRect{1, 1, w - 2, h - 3};
     }
     if (coin(rng) <= 1) {
         std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);

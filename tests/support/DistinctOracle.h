@@ -7,7 +7,7 @@
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
 #include "core/algo/kmax/StripSearch.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/io/Image.h"
 

@@ -13,7 +13,7 @@
 // because, unlike <random>'s distributions, it gives the same numbers with every standard library.
 #include "core/io/Codecs.h"
 #include "core/util/AtomicFile.h"
-#include "tools/samples/SyntheticNoise.h"
+#include "scenes/SyntheticNoise.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

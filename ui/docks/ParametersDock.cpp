@@ -20,6 +20,26 @@
 namespace glint::ui {
 
 namespace {
+
+// A panel's foldable groups: its group boxes that no other group box holds (directly in the panel, or in a
+// form the panel holds, as SpecForm's groups are), top to bottom.
+QVector<QGroupBox*> topGroups(QWidget* panel) {
+    QVector<QGroupBox*> out;
+    for (QGroupBox* box : panel->findChildren<QGroupBox*>()) {
+        bool nested = false;
+        for (QWidget* w = box->parentWidget(); w && w != panel; w = w->parentWidget())
+            if (qobject_cast<QGroupBox*>(w)) nested = true;
+        if (!nested) out.append(box);
+    }
+    std::sort(out.begin(), out.end(), [panel](const QGroupBox* a, const QGroupBox* b) {
+        return a->mapTo(panel, QPoint(0, 0)).y() < b->mapTo(panel, QPoint(0, 0)).y();
+    });
+    return out;
+}
+
+} // namespace
+
+namespace {
 const QString kFolded = QStringLiteral("▸ ");
 const QString kUnfolded = QStringLiteral("▾ ");
 
@@ -76,7 +96,7 @@ void ParametersDock::addPanel(const QString& title, QWidget* panel) {
     // Lists in a panel show a few rows and scroll themselves, rather than stretching the panel.
     for (QAbstractItemView* view : panel->findChildren<QAbstractItemView*>())
         if (!qobject_cast<QComboBox*>(view->parentWidget())) view->setMaximumHeight(view->fontMetrics().height() * 5 + 12);
-    for (QGroupBox* box : panel->findChildren<QGroupBox*>(Qt::FindDirectChildrenOnly)) {
+    for (QGroupBox* box : topGroups(panel)) {
         groups_.insert(box, {box->title(), false, false, {}});
         box->setTitle(kUnfolded + box->title());
         box->installEventFilter(this);
@@ -99,9 +119,8 @@ QVector<QGroupBox*> ParametersDock::groups(const QString& panelTitle) const {
     const auto* scroll = qobject_cast<QScrollArea*>(pages_->widget(index));
     if (!scroll || !scroll->widget()) return {};
     QVector<QGroupBox*> out;
-    for (QGroupBox* box : scroll->widget()->findChildren<QGroupBox*>(Qt::FindDirectChildrenOnly))
+    for (QGroupBox* box : topGroups(scroll->widget()))
         if (groups_.contains(box)) out.append(box);
-    std::sort(out.begin(), out.end(), [](const QGroupBox* a, const QGroupBox* b) { return a->y() < b->y(); });
     return out;
 }
 
@@ -143,7 +162,11 @@ void ParametersDock::fold(QGroupBox* box, bool folded) {
     }
     box->update();
     if (box->layout()) box->layout()->invalidate();
-    if (QWidget* panel = box->parentWidget(); panel && panel->layout()) panel->layout()->invalidate();
+    // Up to the panel (through a form that holds the group): each layout sizes again.
+    for (QWidget* w = box->parentWidget(); w && !qobject_cast<QScrollArea*>(w); w = w->parentWidget()) {
+        if (w->layout()) w->layout()->invalidate();
+        w->updateGeometry();
+    }
 }
 
 QScrollArea* ParametersDock::currentScroll() const { return qobject_cast<QScrollArea*>(pages_->currentWidget()); }
@@ -177,9 +200,8 @@ void ParametersDock::fitCurrentPanel() {
     fitting_ = true;
     const int room = scroll->viewport()->height();
     QVector<QGroupBox*> boxes;
-    for (QGroupBox* box : panel->findChildren<QGroupBox*>(Qt::FindDirectChildrenOnly))
+    for (QGroupBox* box : topGroups(panel))
         if (groups_.contains(box)) boxes.append(box);
-    std::sort(boxes.begin(), boxes.end(), [](const QGroupBox* a, const QGroupBox* b) { return a->y() < b->y(); });
     // Too tall: fold from the bottom, sparing the one last unfolded; the first group (the main settings and
     // the Run button) goes last.
     for (int i = static_cast<int>(boxes.size()) - 1; i >= 0 && panelHeight(panel) > room; --i) {

@@ -1,6 +1,6 @@
 #include "ui/export/ExportResultsDialog.h"
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/io/Georef.h"
 
 #include <QCheckBox>

@@ -1,6 +1,6 @@
 #include "ui/export/ResultExport.h"
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/export/MaskPng.h"
 #include "core/io/Image.h"
 #include "ui/export/FileOutputs.h"

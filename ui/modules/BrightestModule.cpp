@@ -1,7 +1,8 @@
 #include "ui/modules/BrightestModule.h"
 
-#include "core/algo/brightest/AutoExclude.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/brightest/BrightestSpec.h"
+#include "core/algo/mammogram/AutoExclude.h"
+#include "ui/params/SpecForm.h"
 #include "ui/AppContext.h"
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/canvas/ShapeTools.h"
@@ -54,86 +55,6 @@ QString pivotText(const glint::BrightestResult& r) {
     return r.pivotSpec.kind == glint::PivotSpec::Kind::Number ? spec : QStringLiteral("%1 = %2").arg(spec, number(r.pivot));
 }
 
-// The values a run looks at: the included pixels (in the ROI, not excluded, not blank), their maximum
-// and the largest value below it. One pass over the ROI through core's own work array, so that ROI,
-// exclusions and blanks are those the run uses.
-struct IncludedValues {
-    std::size_t count = 0;
-    double max = 0.0;
-    std::optional<double> belowMax;
-};
-
-IncludedValues includedValues(const glint::Image& image, glint::BrightestParams params, glint::JobControl& job) {
-    params.pivot = glint::PivotSpec{glint::PivotSpec::Kind::Number, 0.0}; // a = the value itself
-    const glint::WorkArray w = glint::prepareWorkArray(image, params);
-    IncludedValues out;
-    std::vector<double> row(static_cast<std::size_t>(w.cols));
-    for (int r = 0; r < w.rows; ++r) {
-        if ((r & 63) == 0) job.throwIfCancelled();
-        w.rowReal(r, row.data());
-        for (int c = 0; c < w.cols; ++c) {
-            if (w.isExcluded(r, c)) continue;
-            const double v = row[static_cast<std::size_t>(c)];
-            if (out.count++ == 0) {
-                out.max = v;
-            } else if (v > out.max) {
-                out.belowMax = out.max;
-                out.max = v;
-            } else if (v < out.max && (!out.belowMax || v > *out.belowMax)) {
-                out.belowMax = v;
-            }
-        }
-    }
-    return out;
-}
-
-bool integerImage(const glint::Image& image) {
-    return glint::isIntegerSampleType(image.sampleType()) || image.meta.integerValued;
-}
-
-// How a run's pivot was chosen, when the window chose another than the panel's (see BrightestModule::start),
-// and what an empty answer needs to be explained.
-struct RunNotes {
-    std::optional<glint::PivotSpec> asked;   // the panel's pivot, when replaced
-    double askedValue = 0.0;                 // its value
-    std::optional<IncludedValues> included;  // for an empty answer (or a replaced pivot)
-    QString shown;                           // the note the results show (UI thread)
-};
-
-// Why a result has no region, as one sentence that starts "No region".
-QString emptyReason(const glint::BrightestResult& r, const IncludedValues& included, bool restricted) {
-    if (included.count == 0)
-        return restricted ? QObject::tr("No region: no pixel is left to search (the ROI lies in the exclusions, or its pixels are blank).")
-                          : QObject::tr("No region: every pixel is blank or excluded.");
-    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
-    if (r.pivot >= included.max) {
-        const QString what = r.pivot == included.max ? where : QObject::tr("above %1, %2").arg(where, number(included.max));
-        return QObject::tr("No region: every pixel is at or below the pivot %1 (%2). Choose a lower pivot.")
-            .arg(pivotText(r), what);
-    }
-    return QObject::tr("No region has a positive sum above the pivot %1.").arg(pivotText(r));
-}
-
-// The line a run's results carry in the results dock and the status bar: how the window chose the pivot,
-// or why the answer is empty; empty when there is nothing to say.
-QString runNote(const std::vector<glint::BrightestResult>& results, const RunNotes& notes, bool restricted) {
-    const QString where = restricted ? QObject::tr("the maximum of the included pixels") : QObject::tr("the image maximum");
-    QStringList lines;
-    if (notes.asked && !results.empty())
-        lines << QObject::tr("%1 = %2 is %3, so no pixel lies above it: the pivot used is %4, the largest value below the maximum.")
-                     .arg(QString::fromStdString(notes.asked->text()), number(notes.askedValue), where,
-                          number(results.front().pivot));
-    const bool sweep = results.size() > 1;
-    for (const glint::BrightestResult& r : results) {
-        if (!r.regions.empty()) continue;
-        QString reason = notes.included ? emptyReason(r, *notes.included, restricted)
-                                        : QObject::tr("No region: every included pixel is at or below the pivot %1.").arg(pivotText(r));
-        if (sweep) reason = QObject::tr("Pivot %1: %2").arg(pivotText(r), reason);
-        lines << reason;
-    }
-    return lines.join(QLatin1Char(' '));
-}
-
 // The search's own notes (core's BrightestResult::note: "found 3 of 10 regions: ..."), once each.
 QString searchNotes(const std::vector<glint::BrightestResult>& results) {
     QStringList lines;
@@ -144,11 +65,6 @@ QString searchNotes(const std::vector<glint::BrightestResult>& results) {
     return lines.join(QLatin1Char(' '));
 }
 
-QString joined(const QString& a, const QString& b) {
-    if (a.isEmpty()) return b;
-    if (b.isEmpty()) return a;
-    return a + QLatin1Char(' ') + b;
-}
 
 // The measurement columns appended after the existing ones (older sessions' regions have none: blank).
 QStringList measurementColumns(bool sky) {
@@ -204,7 +120,7 @@ BrightestModule::BrightestModule(AppContext& context, QObject* parent)
     kBrightestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     brightestAction_->setText(tr("Brightest Region (K = 1)"));
     brightestAction_->setStatusTip(tr("Only the rectangle with the largest sum of (value − pivot)"));
-    showK(BrightestPanel::kDefaultK);
+    showK(glint::brightestSpec().presetValues(glint::ImageKind::Other)["k"].get<int>());
     connect(brightestAction_, &QAction::triggered, this, [this] {
         emit panelRequested();
         run(1);
@@ -269,29 +185,31 @@ QWidget* BrightestModule::createPanel() {
     return panel_;
 }
 
-glint::BrightestParams BrightestModule::currentParams(int k) const {
-    glint::BrightestParams params;
-    if (panel_) {
-        params.pivot = panel_->pivot();
-        params.mode = panel_->mode();
-        panel_->applySourceFinding(params);
-        panel_->applyDistinct(params);
-    }
-    params.k = k;
-    if (roi_) {
-        params.hasRoi = true;
-        params.roi = {roi_->x(), roi_->y(), roi_->width(), roi_->height()};
-    }
+glint::Json BrightestModule::currentRequest(int k) const {
+    glint::Json request = panel_ ? panel_->request() : glint::Json::object();
+    if (k > 0) request["k"] = k;
+    if (roi_) request["roi"] = glint::Json::array({roi_->x(), roi_->y(), roi_->width(), roi_->height()});
+    glint::Json rects = glint::Json::array(), polygons = glint::Json::array();
     for (const Exclusion& e : exclusions_) {
         if (!e.polygon) {
-            params.excludeRects.push_back({e.rect.x(), e.rect.y(), e.rect.width(), e.rect.height()});
+            rects.push_back(glint::Json::array({e.rect.x(), e.rect.y(), e.rect.width(), e.rect.height()}));
             continue;
         }
-        glint::PixelPolygon polygon;
-        for (const QPointF& p : e.points) polygon.points.emplace_back(p.x(), p.y());
-        params.excludePolygons.push_back(std::move(polygon));
+        glint::Json points = glint::Json::array();
+        for (const QPointF& p : e.points) points.push_back(glint::Json::array({p.x(), p.y()}));
+        polygons.push_back(std::move(points));
     }
-    return params;
+    request["exclude"] = std::move(rects);
+    request["exclude_polygon"] = std::move(polygons);
+    // The image's auto-exclusions are already shapes of the list (added when it opened, editable).
+    request["auto_exclude"] = "none";
+    if (context().hasImage()) request["preset"] = glint::imageKindName(glint::classifyImage(*context().image()).kind);
+    return request;
+}
+
+glint::BrightestParams BrightestModule::currentParams(int k) const {
+    const glint::ParamSpec<glint::BrightestParams>& spec = glint::brightestSpec();
+    return spec.read(spec.applyPreset(currentRequest(k), context().image().get()));
 }
 
 void BrightestModule::showK(int k) {
@@ -333,69 +251,55 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
         fail(tr("Open an image first."));
         return false;
     }
-    glint::BrightestParams params;
+    glint::Json request;
     glint::Backend backend = glint::Backend::Auto;
     try {
-        params = currentParams(k > 0 ? k : panel_->k());
+        request = currentRequest(k > 0 ? k : panel_->k());
+        glint::brightestSpec().checkEarly(request);
         backend = panel_->backend();
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;
     }
     const bool isSweep = !sweep.empty();
-    const QString parameters = parametersText(params, sweep);
     const std::shared_ptr<const glint::Image> image = ctx.image();
     auto results = std::make_shared<std::vector<glint::BrightestResult>>();
-    auto notes = std::make_shared<RunNotes>();
+    auto parameters = std::make_shared<glint::Json>();
+    auto shown = std::make_shared<QString>();
     JobRequest job;
     job.name = isSweep ? tr("Brightest region: pivot sweep") : name();
-    job.work = [image, params, sweep, backend, results, notes](glint::JobControl& control) {
+    // The window runs what glint-cli runs: the same request, resolved and searched in core.
+    job.work = [image, request, sweep, backend, results, parameters](glint::JobControl& control) {
         if (!sweep.empty()) {
-            *results = glint::runPivotSweep(*image, params, sweep, backend, control);
-            for (const glint::BrightestResult& r : *results)
-                if (r.regions.empty()) {
-                    notes->included = includedValues(*image, params, control);
-                    break;
-                }
+            const glint::ParamSpec<glint::BrightestParams>& spec = glint::brightestSpec();
+            const glint::Json full = spec.applyPreset(request, image.get());
+            *results = glint::runPivotSweep(*image, spec.read(full), sweep, backend, control);
+            *parameters = spec.write(spec.read(full), full["preset"].get<std::string>());
             return;
         }
-        results->push_back(glint::runBrightest(*image, params, backend, control));
-        if (!results->front().regions.empty()) return;
-        // Why nothing was found: the included pixels' maximum (one pass, only for an empty answer).
-        notes->included = includedValues(*image, params, control);
-        // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot:
-        // the window runs again with the largest value below the maximum as the pivot (the regions are
-        // then those of the maximum's pixels), and says so.
-        using Kind = glint::PivotSpec::Kind;
-        const IncludedValues& included = *notes->included;
-        const double pivot = results->front().pivot;
-        if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(*image) &&
-            included.count > 0 && pivot >= included.max && included.belowMax) {
-            notes->asked = params.pivot;
-            notes->askedValue = pivot;
-            glint::BrightestParams again = params;
-            again.pivot = glint::PivotSpec{Kind::Number, *included.belowMax};
-            results->front() = glint::runBrightest(*image, again, backend, control);
-        }
+        glint::BrightestRun run = glint::runBrightestRequest(*image, request, backend, control);
+        results->push_back(std::move(run.result));
+        *parameters = std::move(run.parameters);
     };
-    const bool restricted = params.hasRoi || !exclusions_.isEmpty();
-    job.done = [this, image, results, notes, parameters, isSweep, restricted, k = params.k](glint::JobControl& control) {
+    job.done = [this, image, results, parameters, sweep, isSweep, shown, k = request["k"].get<int>()](glint::JobControl& control) {
         if (context().image() != image) return; // another image was opened meanwhile
         lastResults_ = *results;
-        const QString note = joined(searchNotes(*results), runNote(*results, *notes, restricted));
-        notes->shown = note;
-        // The timing record names the pivot that ran when the window chose another than the panel's.
-        const QString ran = notes->asked && !results->empty()
-                                ? parameters + QStringLiteral(" pivot_used=%1").arg(number(results->front().pivot))
-                                : parameters;
-        if (isSweep) showSweep(*results, k, control, *image, ran, note);
-        else showSingle(results->front(), k, control, *image, ran, note);
+        const QString note = searchNotes(*results);
+        *shown = note;
+        QString text = parametersText(*parameters, sweep);
+        // The pivot core took instead of the one asked for (an integer image's percentile at its maximum).
+        if (!isSweep && !results->empty() && glint::Json(results->front().pivotSpec.text()) != (*parameters)["pivot"] &&
+            results->front().pivotSpec.kind == glint::PivotSpec::Kind::Number && !(*parameters)["pivot"].is_number())
+            text += QStringLiteral(" pivot_used=%1").arg(QString::number(results->front().pivot, 'g', 17));
+        if (isSweep) showSweep(*results, k, control, *image, text, note);
+        else showSingle(results->front(), k, control, *image, text, note);
+        if (!runs_.empty()) runs_.back().parameters = *parameters;
     };
     // This request's own outcome (the runner may run other modules' jobs before and after it).
     QPointer<BrightestModule> self(this);
-    job.finished = [self, notes] {
+    job.finished = [self, shown] {
         if (!self) return;
-        self->showNote(notes->shown); // after the window's "done" message, which it replaces
+        self->showNote(*shown); // after the window's "done" message, which it replaces
         emit self->runFinished();
     };
     job.failed = [self](const QString& message) {
@@ -414,39 +318,28 @@ bool BrightestModule::start(std::vector<glint::PivotSpec> sweep, int k) {
     return true;
 }
 
-QString BrightestModule::parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const {
+QString BrightestModule::parametersText(const glint::Json& parameters, const std::vector<glint::PivotSpec>& sweep) const {
+    // The values that differ from the spec's defaults, key=value; the shapes as a count and a digest, so that runs
+    // with the same shapes (and only those) are compared in the timing dock.
+    const glint::Json defaults = glint::brightestSpec().defaults();
     QStringList parts;
-    if (sweep.empty()) {
-        parts << QStringLiteral("pivot=%1").arg(QString::fromStdString(params.pivot.text()));
-    } else {
+    if (!sweep.empty()) {
         QStringList pivots;
         for (const glint::PivotSpec& p : sweep) pivots << QString::fromStdString(p.text());
         parts << QStringLiteral("pivots=%1").arg(pivots.join(QLatin1Char(',')));
     }
-    parts << QStringLiteral("k=%1").arg(params.k) << QStringLiteral("mode=%1").arg(glint::brightestModeName(params.mode));
-    if (params.threshold != 0.0) parts << QStringLiteral("threshold=%1").arg(number(params.threshold));
-    if (params.minSnr != 0.0) parts << QStringLiteral("min_snr=%1").arg(number(params.minSnr));
-    if (params.minArea != 0) parts << QStringLiteral("min_area=%1").arg(params.minArea);
-    if (params.maxSize != 0) parts << QStringLiteral("max_size=%1").arg(params.maxSize);
-    if (params.maxBox == glint::kMaxBoxAuto) parts << QStringLiteral("max_box=auto");
-    else if (params.maxBox != 0) parts << QStringLiteral("max_box=%1").arg(params.maxBox);
-    if (params.distinct) parts << QStringLiteral("distinct=%1").arg(number(*params.distinct));
-    if (params.pivot.kind == glint::PivotSpec::Kind::Local || params.threshold != 0.0)
-        parts << QStringLiteral("mesh=%1").arg(params.mesh);
-    if (params.hasRoi)
-        parts << QStringLiteral("roi=%1,%2,%3,%4").arg(params.roi.x).arg(params.roi.y).arg(params.roi.width).arg(params.roi.height);
-    if (!exclusions_.isEmpty()) {
-        // The shapes themselves would not fit a line: their count and a digest, so that runs with the same
-        // shapes (and only those) are compared in the timing dock.
-        QStringList coordinates;
-        for (const Exclusion& e : exclusions_) {
-            if (!e.polygon) coordinates << rectText(e.rect);
-            for (const QPointF& p : e.points) coordinates << QString::number(p.x(), 'g', 17) + QLatin1Char(',') + QString::number(p.y(), 'g', 17);
-            coordinates << QStringLiteral(";");
+    for (const auto& [key, value] : parameters.items()) {
+        if ((!sweep.empty() && key == "pivot") || (defaults.contains(key) && defaults[key] == value && key != "k")) continue;
+        if (value.is_array()) {
+            if (value.empty()) continue;
+            parts << QStringLiteral("%1=%2[%3]")
+                         .arg(QString::fromStdString(key))
+                         .arg(value.size())
+                         .arg(qHash(QString::fromStdString(value.dump())) & 0xffffff, 6, 16, QLatin1Char('0'));
+            continue;
         }
-        parts << QStringLiteral("exclusions=%1[%2]")
-                     .arg(exclusions_.size())
-                     .arg(qHash(coordinates.join(QLatin1Char(' '))) & 0xffffff, 6, 16, QLatin1Char('0'));
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(key),
+                                             QString::fromStdString(value.is_string() ? value.get<std::string>() : value.dump()));
     }
     return parts.join(QLatin1Char(' '));
 }
@@ -490,7 +383,7 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
     regionLayer_ = layer;
     sweepLayer_ = nullptr;
     model_ = model;
-    const QString note = givenNote.isEmpty() ? joined(searchNotes({result}), runNote({result}, {}, false)) : givenNote;
+    const QString note = givenNote.isEmpty() ? searchNotes({result}) : givenNote;
     if (ctx.results()) ctx.results()->addResultSet(title, model, layer, note);
     else model->deleteLater();
     runs_.push_back({runCount_, false, k, {result}, {layer}, title});
@@ -563,7 +456,7 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     regionLayer_ = nullptr;
     sweepLayer_ = legend;
     model_ = model;
-    const QString note = givenNote.isEmpty() ? joined(searchNotes(results), runNote(results, {}, false)) : givenNote;
+    const QString note = givenNote.isEmpty() ? searchNotes(results) : givenNote;
     if (ctx.results()) ctx.results()->addResultSet(title, model, legend, note);
     else model->deleteLater();
     runs_.push_back({runCount_, true, k, results, runLayers_, title});
@@ -697,22 +590,13 @@ void BrightestModule::onImageChanged() {
 }
 
 void BrightestModule::applyImageDefaults() {
-    // Useful first answers: the source finder's settings on astronomical images and mammograms (with the
-    // mammogram's exclusions found on a worker), today's mean pivot on the others. Fields the user changed
-    // keep the user's values (BrightestPanel::setImageDefaults).
+    // Useful first answers: the brightest spec's preset for the image's kind (core decides the kind, as
+    // --preset auto does), with the mammogram's exclusions found on a worker. Fields the user changed keep the
+    // user's values.
     if (!panel_ || !context().hasImage()) return;
-    const glint::ImageMetadata& meta = context().image()->meta;
-    const bool mammogram = glint::imageIsMammogram(meta);
-    if (meta.format == "FITS" || mammogram) {
-        // The local pivot, its threshold and SNR, and the search bound: on FITS frames measured on the image
-        // (auto: 5 PSF FWHM), on mammograms the mesh (no point sources to measure; masses span tens of pixels).
-        const glint::BrightestParams source =
-            mammogram ? glint::sourceFinderParams(1, glint::BrightestParams{}.mesh) : glint::sourceFinderParams(1);
-        panel_->setImageDefaults(BrightestPanel::PivotDefault::Local, source.threshold, source.minSnr, source.maxBox);
-    } else {
-        panel_->setImageDefaults(BrightestPanel::PivotDefault::Mean, 0.0, 0.0, 0);
-    }
-    if (mammogram) autoExclude();
+    const glint::Json preset = glint::brightestSpec().presetValues(glint::classifyImage(*context().image()).kind);
+    panel_->form()->setDefaults(preset);
+    if (preset["auto_exclude"] == "mammogram") autoExclude();
 }
 
 void BrightestModule::cancelAutoExclusion() {

@@ -38,6 +38,7 @@ public:
         std::vector<glint::BrightestResult> results; // one per pivot of a sweep
         QVector<QPointer<OverlayLayer>> layers;      // single: the region layer; sweep: each pivot's, then the legend
         QString title;
+        glint::Json parameters; // what the run used, resolved (the brightest spec's JSON; empty for older sessions)
     };
 
     QString name() const override { return tr("Brightest region"); }
@@ -68,12 +69,14 @@ public:
     void clearExclusions();
     int exclusionCount() const { return static_cast<int>(exclusions_.size()); }
     // The mammogram auto-exclusion (core's mammogramAutoExclusions) on the current image, on a worker: its
-    // shapes are added as ordinary exclusions. Opening a mammogram (glint::imageIsMammogram) starts it; the
+    // shapes are added as ordinary exclusions. Opening a mammogram (its kind's preset asks for it) starts it; the
     // panel's "Auto-exclude (mammogram)" button runs it on any image. A run asked for meanwhile starts
     // (or sweep) when the shapes are in. False when there is no image.
     bool autoExclude();
     bool autoExclusionPending() const { return autoExcludePending_; }
-    // The parameters a run would use now; throws UsageError for a wrong pivot.
+    // The request a run would make now (the panel's fields, K, the ROI and exclusions, the image's kind as the
+    // preset), and the parameters it gives; UsageError for a wrong pivot.
+    glint::Json currentRequest(int k) const;
     glint::BrightestParams currentParams(int k) const;
 
     // The latest run's outputs (null before the first run, or once removed).
@@ -108,7 +111,7 @@ private:
     void presentSweep(const std::vector<glint::BrightestResult>& results, int k, const QString& note = {});
     void showNote(const QString& note); // in the status bar
     void showK(int k);                  // in the K Brightest Regions action
-    QString parametersText(const glint::BrightestParams& params, const std::vector<glint::PivotSpec>& sweep) const;
+    QString parametersText(const glint::Json& parameters, const std::vector<glint::PivotSpec>& sweep) const;
     void retirePreviousRun();
     void refreshExclusions();
     void refreshRoi();

@@ -5,7 +5,9 @@
 #include "ui/AppContext.h"
 #include "core/algo/brightest/BrightestAlgorithm.h"
 #include "core/export/CsvTable.h"
+#include "core/algo/brightest/BrightestSpec.h"
 #include "ui/modules/BrightestPanel.h"
+#include "ui/params/SpecForm.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/session/SessionJson.h"
 
@@ -25,6 +27,32 @@ namespace {
 bool anyLayer(const BrightestModule::Run& run) {
     return std::any_of(run.layers.cbegin(), run.layers.cend(),
                        [](const QPointer<OverlayLayer>& l) { return !l.isNull(); });
+}
+
+// An older session's panel (k, mode, pivot_kind / percentile / number, threshold, min_snr, min_area, max_size,
+// max_box with -1 for auto and 0 for none, distinct_on / distinct, mesh) as the brightest spec's JSON.
+glint::Json legacyPanelForm(const QJsonObject& panel) {
+    glint::Json form = glint::Json::object();
+    for (const char* key : {"k", "min_area", "max_size", "mesh"})
+        if (panel.contains(QLatin1String(key))) form[key] = panel[QLatin1String(key)].toInt();
+    for (const char* key : {"threshold", "min_snr"})
+        if (panel.contains(QLatin1String(key))) form[key] = panel[QLatin1String(key)].toDouble();
+    if (panel.contains(QStringLiteral("mode"))) form["mode"] = panel[QStringLiteral("mode")].toString().toStdString();
+    const QString kind = panel[QStringLiteral("pivot_kind")].toString();
+    if (kind == QLatin1String("percentile"))
+        form["pivot"] = glint::PivotSpec{glint::PivotSpec::Kind::Percentile, panel[QStringLiteral("percentile")].toDouble()}.text();
+    else if (kind == QLatin1String("number") && !panel[QStringLiteral("number")].toString().trimmed().isEmpty())
+        form["pivot"] = panel[QStringLiteral("number")].toString().trimmed().toStdString();
+    else if (!kind.isEmpty() && kind != QLatin1String("number"))
+        form["pivot"] = kind.toStdString();
+    if (panel.contains(QStringLiteral("max_box"))) {
+        const int box = panel[QStringLiteral("max_box")].toInt();
+        form["max_box"] = box < 0 ? glint::Json("auto") : box == 0 ? glint::Json("none") : glint::Json(box);
+    }
+    if (panel.contains(QStringLiteral("distinct")))
+        form["distinct"] = panel[QStringLiteral("distinct_on")].toBool(true) ? glint::Json(panel[QStringLiteral("distinct")].toDouble())
+                                                                                : glint::Json(nullptr);
+    return form;
 }
 
 std::uint32_t rgb(const QColor& c) {
@@ -61,22 +89,10 @@ QVector<ExportableResults> BrightestModule::exportableResults() const {
 QJsonObject BrightestModule::saveSession() const {
     QJsonObject state;
     if (panel_) {
-        state[QStringLiteral("panel")] =
-            QJsonObject{{QStringLiteral("k"), panel_->kBox()->value()},
-                        {QStringLiteral("mode"), panel_->modeBox()->currentData().toString()},
-                        {QStringLiteral("pivot_kind"), panel_->pivotBox()->currentData().toString()},
-                        {QStringLiteral("percentile"), panel_->percentileBox()->value()},
-                        {QStringLiteral("number"), panel_->numberEdit()->text()},
-                        {QStringLiteral("backend"), panel_->backendBox()->currentText()},
-                        {QStringLiteral("sweep"), panel_->sweepEdit()->text()},
-                        {QStringLiteral("threshold"), panel_->thresholdBox()->value()},
-                        {QStringLiteral("min_snr"), panel_->minSnrBox()->value()},
-                        {QStringLiteral("min_area"), panel_->minAreaBox()->value()},
-                        {QStringLiteral("max_size"), panel_->maxSizeBox()->value()},
-                        {QStringLiteral("max_box"), panel_->maxBoxBox()->value()},
-                        {QStringLiteral("distinct_on"), panel_->distinctCheck()->isChecked()},
-                        {QStringLiteral("distinct"), panel_->distinctBox()->value()},
-                        {QStringLiteral("mesh"), panel_->meshBox()->value()}};
+        // The form as the brightest spec's JSON (every field, applying or not), and the panel's own settings.
+        state[QStringLiteral("form")] = sessionjson::fromJson(panel_->form()->allValues());
+        state[QStringLiteral("backend")] = panel_->backendBox()->currentText();
+        state[QStringLiteral("sweep")] = panel_->sweepEdit()->text();
     }
     if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
     QJsonArray exclusions;
@@ -90,10 +106,12 @@ QJsonObject BrightestModule::saveSession() const {
         QJsonArray results;
         for (const glint::BrightestResult& r : run.results)
             results.append(sessionjson::brightestResult(r));
-        runs.append(QJsonObject{{QStringLiteral("number"), run.number},
-                                {QStringLiteral("sweep"), run.sweep},
-                                {QStringLiteral("k"), run.k},
-                                {QStringLiteral("results"), results}});
+        QJsonObject saved{{QStringLiteral("number"), run.number},
+                          {QStringLiteral("sweep"), run.sweep},
+                          {QStringLiteral("k"), run.k},
+                          {QStringLiteral("results"), results}};
+        if (!run.parameters.is_null()) saved[QStringLiteral("parameters")] = sessionjson::fromJson(run.parameters);
+        runs.append(saved);
     }
     state[QStringLiteral("runs")] = runs;
     return state;
@@ -103,9 +121,19 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
     using namespace sessionjson;
     const std::shared_ptr<const glint::Image> image = inputs.value(QString());
     const QRect bounds = image ? QRect(0, 0, image->width(), image->height()) : QRect();
-    const QJsonObject panelState = state.contains(QStringLiteral("panel"))
-                                       ? object(state[QStringLiteral("panel")], QStringLiteral("brightest.panel"))
-                                       : QJsonObject();
+    // The form: this version's "form" (the spec's JSON), or an older session's "panel" fields in the same keys. A
+    // form the spec refuses is left as it is, with a message; the rest of the session still opens.
+    glint::Json form = glint::Json::object();
+    QString formProblem;
+    if (state.contains(QStringLiteral("form"))) form = sessionjson::toJson(object(state[QStringLiteral("form")], QStringLiteral("brightest.form")));
+    else if (state.contains(QStringLiteral("panel"))) form = legacyPanelForm(object(state[QStringLiteral("panel")], QStringLiteral("brightest.panel")));
+    try {
+        glint::brightestSpec().checkRequest(form, "session");
+    } catch (const glint::UsageError& e) {
+        formProblem = QString::fromStdString(e.what());
+        form = glint::Json::object();
+    }
+    const QJsonObject panelState = state.contains(QStringLiteral("panel")) ? state[QStringLiteral("panel")].toObject() : state;
     std::optional<QRect> roi;
     if (state.contains(QStringLiteral("roi"))) {
         roi = readRect(state[QStringLiteral("roi")], QStringLiteral("brightest.roi"));
@@ -134,34 +162,25 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
         }
         if (run.results.empty() || (!run.sweep && run.results.size() != 1))
             throw glint::InputError("session file: a brightest run has no result");
+        if (o.contains(QStringLiteral("parameters"))) {
+            run.parameters = sessionjson::toJson(object(o[QStringLiteral("parameters")], field(what, "parameters")));
+            try {
+                glint::brightestSpec().checkRequest(run.parameters, "session");
+            } catch (const glint::UsageError&) {
+                run.parameters = nullptr; // a record only: the results themselves were read
+            }
+        }
         return run;
     };
     const std::vector<Run> runs = readObjects(state[QStringLiteral("runs")], QStringLiteral("brightest.runs"), readRun);
-    return [this, panelState, roi, exclusions, runs] {
+    return [this, form, formProblem, panelState, roi, exclusions, runs] {
         cancelAutoExclusion(); // the session's exclusions replace those the opened image would get
-        if (panel_ && !panelState.isEmpty()) panel_->withoutMarkingUser([&] {
-            panel_->kBox()->setValue(panelState[QStringLiteral("k")].toInt(panel_->kBox()->value()));
-            const int mode = panel_->modeBox()->findData(panelState[QStringLiteral("mode")].toString());
-            if (mode >= 0) panel_->modeBox()->setCurrentIndex(mode);
-            const int kind = panel_->pivotBox()->findData(panelState[QStringLiteral("pivot_kind")].toString());
-            if (kind >= 0) panel_->pivotBox()->setCurrentIndex(kind);
-            panel_->percentileBox()->setValue(
-                panelState[QStringLiteral("percentile")].toDouble(panel_->percentileBox()->value()));
-            panel_->numberEdit()->setText(panelState[QStringLiteral("number")].toString());
+        if (panel_) {
+            panel_->form()->setValues(form);
             const int backend = panel_->backendBox()->findText(panelState[QStringLiteral("backend")].toString());
             if (backend >= 0) panel_->backendBox()->setCurrentIndex(backend);
             panel_->sweepEdit()->setText(panelState[QStringLiteral("sweep")].toString(panel_->sweepEdit()->text()));
-            // Sessions older than the source finder's fields keep the values the image's defaults gave.
-            panel_->thresholdBox()->setValue(panelState[QStringLiteral("threshold")].toDouble(panel_->thresholdBox()->value()));
-            panel_->minSnrBox()->setValue(panelState[QStringLiteral("min_snr")].toDouble(panel_->minSnrBox()->value()));
-            panel_->minAreaBox()->setValue(panelState[QStringLiteral("min_area")].toInt(panel_->minAreaBox()->value()));
-            panel_->maxSizeBox()->setValue(panelState[QStringLiteral("max_size")].toInt(panel_->maxSizeBox()->value()));
-            panel_->maxBoxBox()->setValue(panelState[QStringLiteral("max_box")].toInt(panel_->maxBoxBox()->value()));
-            // Sessions older than Distinct keep the panel's setting.
-            panel_->distinctCheck()->setChecked(panelState[QStringLiteral("distinct_on")].toBool(panel_->distinctCheck()->isChecked()));
-            panel_->distinctBox()->setValue(panelState[QStringLiteral("distinct")].toDouble(panel_->distinctBox()->value()));
-            panel_->meshBox()->setValue(panelState[QStringLiteral("mesh")].toInt(panel_->meshBox()->value()));
-        });
+        }
         roi_ = roi;
         exclusions_ = exclusions;
         refreshRoi();
@@ -172,10 +191,16 @@ std::function<void()> BrightestModule::prepareSession(const QJsonObject& state, 
                 presentSweep(run.results, run.k);
             else
                 presentSingle(run.results.front(), run.k);
+            runs_.back().parameters = run.parameters;
         }
         for (const Run& run : runs)
             runCount_ = std::max(runCount_, run.number);
         if (panel_ && !runs.empty()) panel_->setStatus(runs.size() == 1 ? tr("1 run restored from the session.") : tr("%1 runs restored from the session.").arg(runs.size()));
+        if (!formProblem.isEmpty()) {
+            const QString message = tr("Session: the brightest parameters were not restored (%1); the panel keeps its values.").arg(formProblem);
+            if (panel_) panel_->setStatus(message, true);
+            showNote(message);
+        }
     };
 }
 

@@ -3,7 +3,7 @@
 // blended over A at the found offset, plus a results row and a timing record per run.
 #pragma once
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "ui/jobs/LatestOnly.h"
 #include "ui/modules/AnalysisModule.h"
 

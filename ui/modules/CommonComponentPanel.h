@@ -3,7 +3,7 @@
 // B's opacity), a one-line summary of the last result and B's value under the cursor.
 #pragma once
 
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/jobs/Backend.h"
 
 #include <QWidget>

@@ -5,7 +5,9 @@
 #include "ui/docks/ResultsDock.h"
 #include "core/jobs/JobControl.h"
 #include "ui/jobs/LatestRequestRunner.h"
+#include "core/params/ImageKind.h"
 #include "ui/modules/TraceLayer.h"
+#include "ui/params/SpecForm.h"
 #include "ui/modules/TraceTool.h"
 #include "ui/modules/TraceWorker.h"
 #include "ui/overlay/LayerStack.h"
@@ -29,7 +31,14 @@ struct TraceModule::LegOutcome {
     std::string device;
     glint::Backend backend = glint::Backend::Cpu;
     std::shared_ptr<const glint::TraceField> field; // the field traced on (for snapping)
-    std::optional<double> width;                    // the line width estimated at the first two clicks
+};
+
+// What the first click resolves (core's resolveTrace, as glint-cli does): --width auto measured at the click as
+// given, the field of that width, and the click snapped on it.
+struct TraceModule::FirstClick {
+    double width = 0.0;
+    std::shared_ptr<const glint::TraceField> field;
+    glint::TracePoint snapped;
 };
 
 // One trace in progress: its clicks and the legs fixed between them. Its settings are frozen once a leg is
@@ -37,8 +46,10 @@ struct TraceModule::LegOutcome {
 struct TraceModule::Session {
     std::shared_ptr<const glint::Image> image;
     std::shared_ptr<TraceWorker> worker;
-    TraceSettings settings;
-    std::vector<glint::TracePoint> clicks;
+    TraceSettings settings;               // resolved at the first click (width auto measured)
+    bool resolved = false;                // the first click's resolution is in
+    std::vector<glint::TracePoint> given; // the clicks as the user placed them
+    std::vector<glint::TracePoint> clicks; // snapped on the session's field (as given while not resolved)
     std::vector<glint::TraceLeg> legs; // legs[i]: clicks[i] -> clicks[i + 1], full parameters
     std::vector<glint::Timing> legTimings;
     std::string device;
@@ -117,7 +128,7 @@ TraceModule::TraceModule(AppContext& context, QObject* parent)
     traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
     connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
     connect(tool_, &ClickTool::clicked, this, [this](QPointF p, Qt::MouseButton button, Qt::KeyboardModifiers) {
-        if (button == Qt::LeftButton) click(snapped(p));
+        if (button == Qt::LeftButton) click(p); // snapped as core snaps a click (resolveTrace)
     });
     connect(tool_, &ClickTool::hovered, this, &TraceModule::hover);
     connect(tool_, &ClickTool::finished, this, &TraceModule::finishTrace);
@@ -137,6 +148,11 @@ TraceModule::TraceModule(AppContext& context, QObject* parent)
         model_ = nullptr;
         traces_.clear();
         count_ = 0;
+        // The trace spec's preset for the new image's kind, in the fields the user has not changed.
+        if (panel_ && this->context().hasImage()) {
+            panel_->form()->setDefaults(glint::traceSpec().presetValues(glint::classifyImage(*this->context().image()).kind));
+            settings_ = panel_->settings();
+        }
     });
 }
 
@@ -157,8 +173,11 @@ void TraceModule::setSettings(const TraceSettings& settings) {
     if (!session_) return;
     Session& s = *session_;
     if (s.legs.empty() && !fixing_) {
-        s.settings = settings;
-        if (hover_) requestLive(*hover_);
+        // Nothing is fixed yet: the trace starts again from the first click with the new settings.
+        const glint::TracePoint first = s.given.front();
+        session_.reset();
+        runner_->cancelAll();
+        startSession(first);
     } else {
         s.settings.showGuides = settings.showGuides;
         s.settings.livePoints = settings.livePoints;
@@ -228,13 +247,14 @@ void TraceModule::requestPrepare() {
 
 bool TraceModule::canSnap() const {
     const TraceSettings& s = session_ ? session_->settings : settings_;
-    return s.snap && snapField_ && worker_ && worker_->image() == context().image() &&
+    return s.snap > 0.0 && snapField_ && worker_ && worker_->image() == context().image() &&
            snapField_->options().score == s.field.score;
 }
 
 QPointF TraceModule::snapped(QPointF p) const {
     if (!canSnap() || !insideImage(p)) return p;
-    const glint::TracePoint q = glint::snapTracePoint(*snapField_, tracePoint(p), TraceSettings::kSnapRadius);
+    const TraceSettings& s = session_ ? session_->settings : settings_;
+    const glint::TracePoint q = glint::snapTracePoint(*snapField_, tracePoint(p), s.snap);
     return qpoint(q);
 }
 
@@ -249,32 +269,92 @@ void TraceModule::click(QPointF p) {
     }
     if (!session_) {
         try {
-            glint::validateTraceParams(settings_.params);
+            glint::traceSpec().validate(settings_);
             glint::validateTraceFieldOptions(settings_.field);
         } catch (const std::exception& e) {
             showMessage(tr("Trace: %1").arg(QString::fromStdString(e.what())));
             return;
         }
-        ensureWorker();
-        session_ = std::make_unique<Session>();
-        session_->image = context().image();
-        session_->worker = worker_;
-        session_->settings = settings_;
-        session_->clicks.push_back(tracePoint(p));
-        ++generation_;
-        tool_->setTracing(true);
-        requestPrepare();
-        updatePreview();
-        showMessage(tr("Trace: move to where the line goes and click; Enter or a double-click finishes"));
+        startSession(tracePoint(p));
         return;
     }
     Session& s = *session_;
-    if (samePoint(tracePoint(p), s.clicks.back())) {
+    const glint::TracePoint given = tracePoint(p);
+    const glint::TracePoint q = s.resolved ? snapClick(given) : given;
+    if (samePoint(q, s.clicks.back())) {
         showMessage(tr("Trace: the point equals the previous click"));
         return;
     }
-    s.clicks.push_back(tracePoint(p));
-    if (!fixing_) requestFixed();
+    s.given.push_back(given);
+    s.clicks.push_back(q);
+    if (s.resolved && !fixing_) requestFixed();
+    updatePreview();
+}
+
+// A click after the first, moved as resolveTrace moves it: to the strongest pixel of the session's field within the
+// snap radius.
+glint::TracePoint TraceModule::snapClick(glint::TracePoint p) const {
+    const Session& s = *session_;
+    if (!(s.settings.snap > 0.0) || !snapField_) return p;
+    return glint::snapTracePoint(*snapField_, p, s.settings.snap);
+}
+
+// The first click: its session's settings are resolved as core resolves a trace (width auto measured at the click,
+// the field of that width, the click snapped on it) before any leg is traced, so that the live trace, the fixed
+// legs and glint-cli trace with the same clicks use one field.
+void TraceModule::startSession(glint::TracePoint first) {
+    ensureWorker();
+    session_ = std::make_unique<Session>();
+    Session& s = *session_;
+    s.image = context().image();
+    s.worker = worker_;
+    s.settings = settings_;
+    s.given.push_back(first);
+    s.clicks.push_back(first);
+    ++generation_;
+    tool_->setTracing(true);
+    fixing_ = true; // as while a leg is fixed: clicks wait, live traces wait, a finish waits
+    auto outcome = std::make_shared<FirstClick>();
+    newest_ = Request::Resolve;
+    runner_->request(
+        [worker = s.worker, settings = s.settings, first, outcome](glint::JobControl&) {
+            glint::TraceFieldOptions field = settings.field;
+            field.lineWidth = glint::resolvedTraceWidth(*worker->image(), settings, first);
+            outcome->width = field.lineWidth;
+            outcome->field = worker->tracer(field, settings.backend).field();
+            outcome->snapped = settings.snap > 0.0 ? glint::snapTracePoint(*outcome->field, first, settings.snap) : first;
+        },
+        [this, generation = generation_, outcome] { onFirstClickResolved(generation, *outcome); });
+    updatePreview();
+    showMessage(tr("Trace: move to where the line goes and click; Enter or a double-click finishes"));
+}
+
+void TraceModule::onFirstClickResolved(quint64 generation, const FirstClick& outcome) {
+    if (generation != generation_ || !session_) return;
+    Session& s = *session_;
+    const bool measured = s.settings.autoWidth && s.settings.field.score == glint::TraceScore::Ridge;
+    s.settings.field.lineWidth = outcome.width;
+    s.settings.autoWidth = false;
+    s.resolved = true;
+    fixing_ = false;
+    if (worker_ == s.worker) snapField_ = outcome.field;
+    s.clicks.front() = outcome.snapped;
+    // Clicks made meanwhile are snapped now, as they would have been; one that lands on the one before goes.
+    for (std::size_t i = 1; i < s.given.size(); ++i) s.clicks[i] = snapClick(s.given[i]);
+    for (std::size_t i = 1; i < s.clicks.size();)
+        if (samePoint(s.clicks[i], s.clicks[i - 1])) {
+            s.clicks.erase(s.clicks.begin() + static_cast<std::ptrdiff_t>(i));
+            s.given.erase(s.given.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
+        }
+    if (measured) showMessage(tr("Trace: width auto: %1 px at the first click").arg(outcome.width, 0, 'f', 1));
+    if (s.clicks.size() > 1) {
+        requestFixed();
+    } else {
+        if (std::exchange(s.finishRequested, false)) showMessage(tr("Trace: click the end point first (Esc cancels)"));
+        if (hover_) requestLive(*hover_);
+    }
     updatePreview();
 }
 
@@ -292,7 +372,7 @@ void TraceModule::hover(QPointF cursor) {
 void TraceModule::requestLive(QPointF p) {
     Session& s = *session_;
     const glint::TracePoint a = s.clicks.back(), b = tracePoint(p);
-    if (!insideImage(p) || samePoint(a, b)) return; // the previous trace stays until the cursor is back
+    if (!s.resolved || !insideImage(p) || samePoint(a, b)) return; // the previous trace stays until the cursor is back
     auto outcome = std::make_shared<LegOutcome>();
     newest_ = Request::Live;
     runner_->request(
@@ -324,16 +404,9 @@ void TraceModule::requestFixed() {
     auto outcome = std::make_shared<LegOutcome>();
     fixing_ = true;
     newest_ = Request::Fixed;
-    // Width auto: the first leg picks the ridge width at the first two clicks; the trace keeps it.
-    const bool estimate = i == 0 && s.settings.autoWidth && s.settings.field.score == glint::TraceScore::Ridge;
     runner_->request(
-        [worker = s.worker, settings = s.settings, a, b, outcome, estimate](glint::JobControl& job) {
-            glint::TraceFieldOptions field = settings.field;
-            if (estimate) {
-                field.lineWidth = glint::estimateTraceLineWidth(*worker->image(), {a, b}, field.polarity);
-                outcome->width = field.lineWidth;
-            }
-            glint::LineTracer& tracer = worker->tracer(field, settings.backend);
+        [worker = s.worker, settings = s.settings, a, b, outcome](glint::JobControl& job) {
+            glint::LineTracer& tracer = worker->tracer(settings.field, settings.backend);
             outcome->leg = tracer.trace(a, b, settings.params, job);
             outcome->field = tracer.field();
             outcome->timing = job.timing();
@@ -352,14 +425,7 @@ void TraceModule::onLegFixed(quint64 generation, const LegOutcome& outcome) {
     s.device = outcome.device;
     s.backend = outcome.backend;
     if (outcome.field && worker_ == s.worker) snapField_ = outcome.field;
-    if (outcome.width) {
-        s.settings.field.lineWidth = *outcome.width; // the rest of the trace uses the estimated width
-        s.settings.autoWidth = false;
-    }
-    if (weak(outcome.leg))
-        showMessage(tr("Trace: leg %1: %2").arg(s.legs.size()).arg(weakLegText(outcome.leg)));
-    else if (outcome.width)
-        showMessage(tr("Trace: width auto: %1 px; leg 1 confidence %2").arg(*outcome.width, 0, 'f', 1).arg(outcome.leg.confidence, 0, 'f', 2));
+    if (weak(outcome.leg)) showMessage(tr("Trace: leg %1: %2").arg(s.legs.size()).arg(weakLegText(outcome.leg)));
     emit legFixed(static_cast<int>(s.legs.size()));
     if (s.legs.size() + 1 < s.clicks.size()) requestFixed();
     else if (s.finishRequested) return completeTrace();
@@ -376,11 +442,21 @@ void TraceModule::onFailed(const QString& message) {
             Session& s = *session_;
             fixing_ = false;
             s.clicks.resize(s.legs.size() + 1);
+            s.given.resize(s.legs.size() + 1);
             showMessage(tr("Trace: %1 — the click was taken back").arg(message));
             if (std::exchange(s.finishRequested, false) && !s.legs.empty()) return completeTrace();
             if (hover_) requestLive(*hover_);
             updatePreview();
             return;
+        }
+        break;
+    case Request::Resolve:
+        fixing_ = false;
+        if (session_) {
+            // The first click cannot be resolved (its width, its field): the trace does not start.
+            session_.reset();
+            tool_->setTracing(false);
+            updatePreview();
         }
         break;
     case Request::Live:
@@ -400,6 +476,7 @@ void TraceModule::removeLastPoint() {
     if (s.clicks.size() == 1) return cancelTrace();
     const std::size_t removed = s.clicks.size() - 1;
     s.clicks.pop_back();
+    s.given.pop_back();
     s.finishRequested = false;
     if (s.legs.size() > removed - 1) {
         s.legs.pop_back();
@@ -459,9 +536,15 @@ void TraceModule::completeTrace() {
     for (const glint::TraceLeg& leg : s->legs) result.score += leg.score;
     const double length = polylineLength(polygon(result.polyline()));
     const int id = ++count_;
+    // What glint-cli trace --params replays: the resolved settings with the clicks as the user placed them.
+    glint::TraceRequest request = s->settings;
+    request.from = s->given.front();
+    request.to = s->given.back();
+    request.via.assign(s->given.begin() + 1, s->given.end() - 1);
     presentTrace({id, result, QLatin1String(glint::traceScoreName(s->settings.field.score)),
                   QLatin1String(glint::backendName(s->backend)),
-                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)});
+                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
+                  glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))});
 
     glint::JobControl merged; // the fixed legs' steps and times; live traces are previews, not runs
     for (const glint::Timing& t : s->legTimings) merged.timing().merge(t);

@@ -38,6 +38,7 @@ public:
         QString mode;       // the score mode
         QString backend;    // the backend that traced it
         QString parameters; // TraceSettings::describe() and the clicks
+        glint::Json request; // the trace spec's values with the clicks as given: glint-cli trace --params replays it
     };
 
     QString name() const override { return tr("Line trace"); }
@@ -90,12 +91,16 @@ signals:
     void messageShown(const QString& message);
 
 private:
-    enum class Request { None, Prepare, Live, Fixed };
+    enum class Request { None, Prepare, Resolve, Live, Fixed };
     struct LegOutcome;
+    struct FirstClick;
     struct Session;
 
     bool ensureWorker();
     void requestPrepare();
+    void startSession(glint::TracePoint first);
+    void onFirstClickResolved(quint64 generation, const FirstClick& outcome);
+    glint::TracePoint snapClick(glint::TracePoint p) const;
     void requestFixed();
     void requestLive(QPointF imagePoint);
     void onLegFixed(quint64 generation, const LegOutcome& outcome);

@@ -2,7 +2,7 @@
 // angle, score mode with ridge width and polarity, backend) and the panel that edits them.
 #pragma once
 
-#include "core/algo/trace/LineTrace.h"
+#include "core/algo/trace/TraceSpec.h"
 #include "core/jobs/Backend.h"
 
 #include <QString>
@@ -19,22 +19,18 @@ class QSpinBox;
 namespace glint::ui {
 
 class ParametersDock;
+class SpecForm;
 
-struct TraceSettings {
-    // What a fixed leg (a click) is traced with: the library's defaults, with --guides auto (a leg whose fit
-    // is poor is solved again on finer guides when it is fixed).
-    glint::TraceParams params = [] {
-        glint::TraceParams p;
-        p.autoGuides = true;
-        return p;
-    }();
-    int livePoints = 128;            // points per guide while the mouse moves (never more than params.points)
-    glint::TraceFieldOptions field;
+// What a trace is asked with in the window: the trace spec's values (core/algo/trace/TraceSpec.h: the DP's and
+// the field's parameters and the snap radius; the clicks come from the canvas), and the window's own settings.
+struct TraceSettings : glint::TraceRequest {
+    // The spec's preset for any image: adaptive guides, width auto (ridge), snapping within 4 px.
+    TraceSettings();
+    explicit TraceSettings(const glint::TraceRequest& request) : glint::TraceRequest(request) {}
+
+    int livePoints = 128; // points per guide while the mouse moves (never more than params.points)
     glint::Backend backend = glint::Backend::Auto;
     bool showGuides = false;
-    bool snap = true;                // clicks and the cursor snap to the strongest line/edge within kSnapRadius
-    bool autoWidth = true;           // ridge: the line width is estimated at the first two clicks
-    static constexpr double kSnapRadius = 4.0; // image pixels
 
     // The trace is "weak" below this confidence (drawn dashed, named in the status bar).
     static constexpr double kWeakConfidence = 0.7;
@@ -43,7 +39,7 @@ struct TraceSettings {
     // no widening and no refinement of the guides (each repeats the whole solve, more than the live budget of
     // 20 ms allows on two cores: the fixed leg widens and refines on the click).
     glint::TraceParams liveParams() const;
-    // "guides=6 points=256 half-width=auto max-angle=45 score=ridge width=5 polarity=both"
+    // The values that apply (not the clicks), "key=value ...".
     QString describe() const;
 };
 
@@ -60,6 +56,7 @@ public:
 
     TraceSettings settings() const;
     void setSettings(const TraceSettings& settings); // no changed() signal
+    SpecForm* form() const { return form_; }
 
     // The foldable groups, top to bottom: the main one, then those folded by default.
     QGroupBox* mainGroup() const { return mainGroup_; }
@@ -73,30 +70,18 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void updateEnabled();
     void foldDefaults();
     ParametersDock* parametersDock() const; // the dock the panel lives in, if any
 
-    QSpinBox* guides_;
-    QSpinBox* points_;
+    SpecForm* form_;
+    TraceSettings base_; // the settings last given: what the form has no field for comes from here
     QSpinBox* livePoints_;
-    QDoubleSpinBox* halfWidth_;
-    QDoubleSpinBox* maxAngle_;
-    QComboBox* score_;
-    QDoubleSpinBox* lineWidth_;
-    QComboBox* polarity_;
     QComboBox* backend_;
-    QComboBox* objective_;
-    QCheckBox* autoWidth_;
-    QCheckBox* autoGuides_;
-    QCheckBox* snap_;
     QCheckBox* showGuides_;
-    QSpinBox* widenings_;
     QPushButton* trace_;
     QGroupBox* mainGroup_ = nullptr;
     QGroupBox* ridgeGroup_ = nullptr;
     QGroupBox* advancedGroup_ = nullptr;
-    double sineThreshold_ = glint::TraceFieldOptions{}.sineThresholdFraction; // no widget: kept from the settings given
     bool updating_ = false;
     bool defaultsFolded_ = false;
 };

@@ -4,59 +4,63 @@
 
 #include "ui/AppContext.h"
 #include "ui/session/SessionJson.h"
+#include "core/params/ImageKind.h"
 #include "core/util/Errors.h"
 
 namespace glint::ui {
 
 namespace {
 
+// The window's settings: the trace spec's values (no clicks), and the window's own.
 QJsonObject settingsJson(const TraceSettings& s) {
-    return {{QStringLiteral("guides"), s.params.guides},
-            {QStringLiteral("points"), s.params.points},
-            {QStringLiteral("half_width"), s.params.halfWidth},
-            {QStringLiteral("max_angle"), s.params.maxAngleDeg},
+    glint::Json form = glint::traceSpec().write(s);
+    for (const char* click : {"preset", "from", "to", "via"}) form.erase(click);
+    return {{QStringLiteral("form"), sessionjson::fromJson(form)},
             {QStringLiteral("live_points"), s.livePoints},
-            {QStringLiteral("score"), QLatin1String(glint::traceScoreName(s.field.score))},
-            {QStringLiteral("line_width"), s.field.lineWidth},
-            {QStringLiteral("polarity"), QLatin1String(glint::tracePolarityName(s.field.polarity))},
-            {QStringLiteral("sine_threshold"), s.field.sineThresholdFraction},
             {QStringLiteral("backend"), QLatin1String(glint::backendName(s.backend))},
-            {QStringLiteral("show_guides"), s.showGuides},
-            {QStringLiteral("objective"), QLatin1String(glint::traceObjectiveName(s.params.objective))},
-            {QStringLiteral("max_widenings"), s.params.maxWidenings},
-            {QStringLiteral("guides_auto"), s.params.autoGuides},
-            {QStringLiteral("width_auto"), s.autoWidth},
-            {QStringLiteral("snap"), s.snap}};
+            {QStringLiteral("show_guides"), s.showGuides}};
+}
+
+// An older session's settings (before the trace spec) in the spec's keys.
+glint::Json legacyForm(const QJsonObject& o, const QString& what) {
+    using namespace sessionjson;
+    const auto name = [&](const char* key) { return what + QLatin1Char('.') + QLatin1String(key); };
+    glint::Json f = glint::Json::object();
+    // Sessions written before issue 15 have no objective: the paper's objective, fixed guides and the typed width
+    // reproduce what they traced; sessions before --guides auto traced on fixed guides.
+    const bool older = !o.contains(QStringLiteral("objective"));
+    const bool autoGuides = o.contains(QStringLiteral("guides_auto")) && boolean(o[QStringLiteral("guides_auto")], name("guides_auto"));
+    f["guides"] = autoGuides ? glint::Json("adaptive") : glint::Json(integer(o[QStringLiteral("guides")], name("guides")));
+    f["points"] = integer(o[QStringLiteral("points")], name("points"));
+    const double halfWidth = number(o[QStringLiteral("half_width")], name("half_width"));
+    f["half_width"] = halfWidth > 0.0 ? glint::Json(halfWidth) : glint::Json("quarter");
+    f["max_angle"] = number(o[QStringLiteral("max_angle")], name("max_angle"));
+    f["score"] = string(o[QStringLiteral("score")], name("score")).toStdString();
+    const bool autoWidth = !older && boolean(o[QStringLiteral("width_auto")], name("width_auto"));
+    f["width"] = autoWidth ? glint::Json("auto") : glint::Json(number(o[QStringLiteral("line_width")], name("line_width")));
+    f["polarity"] = string(o[QStringLiteral("polarity")], name("polarity")).toStdString();
+    f["sine_threshold"] = number(o[QStringLiteral("sine_threshold")], name("sine_threshold"));
+    f["objective"] = older ? std::string("sum") : string(o[QStringLiteral("objective")], name("objective")).toStdString();
+    f["widen"] = older ? 0 : integer(o[QStringLiteral("max_widenings")], name("max_widenings"));
+    f["snap"] = (older || boolean(o[QStringLiteral("snap")], name("snap"))) ? 4.0 : 0.0;
+    return f;
 }
 
 TraceSettings readSettings(const QJsonValue& value) {
     using namespace sessionjson;
-    const QJsonObject o = object(value, QStringLiteral("trace.settings"));
-    const auto name = [](const char* key) { return QStringLiteral("trace.settings.") + QLatin1String(key); };
+    const QString what = QStringLiteral("trace.settings");
+    const QJsonObject o = object(value, what);
+    const glint::Json form = o.contains(QStringLiteral("form")) ? toJson(object(o[QStringLiteral("form")], what + QStringLiteral(".form")))
+                                                                : legacyForm(o, what);
     TraceSettings s;
-    s.params.guides = integer(o[QStringLiteral("guides")], name("guides"));
-    s.params.points = integer(o[QStringLiteral("points")], name("points"));
-    s.params.halfWidth = number(o[QStringLiteral("half_width")], name("half_width"));
-    s.params.maxAngleDeg = number(o[QStringLiteral("max_angle")], name("max_angle"));
-    s.livePoints = integer(o[QStringLiteral("live_points")], name("live_points"));
-    s.field.score = glint::parseTraceScore(string(o[QStringLiteral("score")], name("score")).toStdString());
-    s.field.lineWidth = number(o[QStringLiteral("line_width")], name("line_width"));
-    s.field.polarity = glint::parseTracePolarity(string(o[QStringLiteral("polarity")], name("polarity")).toStdString());
-    s.field.sineThresholdFraction = number(o[QStringLiteral("sine_threshold")], name("sine_threshold"));
-    s.backend = readBackend(o[QStringLiteral("backend")], name("backend"));
-    s.showGuides = boolean(o[QStringLiteral("show_guides")], name("show_guides"));
-    // Sessions written before issue 15 have none of these: the paper's objective, fixed guides and the
-    // typed width reproduce what they traced.
-    const bool older = !o.contains(QStringLiteral("objective"));
-    s.params.objective = older ? glint::TraceObjective::Sum
-                               : glint::parseTraceObjective(string(o[QStringLiteral("objective")], name("objective")).toStdString());
-    s.params.maxWidenings = older ? 0 : integer(o[QStringLiteral("max_widenings")], name("max_widenings"));
-    s.autoWidth = older ? false : boolean(o[QStringLiteral("width_auto")], name("width_auto"));
-    s.snap = older ? true : boolean(o[QStringLiteral("snap")], name("snap"));
-    // Sessions written before --guides auto traced on fixed guides.
-    s.params.autoGuides = o.contains(QStringLiteral("guides_auto")) &&
-                          boolean(o[QStringLiteral("guides_auto")], name("guides_auto"));
-    glint::validateTraceParams(s.params);
+    try {
+        s = TraceSettings(glint::traceSpec().read(form, "session"));
+    } catch (const glint::UsageError& e) {
+        throw glint::InputError(std::string("session file: ") + e.what());
+    }
+    s.livePoints = integer(o[QStringLiteral("live_points")], what + QStringLiteral(".live_points"));
+    s.backend = readBackend(o[QStringLiteral("backend")], what + QStringLiteral(".backend"));
+    s.showGuides = boolean(o[QStringLiteral("show_guides")], what + QStringLiteral(".show_guides"));
     glint::validateTraceFieldOptions(s.field);
     return s;
 }
@@ -81,7 +85,8 @@ QJsonObject TraceModule::saveSession() const {
             traces.append(QJsonObject{{QStringLiteral("id"), t.id},
                                       {QStringLiteral("mode"), t.mode},
                                       {QStringLiteral("backend"), t.backend},
-                                      {QStringLiteral("parameters"), t.parameters},
+                                      {QStringLiteral("description"), t.parameters},
+                                      {QStringLiteral("parameters"), sessionjson::fromJson(t.request)},
                                       {QStringLiteral("result"), sessionjson::traceResult(t.result)}});
     }
     return {{QStringLiteral("settings"), settingsJson(settings_)},
@@ -92,14 +97,27 @@ QJsonObject TraceModule::saveSession() const {
 std::function<void()> TraceModule::prepareSession(const QJsonObject& state, const SessionImages& inputs) {
     using namespace sessionjson;
     const std::shared_ptr<const glint::Image> image = inputs.value(QString());
-    const TraceSettings settings = readSettings(state[QStringLiteral("settings")]);
+    // Settings the spec refuses are left as they are, with a message; the traces themselves still open.
+    TraceSettings settings = settings_;
+    QString problem;
+    try {
+        settings = readSettings(state[QStringLiteral("settings")]);
+    } catch (const glint::InputError& e) {
+        problem = QString::fromStdString(e.what());
+    }
     const int count = integer(state[QStringLiteral("count")], QStringLiteral("trace.count"));
     const auto readTrace = [&](const QJsonObject& o, const QString& what) {
         FinishedTrace t;
         t.id = integer(o[QStringLiteral("id")], field(what, "id"));
         t.mode = string(o[QStringLiteral("mode")], field(what, "mode"));
         t.backend = string(o[QStringLiteral("backend")], field(what, "backend"));
-        t.parameters = string(o[QStringLiteral("parameters")], field(what, "parameters"));
+        // "parameters": the spec's values (this version; "description" the text), or the text (older sessions).
+        if (o[QStringLiteral("parameters")].isString()) {
+            t.parameters = string(o[QStringLiteral("parameters")], field(what, "parameters"));
+        } else {
+            t.parameters = string(o[QStringLiteral("description")], field(what, "description"));
+            t.request = toJson(object(o[QStringLiteral("parameters")], field(what, "parameters")));
+        }
         t.result = readTraceResult(o[QStringLiteral("result")]);
         if (image) {
             std::vector<glint::TracePoint> clicks{t.result.legs.front().from};
@@ -111,8 +129,9 @@ std::function<void()> TraceModule::prepareSession(const QJsonObject& state, cons
     };
     const std::vector<FinishedTrace> traces =
         readObjects(state[QStringLiteral("traces")], QStringLiteral("trace.traces"), readTrace);
-    return [this, settings, count, traces] {
+    return [this, settings, problem, count, traces] {
         setSettings(settings);
+        if (!problem.isEmpty()) showMessage(tr("Session: the trace settings were not restored (%1)").arg(problem));
         for (const FinishedTrace& t : traces)
             presentTrace(t);
         count_ = std::max(count, count_);

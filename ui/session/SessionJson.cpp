@@ -1,7 +1,7 @@
 #include "ui/session/SessionJson.h"
 
 #include "core/algo/brightest/BrightestAlgorithm.h"
-#include "core/algo/common/CommonAlgorithm.h"
+#include "core/algo/commoncomponent/CommonAlgorithm.h"
 #include "core/algo/trace/TraceAlgorithm.h"
 
 #include "ui/results/TimingLog.h"
@@ -331,6 +331,14 @@ RunRecord readRunRecord(const QJsonValue& value) {
     r.totalMs = number(o[QStringLiteral("total_ms")], field(what, "total_ms"));
     r.when = QDateTime::fromString(string(o[QStringLiteral("when")], field(what, "when")), Qt::ISODateWithMs);
     return r;
+}
+
+QJsonObject fromJson(const glint::Json& object) {
+    return QJsonDocument::fromJson(QByteArray::fromStdString(object.dump())).object();
+}
+
+glint::Json toJson(const QJsonObject& object) {
+    return glint::Json::parse(QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString());
 }
 
 } // namespace glint::ui::sessionjson

@@ -4,9 +4,10 @@
 #pragma once
 
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/common/CommonComponent.h"
+#include "core/algo/commoncomponent/CommonComponent.h"
 #include "core/algo/trace/LineTrace.h"
 #include "core/display/Display.h"
+#include "core/export/JsonOutput.h"
 #include "core/jobs/Backend.h"
 
 #include <QColor>
@@ -59,6 +60,10 @@ QString colour(const QColor& c); // "#aarrggbb"
 QColor readColour(const QJsonValue& value, const QString& what);
 
 glint::Backend readBackend(const QJsonValue& value, const QString& what);
+
+// Core's JSON (parameters) and Qt's, through their text (numbers read back to the same double).
+QJsonObject fromJson(const glint::Json& object);
+glint::Json toJson(const QJsonObject& object);
 
 QJsonObject display(const glint::DisplaySettings& s);
 glint::DisplaySettings readDisplay(const QJsonValue& value);

@@ -1,10 +1,11 @@
 #include "core/algo/brightest/Brightest.h"
-#include "core/algo/maxsub/PsfWidth.h"
 
-#include "core/algo/brightest/MaxSubarray.h"
+#include "core/algo/brightest/BrightestSpec.h"
 #include "core/algo/kmax/KMax.h" // the overlap mode's job function: brightest -> kmax, one way
-#include "core/algo/maxsub/RegionMeasure.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/maxsub/MaxSubarray.h"
+#include "core/algo/regions/WorkArray.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/RegionMeasure.h"
 #include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
@@ -31,26 +32,22 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
                 ", min area " + std::to_string(params.minArea) +
                 (params.maxSize > 0 ? ", max size " + std::to_string(params.maxSize) : std::string()) +
                 (slopeRule ? ", next to a reported region, or on the slope of a brighter source)" : ", or next to a reported region)");
-    if (params.maxBox > 0) note += "; search bound: sides <= " + std::to_string(params.maxBox) + " px";
+    if (params.boundOrNone() > 0) note += "; search bound: sides <= " + std::to_string(params.boundOrNone()) + " px";
     return note;
 }
 
-BrightestResult runOne(const Image& image, const BrightestParams& givenParams, Backend resolved, MaxSubarraySolver& solver,
-                       JobControl& job, ProgressSpan span) {
-    PreparedRegionSearch search =
-        prepareRegionSearch(image, givenParams, givenParams.mode, resolved, job, solver.deviceLocalPivot(givenParams));
+BrightestResult runOne(const Image& image, const ResolvedBrightest& resolved, const BrightestParams& params, Backend backend,
+                       MaxSubarraySolver& solver, JobControl& job, ProgressSpan span) {
+    PreparedRegionSearch search = prepareRegionSearch(image, params, params.mode, backend, job,
+                                                      solver.deviceLocalPivot(params), resolved.model);
     const WorkArray& work = search.work;
-    // --max-box auto: the bound measured on the image (5 PSF FWHM); the rest reads it as given.
-    const SearchBound bound = resolveSearchBound(work, givenParams, job);
-    BrightestParams params = givenParams;
-    params.maxBox = bound.maxBox;
     DisjointRule rule;
     rule.k = params.k;
     // The bound of the search (--max-box): every rectangle it finds fits. A bound no smaller than both
     // sides of the work array excludes nothing: the unbounded search runs (its strip rule and sums).
-    rule.maxBox = params.maxBox < std::max(work.rows, work.cols) ? params.maxBox : 0;
+    rule.maxBox = params.boundOrNone() < std::max(work.rows, work.cols) ? params.boundOrNone() : 0;
     const RegionMeasurer measurer(work);
-    const bool slopeRule = hasFilters(params) && bound.automatic && bound.psf.measured();
+    const bool slopeRule = hasFilters(params) && params.slopeRule.get();
     std::vector<PixelRect> accepted;
     std::vector<BrightestRegion> measuredAccepted; // measured once, by the filters
     if (hasFilters(params)) {
@@ -60,8 +57,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
         // PSF widths, one source each) so is one whose brightest pixel has a brighter neighbour outside it: it
         // lies on the slope of a brighter source (a galaxy's core would otherwise come back as a ring of boxes
         // around its nucleus). Not with larger bounds: a box of a mesh holds several sources and cuts others at
-        // its edges, and the rule would reject most of a crowded field's boxes (714 of 777 rectangles, 63 of
-        // 100 regions found, on test_bounded's crowded 512^2 field at max box 64).
+        // its edges (params.slopeRule: resolveBrightest decides it).
         rule.maxRounds = DisjointRule::capFor(params.k);
         rule.accept = [&](const WorkRect& rect) {
             auto step = job.timing().scope("filters"); // the host's time in accept, summed over the rounds
@@ -97,7 +93,7 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     }
     result.rounds = out.rounds;
     result.rejected = out.rejected;
-    recordSearchBound(bound, rule.maxBox, result);
+    recordSearchBound(resolved.bound, rule.maxBox, result);
     result.note = shortfallNote(params, out, slopeRule);
     // An unbounded search whose first region covers most of what was searched answers the literal question
     // but rarely the user's: say what bounds it.
@@ -114,49 +110,206 @@ BrightestResult runOne(const Image& image, const BrightestParams& givenParams, B
     return std::move(search.result);
 }
 
+// One search with resolved parameters on the backend chosen for them.
+BrightestResult searchOnce(const Image& image, const ResolvedBrightest& resolved, const BrightestParams& params,
+                           Backend backend, JobControl& job) {
+    if (params.mode == BrightestMode::Overlap)
+        return runBrightestOverlap(image, params, resolved.bound, resolved.model, backend, job); // algo/kmax
+    return runJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params),
+                                     [&](MaxSubarraySolver& solver, Backend chosen) {
+                                         return runOne(image, resolved, params, chosen, solver, job, {});
+                                     });
+}
+
+// The included pixels' count, maximum and largest value below it (for an empty answer's explanation and the
+// pivot that replaces one at the maximum): one pass over the ROI through a work array of the raw values.
+struct IncludedMaximum {
+    std::size_t count = 0;
+    double max = 0.0;
+    std::optional<double> belowMax;
+};
+
+IncludedMaximum includedMaximum(const Image& image, BrightestParams params, JobControl& job) {
+    params.pivot = PivotSpec{PivotSpec::Kind::Number, 0.0}; // a = the value itself
+    params.threshold = 0.0;
+    params.minSnr = 0.0;
+    const WorkArray w = prepareWorkArray(image, params);
+    IncludedMaximum out;
+    std::vector<double> row(static_cast<std::size_t>(w.cols));
+    for (int r = 0; r < w.rows; ++r) {
+        if ((r & 63) == 0) job.throwIfCancelled();
+        w.rowReal(r, row.data());
+        for (int c = 0; c < w.cols; ++c) {
+            if (w.isExcluded(r, c)) continue;
+            const double v = row[static_cast<std::size_t>(c)];
+            if (out.count++ == 0) {
+                out.max = v;
+            } else if (v > out.max) {
+                out.belowMax = out.max;
+                out.max = v;
+            } else if (v < out.max && (!out.belowMax || v > *out.belowMax)) {
+                out.belowMax = v;
+            }
+        }
+    }
+    return out;
+}
+
+std::string pivotText(const BrightestResult& r) {
+    const std::string spec = r.pivotSpec.text();
+    return r.pivotSpec.kind == PivotSpec::Kind::Number ? spec : spec + " = " + formatNumber(r.pivot);
+}
+
+// Why a result has no region, as one sentence that starts "no region".
+std::string emptyReason(const BrightestResult& r, const IncludedMaximum& included, bool restricted) {
+    if (included.count == 0)
+        return restricted ? "no region: no pixel is left to search (the ROI lies in the exclusions, or its pixels are blank)"
+                          : "no region: every pixel is blank or excluded";
+    const std::string where = restricted ? "the maximum of the included pixels" : "the image maximum";
+    if (r.pivot >= included.max) {
+        const std::string what = r.pivot == included.max ? where : "above " + where + ", " + formatNumber(included.max);
+        return "no region: every pixel is at or below the pivot " + pivotText(r) + " (" + what + "); choose a lower pivot";
+    }
+    return "no region has a positive sum above the pivot " + pivotText(r);
+}
+
+void appendNote(BrightestResult& r, const std::string& note) {
+    if (note.empty()) return;
+    r.note = r.note.empty() ? note : r.note + "; " + note;
+}
+
+bool integerImage(const Image& image) { return isIntegerSampleType(image.sampleType()) || image.meta.integerValued; }
+
 } // namespace
 
-BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
+ResolvedBrightest resolveBrightest(const Image& image, const BrightestParams& params, JobControl& job) {
     validateBrightestParams(params);
-    if (params.mode == BrightestMode::Overlap) return runBrightestOverlap(image, params, backend, job); // algo/kmax
-    return runJob<MaxSubarraySolver>(backend, job, estimatedBrightestCpuMs(image, params),
-                                     [&](MaxSubarraySolver& solver, Backend resolved) {
-                                         return runOne(image, params, resolved, solver, job, {});
-                                     });
+    ResolvedBrightest r;
+    r.params = params;
+    if (params.autoExclude == AutoExcludeMode::Mammogram) {
+        const auto start = std::chrono::steady_clock::now();
+        {
+            auto step = job.timing().scope("auto-exclude");
+            r.autoExclusions = mammogramAutoExclusions(image);
+        }
+        appendAutoExclusions(*r.autoExclusions, r.params); // after the user's shapes
+        r.params.autoExclude = AutoExcludeMode::None;
+        r.autoExclusionMs = msSince(start);
+        job.throwIfCancelled();
+    }
+    if (!params.maxBox.isAuto()) {
+        r.bound.maxBox = params.boundOrNone();
+        if (r.params.slopeRule.isAuto()) r.params.slopeRule = AutoValue<bool>::value(false);
+        return r;
+    }
+    // The model over the whole image (blank, non-finite and excluded pixels left out), as the search makes it;
+    // handed to the search. Without one (a search that needs no model) the bound is the mesh.
+    const PixelRect roi = searchRoi(image, r.params);
+    if (needsBackgroundModel(r.params)) {
+        auto step = job.timing().scope("background model");
+        r.model = std::make_shared<const BackgroundMap>(
+            estimateBackground(image, imageExclusionMask(image, r.params), backgroundParamsOf(r.params)));
+    }
+    job.throwIfCancelled();
+    r.bound = measureSearchBound(image, r.model.get(), roi, r.params.mesh, job);
+    r.params.maxBox = AutoValue<int>::value(r.bound.maxBox);
+    // The slope rule suits boxes of a few PSF widths: with a larger bound a box holds several sources and cuts
+    // others at its edges, and the rule would reject most of a crowded field's boxes (714 of 777 rectangles, 63 of
+    // 100 regions found, on test_bounded's crowded 512^2 field at max box 64).
+    if (r.params.slopeRule.isAuto()) r.params.slopeRule = AutoValue<bool>::value(r.bound.psf.measured());
+    return r;
+}
+
+BrightestResult runResolvedBrightest(const Image& image, const ResolvedBrightest& resolved, Backend backend, JobControl& job) {
+    const BrightestParams& params = resolved.params;
+    BrightestResult result = searchOnce(image, resolved, params, backend, job);
+    if (!result.regions.empty()) return result;
+    // Why nothing was found: the included pixels' maximum (one pass, only for an empty answer).
+    const IncludedMaximum included = includedMaximum(image, params, job);
+    const bool restricted = params.roi || !params.excludeRects.empty() || !params.excludePolygons.empty();
+    using Kind = PivotSpec::Kind;
+    // An integer image whose percentile (or median) pivot is its maximum has no pixel above the pivot: the search
+    // runs again with the largest value below the maximum as the pivot (the regions are then those of the
+    // maximum's pixels), and says so.
+    if ((params.pivot.kind == Kind::Percentile || params.pivot.kind == Kind::Median) && integerImage(image) &&
+        included.count > 0 && result.pivot >= included.max && included.belowMax) {
+        const std::string asked = params.pivot.text() + " = " + formatNumber(result.pivot);
+        BrightestParams again = params;
+        again.pivot = PivotSpec{Kind::Number, *included.belowMax};
+        result = searchOnce(image, resolved, again, backend, job);
+        appendNote(result, asked + " is " + (restricted ? "the maximum of the included pixels" : "the image maximum") +
+                               ", so no pixel lies above it: the pivot used is " + formatNumber(*included.belowMax) +
+                               ", the largest value below the maximum");
+        if (!result.regions.empty()) return result;
+    }
+    appendNote(result, emptyReason(result, included, restricted));
+    return result;
+}
+
+BrightestResult runBrightest(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
+    const auto start = std::chrono::steady_clock::now();
+    const ResolvedBrightest resolved = resolveBrightest(image, params, job);
+    BrightestResult result = runResolvedBrightest(image, resolved, backend, job);
+    job.timing().setTotal(msSince(start)); // resolution, search and any second search
+    return result;
+}
+
+BrightestRun runBrightestRequest(const Image& image, const Json& request, Backend backend, JobControl& job) {
+    const ParamSpec<BrightestParams>& spec = brightestSpec();
+    BrightestRun run;
+    ImageKindGuess guess;
+    const Json full = spec.applyPreset(request, &image, &guess);
+    if (request.contains("preset") && request["preset"] == "auto") run.kind = guess;
+    const BrightestParams params = spec.read(full);
+    const auto start = std::chrono::steady_clock::now();
+    run.resolved = resolveBrightest(image, params, job);
+    run.result = runResolvedBrightest(image, run.resolved, backend, job);
+    job.timing().setTotal(msSince(start));
+    run.parameters = spec.write(run.resolved.params, full["preset"].get<std::string>());
+    return run;
 }
 
 std::vector<BrightestResult> runPivotSweep(const Image& image, const BrightestParams& params,
                                            const std::vector<PivotSpec>& pivots, Backend backend, JobControl& job) {
-    validateBrightestParams(params);
     for (const PivotSpec& p : pivots) {
         BrightestParams one = params;
         one.pivot = p;
         validateBrightestParams(one);
     }
+    const auto start = std::chrono::steady_clock::now();
+    ResolvedBrightest resolved = resolveBrightest(image, params, job);
+    std::vector<BrightestResult> results;
     if (params.mode == BrightestMode::Overlap) {
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<BrightestResult> results;
         for (const PivotSpec& p : pivots) {
-            BrightestParams one = params;
+            BrightestParams one = resolved.params;
             one.pivot = p;
-            results.push_back(runBrightestOverlap(image, one, backend, job));
+            results.push_back(runBrightestOverlap(image, one, resolved.bound, resolved.model, backend, job));
         }
-        job.timing().setTotal(msSince(start));
-        return results;
+    } else {
+        results = runJob<MaxSubarraySolver>(
+            backend, job, estimatedBrightestCpuMs(image, resolved.params) * static_cast<double>(pivots.size()),
+            [&](MaxSubarraySolver& solver, Backend chosen) {
+                std::vector<BrightestResult> out;
+                const ProgressSpan all;
+                for (std::size_t i = 0; i < pivots.size(); ++i) {
+                    BrightestParams one = resolved.params;
+                    one.pivot = pivots[i];
+                    const double n = static_cast<double>(pivots.size());
+                    out.push_back(runOne(image, resolved, one, chosen, solver, job, all.part(i / n, (i + 1) / n)));
+                }
+                return out;
+            });
     }
-    return runJob<MaxSubarraySolver>(
-        backend, job, estimatedBrightestCpuMs(image, params) * static_cast<double>(pivots.size()),
-        [&](MaxSubarraySolver& solver, Backend resolved) {
-            std::vector<BrightestResult> results;
-            const ProgressSpan all;
-            for (std::size_t i = 0; i < pivots.size(); ++i) {
-                BrightestParams one = params;
-                one.pivot = pivots[i];
-                const double n = static_cast<double>(pivots.size());
-                results.push_back(runOne(image, one, resolved, solver, job, all.part(i / n, (i + 1) / n)));
-            }
-            return results;
-        });
+    // An empty answer says why (one pass, only when some pivot found nothing).
+    std::optional<IncludedMaximum> included;
+    const bool restricted = params.roi || !resolved.params.excludeRects.empty() || !resolved.params.excludePolygons.empty();
+    for (BrightestResult& r : results) {
+        if (!r.regions.empty()) continue;
+        if (!included) included = includedMaximum(image, resolved.params, job);
+        appendNote(r, emptyReason(r, *included, restricted));
+    }
+    job.timing().setTotal(msSince(start));
+    return results;
 }
 
 void registerBrightestCpuBackends() {

@@ -2,7 +2,8 @@
 #include "core/algo/brightest/BrightestAlgorithm.h"
 
 #include "core/algo/Algorithm.h"
-#include "core/algo/brightest/AutoExclude.h"
+#include "core/algo/brightest/Brightest.h"
+#include "core/algo/brightest/BrightestSpec.h"
 #include "core/algo/ResultJson.h"
 #include "core/display/Display.h"
 #include "core/export/CatalogWriter.h"
@@ -52,8 +53,9 @@ constexpr std::size_t kOverlayRegions = 1000;
 
 class BrightestOutcome final : public AlgorithmOutcome {
 public:
-    BrightestOutcome(BrightestResult result, int k, std::string path)
-        : result_(std::move(result)), k_(k), path_(std::move(path)) {}
+    BrightestOutcome(BrightestResult result, int k, std::string path, Json parameters)
+        : result_(std::move(result)), k_(k), path_(std::move(path)), parameters_(std::move(parameters)) {}
+    Json parameters() const override { return parameters_; }
     Backend backend() const override { return result_.backend; }
     std::string device() const override { return result_.device; }
 
@@ -61,6 +63,7 @@ public:
         Json doc = brightestResultJson(result_);
         doc["image"] = {{"path", path_}, {"width", result_.imageWidth}, {"height", result_.imageHeight}};
         doc["k"] = k_;
+        if (kind_) doc["image"]["kind"] = {{"kind", imageKindName(kind_->kind)}, {"reason", kind_->reason}};
         if (autoExclusions_) {
             Json shapes = Json::array();
             for (const AutoExclusion& e : autoExclusions_->shapes) {
@@ -85,6 +88,7 @@ public:
         autoExclusions_ = std::move(e);
         autoExclusionMs_ = ms;
     }
+    void setKind(ImageKindGuess kind) { kind_ = std::move(kind); }
 
     std::vector<std::vector<std::string>> csvRows() const override {
         const BrightestResult& r = result_;
@@ -180,35 +184,29 @@ private:
     BrightestResult result_;
     int k_;
     std::string path_;
+    Json parameters_;
     std::optional<MammogramExclusions> autoExclusions_;
     double autoExclusionMs_ = 0.0;
+    std::optional<ImageKindGuess> kind_;
 };
 
 class BrightestTask final : public AlgorithmTask {
 public:
-    explicit BrightestTask(BrightestParams params) : params_(std::move(params)) {}
+    explicit BrightestTask(Json request) : request_(std::move(request)) {}
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
-        // runBrightest sets the algorithm's total itself, without the GPU's one-time set-up (reported
-        // apart as timing_ms.device_init / device_wait).
-        BrightestParams params = params_;
-        MammogramExclusions found;
-        double autoMs = 0.0;
-        if (autoExclude_ == AutoExcludeMode::Mammogram) {
-            const auto start = std::chrono::steady_clock::now();
-            found = mammogramAutoExclusions(*inputs.image); // --auto-exclude: appended to the user's shapes
-            autoMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-            appendAutoExclusions(found, params);
-        }
-        auto outcome = std::make_unique<BrightestOutcome>(runBrightest(*inputs.image, params, backend, job), params_.k,
-                                                          inputs.path);
-        if (autoExclude_ == AutoExcludeMode::Mammogram) outcome->setAutoExclusions(found, autoMs);
+        // The request resolved for this image (its kind's preset, every auto decided), then the search; the
+        // total is resolution and search, without the GPU's one-time set-up (timing_ms.device_init / device_wait).
+        BrightestRun run = runBrightestRequest(*inputs.image, request_, backend, job);
+        const int k = run.resolved.params.k;
+        auto outcome = std::make_unique<BrightestOutcome>(std::move(run.result), k, inputs.path, std::move(run.parameters));
+        if (run.resolved.autoExclusions) outcome->setAutoExclusions(*run.resolved.autoExclusions, run.resolved.autoExclusionMs);
+        if (run.kind) outcome->setKind(*run.kind);
         return outcome;
     }
-    AutoExcludeMode autoExclude_ = AutoExcludeMode::None;
 
 private:
-    BrightestParams params_;
+    Json request_;
 };
 
 class BrightestAlgorithm final : public Algorithm {
@@ -217,73 +215,21 @@ public:
     const char* summary() const override {
         return "the brightest rectangle (maximum sum of I - pivot), or the K brightest (disjoint or overlapping)";
     }
-    const char* synopsis() const override {
-        return "[--pivot mean|median|pNN|local|NUMBER] [--threshold N] [--mesh N] [--k K]\n"
-               "          [--min-snr S] [--min-area A] [--max-size P] [--max-box P|auto]\n"
-               "          [--mode disjoint|overlap] [--distinct F] [--roi X,Y,W,H] [--exclude X,Y,W,H]... [--exclude-polygon X1,Y1,X2,Y2,...]...\n"
-               "          [--auto-exclude mammogram|none]";
-    }
-    std::vector<std::string> options() const override {
-        return {"--pivot",     "--k",    "--mode",    "--roi",      "--exclude",  "--exclude-polygon",
-                "--auto-exclude", "--threshold", "--mesh", "--min-snr", "--min-area", "--max-size", "--max-box",
-                "--distinct"};
-    }
+    const ParamSpecBase& spec() const override { return brightestSpec(); }
     std::vector<std::string> outputOptions() const override { return {"--catalog"}; }
     std::string outputPlaceholder(const std::string&) const override { return "OUT.fits|OUT.csv"; }
+    void checkOutput(const std::string& option, const std::string& path) const override {
+        if (option == "--catalog") catalogFormatForPath(path); // a bad extension is a usage error now
+    }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "pivot", "pivot_spec", "mode", "rank",
                 "x",           "y",            "width",   "height", "sum",       "mean", "pixels",
                 "flux",        "snr",          "peak",    "centroid_x", "centroid_y", "ra", "dec",
                 "mean_background", "flags", "distinct"};
     }
-    std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
-        BrightestParams params;
-        if (auto v = a.value("--pivot")) params.pivot = PivotSpec::parse(*v);
-        if (auto v = a.value("--k")) params.k = parseResultCount(*v, "--k");
-        if (auto v = a.value("--mode")) params.mode = parseBrightestMode(*v);
-        if (auto v = a.value("--threshold")) {
-            params.threshold = parseNumber(*v, "--threshold");
-            if (params.threshold < 0) throw UsageError("option '--threshold' must be >= 0 (got " + *v + ")");
-        }
-        if (auto v = a.value("--mesh")) params.mesh = static_cast<int>(parseInteger(*v, "--mesh", 2, 1 << 20));
-        if (auto v = a.value("--min-snr")) {
-            params.minSnr = parseNumber(*v, "--min-snr");
-            if (params.minSnr < 0) throw UsageError("option '--min-snr' must be >= 0 (got " + *v + ")");
-        }
-        if (auto v = a.value("--min-area")) params.minArea = parseInteger(*v, "--min-area", 0, 1LL << 40);
-        if (auto v = a.value("--max-size")) params.maxSize = static_cast<int>(parseInteger(*v, "--max-size", 0, 1 << 20));
-        if (auto v = a.value("--max-box")) {
-            if (*v == "auto") {
-                params.maxBox = kMaxBoxAuto;
-            } else {
-                const bool digits = !v->empty() && std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; });
-                if (!digits) throw UsageError("option '--max-box' must be a side in pixels (0: none) or auto (got '" + *v + "')");
-                params.maxBox = static_cast<int>(parseInteger(*v, "--max-box", 0, 1 << 20));
-            }
-        }
-        if (auto v = a.value("--distinct")) {
-            // A fraction of the smaller area, 0 <= F < 1, with --mode overlap only (checked here, before the
-            // image is read, and again by validateBrightestParams for every caller).
-            params.distinct = parseNumber(*v, "--distinct");
-            if (!(*params.distinct >= 0.0 && *params.distinct < 1.0))
-                throw UsageError("option '--distinct' must be a fraction F with 0 <= F < 1 (got " + *v + ")");
-            if (params.mode != BrightestMode::Overlap) throw UsageError("option '--distinct' needs --mode overlap");
-        }
-        if (auto v = a.value("--catalog")) catalogFormatForPath(*v); // a bad extension is a usage error now
-        if (auto v = a.value("--roi")) {
-            params.hasRoi = true;
-            params.roi = parseRect(*v, "--roi");
-        }
-        for (const auto& v : a.values("--exclude")) params.excludeRects.push_back(parseRect(v, "--exclude"));
-        for (const auto& v : a.values("--exclude-polygon")) {
-            const std::vector<double> xy = parseNumberList(v, "--exclude-polygon", 0);
-            PixelPolygon polygon;
-            for (std::size_t i = 0; i + 1 < xy.size(); i += 2) polygon.points.emplace_back(xy[i], xy[i + 1]);
-            params.excludePolygons.push_back(std::move(polygon));
-        }
-        auto task = std::make_unique<BrightestTask>(std::move(params));
-        if (auto v = a.value("--auto-exclude")) task->autoExclude_ = parseAutoExcludeMode(*v);
-        return task;
+    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const override {
+        brightestSpec().checkEarly(request);
+        return std::make_unique<BrightestTask>(request);
     }
 };
 

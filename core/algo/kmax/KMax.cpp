@@ -2,9 +2,9 @@
 // sums and the segment / rectangle counts that bound every result list.
 #include "core/algo/kmax/KMax.h"
 
-#include "core/algo/maxsub/PsfWidth.h"
-#include "core/algo/maxsub/RegionMeasure.h"
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/sources/PsfWidth.h"
+#include "core/algo/sources/RegionMeasure.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/jobs/JobRunner.h"
@@ -225,11 +225,14 @@ KMax1dResult runKMax1d(const KMaxSequence& sequence, std::uint64_t k, Backend ba
         });
 }
 
-BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job) {
+BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, const SearchBound& resolvedBound,
+                                    std::shared_ptr<const BackgroundMap> model, Backend backend, JobControl& job) {
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
+    if (params.maxBox.isAuto()) throw std::logic_error("runBrightestOverlap: the search bound was not resolved");
     return runJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params), [&](KMaxRectSolver& solver,
                                                                                          Backend resolved) {
-        PreparedRegionSearch search = prepareRegionSearch(image, params, BrightestMode::Overlap, resolved, job);
+        PreparedRegionSearch search =
+            prepareRegionSearch(image, params, BrightestMode::Overlap, resolved, job, nullptr, model);
         const WorkArray& work = search.work;
         const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
         checkResultSize(static_cast<std::uint64_t>(params.k), available, "rectangles");
@@ -237,9 +240,7 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
         const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(params.k, available));
         // The bound of the search (--max-box): one no smaller than both sides of the work array excludes
         // nothing, so the unbounded search runs (as in disjoint mode).
-        // --max-box auto: the bound measured on the image (5 PSF FWHM, or the mesh).
-        const SearchBound resolvedBound = resolveSearchBound(work, params, job);
-        const int maxBox = resolvedBound.maxBox;
+        const int maxBox = params.boundOrNone();
         const int bound = maxBox > 0 && maxBox < std::max(work.rows, work.cols) ? maxBox : 0;
         recordSearchBound(resolvedBound, bound, search.result);
         if (available > 0) {

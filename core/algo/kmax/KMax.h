@@ -3,7 +3,8 @@
 #pragma once
 
 #include "core/algo/maxsub/MaxSubarrayBase.h"
-#include "core/algo/maxsub/RegionSearch.h"
+#include "core/algo/regions/RegionSearch.h"
+#include "core/algo/sources/PsfWidth.h"
 #include "core/jobs/Backend.h"
 #include "core/jobs/JobControl.h"
 #include "core/jobs/ProgressSpan.h"
@@ -16,6 +17,8 @@
 #include <vector>
 
 namespace glint {
+
+class BackgroundMap;
 
 class Image;
 
@@ -75,6 +78,9 @@ std::uint64_t rectangleCount(const WorkArray& work);
 // of rectangles or segments lists them all.
 constexpr std::uint64_t kKMaxResultBytes = 4096;
 constexpr std::uint64_t kKMaxMemoryBudget = std::uint64_t(2) << 30; // 2 GiB
+// Why K stops at kMaxKMaxResults, for the messages of --k.
+inline constexpr const char* kKMaxResultsWhy =
+    "the results of a run are held in memory, about 4096 bytes each, within 2 GiB";
 constexpr std::uint64_t kMaxKMaxResults = kKMaxMemoryBudget / kKMaxResultBytes;
 // kmax1d --random N: the sequence, its prefix sums and the search's per-value tables take up to
 // kKMaxValueBytes per value (measured, N = 2^24: cpu 39 B, reference 112 B a value), so N is bounded
@@ -156,8 +162,11 @@ std::vector<WorkRect> boundedTopKCpu(const WorkArray& work, std::size_t k, std::
 // brightest --mode overlap: the K largest rectangle sums of a = I - pivot over the included pixels, which
 // may overlap or nest; sums <= 0 are included when fewer than K are positive. Same preprocessing, result
 // type and errors as runBrightest (core/algo/brightest, which calls this for the overlap mode: brightest
-// depends on kmax for that one dispatch, kmax never on brightest; both build on core/algo/maxsub).
-BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, Backend backend, JobControl& job);
+// depends on kmax for that one dispatch, kmax never on brightest; both build on core/algo/maxsub). `params` are
+// resolved (resolveBrightest: the search bound a value or none); `bound` says how the bound was decided and
+// `model` is the background model resolving made, if any.
+BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& params, const SearchBound& bound,
+                                    std::shared_ptr<const BackgroundMap> model, Backend backend, JobControl& job);
 
 // Registers the reference and CPU backends of both forms (called from registerCpuBackends()).
 void registerKMaxCpuBackends();

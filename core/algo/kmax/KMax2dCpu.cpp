@@ -5,7 +5,7 @@
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/StripSearch.h"
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 
 #include <algorithm>
 #include <cmath>

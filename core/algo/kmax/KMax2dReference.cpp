@@ -4,7 +4,7 @@
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/StripSearch.h"
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 
 namespace glint {
 

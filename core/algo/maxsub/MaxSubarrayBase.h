@@ -4,7 +4,7 @@
 // regions in image pixels.
 #pragma once
 
-#include "core/algo/maxsub/WorkArray.h"
+#include "core/algo/regions/WorkArray.h"
 #include "core/jobs/JobControl.h"
 
 #include <algorithm>

@@ -90,7 +90,8 @@ TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radi
 // the gamma-normalised (gamma = 2) Hessian line strength of `polarity`, less the edge-suppression term the
 // field uses, is taken at the best pixel within 6 px for each sigma of a geometric scale (0.8 to 20, x1.25);
 // each point votes for its best sigma with the weight of its response, and the weighted median sigma* gives
-// the width 2 sigma* (the response of a bar of width W peaks at sigma = W / 2). Clicks must be valid.
+// the width 2 sigma* (the response of a bar of width W peaks at sigma = W / 2). One click or more, inside the
+// image (UsageError otherwise); --width auto measures at the first click alone (core/algo/trace/TraceSpec.h).
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity);
 
 struct TraceParams {

@@ -2,6 +2,7 @@
 #include "core/algo/trace/TraceAlgorithm.h"
 
 #include "core/algo/Algorithm.h"
+#include "core/algo/trace/TraceSpec.h"
 #include "core/algo/ResultJson.h"
 #include "core/display/Display.h"
 #include "core/export/CsvTable.h"
@@ -22,24 +23,14 @@ Json pointsJson(const std::vector<TracePoint>& points) {
     return list;
 }
 
-TracePoint parsePoint(const std::string& text, const std::string& option) {
-    const std::vector<double> v = parseNumberList(text, option, 2);
-    return {v[0], v[1]};
-}
-
-int parseCount(const ParsedArgs& a, const std::string& option, int fallback) {
-    const auto v = a.value(option);
-    if (!v) return fallback;
-    return static_cast<int>(parseInteger(*v, option, -1000000000LL, 1000000000LL));
-}
-
 class TraceOutcome final : public AlgorithmOutcome {
 public:
     TraceOutcome(TraceResult result, TraceParams params, TraceFieldOptions field, double sineThreshold, Backend backend,
-                 std::string device, std::string path, int width, int height, Json extraParams)
+                 std::string device, std::string path, int width, int height, Json extraParams, Json parameters)
         : result_(std::move(result)), params_(params), field_(field), sineThreshold_(sineThreshold), backend_(backend),
           device_(std::move(device)), path_(std::move(path)), width_(width), height_(height),
-          extraParams_(std::move(extraParams)) {}
+          extraParams_(std::move(extraParams)), parameters_(std::move(parameters)) {}
+    Json parameters() const override { return parameters_; }
     Backend backend() const override { return backend_; }
     std::string device() const override { return device_; }
 
@@ -120,61 +111,43 @@ private:
     std::string path_;
     int width_, height_;
     Json extraParams_; // width_auto, snap, clicks (as given, before snapping)
+    Json parameters_;
 };
 
 class TraceTask final : public AlgorithmTask {
 public:
-    TraceTask(std::vector<TracePoint> clicks, TraceParams params, TraceFieldOptions field, bool autoWidth, double snap)
-        : clicks_(std::move(clicks)), params_(params), field_(field), autoWidth_(autoWidth), snap_(snap) {}
+    explicit TraceTask(Json request) : request_(std::move(request)) {}
 
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
-        TraceFieldOptions fieldOptions = field_;
+        const auto start = std::chrono::steady_clock::now();
+        const Json full = traceSpec().applyPreset(request_, &image);
+        const TraceRequest request = traceSpec().read(full);
+        // Width auto, the field and snapping: as the window resolves them when the first click lands.
+        ResolvedTrace resolved = resolveTrace(image, request, job);
+        TraceResult result = runTrace(resolved.field, resolved.clicks, resolved.request.params, backend, job);
+        job.timing().setTotal(msSince(start));
         Json extra = Json::object();
-        if (autoWidth_) {
-            validateTracePoints(clicks_, image.width(), image.height());
-            auto step = job.timing().scope("width");
-            fieldOptions.lineWidth = estimateTraceLineWidth(image, clicks_, fieldOptions.polarity);
-            extra["width_auto"] = true;
-        }
-        TraceResult result;
-        if (snap_ > 0.0) {
-            validateTraceParams(params_);
-            validateTracePoints(clicks_, image.width(), image.height());
-            std::shared_ptr<const TraceField> field;
-            {
-                auto step = job.timing().scope("field");
-                field = TraceField::compute(image, fieldOptions);
-            }
-            std::vector<TracePoint> clicks = clicks_;
-            {
-                auto step = job.timing().scope("snap");
-                for (TracePoint& c : clicks) c = snapTracePoint(*field, c, snap_);
-            }
+        if (request.autoWidth) extra["width_auto"] = true;
+        if (request.snap > 0.0) {
             Json given = Json::array();
-            for (const TracePoint& c : clicks_) given.push_back(Json::array({c.x, c.y}));
-            extra["snap"] = snap_;
+            for (const TracePoint& c : request.clicks()) given.push_back(Json::array({c.x, c.y}));
+            extra["snap"] = request.snap;
             extra["clicks"] = given;
-            result = runTrace(std::move(field), clicks, params_, backend, job);
-        } else {
-            result = runTrace(image, clicks_, params_, fieldOptions, backend, job);
         }
         const double sineThreshold = result.field ? result.field->sineThreshold() : 0.0;
         const Backend ran = result.backend;
         std::string device = result.device;
         result.field.reset(); // the outcome keeps the answer, not the field
-        return std::make_unique<TraceOutcome>(std::move(result), params_, fieldOptions, sineThreshold, ran,
-                                              std::move(device), inputs.path, image.width(), image.height(),
-                                              std::move(extra));
+        return std::make_unique<TraceOutcome>(std::move(result), resolved.request.params, resolved.request.field, sineThreshold,
+                                              ran, std::move(device), inputs.path, image.width(), image.height(),
+                                              std::move(extra),
+                                              traceSpec().write(resolved.request, full["preset"].get<std::string>()));
     }
 
 private:
-    std::vector<TracePoint> clicks_;
-    TraceParams params_;
-    TraceFieldOptions field_;
-    bool autoWidth_ = false;
-    double snap_ = 0.0;
+    Json request_;
 };
 
 class TraceAlgorithm final : public Algorithm {
@@ -183,60 +156,15 @@ public:
     const char* summary() const override {
         return "trace a line between clicked points (best path over guides, exact DP)";
     }
-    const char* synopsis() const override {
-        return "--from X,Y --to X,Y [--via X,Y]... [--guides N|auto] [--points D] [--half-width W]\n"
-               "          [--max-angle DEG] [--objective ratio|sum] [--widen N] [--score magnitude|sine|ridge]\n"
-               "          [--width PX|auto] [--polarity bright|dark|both] [--snap R]";
-    }
-    std::vector<std::string> options() const override {
-        return {"--from",      "--to",        "--via",   "--guides", "--points",
-                "--half-width", "--max-angle", "--objective", "--widen", "--score", "--width", "--polarity", "--snap"};
-    }
+    const ParamSpecBase& spec() const override { return traceSpec(); }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
     }
-    std::unique_ptr<AlgorithmTask> prepare(const ParsedArgs& a) const override {
-        if (!a.has("--from") || !a.has("--to")) throw UsageError("trace needs --from X,Y and --to X,Y");
-        std::vector<TracePoint> clicks{parsePoint(*a.value("--from"), "--from")};
-        for (const auto& v : a.values("--via")) clicks.push_back(parsePoint(v, "--via"));
-        clicks.push_back(parsePoint(*a.value("--to"), "--to"));
-        TraceParams params;
-        if (auto v = a.value("--guides"); v && *v == "auto")
-            params.autoGuides = true; // the first solve's count stays the default; refined where the fit is poor
-        else if (v)
-            try {
-                params.guides = parseCount(a, "--guides", params.guides);
-            } catch (const UsageError&) {
-                throw UsageError("option '--guides' must be a whole number of guides or 'auto' (got '" + *v + "')");
-            }
-        params.points = parseCount(a, "--points", params.points);
-        if (auto v = a.value("--half-width")) {
-            params.halfWidth = parseNumber(*v, "--half-width");
-            if (params.halfWidth <= 0.0) throw UsageError("option '--half-width' must be more than 0");
-        }
-        if (auto v = a.value("--max-angle")) params.maxAngleDeg = parseNumber(*v, "--max-angle");
-        if (auto v = a.value("--objective")) params.objective = parseTraceObjective(*v);
-        if (auto v = a.value("--widen"))
-            params.maxWidenings = static_cast<int>(parseInteger(*v, "--widen", 0, kMaxTraceWidenings));
-        validateTraceParams(params);
-        TraceFieldOptions field;
-        if (auto v = a.value("--score")) field.score = parseTraceScore(*v);
-        bool autoWidth = false;
-        if (auto v = a.value("--width")) {
-            if (*v == "auto")
-                autoWidth = true; // chosen at run time by scale selection (estimateTraceLineWidth)
-            else
-                field.lineWidth = parseNumber(*v, "--width");
-        }
-        if (auto v = a.value("--polarity")) field.polarity = parseTracePolarity(*v);
-        validateTraceFieldOptions(field);
-        double snap = 0.0;
-        if (auto v = a.value("--snap")) {
-            snap = parseNumber(*v, "--snap");
-            if (!(snap >= 0.0 && snap <= 1000.0)) throw UsageError("option '--snap' must be from 0 to 1000 pixels");
-        }
-        return std::make_unique<TraceTask>(std::move(clicks), params, field, autoWidth && field.score == TraceScore::Ridge,
-                                           snap);
+    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const override {
+        traceSpec().checkEarly(request);
+        if (!request.contains("from") || !request.contains("to") || request["from"].is_null() || request["to"].is_null())
+            throw UsageError("trace needs --from X,Y and --to X,Y");
+        return std::make_unique<TraceTask>(request);
     }
 };
 

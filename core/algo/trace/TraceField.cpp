@@ -284,7 +284,11 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
 
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
     if (image.empty()) throw InputError("trace: the image is empty");
-    validateTracePoints(clicks, image.width(), image.height());
+    if (clicks.empty()) throw UsageError("the line width is measured at one click or more");
+    for (const TracePoint& p : clicks)
+        if (!std::isfinite(p.x) || !std::isfinite(p.y) || p.x < -0.5 || p.y < -0.5 || p.x > image.width() - 0.5 ||
+            p.y > image.height() - 0.5)
+            throw UsageError("the line width is measured at a point inside the image");
     cv::Mat blank;
     const cv::Mat values = imageForFiltering(image, blank);
     std::vector<TracePoint> at;
