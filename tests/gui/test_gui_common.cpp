@@ -164,7 +164,7 @@ private slots:
         panel->toleranceBox()->setValue(2.5);
         QCOMPARE(panel->toleranceBox()->text(), QStringLiteral("2.5"));
         panel->toleranceBox()->setValue(0.000125);
-        QCOMPARE(panel->tolerance(), 0.000125);
+        QCOMPARE(panel->parameters().tolerance, 0.000125);
         panel->toleranceBox()->setValue(0.0);
         QSignalSpy shown(module, &CommonComponentModule::resultShown);
         QSignalSpy failed(window.context().jobs(), &JobRunner::failed);
@@ -655,8 +655,8 @@ private slots:
         module->setSecondImage(std::move(b), QStringLiteral("B"));
         module->setParameters(params);
         module->setBackend(parseBackend(backend.toStdString()));
-        QCOMPARE(module->panel()->tolerance(), tolerance);
-        QCOMPARE(module->panel()->maxShift(), static_cast<long long>(maxShift));
+        QCOMPARE(module->panel()->parameters().tolerance, tolerance);
+        QCOMPARE(module->panel()->parameters().maxShift, static_cast<long long>(maxShift));
         QVERIFY(runAndWaitShown(module, 30000));
         const CommonComponentResult& r = *module->result();
         QCOMPARE(r.size, expected.size);

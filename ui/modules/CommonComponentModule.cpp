@@ -8,7 +8,10 @@
 #include "core/io/ImageLoader.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/modules/CommonComponentLayers.h"
+#include "core/algo/commoncomponent/CommonSpec.h"
+#include "core/params/ImageKind.h"
 #include "ui/modules/CommonComponentPanel.h"
+#include "ui/params/SpecForm.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
@@ -44,7 +47,8 @@ CommonComponentModule::CommonComponentModule(AppContext& context, QObject* paren
       findAction_(new QAction(tr("Find Common Component"), this)),
       sideBySideAction_(new QAction(tr("Show A and B Side by Side"), this)),
       blendAction_(new QAction(tr("Show B Blended over A at the Offset"), this)), viewGroup_(new QActionGroup(this)),
-      secondDisplay_(new DisplayPipeline(this)) {
+      secondDisplay_(new DisplayPipeline(this)),
+      params_(glint::commonSpec().read(glint::commonSpec().presetValues(glint::ImageKind::Other))) {
     // The window offers linear normalisation (a contrast change between A and B is common on real pairs);
     // the CLI keeps the paper's definition by default.
     params_.normalize = glint::CommonNormalize::Linear;
@@ -110,24 +114,16 @@ QList<QAction*> CommonComponentModule::fileActions() { return {openSecondAction_
 QWidget* CommonComponentModule::createPanel() {
     auto* panel = new CommonComponentPanel({openSecondAction_, findAction_, sideBySideAction_, blendAction_});
     panel_ = panel;
-    panel->toleranceBox()->setValue(params_.tolerance);
-    panel->maxShiftCheck()->setChecked(params_.maxShift >= 0);
-    if (params_.maxShift >= 0) panel->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params_.maxShift, INT_MAX)));
+    panel->setParameters(params_);
     panel->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend_)));
-    panel->normalizeBox()->setCurrentIndex(panel->normalizeBox()->findData(static_cast<int>(params_.normalize)));
     panel->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
     panel->setSecondImageText(secondDescription());
     const auto readParameters = [this] {
         if (!panel_) return;
-        params_.tolerance = panel_->tolerance();
-        params_.maxShift = panel_->maxShift();
-        params_.normalize = panel_->normalize();
+        params_ = panel_->parameters();
         backend_ = panel_->backend();
     };
-    connect(panel->normalizeBox(), &QComboBox::currentIndexChanged, this, readParameters);
-    connect(panel->toleranceBox(), &QDoubleSpinBox::valueChanged, this, readParameters);
-    connect(panel->maxShiftCheck(), &QCheckBox::toggled, this, readParameters);
-    connect(panel->maxShiftBox(), &QSpinBox::valueChanged, this, readParameters);
+    connect(panel->form(), &SpecForm::changed, this, readParameters);
     connect(panel->backendBox(), &QComboBox::currentTextChanged, this, readParameters);
     connect(panel, &CommonComponentPanel::opacityChanged, this, &CommonComponentModule::setBlendOpacity);
     connect(panel, &CommonComponentPanel::fileDropped, this, &CommonComponentModule::openSecondImage);
@@ -137,10 +133,7 @@ QWidget* CommonComponentModule::createPanel() {
 void CommonComponentModule::setParameters(const glint::CommonComponentParams& params) {
     params_ = params;
     if (!panel_) return;
-    panel_->toleranceBox()->setValue(params.tolerance);
-    panel_->maxShiftCheck()->setChecked(params.maxShift >= 0);
-    if (params.maxShift >= 0) panel_->maxShiftBox()->setValue(static_cast<int>(std::min<long long>(params.maxShift, INT_MAX)));
-    panel_->normalizeBox()->setCurrentIndex(panel_->normalizeBox()->findData(static_cast<int>(params.normalize)));
+    panel_->setParameters(params);
     params_ = params; // the widgets may have clamped what they show; the module keeps what it was given
 }
 
@@ -330,8 +323,11 @@ bool CommonComponentModule::run() {
     auto shape = std::make_shared<std::shared_ptr<const ComponentShape>>();
     JobRequest job;
     job.name = name();
-    job.work = [a, b, params, requested, result, shape](glint::JobControl& control) {
-        *result = glint::findCommonComponent(*a, *b, params, requested, control);
+    // The window runs what glint-cli common runs: the same request, resolved in core for A's kind.
+    glint::Json request = glint::commonSpec().write(params, glint::imageKindName(glint::classifyImage(*a).kind));
+    job.work = [a, b, request, requested, result, shape](glint::JobControl& control) {
+        glint::CommonRun run = glint::runCommonRequest(*a, *b, request, requested, control);
+        *result = std::move(run.result);
         // What the layers draw, prepared here so that a large component does not stall the window.
         if (result->found)
             *shape = std::make_shared<const ComponentShape>(ComponentShape::fromMask(

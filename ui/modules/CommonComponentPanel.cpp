@@ -1,6 +1,7 @@
 #include "ui/modules/CommonComponentPanel.h"
 
-#include "ui/FormWidgets.h"
+#include "core/algo/commoncomponent/CommonSpec.h"
+#include "ui/params/SpecForm.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -32,21 +33,6 @@ QToolButton* buttonFor(QAction* action) {
     return button;
 }
 
-// A tolerance box that reads "0" or "2.5", not "0.000000" (its six decimals stay available for typing).
-class CompactDoubleSpinBox : public QDoubleSpinBox {
-public:
-    using QDoubleSpinBox::QDoubleSpinBox;
-    QString textFromValue(double value) const override {
-        QString text = locale().toString(value, 'f', decimals());
-        const QString point = locale().decimalPoint();
-        if (text.contains(point)) {
-            while (text.endsWith(QLatin1Char('0'))) text.chop(1);
-            if (text.endsWith(point)) text.chop(point.size());
-        }
-        return text;
-    }
-};
-
 QString droppedFile(const QMimeData* data) {
     if (!data || !data->hasUrls() || data->urls().isEmpty() || !data->urls().first().isLocalFile()) return {};
     return data->urls().first().toLocalFile();
@@ -54,8 +40,8 @@ QString droppedFile(const QMimeData* data) {
 } // namespace
 
 CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions, QWidget* parent)
-    : QWidget(parent), secondImage_(new QLabel), tolerance_(new CompactDoubleSpinBox), limitShift_(new QCheckBox),
-      maxShift_(new QSpinBox), normalize_(new QComboBox), backend_(new QComboBox), opacity_(new QSlider(Qt::Horizontal)), summary_(new QLabel),
+    : QWidget(parent), secondImage_(new QLabel), form_(new SpecForm(glint::commonSpec())), backend_(new QComboBox),
+      opacity_(new QSlider(Qt::Horizontal)), summary_(new QLabel),
       cursor_(new QLabel) {
     setAcceptDrops(true);
     auto* layout = new QVBoxLayout(this);
@@ -75,37 +61,18 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
     layout->addWidget(inputs);
     setSecondImageText({});
 
-    auto* params = new QGroupBox(tr("Parameters"));
-    auto* form = new QFormLayout(params);
-    setUpSpinBox(tolerance_, 0.0, 1e12, 6);
-    tolerance_->setValue(0.0);
-    tolerance_->setToolTip(tr("Pixels match when |A − B| ≤ tolerance; 0 = equal values, as in the paper."));
-    form->addRow(tr("Tolerance"), tolerance_);
-    auto* shiftRow = new QHBoxLayout;
-    limitShift_->setText(tr("at most"));
-    maxShift_->setRange(0, std::numeric_limits<int>::max());
-    maxShift_->setValue(64);
-    maxShift_->setSuffix(tr(" px"));
-    maxShift_->setEnabled(false);
-    maxShift_->setToolTip(tr("Only offsets with |dx| and |dy| up to this are searched."));
-    shiftRow->addWidget(limitShift_);
-    shiftRow->addWidget(maxShift_, 1);
-    form->addRow(tr("Shift"), shiftRow);
-    connect(limitShift_, &QCheckBox::toggled, maxShift_, &QWidget::setEnabled);
-    normalize_->setObjectName(QStringLiteral("normalize"));
-    addEnumItems(normalize_, {glint::CommonNormalize::None, glint::CommonNormalize::Linear, glint::CommonNormalize::Rank},
-                 &glint::commonNormalizeName);
-    normalize_->setCurrentIndex(normalize_->findData(static_cast<int>(glint::CommonNormalize::Linear)));
-    normalize_->setToolTip(tr("How B's values are mapped onto A's before matching: none (the paper's definition), "
-                              "linear (gain and offset, a robust fit on the overlap), rank (histogram matching)."));
-    form->addRow(tr("Normalise B"), normalize_);
+    // The spec's fields ("Parameters"), then the backend under them.
+    form_->setValues(glint::commonSpec().presetValues(glint::ImageKind::Other));
+    layout->addWidget(form_);
+    auto* form = static_cast<QFormLayout*>(form_->group(QStringLiteral("Parameters"))->layout());
+    maxShiftCheck()->setText(tr("at most"));
+    maxShiftBox()->setValue(64); // what a check of "at most" starts from
     for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
     const CudaDeviceInfo& device = glint::cudaDevice();
     if (!device.usable)
         backend_->setItemData(1, tr("No usable CUDA device: %1").arg(QString::fromStdString(device.reason)),
                               Qt::ToolTipRole);
     form->addRow(tr("Backend"), backend_);
-    layout->addWidget(params);
     layout->addWidget(buttonFor(actions.find));
 
     auto* view = new QGroupBox(tr("View"));
@@ -134,13 +101,18 @@ CommonComponentPanel::CommonComponentPanel(const CommonComponentActions& actions
     layout->addStretch(1);
 }
 
-double CommonComponentPanel::tolerance() const { return tolerance_->value(); }
+glint::CommonComponentParams CommonComponentPanel::parameters() const { return glint::commonSpec().read(form_->values()); }
 
-long long CommonComponentPanel::maxShift() const { return limitShift_->isChecked() ? maxShift_->value() : -1; }
-
-glint::CommonNormalize CommonComponentPanel::normalize() const {
-    return static_cast<glint::CommonNormalize>(normalize_->currentData().toInt());
+void CommonComponentPanel::setParameters(const glint::CommonComponentParams& params) {
+    glint::Json values = glint::commonSpec().write(params);
+    values.erase("preset");
+    form_->setValues(values);
 }
+
+QDoubleSpinBox* CommonComponentPanel::toleranceBox() const { return form_->doubleSpinBox("tolerance"); }
+QCheckBox* CommonComponentPanel::maxShiftCheck() const { return form_->toggle("max_shift"); }
+QSpinBox* CommonComponentPanel::maxShiftBox() const { return form_->spinBox("max_shift"); }
+QComboBox* CommonComponentPanel::normalizeBox() const { return form_->comboBox("normalize"); }
 
 glint::Backend CommonComponentPanel::backend() const { return glint::parseBackend(backend_->currentText().toStdString()); }
 

@@ -1,6 +1,6 @@
-// The Common component page of the parameters dock: image B (open button, or drop a file on the page),
-// tolerance, optional maximum shift, backend, the Find button, the view (side by side or blended, with
-// B's opacity), a one-line summary of the last result and B's value under the cursor.
+// The Common component page of the parameters dock: image B (open button, or drop a file on the page), the common
+// spec's form (tolerance, optional maximum shift, B's normalisation), backend, the Find button, the view (side by
+// side or blended, with B's opacity), a one-line summary of the last result and B's value under the cursor.
 #pragma once
 
 #include "core/algo/commoncomponent/CommonComponent.h"
@@ -19,6 +19,8 @@ class QToolButton;
 
 namespace glint::ui {
 
+class SpecForm;
+
 struct CommonComponentActions {
     QAction* openSecond = nullptr;
     QAction* find = nullptr;
@@ -32,10 +34,11 @@ public:
     // The buttons mirror the module's actions (enabled and checked states included).
     explicit CommonComponentPanel(const CommonComponentActions& actions, QWidget* parent = nullptr);
 
-    double tolerance() const;
-    long long maxShift() const; // -1: every offset
+    // The common spec's form (tolerance, max shift, B's normalisation: core/algo/commoncomponent/CommonSpec.h).
+    SpecForm* form() const { return form_; }
+    glint::CommonComponentParams parameters() const;
+    void setParameters(const glint::CommonComponentParams& params);
     glint::Backend backend() const;
-    glint::CommonNormalize normalize() const;
     double opacity() const;     // of B when blended, 0..1
 
     void setSecondImageText(const QString& text);
@@ -43,11 +46,11 @@ public:
     void setSummary(const QString& text, bool error = false);
     void setCursorText(const QString& text);
 
-    QDoubleSpinBox* toleranceBox() const { return tolerance_; }
-    QCheckBox* maxShiftCheck() const { return limitShift_; }
-    QSpinBox* maxShiftBox() const { return maxShift_; }
+    QDoubleSpinBox* toleranceBox() const;
+    QCheckBox* maxShiftCheck() const;
+    QSpinBox* maxShiftBox() const;
     QComboBox* backendBox() const { return backend_; }
-    QComboBox* normalizeBox() const { return normalize_; }
+    QComboBox* normalizeBox() const;
     QSlider* opacitySlider() const { return opacity_; }
     QLabel* secondImageLabel() const { return secondImage_; }
     QLabel* summaryLabel() const { return summary_; }
@@ -63,10 +66,7 @@ protected:
 
 private:
     QLabel* secondImage_;
-    QDoubleSpinBox* tolerance_;
-    QCheckBox* limitShift_;
-    QSpinBox* maxShift_;
-    QComboBox* normalize_;
+    SpecForm* form_;
     QComboBox* backend_;
     QSlider* opacity_;
     QLabel* summary_;

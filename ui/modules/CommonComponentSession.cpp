@@ -6,6 +6,7 @@
 #include "ui/canvas/ImageCanvas.h"
 #include "core/export/CsvTable.h"
 #include "ui/modules/CommonComponentLayers.h"
+#include "core/algo/commoncomponent/CommonSpec.h"
 #include "ui/modules/CommonComponentPanel.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/session/SessionJson.h"
@@ -28,10 +29,10 @@ QVector<ExportableResults> CommonComponentModule::exportableResults() const {
 }
 
 QJsonObject CommonComponentModule::saveSession() const {
+    glint::Json form = glint::commonSpec().write(params_);
+    form.erase("preset");
     QJsonObject state{
-        {QStringLiteral("params"), QJsonObject{{QStringLiteral("tolerance"), params_.tolerance},
-                                               {QStringLiteral("max_shift"), static_cast<double>(params_.maxShift)},
-                                               {QStringLiteral("normalize"), QLatin1String(glint::commonNormalizeName(params_.normalize))}}},
+        {QStringLiteral("form"), sessionjson::fromJson(form)}, // the common spec's keys
         {QStringLiteral("backend"), QLatin1String(glint::backendName(backend_))},
         {QStringLiteral("view"), view_ == View::Blend ? QStringLiteral("blend") : QStringLiteral("side-by-side")},
         {QStringLiteral("opacity"), blendOpacity_},
@@ -72,16 +73,28 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
     using namespace sessionjson;
     const std::shared_ptr<const glint::Image> a = inputs.value(QString());
     const std::shared_ptr<const glint::Image> b = inputs.value(QStringLiteral("B"));
-    const QJsonObject p = object(state[QStringLiteral("params")], QStringLiteral("common.params"));
-    glint::CommonComponentParams params;
-    params.tolerance = number(p[QStringLiteral("tolerance")], QStringLiteral("common.params.tolerance"));
-    params.maxShift =
-        static_cast<long long>(number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift")));
-    // Sessions written before normalisation matched raw values.
-    params.normalize = p.contains(QStringLiteral("normalize"))
-                           ? glint::parseCommonNormalize(string(p[QStringLiteral("normalize")], QStringLiteral("common.params.normalize")).toStdString())
-                           : glint::CommonNormalize::None;
-    if (!(params.tolerance >= 0)) throw glint::InputError("session file: the common component tolerance is negative");
+    // The parameters: this version's "form" (the common spec's keys) or an older session's "params" (max_shift -1 for
+    // every offset; sessions written before normalisation matched raw values). Values the spec refuses are left as
+    // the panel has them, with a message; the rest of the session still opens.
+    glint::CommonComponentParams params = params_;
+    QString problem;
+    try {
+        glint::Json form;
+        if (state.contains(QStringLiteral("form"))) {
+            form = toJson(object(state[QStringLiteral("form")], QStringLiteral("common.form")));
+        } else {
+            const QJsonObject p = object(state[QStringLiteral("params")], QStringLiteral("common.params"));
+            const double shift = number(p[QStringLiteral("max_shift")], QStringLiteral("common.params.max_shift"));
+            form = {{"tolerance", number(p[QStringLiteral("tolerance")], QStringLiteral("common.params.tolerance"))},
+                    {"max_shift", shift < 0 ? glint::Json(nullptr) : glint::Json(static_cast<long long>(shift))},
+                    {"normalize", p.contains(QStringLiteral("normalize"))
+                                      ? string(p[QStringLiteral("normalize")], QStringLiteral("common.params.normalize")).toStdString()
+                                      : std::string("none")}};
+        }
+        params = glint::commonSpec().read(form, "session");
+    } catch (const glint::UsageError& e) {
+        problem = QString::fromStdString(e.what());
+    }
     const glint::Backend backend = readBackend(state[QStringLiteral("backend")], QStringLiteral("common.backend"));
     const QString viewName = string(state[QStringLiteral("view")], QStringLiteral("common.view"));
     const View view = viewName == QLatin1String("blend") ? View::Blend : View::SideBySide;
@@ -106,8 +119,10 @@ std::function<void()> CommonComponentModule::prepareSession(const QJsonObject& s
                                          QRect(read->bboxX, read->bboxY, read->bboxWidth, read->bboxHeight)));
         result = std::move(read);
     }
-    return [this, params, backend, view, opacity, runs, b, result, shape, tolerance, resultBackend] {
+    return [this, params, problem, backend, view, opacity, runs, b, result, shape, tolerance, resultBackend] {
         setParameters(params);
+        if (!problem.isEmpty() && panel_)
+            panel_->setSummary(tr("Session: the parameters were not restored (%1)").arg(problem), true);
         setBackend(backend);
         if (b) {
             showSecond(b, QString::fromStdString(b->meta.path));

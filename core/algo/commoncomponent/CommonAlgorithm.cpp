@@ -172,20 +172,11 @@ public:
     explicit CommonTask(Json request) : request_(std::move(request)) {}
     std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
-        const Image& a = *inputs.image;
-        const Image& b = *inputs.second;
-        const Json full = commonSpec().applyPreset(request_, &a); // A's kind
-        const CommonComponentParams params = commonSpec().read(full);
-        try {
-            validateMaxShift(params.maxShift, a.width(), a.height(), b.width(), b.height());
-        } catch (const UsageError& e) {
-            throw UsageError(std::string("option '--max-shift': ") + e.what());
-        }
-        CommonComponentResult r = findCommonComponent(a, b, params, backend, job);
-        const Backend ran = r.backend;
-        std::string device = r.device;
-        return std::make_unique<CommonOutcome>(std::move(r), params, ran, std::move(device), inputs,
-                                               commonSpec().write(params, full["preset"].get<std::string>()));
+        CommonRun run = runCommonRequest(*inputs.image, *inputs.second, request_, backend, job);
+        const Backend ran = run.result.backend;
+        std::string device = run.result.device;
+        return std::make_unique<CommonOutcome>(std::move(run.result), run.params, ran, std::move(device), inputs,
+                                               std::move(run.parameters));
     }
 
 private:

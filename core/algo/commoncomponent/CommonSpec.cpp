@@ -1,5 +1,8 @@
 #include "core/algo/commoncomponent/CommonSpec.h"
 
+#include "core/io/Image.h"
+#include "core/util/Errors.h"
+
 #include <climits>
 #include <limits>
 
@@ -51,6 +54,21 @@ ParamSpec<P> makeSpec() {
 const ParamSpec<CommonComponentParams>& commonSpec() {
     static const ParamSpec<CommonComponentParams> spec = makeSpec();
     return spec;
+}
+
+CommonRun runCommonRequest(const Image& a, const Image& b, const Json& request, Backend backend, JobControl& job) {
+    const ParamSpec<CommonComponentParams>& spec = commonSpec();
+    const Json full = spec.applyPreset(request, &a); // A's kind
+    CommonRun run;
+    run.params = spec.read(full);
+    try {
+        validateMaxShift(run.params.maxShift, a.width(), a.height(), b.width(), b.height());
+    } catch (const UsageError& e) {
+        throw UsageError(std::string("option '--max-shift': ") + e.what());
+    }
+    run.result = findCommonComponent(a, b, run.params, backend, job);
+    run.parameters = spec.write(run.params, full["preset"].get<std::string>());
+    return run;
 }
 
 } // namespace glint
