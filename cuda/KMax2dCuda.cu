@@ -159,12 +159,17 @@ public:
         if (work.integer) return Run<float, long long>(*ws, work, job).solve(k, span);
         return Run<float, double>(*ws, work, job).solve(k, span);
     }
-    // --distinct F has no kernel: the CPU backend's exact search runs on the host, its timing steps say so
-    // ("host: strip maxima", "host: search", ...; core/algo/kmax/NOTES.md, "Distinct").
-    std::vector<WorkRect> topKDistinct(const WorkArray& work, std::size_t k, double f, JobControl& job,
-                                       ProgressSpan span) override {
-        job.setDevice(cudaDevice().name);
-        return distinctTopKCpu(work, k, f, job, span, "host: ");
+    // --distinct F and the bounded search have no kernel: the backend declines them before any work, and the
+    // registry's fallback (cpu) runs them (core/algo/kmax/NOTES.md, "Distinct").
+    void checkQuery(bool distinct, bool bounded) const override {
+        if (distinct) throw BackendDeclined("no --distinct search on the device");
+        if (bounded) throw BackendDeclined("no bounded search on the device");
+    }
+    std::vector<WorkRect> topKDistinct(const WorkArray&, std::size_t, double, JobControl&, ProgressSpan) override {
+        throw BackendDeclined("no --distinct search on the device");
+    }
+    std::vector<WorkRect> topKBounded(const WorkArray&, std::size_t, std::optional<double>, int, JobControl&, ProgressSpan) override {
+        throw BackendDeclined("no bounded search on the device");
     }
 
 private:
@@ -430,7 +435,7 @@ private:
 } // namespace kmax
 
 void registerKMaxRectCuda() {
-    BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::CudaRectSolver>(); });
+    BackendRegistry<KMaxRectSolver>::add(Backend::Cuda, [] { return std::make_unique<kmax::CudaRectSolver>(); }, Backend::Cpu);
 }
 
 } // namespace glint::cuda

@@ -64,33 +64,14 @@ public:
                                   ProgressSpan span) override {
         job.setDevice(cudaDevice().name);
         if (work.includedCount == 0 || !(work.positiveSum > 0.0)) return {}; // nothing can be positive
-        if (work.deviceSamples && rule.maxBox > 0)
-            if (std::optional<DisjointOutcome> out = solveBoundedDisjointCuda(work, rule, job, span)) return std::move(*out);
-        if (work.deviceSamples) {
-            // The device's search declined (memory, or no bound after all): the derived samples come to the host.
-            auto step = job.timing().scope("download local pivot");
-            const Image& src = *work.source;
-            auto derived = std::make_shared<Image>(src.width(), src.height(), SampleType::Float64);
-            derived->meta.integerValued = false;
-            if (src.hasBlanks()) derived->setBlankMask(src.blankMask());
-            const std::vector<double> a = localPivot_->derivedSamples();
-            double* out = derived->mutableSamples<double>();
-            for (int y = 0; y < work.roi.height; ++y)
-                std::memcpy(out + static_cast<std::size_t>(work.roi.y + y) * src.width() + work.roi.x,
-                            a.data() + static_cast<std::size_t>(y) * work.roi.width, work.roi.width * sizeof(double));
-            WorkArray host = work;
-            host.image = derived.get();
-            host.derived = derived;
-            host.deviceSamples = nullptr;
-            return solveDisjoint(host, rule, job, span);
-        }
         if (rule.maxBox > 0) {
-            // The bounded search (--max-box): on the device (BoundedSearchCuda.cu); when the device lacks the
-            // memory for it, the CPU backend's exact search on the host, whose timing steps say so ("host:
-            // search", ...; NOTES.md, "Bounded search").
+            // The bounded search (--max-box): on the device (BoundedSearchCuda.cu). When the device lacks the
+            // memory for it, the backend declines and the registry's fallback (cpu, RegisterCudaBackends) runs the
+            // whole search (NOTES.md, "Bounded search").
             if (std::optional<DisjointOutcome> out = solveBoundedDisjointCuda(work, rule, job, span)) return std::move(*out);
-            return solveBoundedDisjointCpu(work, rule, job, span, "host: ");
+            throw BackendDeclined("the device lacks the memory for the bounded search");
         }
+        if (work.deviceSamples) throw std::logic_error("CudaSolver: the local pivot was prepared on the device for no bound");
         Workspace::Lease ws(workspace());
         if (work.fitsInt32()) return Run<int, std::int64_t>(*ws, work, rule, job, span).solve();
         if (work.integer) return Run<float, std::int64_t>(*ws, work, rule, job, span).solve();
@@ -469,7 +450,8 @@ private:
 } // namespace maxsub
 
 void registerBrightestCuda() {
-    BackendRegistry<MaxSubarraySolver>::add(Backend::Cuda, [] { return std::make_unique<maxsub::CudaSolver>(); });
+    // What the device declines (a bounded search larger than its memory) runs on the CPU backend.
+    BackendRegistry<MaxSubarraySolver>::add(Backend::Cuda, [] { return std::make_unique<maxsub::CudaSolver>(); }, Backend::Cpu);
 }
 
 } // namespace glint::cuda

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -82,8 +83,18 @@ class BackendRegistry {
 public:
     using Factory = std::function<std::unique_ptr<Algorithm>()>;
 
-    static void add(Backend backend, Factory factory) { table()[backend] = std::move(factory); }
+    // `fallback`: the backend that runs the work this one declines (BackendDeclined: memory, a search it has no
+    // kernel for); the one place a backend's fallback is decided (runJob follows it).
+    static void add(Backend backend, Factory factory, std::optional<Backend> fallback = std::nullopt) {
+        table()[backend] = std::move(factory);
+        if (fallback) fallbacks()[backend] = *fallback;
+    }
     static bool has(Backend backend) { return table().count(backend) != 0; }
+    static std::optional<Backend> fallback(Backend backend) {
+        const auto it = fallbacks().find(backend);
+        if (it == fallbacks().end() || !has(it->second)) return std::nullopt;
+        return it->second;
+    }
 
     // auto → cuda when registered and a device is usable, else cpu. Throws BackendUnavailable when the
     // requested backend is not registered or (cuda) no device is usable.
@@ -109,6 +120,10 @@ private:
     static std::map<Backend, Factory>& table() {
         static std::map<Backend, Factory> t;
         return t;
+    }
+    static std::map<Backend, Backend>& fallbacks() {
+        static std::map<Backend, Backend> f;
+        return f;
     }
 };
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace glint {
 
@@ -28,6 +29,9 @@ public:
     const Timing& timing() const { return timing_; }
     void setDevice(std::string device) { device_ = std::move(device); }
     const std::string& device() const { return device_; }
+    // What a result should say about how it was made (a backend declined and another ran it).
+    void addNote(std::string note) { notes_.push_back(std::move(note)); }
+    const std::vector<std::string>& notes() const { return notes_; }
 
     // Called on the worker thread with every progress report of this job (set before the job starts).
     // Tests and the cancel-latency bench use it to act at a known point *inside* a running job, so that
@@ -47,6 +51,7 @@ private:
     std::atomic<double> progress_{0.0};
     Timing timing_;
     std::string device_;
+    std::vector<std::string> notes_;
 };
 
 } // namespace glint

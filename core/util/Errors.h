@@ -25,6 +25,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A backend cannot take this work (the device lacks the memory, or the backend has no kernel for the search
+// asked): the job runs it on the backend the registry declares as this one's fallback (BackendRegistry::add),
+// or, without one, reports it as unavailable. Thrown before the backend has produced anything.
+class BackendDeclined : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A job was cancelled through its token. Not an error the user needs to be told about.
 class Cancelled : public std::runtime_error {
 public:

@@ -223,6 +223,7 @@ ResolvedBrightest resolveBrightest(const Image& image, const BrightestParams& pa
 BrightestResult runResolvedBrightest(const Image& image, const ResolvedBrightest& resolved, Backend backend, JobControl& job) {
     const BrightestParams& params = resolved.params;
     BrightestResult result = searchOnce(image, resolved, params, backend, job);
+    for (const std::string& note : job.notes()) appendNote(result, note); // a backend that declined the search
     if (!result.regions.empty()) return result;
     // Why nothing was found: the included pixels' maximum (one pass, only for an empty answer).
     const IncludedMaximum included = includedMaximum(image, params, job);

@@ -229,8 +229,13 @@ BrightestResult runBrightestOverlap(const Image& image, const BrightestParams& p
                                     std::shared_ptr<const BackgroundMap> model, Backend backend, JobControl& job) {
     if (params.k <= 0) throw UsageError("K must be at least 1 (got " + std::to_string(params.k) + ")");
     if (params.maxBox.isAuto()) throw std::logic_error("runBrightestOverlap: the search bound was not resolved");
+    // Whether the search is bounded (a bound smaller than the ROI's longer side) and distinct: a backend without
+    // such a search declines it here, before any work, and the registry's fallback runs it.
+    const PixelRect roi = searchRoi(image, params);
+    const bool bounded = params.boundOrNone() > 0 && params.boundOrNone() < std::max(roi.width, roi.height);
     return runJob<KMaxRectSolver>(backend, job, estimatedBrightestCpuMs(image, params), [&](KMaxRectSolver& solver,
                                                                                          Backend resolved) {
+        solver.checkQuery(params.distinct.has_value(), bounded);
         PreparedRegionSearch search =
             prepareRegionSearch(image, params, BrightestMode::Overlap, resolved, job, nullptr, model);
         const WorkArray& work = search.work;

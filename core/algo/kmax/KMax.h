@@ -133,10 +133,12 @@ public:
                                                ProgressSpan span) = 0;
     // --max-box P (> 0): the same lists among the rectangles with both sides <= P only: f set, topKDistinct's
     // rule; f unset, the k largest sums of distinct rectangles, in rankedBefore's order (a total order, so which
-    // of tied rectangles make the list is defined). Backends without a bounded search of their own (cuda) run
-    // the CPU search on the host (steps "host: ...").
+    // of tied rectangles make the list is defined).
     virtual std::vector<WorkRect> topKBounded(const WorkArray& work, std::size_t k, std::optional<double> f, int maxBox,
                                               JobControl& job, ProgressSpan span);
+    // BackendDeclined, before any work, for a query this backend has no search for (--distinct, a bound): the
+    // registry's fallback for it runs the query (cuda declines both; cpu and reference take every query).
+    virtual void checkQuery(bool /*distinct*/, bool /*bounded*/) const {}
 };
 
 std::unique_ptr<KMaxRectSolver> makeReferenceKMaxRectSolver();
@@ -145,7 +147,7 @@ std::unique_ptr<KMaxRectSolver> makeCpuKMaxRectSolver();
 // The distinct searches (KMaxDistinct.cpp). The reference: every round scans every strip, every first and
 // last column, and checks the rule against every listed rectangle (a strip whose best cannot win is passed
 // over); one thread. The CPU search: each strip's best allowed interval kept between rounds, strips taken
-// by an upper bound (NOTES.md, "Distinct"); the CUDA backend runs it on the host (steps = "host: ").
+// by an upper bound (NOTES.md, "Distinct"); steps named with the prefix `steps`.
 std::vector<WorkRect> distinctTopKReference(const WorkArray& work, std::size_t k, double f, JobControl& job,
                                             ProgressSpan span);
 std::vector<WorkRect> distinctTopKCpu(const WorkArray& work, std::size_t k, double f, JobControl& job,

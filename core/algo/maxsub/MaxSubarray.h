@@ -76,9 +76,8 @@ public:
 };
 
 // The CPU backend's bounded search (rule.maxBox > 0): strips of at most maxBox rows, a bounded segment
-// per strip, each strip's best kept between rounds. The CUDA backend runs it on the host when the device lacks
-// the memory for its own bounded search (stepPrefix names its timing steps: "prefix sums", "search", "update",
-// "exclude" after the prefix).
+// per strip, each strip's best kept between rounds (stepPrefix names its timing steps: "prefix sums", "search",
+// "update", "exclude" after the prefix).
 DisjointOutcome solveBoundedDisjointCpu(const WorkArray& work, const DisjointRule& rule, JobControl& job,
                                         ProgressSpan span, const std::string& stepPrefix = {});
 
