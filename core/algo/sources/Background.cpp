@@ -267,7 +267,7 @@ void BackgroundMap::row(int y, int x0, int x1, double* back, double* rms) const 
         return;
     }
     // The row's value at every cell column (splines along y), then the spline along x through them: the
-    // arithmetic of BackgroundMath.h, which the device's rows share (cuda/BackgroundCuda.cu).
+    // arithmetic of BackgroundMath.h, which the device's rows share (cuda/BackgroundKernels.cuh).
     const int j = bgmath::intervalOf(yc_.data(), ny_, static_cast<double>(y));
     const std::size_t n = static_cast<std::size_t>(nx_);
     std::vector<double> nodes(n), d2(n), u(n), coefficients(3 * n);
