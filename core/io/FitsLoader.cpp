@@ -2,9 +2,9 @@
 // the narrowest type that holds them; other scalings become double), BLANK/NaN as the blank mask, any
 // HDU (0 = primary, as astropy), cubes by plane, tile-compressed images, the header and the WCS.
 #include "core/io/AbortGuard.h"
+#include "core/io/FitsReading.h"
 #include "core/io/FitsScan.h"
 #include "core/io/ImageLoader.h"
-#include "core/io/IntegerRange.h"
 #include "core/io/Wcs.h"
 #include "core/util/Errors.h"
 #include "core/util/ImageBudget.h"
@@ -15,7 +15,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -28,11 +27,13 @@
 
 namespace glint {
 
-namespace {
+namespace fits {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
     throw InputError("cannot open '" + path + "': " + what);
 }
+
+namespace {
 
 // CFITSIO's short status text plus the oldest message of its error stack, which names the actual
 // problem ("tried to move past end of file", "NAXIS1 keyword not found"). Clears the stack.
@@ -48,9 +49,24 @@ std::string cfitsioReason(int status) {
     return reason;
 }
 
+} // namespace
+
 [[noreturn]] void failCfitsio(const std::string& path, const std::string& what, int status) {
     fail(path, what + " (CFITSIO: " + cfitsioReason(status) + ")");
 }
+
+} // namespace fits
+
+namespace {
+
+using fits::cardNumber;
+using fits::fail;
+using fits::failCfitsio;
+using fits::findCard;
+using fits::imageHeader;
+using fits::parseCards;
+using fits::readPlane;
+using fits::trim;
 
 // A CFITSIO build without reentrancy support must not be entered from two threads at once.
 std::mutex& cfitsioMutex() {
@@ -80,78 +96,6 @@ public:
 private:
     fitsfile* file_ = nullptr;
 };
-
-std::string trimRight(std::string s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
-    return s;
-}
-
-std::string trim(std::string s) {
-    s = trimRight(std::move(s));
-    const std::size_t first = s.find_first_not_of(' ');
-    return first == std::string::npos ? std::string() : s.substr(first);
-}
-
-// 'O''Brien   ' -> O'Brien (what a header view should show); other values are kept as written.
-std::string unquote(const std::string& value) {
-    if (value.size() < 2 || value.front() != '\'' || value.back() != '\'') return value;
-    std::string out;
-    for (std::size_t i = 1; i + 1 < value.size(); ++i) {
-        out += value[i];
-        if (value[i] == '\'' && value[i + 1] == '\'') ++i;
-    }
-    return trimRight(out);
-}
-
-std::vector<HeaderCard> parseCards(const std::string& header, int cardCount) {
-    std::vector<HeaderCard> cards;
-    for (int i = 0; i < cardCount && static_cast<std::size_t>(i + 1) * 80 <= header.size(); ++i) {
-        std::string card = header.substr(static_cast<std::size_t>(i) * 80, 80);
-        if (trim(card).empty()) continue;
-        HeaderCard c;
-        char name[FLEN_KEYWORD] = {};
-        int length = 0;
-        int status = 0;
-        fits_get_keyname(card.data(), name, &length, &status);
-        c.key = trim(name);
-        if (c.key == "END") break;
-        char value[FLEN_VALUE] = {};
-        char comment[FLEN_COMMENT] = {};
-        status = 0;
-        if (fits_parse_value(card.data(), value, comment, &status) == 0) {
-            c.value = unquote(trim(value));
-            c.comment = trim(comment);
-        } else {
-            // A malformed card is still shown, whole, rather than dropped.
-            c.comment = trim(card.substr(std::min<std::size_t>(card.size(), 8)));
-        }
-        fits_clear_errmsg();
-        cards.push_back(std::move(c));
-    }
-    return cards;
-}
-
-const HeaderCard* findCard(const std::vector<HeaderCard>& cards, const char* key) {
-    for (const auto& c : cards)
-        if (c.key == key) return &c;
-    return nullptr;
-}
-
-double cardNumber(const std::vector<HeaderCard>& cards, const char* key, double fallback, const std::string& path) {
-    const HeaderCard* c = findCard(cards, key);
-    if (!c || c->value.empty()) return fallback;
-    std::string text = c->value;
-    std::replace(text.begin(), text.end(), 'D', 'E'); // Fortran-style exponents: 1.5D3
-    std::size_t used = 0;
-    double v = 0.0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || !std::isfinite(v)) fail(path, std::string(key) + " = '" + c->value + "' is not a number");
-    return v;
-}
 
 std::vector<LONGLONG> imageAxes(fitsfile* f, int& bitpix, int& status) {
     int naxis = 0;
@@ -213,136 +157,6 @@ std::string hduSummary(const std::vector<HduInfo>& hdus) {
     std::string s;
     for (const auto& h : hdus) s += (s.empty() ? "" : ", ") + std::to_string(h.index) + " " + h.kind;
     return s;
-}
-
-// Raw samples exactly as stored (CFITSIO's own scaling is switched off). Floating images come back
-// with NaN where CFITSIO knows of undefined pixels (ZBLANK of quantised tile-compressed images).
-template <class Raw>
-std::vector<Raw> readRaw(fitsfile* f, int datatype, std::vector<LONGLONG>& first, std::size_t count,
-                         const std::string& path) {
-    std::vector<Raw> raw(count);
-    int anyNull = 0;
-    int status = 0;
-    Raw nan = std::numeric_limits<Raw>::quiet_NaN();
-    fits_set_bscale(f, 1.0, 0.0, &status);
-    fits_read_pixll(f, datatype, first.data(), static_cast<LONGLONG>(count), std::is_floating_point_v<Raw> ? &nan : nullptr,
-                    raw.data(), &anyNull, &status);
-    if (status) failCfitsio(path, "the image data are truncated or corrupt", status);
-    return raw;
-}
-
-// Which raw values are undefined: BLANK for integer images, NaN for floating ones.
-template <class Raw>
-struct BlankTest {
-    std::optional<long long> blank;
-    bool operator()(Raw v) const {
-        if constexpr (std::is_floating_point_v<Raw>) return std::isnan(v);
-        else return blank && static_cast<long long>(v) == *blank;
-    }
-};
-
-// Converts in place when the type does not change, so that a large image is held once, not twice; the
-// blank mask is only allocated when a blank turns up.
-template <class T, class Raw, class F>
-Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<Raw>& isBlank, F&& convert) {
-    std::vector<T> samples;
-    if constexpr (std::is_same_v<T, Raw>) samples = std::move(raw);
-    else samples.resize(raw.size());
-    std::vector<std::uint8_t> blank;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        Raw v;
-        if constexpr (std::is_same_v<T, Raw>) v = samples[i];
-        else v = raw[i];
-        if (isBlank(v)) {
-            if (blank.empty()) blank.assign(samples.size(), 0);
-            blank[i] = 1;
-            samples[i] = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
-            continue;
-        }
-        samples[i] = static_cast<T>(convert(v));
-        if constexpr (std::numeric_limits<T>::has_quiet_NaN)
-            if (std::isnan(samples[i])) {
-                if (blank.empty()) blank.assign(samples.size(), 0);
-                blank[i] = 1;
-            }
-    }
-    std::vector<Raw>().swap(raw);
-    Image image = Image::fromSamples<T>(width, height, std::move(samples));
-    image.setBlankMask(std::move(blank));
-    return image;
-}
-
-template <class Raw>
-Image toPhysical(int width, int height, std::vector<Raw> raw, const BlankTest<Raw>& isBlank, double bscale,
-                 double bzero) {
-    const bool identity = bscale == 1.0 && bzero == 0.0;
-    if constexpr (std::is_floating_point_v<Raw>) {
-        if (identity) return buildImage<Raw>(width, height, raw, isBlank, [](Raw v) { return v; });
-    } else {
-        if (bscale == 1.0 && bzero == std::nearbyint(bzero)) {
-            const long double z = bzero;
-            const long double lo = static_cast<long double>(std::numeric_limits<Raw>::min()) + z;
-            const long double hi = static_cast<long double>(std::numeric_limits<Raw>::max()) + z;
-            if (const auto type = narrowestIntegerType(lo, hi)) {
-                // The declared range fits, so the offset fits int64 and raw + offset cannot overflow.
-                const std::int64_t offset = static_cast<std::int64_t>(z);
-                const auto shifted = [offset](Raw v) { return static_cast<std::int64_t>(v) + offset; };
-                switch (*type) {
-                case SampleType::UInt8: return buildImage<std::uint8_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int8: return buildImage<std::int8_t>(width, height, raw, isBlank, shifted);
-                case SampleType::UInt16: return buildImage<std::uint16_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int16: return buildImage<std::int16_t>(width, height, raw, isBlank, shifted);
-                case SampleType::UInt32: return buildImage<std::uint32_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int32: return buildImage<std::int32_t>(width, height, raw, isBlank, shifted);
-                default: return buildImage<std::int64_t>(width, height, raw, isBlank, shifted);
-                }
-            }
-            // BITPIX 64 with an offset (the unsigned 64-bit convention, BZERO = 2^63): int64 when the
-            // actual values allow it; otherwise double, which rounds beyond 2^53.
-            bool fits = true;
-            for (std::size_t i = 0; i < raw.size() && fits; ++i) {
-                const long double v = static_cast<long double>(raw[i]) + z;
-                fits = isBlank(raw[i]) || (v >= -9223372036854775808.0L && v <= 9223372036854775807.0L);
-            }
-            if (fits)
-                return buildImage<std::int64_t>(width, height, raw, isBlank, [z](Raw v) {
-                    return static_cast<std::int64_t>(static_cast<long double>(v) + z);
-                });
-            return buildImage<double>(width, height, raw, isBlank, [z](Raw v) {
-                return static_cast<double>(static_cast<long double>(v) + z);
-            });
-        }
-    }
-    // Any other scaling: double, computed as the FITS standard and astropy do (raw * BSCALE + BZERO).
-    return buildImage<double>(width, height, raw, isBlank,
-                              [bscale, bzero](Raw v) { return static_cast<double>(v) * bscale + bzero; });
-}
-
-Image readPlane(fitsfile* f, const std::string& path, int bitpix, const std::vector<LONGLONG>& axes, int plane,
-                double bscale, double bzero, std::optional<long long> blank) {
-    const int width = static_cast<int>(axes[0]);
-    const int height = axes.size() > 1 ? static_cast<int>(axes[1]) : 1;
-    std::vector<LONGLONG> first(axes.size(), 1);
-    long long rest = plane;
-    for (std::size_t k = 2; k < axes.size(); ++k) {
-        first[k] = rest % axes[k] + 1;
-        rest /= axes[k];
-    }
-    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-    // Reads the plane as `Raw` samples (CFITSIO's `datatype`) and scales them (a float's blanks are its NaN).
-    const auto physical = [&]<class Raw>(Raw, int datatype) {
-        return toPhysical(width, height, readRaw<Raw>(f, datatype, first, n, path), BlankTest<Raw>{blank}, bscale,
-                          bzero);
-    };
-    switch (bitpix) {
-    case BYTE_IMG: return physical(std::uint8_t{}, TBYTE);
-    case SHORT_IMG: return physical(std::int16_t{}, TSHORT);
-    case LONG_IMG: return physical(std::int32_t{}, TINT);
-    case LONGLONG_IMG: return physical(std::int64_t{}, TLONGLONG);
-    case FLOAT_IMG: return physical(float{}, TFLOAT);
-    case DOUBLE_IMG: return physical(double{}, TDOUBLE);
-    default: fail(path, "BITPIX = " + std::to_string(bitpix) + " is not a valid FITS sample type");
-    }
 }
 
 // A header that promises more data than the file holds is reported before anything is allocated.
@@ -444,82 +258,6 @@ void checkGzipTiles(fitsfile* f, const std::string& path, int hdu) {
                                              : " holds a damaged or truncated GZIP stream"));
         }
     }
-}
-
-bool startsWithKey(const std::string& card, const std::string& key) {
-    return card.compare(0, key.size(), key) == 0 && card.find_first_not_of(' ', key.size()) >= 8;
-}
-
-bool isIndexedKey(const std::string& card, const std::string& stem) {
-    if (card.compare(0, stem.size(), stem) != 0) return false;
-    std::size_t i = stem.size();
-    if (i >= 8 || !std::isdigit(static_cast<unsigned char>(card[i]))) return false;
-    while (i < 8 && std::isdigit(static_cast<unsigned char>(card[i]))) ++i;
-    return card.find_first_not_of(' ', i) >= 8;
-}
-
-// The uncompressed image's header rebuilt from a tile-compressed HDU's table header, for the files
-// CFITSIO's own conversion refuses (astropy writes some without ZTENSION): Z-prefixed image keywords
-// take their place, the table's own keywords go.
-std::string imageHeaderFromTable(const std::string& table, int tableCards, int& cardCount) {
-    static const char* dropped[] = {"XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP",
-                                    "ZIMAGE", "ZCMPTYPE", "ZQUANTIZ", "ZDITHER0", "ZMASKCMP", "ZSIMPLE",
-                                    "ZEXTEND", "ZTENSION", "ZPCOUNT", "ZGCOUNT", "ZHECKSUM", "ZDATASUM",
-                                    "CHECKSUM", "DATASUM", "ZBLANK", "ZBLOCKED", "END"};
-    static const char* droppedStems[] = {"NAXIS", "TTYPE", "TFORM", "TUNIT", "TSCAL", "TZERO", "TNULL",
-                                         "TDIM", "ZTILE", "ZNAME", "ZVAL"};
-    std::vector<std::string> in;
-    for (int i = 0; i < tableCards; ++i) in.push_back(table.substr(static_cast<std::size_t>(i) * 80, 80));
-    const auto pad = [](std::string card) {
-        card.resize(80, ' ');
-        return card;
-    };
-    const auto value = [&](const std::string& key) -> std::string {
-        for (const auto& c : in)
-            if (startsWithKey(c, key)) return c.substr(8);
-        return {};
-    };
-    std::vector<std::string> out;
-    const std::string ztension = value("ZTENSION");
-    out.push_back(pad(!value("ZSIMPLE").empty() ? "SIMPLE  =                    T"
-                                                : "XTENSION" + (ztension.empty() ? "= 'IMAGE   '" : ztension)));
-    out.push_back(pad("BITPIX  " + value("ZBITPIX")));
-    out.push_back(pad("NAXIS   " + value("ZNAXIS")));
-    for (const auto& c : in)
-        if (isIndexedKey(c, "ZNAXIS")) out.push_back(pad(c.substr(1, 7) + " " + c.substr(8)));
-    if (value("ZSIMPLE").empty()) {
-        out.push_back(pad("PCOUNT  =                    0"));
-        out.push_back(pad("GCOUNT  =                    1"));
-    }
-    for (const auto& c : in) {
-        bool drop = startsWithKey(c, "ZBITPIX") || startsWithKey(c, "ZNAXIS") || isIndexedKey(c, "ZNAXIS");
-        for (const char* key : dropped) drop = drop || startsWithKey(c, key);
-        for (const char* stem : droppedStems) drop = drop || isIndexedKey(c, stem);
-        if (!drop) out.push_back(c);
-    }
-    cardCount = static_cast<int>(out.size());
-    std::string header;
-    for (const auto& c : out) header += c;
-    return header;
-}
-
-// The header as an uncompressed image would have it (tile-compressed HDUs are converted back).
-std::string imageHeader(fitsfile* f, const std::string& path, bool compressed, int& cardCount) {
-    char* text = nullptr;
-    int status = 0;
-    if (fits_convert_hdr2str(f, 0, nullptr, 0, &text, &cardCount, &status) == 0) {
-        std::string header(text, static_cast<std::size_t>(cardCount) * 80);
-        fits_free_memory(text, &status);
-        return header;
-    }
-    if (!compressed) failCfitsio(path, "corrupt header", status);
-    fits_clear_errmsg();
-    status = 0;
-    int tableCards = 0;
-    if (fits_hdr2str(f, 0, nullptr, 0, &text, &tableCards, &status)) failCfitsio(path, "corrupt header", status);
-    const std::string table(text, static_cast<std::size_t>(tableCards) * 80);
-    fits_free_memory(text, &status);
-    return imageHeaderFromTable(table, tableCards, cardCount);
 }
 
 Image loadFitsUnguarded(const std::string& path, const LoadOptions& options) {

@@ -1,4 +1,4 @@
-// The CPU kernel of the bounded search (--max-box P, MaxSubarrayCpu.cpp, solveBounded): one top and W
+// The CPU kernel of the bounded search (--max-box P, BoundedSearchCpu.cpp, solveBounded): one top and W
 // consecutive strip heights (bottoms) in the lanes of SIMD registers, the sliding-window minimum of the row
 // prefix S by van Herk / Gil-Werman blocks instead of a monotone deque. Internal to the CPU backend.
 //

@@ -39,7 +39,7 @@ struct ClippedStats {
 // sigma shrinks), iterated until the kept set no longer changes; the median comes from the bins' counts,
 // the means and sigmas from the values themselves. Non-finite values must be left out by the caller. The
 // sums are formed in 32 lanes and a fixed tree (BackgroundMath.h), the order of the device's warps
-// (cuda/BackgroundCuda.cu), so that its cells equal these bit for bit. `scratch` is reused between calls.
+// (cuda/BackgroundKernels.cuh), so that its cells equal these bit for bit. `scratch` is reused between calls.
 struct ClippingScratch {
     std::vector<std::int16_t> slot;  // each value's bin
     std::vector<std::int32_t> order; // the values' indices by bin

@@ -1,5 +1,5 @@
-// The arithmetic of the background model that the host (Background.cpp) and the device (cuda/
-// BackgroundCuda.cu) share, so that both give the same cells, knots and interpolated rows bit for bit:
+// The arithmetic of the background model that the host (Background.cpp, BackgroundClipping.cpp) and the device
+// (cuda/BackgroundKernels.cuh) share, so that both give the same cells, knots and interpolated rows bit for bit:
 // every double operation goes through bgAdd/bgSub/bgMul/bgDiv/bgSqrt (plain IEEE operations on the host,
 // the round-to-nearest intrinsics on the device, so that neither side contracts a * b + c into an FMA; the
 // host objects are built for baseline x86-64, which has no FMA, and test_background checks that a * b + c is
