@@ -108,7 +108,7 @@ void checkSumRange(const WorkArray& work, const PivotSpec& pivot);
 // once in its own sample type, the background cells' clipped statistics, and a = I - bkg - N rms built in
 // device memory where its search reads it. The host keeps what it needs afterwards: the model (from the
 // cells: filling, median filter and spline knots stay on the host), the exclusion mask and the counts. Every
-// value equals the host path's bit for bit (Background.cpp, BackgroundMath.h).
+// value equals the host path's bit for bit (Background.cpp, BackgroundClipping.cpp, BackgroundMath.h).
 struct DeviceDerivedStats {
     std::size_t included = 0;  // ROI pixels not excluded
     std::size_t nonFinite = 0; // of those, where a is not finite (the host path would exclude them too)
