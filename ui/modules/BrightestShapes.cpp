@@ -1,0 +1,197 @@
+// BrightestModule's shapes and per-image state: the region of interest, the exclusion list (drawn, deleted, or found
+// by the mammogram auto-exclusion on a worker), and what a newly opened image resets and starts from (its kind's
+// preset in the panel's fields).
+#include "ui/modules/BrightestModule.h"
+
+#include "core/algo/brightest/BrightestSpec.h"
+#include "core/algo/mammogram/AutoExclude.h"
+#include "ui/AppContext.h"
+#include "ui/jobs/LatestRequestRunner.h"
+#include "ui/modules/BrightestPanel.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/overlay/ShapeLayer.h"
+#include "ui/params/SpecForm.h"
+#include "ui/results/ResultsModel.h"
+
+#include <QListWidget>
+#include <QPushButton>
+
+#include <algorithm>
+
+namespace glint::ui {
+
+namespace {
+
+const QColor kExclusionColour(255, 60, 200);
+const QColor kRoiColour(80, 200, 255);
+
+QString rectText(const QRect& r) {
+    return QStringLiteral("x %1, y %2, %3 × %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+} // namespace
+
+void BrightestModule::setRoi(const QRect& pixels) {
+    if (!context().hasImage()) return;
+    const QRect r = pixels.intersected(QRect(0, 0, context().image()->width(), context().image()->height()));
+    if (r.isEmpty()) return;
+    roi_ = r;
+    refreshRoi();
+}
+
+void BrightestModule::clearRoi() {
+    roi_.reset();
+    refreshRoi();
+}
+
+void BrightestModule::refreshRoi() {
+    if (roi_ && !roiLayer_) {
+        roiLayer_ = new ShapeLayer(tr("Brightest: region of interest"), kRoiColour);
+        connect(roiLayer_, &QObject::destroyed, this, [this] { // removed in the Layers dock, or with the image
+            roi_.reset();
+            if (panel_) panel_->setRoiText({});
+        });
+        context().layers()->add(roiLayer_);
+    }
+    if (roiLayer_) {
+        if (roi_) roiLayer_->setShapes({OverlayShape::pixelRectangle(*roi_, tr("ROI"))});
+        else roiLayer_->clear();
+    }
+    if (panel_) panel_->setRoiText(roi_ ? tr("ROI: %1").arg(rectText(*roi_)) : QString());
+}
+
+void BrightestModule::addExclusionRectangle(const QRect& pixels) {
+    if (!context().hasImage() || pixels.isEmpty()) return;
+    exclusions_.append({false, pixels, {}});
+    refreshExclusions();
+}
+
+void BrightestModule::addExclusionPolygon(const QPolygonF& points) {
+    if (!context().hasImage() || points.size() < 3) return;
+    exclusions_.append({true, {}, points});
+    refreshExclusions();
+}
+
+void BrightestModule::removeExclusion(int index) {
+    if (index < 0 || index >= exclusions_.size()) return;
+    exclusions_.remove(index);
+    refreshExclusions();
+    if (panel_ && !exclusions_.isEmpty()) panel_->exclusionList()->setCurrentRow(std::min(index, static_cast<int>(exclusions_.size()) - 1));
+}
+
+void BrightestModule::clearExclusions() {
+    exclusions_.clear();
+    refreshExclusions();
+}
+
+void BrightestModule::refreshExclusions() {
+    if (!exclusions_.isEmpty() && !exclusionLayer_) {
+        exclusionLayer_ = new BrightestExclusionLayer(tr("Brightest: exclusions"), kExclusionColour);
+        connect(exclusionLayer_, &QObject::destroyed, this, [this] { // removed in the Layers dock, or with the image
+            exclusions_.clear();
+            if (panel_) panel_->exclusionList()->clear();
+        });
+        connect(exclusionLayer_, &OverlayLayer::selectionChanged, this, [this](int item) {
+            if (panel_) panel_->exclusionList()->setCurrentRow(item);
+        });
+        context().layers()->add(exclusionLayer_);
+    }
+    QVector<OverlayShape> shapes;
+    QStringList rows;
+    for (int i = 0; i < exclusions_.size(); ++i) {
+        const Exclusion& e = exclusions_[i];
+        const QString label = QString::number(i + 1);
+        shapes.append(e.polygon ? OverlayShape::polygon(e.points, label) : OverlayShape::pixelRectangle(e.rect, label));
+        rows << (e.polygon ? tr("%1. Polygon, %2 vertices").arg(i + 1).arg(e.points.size())
+                           : tr("%1. Rectangle %2").arg(i + 1).arg(rectText(e.rect)));
+    }
+    if (exclusionLayer_) exclusionLayer_->setShapes(std::move(shapes));
+    if (!panel_) return;
+    QListWidget* list = panel_->exclusionList();
+    const QSignalBlocker block(list);
+    list->clear();
+    list->addItems(rows);
+    panel_->deleteExclusionButton()->setEnabled(!rows.isEmpty());
+    panel_->clearExclusionsButton()->setEnabled(!rows.isEmpty());
+}
+
+void BrightestModule::onImageChanged() {
+    // The old image's layers are gone (and with them its ROI and exclusions): pixel positions belong to one image.
+    cancelAutoExclusion();
+    roi_.reset();
+    exclusions_.clear();
+    refreshRoi();
+    refreshExclusions();
+    runLayers_.clear();
+    lastResults_.clear();
+    runs_.clear();
+    runCount_ = 0;
+    if (!panel_) return;
+    panel_->setStatus({});
+    if (context().hasImage()) panel_->setImageMean(context().loaded().stats.mean);
+    applyImageDefaults();
+}
+
+void BrightestModule::applyImageDefaults() {
+    // Useful first answers: the brightest spec's preset for the image's kind (core decides the kind, as
+    // --preset auto does), with the mammogram's exclusions found on a worker. Fields the user changed keep the
+    // user's values.
+    if (!panel_ || !context().hasImage()) return;
+    const glint::Json preset = glint::brightestSpec().presetValues(glint::classifyImage(*context().image()).kind);
+    panel_->form()->setDefaults(preset);
+    if (preset["auto_exclude"] == "mammogram") autoExclude();
+}
+
+void BrightestModule::cancelAutoExclusion() {
+    autoRunner_->cancelAll();
+    autoExcludePending_ = false;
+    pendingRunK_ = -1;
+    pendingSweep_ = false;
+}
+
+bool BrightestModule::autoExclude() {
+    if (!context().hasImage()) {
+        fail(tr("Open an image first."));
+        return false;
+    }
+    const std::shared_ptr<const glint::Image> image = context().image();
+    auto found = std::make_shared<glint::MammogramExclusions>();
+    autoExcludePending_ = true;
+    if (panel_) panel_->setStatus(tr("Finding the mammogram's exclusions…"));
+    autoRunner_->request(
+        [image, found](glint::JobControl&) { *found = glint::mammogramAutoExclusions(*image); },
+        [this, image, found] {
+            autoExcludePending_ = false;
+            if (context().image() != image) return; // another image meanwhile
+            for (const glint::AutoExclusion& e : found->shapes) {
+                if (e.isRect) {
+                    exclusions_.append({false, QRect(e.rect.x, e.rect.y, e.rect.width, e.rect.height), {}});
+                    continue;
+                }
+                QPolygonF points;
+                for (const auto& [x, y] : e.polygon.points) points << QPointF(x, y);
+                if (points.size() >= 3) exclusions_.append({true, {}, points});
+            }
+            refreshExclusions();
+            const QString note = QString::fromStdString(found->note);
+            const int added = static_cast<int>(found->shapes.size());
+            if (panel_)
+                panel_->setStatus(added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
+                                             : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
+                                                   .arg(added)
+                                                   .arg(note));
+            emit autoExclusionsAdded(added);
+            if (pendingRunK_ >= 0) {
+                const int k = pendingRunK_;
+                pendingRunK_ = -1;
+                pendingSweep_ = false;
+                start({}, k);
+            } else if (pendingSweep_) {
+                pendingSweep_ = false;
+                runSweep();
+            }
+        });
+    return true;
+}
+
+} // namespace glint::ui

@@ -1,0 +1,130 @@
+// TraceModule's finished traces and what the canvas shows of the trace in progress: a finished trace's overlay,
+// results row, timing record and status line, and the preview (clicks, fixed, pending and live legs, guides).
+#include "ui/modules/TraceModule.h"
+#include "ui/modules/TraceModuleParts.h"
+
+#include "core/algo/trace/TraceSpec.h"
+#include "core/params/ImageKind.h"
+#include "ui/AppContext.h"
+#include "ui/docks/ResultsDock.h"
+#include "ui/jobs/LatestRequestRunner.h"
+#include "ui/modules/TraceLayer.h"
+#include "ui/modules/TraceTool.h"
+#include "ui/overlay/LayerStack.h"
+#include "ui/results/ResultsModel.h"
+#include "ui/results/TimingLog.h"
+
+namespace glint::ui {
+
+using namespace trace_parts;
+
+void TraceModule::completeTrace() {
+    const std::unique_ptr<Session> s = std::move(session_);
+    runner_->cancelAll(); // a live trace of the finished one is of no use
+    fixing_ = false;
+    ++generation_;
+    tool_->setTracing(false);
+    updatePreview();
+    if (context().image() != s->image) return; // cannot happen (a new image drops the trace), but be sure
+
+    glint::TraceResult result;
+    result.legs = s->legs;
+    for (const glint::TraceLeg& leg : s->legs) result.score += leg.score;
+    const double length = polylineLength(polygon(result.polyline()));
+    const int id = ++count_;
+    // What glint-cli trace --params replays: the resolved settings with the clicks as the user placed them.
+    glint::TraceRequest request = s->settings;
+    request.from = s->given.front();
+    request.to = s->given.back();
+    request.via.assign(s->given.begin() + 1, s->given.end() - 1);
+    presentTrace({id, result, QLatin1String(glint::traceScoreName(s->settings.field.score)),
+                  QLatin1String(glint::backendName(s->backend)),
+                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
+                  glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))});
+
+    glint::JobControl merged; // the fixed legs' steps and times; live traces are previews, not runs
+    for (const glint::Timing& t : s->legTimings) merged.timing().merge(t);
+    merged.setDevice(s->device);
+    context().timingLog()->add(RunRecord::fromJob(QStringLiteral("trace"), s->backend, merged, *s->image,
+                                                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks)));
+    QString weakNote;
+    for (std::size_t i = 0; i < s->legs.size(); ++i)
+        if (weak(s->legs[i])) {
+            weakNote = tr(" — leg %1: %2").arg(i + 1).arg(weakLegText(s->legs[i]));
+            break;
+        }
+    showMessage(tr("Trace #%1: %2, %3 px, score %4, confidence %5 (%6, %7 ms)%8")
+                    .arg(id)
+                    .arg(s->legs.size() == 1 ? tr("1 leg") : tr("%1 legs").arg(s->legs.size()))
+                    .arg(length, 0, 'f', 1)
+                    .arg(result.score, 0, 'g', 6)
+                    .arg(confidencesText(s->legs))
+                    .arg(QLatin1String(glint::backendName(s->backend)))
+                    .arg(merged.timing().total(), 0, 'f', 1)
+                    .arg(weakNote));
+    emit traceFinished(id);
+}
+
+void TraceModule::presentTrace(FinishedTrace trace) {
+    ensureOutputs();
+    const QPolygonF line = polygon(trace.result.polyline());
+    const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(trace.id)));
+    QList<QPolygonF> weakLegs;
+    double lowest = 1.0;
+    for (const glint::TraceLeg& leg : trace.result.legs) {
+        lowest = std::min(lowest, leg.confidence);
+        if (weak(leg)) weakLegs.append(polygon(leg.points));
+    }
+    layer_->setWeakLegs(item, weakLegs);
+    if (model_)
+        model_->addRow({trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
+                        trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)},
+                       item);
+    traces_.push_back(std::move(trace));
+    emit resultsChanged();
+}
+
+void TraceModule::ensureOutputs() {
+    AppContext& ctx = context();
+    if (!layer_) {
+        layer_ = new TraceLayer(name(), TraceTool::traceColour());
+        traces_.clear(); // the layer's items are the traces: a new layer starts a new list
+        ctx.layers()->add(layer_);
+    }
+    if (!model_ && ctx.results()) {
+        model_ = new ResultsModel({tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
+                                 tr("lowest confidence"), tr("confidence per leg")});
+        ctx.results()->addResultSet(name(), model_, layer_);
+    }
+}
+
+void TraceModule::updatePreview() {
+    TracePreview p;
+    if (session_) {
+        const Session& s = *session_;
+        for (const glint::TracePoint& c : s.clicks) p.clicks.append(qpoint(c));
+        p.fixed = legsPolyline(s.legs);
+        for (const glint::TraceLeg& leg : s.legs)
+            if (weak(leg)) p.weak.append(polygon(leg.points));
+        const glint::TraceLeg* current = nullptr;
+        for (std::size_t i = s.legs.size(); i + 1 < s.clicks.size(); ++i) {
+            // A leg being fixed shows its live trace while that ended at the click, else a straight dash.
+            if (s.live && samePoint(s.live->from, s.clicks[i]) && samePoint(s.live->to, s.clicks[i + 1])) {
+                p.pending.append(polygon(s.live->points));
+                current = &*s.live;
+            } else {
+                p.pending.append(QPolygonF{qpoint(s.clicks[i]), qpoint(s.clicks[i + 1])});
+            }
+        }
+        if (s.live && !fixing_ && samePoint(s.live->from, s.clicks.back())) {
+            p.live = polygon(s.live->points);
+            p.liveWeak = weak(*s.live);
+            current = &*s.live;
+        }
+        if (current && s.settings.showGuides) p.guides = guideLines(*current);
+    }
+    if (snapShown_ && hover_) p.snap = *hover_;
+    tool_->setPreview(std::move(p));
+}
+
+} // namespace glint::ui
