@@ -1,12 +1,9 @@
-// Line trace on every backend (reference, cpu, cuda; the cuda rows skip without a usable device): the
-// exact optimum against a brute force over every path, agreement with the reference (and on the device,
-// with cpu at the paper's largest sizes and the 4096-point shared-memory path), the interval form of the
-// turn test, points on their guides, chained legs, buffer reuse across sizes and fields, fields, cancel,
-// bad input, accuracy on synthetic scenes with known geometry (ridge mode follows the centre of bright
-// roads and dark rivers of widths 2-8 px, magnitude mode an edge, both within 1.5 px on average) and the
-// CLI's backend choice. Issue 15: both objectives (ratio by Dinkelbach, sum) against the brute force,
-// widening (the exact optimum of the final guides), the evaluation scenes' accuracy targets, confidence,
-// snapping and the width's scale selection.
+// Line trace's optimum on every backend (reference, cpu, cuda; the cuda rows skip without a usable device):
+// the exact optimum against a brute force over every path for both objectives (ratio by Dinkelbach, sum),
+// widening (the exact optimum of the final guides; a meander is followed only with it), --guides auto, the
+// interval form of the turn test, agreement with the reference (and on the device, with cpu at the paper's
+// largest sizes and the 4096-point shared-memory path), buffer reuse across sizes and fields, chained legs.
+#include "tests/backends/test_trace_support.h"
 #include "tests/support/TestSupport.h"
 #include "tests/support/TraceOracle.h"
 
@@ -15,20 +12,12 @@
 #include "scenes/TraceScenes.h"
 #include "core/util/Errors.h"
 
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QtTest>
 
 using namespace glint;
+using test::tracerFor;
 
 namespace {
-
-std::unique_ptr<LineTracer> tracerFor(Backend backend, std::shared_ptr<const TraceField> field) {
-    auto tracer = BackendRegistry<LineTracer>::create(backend);
-    JobControl job;
-    tracer->setField(std::move(field), job);
-    return tracer;
-}
 
 // Random image fields of the three modes (filtered from a random picture), or a random vector field.
 std::shared_ptr<const TraceField> fieldForMode(int mode, int width, int height, std::mt19937& rng) {
@@ -88,7 +77,7 @@ bool closeRelative(double a, double b) { return std::fabs(a - b) <= 1e-4 * std::
 
 Q_DECLARE_METATYPE(TraceCase)
 
-class TestTrace : public QObject {
+class TestTraceOptimum : public QObject {
     Q_OBJECT
 
 private slots:
@@ -265,130 +254,6 @@ private slots:
         const double fixedMean = distanceToPolyline(fixed.points, scene.centre).mean;
         const double wideMean = distanceToPolyline(wide.points, scene.centre).mean;
         QVERIFY2(wideMean < 0.5 * fixedMean, qPrintable(QString("widened %1 px, fixed %2 px").arg(wideMean).arg(fixedMean)));
-    }
-
-    // The evaluation scenes (TraceScenes.h) on a quick subset: ratio objective, --guides auto, ridge
-    // field of the true width and polarity, clicks jittered by +-3 px. Targets of issue 15: mean distance to
-    // the centre line <= 1.5 px on at least 95% of the cases, and no point of any trace beyond 5 px.
-    // (glint-cli bench trace --sizes eval runs the full set: widths 2-16, 10 seeds, ratio vs sum vs
-    // Intelligent Scissors.)
-    void evaluationScenes_data() {
-        QTest::addColumn<int>("kind");
-        for (TraceEvalKind kind : kTraceEvalKinds) QTest::newRow(traceEvalKindName(kind)) << static_cast<int>(kind);
-    }
-    void evaluationScenes() {
-        QFETCH(int, kind);
-        int cases = 0, within = 0;
-        double worstMax = 0.0;
-        for (double width : {2.0, 5.0, 12.0})
-            for (std::uint32_t seed : {1u, 2u, 3u}) {
-                    const bool bright = seed != 2u;
-                    const TraceEvalCase c{static_cast<TraceEvalKind>(kind), width, bright, seed};
-                    TraceParams params;
-                    params.autoGuides = true; // the window's default
-                    const TraceEvalOutcome out = evaluateTraceCase(c, params, Backend::Cpu);
-                    ++cases;
-                    within += out.distance.mean <= 1.5 ? 1 : 0;
-                    worstMax = std::max(worstMax, out.distance.max);
-                    if (out.distance.mean > 1.5 || out.distance.max > 5.0)
-                        qInfo("%s: mean %.2f max %.2f px, widened %d, refined %d, %d iterations",
-                              traceEvalCaseName(c).c_str(), out.distance.mean, out.distance.max, out.leg.widened,
-                              out.leg.refined, out.leg.iterations);
-                }
-        QVERIFY2(within >= 0.95 * cases, qPrintable(QString("%1 of %2 cases within 1.5 px").arg(within).arg(cases)));
-        QVERIFY2(worstMax <= 5.0, qPrintable(QString("a trace reaches %1 px from the centre line").arg(worstMax)));
-    }
-
-    // Confidence: a leg on a clear road stands far above its background; one traced across clutter does not.
-    void confidence_data() {
-        QTest::addColumn<int>("kind");
-        for (TraceEvalKind kind : kTraceEvalKinds) QTest::newRow(traceEvalKindName(kind)) << static_cast<int>(kind);
-    }
-    void confidence() {
-        QFETCH(int, kind);
-        for (std::uint32_t seed : {1u, 2u}) {
-            const TraceEvalCase c{static_cast<TraceEvalKind>(kind), 5.0, seed == 1u, seed};
-            const TraceScene scene = makeEvaluationScene(c);
-            TraceFieldOptions options;
-            options.score = TraceScore::Ridge;
-            options.polarity = c.bright ? TracePolarity::Bright : TracePolarity::Dark;
-            const auto field = TraceField::compute(scene.image, options);
-            auto tracer = tracerFor(Backend::Cpu, field);
-            JobControl j1, j2;
-            const TraceLeg on = tracer->trace(scene.from, scene.to, TraceParams{}, j1);
-            // Off the feature: clicks moved far across it, where only clutter and texture lie.
-            const double shift = scene.from.y < 180 ? 150.0 : -150.0;
-            TraceParams fixed;
-            fixed.maxWidenings = 0;
-            fixed.halfWidth = 10.0;
-            const TracePoint a{scene.from.x, std::clamp(scene.from.y + shift, 0.0, 359.0)};
-            const TracePoint b{scene.to.x, std::clamp(scene.to.y + shift, 0.0, 359.0)};
-            TraceLeg off;
-            try {
-                off = tracer->trace(a, b, fixed, j2);
-            } catch (const std::exception& e) {
-                QFAIL(e.what());
-            }
-            qInfo("%s: on the feature %.2f (mean %.2f, background %.2f), off it %.2f (mean %.2f, background %.2f)",
-                  traceEvalCaseName(c).c_str(), on.confidence, on.meanScore, on.backgroundScore, off.confidence,
-                  off.meanScore, off.backgroundScore);
-            TraceLeg copy = on;
-            measureTraceLegConfidence(*field, copy);
-            QCOMPARE(copy.confidence, on.confidence);
-            QVERIFY(on.confidence >= 0.8 && on.confidence <= 1.0);
-            if (c.kind != TraceEvalKind::StreetGrid) QVERIFY(off.confidence < 0.7); // (the grid has streets everywhere)
-        }
-    }
-
-    // Snapping: a click a few pixels off a road moves onto its centre (ridge) or onto an edge (magnitude);
-    // radius 0 and a field with nothing in reach leave it; a negative radius is refused.
-    void snap() {
-        const TraceScene scene = makeEvaluationScene({TraceEvalKind::RiverInlets, 6.0, false, 4u, 0.0});
-        TraceFieldOptions ridge;
-        ridge.score = TraceScore::Ridge;
-        ridge.polarity = TracePolarity::Dark;
-        ridge.lineWidth = 6.0;
-        const auto field = TraceField::compute(scene.image, ridge);
-        const TracePoint on = scene.trueFrom;
-        for (double off : {-4.0, -2.0, 3.0, 4.5}) {
-            const TracePoint click{on.x, on.y + off};
-            const TracePoint snapped = snapTracePoint(*field, click, 6.0);
-            const double distance = distanceToPolyline({snapped}, scene.centre).max;
-            QVERIFY2(distance <= 1.0, qPrintable(QString("offset %1: snapped %2 px from the centre line").arg(off).arg(distance)));
-            QVERIFY(std::hypot(snapped.x - click.x, snapped.y - click.y) <= 6.0);
-            const TracePoint same = snapTracePoint(*field, click, 0.0);
-            QCOMPARE(same.x, click.x);
-            QCOMPARE(same.y, click.y);
-        }
-        const auto edges = TraceField::compute(scene.image, {});
-        const TracePoint snapped = snapTracePoint(*edges, {on.x, on.y + 1.0}, 6.0);
-        QVERIFY(distanceToPolyline({snapped}, scene.edges[0]).max <= 1.5 ||
-                distanceToPolyline({snapped}, scene.edges[1]).max <= 1.5);
-        const auto blank = TraceField::fromVectors(20, 10, std::vector<float>(400, 0.0f));
-        QCOMPARE(snapTracePoint(*blank, {5.25, 4.5}, 3.0).x, 5.25);
-        QVERIFY_THROWS_EXCEPTION(UsageError, snapTracePoint(*blank, {5, 5}, -1.0));
-    }
-
-    // --width auto: scale selection finds the width of bright and dark roads and rivers of 3 to 14 px within
-    // the scale grid's resolution (x1.25). (Not yet on the faint track in texture: the texture's fine-scale
-    // response outvotes the faint line, and the estimate falls to the smallest scale; see NOTES.md.)
-    void autoWidth_data() {
-        QTest::addColumn<double>("width");
-        QTest::addColumn<bool>("bright");
-        for (double w : {3.0, 5.0, 8.0, 14.0})
-            for (bool bright : {true, false}) QTest::addRow("%s %g", bright ? "bright" : "dark", w) << w << bright;
-    }
-    void autoWidth() {
-        QFETCH(double, width);
-        QFETCH(bool, bright);
-        for (TraceEvalKind kind : {TraceEvalKind::ParallelRoads, TraceEvalKind::RiverInlets}) {
-            const TraceEvalCase c{kind, width, bright, 5u};
-            const TraceScene scene = makeEvaluationScene(c);
-            const TracePolarity polarity = bright ? TracePolarity::Bright : TracePolarity::Dark;
-            const double estimate = estimateTraceLineWidth(scene.image, {scene.from, scene.to}, polarity);
-            QVERIFY2(estimate >= width / 1.4 && estimate <= width * 1.4,
-                     qPrintable(QString("%1: estimated %2").arg(QString::fromStdString(traceEvalCaseName(c))).arg(estimate)));
-        }
     }
 
     // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form
@@ -580,192 +445,7 @@ private slots:
         QCOMPARE(line[params.guides + 1].x, clicks[1].x);
         QCOMPARE(job.progress(), 1.0);
     }
-
-    // Fields: the Sobel gradient of a ramp is its slope; a bright line's ridge field points across it and
-    // peaks on its centre; blanks neither crash nor make edges.
-    void fields() {
-        std::vector<double> ramp(40 * 30);
-        for (int y = 0; y < 30; ++y)
-            for (int x = 0; x < 40; ++x) ramp[y * 40 + x] = 3.0 * x - 2.0 * y;
-        const auto magnitude = TraceField::compute(Image::fromSamples<double>(40, 30, ramp), {});
-        const float* g = magnitude->vectors() + 2 * (15 * 40 + 20);
-        QVERIFY(std::fabs(g[0] - 3.0f) < 1e-5f && std::fabs(g[1] + 2.0f) < 1e-5f);
-
-        std::vector<double> line(60 * 60, 10.0);
-        for (int y = 0; y < 60; ++y)
-            for (int x = 28; x <= 32; ++x) line[y * 60 + x] = 110.0; // vertical bright line, width 5, centre 30
-        TraceFieldOptions ridge;
-        ridge.score = TraceScore::Ridge;
-        ridge.polarity = TracePolarity::Bright;
-        const auto field = TraceField::compute(Image::fromSamples<double>(60, 60, line), ridge);
-        auto strength = [&](int x) { return std::hypot(field->vectors()[2 * (30 * 60 + x)], field->vectors()[2 * (30 * 60 + x) + 1]); };
-        QVERIFY(strength(30) > strength(27) && strength(30) > strength(33) && strength(30) > 10.0);
-        QVERIFY(std::fabs(field->vectors()[2 * (30 * 60 + 30) + 1]) < 1e-3 * strength(30)); // normal along x
-        ridge.polarity = TracePolarity::Dark;
-        const auto dark = TraceField::compute(Image::fromSamples<double>(60, 60, line), ridge);
-        QCOMPARE(dark->vectors()[2 * (30 * 60 + 30)], 0.0f);
-
-        std::mt19937 rng(3);
-        Image blanky = test::randomFloatImage(50, 40, 0.0, 100.0, rng, 0.05);
-        for (TraceScore score : {TraceScore::Magnitude, TraceScore::Sine, TraceScore::Ridge}) {
-            TraceFieldOptions options;
-            options.score = score;
-            const auto f = TraceField::compute(blanky, options);
-            for (std::size_t i = 0; i < 2 * blanky.pixelCount(); ++i) QVERIFY(std::isfinite(f->vectors()[i]));
-            for (std::size_t i = 0; i < blanky.pixelCount(); ++i)
-                if (blanky.isBlank(i)) QCOMPARE(f->vectors()[2 * i], 0.0f);
-            JobControl job;
-            TraceParams params;
-            params.points = 64;
-            QVERIFY(tracerFor(Backend::Cpu, f)->trace({2, 3}, {45, 36}, params, job).score >= 0.0);
-        }
-        TraceFieldOptions sine;
-        sine.score = TraceScore::Sine;
-        const auto s = TraceField::compute(blanky, sine);
-        QVERIFY(s->sineThreshold() > 0.0);
-    }
-
-    // A job cancelled before it starts throws Cancelled, for a single leg and for a chain.
-    void cancel_data() { test::addBackendRows(); }
-    void cancel() {
-        GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(5);
-        TraceParams params;
-        params.points = 128;
-        {
-            JobControl job;
-            job.requestCancel();
-            QVERIFY_THROWS_EXCEPTION(Cancelled, tracerFor(backend, test::randomField(200, 200, rng))->trace({10, 10}, {190, 150}, params, job));
-        }
-        params.guides = 8;
-        params.points = 512;
-        JobControl job;
-        job.requestCancel();
-        QVERIFY_THROWS_EXCEPTION(Cancelled,
-                                 tracerFor(backend, test::randomField(512, 512, rng))->traceChain({{10, 10}, {500, 400}}, params, job));
-    }
-
-    void badInput() {
-        std::mt19937 rng(9);
-        const auto field = test::randomField(50, 40, rng);
-        auto tracer = tracerFor(Backend::Cpu, field);
-        auto expectUsage = [&](TracePoint a, TracePoint b, TraceParams p) {
-            JobControl job;
-            QVERIFY_THROWS_EXCEPTION(UsageError, tracer->trace(a, b, p, job));
-        };
-        const TraceParams ok;
-        expectUsage({5, 5}, {5, 5}, ok);                  // equal points
-        expectUsage({5, 5}, {50.0, 5}, ok);               // outside (x > W - 0.5)
-        expectUsage({-0.6, 5}, {20, 5}, ok);
-        expectUsage({5, std::nan("")}, {20, 5}, ok);
-        TraceParams p = ok;
-        p.points = 1;
-        expectUsage({5, 5}, {20, 5}, p);
-        p = ok;
-        p.guides = 0;
-        expectUsage({5, 5}, {20, 5}, p);
-        for (double angle : {0.0, -5.0, 180.5, std::nan("")}) {
-            p = ok;
-            p.maxAngleDeg = angle;
-            expectUsage({5, 5}, {20, 5}, p);
-        }
-        p = ok;
-        p.halfWidth = -1;
-        expectUsage({5, 5}, {20, 5}, p);
-        p = ok;
-        p.points = kMaxTracePoints + 1;
-        expectUsage({5, 5}, {20, 5}, p);
-        // Corners of the image are inside; a limit of exactly 180 degrees is valid.
-        p = ok;
-        p.maxAngleDeg = 180.0;
-        p.points = 16;
-        JobControl job;
-        QVERIFY(tracer->trace({-0.5, -0.5}, {49.5, 39.5}, p, job).points.size() == 8);
-        QVERIFY_THROWS_EXCEPTION(UsageError, parseTraceScore("edges"));
-        QVERIFY_THROWS_EXCEPTION(UsageError, parseTracePolarity("light"));
-        TraceFieldOptions options;
-        options.lineWidth = 0.0;
-        QVERIFY_THROWS_EXCEPTION(UsageError, validateTraceFieldOptions(options));
-    }
-    void accuracy_data() {
-        test::addBackendColumn();
-        QTest::addColumn<int>("kind");
-        QTest::addColumn<double>("width");
-        QTest::addColumn<int>("score");
-        QTest::addColumn<int>("polarity");
-        QTest::addColumn<bool>("toCentre"); // distance to the centre line, else to the nearest true edge
-        const int bright = static_cast<int>(TraceSceneKind::BrightRoad), dark = static_cast<int>(TraceSceneKind::DarkRiver),
-                  boundary = static_cast<int>(TraceSceneKind::TexturedBoundary);
-        const int ridge = static_cast<int>(TraceScore::Ridge), magnitude = static_cast<int>(TraceScore::Magnitude);
-        const int both = static_cast<int>(TracePolarity::Both);
-        for (Backend b : {Backend::Cpu, Backend::Cuda}) {
-            for (double w : {2.0, 3.0, 5.0, 8.0}) {
-                test::newBackendRow(b, QString::asprintf("ridge bright road %g", w)) << bright << w << ridge << static_cast<int>(TracePolarity::Bright) << true;
-                test::newBackendRow(b, QString::asprintf("ridge dark river %g", w)) << dark << w << ridge << static_cast<int>(TracePolarity::Dark) << true;
-                test::newBackendRow(b, QString::asprintf("magnitude bright road %g", w)) << bright << w << magnitude << 0 << false;
-                test::newBackendRow(b, QString::asprintf("magnitude dark river %g", w)) << dark << w << magnitude << 0 << false;
-            }
-            for (double w : {3.0, 4.0, 6.0}) {
-                test::newBackendRow(b, QString::asprintf("ridge both, road %g", w)) << bright << w << ridge << both << true;
-                test::newBackendRow(b, QString::asprintf("ridge both, river %g", w)) << dark << w << ridge << both << true;
-            }
-            test::newBackendRow(b, "magnitude textured boundary") << boundary << 0.0 << magnitude << 0 << false;
-        }
-    }
-    void accuracy() {
-        GLINT_FETCH_BACKEND(backend);
-        QFETCH(int, kind);
-        QFETCH(double, width);
-        QFETCH(int, score);
-        QFETCH(int, polarity);
-        QFETCH(bool, toCentre);
-        for (std::uint32_t seed : {11u, 12u}) {
-            const TraceScene scene = makeTraceScene(static_cast<TraceSceneKind>(kind), width, seed);
-            TraceFieldOptions options;
-            options.score = static_cast<TraceScore>(score);
-            options.polarity = static_cast<TracePolarity>(polarity);
-            options.lineWidth = width > 0 ? width : 5.0;
-            auto tracer = tracerFor(backend, TraceField::compute(scene.image, options));
-            JobControl job;
-            TraceParams params;
-            params.guides = 8;
-            const TraceLeg leg = tracer->trace(scene.from, scene.to, params, job);
-            const double distance =
-                meanDistanceToPolylines(leg.points, toCentre ? std::vector<std::vector<TracePoint>>{scene.centre} : scene.edges);
-            QVERIFY2(distance <= 1.5, qPrintable(QString("%1, seed %2: mean distance %3 px")
-                                                     .arg(QString::fromStdString(scene.name))
-                                                     .arg(seed)
-                                                     .arg(distance)));
-        }
-    }
-
-    // The scenes are what they claim: the clicks lie on the centre line, and a straight trace is far off.
-    void scenesAreNotTrivial() {
-        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
-        QVERIFY(meanDistanceToPolylines({scene.from}, {scene.centre}) < 0.5);
-        QVERIFY(meanDistanceToPolylines({scene.to}, {scene.centre}) < 0.5);
-        QVERIFY(meanDistanceToPolylines({scene.from, scene.to}, {scene.centre}) > 5.0);
-        QCOMPARE(scene.image.width(), 480);
-        QCOMPARE(scene.image.sampleType(), SampleType::UInt8);
-    }
-
-    // glint-cli trace --backend: the named backend runs, and the JSON says so.
-    void cliBackend_data() { test::addBackendRows(); }
-    void cliBackend() {
-        GLINT_FETCH_BACKEND(backend);
-        QByteArray text;
-        for (int y = 0; y < 50; ++y) {
-            QStringList row;
-            for (int x = 0; x < 70; ++x) row << QString::number((x * 13 + y * 7) % 17 + (std::abs(y - 25) < 2 ? 100 : 0));
-            text += row.join(',').toUtf8() + "\n";
-        }
-        const QString path = test::writeTempFile("m.csv", text);
-        const QJsonObject doc =
-            test::runCliJson({"trace", path, "--from", "3,25", "--to", "66,25", "--backend", backendName(backend), "--json", "-"});
-        QCOMPARE(doc["backend"].toString(), QString(backendName(backend)));
-        QCOMPARE(doc["points"].toArray().size(), 8);
-    }
 };
 
-GLINT_BACKEND_TEST_MAIN(TestTrace)
-#include "test_trace.moc"
+GLINT_BACKEND_TEST_MAIN(TestTraceOptimum)
+#include "test_trace_optimum.moc"

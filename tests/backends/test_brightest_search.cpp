@@ -1,8 +1,9 @@
 // Brightest region and K brightest disjoint regions on every backend (reference, cpu, cuda; the cuda rows
-// skip without a usable device): brute force on hundreds of random matrices, the paper's example,
-// exclusions, ROI, pivots, K rounds, agreement with the reference on images of many shapes and kinds
-// (the CUDA backend's exact int32 path and float screen with int64 or double recheck), integer exactness
-// at 4096^2, cancel, errors and the CLI.
+// skip without a usable device): the paper's example, brute force on hundreds of random matrices, K rounds,
+// agreement with the reference on images of many shapes and kinds (the CUDA backend's exact int32 path and
+// float screen with int64 or double recheck), integer exactness at 4096^2, exclusion polygons, the local
+// pivot with its filters, ROI and empty results, and cancel.
+#include "tests/backends/test_brightest_support.h"
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
@@ -10,128 +11,17 @@
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/sources/Background.h"
 #include "core/algo/regions/WorkArray.h"
-#include "core/io/ImageStats.h"
 #include "core/util/Errors.h"
 
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QtTest>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 using namespace glint;
+using namespace glint::test::brightestsearch;
 
-namespace {
-
-// Every rectangle, by 2-D prefix sums in long double: the largest sum of a rectangle free of excluded
-// pixels (0 when none is positive). O(H^2 W^2).
-struct Brute {
-    long double best = 0;
-    int count = 0; // rectangles reaching best (when best > 0)
-};
-
-long double pixelValue(const Image& im, int x, int y, double pivot) {
-    return static_cast<long double>(im.value(x, y)) - static_cast<long double>(pivot);
-}
-
-Brute bruteSearch(const Image& im, double pivot, const std::vector<std::uint8_t>& excluded) {
-    const int W = im.width(), H = im.height();
-    std::vector<long double> S((W + 1) * (H + 1), 0);
-    std::vector<int> E((W + 1) * (H + 1), 0);
-    for (int y = 0; y < H; ++y)
-        for (int x = 0; x < W; ++x) {
-            const bool ex = excluded[y * W + x];
-            const long double v = ex ? 0 : pixelValue(im, x, y, pivot);
-            S[(y + 1) * (W + 1) + x + 1] = v + S[y * (W + 1) + x + 1] + S[(y + 1) * (W + 1) + x] - S[y * (W + 1) + x];
-            E[(y + 1) * (W + 1) + x + 1] = ex + E[y * (W + 1) + x + 1] + E[(y + 1) * (W + 1) + x] - E[y * (W + 1) + x];
-        }
-    auto rect = [&](const auto& A, int x0, int y0, int x1, int y1) {
-        return A[y1 * (W + 1) + x1] - A[y0 * (W + 1) + x1] - A[y1 * (W + 1) + x0] + A[y0 * (W + 1) + x0];
-    };
-    Brute b;
-    for (int y0 = 0; y0 < H; ++y0)
-        for (int y1 = y0 + 1; y1 <= H; ++y1)
-            for (int x0 = 0; x0 < W; ++x0)
-                for (int x1 = x0 + 1; x1 <= W; ++x1) {
-                    if (rect(E, x0, y0, x1, y1) != 0) continue;
-                    const long double s = rect(S, x0, y0, x1, y1);
-                    if (s > b.best) b = {s, 1};
-                }
-    return b;
-}
-
-std::vector<std::uint8_t> exclusionMask(const Image& im, const BrightestParams& p) {
-    std::vector<std::uint8_t> m(im.pixelCount(), 0);
-    for (std::size_t i = 0; i < m.size(); ++i)
-        m[i] = im.isBlank(i) || !std::isfinite(im.value(i));
-    for (const auto& r : p.excludeRects)
-        for (int y = std::max(0, r.y); y < std::min(im.height(), r.y + r.height); ++y)
-            for (int x = std::max(0, r.x); x < std::min(im.width(), r.x + r.width); ++x) m[y * im.width() + x] = 1;
-    for (const auto& poly : p.excludePolygons) rasterizePolygon(poly, im.width(), im.height(), m);
-    if (p.roi)
-        for (int y = 0; y < im.height(); ++y)
-            for (int x = 0; x < im.width(); ++x)
-                if (x < p.roi->x || y < p.roi->y || x >= p.roi->x + p.roi->width || y >= p.roi->y + p.roi->height)
-                    m[y * im.width() + x] = 1;
-    return m;
-}
-
-long double directSum(const Image& im, const BrightestRegion& r, double pivot) {
-    long double s = 0;
-    for (int y = r.y; y < r.y + r.height; ++y)
-        for (int x = r.x; x < r.x + r.width; ++x) s += pixelValue(im, x, y, pivot);
-    return s;
-}
-
-bool touches(const BrightestRegion& r, const std::vector<std::uint8_t>& mask, int width) {
-    for (int y = r.y; y < r.y + r.height; ++y)
-        for (int x = r.x; x < r.x + r.width; ++x)
-            if (mask[y * width + x]) return true;
-    return false;
-}
-
-BrightestResult run(const Image& im, const BrightestParams& p, Backend b) {
-    JobControl job;
-    return runBrightest(im, p, b, job);
-}
-
-// Smooth structure plus noise, so that the best rectangle is large and its neighbours are close.
-Image smoothU8Image(int w, int h, std::mt19937& rng) {
-    std::uniform_int_distribution<int> d(0, 255);
-    std::vector<std::uint8_t> v(static_cast<std::size_t>(w) * h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double s = 60.0 * std::sin(x * 0.013 + 1.0) * std::cos(y * 0.021);
-            v[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint8_t>(std::clamp(d(rng) / 2 + 64 + static_cast<int>(s), 0, 255));
-        }
-    return Image::fromSamples<std::uint8_t>(w, h, std::move(v));
-}
-
-// Float noise around 100 with a Gaussian bump, optionally with blanks.
-Image bumpFloatImage(int w, int h, std::mt19937& rng, double blanks = 0.0) {
-    std::normal_distribution<float> d(0.0f, 3.0f);
-    std::vector<float> v(static_cast<std::size_t>(w) * h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double gx = (x - 0.6 * w) / (0.1 * w + 1), gy = (y - 0.4 * h) / (0.08 * h + 1);
-            v[static_cast<std::size_t>(y) * w + x] = 100.0f + d(rng) + static_cast<float>(20.0 * std::exp(-0.5 * (gx * gx + gy * gy)));
-        }
-    Image im = Image::fromSamples<float>(w, h, std::move(v));
-    if (blanks > 0) {
-        std::vector<std::uint8_t> m(im.pixelCount());
-        std::bernoulli_distribution b(blanks);
-        for (auto& x : m) x = b(rng);
-        im.setBlankMask(std::move(m));
-    }
-    return im;
-}
-
-} // namespace
-
-class TestBrightest : public QObject {
+class TestBrightestSearch : public QObject {
     Q_OBJECT
 
 private slots:
@@ -370,44 +260,6 @@ private slots:
         }
     }
 
-    void pivots() {
-        std::mt19937 rng(11);
-        for (bool floating : {false, true}) {
-            Image im = floating ? test::randomFloatImage(37, 23, -5, 50, rng, 0.1) : test::randomIntImage(37, 23, 0, 200, rng, 0.1);
-            BrightestParams p;
-            p.excludeRects.push_back({3, 3, 5, 5});
-            const auto mask = exclusionMask(im, p);
-            std::vector<double> values;
-            long double sum = 0;
-            for (std::size_t i = 0; i < im.pixelCount(); ++i)
-                if (!mask[i]) {
-                    values.push_back(im.value(i));
-                    sum += im.value(i);
-                }
-            QCOMPARE(computePivot(im, p), static_cast<double>(sum / values.size()));
-            p.pivot = PivotSpec::parse("median");
-            auto v = values;
-            QCOMPARE(computePivot(im, p), percentileOf(v, 50));
-            p.pivot = PivotSpec::parse("p90");
-            v = values;
-            QCOMPARE(computePivot(im, p), percentileOf(v, 90));
-            p.pivot = PivotSpec::parse("-7.5");
-            QCOMPARE(computePivot(im, p), -7.5);
-        }
-        // 8-bit samples take the histogram path: same values as the general one.
-        std::vector<std::uint8_t> bytes(29 * 31);
-        for (auto& b : bytes) b = static_cast<std::uint8_t>(rng() % 256);
-        const Image u8 = Image::fromSamples<std::uint8_t>(29, 31, bytes);
-        for (const char* spec : {"mean", "median", "p0", "p33.3", "p100"}) {
-            BrightestParams p;
-            p.pivot = PivotSpec::parse(spec);
-            std::vector<double> values(bytes.begin(), bytes.end());
-            const double expected = std::string(spec) == "mean" ? computeStats(u8).mean
-                                                                : percentileOf(values, std::string(spec) == "median" ? 50 : std::stod(spec + 1));
-            QCOMPARE(computePivot(u8, p), expected);
-        }
-    }
-
     // The local pivot (a = I - bkg - N rms, built on the host) with the significance filters: every backend
     // gives the reference's regions, and the reference's are the brute-force greedy search over the work
     // values computed here from the background map.
@@ -482,74 +334,6 @@ private slots:
         QVERIFY(run(im, high, backend).regions.empty());
     }
 
-    void usageErrors() {
-        std::mt19937 rng(5);
-        const Image im = test::randomIntImage(10, 10, -5, 5, rng);
-        BrightestParams p;
-        p.k = 0;
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
-        p.k = 1;
-        p.roi = PixelRect{5, 5, 6, 2};
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
-        p.roi = PixelRect{-1, 0, 3, 3};
-        QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Reference));
-        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("nan"));
-        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("p101"));
-        QVERIFY_THROWS_EXCEPTION(UsageError, PivotSpec::parse("bright"));
-        QCOMPARE(PivotSpec::parse("p99.5").value, 99.5);
-    }
-
-    // Percentile pivots of float images (selected in parallel by radix passes) equal NumPy's definition as
-    // percentileOf computes it, bit for bit: negative values, +-0, heavy ties, blanks, tiny and wide ranges.
-    void percentilePivotsMatchTheDefinition() {
-        std::mt19937 rng(21);
-        for (int trial = 0; trial < 60; ++trial) {
-            const int w = 1 + static_cast<int>(rng() % 300), h = 1 + static_cast<int>(rng() % 200);
-            Image im;
-            switch (trial % 4) {
-            case 0: im = test::randomFloatImage(w, h, -1e6, 1e6, rng, 0.05); break;
-            case 1: im = test::randomFloatImage(w, h, 200.0, 200.5, rng); break;
-            case 2: { // heavy ties, both zeros
-                std::vector<double> v(static_cast<std::size_t>(w) * h);
-                for (auto& x : v) x = std::array<double, 4>{-0.0, 0.0, 3.5, -2.0}[rng() % 4];
-                im = Image::fromSamples<double>(w, h, std::move(v));
-                break;
-            }
-            default: { // wide dynamic range
-                std::vector<float> v(static_cast<std::size_t>(w) * h);
-                std::uniform_real_distribution<double> e(-30, 30);
-                for (auto& x : v) x = static_cast<float>((rng() % 2 ? 1 : -1) * std::pow(10.0, e(rng)));
-                im = Image::fromSamples<float>(w, h, std::move(v));
-            }
-            }
-            std::vector<double> values = nonBlankValues(im);
-            if (values.empty()) continue;
-            for (const char* spec : {"p0", "p1", "median", "p37.5", "p99", "p99.9", "p100"}) {
-                BrightestParams params;
-                params.pivot = PivotSpec::parse(spec);
-                std::vector<double> copy = values;
-                const double expected = percentileOf(copy, params.pivot.kind == PivotSpec::Kind::Median ? 50.0 : params.pivot.value);
-                const double got = computePivot(im, params);
-                QVERIFY2(got == expected, qPrintable(QString("trial %1 %2: %3 vs %4").arg(trial).arg(spec).arg(got, 0, 'g', 17).arg(expected, 0, 'g', 17)));
-            }
-        }
-    }
-
-    void pivotSweep() {
-        std::mt19937 rng(9);
-        const Image im = test::randomIntImage(30, 20, 0, 100, rng);
-        const std::vector<PivotSpec> pivots = {PivotSpec::parse("mean"), PivotSpec::parse("p75"), PivotSpec::parse("90")};
-        JobControl job;
-        const auto sweep = runPivotSweep(im, BrightestParams{}, pivots, Backend::Cpu, job);
-        QCOMPARE(sweep.size(), pivots.size());
-        for (std::size_t i = 0; i < pivots.size(); ++i) {
-            BrightestParams p;
-            p.pivot = pivots[i];
-            test::checkSameRegions(sweep[i], run(im, p, Backend::Reference));
-        }
-        QCOMPARE(job.progress(), 1.0);
-    }
-
     void cancelActsQuickly_data() { test::addBackendRows(); }
     // A job cancelled before it starts throws Cancelled. The cancel requested from inside the run (its
     // first progress report) cannot race the job's end on any machine; it must then stop with Cancelled,
@@ -572,55 +356,7 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Cancelled, runBrightest(im, p, backend, pre));
         test::checkCancelInsideRun([&](JobControl& job) { runBrightest(im, p, backend, job); }, backendName(backend));
     }
-
-    void cli() {
-        const QString dir = test::tempDir();
-        const QString csv = test::writeTempFile("m.csv", test::brightestPaperCsv());
-        const auto json = test::jsonOf;
-        auto r = test::runCli({"brightest", csv, "--pivot", "0", "--json", "-", "--backend", "cpu"});
-        QCOMPARE(r.exitCode, 0);
-        QJsonObject doc = json(r);
-        QCOMPARE(doc["algorithm"].toString(), QString("brightest"));
-        QCOMPARE(doc["mode"].toString(), QString("disjoint"));
-        QVERIFY(doc.contains("timing_ms") && doc.contains("device") && doc.contains("backend"));
-        QCOMPARE(doc["image"].toObject()["width"].toInt(), 8);
-        QCOMPARE(doc["regions"].toArray()[0].toObject()["sum"].toInteger(), 15);
-
-        // --exclude and --exclude-polygon keep every region off those pixels.
-        r = test::runCli({"brightest", csv, "--pivot", "0", "--k", "5", "--json", "-", "--exclude", "4,2,1,1",
-                          "--exclude-polygon", "1.5,1.5,3.4,1.5,3.4,3.4"});
-        QCOMPARE(r.exitCode, 0);
-        const QJsonArray regions = json(r)["regions"].toArray();
-        QVERIFY(!regions.isEmpty());
-        for (const auto& v : regions) {
-            const QJsonObject g = v.toObject();
-            const int x = g["x"].toInt(), y = g["y"].toInt(), w = g["width"].toInt(), h = g["height"].toInt();
-            QVERIFY(!(x <= 4 && 4 < x + w && y <= 2 && 2 < y + h));
-            for (const auto& [px, py] : {std::pair{2, 2}, std::pair{3, 2}, std::pair{3, 3}})
-                QVERIFY(!(x <= px && px < x + w && y <= py && py < y + h));
-        }
-
-        QCOMPARE(test::runCli({"brightest", csv, "--k", "0"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", csv, "--k", "-3"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", csv, "--pivot", "nan"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", csv, "--roi", "6,0,5,2"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", csv, "--mode", "sideways"}).exitCode, 2);
-        QCOMPARE(test::runCli({"brightest", dir + "/missing.fits"}).exitCode, 3);
-        r = test::runCli({"brightest", csv, "--pivot", "100", "--json", "-"});
-        QCOMPARE(r.exitCode, 0);
-        QVERIFY(json(r)["regions"].toArray().isEmpty());
-        r = test::runCli({"brightest", csv, "--exclude", "0,0,8,4", "--json", "-"});
-        QCOMPARE(r.exitCode, 0);
-        QVERIFY(json(r)["regions"].toArray().isEmpty());
-#if GLINT_WITH_IMGCODECS
-        const QString png = dir + "/overlay.png";
-        QCOMPARE(test::runCli({"brightest", csv, "--pivot", "0", "--k", "2", "--overlay", png}).exitCode, 0);
-        QFile f(png);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        QVERIFY(f.read(8).startsWith("\x89PNG"));
-#endif
-    }
 };
 
-GLINT_BACKEND_TEST_MAIN(TestBrightest)
-#include "test_brightest.moc"
+GLINT_BACKEND_TEST_MAIN(TestBrightestSearch)
+#include "test_brightest_search.moc"

@@ -1,0 +1,316 @@
+// glint-cli's output targets: a device, FIFO or /dev/stdout given as an output is written in place, never
+// replaced by a file; a FIFO nobody reads fails at once (exit 3); a symbolic link stays a link and a folder
+// is refused; a full or closed standard output is an error (exit 3, one line); the outputs of a run are
+// all-or-nothing (a failed run leaves older files intact and no temporary behind).
+#include "tests/cpu/test_cli_outputs_support.h"
+#include "tests/support/TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+using namespace glint;
+using namespace glint::test::clioutputs;
+
+namespace {
+
+QString cliPath() {
+    return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
+}
+
+// Waits for a started glint-cli (killed after 60 s) and collects its exit code and standard error.
+test::CliResult collect(QProcess& process) {
+    test::CliResult r;
+    if (!process.waitForStarted(10000)) return r;
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return r;
+    }
+    r.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    r.err = process.readAllStandardError();
+    return r;
+}
+
+// Runs glint-cli with standard output sent to stdoutFile (e.g. /dev/full).
+test::CliResult runCliTo(const QString& stdoutFile, const QStringList& args) {
+    QProcess process;
+    process.setStandardOutputFile(stdoutFile);
+    process.start(cliPath(), args);
+    return collect(process);
+}
+
+// Runs glint-cli with its standard output closed (sh: >&-).
+test::CliResult runCliStdoutClosed(const QStringList& args) {
+    QStringList shArgs{"-c", "exec \"$0\" \"$@\" >&-", cliPath()};
+    shArgs += args;
+    QProcess process;
+    process.start("/bin/sh", shArgs);
+    return collect(process);
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QStringList hiddenTemporaries(const QString& dir) {
+    return QDir(dir).entryList(QStringList{"*.tmp-*"}, QDir::Files | QDir::Hidden | QDir::System);
+}
+
+bool oneLine(const QByteArray& err) { return err.endsWith('\n') && err.count('\n') == 1; }
+
+// The lines of glint-cli's messages (batch also writes progress lines, which are left out).
+QByteArray errorLines(const QByteArray& err) {
+    QByteArray out;
+    for (const QByteArray& line : err.split('\n'))
+        if (line.startsWith("glint-cli: ")) out += line + '\n';
+    return out;
+}
+
+mode_t fileType(const QString& path, bool follow = true) {
+    struct stat st {};
+    const int rc = follow ? ::stat(path.toLocal8Bit().constData(), &st) : ::lstat(path.toLocal8Bit().constData(), &st);
+    return rc == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+} // namespace
+
+class CliOutputTargetsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    // 1. A device node given as any output is written into, and stays a device.
+    void deviceTargetIsWrittenInPlace_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("json") << QStringList{"--json", "@"};
+        QTest::newRow("overlay") << QStringList{"--overlay", "@"};
+        QTest::newRow("regions reg") << QStringList{"--regions", "@.reg"};
+        QTest::newRow("json and overlay") << QStringList{"--json", "@", "--overlay", "@"};
+    }
+    void deviceTargetIsWrittenInPlace() {
+        QFETCH(QStringList, options);
+        if (!GLINT_WITH_IMGCODECS && options.contains("--overlay")) QSKIP("this build writes no PNG overlays");
+        const QString dir = freshDir("device");
+        const QString in = matrix(dir);
+        // A null device of our own (as root): the test never risks the system's /dev/null.
+        const QString dev = dir + "/null";
+        const QString devReg = dir + "/null.reg";
+        for (const QString& p : {dev, devReg})
+            if (::mknod(p.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+                QSKIP("cannot create a device node here (not root?)");
+        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
+        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
+        ::close(probe);
+        QStringList args{"brightest", in, "--pivot", "0"};
+        for (QString o : options) args << o.replace("@", dev);
+        const auto r = test::runCli(args, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
+        QCOMPARE(fileType(devReg, false), mode_t(S_IFCHR));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    void batchOutToDevice() {
+        const QString dir = freshDir("batchdev");
+        const QString in = matrix(dir);
+        const QString dev = dir + "/null";
+        if (::mknod(dev.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+            QSKIP("cannot create a device node here (not root?)");
+        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
+        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
+        ::close(probe);
+        const auto r = test::runCli({"batch", "--algo", "info", "--out", dev, in}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
+    }
+
+    // A FIFO with a reader receives the JSON and stays a FIFO.
+    void fifoWithReader() {
+        const QString dir = freshDir("fifo");
+        const QString in = matrix(dir);
+        const QString fifo = dir + "/out.json";
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const int reader = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(reader >= 0);
+        const auto r = test::runCli({"brightest", in, "--pivot", "0", "--json", fifo}, 30000);
+        QByteArray got(1 << 16, '\0');
+        const ssize_t n = ::read(reader, got.data(), got.size());
+        ::close(reader);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(n > 0);
+        got.truncate(static_cast<int>(n));
+        const QJsonObject doc = QJsonDocument::fromJson(got).object();
+        QCOMPARE(doc.value("algorithm").toString(), QString("brightest"));
+        QCOMPARE(fileType(fifo, false), mode_t(S_IFIFO));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // A FIFO nobody reads: no hang, exit 3, one line, still a FIFO.
+    void fifoWithoutReader() {
+        const QString dir = freshDir("fifo-noreader");
+        const QString in = matrix(dir);
+        const QString fifo = dir + "/out.json";
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const auto r = test::runCli({"brightest", in, "--json", fifo}, 20000);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err, QByteArray("glint-cli: cannot write '" + fifo.toLocal8Bit() +
+                                   "': no process is reading the FIFO\n"));
+        QCOMPARE(fileType(fifo, false), mode_t(S_IFIFO));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // --json /dev/stdout writes to the process's standard output (a pipe here, then a file) and leaves
+    // the /dev/stdout link alone.
+    void devStdout() {
+        const QString dir = freshDir("devstdout");
+        const QString in = matrix(dir);
+        auto r = test::runCli({"brightest", in, "--pivot", "0", "--json", "/dev/stdout"}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("{"), r.out.constData());
+        QVERIFY(r.out.contains("\"algorithm\": \"brightest\""));
+        QVERIFY(r.out.contains(" #1 ")); // the text summary follows the JSON
+        QCOMPARE(fileType("/dev/stdout", false), mode_t(S_IFLNK));
+
+        const QString file = dir + "/stdout.txt";
+        QProcess process;
+        process.setStandardOutputFile(file);
+        process.start(cliPath(), {"kmax1d", "--random", "50", "--k", "2", "--json", "/dev/stdout"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        const QByteArray got = readAll(file);
+        QVERIFY2(got.startsWith("{") && got.contains("\"kmax1d\""), got.constData());
+        QCOMPARE(fileType("/dev/stdout", false), mode_t(S_IFLNK));
+    }
+
+    // A symbolic link to a file stays a link (the file it names is replaced); a folder is refused.
+    void symlinkAndFolderTargets() {
+        const QString dir = freshDir("symlink");
+        const QString in = matrix(dir);
+        const QString real = writeText(dir + "/real.json", "old\n");
+        const QString link = dir + "/link.json";
+        QVERIFY(QFile::link(real, link));
+        auto r = test::runCli({"brightest", in, "--json", link}, 30000);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileType(link, false), mode_t(S_IFLNK));
+        QCOMPARE(QJsonDocument::fromJson(readAll(real)).object().value("algorithm").toString(), QString("brightest"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+
+        QVERIFY(QDir().mkpath(dir + "/folder"));
+        r = test::runCli({"brightest", in, "--json", dir + "/folder"}, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.err, QByteArray("glint-cli: cannot write '" + (dir + "/folder").toLocal8Bit() + "': Is a directory\n"));
+        QCOMPARE(fileType(dir + "/folder"), mode_t(S_IFDIR));
+    }
+
+    // 2. A full standard output: exit 3 and one line, for JSON, text and batch CSV alike.
+    void fullStdout_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("json -") << QStringList{"brightest", "@", "--json", "-"};
+        QTest::newRow("text") << QStringList{"brightest", "@"};
+        QTest::newRow("info text") << QStringList{"info", "@"};
+        QTest::newRow("kmax1d json") << QStringList{"kmax1d", "--random", "100", "--k", "3", "--json", "-"};
+        QTest::newRow("batch out -") << QStringList{"batch", "--algo", "info", "--out", "-", "@"};
+        QTest::newRow("json /dev/stdout") << QStringList{"brightest", "@", "--json", "/dev/stdout"};
+        QTest::newRow("help") << QStringList{"--help"};
+    }
+    void fullStdout() {
+        QFETCH(QStringList, args);
+        if (!QFile::exists("/dev/full")) QSKIP("no /dev/full here");
+        const QString dir = freshDir("full");
+        const QString in = matrix(dir);
+        for (QString& a : args) a.replace("@", in);
+        const auto r = runCliTo("/dev/full", args);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(errorLines(r.err), QByteArray("glint-cli: cannot write to standard output: No space left on device\n"));
+    }
+
+    void closedStdout_data() { fullStdout_data(); }
+    void closedStdout() {
+        QFETCH(QStringList, args);
+        const QString dir = freshDir("closed");
+        const QString in = matrix(dir);
+        for (QString& a : args) a.replace("@", in);
+        const auto r = runCliStdoutClosed(args);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(errorLines(r.err), QByteArray("glint-cli: cannot write to standard output: Bad file descriptor\n"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // A closed standard output must not become one of the files the run writes.
+    void closedStdoutWithFileOutput() {
+        const QString dir = freshDir("closed-file");
+        const QString in = matrix(dir);
+        const QString json = dir + "/r.json";
+        const auto r = runCliStdoutClosed({"brightest", in, "--pivot", "0", "--json", json});
+        QCOMPARE(r.exitCode, 3); // the text summary could not be written
+        QVERIFY(oneLine(r.err));
+        const QJsonObject doc = QJsonDocument::fromJson(readAll(json)).object();
+        QCOMPARE(doc.value("algorithm").toString(), QString("brightest"));
+    }
+
+    // 3. All outputs or none: a failing output keeps every older file and leaves no temporary.
+    void outputsAreAllOrNothing_data() {
+        QTest::addColumn<QStringList>("failing");
+        QTest::addColumn<QByteArray>("reason");
+        QTest::newRow("overlay in a missing folder") << QStringList{"--overlay", "@/missing/x.png"}
+                                                     << QByteArray("No such file or directory");
+        QTest::newRow("regions in a missing folder") << QStringList{"--regions", "@/missing/x.reg"}
+                                                     << QByteArray("No such file or directory");
+        QTest::newRow("regions into a FIFO without reader") << QStringList{"--regions", "@/fifo.reg"}
+                                                            << QByteArray("no process is reading the FIFO");
+        QTest::newRow("json - and a bad overlay") << QStringList{"--json", "-", "--overlay", "@/missing/x.png"}
+                                                  << QByteArray("No such file or directory");
+    }
+    void outputsAreAllOrNothing() {
+        QFETCH(QStringList, failing);
+        if (!GLINT_WITH_IMGCODECS && failing.contains("--overlay")) QSKIP("this build writes no PNG overlays");
+        QFETCH(QByteArray, reason);
+        const QString dir = freshDir("transaction");
+        const QString in = matrix(dir);
+        QCOMPARE(::mkfifo((dir + "/fifo.reg").toLocal8Bit().constData(), 0600), 0);
+        const QByteArray old = "{\"old\": true}\n";
+        const QString keep = writeText(dir + "/keep.json", old);
+        const QString keepReg = writeText(dir + "/keep.reg", "# old regions\n");
+        QStringList args{"brightest", in, "--pivot", "0", "--json", keep, "--regions", keepReg};
+        for (QString f : failing) args << f.replace("@", dir);
+        const auto r = test::runCli(args, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(oneLine(r.err) && r.err.contains(reason), r.err.constData());
+        QVERIFY(r.out.isEmpty()); // not even --json -
+        QCOMPARE(readAll(keep), old);
+        QCOMPARE(readAll(keepReg), QByteArray("# old regions\n"));
+        QVERIFY2(hiddenTemporaries(dir).isEmpty(), qPrintable(hiddenTemporaries(dir).join(' ')));
+        QVERIFY(!QFile::exists(dir + "/missing"));
+
+        // The same run with good outputs replaces both.
+        const auto ok = test::runCli({"brightest", in, "--pivot", "0", "--json", keep, "--regions", keepReg}, 30000);
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(readAll(keep) != old);
+        QVERIFY(readAll(keepReg).contains("box("));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    void commonOutputsAreAllOrNothing() {
+        const QString dir = freshDir("transaction-common");
+        const QString a = writeText(dir + "/a.csv", "1,2,3\n4,5,6\n7,8,9\n");
+        const QString b = writeText(dir + "/b.csv", "5,6\n8,9\n");
+        const QString keep = writeText(dir + "/keep.json", "old\n");
+        const auto r = test::runCli({"common", a, b, "--json", keep, "--mask", dir + "/missing/m.png"}, 30000);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY(oneLine(r.err));
+        QCOMPARE(readAll(keep), QByteArray("old\n"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(CliOutputTargetsTest)
+#include "test_cli_output_targets.moc"
