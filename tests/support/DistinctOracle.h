@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/DistinctStrip.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
 #include "core/algo/kmax/StripSearch.h"
@@ -20,65 +21,14 @@
 
 namespace glint::test::distinct_oracle {
 
+// The plain helpers of the search (the strip's canonical prefix and the galloping search for a threshold) are
+// the library's; the search itself is this file's own.
+using kmax::buildStrip;
 using kmax::DistinctCap;
+using kmax::firstTrue;
 using kmax::pairSum;
-
-using kmax::pairSum;
-
-// A strip's row prefix Q over every column (the canonical K-MSP order of StripProblem) and its blocked
-// columns (next: ExclusionIndex::row(top), or null).
-template <class V>
-void buildStrip(const V* pt, const V* pb, int cols, const std::int32_t* next, int bottom, V* q, std::uint8_t* blocked) {
-    q[0] = V(0);
-    for (int c = 0; c < cols; ++c) {
-        q[c + 1] = q[c] + (pb[c] - pt[c]);
-        blocked[c] = next && next[c] <= bottom ? 1 : 0;
-    }
-}
 
 // ---- the CPU search ----------------------------------------------------------------------------------
-
-// The smallest x in [lo, hi] where pred holds (pred false, then true, as x grows), hi + 1 when none;
-// galloping from a guess, so that a good guess costs one or two calls.
-template <class Pred>
-std::int64_t firstTrue(std::int64_t lo, std::int64_t hi, Pred pred, double guess) {
-    if (lo > hi) return lo;
-    std::int64_t g = lo;
-    if (guess >= static_cast<double>(hi)) g = hi;
-    else if (guess > static_cast<double>(lo)) g = static_cast<std::int64_t>(guess);
-    std::int64_t a, b; // the answer lies in [a, b]; pred(b) holds unless b == hi + 1
-    if (pred(g)) {
-        b = g;
-        a = lo;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = b - step;
-            if (x < lo) break;
-            if (!pred(x)) {
-                a = x + 1;
-                break;
-            }
-            b = x;
-        }
-    } else {
-        a = g + 1;
-        b = hi + 1;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = g + step;
-            if (x > hi) break;
-            if (pred(x)) {
-                b = x;
-                break;
-            }
-            a = x + 1;
-        }
-    }
-    while (a < b) {
-        const std::int64_t mid = a + (b - a) / 2;
-        if (pred(mid)) b = mid;
-        else a = mid + 1;
-    }
-    return a;
-}
 
 // A listed rectangle as a strip sees it: its columns, the rows it shares with the strip (rho > 0), and
 // the most columns it may share (cB = floor(F |L|) / rho: the rule's half |r n L| <= F |L|).
