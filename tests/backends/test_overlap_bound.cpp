@@ -7,6 +7,7 @@
 // whole frame unbounded and one box per star with the bound; cancellation; the CLI.
 #include "tests/support/OverlapChecks.h"
 #include "tests/support/RegionChecks.h"
+#include "tests/support/CrowdedField.h"
 #include "tests/support/TestSupport.h"
 
 #include "scenes/StarField.h"
@@ -62,14 +63,6 @@ void checkListed(const std::vector<WorkRect>& got, std::optional<double> f, int 
                           qPrintable(what + QString(": %1 listed twice").arg(i + 1)));
         }
     }
-}
-
-// A crowded field as test_bounded's: bright Moffat stars (3e4..1e6 e-, 3 px apart at least) dense enough that
-// their summed light beats 3 local RMS over the whole frame, as on 47 Tuc.
-StarField crowdedField(int side, int stars, std::uint64_t seed) {
-    return makeStarField({.width = side, .height = side, .stars = stars, .fluxMin = 3.0e4, .fluxMax = 1.0e6,
-                          .saturatedStars = 0, .gradientX = 0.0, .gradientY = 0.0, .seamStep = 0.0, .saturation = 1e9,
-                          .blankBorder = 0, .galaxy = false, .minSeparation = 3.0, .seed = seed});
 }
 
 // The injected star whose centre a region holds (the brightest such), or -1.
@@ -167,7 +160,7 @@ private slots:
     void starField() {
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
-        const StarField field = crowdedField(side, 400, 47);
+        const StarField field = test::crowdedField(side, 400, 47);
         BrightestParams p;
         p.pivot = PivotSpec::parse("local");
         p.threshold = 3;
@@ -222,7 +215,7 @@ private slots:
     void starFieldAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void starFieldAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
-        const StarField field = crowdedField(64, 30, 5);
+        const StarField field = test::crowdedField(64, 30, 5);
         BrightestParams p;
         p.pivot = PivotSpec::parse("local");
         p.threshold = 3;
@@ -289,7 +282,7 @@ private slots:
     }
 
     void cli() {
-        const StarField field = crowdedField(128, 100, 47);
+        const StarField field = test::crowdedField(128, 100, 47);
         const QString path = test::tempDir() + "/crowded-overlap.fits";
         writeStarFieldFits(field, path.toStdString());
         const QString dir = test::tempDir();
