@@ -82,6 +82,30 @@ struct Args {
     int profRounds = 0;
 };
 
+// The shape of a search (rows x cols, strips of at most H rows, intervals of at most L columns) and its state
+// per segment, strip and top, every buffer taken from give(pointer, name, count): the device's workspace
+// (BoundedSearchCuda.cu) or the host emulation of test_bounded_kernels, which so lay the state out alike.
+template <class V, class Give>
+void layOutState(Args<V>& a, int rows, int cols, int H, int L, Give&& give) {
+    a.rows = rows;
+    a.cols = cols;
+    a.H = H;
+    a.L = L;
+    a.nseg = (cols + kSeg - 1) / kSeg;
+    a.strips = static_cast<std::size_t>(rows) * H;
+    const std::size_t segs = a.strips * a.nseg;
+    give(a.cp, "checkpoints", segs);
+    give(a.segV, "segment sums", segs);
+    give(a.segLast, "segment lasts", segs);
+    give(a.segHead, "segment heads", segs);
+    give(a.stripV, "strip sums", a.strips);
+    give(a.stripF, "strip firsts", a.strips);
+    give(a.stripL, "strip lasts", a.strips);
+    give(a.touched, "touched", a.strips);
+    give(a.topV, "top sums", static_cast<std::size_t>(rows));
+    give(a.topBottom, "top bottoms", static_cast<std::size_t>(rows));
+}
+
 // The profile's slots a round (globaltimer ns; "first" ones stored complemented, so that atomicMax keeps the
 // earliest).
 enum ProfSlot : int {
