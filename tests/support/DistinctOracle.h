@@ -21,10 +21,11 @@
 
 namespace glint::test::distinct_oracle {
 
-// The plain helpers of the search (the strip's canonical prefix and the galloping search for a threshold) are
-// the library's; the search itself is this file's own.
+// The plain helpers of the search (the strip's canonical prefix, the galloping search for a threshold, the
+// sparse table of range maxima) are the library's; the search itself is this file's own.
 using kmax::buildStrip;
 using kmax::DistinctCap;
+using kmax::FirstMaxTable;
 using kmax::firstTrue;
 using kmax::pairSum;
 
@@ -54,11 +55,8 @@ template <class V>
 class StripSolver {
 public:
     StripSolver(int cols, double f)
-        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols) {
-        int levels = 1;
-        while ((1 << levels) <= cols) ++levels;
-        table_.resize(static_cast<std::size_t>(levels) * cols);
-    }
+        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols),
+          rangeMax_(cols) {}
 
     // The strip top..bottom against the listed rectangles: Exact (its best allowed interval, in the
     // ranking's order), Bound (nothing allowed reaches `floor`; value bounds its best from above), or None
@@ -98,7 +96,7 @@ public:
                 smIdx_[c] = c;
             }
         }
-        tableBuilt_ = false;
+        rangeMax_.reset();
         bool have = false, pruned = false;
         V bestSum = V(0), prunedMax = V(0);
         int bestL = 0, bestR = -1;
@@ -124,7 +122,7 @@ public:
                 std::sort(iv_.begin(), iv_.end());
                 bool found = false;
                 auto piece = [&](int a, int z) {
-                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
+                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax_(q_.data(), a, z);
                     const V s = pairSum(q_[idx + 1], q_[l]);
                     if (!found || s > cur) {
                         cur = s;
@@ -210,25 +208,6 @@ private:
         return true;
     }
 
-    // The first r in [a, z] with the largest Q[r + 1] (a sparse table, built on the strip's first query).
-    int rangeMax(int a, int z) {
-        const int cols = cols_;
-        if (!tableBuilt_) {
-            for (int i = 0; i < cols; ++i) table_[i] = i;
-            for (int j = 1; (1 << j) <= cols; ++j) {
-                const int* prev = table_.data() + static_cast<std::size_t>(j - 1) * cols;
-                int* cur = table_.data() + static_cast<std::size_t>(j) * cols;
-                const int half = 1 << (j - 1);
-                for (int i = 0; i + (1 << j) <= cols; ++i) cur[i] = better(prev[i], prev[i + half]);
-            }
-            tableBuilt_ = true;
-        }
-        int j = 0;
-        while ((2 << j) <= z - a + 1) ++j;
-        const int* row = table_.data() + static_cast<std::size_t>(j) * cols;
-        return better(row[a], row[z - (1 << j) + 1]);
-    }
-    int better(int x, int y) const { return q_[y + 1] > q_[x + 1] ? y : x; } // x < y: the first of equals
 
     int cols_;
     double fValue_ = 0.0;
@@ -237,8 +216,7 @@ private:
     std::vector<int> segEnd_;
     std::vector<V> sm_;
     std::vector<int> smIdx_;
-    std::vector<int> table_;
-    bool tableBuilt_ = false;
+    FirstMaxTable<V> rangeMax_;
     std::vector<Constraint> cons_;
     std::vector<std::pair<int, int>> iv_;
 };
