@@ -82,6 +82,30 @@ struct Args {
     int profRounds = 0;
 };
 
+// The shape of a search (rows x cols, strips of at most H rows, intervals of at most L columns) and its state
+// per segment, strip and top, every buffer taken from give(pointer, name, count): the device's workspace
+// (BoundedSearchCuda.cu) or the host emulation of test_bounded_kernels, which so lay the state out alike.
+template <class V, class Give>
+void layOutState(Args<V>& a, int rows, int cols, int H, int L, Give&& give) {
+    a.rows = rows;
+    a.cols = cols;
+    a.H = H;
+    a.L = L;
+    a.nseg = (cols + kSeg - 1) / kSeg;
+    a.strips = static_cast<std::size_t>(rows) * H;
+    const std::size_t segs = a.strips * a.nseg;
+    give(a.cp, "checkpoints", segs);
+    give(a.segV, "segment sums", segs);
+    give(a.segLast, "segment lasts", segs);
+    give(a.segHead, "segment heads", segs);
+    give(a.stripV, "strip sums", a.strips);
+    give(a.stripF, "strip firsts", a.strips);
+    give(a.stripL, "strip lasts", a.strips);
+    give(a.touched, "touched", a.strips);
+    give(a.topV, "top sums", static_cast<std::size_t>(rows));
+    give(a.topBottom, "top bottoms", static_cast<std::size_t>(rows));
+}
+
 // The profile's slots a round (globaltimer ns; "first" ones stored complemented, so that atomicMax keeps the
 // earliest).
 enum ProfSlot : int {
@@ -166,50 +190,69 @@ GLINT_BOUNDED_HD void forColumns(const Args<V>& a, int from, int to, int t, int 
     }
 }
 
-// The first round: strip s scanned over every column (the deque scan's steps), recording each segment's
-// checkpoint and best.
+// One strip's deque scan (scanStripBounded's steps): S at the current column (prefix), the first column a
+// window may start at (lo), and the best segment ending in the current segment of kSeg columns (its sum, last
+// column -1 when nothing is positive, and the deque's front then).
 template <class V>
-GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int b, Ring<V> q) {
-    const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
-    V prefix = V(0);
-    int lo = 0;
+struct DequeScan {
+    V prefix;
+    int lo;
     V sv = V(0);
     int sl = -1, sh = 0;
-    forColumns(a, 0, a.cols, t, b, nr, [&](int c, V col, bool blocked) {
-        if (c % kSeg == 0) {
-            const std::size_t j = static_cast<std::size_t>(c / kSeg);
-            if (j > 0) {
-                const std::size_t k = (j - 1) * a.strips + s;
-                a.segV[k] = sv;
-                a.segLast[k] = sl;
-                a.segHead[k] = sh;
-            }
-            a.cp[j * a.strips + s] = prefix;
-            sv = V(0);
-            sl = -1;
-            sh = 0;
-        }
+
+    // Column c, of column sum col: S moves on to S[c + 1]; a column no segment may hold (skip) empties the deque
+    // and moves lo past it; any other joins the deque as a start, the window is cut at max(lo, c - L + 1) and,
+    // with `candidate`, the best segment ending at c is kept when it is larger.
+    GLINT_BOUNDED_HD void step(Ring<V>& q, int L, int c, V col, bool skip, bool candidate) {
         const V next = add(prefix, col); // S[c + 1]
-        if (blocked) {
+        if (skip) {
             q.clear();
             lo = c + 1;
             prefix = next;
             return;
         }
         q.push(c, prefix);
-        q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
-        const V v = sub(next, q.frontValue());
-        if (v > sv) {
-            sv = v;
-            sl = c;
-            sh = q.frontIndex();
+        q.dropBefore(lo > c - L + 1 ? lo : c - L + 1);
+        if (candidate) {
+            const V v = sub(next, q.frontValue());
+            if (v > sv) {
+                sv = v;
+                sl = c;
+                sh = q.frontIndex();
+            }
         }
         prefix = next;
+    }
+    GLINT_BOUNDED_HD void startSegment() {
+        sv = V(0);
+        sl = -1;
+        sh = 0;
+    }
+    // The best of segment j of strip s, kept in the search's state.
+    GLINT_BOUNDED_HD void keep(const Args<V>& a, std::size_t s, std::size_t j) const {
+        const std::size_t k = j * a.strips + s;
+        a.segV[k] = sv;
+        a.segLast[k] = sl;
+        a.segHead[k] = sh;
+    }
+};
+
+// The first round: strip s scanned over every column (the deque scan's steps), recording each segment's
+// checkpoint and best.
+template <class V>
+GLINT_BOUNDED_HD void scanWholeStrip(const Args<V>& a, std::size_t s, int t, int b, Ring<V> q) {
+    const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
+    DequeScan<V> scan{V(0), 0};
+    forColumns(a, 0, a.cols, t, b, nr, [&](int c, V col, bool blocked) {
+        if (c % kSeg == 0) {
+            const std::size_t j = static_cast<std::size_t>(c / kSeg);
+            if (j > 0) scan.keep(a, s, j - 1);
+            a.cp[j * a.strips + s] = scan.prefix;
+            scan.startSegment();
+        }
+        scan.step(q, a.L, c, col, blocked, true);
     });
-    const std::size_t k = static_cast<std::size_t>(a.nseg - 1) * a.strips + s;
-    a.segV[k] = sv;
-    a.segLast[k] = sl;
-    a.segHead[k] = sh;
+    scan.keep(a, s, static_cast<std::size_t>(a.nseg - 1));
     a.touched[s] = 1;
 }
 
@@ -227,33 +270,11 @@ GLINT_BOUNDED_HD int scanSegmentFrom(const Args<V>& a, std::size_t s, int t, int
     const int* nr = a.next + static_cast<std::size_t>(t) * a.nextPitch;
     const int cBegin = j * kSeg, cEnd = cBegin + kSeg < a.cols ? cBegin + kSeg : a.cols;
     const int start = rescanStart(j, a.L);
-    int lo = start;
-    V sv = V(0);
-    int sl = -1, sh = 0;
+    DequeScan<V> scan{prefix, start};
     forColumns<kAheadLate>(a, start, cEnd, t, b, nr, [&](int c, V col, bool blocked) {
-        const V next = add(prefix, col);
-        if (blocked || (c >= rc0 && c <= rc1)) {
-            q.clear();
-            lo = c + 1;
-            prefix = next;
-            return;
-        }
-        q.push(c, prefix);
-        q.dropBefore(lo > c - a.L + 1 ? lo : c - a.L + 1);
-        if (c >= cBegin) {
-            const V v = sub(next, q.frontValue());
-            if (v > sv) {
-                sv = v;
-                sl = c;
-                sh = q.frontIndex();
-            }
-        }
-        prefix = next;
+        scan.step(q, a.L, c, col, blocked || (c >= rc0 && c <= rc1), c >= cBegin);
     });
-    const std::size_t k = static_cast<std::size_t>(j) * a.strips + s;
-    a.segV[k] = sv;
-    a.segLast[k] = sl;
-    a.segHead[k] = sh;
+    scan.keep(a, s, static_cast<std::size_t>(j));
     a.touched[s] = 1;
     return cEnd - start;
 }

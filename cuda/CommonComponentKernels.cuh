@@ -3,6 +3,7 @@
 // seeds, and the batched labeller that runs StripLabeller.h's phases with one block per offset.
 #pragma once
 
+#include "core/algo/commoncomponent/CommonComponentCoding.h"
 #include "core/algo/commoncomponent/StripLabeller.h"
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 namespace glint::cuda::common {
 
+using glint::common_component::agreeBits;
 using glint::common_component::StripView;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
@@ -180,18 +182,6 @@ struct BoundArgs {
     const volatile int* cancel;
     FftBound fft;            // and those whose FFT match-count bound cannot (when it was built)
 };
-
-template <int NP>
-__device__ __forceinline__ std::uint32_t agreeBits(const std::uint32_t* a, const std::uint32_t* b) {
-    if constexpr (NP == 4) {
-        const std::uint32_t differ = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
-        return ~differ & a[3] & b[3];
-    } else {
-        const std::uint32_t differ1 = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
-        const std::uint32_t differ2 = (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5]);
-        return ~(differ1 & differ2) & a[6] & b[6];
-    }
-}
 
 // Shared-memory slot of (row, word): rows 8 apart land in different banks.
 template <int NP>

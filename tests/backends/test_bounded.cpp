@@ -7,6 +7,7 @@
 // unbounded search returns one frame-sized region and the bounded one returns star-sized regions on the
 // injected stars. The CUDA rows skip without a device.
 #include "tests/support/DisjointChecks.h"
+#include "tests/support/CrowdedField.h"
 #include "tests/support/TestSupport.h"
 
 #include "cuda/Backends.h"
@@ -105,22 +106,6 @@ long double oracleRealBest(const WorkArray& work, int P) {
     return best;
 }
 
-// The CPU backend's bounded search against `ref` with the kept blocks, with a full scan of the bound's blocks
-// every round (GLINT_MSP_CACHE_MB=0), and with each narrower kernel (AVX2 where the machine has it, and the
-// 16-byte one).
-void checkCpuVariants(const WorkArray& work, const DisjointRule& rule, const DisjointOutcome& ref, const QString& what) {
-    checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
-    {
-        test::CacheBudget off("0");
-        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (no kept blocks)");
-    }
-    for (const char* kernel : {"avx2", "base"}) {
-        qputenv("GLINT_BOUNDED_KERNEL", kernel);
-        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
-        qunsetenv("GLINT_BOUNDED_KERNEL");
-    }
-}
-
 // Every rectangle fits the bound, holds no excluded cell, and none overlaps another.
 void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, int P, const QString& what) {
     std::vector<std::uint8_t> used(static_cast<std::size_t>(work.rows) * work.cols, 0);
@@ -135,15 +120,23 @@ void checkRectangles(const WorkArray& work, const std::vector<WorkRect>& found, 
     }
 }
 
-// A crowded field: bright Moffat stars (power-law fluxes 3e4..1e6 e-, 3 px apart at least; no saturation, no
-// seam, no galaxy, no blank border, a flat sky) at a density (400 on 256^2) where their summed light beats the
-// cost of 3 local RMS over the whole frame, as on 47 Tuc.
-StarField makeCrowdedField(int side, int stars, std::uint64_t seed) {
-    return makeStarField({.width = side, .height = side, .stars = stars, .fluxMin = 3.0e4, .fluxMax = 1.0e6,
-                          .saturatedStars = 0, .gradientX = 0.0, .gradientY = 0.0, .seamStep = 0.0, .saturation = 1e9,
-                          .blankBorder = 0, .galaxy = false, .minSeparation = 3.0, .seed = seed});
+// The CPU backend's bounded search against the reference (whose rectangles are checked first) with the kept
+// blocks, with a full scan of the bound's blocks every round (GLINT_MSP_CACHE_MB=0), and with each narrower
+// kernel (AVX2 where the machine has it, and the 16-byte one).
+void checkCpuVariants(const WorkArray& work, const DisjointRule& rule, const QString& what) {
+    const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
+    checkRectangles(work, ref.found, rule.maxBox, what);
+    checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kept blocks)");
+    {
+        test::CacheBudget off("0");
+        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (no kept blocks)");
+    }
+    for (const char* kernel : {"avx2", "base"}) {
+        qputenv("GLINT_BOUNDED_KERNEL", kernel);
+        checkSameOutcome(solveWith(Backend::Cpu, work, rule), ref, what + " (kernel " + kernel + ")");
+        qunsetenv("GLINT_BOUNDED_KERNEL");
+    }
 }
-
 
 } // namespace
 
@@ -193,18 +186,14 @@ private slots:
     void randomAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(2014);
-        std::uniform_int_distribution<int> pd(1, 12), kd(1, 20), coin(0, 3);
+        std::uniform_int_distribution<int> pd(1, 12), kd(1, 20);
         for (int trial = 0; trial < 220; ++trial) {
             test::RandomDisjointCase c = randomCase(rng, trial);
             const WorkArray work = prepareWorkArray(c.image, c.params);
             DisjointRule rule;
             rule.k = kd(rng);
             rule.maxBox = pd(rng);
-            const int filter = coin(rng);
-            if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
-            if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
-            if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
-            if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+            const int filter = test::addRandomFilter(rule, rng);
             const QString what = c.what + QString(" P=%1 K=%2 filter %3").arg(rule.maxBox).arg(rule.k).arg(filter);
             if (work.includedCount == 0) continue;
             const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
@@ -247,10 +236,7 @@ private slots:
             }
             BrightestParams params;
             params.pivot = PivotSpec::parse("0");
-            if (coin(rng) <= 1) {
-                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
-                for (int e = 0; e < 3; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 4, 1 + y(rng) / 3});
-            }
+            if (coin(rng) <= 1) test::excludeRandomRects(params, w, h, 3, 4, rng);
             const WorkArray work = prepareWorkArray(image, params);
             if (work.includedCount == 0) continue;
             DisjointRule rule;
@@ -263,9 +249,7 @@ private slots:
             const QString what = QString("wide trial %1: %2x%3 kind %4 P=%5 K=%6 work %7x%8%9")
                                      .arg(trial).arg(w).arg(h).arg(kind).arg(P).arg(rule.k).arg(work.rows).arg(work.cols)
                                      .arg(work.integer ? " int64" : " double");
-            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
-            checkRectangles(work, ref.found, P, what);
-            checkCpuVariants(work, rule, ref, what);
+            checkCpuVariants(work, rule, what);
             if (QTest::currentTestFailed()) return;
             ++cases;
         }
@@ -307,10 +291,7 @@ private slots:
             image.updateIntegerValued();
             BrightestParams params;
             params.pivot = PivotSpec::parse("0");
-            if (coin(rng) == 0) {
-                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
-                for (int e = 0; e < 2; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 5, 1 + y(rng) / 3});
-            }
+            if (coin(rng) == 0) test::excludeRandomRects(params, w, h, 2, 5, rng);
             const WorkArray work = prepareWorkArray(image, params);
             if (work.includedCount == 0) continue;
             DisjointRule rule;
@@ -323,9 +304,7 @@ private slots:
             const QString what = QString("sparse trial %1: %2x%3 P=%4 K=%5 sources %6%7")
                                      .arg(trial).arg(w).arg(h).arg(P).arg(rule.k).arg(sources)
                                      .arg(work.integer ? " int64" : " double");
-            const DisjointOutcome ref = solveWith(Backend::Reference, work, rule);
-            checkRectangles(work, ref.found, P, what);
-            checkCpuVariants(work, rule, ref, what);
+            checkCpuVariants(work, rule, what);
             if (QTest::currentTestFailed()) return;
             ++cases;
         }
@@ -357,20 +336,13 @@ private slots:
                                          : test::randomFloatImage(w, h, -2.0, 2.2, rng);
             BrightestParams params;
             params.pivot = PivotSpec::parse("0");
-            if (coin(rng) <= 1) {
-                std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
-                for (int e = 0; e < 3; ++e) params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 3, 1 + y(rng) / 3});
-            }
+            if (coin(rng) <= 1) test::excludeRandomRects(params, w, h, 3, 3, rng);
             const WorkArray work = prepareWorkArray(im, params);
             if (work.includedCount == 0) continue;
             DisjointRule rule;
             rule.maxBox = coin(rng) == 0 ? work.rows + 1 + coin(rng) : bounds[pick(rng)]; // P > rows: every height
             rule.k = std::uniform_int_distribution<int>(1, small ? 30 : 200)(rng);
-            const int filter = coin(rng);
-            if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
-            if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
-            if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
-            if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+            const int filter = test::addRandomFilter(rule, rng);
             const QString what = QString("trial %1: %2x%3 kind %4 P=%5 K=%6 filter %7")
                                      .arg(trial).arg(w).arg(h).arg(kind).arg(rule.maxBox).arg(rule.k).arg(filter);
             if (!small && backend == Backend::Cpu) continue; // the CPU row: the small frames, against the reference
@@ -387,7 +359,7 @@ private slots:
     void crowded512AgainstCpu_data() { test::addBackendRows({Backend::Cuda}); }
     void crowded512AgainstCpu() {
         GLINT_FETCH_BACKEND(backend);
-        const StarField field = makeCrowdedField(512, 1600, 5);
+        const StarField field = test::crowdedField(512, 1600, 5);
         for (const int P : {15, 64}) {
             const BrightestParams p = sourceFinderParams(100, searchBox(P));
             const BrightestResult cpu = test::runBrightestOn(field.image, p, Backend::Cpu);
@@ -404,7 +376,7 @@ private slots:
     // holds only with the auto bound: applied to 64 px boxes, which hold several stars and cut others at their
     // edges, it rejected 714 of 777 rectangles here and 63 regions came back.)
     void crowdedFieldKeepsItsRegions() {
-        const StarField field = makeCrowdedField(512, 1600, 5);
+        const StarField field = test::crowdedField(512, 1600, 5);
         for (const AutoValue<int> P : {searchBox(64), AutoValue<int>::automatic()}) {
             const BrightestResult r = test::runBrightestOn(field.image, sourceFinderParams(100, P), Backend::Cpu);
             QVERIFY2(r.regions.size() == 100, qPrintable(QString("max box %1: %2 regions, %3 rejected").arg(P.isAuto() ? QString("auto") : QString::number(P.get())).arg(r.regions.size()).arg(r.rejected)));
@@ -416,7 +388,7 @@ private slots:
     void sourcesAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void sourcesAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
-        const StarField field = makeCrowdedField(96, 56, 7);
+        const StarField field = test::crowdedField(96, 56, 7);
         for (const int P : {5, 9, 14}) {
             BrightestParams p = sourceFinderParams(100, searchBox(P));
             p.k = 25;
@@ -432,7 +404,7 @@ private slots:
 
     // The kept strips (fast K) against every strip searched every round, at K = 100 on a 512^2 crowded field.
     void keptStripsAgainstFullSearch() {
-        const StarField field = makeCrowdedField(512, 1600, 3);
+        const StarField field = test::crowdedField(512, 1600, 3);
         const BrightestParams p = sourceFinderParams(100, searchBox(15));
         const BrightestResult kept = test::checkKeptAgainstFullSearch(field.image, p, "crowded 512^2 K=100 P=15");
         QCOMPARE(kept.regions.size(), std::size_t{100});
@@ -444,7 +416,7 @@ private slots:
     void crowdedField() {
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
-        const StarField field = makeCrowdedField(side, 400, 47);
+        const StarField field = test::crowdedField(side, 400, 47);
         const BrightestResult unbounded = test::runBrightestOn(field.image, sourceFinderParams(100, searchBox(0)), backend);
         QCOMPARE(unbounded.regions.size(), std::size_t{1});
         const BrightestRegion& whole = unbounded.regions[0];
@@ -497,7 +469,7 @@ private slots:
     // glint-cli: --max-box bounds the search on a crowded FITS frame (JSON regions all within the bound; the
     // parameter keeps its name), and without it the frame comes back as one region.
     void cli() {
-        const StarField field = makeCrowdedField(256, 400, 47);
+        const StarField field = test::crowdedField(256, 400, 47);
         const QString path = test::tempDir() + "/crowded.fits";
         writeStarFieldFits(field, path.toStdString());
         const QStringList common = {"brightest", path, "--pivot", "local", "--threshold", "3", "--min-snr", "5",

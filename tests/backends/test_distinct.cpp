@@ -3,6 +3,7 @@
 // (every rectangle, ranked, filtered greedily) on many small random inputs, the cpu backend against the
 // reference bit for bit on larger ones, a synthetic sky where plain overlap lists near-copies of one star and
 // --distinct lists distinct objects, the rule's exact arithmetic, and the CLI.
+#include "tests/support/OverlapChecks.h"
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
@@ -32,107 +33,10 @@ BrightestResult distinctRun(const Image& im, BrightestParams p, double f, Backen
     return runBrightest(im, p, b, job);
 }
 
-WorkArray workOf(const Image& im, BrightestParams p) {
-    p.mode = BrightestMode::Overlap;
-    JobControl job;
-    return prepareRegionSearch(im, p, BrightestMode::Overlap, Backend::Reference, job).work;
-}
-
-// The brute force: every rectangle without an excluded cell, its sum in the canonical order of KMax.h
-// (column prefix sums top to bottom, the strip's prefix Q left to right, fl(Q[r+1] - Q[l]) + 0.0), sorted by
-// (larger sum, smaller top, bottom, first, last), then filtered greedily with the rule in long double (exact
-// for these areas: 53 + 8 bits).
-template <class V>
-std::vector<WorkRect> bruteForce(const WorkArray& work, std::size_t k, double f) {
-    const int rows = work.rows, cols = work.cols;
-    std::vector<V> P;
-    if constexpr (std::is_integral_v<V>) P = columnPrefixSumsInteger(work);
-    else P = columnPrefixSumsReal(work);
-    // Excluded cells counted by a 2-D prefix table.
-    std::vector<int> ex(static_cast<std::size_t>(rows + 1) * (cols + 1), 0);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            ex[(r + 1) * (cols + 1) + c + 1] = ex[r * (cols + 1) + c + 1] + ex[(r + 1) * (cols + 1) + c] -
-                                               ex[r * (cols + 1) + c] + (work.isExcluded(r, c) ? 1 : 0);
-    struct Cand {
-        V sum;
-        int t, b, l, r;
-    };
-    std::vector<Cand> all;
-    std::vector<V> q(static_cast<std::size_t>(cols) + 1);
-    for (int t = 0; t < rows; ++t)
-        for (int b = t; b < rows; ++b) {
-            q[0] = V(0);
-            for (int c = 0; c < cols; ++c) q[c + 1] = q[c] + (P[static_cast<std::size_t>(b + 1) * cols + c] - P[static_cast<std::size_t>(t) * cols + c]);
-            for (int l = 0; l < cols; ++l)
-                for (int r = l; r < cols; ++r) {
-                    const int n = ex[(b + 1) * (cols + 1) + r + 1] - ex[t * (cols + 1) + r + 1] - ex[(b + 1) * (cols + 1) + l] +
-                                  ex[t * (cols + 1) + l];
-                    if (n > 0) continue;
-                    V s = q[r + 1] - q[l];
-                    if constexpr (std::is_floating_point_v<V>) s = s + 0.0;
-                    all.push_back({s, t, b, l, r});
-                }
-        }
-    std::sort(all.begin(), all.end(), [](const Cand& a, const Cand& b) {
-        if (a.sum != b.sum) return a.sum > b.sum;
-        return std::tie(a.t, a.b, a.l, a.r) < std::tie(b.t, b.b, b.l, b.r);
-    });
-    std::vector<WorkRect> listed;
-    for (const Cand& c : all) {
-        if (listed.size() >= k) break;
-        const WorkRect rect = makeWorkRect(c.t, c.b, c.l, c.r, c.sum);
-        bool ok = true;
-        for (const WorkRect& L : listed) {
-            const long long ov = static_cast<long long>(std::max(0, std::min(c.b, L.row0 + L.rows - 1) - std::max(c.t, L.row0) + 1)) *
-                                 std::max(0, std::min(c.r, L.col0 + L.cols - 1) - std::max(c.l, L.col0) + 1);
-            const long long m = std::min<long long>(static_cast<long long>(rect.rows) * rect.cols, static_cast<long long>(L.rows) * L.cols);
-            if (static_cast<long double>(ov) > static_cast<long double>(f) * static_cast<long double>(m)) {
-                ok = false;
-                break;
-            }
-        }
-        if (ok) listed.push_back(rect);
-    }
-    return listed;
-}
-
 BrightestResult expected(const Image& im, const BrightestParams& p, double f) {
-    const WorkArray work = workOf(im, p);
-    BrightestResult r;
-    if (work.includedCount == 0) return r;
-    const std::size_t k = static_cast<std::size_t>(p.k);
-    r.regions = regionsOf(work, work.integer ? bruteForce<std::int64_t>(work, k, f) : bruteForce<double>(work, k, f));
-    for (auto& g : r.regions) g.exactInteger = work.integer;
-    return r;
-}
-
-// Large flat areas, where many rectangles tie: a background of -1 or 0 and one to three overlapping
-// rectangles of 1 or 2 (pivot 0).
-Image plateaus(int w, int h, std::mt19937& rng) {
-    std::vector<std::int32_t> px(static_cast<std::size_t>(w) * h, static_cast<std::int32_t>(rng() % 2) - 1);
-    const int n = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < n; ++i) {
-        const int x0 = static_cast<int>(rng() % w), y0 = static_cast<int>(rng() % h);
-        const int x1 = x0 + static_cast<int>(rng() % (w - x0)), y1 = y0 + static_cast<int>(rng() % (h - y0));
-        const std::int32_t v = 1 + static_cast<std::int32_t>(rng() % 2);
-        for (int y = y0; y <= y1; ++y)
-            for (int x = x0; x <= x1; ++x) px[static_cast<std::size_t>(y) * w + x] = v;
-    }
-    return test::intImage(w, h, std::move(px));
-}
-
-// Every pair of listed regions obeys the rule.
-void checkRule(const BrightestResult& r, double f, const QString& what) {
-    for (std::size_t i = 0; i < r.regions.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-            const auto &a = r.regions[i], &b = r.regions[j];
-            const long long ox = std::max(0, std::min(a.x + a.width, b.x + b.width) - std::max(a.x, b.x));
-            const long long oy = std::max(0, std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y));
-            const long double m = static_cast<long double>(std::min(a.pixels(), b.pixels()));
-            QVERIFY2(static_cast<long double>(ox * oy) <= static_cast<long double>(f) * m,
-                     qPrintable(what + QString(": regions %1 and %2 overlap by %3 of %4").arg(j + 1).arg(i + 1).arg(ox * oy).arg(static_cast<double>(m))));
-        }
+    const WorkArray work = test::overlapWork(im, p);
+    if (work.includedCount == 0) return {};
+    return test::resultOf(work, test::bruteForceList(work, static_cast<std::size_t>(p.k), f));
 }
 
 // A sky of 128 x 128 pixels: flat sky 100 + Gaussian noise (sigma 5), three Moffat stars (beta 3, FWHM 3 px)
@@ -218,11 +122,8 @@ private slots:
     // Many random small inputs (sides 1..12) of every kind, F in {0, 0.1, 0.5, 0.99}, K from 1 to past the
     // count: the backend's list equals brute force's, rectangle for rectangle, sums bit for bit.
     void bruteForce_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : test::allBackends)
-            for (const char* k : {"int", "float", "negative", "equal", "blanks", "big", "plateaus", "exclusions", "roi", "pivot"})
-                test::newBackendRow(b, k) << k;
+        test::addBackendKindRows({Backend::Reference, Backend::Cpu, Backend::Cuda},
+                                 {"int", "float", "negative", "equal", "blanks", "big", "plateaus", "exclusions", "roi", "pivot"});
     }
     void bruteForce() {
         GLINT_FETCH_BACKEND(backend);
@@ -232,24 +133,8 @@ private slots:
         int checked = 0, multi = 0;
         for (int trial = 0; trial < 20; ++trial) {
             const int w = trial < 3 ? 1 + trial : side(rng), h = trial < 3 ? 3 - trial : side(rng);
-            Image im;
             BrightestParams p;
-            p.pivot = PivotSpec::parse("0");
-            if (kind == "exclusions") {
-                im = test::randomIntImage(w, h, -5, 6, rng);
-                p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
-            } else if (kind == "roi") {
-                im = test::randomIntImage(w + 3, h + 2, -6, 6, rng, 0.05);
-                p.roi = PixelRect{2, 1, w, h};
-            } else if (kind == "pivot") {
-                im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
-                p.pivot = PivotSpec::parse(trial % 2 ? "mean" : "median");
-            } else if (kind == "plateaus") {
-                im = plateaus(w, h, rng);
-            } else {
-                im = test::randomImageOfKind(kind, w, h, rng);
-            }
-            if (kind == "equal") p.pivot = PivotSpec::parse(trial % 2 ? "3" : "2");
+            const Image im = test::randomSearchInput(kind, w, h, trial % 2, rng, p);
             for (double f : {0.0, 0.1, 0.2, 0.5, 0.99})
                 for (int k : {1, 3, 10, 1000}) {
                     p.k = k;
@@ -257,7 +142,7 @@ private slots:
                     const BrightestResult got = distinctRun(im, p, f, backend);
                     test::checkSameRegions(got, expected(im, p, f), what);
                     if (QTest::currentTestFailed()) return;
-                    checkRule(got, f, what);
+                    test::checkDistinctRule(got, f, what);
                     if (QTest::currentTestFailed()) return;
                     QVERIFY(got.distinct && *got.distinct == f);
                     ++checked;
@@ -269,39 +154,13 @@ private slots:
     }
 
     // Larger inputs: the backend against the reference, rectangle for rectangle, bit for bit.
-    void agreesWithTheReference_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : {Backend::Cpu, Backend::Cuda})
-            for (const char* k : {"u8 noise", "float blanks", "exclusions", "tall", "int ties", "plateaus"}) test::newBackendRow(b, k) << k;
-    }
+    void agreesWithTheReference_data() { test::addAgreementRows(); }
     void agreesWithTheReference() {
         GLINT_FETCH_BACKEND(backend);
         QFETCH(QString, kind);
         std::mt19937 rng(qHash(kind));
-        Image im;
         BrightestParams p;
-        if (kind == "u8 noise") {
-            im = test::randomIntImage(48, 36, 0, 255, rng);
-            p.pivot = PivotSpec::parse("p60");
-        } else if (kind == "float blanks") {
-            im = test::randomFloatImage(40, 30, -3, 3.3, rng, 0.02);
-            p.pivot = PivotSpec::parse("mean");
-        } else if (kind == "exclusions") {
-            im = test::randomIntImage(44, 32, -20, 22, rng);
-            p.pivot = PivotSpec::parse("0");
-            p.excludeRects.push_back({10, 8, 9, 6});
-            p.excludePolygons.push_back({{{25, 5}, {40.5, 12}, {30, 28.2}}});
-        } else if (kind == "tall") { // transposed work array
-            im = test::randomIntImage(24, 50, -9, 10, rng);
-            p.pivot = PivotSpec::parse("0");
-        } else if (kind == "plateaus") {
-            im = plateaus(45, 33, rng); // large flat areas: near-copies of one rectangle tie
-            p.pivot = PivotSpec::parse("0");
-        } else {
-            im = test::randomIntImage(36, 28, -1, 1, rng); // many equal sums: the tie order decides
-            p.pivot = PivotSpec::parse("0");
-        }
+        const Image im = test::agreementInput(kind, rng, p);
         for (double f : {0.0, 0.2, 0.6, 0.99})
             for (int k : {1, 12, 40}) {
                 p.k = k;
@@ -309,7 +168,7 @@ private slots:
                 const BrightestResult got = distinctRun(im, p, f, backend);
                 test::checkSameRegions(got, distinctRun(im, p, f, Backend::Reference), what);
                 if (QTest::currentTestFailed()) return;
-                checkRule(got, f, what);
+                test::checkDistinctRule(got, f, what);
                 if (QTest::currentTestFailed()) return;
             }
     }
@@ -345,7 +204,7 @@ private slots:
         }
         QCOMPARE(seen[0], 0); // the brightest star first
         QVERIFY(std::find(seen.begin(), seen.end(), 3) != seen.end()); // the faint galaxy is found
-        checkRule(got, 0.2, "scene");
+        test::checkDistinctRule(got, 0.2, "scene");
         if (backend != Backend::Reference) test::checkSameRegions(got, distinctRun(scene.image, p, 0.2, Backend::Reference), "scene");
     }
 

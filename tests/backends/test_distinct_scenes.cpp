@@ -4,6 +4,7 @@
 // previous CPU search kept as an oracle (tests/support/DistinctOracle.h), rectangle for rectangle, sums bit
 // for bit, and the rule between every pair listed.
 #include "tests/support/DistinctOracle.h"
+#include "tests/support/OverlapChecks.h"
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
@@ -54,27 +55,9 @@ Image blobs(int w, int h, std::uint32_t seed, bool integer, bool plateau) {
     return test::intImage(w, h, std::move(px));
 }
 
-BrightestResult oracle(const Image& im, BrightestParams p, double f) {
-    p.mode = BrightestMode::Overlap;
-    JobControl job;
-    const WorkArray work = prepareRegionSearch(im, p, BrightestMode::Overlap, Backend::Reference, job).work;
-    BrightestResult r;
-    r.regions = regionsOf(work, test::distinct_oracle::distinctTopKOracle(work, static_cast<std::size_t>(p.k), f));
-    for (auto& g : r.regions) g.exactInteger = work.integer;
-    return r;
-}
-
-// Every pair of listed regions obeys the rule (in long double: exact for these areas).
-void checkRule(const BrightestResult& r, double f, const QString& what) {
-    for (std::size_t i = 0; i < r.regions.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-            const auto &a = r.regions[i], &b = r.regions[j];
-            const long long ox = std::max(0, std::min(a.x + a.width, b.x + b.width) - std::max(a.x, b.x));
-            const long long oy = std::max(0, std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y));
-            const long double m = static_cast<long double>(std::min(a.pixels(), b.pixels()));
-            QVERIFY2(static_cast<long double>(ox * oy) <= static_cast<long double>(f) * m,
-                     qPrintable(what + QString(": regions %1 and %2 overlap").arg(j + 1).arg(i + 1)));
-        }
+BrightestResult oracle(const Image& im, const BrightestParams& p, double f) {
+    const WorkArray work = test::overlapWork(im, p);
+    return test::resultOf(work, test::distinct_oracle::distinctTopKOracle(work, static_cast<std::size_t>(p.k), f));
 }
 
 } // namespace
@@ -84,10 +67,7 @@ class TestDistinctScenes : public QObject {
 
 private slots:
     void agreesWithTheOracle_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : {Backend::Cpu, Backend::Cuda})
-            for (const char* k : {"blobs int", "blobs float", "plateaus", "exclusions", "tall", "odd rows"}) test::newBackendRow(b, k) << k;
+        test::addBackendKindRows({Backend::Cpu, Backend::Cuda}, {"blobs int", "blobs float", "plateaus", "exclusions", "tall", "odd rows"});
     }
     void agreesWithTheOracle() {
         GLINT_FETCH_BACKEND(backend);
@@ -125,7 +105,7 @@ private slots:
                 const BrightestResult got = runBrightest(im, q, backend, job);
                 test::checkSameRegions(got, oracle(im, p, f), what);
                 if (QTest::currentTestFailed()) return;
-                checkRule(got, f, what);
+                test::checkDistinctRule(got, f, what);
                 if (QTest::currentTestFailed()) return;
                 if (got.regions.size() == std::size_t(k)) ++full;
             }

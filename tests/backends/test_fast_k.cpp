@@ -25,10 +25,6 @@ using glint::test::solveWith;
 
 namespace {
 
-
-
-
-
 // The progress values a search reports, counting those above every earlier one.
 struct ProgressCount {
     int increasing = 0;
@@ -48,17 +44,13 @@ private slots:
     void randomAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(1405);
-        std::uniform_int_distribution<int> kd(1, 40), coin(0, 3);
+        std::uniform_int_distribution<int> kd(1, 40);
         for (int trial = 0; trial < 160; ++trial) {
             const test::RandomDisjointCase c = test::randomDisjointCase(rng, trial, 70, 200);
             const WorkArray work = prepareWorkArray(c.image, c.params);
             DisjointRule rule;
             rule.k = kd(rng);
-            const int filter = coin(rng);
-            if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
-            if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
-            if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
-            if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+            const int filter = test::addRandomFilter(rule, rng);
             const QString what = c.what + QString(" K=%1 filter %2").arg(rule.k).arg(filter);
             if (work.includedCount == 0) continue;
             checkSameOutcome(solveWith(backend, work, rule), solveWith(Backend::Reference, work, rule), what);

@@ -5,6 +5,7 @@
 // number path (int32, int64, double), solver reuse, ties and degenerate inputs whose pair counts explode,
 // errors, cancel and the CLI.
 #include "tests/support/KMaxChecks.h"
+#include "tests/support/OverlapChecks.h"
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
@@ -134,11 +135,8 @@ private slots:
     }
 
     void bruteForce2d_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : test::allBackends)
-            for (const char* k : {"int", "float", "negative", "equal", "blanks", "exclusions", "pivot", "big"})
-                test::newBackendRow(b, k) << k;
+        test::addBackendKindRows({Backend::Reference, Backend::Cpu, Backend::Cuda},
+                                 {"int", "float", "negative", "equal", "blanks", "exclusions", "pivot", "big"});
     }
     void bruteForce2d() {
         GLINT_FETCH_BACKEND(backend);
@@ -149,19 +147,8 @@ private slots:
         int checked = 0;
         for (int seed = 0; seed < 2; ++seed)
             for (const auto& [w, h] : shapes) {
-                Image im;
                 BrightestParams p;
-                p.pivot = PivotSpec::parse("0");
-                if (kind == "exclusions") {
-                    im = test::randomIntImage(w, h, -5, 6, rng);
-                    p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
-                } else if (kind == "pivot") {
-                    im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
-                    p.pivot = PivotSpec::parse(seed % 2 ? "mean" : "median");
-                } else {
-                    im = test::randomImageOfKind(kind, w, h, rng);
-                }
-                if (kind == "equal") p.pivot = PivotSpec::parse(seed % 2 ? "3" : "2");
+                const Image im = test::randomSearchInput(kind, w, h, seed % 2, rng, p);
                 const std::size_t rects = static_cast<std::size_t>(w) * (w + 1) / 2 * h * (h + 1) / 2;
                 for (std::size_t k : {std::size_t(1), std::size_t(5), std::size_t(7), std::size_t(40), std::size_t(60), rects + 2}) {
                     p.k = static_cast<int>(k);

@@ -5,7 +5,9 @@
 // F in {none, 0, 0.2, 0.99}, integers with ties, plateaus, doubles, blanks, exclusions); the cpu backend
 // against the reference bit for bit on larger ones; a crowded star field where overlap + distinct lists the
 // whole frame unbounded and one box per star with the bound; cancellation; the CLI.
+#include "tests/support/OverlapChecks.h"
 #include "tests/support/RegionChecks.h"
+#include "tests/support/CrowdedField.h"
 #include "tests/support/TestSupport.h"
 
 #include "scenes/StarField.h"
@@ -30,73 +32,11 @@ using namespace glint;
 
 namespace {
 
-WorkArray workOf(const Image& im, BrightestParams p) {
-    p.mode = BrightestMode::Overlap;
-    JobControl job;
-    return prepareRegionSearch(im, p, BrightestMode::Overlap, Backend::Reference, job).work;
-}
-
 BrightestResult overlapRun(const Image& im, BrightestParams p, std::optional<double> f, int maxBox, Backend b) {
     p.mode = BrightestMode::Overlap;
     p.distinct = f;
     p.maxBox = searchBox(maxBox);
     return test::runBrightestOn(im, p, b);
-}
-
-// Brute force: every rectangle with both sides <= P and no excluded cell, its sum in the canonical order of
-// KMax.h (column prefix sums top to bottom, the strip's prefix Q left to right, fl(Q[r+1] - Q[l]) + 0.0),
-// sorted by (larger sum, smaller top, bottom, first, last); plain: the first k; with F: filtered greedily with
-// the rule in long double (exact for these areas).
-template <class V>
-std::vector<WorkRect> bruteForceList(const WorkArray& work, std::size_t k, std::optional<double> f, int P) {
-    const int rows = work.rows, cols = work.cols;
-    std::vector<V> Pr;
-    if constexpr (std::is_integral_v<V>) Pr = columnPrefixSumsInteger(work);
-    else Pr = columnPrefixSumsReal(work);
-    struct Cand {
-        V sum;
-        int t, b, l, r;
-    };
-    std::vector<Cand> all;
-    std::vector<V> q(static_cast<std::size_t>(cols) + 1);
-    for (int t = 0; t < rows; ++t)
-        for (int b = t; b < rows && b - t < P; ++b) {
-            q[0] = V(0);
-            for (int c = 0; c < cols; ++c)
-                q[c + 1] = q[c] + (Pr[static_cast<std::size_t>(b + 1) * cols + c] - Pr[static_cast<std::size_t>(t) * cols + c]);
-            for (int l = 0; l < cols; ++l)
-                for (int r = l; r < cols && r - l < P; ++r) {
-                    bool excluded = false;
-                    for (int y = t; y <= b && !excluded; ++y)
-                        for (int x = l; x <= r && !excluded; ++x) excluded = work.isExcluded(y, x);
-                    if (excluded) continue;
-                    V s = q[r + 1] - q[l];
-                    if constexpr (std::is_floating_point_v<V>) s = s + 0.0;
-                    all.push_back({s, t, b, l, r});
-                }
-        }
-    std::sort(all.begin(), all.end(), [](const Cand& a, const Cand& b) {
-        if (a.sum != b.sum) return a.sum > b.sum;
-        return std::tie(a.t, a.b, a.l, a.r) < std::tie(b.t, b.b, b.l, b.r);
-    });
-    std::vector<WorkRect> listed;
-    for (const Cand& c : all) {
-        if (listed.size() >= k) break;
-        const WorkRect rect = makeWorkRect(c.t, c.b, c.l, c.r, c.sum);
-        bool ok = true;
-        if (f)
-            for (const WorkRect& L : listed) {
-                const long long ov = static_cast<long long>(std::max(0, std::min(c.b, L.row0 + L.rows - 1) - std::max(c.t, L.row0) + 1)) *
-                                     std::max(0, std::min(c.r, L.col0 + L.cols - 1) - std::max(c.l, L.col0) + 1);
-                const long long m = std::min<long long>(static_cast<long long>(rect.rows) * rect.cols, static_cast<long long>(L.rows) * L.cols);
-                if (static_cast<long double>(ov) > static_cast<long double>(*f) * static_cast<long double>(m)) {
-                    ok = false;
-                    break;
-                }
-            }
-        if (ok) listed.push_back(rect);
-    }
-    return listed;
 }
 
 QString rectText(const WorkRect& r) {
@@ -125,29 +65,6 @@ void checkListed(const std::vector<WorkRect>& got, std::optional<double> f, int 
     }
 }
 
-// Large flat areas, where many rectangles tie: a background of -1 or 0 and one to three overlapping
-// rectangles of 1 or 2 (pivot 0).
-Image plateaus(int w, int h, std::mt19937& rng) {
-    std::vector<std::int32_t> px(static_cast<std::size_t>(w) * h, static_cast<std::int32_t>(rng() % 2) - 1);
-    const int n = 1 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < n; ++i) {
-        const int x0 = static_cast<int>(rng() % w), y0 = static_cast<int>(rng() % h);
-        const int x1 = x0 + static_cast<int>(rng() % (w - x0)), y1 = y0 + static_cast<int>(rng() % (h - y0));
-        const std::int32_t v = 1 + static_cast<std::int32_t>(rng() % 2);
-        for (int y = y0; y <= y1; ++y)
-            for (int x = x0; x <= x1; ++x) px[static_cast<std::size_t>(y) * w + x] = v;
-    }
-    return test::intImage(w, h, std::move(px));
-}
-
-// A crowded field as test_bounded's: bright Moffat stars (3e4..1e6 e-, 3 px apart at least) dense enough that
-// their summed light beats 3 local RMS over the whole frame, as on 47 Tuc.
-StarField crowdedField(int side, int stars, std::uint64_t seed) {
-    return makeStarField({.width = side, .height = side, .stars = stars, .fluxMin = 3.0e4, .fluxMax = 1.0e6,
-                          .saturatedStars = 0, .gradientX = 0.0, .gradientY = 0.0, .seamStep = 0.0, .saturation = 1e9,
-                          .blankBorder = 0, .galaxy = false, .minSeparation = 3.0, .seed = seed});
-}
-
 // The injected star whose centre a region holds (the brightest such), or -1.
 int starIn(const BrightestRegion& g, const StarField& field) {
     for (std::size_t i = 0; i < field.stars.size(); ++i) {
@@ -169,10 +86,7 @@ private slots:
     // runBrightest (P >= both sides runs the unbounded search, whose plain list leaves ties in any order: sums
     // compared there).
     void bruteForce_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : test::allBackends)
-            for (const char* k : {"int", "ties", "plateaus", "float", "blanks", "exclusions", "equal"}) test::newBackendRow(b, k) << k;
+        test::addBackendKindRows({Backend::Reference, Backend::Cpu, Backend::Cuda}, {"int", "ties", "plateaus", "float", "blanks", "exclusions", "equal"});
     }
     void bruteForce() {
         GLINT_FETCH_BACKEND(backend);
@@ -184,24 +98,10 @@ private slots:
         const int trials = backend == Backend::Reference ? 8 : 14;
         for (int trial = 0; trial < trials; ++trial) {
             const int w = trial < 3 ? 1 + trial : side(rng), h = trial < 3 ? 3 - trial : side(rng);
-            Image im;
             BrightestParams p;
-            p.pivot = PivotSpec::parse("0");
-            if (kind == "ties") {
-                im = test::randomIntImage(w, h, -1, 1, rng);
-            } else if (kind == "plateaus") {
-                im = plateaus(w, h, rng);
-            } else if (kind == "exclusions") {
-                im = test::randomIntImage(w, h, -5, 6, rng);
-                p.excludeRects.push_back({w / 3, h / 3, 1 + w / 4, 1 + h / 4});
-            } else if (kind == "float") {
-                im = test::randomFloatImage(w, h, 0.0, 255.0, rng);
-                p.pivot = PivotSpec::parse(trial % 2 ? "mean" : "median");
-            } else {
-                im = test::randomImageOfKind(kind, w, h, rng);
-            }
-            if (kind == "equal") p.pivot = PivotSpec::parse(trial % 2 ? "3" : "2");
-            const WorkArray work = workOf(im, p);
+            // This suite's "float" rows are the brute-force kind "pivot" (0..255, the mean or the median pivot).
+            const Image im = test::randomSearchInput(kind == "float" ? QString("pivot") : kind, w, h, trial % 2, rng, p);
+            const WorkArray work = test::overlapWork(im, p);
             const std::uint64_t available = work.includedCount == 0 ? 0 : rectangleCount(work);
             for (int P : {1, 2, 3, 5, 13})
                 for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{0.2},
@@ -210,8 +110,7 @@ private slots:
                         const QString what = QString("%1 %2x%3 P=%4 F=%5 K=%6 trial %7")
                                                  .arg(kind).arg(w).arg(h).arg(P).arg(f ? QString::number(*f) : "none").arg(K).arg(trial);
                         const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(K, available));
-                        const std::vector<WorkRect> want =
-                            k == 0 ? std::vector<WorkRect>{} : work.integer ? bruteForceList<std::int64_t>(work, k, f, P) : bruteForceList<double>(work, k, f, P);
+                        const std::vector<WorkRect> want = k == 0 ? std::vector<WorkRect>{} : test::bruteForceList(work, k, f, P);
                         JobControl job;
                         const std::vector<WorkRect> got = k == 0 ? std::vector<WorkRect>{} : solver->topKBounded(work, k, f, P, job, {});
                         checkSameRects(got, want, what);
@@ -222,9 +121,7 @@ private slots:
                         // no effect and the list is plain.
                         p.k = K;
                         const BrightestResult run = overlapRun(im, p, f, P, backend);
-                        BrightestResult expect;
-                        expect.regions = regionsOf(work, want);
-                        for (auto& g : expect.regions) g.exactInteger = work.integer;
+                        const BrightestResult expect = test::resultOf(work, want);
                         if (!f && P >= std::max(work.rows, work.cols)) test::checkSameRegionSums(run, expect, what);
                         else test::checkSameRegions(run, expect, what);
                         if (QTest::currentTestFailed()) return;
@@ -237,36 +134,13 @@ private slots:
     }
 
     // Larger inputs: the backend against the reference, rectangle for rectangle, bit for bit.
-    void agreesWithTheReference_data() {
-        test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        for (Backend b : {Backend::Cpu, Backend::Cuda})
-            for (const char* k : {"u8 noise", "float blanks", "exclusions", "tall", "int ties", "plateaus"}) test::newBackendRow(b, k) << k;
-    }
+    void agreesWithTheReference_data() { test::addAgreementRows(); }
     void agreesWithTheReference() {
         GLINT_FETCH_BACKEND(backend);
         QFETCH(QString, kind);
         std::mt19937 rng(qHash(kind) + 3);
-        Image im;
         BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
-        if (kind == "u8 noise") {
-            im = test::randomIntImage(48, 36, 0, 255, rng);
-            p.pivot = PivotSpec::parse("p60");
-        } else if (kind == "float blanks") {
-            im = test::randomFloatImage(40, 30, -3, 3.3, rng, 0.02);
-            p.pivot = PivotSpec::parse("mean");
-        } else if (kind == "exclusions") {
-            im = test::randomIntImage(44, 32, -20, 22, rng);
-            p.excludeRects.push_back({10, 8, 9, 6});
-            p.excludePolygons.push_back({{{25, 5}, {40.5, 12}, {30, 28.2}}});
-        } else if (kind == "tall") { // transposed work array
-            im = test::randomIntImage(24, 50, -9, 10, rng);
-        } else if (kind == "plateaus") {
-            im = plateaus(45, 33, rng);
-        } else {
-            im = test::randomIntImage(36, 28, -1, 1, rng); // many equal sums: the tie order decides
-        }
+        const Image im = test::agreementInput(kind, rng, p);
         for (int P : {4, 9, 17})
             for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.0}, std::optional<double>{0.2},
                                             std::optional<double>{0.6}})
@@ -286,7 +160,7 @@ private slots:
     void starField() {
         GLINT_FETCH_BACKEND(backend);
         const int side = 256;
-        const StarField field = crowdedField(side, 400, 47);
+        const StarField field = test::crowdedField(side, 400, 47);
         BrightestParams p;
         p.pivot = PivotSpec::parse("local");
         p.threshold = 3;
@@ -341,7 +215,7 @@ private slots:
     void starFieldAgainstReference_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void starFieldAgainstReference() {
         GLINT_FETCH_BACKEND(backend);
-        const StarField field = crowdedField(64, 30, 5);
+        const StarField field = test::crowdedField(64, 30, 5);
         BrightestParams p;
         p.pivot = PivotSpec::parse("local");
         p.threshold = 3;
@@ -408,7 +282,7 @@ private slots:
     }
 
     void cli() {
-        const StarField field = crowdedField(128, 100, 47);
+        const StarField field = test::crowdedField(128, 100, 47);
         const QString path = test::tempDir() + "/crowded-overlap.fits";
         writeStarFieldFits(field, path.toStdString());
         const QString dir = test::tempDir();

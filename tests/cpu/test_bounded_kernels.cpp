@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -62,52 +63,29 @@ StripBest<V> scanStripBounded(const V* pt, const V* pb, std::ptrdiff_t stride, i
 template <class V>
 struct Emulation {
     int R = 0, C = 0, H = 0, L = 0;
-    std::vector<V> PT, cp, segV, stripV, topV, dv;
-    std::vector<int> next, segLast, segHead, stripF, stripL, topBottom, di;
-    std::vector<unsigned char> touched;
+    std::vector<V> PT, dv;
+    std::vector<int> next, di;
+    std::vector<std::shared_ptr<void>> state; // the buffers of layOutState, zeroed
     bd::Result<V> best{};
     bd::Args<V> a;
 
     Emulation(int rows, int cols, int P, const std::vector<V>& prefix, const std::vector<int>& nextIndex)
         : R(rows), C(cols), H(std::min(P, rows)), L(std::min(P, cols)) {
-        const int nseg = (C + bd::kSeg - 1) / bd::kSeg;
-        const std::size_t strips = static_cast<std::size_t>(R) * H, segs = strips * nseg;
         PT.assign(static_cast<std::size_t>(C) * (R + 1), V(0));
         for (int r = 0; r <= R; ++r)
             for (int c = 0; c < C; ++c) PT[static_cast<std::size_t>(c) * (R + 1) + r] = prefix[static_cast<std::size_t>(r) * C + c];
         next = nextIndex;
-        cp.assign(segs, V(0));
-        segV.assign(segs, V(0));
-        segLast.assign(segs, 0);
-        segHead.assign(segs, 0);
-        stripV.assign(strips, V(0));
-        stripF.assign(strips, 0);
-        stripL.assign(strips, 0);
-        touched.assign(strips, 0);
-        topV.assign(R, V(0));
-        topBottom.assign(R, 0);
         dv.assign(L + 1, V(0));
         di.assign(L + 1, 0);
         a.PT = PT.data();
         a.ptPitch = static_cast<std::size_t>(R) + 1;
         a.next = next.data();
         a.nextPitch = C;
-        a.rows = R;
-        a.cols = C;
-        a.H = H;
-        a.L = L;
-        a.nseg = nseg;
-        a.strips = strips;
-        a.cp = cp.data();
-        a.segV = segV.data();
-        a.segLast = segLast.data();
-        a.segHead = segHead.data();
-        a.stripV = stripV.data();
-        a.stripF = stripF.data();
-        a.stripL = stripL.data();
-        a.touched = touched.data();
-        a.topV = topV.data();
-        a.topBottom = topBottom.data();
+        bd::layOutState(a, R, C, H, L, [this]<class T>(T*& p, const char*, std::size_t n) {
+            const std::shared_ptr<T[]> buffer(new T[n]());
+            state.push_back(buffer);
+            p = buffer.get();
+        });
     }
     bd::Ring<V> ring() { return bd::Ring<V>{dv.data(), di.data(), 1, L + 1}; }
 
@@ -120,31 +98,31 @@ struct Emulation {
         int key = -1;
         for (int d = 0; d < H && t + d < R; ++d) {
             const std::size_t s = static_cast<std::size_t>(t) * H + d;
-            if (touched[s]) {
+            if (a.touched[s]) {
                 bd::finishStrip(a, s, t, t + d);
-                touched[s] = 0;
+                a.touched[s] = 0;
             }
-            if (stripL[s] >= 0 && (key < 0 || stripV[s] > v)) {
-                v = stripV[s];
+            if (a.stripL[s] >= 0 && (key < 0 || a.stripV[s] > v)) {
+                v = a.stripV[s];
                 key = d;
             }
         }
-        topV[t] = v;
-        topBottom[t] = key < 0 ? -1 : t + key;
+        a.topV[t] = v;
+        a.topBottom[t] = key < 0 ? -1 : t + key;
     }
     void reduceAll() {
         V v = V(0);
         int key = -1;
         for (int u = 0; u < R; ++u)
-            if (topBottom[u] >= 0 && (key < 0 || topV[u] > v)) {
-                v = topV[u];
+            if (a.topBottom[u] >= 0 && (key < 0 || a.topV[u] > v)) {
+                v = a.topV[u];
                 key = u;
             }
         bd::Result<V> out{};
         if (key >= 0) {
-            const int b = topBottom[key];
+            const int b = a.topBottom[key];
             const std::size_t s = static_cast<std::size_t>(key) * H + (b - key);
-            out = {v, 1, key, b, stripF[s], stripL[s], 0};
+            out = {v, 1, key, b, a.stripF[s], a.stripL[s], 0};
         }
         best = out;
     }
@@ -170,7 +148,7 @@ struct Emulation {
             const int j = r.first / bd::kSeg + jj;
             if (j >= a.nseg || j * bd::kSeg > r.last + L - 1) continue;
             const std::size_t s = static_cast<std::size_t>(t) * H + d, k = static_cast<std::size_t>(j) * a.strips + s;
-            if (segLast[k] < 0 || segLast[k] < r.first || segHead[k] > r.last) continue;
+            if (a.segLast[k] < 0 || a.segLast[k] < r.first || a.segHead[k] > r.last) continue;
             bd::scanSegment(a, s, t, b, j, r.first, r.last, ring());
         }
         for (int block = 0; block < 2 * H - 1; ++block) {

@@ -2,6 +2,7 @@
 // or written, never for FITS/CSV; a missing or broken plugin (GLINT_CODECS_PLUGIN pointed at a file that
 // is none) gives one line and exit 3 for a PNG, while FITS and CSV still work. In the lean build
 // (GLINT_WITH_IMGCODECS=OFF) there is no plugin and the PNG cases skip.
+#include "tests/support/PluginChecks.h"
 #include "tests/support/TestSupport.h"
 
 #include "core/io/Codecs.h"
@@ -16,8 +17,6 @@
 using namespace glint;
 
 namespace {
-
-QString writeCsv() { return test::writeTempFile("small.csv", "1,2,3\n4,50,6\n7,8,9\n"); }
 
 // A small PNG made by the plugin itself ("" without it).
 QString writePng() {
@@ -38,10 +37,8 @@ private slots:
     // Before anything asked for a codec, the test program (which links glint_core) has neither
     // imgcodecs nor GDAL; the first use loads them.
     void loadedOnFirstUse() {
-        QVERIFY(!test::libraryMapped("libopencv_imgcodecs"));
-        QVERIFY(!test::libraryMapped("libgdal"));
-        QVERIFY(!test::libraryMapped("glint_codecs"));
-        const Image image = loadImage(writeCsv().toStdString());
+        test::checkNoneMapped({"libopencv_imgcodecs", "libgdal", "glint_codecs"});
+        const Image image = loadImage(test::writeSmallCsv().toStdString());
         QCOMPARE(image.width(), 3);
         QVERIFY(!test::libraryMapped("glint_codecs"));
         if (!GLINT_WITH_IMGCODECS) {
@@ -49,11 +46,7 @@ private slots:
             QVERIFY(!codecsError().empty());
             QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
         }
-        QVERIFY2(codecs() != nullptr, codecsError().c_str());
-        QVERIFY(codecsError().empty());
-        QVERIFY(test::libraryMapped("glint_codecs"));
-        QVERIFY(test::libraryMapped("libopencv_imgcodecs"));
-        QVERIFY(codecs() == codecs()); // one instance
+        test::checkPluginLoaded(codecs, codecsError, {"glint_codecs", "libopencv_imgcodecs"});
     }
 
     // A PNG written and read back through the plugin, and GDAL's georeferencing through it.
@@ -75,26 +68,13 @@ private slots:
     // glint-cli on FITS or CSV maps neither the plugin nor GDAL (the dynamic linker's own list); on a
     // PNG it does.
     void cliLoadsCodecsOnlyForRasters() {
-        const QString csv = writeCsv();
-        const test::CliResult plain = test::runCliWithEnv({"info", csv}, "LD_DEBUG", "files");
-        QCOMPARE(plain.exitCode, 0);
-        QVERIFY2(!plain.err.contains("glint_codecs") && !plain.err.contains("libgdal") &&
-                     !plain.err.contains("libopencv_imgcodecs"),
-                 "glint-cli info on a CSV file loaded the codecs");
+        test::checkInfoMaps(test::writeSmallCsv(), {}, {"glint_codecs", "libgdal", "libopencv_imgcodecs"});
+        if (QTest::currentTestFailed()) return;
         if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
-        const test::CliResult png = test::runCliWithEnv({"info", writePng()}, "LD_DEBUG", "files");
-        QCOMPARE(png.exitCode, 0);
-        QVERIFY(png.err.contains("glint_codecs"));
-        QVERIFY(png.err.contains("libgdal"));
+        test::checkInfoMaps(writePng(), {"glint_codecs", "libgdal"}, {});
     }
 
-    void missingPlugin_data() {
-        QTest::addColumn<QString>("plugin");
-        QTest::addColumn<QString>("why");
-        QTest::newRow("missing") << "/nonexistent/glint_codecs.so" << "cannot open shared object file";
-        QTest::newRow("not a library") << QString(GLINT_SOURCE_DIR "/CMakeLists.txt") << "invalid ELF header";
-        QTest::newRow("another library") << QString("libz.so.1") << "has no glint_codecs_factory_v1";
-    }
+    void missingPlugin_data() { test::addBrokenPluginRows("glint_codecs"); }
 
     // A plugin that does not load: a PNG is refused with one line and exit 3 (reading and writing), the
     // CSV and FITS inputs still open.
@@ -103,17 +83,13 @@ private slots:
         QFETCH(QString, why);
         if (!GLINT_WITH_IMGCODECS) QSKIP("this build has no codecs plugin (GLINT_WITH_IMGCODECS=OFF)");
         const QString png = writePng();
-        const test::CliResult read = test::runCliWithEnv({"info", png}, "GLINT_CODECS_PLUGIN", plugin);
-        QCOMPARE(read.exitCode, 3);
-        QVERIFY2(test::oneErrorLine(read.err), read.err.constData());
-        QVERIFY2(read.err.startsWith("glint-cli: cannot open '" + png.toUtf8() + "': reading PNG files needs Glint's codecs plugin: "),
-                 read.err.constData());
-        QVERIFY2(read.err.contains(why.toUtf8()), read.err.constData());
+        test::checkRefusedRead(test::runCliWithEnv({"info", png}, "GLINT_CODECS_PLUGIN", plugin),
+                               "glint-cli: cannot open '" + png.toUtf8() + "': reading PNG files needs Glint's codecs plugin: ", why);
+        if (QTest::currentTestFailed()) return;
 
-        const QString csv = writeCsv();
-        const test::CliResult text = test::runCliWithEnv({"info", csv}, "GLINT_CODECS_PLUGIN", plugin);
-        QCOMPARE(text.exitCode, 0);
-        QVERIFY(text.err.isEmpty());
+        test::checkCsvOpens("GLINT_CODECS_PLUGIN", plugin);
+        if (QTest::currentTestFailed()) return;
+        const QString csv = test::writeSmallCsv();
         const QString fits = test::samplePath("ngc1316o.fit");
         QCOMPARE(test::runCliWithEnv({"info", fits}, "GLINT_CODECS_PLUGIN", plugin).exitCode, 0);
 

@@ -37,6 +37,12 @@ inline Image blobImage(int w, int h, std::mt19937& rng, int pixelsPerBlob) {
     return Image::fromSamples(w, h, std::move(v));
 }
 
+// `count` random excluded rectangles of a w x h image: widths 1 + x / widthDivisor, heights 1 + y / 3.
+inline void excludeRandomRects(BrightestParams& p, int w, int h, int count, int widthDivisor, std::mt19937& rng) {
+    std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
+    for (int e = 0; e < count; ++e) p.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / widthDivisor, 1 + y(rng) / 3});
+}
+
 // A random image for the disjoint search, of one of six kinds (ties of small integers, with blanks too; wider
 // integers with blanks; floats with blanks; Gaussian blobs in doubles; integers of a larger range), sides 1 to
 // maxSide, with a random ROI and random exclusions, under the pivot 0.
@@ -60,10 +66,7 @@ inline RandomDisjointCase randomDisjointCase(std::mt19937& rng, int trial, int m
     if (coin(rng) == 0 && w > 3 && h > 3) {
         c.params.roi = PixelRect{1, 1, w - 2, h - 3};
     }
-    if (coin(rng) <= 1) {
-        std::uniform_int_distribution<int> x(0, w - 1), y(0, h - 1);
-        for (int e = 0; e < 3; ++e) c.params.excludeRects.push_back({x(rng), y(rng), 1 + x(rng) / 3, 1 + y(rng) / 3});
-    }
+    if (coin(rng) <= 1) excludeRandomRects(c.params, w, h, 3, 3, rng);
     c.what = QString("trial %1: %2x%3 kind %4").arg(trial).arg(w).arg(h).arg(kind);
     return c;
 }
@@ -87,6 +90,18 @@ inline void checkSameOutcome(const DisjointOutcome& a, const DisjointOutcome& b,
 inline DisjointOutcome solveWith(Backend backend, const WorkArray& work, const DisjointRule& rule) {
     JobControl job;
     return BackendRegistry<MaxSubarraySolver>::create(backend)->solveDisjoint(work, rule, job, {});
+}
+
+// A random filter of the solver suites on `rule`: none (0), or one of three deterministic functions of the
+// rectangle (as the significance filters are) under a round cap of K + 2 or capFor(K). Returns which.
+inline int addRandomFilter(DisjointRule& rule, std::mt19937& rng) {
+    std::uniform_int_distribution<int> coin(0, 3);
+    const int filter = coin(rng);
+    if (filter == 1) rule.accept = [](const WorkRect& r) { return r.rows * r.cols >= 2; };
+    if (filter == 2) rule.accept = [](const WorkRect& r) { return (r.row0 + 3 * r.col0 + r.rows) % 3 != 0; };
+    if (filter == 3) rule.accept = [](const WorkRect& r) { return r.cols <= 3 && r.rows <= 4; };
+    if (filter != 0) rule.maxRounds = coin(rng) == 0 ? rule.k + 2 : DisjointRule::capFor(rule.k);
+    return filter;
 }
 
 // Sets GLINT_MSP_CACHE_MB for the scope (0: the CPU backend searches every strip every round).

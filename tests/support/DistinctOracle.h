@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/algo/kmax/Distinct.h"
+#include "core/algo/kmax/DistinctStrip.h"
 #include "core/algo/kmax/KMax.h"
 #include "core/algo/kmax/SegmentHeap.h"
 #include "core/algo/kmax/StripSearch.h"
@@ -20,65 +21,15 @@
 
 namespace glint::test::distinct_oracle {
 
+// The plain helpers of the search (the strip's canonical prefix, the galloping search for a threshold, the
+// sparse table of range maxima) are the library's; the search itself is this file's own.
+using kmax::buildStrip;
 using kmax::DistinctCap;
+using kmax::FirstMaxTable;
+using kmax::firstTrue;
 using kmax::pairSum;
-
-using kmax::pairSum;
-
-// A strip's row prefix Q over every column (the canonical K-MSP order of StripProblem) and its blocked
-// columns (next: ExclusionIndex::row(top), or null).
-template <class V>
-void buildStrip(const V* pt, const V* pb, int cols, const std::int32_t* next, int bottom, V* q, std::uint8_t* blocked) {
-    q[0] = V(0);
-    for (int c = 0; c < cols; ++c) {
-        q[c + 1] = q[c] + (pb[c] - pt[c]);
-        blocked[c] = next && next[c] <= bottom ? 1 : 0;
-    }
-}
 
 // ---- the CPU search ----------------------------------------------------------------------------------
-
-// The smallest x in [lo, hi] where pred holds (pred false, then true, as x grows), hi + 1 when none;
-// galloping from a guess, so that a good guess costs one or two calls.
-template <class Pred>
-std::int64_t firstTrue(std::int64_t lo, std::int64_t hi, Pred pred, double guess) {
-    if (lo > hi) return lo;
-    std::int64_t g = lo;
-    if (guess >= static_cast<double>(hi)) g = hi;
-    else if (guess > static_cast<double>(lo)) g = static_cast<std::int64_t>(guess);
-    std::int64_t a, b; // the answer lies in [a, b]; pred(b) holds unless b == hi + 1
-    if (pred(g)) {
-        b = g;
-        a = lo;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = b - step;
-            if (x < lo) break;
-            if (!pred(x)) {
-                a = x + 1;
-                break;
-            }
-            b = x;
-        }
-    } else {
-        a = g + 1;
-        b = hi + 1;
-        for (std::int64_t step = 1;; step *= 2) {
-            const std::int64_t x = g + step;
-            if (x > hi) break;
-            if (pred(x)) {
-                b = x;
-                break;
-            }
-            a = x + 1;
-        }
-    }
-    while (a < b) {
-        const std::int64_t mid = a + (b - a) / 2;
-        if (pred(mid)) b = mid;
-        else a = mid + 1;
-    }
-    return a;
-}
 
 // A listed rectangle as a strip sees it: its columns, the rows it shares with the strip (rho > 0), and
 // the most columns it may share (cB = floor(F |L|) / rho: the rule's half |r n L| <= F |L|).
@@ -104,11 +55,8 @@ template <class V>
 class StripSolver {
 public:
     StripSolver(int cols, double f)
-        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols) {
-        int levels = 1;
-        while ((1 << levels) <= cols) ++levels;
-        table_.resize(static_cast<std::size_t>(levels) * cols);
-    }
+        : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols),
+          rangeMax_(cols) {}
 
     // The strip top..bottom against the listed rectangles: Exact (its best allowed interval, in the
     // ranking's order), Bound (nothing allowed reaches `floor`; value bounds its best from above), or None
@@ -148,7 +96,7 @@ public:
                 smIdx_[c] = c;
             }
         }
-        tableBuilt_ = false;
+        rangeMax_.reset();
         bool have = false, pruned = false;
         V bestSum = V(0), prunedMax = V(0);
         int bestL = 0, bestR = -1;
@@ -174,7 +122,7 @@ public:
                 std::sort(iv_.begin(), iv_.end());
                 bool found = false;
                 auto piece = [&](int a, int z) {
-                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax(a, z);
+                    const int idx = z == e - 1 ? smIdx_[a] : rangeMax_(q_.data(), a, z);
                     const V s = pairSum(q_[idx + 1], q_[l]);
                     if (!found || s > cur) {
                         cur = s;
@@ -260,25 +208,6 @@ private:
         return true;
     }
 
-    // The first r in [a, z] with the largest Q[r + 1] (a sparse table, built on the strip's first query).
-    int rangeMax(int a, int z) {
-        const int cols = cols_;
-        if (!tableBuilt_) {
-            for (int i = 0; i < cols; ++i) table_[i] = i;
-            for (int j = 1; (1 << j) <= cols; ++j) {
-                const int* prev = table_.data() + static_cast<std::size_t>(j - 1) * cols;
-                int* cur = table_.data() + static_cast<std::size_t>(j) * cols;
-                const int half = 1 << (j - 1);
-                for (int i = 0; i + (1 << j) <= cols; ++i) cur[i] = better(prev[i], prev[i + half]);
-            }
-            tableBuilt_ = true;
-        }
-        int j = 0;
-        while ((2 << j) <= z - a + 1) ++j;
-        const int* row = table_.data() + static_cast<std::size_t>(j) * cols;
-        return better(row[a], row[z - (1 << j) + 1]);
-    }
-    int better(int x, int y) const { return q_[y + 1] > q_[x + 1] ? y : x; } // x < y: the first of equals
 
     int cols_;
     double fValue_ = 0.0;
@@ -287,8 +216,7 @@ private:
     std::vector<int> segEnd_;
     std::vector<V> sm_;
     std::vector<int> smIdx_;
-    std::vector<int> table_;
-    bool tableBuilt_ = false;
+    FirstMaxTable<V> rangeMax_;
     std::vector<Constraint> cons_;
     std::vector<std::pair<int, int>> iv_;
 };

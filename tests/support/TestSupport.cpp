@@ -175,6 +175,13 @@ void addBackendRows(std::initializer_list<Backend> backends) {
     for (Backend b : backends) newBackendRow(b);
 }
 
+void addBackendKindRows(std::initializer_list<Backend> backends, std::initializer_list<const char*> kinds) {
+    addBackendColumn();
+    QTest::addColumn<QString>("kind");
+    for (Backend b : backends)
+        for (const char* k : kinds) newBackendRow(b, k) << QString(k);
+}
+
 void addBoolRows(const char* column, const char* falseTag, const char* trueTag) {
     QTest::addColumn<bool>(column);
     QTest::newRow(falseTag) << false;

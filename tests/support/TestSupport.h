@@ -110,6 +110,8 @@ void addBackendColumn();
 QTestData& newBackendRow(Backend backend, const QString& tag = {});
 // The backend column alone, with one row per backend.
 void addBackendRows(std::initializer_list<Backend> backends = {Backend::Reference, Backend::Cpu, Backend::Cuda});
+// The backend column and a QString column "kind", with one row per backend and kind (tagged "<backend>: <kind>").
+void addBackendKindRows(std::initializer_list<Backend> backends, std::initializer_list<const char*> kinds);
 Backend fetchBackend();
 // Empty where the backend can run here, else why not.
 QString unavailableReason(Backend backend);

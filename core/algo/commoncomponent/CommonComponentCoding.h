@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/algo/commoncomponent/CommonComponent.h"
+#include "core/util/HostDevice.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,22 @@ inline bool codesMatch(std::uint32_t lo, std::uint32_t span, std::uint32_t code)
 // Two matching pixels always share the first bin (tolerance 0) or one of the two bins (tolerance > 0),
 // so counting such pixels bounds the match count, 32 or 64 pixels per popcount.
 constexpr std::uint8_t kBinValid = 0x80;
+
+// The pixels (bits of a word of 32 or 64) that agree in a bin, from the bin bytes as NP bit planes of such
+// words: NP = 4, planes 0-2 the first bin and plane 3 valid; otherwise planes 0-2 and 3-5 the two bins and
+// plane 6 valid. Two valid pixels agree when their first bins are equal (NP = 4) or one of their bins is.
+// Shared by the CPU backend (64-bit words) and the CUDA bound kernel (32-bit words).
+template <int NP, class Word>
+GLINT_HD Word agreeBits(const Word* a, const Word* b) {
+    if constexpr (NP == 4) {
+        const Word differ = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
+        return ~differ & a[3] & b[3];
+    } else {
+        const Word differ1 = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
+        const Word differ2 = (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5]);
+        return ~(differ1 & differ2) & a[6] & b[6];
+    }
+}
 
 struct CommonCoding {
     int widthA = 0, heightA = 0, widthB = 0, heightB = 0;

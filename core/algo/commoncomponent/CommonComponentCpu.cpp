@@ -50,18 +50,6 @@ struct Planes {
     const std::uint64_t* at(int y, int j) const { return &bits[(static_cast<std::size_t>(y) * words + j) * NP]; }
 };
 
-template <int NP>
-inline std::uint64_t agreeBits(const std::uint64_t* a, const std::uint64_t* b) {
-    if constexpr (NP == 4) {
-        const std::uint64_t differ = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
-        return ~differ & a[3] & b[3];
-    } else {
-        const std::uint64_t differ1 = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
-        const std::uint64_t differ2 = (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5]);
-        return ~(differ1 & differ2) & a[6] & b[6];
-    }
-}
-
 // The bound runs in this many bands of offsets, progress moving after each.
 constexpr int kProgressBands = 32;
 

@@ -55,6 +55,43 @@ std::int64_t firstTrue(std::int64_t lo, std::int64_t hi, Pred pred, double guess
     return a;
 }
 
+// The first index r in [a, z] with the largest Q[r + 1], by a sparse table over a strip's Q, built on the first
+// query after reset() (a strip's solve needs it only where a listed rectangle is in the way).
+template <class V>
+class FirstMaxTable {
+public:
+    explicit FirstMaxTable(int cols) : cols_(cols) {
+        int levels = 1;
+        while ((1 << levels) <= cols) ++levels;
+        table_.resize(static_cast<std::size_t>(levels) * cols);
+    }
+    void reset() { built_ = false; }
+    int operator()(const V* q, int a, int z) {
+        const int cols = cols_;
+        if (!built_) {
+            for (int i = 0; i < cols; ++i) table_[i] = i;
+            for (int j = 1; (1 << j) <= cols; ++j) {
+                const int* prev = table_.data() + static_cast<std::size_t>(j - 1) * cols;
+                int* cur = table_.data() + static_cast<std::size_t>(j) * cols;
+                const int half = 1 << (j - 1);
+                for (int i = 0; i + (1 << j) <= cols; ++i) cur[i] = better(q, prev[i], prev[i + half]);
+            }
+            built_ = true;
+        }
+        int j = 0;
+        while ((2 << j) <= z - a + 1) ++j;
+        const int* row = table_.data() + static_cast<std::size_t>(j) * cols;
+        return better(q, row[a], row[z - (1 << j) + 1]);
+    }
+
+private:
+    static int better(const V* q, int x, int y) { return q[y + 1] > q[x + 1] ? y : x; } // x < y: the first of equals
+
+    int cols_;
+    std::vector<int> table_;
+    bool built_ = false;
+};
+
 // A listed rectangle L as a strip sees it. A rectangle of the strip with w columns, c of them in L's, is
 // allowed when both halves of the rule hold: rho c <= floor(F |L|), i.e. c <= cB, and rho c <= floor(F h w).
 // For one strip rho = the rows it shares with L and h = its height. For a family of strips (relaxed: a
@@ -88,11 +125,7 @@ class StripSolver {
 public:
     StripSolver(int cols, double f)
         : cols_(cols), fValue_(f), q_(static_cast<std::size_t>(cols) + 1), blocked_(cols), segEnd_(cols), sm_(cols), smIdx_(cols),
-          deque_(cols) {
-        int levels = 1;
-        while ((1 << levels) <= cols) ++levels;
-        table_.resize(static_cast<std::size_t>(levels) * cols);
-    }
+          deque_(cols), rangeMax_(cols) {}
 
     V* prefix() { return q_.data(); }
     std::uint8_t* blocked() { return blocked_.data(); }
@@ -144,7 +177,7 @@ public:
                 smIdx_[c] = c;
             }
         }
-        tableBuilt_ = false;
+        rangeMax_.reset();
         StripBest<V> best;
         for (int l = 0; l < cols; ++l) {
             if (blocked_[l]) continue;
@@ -168,7 +201,7 @@ public:
                            {static_cast<int>(fs), static_cast<int>(fe)});
                 found = false;
                 auto piece = [&](int a, int z) {
-                    const int idx = z == e - 1 && (!bounded || a == l) ? smIdx_[a] : rangeMax(a, z);
+                    const int idx = z == e - 1 && (!bounded || a == l) ? smIdx_[a] : rangeMax_(q_.data(), a, z);
                     const V x = pairSum(q_[idx + 1], q_[l]);
                     if (!found || x > cur) {
                         cur = x;
@@ -274,25 +307,6 @@ private:
         std::sort(iv_.begin(), iv_.end());
     }
 
-    // The first r in [a, z] with the largest Q[r + 1] (a sparse table, built on the strip's first query).
-    int rangeMax(int a, int z) {
-        const int cols = cols_;
-        if (!tableBuilt_) {
-            for (int i = 0; i < cols; ++i) table_[i] = i;
-            for (int j = 1; (1 << j) <= cols; ++j) {
-                const int* prev = table_.data() + static_cast<std::size_t>(j - 1) * cols;
-                int* cur = table_.data() + static_cast<std::size_t>(j) * cols;
-                const int half = 1 << (j - 1);
-                for (int i = 0; i + (1 << j) <= cols; ++i) cur[i] = better(prev[i], prev[i + half]);
-            }
-            tableBuilt_ = true;
-        }
-        int j = 0;
-        while ((2 << j) <= z - a + 1) ++j;
-        const int* row = table_.data() + static_cast<std::size_t>(j) * cols;
-        return better(row[a], row[z - (1 << j) + 1]);
-    }
-    int better(int x, int y) const { return q_[y + 1] > q_[x + 1] ? y : x; } // x < y: the first of equals
 
     int cols_;
     double fValue_ = 0.0;
@@ -302,8 +316,7 @@ private:
     std::vector<V> sm_;
     std::vector<int> smIdx_;
     std::vector<int> deque_;
-    std::vector<int> table_;
-    bool tableBuilt_ = false;
+    FirstMaxTable<V> rangeMax_;
     std::vector<std::pair<int, int>> iv_;
 };
 

@@ -15,6 +15,17 @@ namespace glint::kmax {
 // canonical order of Q (KMax2dCpu.cpp); 0 in integer mode.
 double orderSlack(const WorkArray& work);
 
+// A strip's row prefix Q over every column (the canonical order; pt, pb: prefix rows top and bottom + 1, or a
+// family's lowest and highest) and its blocked columns (next: ExclusionIndex::row(top), or null).
+template <class V>
+void buildStrip(const V* pt, const V* pb, int cols, const std::int32_t* next, int bottom, V* q, std::uint8_t* blocked) {
+    q[0] = V(0);
+    for (int c = 0; c < cols; ++c) {
+        q[c + 1] = q[c] + (pb[c] - pt[c]);
+        blocked[c] = next && next[c] <= bottom ? 1 : 0;
+    }
+}
+
 template <class V>
 class StripProblem {
 public:

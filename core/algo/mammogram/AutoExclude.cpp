@@ -3,6 +3,7 @@
 
 #include "core/algo/regions/WorkArray.h"
 #include "core/io/Image.h"
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 
 #include <opencv2/core.hpp>
@@ -362,14 +363,10 @@ std::vector<int> pectoralEdge(const cv::Mat& small, const cv::Mat& breast, doubl
 
 } // namespace
 
-const char* autoExclusionKindName(AutoExclusionKind kind) {
-    switch (kind) {
-    case AutoExclusionKind::OutsideBreast: return "outside-breast";
-    case AutoExclusionKind::Label: return "label";
-    case AutoExclusionKind::Pectoral: return "pectoral";
-    }
-    return "outside-breast";
-}
+constexpr EnumName<AutoExclusionKind> kKindNames[] = {
+    {AutoExclusionKind::OutsideBreast, "outside-breast"}, {AutoExclusionKind::Label, "label"}, {AutoExclusionKind::Pectoral, "pectoral"}};
+
+const char* autoExclusionKindName(AutoExclusionKind kind) { return enumName(kKindNames, kind); }
 
 MammogramExclusions mammogramAutoExclusions(const Image& image) {
     MammogramExclusions result;

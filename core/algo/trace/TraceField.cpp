@@ -3,6 +3,7 @@
 #include "core/algo/trace/LineTrace.h"
 
 #include "core/io/ImageStats.h"
+#include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 
 #include <opencv2/imgproc.hpp>
@@ -141,37 +142,15 @@ double chargedSlope(const cv::Mat& gx, const cv::Mat& gy, int x, int y, double n
 
 } // namespace
 
-const char* traceScoreName(TraceScore score) {
-    switch (score) {
-    case TraceScore::Magnitude: return "magnitude";
-    case TraceScore::Sine: return "sine";
-    case TraceScore::Ridge: return "ridge";
-    }
-    return "magnitude";
-}
+constexpr EnumName<TraceScore> kScoreNames[] = {
+    {TraceScore::Magnitude, "magnitude"}, {TraceScore::Sine, "sine"}, {TraceScore::Ridge, "ridge"}};
+constexpr EnumName<TracePolarity> kPolarityNames[] = {
+    {TracePolarity::Bright, "bright"}, {TracePolarity::Dark, "dark"}, {TracePolarity::Both, "both"}};
 
-const char* tracePolarityName(TracePolarity polarity) {
-    switch (polarity) {
-    case TracePolarity::Bright: return "bright";
-    case TracePolarity::Dark: return "dark";
-    case TracePolarity::Both: return "both";
-    }
-    return "both";
-}
-
-TraceScore parseTraceScore(std::string_view name) {
-    if (name == "magnitude") return TraceScore::Magnitude;
-    if (name == "sine") return TraceScore::Sine;
-    if (name == "ridge") return TraceScore::Ridge;
-    throw UsageError("unknown score '" + std::string(name) + "' (magnitude, sine or ridge)");
-}
-
-TracePolarity parseTracePolarity(std::string_view name) {
-    if (name == "bright") return TracePolarity::Bright;
-    if (name == "dark") return TracePolarity::Dark;
-    if (name == "both") return TracePolarity::Both;
-    throw UsageError("unknown polarity '" + std::string(name) + "' (bright, dark or both)");
-}
+const char* traceScoreName(TraceScore score) { return enumName(kScoreNames, score); }
+const char* tracePolarityName(TracePolarity polarity) { return enumName(kPolarityNames, polarity); }
+TraceScore parseTraceScore(std::string_view name) { return parseEnumName(kScoreNames, name, "score"); }
+TracePolarity parseTracePolarity(std::string_view name) { return parseEnumName(kPolarityNames, name, "polarity"); }
 
 void validateTraceFieldOptions(const TraceFieldOptions& options) {
     if (!std::isfinite(options.lineWidth) || options.lineWidth <= 0.0 || options.lineWidth > 1000.0)
