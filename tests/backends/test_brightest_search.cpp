@@ -140,10 +140,7 @@ private slots:
     // float screen with int64 or double recheck) from 1x1 to 1024^2, ties, exclusions, ROI, K rounds.
     void agreesWithReference_data() {
         test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        QTest::addColumn<int>("k");
+        test::columns<QString, int, int, int>({"kind", "width", "height", "k"});
         test::newBackendRow(Backend::Cpu, "noise u8 160") << "noise u8" << 160 << 160 << 3;
         test::newBackendRow(Backend::Cpu, "noise big sums 150") << "noise big" << 150 << 150 << 3;
         test::newBackendRow(Backend::Cpu, "noise float 140x90") << "noise float" << 140 << 90 << 3;

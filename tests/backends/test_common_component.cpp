@@ -71,8 +71,7 @@ private slots:
     // offsets, and reports a valid component.
     void bruteForceAgainstReference_data() {
         test::addBackendColumn();
-        QTest::addColumn<int>("seed");
-        QTest::addColumn<int>("pairs");
+        test::columns<int, int>({"seed", "pairs"});
         for (Backend b : test::allBackends) {
             for (int s = 0; s < 6; ++s) test::newBackendRow(b, QString("batch %1").arg(s)) << 1234 + s << 60;
             for (int s = 0; s < 8; ++s) test::newBackendRow(b, QString("batch %1").arg(6 + s)) << 777 + s << 50;
@@ -437,8 +436,7 @@ private slots:
     }
 
     void cliBadInput_data() {
-        QTest::addColumn<QStringList>("extra");
-        QTest::addColumn<int>("exitCode");
+        test::columns<QStringList, int>({"extra", "exitCode"});
         QTest::newRow("negative tolerance") << QStringList{"--tolerance", "-1"} << 2;
         QTest::newRow("tolerance not a number") << QStringList{"--tolerance", "abc"} << 2;
         QTest::newRow("negative max shift") << QStringList{"--max-shift", "-3"} << 2;

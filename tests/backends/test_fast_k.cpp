@@ -93,8 +93,7 @@ private slots:
     // never back. Counted, not timed.
     void progressMovesSteadily_data() {
         test::addBackendColumn();
-        QTest::addColumn<int>("k");
-        QTest::addColumn<int>("atLeast");
+        test::columns<int, int>({"k", "atLeast"});
         // A CUDA round at 1024^2 takes a fraction of a millisecond in one launch: there K = 1 reports once
         // before the end, and every round after.
         test::newBackendRow(Backend::Cpu, "K=1") << 1 << 10;

@@ -189,9 +189,7 @@ private slots:
     // scans the tiles' summaries has threads, on every number path.
     void agreesOnLongSequences_data() {
         test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<int>("n");
-        QTest::addColumn<int>("seed");
+        test::columns<QString, int, int>({"kind", "n", "seed"});
         for (int trial = 0; trial < 3; ++trial)
             test::newBackendRow(Backend::Cpu, QString("random %1").arg(20000 + 777 * trial)) << "random" << 20000 + 777 * trial << 100 + trial;
         for (const char* k : {"random", "wide", "float", "blanks"})
@@ -298,10 +296,7 @@ private slots:
     // enough for any pair of machines).
     void tiesStayBounded_data() {
         test::addBackendColumn();
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        QTest::addColumn<int>("k");
+        test::columns<QString, int, int, int>({"kind", "width", "height", "k"});
         test::newBackendRow(Backend::Cpu, "all equal 400x300") << "equal" << 400 << 300 << 2000;
         // The saturated frame at the size it was reported at (a 2148 x 2102 flat field).
         test::newBackendRow(Backend::Cuda, "saturated flat, p99") << "saturated" << 2148 << 2102 << 30;

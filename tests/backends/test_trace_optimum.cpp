@@ -259,8 +259,7 @@ private slots:
     // The claim behind the fast DPs: on a straight guide, the predecessors that the turn test accepts form
     // exactly the interval the geometry hands out (checked against the predicate for every triple).
     void turnIntervalsAreExact_data() {
-        QTest::addColumn<double>("angle");
-        QTest::addColumn<uint>("seed");
+        test::columns<double, uint>({"angle", "seed"});
         for (double angle : {1.0, 10.0, 30.0, 45.0, 89.0, 90.0, 120.0, 180.0})
             for (uint seed : {1u, 2u}) QTest::addRow("angle %g seed %u", angle, seed) << angle << seed;
     }
@@ -328,9 +327,7 @@ private slots:
 
     // The paper's largest case and the 4096-point case (shared memory above 48 KB): cuda against cpu.
     void cudaLargeMatchesCpu_data() {
-        QTest::addColumn<int>("guides");
-        QTest::addColumn<int>("points");
-        QTest::addColumn<double>("angle");
+        test::columns<int, int, double>({"guides", "points", "angle"});
         QTest::newRow("n8 d1024 45") << 8 << 1024 << 45.0;
         QTest::newRow("n8 d1024 180") << 8 << 1024 << 180.0;
         QTest::newRow("n3 d4096 30") << 3 << 4096 << 30.0;

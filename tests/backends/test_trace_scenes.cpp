@@ -130,8 +130,7 @@ private slots:
     // the scale grid's resolution (x1.25). (Not yet on the faint track in texture: the texture's fine-scale
     // response outvotes the faint line, and the estimate falls to the smallest scale; see NOTES.md.)
     void autoWidth_data() {
-        QTest::addColumn<double>("width");
-        QTest::addColumn<bool>("bright");
+        test::columns<double, bool>({"width", "bright"});
         for (double w : {3.0, 5.0, 8.0, 14.0})
             for (bool bright : {true, false}) QTest::addRow("%s %g", bright ? "bright" : "dark", w) << w << bright;
     }
@@ -149,11 +148,8 @@ private slots:
     }
     void accuracy_data() {
         test::addBackendColumn();
-        QTest::addColumn<int>("kind");
-        QTest::addColumn<double>("width");
-        QTest::addColumn<int>("score");
-        QTest::addColumn<int>("polarity");
-        QTest::addColumn<bool>("toCentre"); // distance to the centre line, else to the nearest true edge
+        // toCentre: distance to the centre line, else to the nearest true edge
+        test::columns<int, double, int, int, bool>({"kind", "width", "score", "polarity", "toCentre"});
         const int bright = static_cast<int>(TraceSceneKind::BrightRoad), dark = static_cast<int>(TraceSceneKind::DarkRiver),
                   boundary = static_cast<int>(TraceSceneKind::TexturedBoundary);
         const int ridge = static_cast<int>(TraceScore::Ridge), magnitude = static_cast<int>(TraceScore::Magnitude);

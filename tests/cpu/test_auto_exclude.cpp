@@ -173,9 +173,7 @@ private slots:
     }
 
     void syntheticScenes_data() {
-        QTest::addColumn<bool>("mirrored");
-        QTest::addColumn<bool>("labelAtEdge");
-        QTest::addColumn<bool>("withMuscle");
+        test::columns<bool, bool, bool>({"mirrored", "labelAtEdge", "withMuscle"});
         QTest::newRow("chest wall left, label in background") << false << false << true;
         QTest::newRow("chest wall right, label in background") << true << false << true;
         QTest::newRow("chest wall left, label across the breast edge") << false << true << true;

@@ -245,8 +245,7 @@ private slots:
     }
 
     void usageErrors_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<int>("exitCode");
+        test::columns<QStringList, int>({"args", "exitCode"});
         const QString out = "--out=" + test::tempDir() + "/u.csv";
         // A CSV image: every build reads it (the lean one has no PNG reader).
         const QString in = test::tempDir() + "/usage-input.csv";

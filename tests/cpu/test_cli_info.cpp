@@ -169,9 +169,7 @@ private slots:
     }
 
     void exitCodes_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<int>("code");
-        QTest::addColumn<QString>("message");
+        test::columns<QStringList, int, QString>({"args", "code", "message"});
         const QString fits = writeMef();
         const QString csv = writeText("e.csv", "1 2\n");
         const QString corrupt = writeText("corrupt.fits", QByteArray("SIMPLE  =                    T").leftJustified(2000, ' '));

@@ -23,8 +23,7 @@ class CliLimitsTest : public QObject {
 private slots:
     // Limits: K, --random N, pivots, --max-shift, and strict numbers everywhere.
     void limits_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QByteArray>("message");
+        test::columns<QStringList, QByteArray>({"args", "message"});
         const QByteArray kMax = QByteArray::number(qulonglong(kMaxKMaxResults));
         QTest::newRow("overlap k 1e7") << QStringList{"brightest", "@m", "--mode", "overlap", "--k", "10000000"}
                                        << ("must be at most " + kMax);

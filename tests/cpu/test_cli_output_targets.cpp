@@ -259,8 +259,7 @@ private slots:
 
     // 3. All outputs or none: a failing output keeps every older file and leaves no temporary.
     void outputsAreAllOrNothing_data() {
-        QTest::addColumn<QStringList>("failing");
-        QTest::addColumn<QByteArray>("reason");
+        test::columns<QStringList, QByteArray>({"failing", "reason"});
         QTest::newRow("overlay in a missing folder") << QStringList{"--overlay", "@/missing/x.png"}
                                                      << QByteArray("No such file or directory");
         QTest::newRow("regions in a missing folder") << QStringList{"--regions", "@/missing/x.reg"}

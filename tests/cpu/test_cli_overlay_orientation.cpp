@@ -52,8 +52,7 @@ private slots:
     // --overlay draws an image that is shown y-up (FITS) as the window does: flipped, row 0 at the bottom,
     // and its legend says so; an image stored top-down is drawn as stored.
     void overlayOfAFitsIsYUp_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<bool>("yUp");
+        test::columns<QString, bool>({"file", "yUp"});
         QTest::newRow("FITS") << test::samplePath("ngc1316o.fit") << true;
         QTest::newRow("matrix") << QString() << false;
     }

@@ -184,10 +184,8 @@ private slots:
 
     // Colour becomes luminance (0.299 R + 0.587 G + 0.114 B, rounded), from RGB or from YBR's Y.
     void colourLuminance_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("frame");
-        QTest::addColumn<QList<double>>("values"); // at x = 50 and y = 5, 15, 45, 95
-        QTest::addColumn<double>("total");
+        // values: at x = 50 and y = 5, 15, 45, 95
+        test::columns<QString, int, QList<double>, double>({"name", "frame", "values", "total"});
         QTest::newRow("rle") << "SC_rgb_rle.dcm" << 0 << QList<double>{76, 166, 29, 255} << 1277000.0;
         QTest::newRow("rle 16 bit") << "SC_rgb_rle_16bit.dcm" << 0 << QList<double>{19595, 42655, 7471, 65535}
                                     << 328189000.0;
@@ -281,9 +279,8 @@ private slots:
     }
 
     void oneBitAndDeflate_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<double>("total");
-        QTest::addColumn<QList<double>>("values"); // at (0,0), (256,256), (300,200), (100,400)
+        // values: at (0,0), (256,256), (300,200), (100,400)
+        test::columns<QString, double, QList<double>>({"name", "total", "values"});
         QTest::newRow("1 bit") << "liver_1frame.dcm" << 36233.0 << QList<double>{0, 1, 1, 0};
         QTest::newRow("1 bit big endian") << "liver_expb_1frame.dcm" << 36233.0 << QList<double>{0, 1, 1, 0};
         QTest::newRow("deflated") << "image_dfl.dcm" << 33322688.0 << QList<double>{213, 65, 164, 115};
@@ -425,8 +422,7 @@ private slots:
         QTest::addColumn<QString>("name");
         // Fraction of the file kept (1 = the file as shipped); below 0, the number of bytes cut from its
         // end: 9 bytes reach into the last fragment past the 8-byte sequence delimiter.
-        QTest::addColumn<double>("keep");
-        QTest::addColumn<QString>("message");
+        test::columns<double, QString>({"keep", "message"});
         QTest::newRow("truncated native (shipped)") << "MR_truncated.dcm" << 1.0 << "truncated";
         QTest::newRow("no pixel data") << "rtplan.dcm" << 1.0 << "holds no image";
         QTest::newRow("bare dataset, no pixel data") << "ExplVR_BigEndNoMeta.dcm" << 1.0 << "holds no image";

@@ -30,8 +30,7 @@ class TestDisplayRender : public QObject {
 
 private slots:
     void levelsMatchStretch_data() {
-        QTest::addColumn<int>("scale");
-        QTest::addColumn<int>("colormap");
+        test::columns<int, int>({"scale", "colormap"});
         for (auto sc : {DisplayScale::Linear, DisplayScale::Log, DisplayScale::Sqrt, DisplayScale::Asinh})
             for (auto cm : {Colormap::Grey, Colormap::Viridis})
                 QTest::addRow("%s %s", displayScaleName(sc), colormapName(cm)) << static_cast<int>(sc) << static_cast<int>(cm);

@@ -160,10 +160,8 @@ class TestExportRegions : public QObject {
 
 private slots:
     void outlineShapes_data() {
-        QTest::addColumn<QString>("rows");
-        QTest::addColumn<int>("parts");
-        QTest::addColumn<int>("holes");
-        QTest::addColumn<int>("corners"); // of the first outer ring
+        // corners: of the first outer ring
+        test::columns<QString, int, int, int>({"rows", "parts", "holes", "corners"});
         QTest::newRow("one pixel") << "#" << 1 << 0 << 4;
         QTest::newRow("square") << "##/##" << 1 << 0 << 4;
         QTest::newRow("L") << "#./#./##" << 1 << 0 << 6;

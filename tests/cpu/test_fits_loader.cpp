@@ -157,12 +157,9 @@ class TestFitsLoader : public QObject {
 
 private slots:
     void bitpixAndScaling_data() {
-        QTest::addColumn<int>("bitpix");
-        QTest::addColumn<double>("bscale");
-        QTest::addColumn<double>("bzero");
-        QTest::addColumn<qlonglong>("blank"); // 0 = no BLANK keyword
-        QTest::addColumn<int>("compression");
-        QTest::addColumn<SampleType>("expected");
+        // blank: 0 = no BLANK keyword
+        test::columns<int, double, double, qlonglong, int, SampleType>(
+            {"bitpix", "bscale", "bzero", "blank", "compression", "expected"});
         const qlonglong none = 0;
         QTest::newRow("8") << 8 << 1.0 << 0.0 << qlonglong(17) << 0 << SampleType::UInt8;
         QTest::newRow("8 bzero -128") << 8 << 1.0 << -128.0 << none << 0 << SampleType::Int8;
@@ -391,8 +388,7 @@ private slots:
     }
 
     void corruptAndTruncated_data() {
-        QTest::addColumn<QByteArray>("bytes");
-        QTest::addColumn<QString>("message");
+        test::columns<QByteArray, QString>({"bytes", "message"});
         const QByteArray good = headerBlock({"SIMPLE  =                    T", "BITPIX  =                   16",
                                              "NAXIS   =                    2", "NAXIS1  =                  100",
                                              "NAXIS2  =                  100"}) +

@@ -59,8 +59,7 @@ private slots:
     }
 
     void ngc1316_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("hdu");
+        test::columns<QString, int>({"name", "hdu"});
         QTest::newRow("ngc1316o.fit") << "ngc1316o.fit" << 0;
         QTest::newRow("comp.fits, the same image tile-compressed") << "comp.fits" << 1;
     }
@@ -101,9 +100,7 @@ private slots:
 
     // IRAF's zscale as astropy's ZScaleInterval computes it (defaults: 1000 samples, contrast 0.25).
     void zscale_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<double>("low");
-        QTest::addColumn<double>("high");
+        test::columns<QString, double, double>({"name", "low", "high"});
         QTest::newRow("HST SCI, float32") << "j8bt06nyq_flt.fits" << 19.535703659057617 << 1930.597316018248;
         QTest::newRow("ngc1316o, int16") << "ngc1316o.fit" << 111.78463108747783 << 395.0660639059711;
         QTest::newRow("comp.fits") << "comp.fits" << 111.78463108747783 << 395.0660639059711;

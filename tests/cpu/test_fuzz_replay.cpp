@@ -73,9 +73,7 @@ private slots:
     }
 
     void replay_data() {
-        QTest::addColumn<QString>("path");
-        QTest::addColumn<bool>("mustOpen");
-        QTest::addColumn<QString>("known");
+        glint::test::columns<QString, bool, QString>({"path", "mustOpen", "known"});
         const QStringList known = knownFindings();
         const bool skipKnown = qEnvironmentVariableIntValue("GLINT_FUZZ_REPLAY_SKIP_KNOWN") == 1;
         for (const QString& kind : {QStringLiteral("corpus"), QStringLiteral("crashes")})

@@ -30,10 +30,7 @@ private slots:
     // Damaged or hostile side files: the image opens, without georeferencing (or without CRS), nothing
     // is printed, nothing hangs.
     void hostileSideFiles_data() {
-        QTest::addColumn<QByteArray>("world");
-        QTest::addColumn<QByteArray>("prj");
-        QTest::addColumn<bool>("georeferenced");
-        QTest::addColumn<bool>("withCrs");
+        test::columns<QByteArray, QByteArray, bool, bool>({"world", "prj", "georeferenced", "withCrs"});
         QTest::newRow("text") << QByteArray("this is not\na world file\n") << QByteArray() << false << false;
         QTest::newRow("binary") << QByteArray("\x00\xff\x10\x80garbage\x00\x01", 14) << QByteArray() << false << false;
         QTest::newRow("zeros") << worldFile(0, 0, 0, 0, 0, 0) << QByteArray() << false << false;

@@ -184,8 +184,7 @@ private slots:
     }
 
     void worldFileAndPrj_data() {
-        QTest::addColumn<QString>("image");
-        QTest::addColumn<QString>("world");
+        test::columns<QString, QString>({"image", "world"});
         QTest::newRow(".pgw") << "a.png" << "a.pgw";
         QTest::newRow(".pngw") << "b.png" << "b.pngw";
         QTest::newRow(".wld") << "c.png" << "c.wld";

@@ -240,9 +240,7 @@ private slots:
 
     // ---- 1. tile-compressed FITS with keywords CFITSIO would divide by -------------------------
     void compressedFitsBadKeywords_data() {
-        QTest::addColumn<int>("compression");
-        QTest::addColumn<QByteArray>("key");
-        QTest::addColumn<QByteArray>("value");
+        test::columns<int, QByteArray, QByteArray>({"compression", "key", "value"});
         QTest::newRow("RICE ZTILE1 = 0") << int(RICE_1) << QByteArray("ZTILE1") << QByteArray("0");
         QTest::newRow("RICE ZTILE2 = 0") << int(RICE_1) << QByteArray("ZTILE2") << QByteArray("0");
         QTest::newRow("RICE ZTILE1 = -16") << int(RICE_1) << QByteArray("ZTILE1") << QByteArray("-16");
@@ -330,8 +328,7 @@ private slots:
 
     // ---- 3. DICOM elements claiming more than the file holds --------------------------------------
     void dicomHugeLength_data() {
-        QTest::addColumn<QByteArray>("file");
-        QTest::addColumn<QString>("message");
+        test::columns<QByteArray, QString>({"file", "message"});
         const QByteArray ds = imageDataset(16, 16);
         QByteArray pixel = dicomMeta("1.2.840.10008.1.2.1") + ds +
                            element(0x7FE0, 0x0010, "OW", QByteArray(512, '\x01'), 0x7FFFFFF0u);
@@ -395,9 +392,7 @@ private slots:
 
     // ---- 4. decompression bombs: the header's size is checked before decoding ----------------------
     void rasterBombs_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QByteArray>("file");
-        QTest::addColumn<QString>("size");
+        test::columns<QString, QByteArray, QString>({"name", "file", "size"});
         const QString rgb = QString::fromUtf8("30000 \u00d7 30000 \u00d7 3 channels \u00d7 8 bit = 2.5 GiB decoded");
         QTest::newRow("PNG") << QString("bomb.png") << pngBomb() << rgb;
         QTest::newRow("TIFF little endian") << QString("bomb-ii.tif") << tiffBomb(false) << rgb;

@@ -110,9 +110,7 @@ private slots:
 
     // A request the spec refuses: one UsageError naming the key (and what it takes).
     void badRequestsNameTheKey_data() {
-        QTest::addColumn<QString>("spec");
-        QTest::addColumn<QString>("request");
-        QTest::addColumn<QString>("named");
+        test::columns<QString, QString, QString>({"spec", "request", "named"});
         QTest::newRow("unknown key") << "brightest" << R"({"kk": 3})" << "'kk'";
         QTest::newRow("k text") << "brightest" << R"({"k": "ten"})" << "'k'";
         QTest::newRow("k zero") << "brightest" << R"({"k": 0})" << "'k'";
@@ -152,8 +150,7 @@ private slots:
     // --params on the command line: the same refusals, exit 2 with one line; a document of another algorithm
     // and a file that is no JSON are refused too, before any image is read.
     void badParamsFiles_data() {
-        QTest::addColumn<QByteArray>("content");
-        QTest::addColumn<QString>("named");
+        test::columns<QByteArray, QString>({"content", "named"});
         QTest::newRow("unknown key") << QByteArray(R"({"k": 3, "treshold": 2})") << "'treshold'";
         QTest::newRow("wrong type") << QByteArray(R"({"parameters": {"k": "3"}})") << "'k'";
         QTest::newRow("out of range") << QByteArray(R"({"max_box": -4})") << "'max_box'";
@@ -177,8 +174,8 @@ private slots:
     // An output's "parameters" replay it: the same answer, the same parameters, nothing automatic left; options
     // given beside --params override the file's.
     void paramsReplay_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("answer"); // the JSON key that holds the answer
+        // answer: the JSON key that holds the answer
+        test::columns<QStringList, QString>({"args", "answer"});
         const QString sky = test::samplePath("ngc1316o.fit");
         QTest::newRow("sky preset") << QStringList{"brightest", sky, "--preset", "auto"} << "regions";
         QTest::newRow("sky overlap, auto bound") << QStringList{"brightest", sky, "--pivot", "local", "--threshold", "3",

@@ -49,10 +49,7 @@ private slots:
 
 #if GLINT_WITH_IMGCODECS
     void greyDepths_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("depth");
-        QTest::addColumn<QString>("format");
-        QTest::addColumn<int>("type");
+        test::columns<QString, int, QString, int>({"name", "depth", "format", "type"});
         QTest::newRow("pgm 8") << "a.pgm" << CV_8U << "PGM" << int(SampleType::UInt8);
         QTest::newRow("pgm 16") << "b.pgm" << CV_16U << "PGM" << int(SampleType::UInt16);
         QTest::newRow("png 8") << "c.png" << CV_8U << "PNG" << int(SampleType::UInt8);

@@ -27,9 +27,7 @@ class TestRegionMeasure : public QObject {
     Q_OBJECT
 private slots:
     void matchesOracle_data() {
-        QTest::addColumn<int>("kind");
-        QTest::addColumn<int>("pivot");
-        QTest::addColumn<bool>("blanks");
+        test::columns<int, int, bool>({"kind", "pivot", "blanks"});
         const char* pivots[] = {"mean", "p70", "number", "integer", "local", "mean+model"};
         for (int k = 0; k <= static_cast<int>(Kind::F64Wide); ++k)
             for (int p = 0; p < 6; ++p)
@@ -78,8 +76,7 @@ private slots:
 
     // Large images (rows in many chunks, several threads) and many overlapping regions, as kmax reports them.
     void largeAndOverlapping_data() {
-        QTest::addColumn<int>("kind");
-        QTest::addColumn<int>("pivot");
+        test::columns<int, int>({"kind", "pivot"});
         for (Kind k : {Kind::U8, Kind::U16, Kind::I32, Kind::F32, Kind::F32NonFinite, Kind::F64})
             for (int p : {0, 3, 5})
                 QTest::newRow(QString("%1 %2").arg(kindName(k)).arg(p).toUtf8()) << static_cast<int>(k) << p;

@@ -87,8 +87,8 @@ class TestSources : public QObject {
     Q_OBJECT
 private slots:
     void starFieldTruth_data() {
-        QTest::addColumn<double>("threshold");
-        QTest::addColumn<double>("complete"); // the SNR from which 95 % of the stars must be found
+        // complete: the SNR from which 95 % of the stars must be found
+        test::columns<double, double>({"threshold", "complete"});
         QTest::newRow("threshold 3") << 3.0 << 15.0;
     }
     void starFieldTruth() {
@@ -307,8 +307,7 @@ private slots:
     // samples and counts); with a blank pixel the general one (pixel by pixel). A blank placed where it
     // cannot count (outside the region and its border, below the pivot) must give the same figures.
     void plainMeasurementsMatchGeneral_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<QString>("pivot");
+        test::columns<int, QString>({"type", "pivot"});
         for (int type = 0; type < 3; ++type)
             for (const char* pivot : {"mean", "p80", "117.25"})
                 QTest::newRow((QString::number(type) + " " + pivot).toUtf8()) << type << QString(pivot);

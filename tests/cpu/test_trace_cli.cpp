@@ -225,8 +225,7 @@ private slots:
     // Usage errors (exit 2, one line on stderr naming `message`): bad points, then valid points with one bad
     // option.
     void badInput_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("message");
+        test::columns<QStringList, QString>({"args", "message"});
         QTest::newRow("equal points") << QStringList{"--from", "5,30", "--to", "5,30"} << "equal";
         QTest::newRow("outside") << QStringList{"--from", "5,30", "--to", "95,30"} << "outside";
         QTest::newRow("negative") << QStringList{"--from", "-1,30", "--to", "50,30"} << "outside";

@@ -126,8 +126,7 @@ private slots:
     }
 
     void writtenHeaders_data() {
-        QTest::addColumn<QString>("frame");
-        QTest::addColumn<double>("tolerance");
+        test::columns<QString, double>({"frame", "tolerance"});
         QTest::newRow("FK4 B1950") << "FK4 B1950" << 0.05;
         QTest::newRow("ICRS with SIP") << "ICRS" << 0.001;
         QTest::newRow("galactic") << "galactic" << 0.001;
@@ -226,10 +225,7 @@ private slots:
     }
 
     void formatting_data() {
-        QTest::addColumn<double>("ra");
-        QTest::addColumn<double>("dec");
-        QTest::addColumn<QString>("raText");
-        QTest::addColumn<QString>("decText");
+        test::columns<double, double, QString, QString>({"ra", "dec", "raText", "decText"});
         QTest::newRow("ngc1316") << 50.673777701705184 << -37.208234774804595 << "03:22:41.707" << "-37:12:29.65";
         QTest::newRow("rounds up to the next hour") << 15.0 * 3599.9998 / 3600.0 << 29.9999999 << "01:00:00.000"
                                                     << "+30:00:00.00";

@@ -93,11 +93,7 @@ class TestGuiBrightestResults : public QObject {
 private slots:
     // Generated images written as text matrices (blanks as NaN), opened from the file as a user would.
     void matchesCli_data() {
-        QTest::addColumn<bool>("floating");
-        QTest::addColumn<int>("k");
-        QTest::addColumn<QString>("pivot");
-        QTest::addColumn<QString>("backend");
-        QTest::addColumn<QRect>("roi");
+        test::columns<bool, int, QString, QString, QRect>({"floating", "k", "pivot", "backend", "roi"});
         QTest::newRow("int k1 mean cpu") << false << 1 << "mean" << "cpu" << QRect();
         QTest::newRow("int k6 median reference") << false << 6 << "median" << "reference" << QRect();
         QTest::newRow("float+blanks k4 p80 cpu") << true << 4 << "p80" << "cpu" << QRect();

@@ -51,9 +51,7 @@ private slots:
     void initTestCase() { test::isolateSettings(); }
 
     void viewTransformRoundTrip_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::addColumn<double>("scale");
-        QTest::addColumn<QPointF>("origin");
+        test::columns<bool, double, QPointF>({"yUp", "scale", "origin"});
         QTest::newRow("1:1") << false << 1.0 << QPointF(0, 0);
         QTest::newRow("zoomed, offset") << false << 3.5 << QPointF(-120.25, 40.0);
         QTest::newRow("y up 1:1") << true << 1.0 << QPointF(10, 10);
@@ -90,9 +88,7 @@ private slots:
     }
 
     void zoomKeepsPointUnderCursor_data() {
-        QTest::addColumn<bool>("yUp");
-        QTest::addColumn<QPointF>("cursor");
-        QTest::addColumn<int>("wheel");
+        test::columns<bool, QPointF, int>({"yUp", "cursor", "wheel"});
         QTest::newRow("in, centre") << false << QPointF(400, 300) << 120;
         QTest::newRow("in, corner") << false << QPointF(37.5, 511.25) << 360;
         QTest::newRow("out") << false << QPointF(600, 100) << -240;

@@ -392,8 +392,7 @@ private slots:
     // B keeps A's orientation whatever its own y-up flag (the offset relates stored rows): with A shown
     // y-up (FITS), B's stored row 0 is drawn at the bottom beside A's row 0.
     void secondImageFollowsTheCanvasOrientation_data() {
-        QTest::addColumn<bool>("aYUp");
-        QTest::addColumn<bool>("bYUp");
+        test::columns<bool, bool>({"aYUp", "bYUp"});
         QTest::newRow("both y-up") << true << true;
         QTest::newRow("A y-up, B not") << true << false;
         QTest::newRow("B y-up, A not") << false << true;
@@ -615,14 +614,8 @@ private slots:
     // Images of different sizes, tolerance and maximum shift, every CPU backend: the window shows what
     // the reference computes.
     void differentSizesAgainstReference_data() {
-        QTest::addColumn<int>("wA");
-        QTest::addColumn<int>("hA");
-        QTest::addColumn<int>("wB");
-        QTest::addColumn<int>("hB");
-        QTest::addColumn<int>("values");
-        QTest::addColumn<double>("tolerance");
-        QTest::addColumn<int>("maxShift");
-        QTest::addColumn<QString>("backend");
+        test::columns<int, int, int, int, int, double, int, QString>(
+            {"wA", "hA", "wB", "hB", "values", "tolerance", "maxShift", "backend"});
         QTest::newRow("wide A, tall B, cpu") << 23 << 9 << 7 << 17 << 3 << 0.0 << -1 << "cpu";
         QTest::newRow("1x1 B, reference") << 13 << 11 << 1 << 1 << 2 << 0.0 << -1 << "reference";
         QTest::newRow("tolerance 1, cpu") << 16 << 12 << 14 << 15 << 6 << 1.0 << -1 << "cpu";

@@ -44,9 +44,7 @@ private slots:
     // The region files the window writes for a brightest run are the files glint-cli writes for the same
     // file and parameters: image coordinates for a text matrix, fk5 for the FITS sample with its WCS.
     void regionFilesEqualTheCli_data() {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<int>("k");
-        QTest::addColumn<QString>("pivot");
+        test::columns<QString, int, QString>({"file", "k", "pivot"});
         const QString matrix = brightest::writeMatrix(scene(90, 70, 21), QStringLiteral("regions.csv"));
         QTest::newRow("matrix K=3 mean") << matrix << 3 << QStringLiteral("mean");
         QTest::newRow("matrix K=1 p90") << matrix << 1 << QStringLiteral("p90");

@@ -47,8 +47,8 @@ class TestGuiPresets : public QObject {
 
 private slots:
     void brightestFirstRun_data() {
-        QTest::addColumn<QString>("source");
-        QTest::addColumn<QString>("kind"); // what the image is recognised as, by the window and by --preset auto
+        // kind: what the image is recognised as, by the window and by --preset auto
+        test::columns<QString, QString>({"source", "kind"});
         QTest::newRow("bundled sky frame") << QStringLiteral("sample:ngc1316o.fit") << QStringLiteral("sky");
         QTest::newRow("bundled mammogram") << QStringLiteral("sample:synthetic-mammogram.png") << QStringLiteral("mammogram");
         QTest::newRow("bundled aerial photograph") << QStringLiteral("sample:aero.png") << QStringLiteral("other");
@@ -97,9 +97,8 @@ private slots:
     }
 
     void traceFirstRun_data() {
-        QTest::addColumn<QString>("source");
-        QTest::addColumn<QString>("score"); // empty: the window's default
-        QTest::addColumn<QPolygonF>("clicks");
+        // score: empty: the window's default
+        test::columns<QString, QString, QPolygonF>({"source", "score", "clicks"});
         QTest::newRow("aerial road, defaults") << QStringLiteral("sample:aero.png") << QString()
                                                << QPolygonF{{4, 431}, {150, 453}, {300, 506}};
         QTest::newRow("aerial road, ridge, width auto")

@@ -37,8 +37,7 @@ private slots:
     }
 
     void writesTheWindow_data() {
-        QTest::addColumn<QStringList>("extra");
-        QTest::addColumn<QSize>("size");
+        test::columns<QStringList, QSize>({"extra", "size"});
         QTest::newRow("aero") << QStringList{test::samplePath(QStringLiteral("aero.png"))} << QSize(1280, 800);
         QTest::newRow("default sample") << QStringList{} << QSize(1280, 800);
         QTest::newRow("sized") << QStringList{test::samplePath(QStringLiteral("synthetic-mammogram.png")), QStringLiteral("--size"),
@@ -61,8 +60,7 @@ private slots:
     }
 
     void failures_data() {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<int>("exitCode");
+        test::columns<QStringList, int>({"args", "exitCode"});
         const QString dir = test::tempDir();
         QFile junk(dir + QStringLiteral("/junk.fits"));
         if (junk.open(QIODevice::WriteOnly)) junk.write("SIMPLE  =  this is not a FITS header at all");

@@ -234,11 +234,8 @@ private slots:
     // Traces on the bundled samples: the aerial photograph's bright road (ridge) and the mammogram's skin
     // line (magnitude), one finished and one in progress with its guides, grabbed from the window.
     void screenshotsOnSamples_data() {
-        QTest::addColumn<QString>("sample");
-        QTest::addColumn<int>("score");
-        QTest::addColumn<double>("width");
-        QTest::addColumn<QPolygonF>("finished");
-        QTest::addColumn<QPolygonF>("inProgress");
+        test::columns<QString, int, double, QPolygonF, QPolygonF>(
+            {"sample", "score", "width", "finished", "inProgress"});
         QTest::newRow("aero road") << QStringLiteral("aero.png") << static_cast<int>(TraceScore::Ridge) << 6.0
                                    << QPolygonF{{4, 431}, {150, 453}, {300, 506}}
                                    << QPolygonF{{330, 458}, {505, 447}};

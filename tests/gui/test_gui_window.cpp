@@ -52,8 +52,7 @@ private slots:
     }
 
     void openEachSample_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QSize>("size");
+        test::columns<QString, QSize>({"name", "size"});
         QTest::newRow("aero") << "aero.png" << QSize(512, 512);
         QTest::newRow("mammogram") << "synthetic-mammogram.png" << QSize(1024, 1024);
         QTest::newRow("ngc1316o") << "ngc1316o.fit" << QSize(440, 300);

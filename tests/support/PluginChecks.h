@@ -18,8 +18,7 @@ inline QString writeSmallCsv() { return writeTempFile("small.csv", "1,2,3\n4,50,
 // way the plugin `name` (glint_codecs, glint_dicom) fails to load: missing, not a library, and a library
 // without the plugin's factory.
 inline void addBrokenPluginRows(const QString& name) {
-    QTest::addColumn<QString>("plugin");
-    QTest::addColumn<QString>("why");
+    test::columns<QString, QString>({"plugin", "why"});
     QTest::newRow("missing") << "/nonexistent/" + name + ".so" << QString("cannot open shared object file");
     QTest::newRow("not a library") << QString(GLINT_SOURCE_DIR "/CMakeLists.txt") << QString("invalid ELF header");
     QTest::newRow("another library") << QString("libz.so.1") << "has no " + name + "_factory_v1";

@@ -30,6 +30,13 @@
 
 namespace glint::test {
 
+// A data function's columns in one call, types in order: columns<QString, int>({"name", "count"}).
+template <class... T>
+void columns(const char* const (&names)[sizeof...(T)]) {
+    std::size_t i = 0;
+    (QTest::addColumn<T>(names[i++]), ...);
+}
+
 // Committed test data (tests/data) and files fetched by the real_data fixture.
 QString dataPath(const QString& name);
 QString fetchedPath(const QString& name);   // empty when the fixture could not provide it
