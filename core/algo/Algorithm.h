@@ -83,8 +83,17 @@ public:
     // UsageError when an output option's path cannot be written in its format (a bad extension), before any work.
     virtual void checkOutput(const std::string& /*option*/, const std::string& /*path*/) const {}
     // The task of a request: the keys a user gave (the command line's options, a --params file, the window's
-    // form), a JSON object the spec checks. UsageError naming the option or key, before any image is read.
-    virtual std::unique_ptr<AlgorithmTask> prepare(const Json& request) const = 0;
+    // form), a JSON object the spec checks (and checkRequest). UsageError naming the option or key, before any
+    // image is read. The task calls run() for each image.
+    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const;
+    // One image's run of a request prepare() accepted: resolved for the image (its kind's preset, every auto
+    // decided), then computed.
+    virtual std::unique_ptr<AlgorithmOutcome> run(const Json& request, const AlgorithmInputs& inputs, Backend backend,
+                                                  JobControl& job) const = 0;
+
+protected:
+    // What a request needs beyond the spec's checks (trace: its two ends); UsageError.
+    virtual void checkRequest(const Json& /*request*/) const {}
 };
 
 // Every algorithm, in the order of the command list.

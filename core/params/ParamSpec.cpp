@@ -103,6 +103,11 @@ std::optional<Json> ParamField::presetValue(ImageKind kind) const {
     return it->second;
 }
 
+ParamField& ParamField::presetForEveryKind(const Json& value) {
+    for (ImageKind kind : {ImageKind::Sky, ImageKind::Mammogram, ImageKind::Aerial, ImageKind::Other}) preset(kind, value);
+    return *this;
+}
+
 ParamSpecBase::ParamSpecBase(std::string algorithm) : algorithm_(std::move(algorithm)) {
     fields_.push_back(std::make_unique<PresetField>());
 }

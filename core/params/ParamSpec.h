@@ -85,7 +85,13 @@ public:
     virtual std::string defaultText() const = 0;
     // The value of a preset for images of `kind`, if the preset sets this field.
     std::optional<Json> presetValue(ImageKind kind) const;
-    void setPreset(ImageKind kind, Json value) { presets_[kind] = std::move(value); }
+    // The field's value in the preset for images of `kind` (chainable: field.preset(...).preset(...)).
+    ParamField& preset(ImageKind kind, Json value) {
+        presets_[kind] = std::move(value);
+        return *this;
+    }
+    // The same value in every kind's preset.
+    ParamField& presetForEveryKind(const Json& value);
 
 protected:
     FieldInfo info_;
@@ -132,6 +138,9 @@ public:
     // The values a preset of `kind` gives (the defaults, then the kind's values), also for fields that do not
     // apply with them (the window's form shows those when they come to apply).
     Json presetValues(ImageKind kind) const;
+    // What can be checked of a request before any image is read (UsageError): its keys and values, then the rules
+    // with the defaults (or a named kind's preset) under the keys given.
+    virtual void checkEarly(const Json& request) const = 0;
     // One line per option for --help: "  --max-box P|auto|none  <help> (default none)".
     std::string helpText() const;
     // "[--pivot mean|median|pNN|local|NUMBER] [--k K] ..." for the usage line.
@@ -459,9 +468,7 @@ public:
         for (const auto& rule : rules_) rule(p);
         return p;
     }
-    // What can be checked of a request before any image is read (UsageError): its keys and values, then the rules
-    // with the defaults (or a named kind's preset) under the keys given.
-    void checkEarly(const Json& request) const {
+    void checkEarly(const Json& request) const override {
         checkRequest(request, "parameters");
         const auto preset = request.find("preset");
         if (preset != request.end() && *preset != "auto" && *preset != "none") {

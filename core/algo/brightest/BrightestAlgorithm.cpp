@@ -190,25 +190,6 @@ private:
     std::optional<ImageKindGuess> kind_;
 };
 
-class BrightestTask final : public AlgorithmTask {
-public:
-    explicit BrightestTask(Json request) : request_(std::move(request)) {}
-    std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
-                                          JobControl& job) const override {
-        // The request resolved for this image (its kind's preset, every auto decided), then the search; the
-        // total is resolution and search, without the GPU's one-time set-up (timing_ms.device_init / device_wait).
-        BrightestRun run = runBrightestRequest(*inputs.image, request_, backend, job);
-        const int k = run.resolved.params.k;
-        auto outcome = std::make_unique<BrightestOutcome>(std::move(run.result), k, inputs.path, std::move(run.parameters));
-        if (run.resolved.autoExclusions) outcome->setAutoExclusions(*run.resolved.autoExclusions, run.resolved.autoExclusionMs);
-        if (run.kind) outcome->setKind(*run.kind);
-        return outcome;
-    }
-
-private:
-    Json request_;
-};
-
 class BrightestAlgorithm final : public Algorithm {
 public:
     const char* name() const override { return "brightest"; }
@@ -227,9 +208,16 @@ public:
                 "flux",        "snr",          "peak",    "centroid_x", "centroid_y", "ra", "dec",
                 "mean_background", "flags", "distinct"};
     }
-    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const override {
-        brightestSpec().checkEarly(request);
-        return std::make_unique<BrightestTask>(request);
+    std::unique_ptr<AlgorithmOutcome> run(const Json& request, const AlgorithmInputs& inputs, Backend backend,
+                                          JobControl& job) const override {
+        // The request resolved for this image (its kind's preset, every auto decided), then the search; the
+        // total is resolution and search, without the GPU's one-time set-up (timing_ms.device_init / device_wait).
+        BrightestRun run = runBrightestRequest(*inputs.image, request, backend, job);
+        const int k = run.resolved.params.k;
+        auto outcome = std::make_unique<BrightestOutcome>(std::move(run.result), k, inputs.path, std::move(run.parameters));
+        if (run.resolved.autoExclusions) outcome->setAutoExclusions(*run.resolved.autoExclusions, run.resolved.autoExclusionMs);
+        if (run.kind) outcome->setKind(*run.kind);
+        return outcome;
     }
 };
 

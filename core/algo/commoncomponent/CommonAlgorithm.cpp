@@ -167,22 +167,6 @@ private:
     Json parameters_;
 };
 
-class CommonTask final : public AlgorithmTask {
-public:
-    explicit CommonTask(Json request) : request_(std::move(request)) {}
-    std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
-                                          JobControl& job) const override {
-        CommonRun run = runCommonRequest(*inputs.image, *inputs.second, request_, backend, job);
-        const Backend ran = run.result.backend;
-        std::string device = run.result.device;
-        return std::make_unique<CommonOutcome>(std::move(run.result), run.params, ran, std::move(device), inputs,
-                                               std::move(run.parameters));
-    }
-
-private:
-    Json request_;
-};
-
 class CommonAlgorithm final : public Algorithm {
 public:
     const char* name() const override { return "common"; }
@@ -194,9 +178,13 @@ public:
         return {"reference", "backend", "found", "dx", "dy", "size", "bbox_x", "bbox_y", "bbox_width", "bbox_height",
                 "tolerance"};
     }
-    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const override {
-        commonSpec().checkEarly(request);
-        return std::make_unique<CommonTask>(request);
+    std::unique_ptr<AlgorithmOutcome> run(const Json& request, const AlgorithmInputs& inputs, Backend backend,
+                                          JobControl& job) const override {
+        CommonRun run = runCommonRequest(*inputs.image, *inputs.second, request, backend, job);
+        const Backend ran = run.result.backend;
+        std::string device = run.result.device;
+        return std::make_unique<CommonOutcome>(std::move(run.result), run.params, ran, std::move(device), inputs,
+                                               std::move(run.parameters));
     }
 };
 

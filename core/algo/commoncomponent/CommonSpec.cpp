@@ -14,38 +14,27 @@ using P = CommonComponentParams;
 
 ParamSpec<P> makeSpec() {
     ParamSpec<P> s("common");
-    {
-        FieldInfo info{"tolerance", "--tolerance", "T", "Tolerance",
-                       "pixels match when |A - B| <= T (after normalising B); 0: equal values, as in the paper", "Parameters",
-                       FieldWidget::Number};
-        info.decimals = 6;
-        info.maximum = 1e12;
-        s.add(info, NumberCodec{0.0, std::numeric_limits<double>::max()}, [](P& p) -> double& { return p.tolerance; });
-    }
-    {
-        FieldInfo info{"max_shift", "--max-shift", "S|none", "Max shift",
-                       "search only offsets with |dx| and |dy| up to S pixels (none: every offset with any overlap)",
-                       "Parameters", FieldWidget::OptionalNumber};
-        info.suffix = " px";
-        s.add(info, OptionalCodec<IntegerCodec>{{0, INT_MAX}},
-              getSet([](const P& p) { return p.maxShift >= 0 ? std::optional<long long>(p.maxShift) : std::nullopt; },
-                     [](P& p, std::optional<long long> v) { p.maxShift = v ? *v : -1; }));
-    }
-    {
-        FieldInfo info{"normalize", "--normalize", "none|linear|rank", "Normalise B",
-                       "how B's values are mapped onto A's before matching: none (the paper's definition), linear (a robust "
-                       "gain and offset) or rank (histogram matching)",
-                       "Parameters", FieldWidget::Choice};
-        ParamField& f = s.add(info,
-                              ChoiceCodec<CommonNormalize>{{{CommonNormalize::None, "none", nullptr},
-                                                            {CommonNormalize::Linear, "linear", nullptr},
-                                                            {CommonNormalize::Rank, "rank", nullptr}},
-                                                           "normalisation"},
-                              [](P& p) -> CommonNormalize& { return p.normalize; });
-        // Two exposures or two tiles rarely share their brightness scale exactly: the window maps B onto A.
-        for (ImageKind kind : {ImageKind::Sky, ImageKind::Mammogram, ImageKind::Aerial, ImageKind::Other})
-            f.setPreset(kind, "linear");
-    }
+    s.add({.key = "tolerance", .option = "--tolerance", .valueName = "T", .label = "Tolerance",
+           .help = "pixels match when |A - B| <= T (after normalising B); 0: equal values, as in the paper",
+           .group = "Parameters", .widget = FieldWidget::Number, .maximum = 1e12, .decimals = 6},
+          NumberCodec{0.0, std::numeric_limits<double>::max()}, [](P& p) -> double& { return p.tolerance; });
+    s.add({.key = "max_shift", .option = "--max-shift", .valueName = "S|none", .label = "Max shift",
+           .help = "search only offsets with |dx| and |dy| up to S pixels (none: every offset with any overlap)",
+           .group = "Parameters", .widget = FieldWidget::OptionalNumber, .suffix = " px"},
+          OptionalCodec<IntegerCodec>{{0, INT_MAX}},
+          getSet([](const P& p) { return p.maxShift >= 0 ? std::optional<long long>(p.maxShift) : std::nullopt; },
+                 [](P& p, std::optional<long long> v) { p.maxShift = v ? *v : -1; }));
+    // Two exposures or two tiles rarely share their brightness scale exactly: the window maps B onto A.
+    s.add({.key = "normalize", .option = "--normalize", .valueName = "none|linear|rank", .label = "Normalise B",
+           .help = "how B's values are mapped onto A's before matching: none (the paper's definition), linear (a robust "
+                   "gain and offset) or rank (histogram matching)",
+           .group = "Parameters", .widget = FieldWidget::Choice},
+          ChoiceCodec<CommonNormalize>{{{CommonNormalize::None, "none", nullptr},
+                                        {CommonNormalize::Linear, "linear", nullptr},
+                                        {CommonNormalize::Rank, "rank", nullptr}},
+                                       "normalisation"},
+          [](P& p) -> CommonNormalize& { return p.normalize; })
+        .presetForEveryKind("linear");
     return s;
 }
 

@@ -114,15 +114,21 @@ private:
     Json parameters_;
 };
 
-class TraceTask final : public AlgorithmTask {
+class TraceAlgorithm final : public Algorithm {
 public:
-    explicit TraceTask(Json request) : request_(std::move(request)) {}
-
-    std::unique_ptr<AlgorithmOutcome> run(const AlgorithmInputs& inputs, Backend backend,
+    const char* name() const override { return "trace"; }
+    const char* summary() const override {
+        return "trace a line between clicked points (best path over guides, exact DP)";
+    }
+    const ParamSpecBase& spec() const override { return traceSpec(); }
+    std::vector<std::string> csvColumns() const override {
+        return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
+    }
+    std::unique_ptr<AlgorithmOutcome> run(const Json& given, const AlgorithmInputs& inputs, Backend backend,
                                           JobControl& job) const override {
         const Image& image = *inputs.image;
         const auto start = std::chrono::steady_clock::now();
-        const Json full = traceSpec().applyPreset(request_, &image);
+        const Json full = traceSpec().applyPreset(given, &image);
         const TraceRequest request = traceSpec().read(full);
         // Width auto, the field and snapping: as the window resolves them when the first click lands.
         ResolvedTrace resolved = resolveTrace(image, request, job);
@@ -146,25 +152,10 @@ public:
                                               traceSpec().write(resolved.request, full["preset"].get<std::string>()));
     }
 
-private:
-    Json request_;
-};
-
-class TraceAlgorithm final : public Algorithm {
-public:
-    const char* name() const override { return "trace"; }
-    const char* summary() const override {
-        return "trace a line between clicked points (best path over guides, exact DP)";
-    }
-    const ParamSpecBase& spec() const override { return traceSpec(); }
-    std::vector<std::string> csvColumns() const override {
-        return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
-    }
-    std::unique_ptr<AlgorithmTask> prepare(const Json& request) const override {
-        traceSpec().checkEarly(request);
+protected:
+    void checkRequest(const Json& request) const override {
         if (!request.contains("from") || !request.contains("to") || request["from"].is_null() || request["to"].is_null())
             throw UsageError("trace needs --from X,Y and --to X,Y");
-        return std::make_unique<TraceTask>(request);
     }
 };
 
