@@ -256,7 +256,7 @@ private slots:
         QVERIFY(cases >= 50);
     }
 
-    // The CPU search's lazy scans (boundedTopBounds, MaxSubarrayCpu.cpp) where they prune: sky-like frames, a
+    // The CPU search's lazy scans (boundedTopBounds, BoundedSearchCpu.cpp) where they prune: sky-like frames, a
     // negative background with rare positive pixels and a few compact sources, so that most cache blocks are
     // never scanned, groups are first scanned at a block far right of their last checkpoint (the S chain in
     // between), and exclusions stale blocks that were scanned while others stay unscanned. Rows wider than

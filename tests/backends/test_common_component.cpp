@@ -333,7 +333,7 @@ private slots:
         }
     }
 
-    // Cancelled from inside the run (see test_brightest): it must stop with Cancelled within a second,
+    // Cancelled from inside the run (see test_brightest_search::cancelActsQuickly): it must stop with Cancelled within a second,
     // whatever the device's speed (the 100 ms target is a bench row: glint-cli bench cancel). The
     // workspace is fine afterwards.
     void cancelWhileRunning_data() {

@@ -1,4 +1,4 @@
-// Helpers of test_gui_brightest.cpp: the CLI's regions for a file, the regions the window shows, text
+// Helpers of test_gui_brightest_{panel,results,overlays}.cpp: the CLI's regions for a file, the regions the window shows, text
 // matrices written exactly, driving the panel and the canvas tools, and waiting for a run to end.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Helpers of test_gui_export.cpp and test_gui_session.cpp: test images written as files the window and
+// Helpers of test_gui_export_{files,view}.cpp and test_gui_session.cpp: test images written as files the window and
 // glint-cli both open, running each analysis in the window and waiting for it, and reading exported
 // pictures (PNG pixels, SVG shapes with their transforms resolved).
 #pragma once

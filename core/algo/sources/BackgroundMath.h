@@ -2,7 +2,7 @@
 // (cuda/BackgroundKernels.cuh) share, so that both give the same cells, knots and interpolated rows bit for bit:
 // every double operation goes through bgAdd/bgSub/bgMul/bgDiv/bgSqrt (plain IEEE operations on the host,
 // the round-to-nearest intrinsics on the device, so that neither side contracts a * b + c into an FMA; the
-// host objects are built for baseline x86-64, which has no FMA, and test_background checks that a * b + c is
+// host objects are built for baseline x86-64, which has no FMA, and test_background_map checks that a * b + c is
 // not contracted there). The clipping's long sums are formed in one fixed order on both sides: 32 lanes
 // (value k of a cell's good values, in row-major order, in lane k % 32, each lane in increasing k, starting
 // at +0.0; a value left out adds +0.0, which leaves a lane's sum as it is), then a fixed tree (laneTreeSum,
