@@ -28,9 +28,7 @@ std::string shortfallNote(const BrightestParams& params, const DisjointOutcome& 
     else if (out.rounds == 0) note += "no rectangle has a positive sum";
     else note += "no rectangle with a positive sum is left";
     if (out.rejected > 0)
-        note += "; " + std::to_string(out.rejected) + " rejected by the filters (min SNR " + formatNumber(params.minSnr) +
-                ", min area " + std::to_string(params.minArea) +
-                (params.maxSize > 0 ? ", max size " + std::to_string(params.maxSize) : std::string()) +
+        note += "; " + std::to_string(out.rejected) + " rejected by the filters (" + describeFilters(params) +
                 (slopeRule ? ", next to a reported region, or on the slope of a brighter source)" : ", or next to a reported region)");
     if (params.boundOrNone() > 0) note += "; search bound: sides <= " + std::to_string(params.boundOrNone()) + " px";
     return note;

@@ -3,11 +3,13 @@
 #include "core/algo/sources/RegionMeasure.h"
 
 #include "core/algo/sources/RegionMeasureArea.h"
+#include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace glint {
 
@@ -43,6 +45,12 @@ bool RegionMeasurer::peakIsLocalMaximum(const BrightestRegion& g) const {
 
 bool hasFilters(const BrightestParams& params) {
     return params.minSnr > 0.0 || params.minArea > 0 || params.maxSize > 0;
+}
+
+std::string describeFilters(const BrightestParams& params) {
+    std::string text = "min SNR " + formatNumber(params.minSnr) + ", min area " + std::to_string(params.minArea);
+    if (params.maxSize > 0) text += ", max size " + std::to_string(params.maxSize);
+    return text;
 }
 
 bool passesFilters(const BrightestRegion& g, const BrightestParams& params) {

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace glint {
@@ -48,5 +49,7 @@ void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions
 // The significance filters of BrightestParams: whether a measured region passes (minSnr, minArea, maxSize).
 bool passesFilters(const BrightestRegion& region, const BrightestParams& params);
 bool hasFilters(const BrightestParams& params);
+// The filters' settings for a note ("min SNR 5, min area 0, max size 30").
+std::string describeFilters(const BrightestParams& params);
 
 } // namespace glint
