@@ -46,7 +46,7 @@ private:
 // Measures every region (rank order kept).
 void measureRegions(const WorkArray& work, std::vector<BrightestRegion>& regions);
 
-// The significance filters of BrightestParams: whether a measured region passes (minSnr, minArea, maxSize).
+// The significance filters of BrightestParams: whether a measured region passes them all.
 bool passesFilters(const BrightestRegion& region, const BrightestParams& params);
 bool hasFilters(const BrightestParams& params);
 // The filters' settings for a note ("min SNR 5, min area 0, max size 30").
