@@ -14,14 +14,18 @@
 #include "core/algo/sources/RegionMeasure.h"
 #include "core/algo/regions/WorkArray.h"
 #include "core/export/CatalogWriter.h"
+#include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
 
 #include <fitsio.h>
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -456,6 +460,64 @@ private slots:
             QCOMPARE(a.regions[i].sum, b.regions[i].sum);
         }
         QCOMPARE(a.rejected, b.rejected);
+    }
+
+    // --min-peak: every region's brightest pixel lies at least V above the background; the regions below it
+    // are rejected and counted, the note names the filter; the CLI and the spec carry it like the others.
+    void minPeakFilter() {
+        // Exact: a broad faint square (the largest sum, peak 9 over the pivot) and two compact bright blocks.
+        std::vector<std::int32_t> px(96 * 96, 0);
+        auto block = [&](int x0, int y0, int side, int value) {
+            for (int y = y0; y < y0 + side; ++y)
+                for (int x = x0; x < x0 + side; ++x) px[static_cast<std::size_t>(y) * 96 + x] = value;
+        };
+        block(10, 10, 15, 10);
+        block(60, 20, 3, 50);
+        block(40, 70, 3, 40);
+        const Image scene = test::intImage(96, 96, std::move(px));
+        BrightestParams q;
+        q.pivot = PivotSpec::parse("1");
+        q.k = 2;
+        q.minPeak = 20;
+        for (const Backend backend : {Backend::Reference, Backend::Cpu}) {
+            const BrightestResult r = test::runBrightestOn(scene, q, backend);
+            QCOMPARE(r.regions.size(), std::size_t(2));
+            QCOMPARE(r.regions[0].x, 60);
+            QCOMPARE(r.regions[0].peak, 49.0);
+            QCOMPARE(r.regions[1].x, 40);
+            QCOMPARE(r.regions[1].peak, 39.0);
+            QCOMPARE(r.rejected, 1);
+        }
+        q.minPeak = 0;
+        QCOMPARE(test::runBrightestOn(scene, q).regions[0].width, 15);
+
+        // A star field: every region passes, fewer than without the filter, the shortfall note names it.
+        const GaussField f = makeGaussField(6, 40);
+        BrightestParams p = sourceFinderParams(60);
+        const BrightestResult all = test::runBrightestOn(f.image, p);
+        QVERIFY(all.regions.size() > 10);
+        std::vector<double> peaks;
+        for (const BrightestRegion& g : all.regions) peaks.push_back(g.peak);
+        std::sort(peaks.begin(), peaks.end());
+        p.minPeak = peaks[peaks.size() / 2];
+        const BrightestResult bright = test::runBrightestOn(f.image, p);
+        QVERIFY(!bright.regions.empty());
+        for (const BrightestRegion& g : bright.regions) QVERIFY(g.peak >= p.minPeak);
+        QVERIFY(bright.regions.size() < all.regions.size());
+        QVERIFY(bright.rejected > all.rejected);
+        QVERIFY2(bright.note.find(", min peak " + formatNumber(p.minPeak)) != std::string::npos, bright.note.c_str());
+        p.minPeak = -1;
+        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
+
+        const QString sky = test::samplePath("ngc1316o.fit");
+        const QJsonObject doc = test::runCliJson({"brightest", sky, "--preset", "auto", "--k", "20", "--min-peak", "300", "--json", "-"});
+        QCOMPARE(doc["parameters"].toObject()["min_peak"].toDouble(), 300.0);
+        QCOMPARE(doc["regions"].toArray().size(), 20); // the preset's 20 regions include peaks of 176 and 185
+        QVERIFY(doc["rejected"].toInt() > 0);
+        for (const QJsonValue& g : doc["regions"].toArray()) QVERIFY(g.toObject()["peak"].toDouble() >= 300.0);
+        const test::CliResult overlap = test::runCli({"brightest", sky, "--mode", "overlap", "--min-peak", "50"});
+        QCOMPARE(overlap.exitCode, 2);
+        QVERIFY(QString::fromUtf8(overlap.err).contains("--min-peak"));
     }
 
     void badInputs() {

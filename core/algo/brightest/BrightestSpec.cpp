@@ -100,6 +100,11 @@ ParamSpec<P> makeSpec() {
            .widget = FieldWidget::Integer, .suffix = " px", .specialText = "none", .onlyWhenKey = "mode",
            .onlyWhenValues = {disjoint}},
           IntegerCodec{0, 1 << 20}, [](P& p) -> int& { return p.maxSize; });
+    s.add({.key = "min_peak", .option = "--min-peak", .valueName = "V", .label = "Min peak",
+           .help = "skip regions whose brightest pixel lies less than V above the background (image units; 0: none)",
+           .group = "Source finding", .widget = FieldWidget::Number, .maximum = 1e12, .decimals = 3,
+           .specialText = "none", .onlyWhenKey = "mode", .onlyWhenValues = {disjoint}},
+          NumberCodec{0.0, kNoLimit}, [](P& p) -> double& { return p.minPeak; });
     s.add({.key = "max_box", .option = "--max-box", .valueName = "P|auto|none", .label = "Max box",
            .help = "search only boxes whose sides are at most P px, so that bright sources are not joined across the "
                    "sky between them and a crowded field gives one box per star; auto: 5 times the PSF's FWHM measured "
@@ -142,7 +147,7 @@ ParamSpec<P> makeSpec() {
         if (p.mode == BrightestMode::Overlap) {
             std::string given;
             for (const auto& [on, name] : {std::pair{p.minSnr > 0.0, "--min-snr"}, std::pair{p.minArea > 0, "--min-area"},
-                                           std::pair{p.maxSize > 0, "--max-size"}})
+                                           std::pair{p.maxSize > 0, "--max-size"}, std::pair{p.minPeak > 0.0, "--min-peak"}})
                 if (on) given += (given.empty() ? "" : ", ") + std::string(name);
             if (!given.empty())
                 throw UsageError(given + " apply to the disjoint search only (--mode disjoint); in overlap mode --distinct F "

@@ -55,6 +55,7 @@ struct BrightestParams {
     double minSnr = 0.0;
     std::int64_t minArea = 0; // pixels
     int maxSize = 0;          // px, the larger side
+    double minPeak = 0.0;     // image units: the brightest pixel's excess over the background (peak)
     // The search bound (not a filter): > 0, the search considers only rectangles with both sides <= maxBox, so
     // that a crowded field, whose summed light makes the whole frame the best rectangle, gives one box per source
     // (disjoint: each round is the exact best bounded rectangle, core/algo/brightest/NOTES.md; overlap: the exact

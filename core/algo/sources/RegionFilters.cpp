@@ -44,12 +44,13 @@ bool RegionMeasurer::peakIsLocalMaximum(const BrightestRegion& g) const {
 }
 
 bool hasFilters(const BrightestParams& params) {
-    return params.minSnr > 0.0 || params.minArea > 0 || params.maxSize > 0;
+    return params.minSnr > 0.0 || params.minArea > 0 || params.maxSize > 0 || params.minPeak > 0.0;
 }
 
 std::string describeFilters(const BrightestParams& params) {
     std::string text = "min SNR " + formatNumber(params.minSnr) + ", min area " + std::to_string(params.minArea);
     if (params.maxSize > 0) text += ", max size " + std::to_string(params.maxSize);
+    if (params.minPeak > 0.0) text += ", min peak " + formatNumber(params.minPeak);
     return text;
 }
 
@@ -57,6 +58,7 @@ bool passesFilters(const BrightestRegion& g, const BrightestParams& params) {
     if (params.minArea > 0 && g.pixels() < params.minArea) return false;
     if (params.maxSize > 0 && std::max(g.width, g.height) > params.maxSize) return false;
     if (params.minSnr > 0.0 && !(g.snr >= params.minSnr)) return false;
+    if (params.minPeak > 0.0 && !(g.peak >= params.minPeak)) return false;
     return true;
 }
 
