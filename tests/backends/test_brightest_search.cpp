@@ -29,8 +29,7 @@ private slots:
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
         const Image im = test::brightestPaperImage();
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
+        const BrightestParams p = test::zeroPivotParams();
         const auto r = run(im, p, backend);
         QCOMPARE(r.backend, backend);
         QCOMPARE(r.regions.size(), std::size_t(1));
@@ -62,8 +61,7 @@ private slots:
         for (int seed = 0; seed < 4; ++seed)
             for (const auto& [w, h] : shapes) {
                 Image im;
-                BrightestParams p;
-                p.pivot = PivotSpec::parse("0");
+                BrightestParams p = test::zeroPivotParams();
                 if (kind == "nan") {
                     im = test::randomFloatImage(w, h, -1.0, 1.2, rng);
                     im.mutableSamples<double>()[rng() % im.pixelCount()] = std::nan("");
@@ -114,9 +112,7 @@ private slots:
         for (int seed = 0; seed < 6; ++seed) {
             const int w = 5 + seed * 3, h = 4 + seed * 2;
             Image im = floating ? test::randomFloatImage(w, h, -1, 1.1, rng) : test::randomIntImage(w, h, -9, 10, rng, 0.05);
-            BrightestParams p;
-            p.pivot = PivotSpec::parse("0");
-            p.k = 6;
+            const BrightestParams p = test::zeroPivotParams(6);
             const auto got = run(im, p, backend);
             if (backend != Backend::Reference) test::checkSameRegions(run(im, p, Backend::Reference), got);
             auto mask = exclusionMask(im, p);
@@ -315,10 +311,8 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         std::mt19937 rng(5);
         const Image im = test::randomIntImage(40, 30, -5, 5, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
+        BrightestParams p = test::zeroPivotParams(4);
         p.roi = PixelRect{10, 5, 12, 20};
-        p.k = 4;
         const auto r = run(im, p, backend);
         QVERIFY(!r.regions.empty());
         for (const auto& g : r.regions)

@@ -212,9 +212,7 @@ private slots:
     void fewerThanK() {
         std::mt19937 rng(5);
         const Image im = test::randomIntImage(6, 5, -3, 3, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
-        p.k = 500;
+        BrightestParams p = test::zeroPivotParams(500);
         const BrightestResult r = distinctRun(im, p, 0.0, Backend::Cpu);
         QVERIFY(r.regions.size() < 30);       // F = 0: disjoint rectangles, at most one per pixel
         QVERIFY(!r.note.empty());

@@ -234,9 +234,7 @@ private slots:
     void boundOfNoEffectAndFewerThanK() {
         std::mt19937 rng(9);
         const Image im = test::randomIntImage(7, 5, -4, 6, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
-        p.k = 8;
+        BrightestParams p = test::zeroPivotParams(8);
         for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.3}}) {
             const BrightestResult none = overlapRun(im, p, f, 0, Backend::Cpu);
             test::checkSameRegionSums(overlapRun(im, p, f, 7, Backend::Cpu), none, "P = 7");
