@@ -135,8 +135,7 @@ private slots:
     // kinds: noise with a polygon excluded (cpu), and on the cuda backend both of its paths (exact int32;
     // float screen with int64 or double recheck) from 1x1 to 1024^2, ties, exclusions, ROI, K rounds.
     void agreesWithReference_data() {
-        test::addBackendColumn();
-        test::columns<QString, int, int, int>({"kind", "width", "height", "k"});
+        test::addSizedCaseColumns();
         test::newBackendRow(Backend::Cpu, "noise u8 160") << "noise u8" << 160 << 160 << 3;
         test::newBackendRow(Backend::Cpu, "noise big sums 150") << "noise big" << 150 << 150 << 3;
         test::newBackendRow(Backend::Cpu, "noise float 140x90") << "noise float" << 140 << 90 << 3;
@@ -156,10 +155,7 @@ private slots:
     }
     void agreesWithReference() {
         GLINT_FETCH_BACKEND(backend);
-        QFETCH(QString, kind);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(int, k);
+        const auto [kind, width, height, k] = test::fetchSizedCase();
         std::mt19937 rng(static_cast<unsigned>(width * 7919 + height + k));
         Image im;
         BrightestParams p;

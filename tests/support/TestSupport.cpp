@@ -188,6 +188,19 @@ void addBoolRows(const char* column, const char* falseTag, const char* trueTag) 
     QTest::newRow(trueTag) << true;
 }
 
+void addSizedCaseColumns() {
+    addBackendColumn();
+    columns<QString, int, int, int>({"kind", "width", "height", "k"});
+}
+
+SizedCase fetchSizedCase() {
+    QFETCH(QString, kind);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, k);
+    return {kind, width, height, k};
+}
+
 Backend fetchBackend() { return static_cast<Backend>(*static_cast<int*>(QTest::qData("backend", QMetaType::Int))); }
 
 QString unavailableReason(Backend backend) {

@@ -126,6 +126,17 @@ QString unavailableReason(Backend backend);
 // A data function's one bool column and its two rows: `falseTag` (false), then `trueTag` (true).
 void addBoolRows(const char* column, const char* falseTag, const char* trueTag);
 
+// The size tables of the searches: the backend column, then "kind" (what image to make), "width", "height" and
+// "k"; and a row's values.
+struct SizedCase {
+    QString kind;
+    int width = 0;
+    int height = 0;
+    int k = 0;
+};
+void addSizedCaseColumns();
+SizedCase fetchSizedCase();
+
 } // namespace glint::test
 
 // In a test function with a backend column: the row's backend in `var`, or the row skips.
