@@ -197,9 +197,7 @@ private slots:
 
     // Integer exactness at 4096^2 on both CUDA paths, against the exact cpu backend.
     void cudaIntegerExactness4096_data() {
-        QTest::addColumn<QString>("kind");
-        QTest::newRow("8-bit, int32 path") << "u8";
-        QTest::newRow("16-bit, sums beyond 2^31") << "u16";
+        test::addStringRows("kind", {{"8-bit, int32 path", "u8"}, {"16-bit, sums beyond 2^31", "u16"}});
     }
     void cudaIntegerExactness4096() {
         GLINT_REQUIRE_CUDA();

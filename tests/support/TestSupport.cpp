@@ -188,6 +188,11 @@ void addBoolRows(const char* column, const char* falseTag, const char* trueTag) 
     QTest::newRow(trueTag) << true;
 }
 
+void addStringRows(const char* column, std::initializer_list<std::pair<const char*, const char*>> rows) {
+    QTest::addColumn<QString>(column);
+    for (const auto& [tag, value] : rows) QTest::newRow(tag) << QString::fromUtf8(value);
+}
+
 void addSizedCaseColumns() {
     addBackendColumn();
     columns<QString, int, int, int>({"kind", "width", "height", "k"});

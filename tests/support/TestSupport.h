@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 // In a test that needs a file fetched by the real_data fixture: its path in `var`, or a skip naming it.
@@ -125,6 +126,8 @@ QString unavailableReason(Backend backend);
 
 // A data function's one bool column and its two rows: `falseTag` (false), then `trueTag` (true).
 void addBoolRows(const char* column, const char* falseTag, const char* trueTag);
+// A data function's one QString column and its rows, each {tag, value}.
+void addStringRows(const char* column, std::initializer_list<std::pair<const char*, const char*>> rows);
 
 // The size tables of the searches: the backend column, then "kind" (what image to make), "width", "height" and
 // "k"; and a row's values.
