@@ -303,8 +303,7 @@ private slots:
     void roiAndEmptyResults_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void roiAndEmptyResults() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(5);
-        const Image im = test::randomIntImage(40, 30, -5, 5, rng);
+        const Image im = test::randomIntImage(40, 30, -5, 5, test::Seed{5});
         BrightestParams p = test::zeroPivotParams(4);
         p.roi = PixelRect{10, 5, 12, 20};
         const auto r = run(im, p, backend);

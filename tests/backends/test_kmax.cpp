@@ -416,8 +416,7 @@ private slots:
                                                        Backend::Reference, job));
         QVERIFY_THROWS_EXCEPTION(UsageError,
                                  runKMax1d(KMaxSequence::random(100000, 1), kMaxKMaxResults + 1, Backend::Cpu, job));
-        std::mt19937 rng(1);
-        const Image im = test::randomIntImage(5, 5, -3, 3, rng);
+        const Image im = test::randomIntImage(5, 5, -3, 3, test::Seed{1});
         BrightestParams p;
         p.k = 0;
         QVERIFY_THROWS_EXCEPTION(UsageError, overlap(im, p, Backend::Cpu));
@@ -433,8 +432,7 @@ private slots:
     void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void cancelActsQuickly() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(2);
-        const Image im = test::randomIntImage(700, 700, 0, 255, rng);
+        const Image im = test::randomIntImage(700, 700, 0, 255, test::Seed{2});
         BrightestParams p;
         p.k = 100;
         p.mode = BrightestMode::Overlap;

@@ -74,8 +74,7 @@ private slots:
     }
 
     void regionStatisticsEndToEnd() {
-        std::mt19937 rng(7);
-        Image image = test::randomIntImage(61, 47, -1000, 5000, rng, 0.05);
+        Image image = test::randomIntImage(61, 47, -1000, 5000, test::Seed{7}, 0.05);
         const Image copy = image; // for the expected values
         MainWindow window({false, false});
         QVERIFY(test::showExposed(window, QSize(1100, 800)));

@@ -86,6 +86,16 @@ Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937
     return image;
 }
 
+Image randomIntImage(int width, int height, int lo, int hi, Seed seed, double blankFraction) {
+    std::mt19937 rng(seed.value);
+    return randomIntImage(width, height, lo, hi, rng, blankFraction);
+}
+
+Image randomFloatImage(int width, int height, double lo, double hi, Seed seed, double blankFraction) {
+    std::mt19937 rng(seed.value);
+    return randomFloatImage(width, height, lo, hi, rng, blankFraction);
+}
+
 QString cliPath() {
     return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
 }
