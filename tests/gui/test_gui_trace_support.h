@@ -80,3 +80,8 @@ inline TraceSettings roadSettings() {
 #define WAIT_LIVE_AT(module, point)                                                                                    \
     QTRY_VERIFY_WITH_TIMEOUT(!(module)->livePolyline().isEmpty() && (module)->livePolyline().last() == (point), 20000)
 #define WAIT_IDLE(module) QTRY_VERIFY_WITH_TIMEOUT(!(module)->runner()->isBusy() && !(module)->isFixing(), 20000)
+// In a test function: `f`, a Fixture whose window shows `image` with the Trace tool picked (open), or the
+// test fails.
+#define OPEN_TRACE_WINDOW(f, image, settings)                                                                          \
+    ::glint::test::tracetool::Fixture f;                                                                               \
+    QVERIFY(::glint::test::tracetool::open(f, image, settings))
