@@ -21,11 +21,7 @@ namespace glint::test::tracetool {
 using namespace glint;
 using namespace glint::ui;
 
-inline TraceModule* findTraceModule(MainWindow& window) {
-    for (AnalysisModule* m : window.modules())
-        if (auto* t = qobject_cast<TraceModule*>(m)) return t;
-    return nullptr;
-}
+inline TraceModule* findTraceModule(MainWindow& window) { return test::findModule<TraceModule>(window); }
 
 inline QPoint widgetAt(const ImageCanvas* canvas, QPointF image) { return canvas->view().imageToWidget(image).toPoint(); }
 // Where a click at a widget pixel lands in the image: what the trace must start or end at.
