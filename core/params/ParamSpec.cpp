@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <iomanip>
-#include <limits>
 #include <sstream>
 
 namespace glint {
@@ -282,7 +281,7 @@ void NumberCodec::check(Value v, const std::string& what) const {
     const bool below = loOpen ? !(v > lo) : !(v >= lo);
     if (!std::isfinite(v) || below || !(v <= hi)) {
         std::string range;
-        if (hi == std::numeric_limits<double>::max()) range = (loOpen ? "> " : ">= ") + text(lo);
+        if (hi == kNoLimit) range = (loOpen ? "> " : ">= ") + text(lo);
         else range = (loOpen ? "in (" : "in [") + text(lo) + ", " + text(hi) + "]";
         throw UsageError(what + " must be " + range + " (got " + text(v) + ")");
     }
@@ -292,7 +291,7 @@ std::string NumberCodec::text(Value v) const { return numberText(v); }
 
 void NumberCodec::describe(FieldInfo& info) const {
     info.minimum = lo;
-    info.maximum = hi == std::numeric_limits<double>::max() ? 1e9 : hi;
+    info.maximum = hi == kNoLimit ? 1e9 : hi;
 }
 
 SwitchCodec::Value SwitchCodec::fromJson(const Json& j, const std::string& what) const {

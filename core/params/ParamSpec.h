@@ -19,6 +19,7 @@
 #include "core/util/Errors.h"
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -176,6 +177,8 @@ struct IntegerCodec {
 
 struct NumberCodec {
     using Value = double;
+    // hi = kNoLimit: no upper limit (a message says "> lo" or ">= lo"; the window's spin box stops at 1e9).
+    static constexpr double kNoLimit = std::numeric_limits<double>::max();
     double lo, hi;
     bool loOpen = false; // lo itself excluded
     Json toJson(Value v) const { return v; }

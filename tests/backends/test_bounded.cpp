@@ -33,6 +33,26 @@ namespace {
 // The random cases of this suite: sides 1..60.
 test::RandomDisjointCase randomCase(std::mt19937& rng, int trial) { return test::randomDisjointCase(rng, trial, 60, 150); }
 
+// The work array of `image` at the pivot 0, with `count` random excluded rectangles when `exclude` holds
+// (test::excludeRandomRects, widths 1 + x / widthDivisor).
+WorkArray zeroPivotWork(const Image& image, bool exclude, int count, int widthDivisor, std::mt19937& rng) {
+    BrightestParams params = test::zeroPivotParams();
+    if (exclude) test::excludeRandomRects(params, image.width(), image.height(), count, widthDivisor, rng);
+    return prepareWorkArray(image, params);
+}
+
+// K regions with both sides <= P; with `rejecting`, `accept` rejects some of them, under a cap of capFor(K) rounds.
+DisjointRule boundedRule(int k, int maxBox, bool rejecting, bool (*accept)(const WorkRect&)) {
+    DisjointRule rule;
+    rule.k = k;
+    rule.maxBox = maxBox;
+    if (rejecting) {
+        rule.accept = accept;
+        rule.maxRounds = DisjointRule::capFor(rule.k);
+    }
+    return rule;
+}
+
 // The independent oracle of the bounded greedy search on integer work arrays: every rectangle with both
 // sides <= P and no excluded cell, by 2-D prefix sums in int64, ordered by the rule (largest sum, then the
 // smallest top, bottom, last column, then the largest first column).
@@ -234,18 +254,10 @@ private slots:
                 image = Image::fromSamples<double>(w, h, std::move(v));
                 image.updateIntegerValued();
             }
-            BrightestParams params;
-            params.pivot = PivotSpec::parse("0");
-            if (coin(rng) <= 1) test::excludeRandomRects(params, w, h, 3, 4, rng);
-            const WorkArray work = prepareWorkArray(image, params);
+            const WorkArray work = zeroPivotWork(image, coin(rng) <= 1, 3, 4, rng);
             if (work.includedCount == 0) continue;
-            DisjointRule rule;
-            rule.k = kd(rng);
-            rule.maxBox = P;
-            if (coin(rng) == 0) {
-                rule.accept = [](const WorkRect& r) { return r.cols != 2; };
-                rule.maxRounds = DisjointRule::capFor(rule.k);
-            }
+            const int k = kd(rng);
+            const DisjointRule rule = boundedRule(k, P, coin(rng) == 0, [](const WorkRect& r) { return r.cols != 2; });
             const QString what = QString("wide trial %1: %2x%3 kind %4 P=%5 K=%6 work %7x%8%9")
                                      .arg(trial).arg(w).arg(h).arg(kind).arg(P).arg(rule.k).arg(work.rows).arg(work.cols)
                                      .arg(work.integer ? " int64" : " double");
@@ -289,18 +301,10 @@ private slots:
                 for (double& x : v) x = x + 0.25 * static_cast<double>(rare(rng) % 4) - 0.5;
             Image image = Image::fromSamples<double>(w, h, std::move(v));
             image.updateIntegerValued();
-            BrightestParams params;
-            params.pivot = PivotSpec::parse("0");
-            if (coin(rng) == 0) test::excludeRandomRects(params, w, h, 2, 5, rng);
-            const WorkArray work = prepareWorkArray(image, params);
+            const WorkArray work = zeroPivotWork(image, coin(rng) == 0, 2, 5, rng);
             if (work.includedCount == 0) continue;
-            DisjointRule rule;
-            rule.k = kd(rng);
-            rule.maxBox = P;
-            if (coin(rng) == 0) {
-                rule.accept = [](const WorkRect& r) { return r.rows != 1; };
-                rule.maxRounds = DisjointRule::capFor(rule.k);
-            }
+            const int k = kd(rng);
+            const DisjointRule rule = boundedRule(k, P, coin(rng) == 0, [](const WorkRect& r) { return r.rows != 1; });
             const QString what = QString("sparse trial %1: %2x%3 P=%4 K=%5 sources %6%7")
                                      .arg(trial).arg(w).arg(h).arg(P).arg(rule.k).arg(sources)
                                      .arg(work.integer ? " int64" : " double");
@@ -334,10 +338,7 @@ private slots:
                              : kind == 2 ? test::randomFloatImage(w, h, -1.0, 1.05, rng, 0.03)
                              : kind == 3 ? test::randomIntImage(w, h, -1, 1, rng, 0.1)
                                          : test::randomFloatImage(w, h, -2.0, 2.2, rng);
-            BrightestParams params;
-            params.pivot = PivotSpec::parse("0");
-            if (coin(rng) <= 1) test::excludeRandomRects(params, w, h, 3, 3, rng);
-            const WorkArray work = prepareWorkArray(im, params);
+            const WorkArray work = zeroPivotWork(im, coin(rng) <= 1, 3, 3, rng);
             if (work.includedCount == 0) continue;
             DisjointRule rule;
             rule.maxBox = coin(rng) == 0 ? work.rows + 1 + coin(rng) : bounds[pick(rng)]; // P > rows: every height

@@ -65,8 +65,7 @@ private slots:
     }
 
     void usageErrors() {
-        std::mt19937 rng(5);
-        const Image im = test::randomIntImage(10, 10, -5, 5, rng);
+        const Image im = test::randomIntImage(10, 10, -5, 5, test::Seed{5});
         BrightestParams p;
         p.k = 0;
         QVERIFY_THROWS_EXCEPTION(UsageError, run(im, p, Backend::Cpu));
@@ -118,8 +117,7 @@ private slots:
     }
 
     void pivotSweep() {
-        std::mt19937 rng(9);
-        const Image im = test::randomIntImage(30, 20, 0, 100, rng);
+        const Image im = test::randomIntImage(30, 20, 0, 100, test::Seed{9});
         const std::vector<PivotSpec> pivots = {PivotSpec::parse("mean"), PivotSpec::parse("p75"), PivotSpec::parse("90")};
         JobControl job;
         const auto sweep = runPivotSweep(im, BrightestParams{}, pivots, Backend::Cpu, job);

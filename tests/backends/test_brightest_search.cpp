@@ -29,8 +29,7 @@ private slots:
     void paperExample() {
         GLINT_FETCH_BACKEND(backend);
         const Image im = test::brightestPaperImage();
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
+        const BrightestParams p = test::zeroPivotParams();
         const auto r = run(im, p, backend);
         QCOMPARE(r.backend, backend);
         QCOMPARE(r.regions.size(), std::size_t(1));
@@ -62,8 +61,7 @@ private slots:
         for (int seed = 0; seed < 4; ++seed)
             for (const auto& [w, h] : shapes) {
                 Image im;
-                BrightestParams p;
-                p.pivot = PivotSpec::parse("0");
+                BrightestParams p = test::zeroPivotParams();
                 if (kind == "nan") {
                     im = test::randomFloatImage(w, h, -1.0, 1.2, rng);
                     im.mutableSamples<double>()[rng() % im.pixelCount()] = std::nan("");
@@ -114,9 +112,7 @@ private slots:
         for (int seed = 0; seed < 6; ++seed) {
             const int w = 5 + seed * 3, h = 4 + seed * 2;
             Image im = floating ? test::randomFloatImage(w, h, -1, 1.1, rng) : test::randomIntImage(w, h, -9, 10, rng, 0.05);
-            BrightestParams p;
-            p.pivot = PivotSpec::parse("0");
-            p.k = 6;
+            const BrightestParams p = test::zeroPivotParams(6);
             const auto got = run(im, p, backend);
             if (backend != Backend::Reference) test::checkSameRegions(run(im, p, Backend::Reference), got);
             auto mask = exclusionMask(im, p);
@@ -139,8 +135,7 @@ private slots:
     // kinds: noise with a polygon excluded (cpu), and on the cuda backend both of its paths (exact int32;
     // float screen with int64 or double recheck) from 1x1 to 1024^2, ties, exclusions, ROI, K rounds.
     void agreesWithReference_data() {
-        test::addBackendColumn();
-        test::columns<QString, int, int, int>({"kind", "width", "height", "k"});
+        test::addSizedCaseColumns();
         test::newBackendRow(Backend::Cpu, "noise u8 160") << "noise u8" << 160 << 160 << 3;
         test::newBackendRow(Backend::Cpu, "noise big sums 150") << "noise big" << 150 << 150 << 3;
         test::newBackendRow(Backend::Cpu, "noise float 140x90") << "noise float" << 140 << 90 << 3;
@@ -160,10 +155,7 @@ private slots:
     }
     void agreesWithReference() {
         GLINT_FETCH_BACKEND(backend);
-        QFETCH(QString, kind);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(int, k);
+        const auto [kind, width, height, k] = test::fetchSizedCase();
         std::mt19937 rng(static_cast<unsigned>(width * 7919 + height + k));
         Image im;
         BrightestParams p;
@@ -205,9 +197,7 @@ private slots:
 
     // Integer exactness at 4096^2 on both CUDA paths, against the exact cpu backend.
     void cudaIntegerExactness4096_data() {
-        QTest::addColumn<QString>("kind");
-        QTest::newRow("8-bit, int32 path") << "u8";
-        QTest::newRow("16-bit, sums beyond 2^31") << "u16";
+        test::addStringRows("kind", {{"8-bit, int32 path", "u8"}, {"16-bit, sums beyond 2^31", "u16"}});
     }
     void cudaIntegerExactness4096() {
         GLINT_REQUIRE_CUDA();
@@ -313,12 +303,9 @@ private slots:
     void roiAndEmptyResults_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void roiAndEmptyResults() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(5);
-        const Image im = test::randomIntImage(40, 30, -5, 5, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
+        const Image im = test::randomIntImage(40, 30, -5, 5, test::Seed{5});
+        BrightestParams p = test::zeroPivotParams(4);
         p.roi = PixelRect{10, 5, 12, 20};
-        p.k = 4;
         const auto r = run(im, p, backend);
         QVERIFY(!r.regions.empty());
         for (const auto& g : r.regions)

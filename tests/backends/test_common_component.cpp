@@ -169,8 +169,7 @@ private slots:
     void cropAndSource() {
         GLINT_FETCH_BACKEND(backend);
         QFETCH(bool, cropFirst);
-        std::mt19937 rng(11);
-        const Image source = test::randomIntImage(40, 30, 0, 255, rng);
+        const Image source = test::randomIntImage(40, 30, 0, 255, test::Seed{11});
         std::vector<std::int32_t> crop;
         for (int y = 5; y < 5 + 12; ++y)
             for (int x = 7; x < 7 + 15; ++x) crop.push_back(static_cast<std::int32_t>(source.value(x, y)));
@@ -188,8 +187,7 @@ private slots:
     void thirtyTwoBitCodesCrop_data() { test::addBackendRows({Backend::Cpu, Backend::Cuda}); }
     void thirtyTwoBitCodesCrop() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(12);
-        const Image source = test::randomFloatImage(320, 240, 0.0, 1.0, rng);
+        const Image source = test::randomFloatImage(320, 240, 0.0, 1.0, test::Seed{12});
         std::vector<double> crop;
         for (int y = 77; y < 77 + 40; ++y)
             for (int x = 123; x < 123 + 50; ++x) crop.push_back(source.value(x, y));
@@ -211,8 +209,7 @@ private slots:
     void blanksSplitTheComponent() {
         GLINT_FETCH_BACKEND(backend);
         // Identical 20x10 images; a blank column at x = 6 in A cuts the overlap at offset 0 in two.
-        std::mt19937 rng(3);
-        Image a = test::randomIntImage(20, 10, 0, 1000, rng);
+        Image a = test::randomIntImage(20, 10, 0, 1000, test::Seed{3});
         Image b = a;
         std::vector<std::uint8_t> mask(200, 0);
         for (int y = 0; y < 10; ++y) mask[y * 20 + 6] = 1;
@@ -323,8 +320,7 @@ private slots:
     void cancelStopsTheSearch_data() { test::addBackendRows(); }
     void cancelStopsTheSearch() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(1);
-        const Image square = test::randomIntImage(60, 60, 0, 3, rng);
+        const Image square = test::randomIntImage(60, 60, 0, 3, test::Seed{1});
         const auto [a, b] = common_component::randomValuePair(128, 4, 5);
         for (const auto& [x, y] : {std::pair{&square, &square}, std::pair{&a, &b}}) {
             JobControl job;

@@ -210,11 +210,8 @@ private slots:
 
     // Fewer than K allowed: all of them, with a note; every rectangle excluded: nothing.
     void fewerThanK() {
-        std::mt19937 rng(5);
-        const Image im = test::randomIntImage(6, 5, -3, 3, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
-        p.k = 500;
+        const Image im = test::randomIntImage(6, 5, -3, 3, test::Seed{5});
+        BrightestParams p = test::zeroPivotParams(500);
         const BrightestResult r = distinctRun(im, p, 0.0, Backend::Cpu);
         QVERIFY(r.regions.size() < 30);       // F = 0: disjoint rectangles, at most one per pixel
         QVERIFY(!r.note.empty());
@@ -224,8 +221,7 @@ private slots:
     }
 
     void errors() {
-        std::mt19937 rng(1);
-        const Image im = test::randomIntImage(5, 5, -3, 3, rng);
+        const Image im = test::randomIntImage(5, 5, -3, 3, test::Seed{1});
         BrightestParams p;
         p.k = 3;
         for (double f : {-0.1, 1.0, 1.5, std::nan("")})
@@ -248,8 +244,7 @@ private slots:
     void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void cancelActsQuickly() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(2);
-        const Image im = test::randomIntImage(backend == Backend::Reference ? 120 : 500, backend == Backend::Reference ? 120 : 500, 0, 255, rng);
+        const Image im = test::randomIntImage(backend == Backend::Reference ? 120 : 500, backend == Backend::Reference ? 120 : 500, 0, 255, test::Seed{2});
         BrightestParams p;
         p.k = 200;
         p.mode = BrightestMode::Overlap;

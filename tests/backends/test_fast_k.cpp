@@ -105,8 +105,7 @@ private slots:
         GLINT_FETCH_BACKEND(backend);
         QFETCH(int, k);
         QFETCH(int, atLeast);
-        std::mt19937 rng(17);
-        const Image im = test::randomIntImage(1024, 1024, 0, 255, rng);
+        const Image im = test::randomIntImage(1024, 1024, 0, 255, test::Seed{17});
         BrightestParams p;
         p.pivot = PivotSpec::parse("p90");
         p.k = k;

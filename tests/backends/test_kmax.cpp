@@ -295,8 +295,7 @@ private slots:
     // device gives the cpu backend's sums and costs at most a few times as much (here: 10x + 2 s, loose
     // enough for any pair of machines).
     void tiesStayBounded_data() {
-        test::addBackendColumn();
-        test::columns<QString, int, int, int>({"kind", "width", "height", "k"});
+        test::addSizedCaseColumns();
         test::newBackendRow(Backend::Cpu, "all equal 400x300") << "equal" << 400 << 300 << 2000;
         // The saturated frame at the size it was reported at (a 2148 x 2102 flat field).
         test::newBackendRow(Backend::Cuda, "saturated flat, p99") << "saturated" << 2148 << 2102 << 30;
@@ -306,11 +305,7 @@ private slots:
     }
     void tiesStayBounded() {
         GLINT_FETCH_BACKEND(backend);
-        QFETCH(QString, kind);
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(int, k);
-        const int w = width, h = height;
+        const auto [kind, w, h, k] = test::fetchSizedCase();
         BrightestParams p;
         p.mode = BrightestMode::Overlap;
         p.k = k;
@@ -421,8 +416,7 @@ private slots:
                                                        Backend::Reference, job));
         QVERIFY_THROWS_EXCEPTION(UsageError,
                                  runKMax1d(KMaxSequence::random(100000, 1), kMaxKMaxResults + 1, Backend::Cpu, job));
-        std::mt19937 rng(1);
-        const Image im = test::randomIntImage(5, 5, -3, 3, rng);
+        const Image im = test::randomIntImage(5, 5, -3, 3, test::Seed{1});
         BrightestParams p;
         p.k = 0;
         QVERIFY_THROWS_EXCEPTION(UsageError, overlap(im, p, Backend::Cpu));
@@ -438,8 +432,7 @@ private slots:
     void cancelActsQuickly_data() { test::addBackendRows({Backend::Reference, Backend::Cpu}); }
     void cancelActsQuickly() {
         GLINT_FETCH_BACKEND(backend);
-        std::mt19937 rng(2);
-        const Image im = test::randomIntImage(700, 700, 0, 255, rng);
+        const Image im = test::randomIntImage(700, 700, 0, 255, test::Seed{2});
         BrightestParams p;
         p.k = 100;
         p.mode = BrightestMode::Overlap;

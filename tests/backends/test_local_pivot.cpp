@@ -87,6 +87,22 @@ BrightestParams paramsFor(std::mt19937& rng, int W, int H, int trial) {
     return p;
 }
 
+// A trial's input: a field (field()'s kind, blanks and NaN) with random sides lo..hi, and paramsFor's parameters.
+struct Trial {
+    int W = 0;
+    int H = 0;
+    Image image;
+    BrightestParams params;
+};
+Trial randomTrial(std::mt19937& rng, int lo, int hi, int trial, int kind, bool blanks, bool nans) {
+    Trial t;
+    t.W = std::uniform_int_distribution<int>(lo, hi)(rng);
+    t.H = std::uniform_int_distribution<int>(lo, hi)(rng);
+    t.image = field(t.W, t.H, kind, rng, blanks, nans);
+    t.params = paramsFor(rng, t.W, t.H, trial);
+    return t;
+}
+
 } // namespace
 
 class TestLocalPivot : public QObject {
@@ -96,11 +112,8 @@ private slots:
         GLINT_REQUIRE_CUDA();
         std::mt19937 rng(2026);
         for (int trial = 0; trial < 24; ++trial) {
-            const int W = std::uniform_int_distribution<int>(70, 420)(rng);
-            const int H = std::uniform_int_distribution<int>(70, 420)(rng);
             const int kind = trial % 4;
-            const Image im = field(W, H, kind, rng, trial % 3 == 2, trial % 2 == 0);
-            const BrightestParams p = paramsFor(rng, W, H, trial);
+            const auto [W, H, im, p] = randomTrial(rng, 70, 420, trial, kind, trial % 3 == 2, trial % 2 == 0);
             const QString what = QString("trial %1: %2x%3 kind %4 mesh %5").arg(trial).arg(W).arg(H).arg(kind).arg(p.mesh);
             auto solver = BackendRegistry<MaxSubarraySolver>::create(Backend::Cuda);
             DeviceLocalPivot* device = solver->deviceLocalPivot(p);
@@ -157,10 +170,7 @@ private slots:
         GLINT_REQUIRE_CUDA();
         std::mt19937 rng(77);
         for (int trial = 0; trial < 8; ++trial) {
-            const int W = std::uniform_int_distribution<int>(100, 300)(rng);
-            const int H = std::uniform_int_distribution<int>(100, 300)(rng);
-            const Image im = field(W, H, trial % 4, rng, trial % 2 == 1, trial % 3 == 0);
-            BrightestParams p = paramsFor(rng, W, H, trial);
+            auto [W, H, im, p] = randomTrial(rng, 100, 300, trial, trial % 4, trial % 2 == 1, trial % 3 == 0);
             p.maxBox = searchBox(trial % 2 ? 64 : 9);
             JobControl j1, j2;
             const BrightestResult cpu = runBrightest(im, p, Backend::Cpu, j1);

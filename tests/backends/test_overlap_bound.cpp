@@ -232,11 +232,8 @@ private slots:
     // A bound of no effect (at least both sides) runs the unbounded search; fewer rectangles than K fit: all of
     // them, with a note naming the bound.
     void boundOfNoEffectAndFewerThanK() {
-        std::mt19937 rng(9);
-        const Image im = test::randomIntImage(7, 5, -4, 6, rng);
-        BrightestParams p;
-        p.pivot = PivotSpec::parse("0");
-        p.k = 8;
+        const Image im = test::randomIntImage(7, 5, -4, 6, test::Seed{9});
+        BrightestParams p = test::zeroPivotParams(8);
         for (std::optional<double> f : {std::optional<double>{}, std::optional<double>{0.3}}) {
             const BrightestResult none = overlapRun(im, p, f, 0, Backend::Cpu);
             test::checkSameRegionSums(overlapRun(im, p, f, 7, Backend::Cpu), none, "P = 7");
@@ -253,8 +250,7 @@ private slots:
     }
 
     void errors() {
-        std::mt19937 rng(1);
-        const Image im = test::randomIntImage(5, 5, -3, 3, rng);
+        const Image im = test::randomIntImage(5, 5, -3, 3, test::Seed{1});
         BrightestParams p;
         p.k = 3;
         QVERIFY_THROWS_EXCEPTION(UsageError, overlapRun(im, p, 0.2, -2, Backend::Cpu));

@@ -47,8 +47,7 @@ private slots:
         const auto dark = TraceField::compute(Image::fromSamples<double>(60, 60, line), ridge);
         QCOMPARE(dark->vectors()[2 * (30 * 60 + 30)], 0.0f);
 
-        std::mt19937 rng(3);
-        Image blanky = test::randomFloatImage(50, 40, 0.0, 100.0, rng, 0.05);
+        Image blanky = test::randomFloatImage(50, 40, 0.0, 100.0, test::Seed{3}, 0.05);
         for (TraceScore score : {TraceScore::Magnitude, TraceScore::Sine, TraceScore::Ridge}) {
             TraceFieldOptions options;
             options.score = score;

@@ -155,8 +155,7 @@ private slots:
     }
 
     void dicomJson() {
-        const QString path = test::fetchedPath("CT_small.dcm");
-        if (path.isEmpty()) QSKIP("CT_small.dcm was not fetched by the real_data fixture");
+        GLINT_REAL_FILE(path, "CT_small.dcm");
         const test::CliResult r = test::runCli({"info", path, "--json", "-"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = parseJson(r.out);

@@ -98,8 +98,7 @@ private slots:
     void limits() {
         QFETCH(QStringList, args);
         QFETCH(QByteArray, message);
-        const QString dir = freshDir("limits");
-        const QString m = matrix(dir);
+        const auto [dir, m] = freshMatrixDir("limits");
         for (QString& a : args) a.replace("@m", m);
         QElapsedTimer clock;
         clock.start();
@@ -117,8 +116,7 @@ private slots:
     // What stays valid: K above the number of rectangles lists them all (DESIGN), the largest K and
     // --max-shift at its bound run.
     void limitsThatRun() {
-        const QString dir = freshDir("limits-ok");
-        const QString m = matrix(dir);
+        const auto [dir, m] = freshMatrixDir("limits-ok");
         auto r = test::runCli({"brightest", m, "--pivot", "0", "--mode", "overlap", "--k", "1000", "--json", "-"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(r.out).object().value("regions").toArray().size(), 60); // 6 x 10 rectangles

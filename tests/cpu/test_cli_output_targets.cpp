@@ -82,6 +82,17 @@ mode_t fileType(const QString& path, bool follow = true) {
     return rc == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
+// Makes `path` a null device of our own (as root: a test never risks the system's /dev/null). Empty when it
+// can be opened for writing, else why not (the test skips).
+QString makeNullDevice(const QString& path) {
+    if (::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+        return "cannot create a device node here (not root?)";
+    const int probe = ::open(path.toLocal8Bit().constData(), O_WRONLY);
+    if (probe < 0) return "device nodes cannot be opened in the temporary folder (nodev mount)";
+    ::close(probe);
+    return {};
+}
+
 } // namespace
 
 class CliOutputTargetsTest : public QObject {
@@ -99,17 +110,11 @@ private slots:
     void deviceTargetIsWrittenInPlace() {
         QFETCH(QStringList, options);
         if (!GLINT_WITH_IMGCODECS && options.contains("--overlay")) QSKIP("this build writes no PNG overlays");
-        const QString dir = freshDir("device");
-        const QString in = matrix(dir);
-        // A null device of our own (as root): the test never risks the system's /dev/null.
+        const auto [dir, in] = freshMatrixDir("device");
         const QString dev = dir + "/null";
         const QString devReg = dir + "/null.reg";
         for (const QString& p : {dev, devReg})
-            if (::mknod(p.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
-                QSKIP("cannot create a device node here (not root?)");
-        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
-        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
-        ::close(probe);
+            if (const QString why = makeNullDevice(p); !why.isEmpty()) QSKIP(qPrintable(why));
         QStringList args{"brightest", in, "--pivot", "0"};
         for (QString o : options) args << o.replace("@", dev);
         const auto r = test::runCli(args, 30000);
@@ -120,14 +125,9 @@ private slots:
     }
 
     void batchOutToDevice() {
-        const QString dir = freshDir("batchdev");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("batchdev");
         const QString dev = dir + "/null";
-        if (::mknod(dev.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)) != 0)
-            QSKIP("cannot create a device node here (not root?)");
-        const int probe = ::open(dev.toLocal8Bit().constData(), O_WRONLY);
-        if (probe < 0) QSKIP("device nodes cannot be opened in the temporary folder (nodev mount)");
-        ::close(probe);
+        if (const QString why = makeNullDevice(dev); !why.isEmpty()) QSKIP(qPrintable(why));
         const auto r = test::runCli({"batch", "--algo", "info", "--out", dev, in}, 30000);
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(fileType(dev, false), mode_t(S_IFCHR));
@@ -135,8 +135,7 @@ private slots:
 
     // A FIFO with a reader receives the JSON and stays a FIFO.
     void fifoWithReader() {
-        const QString dir = freshDir("fifo");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("fifo");
         const QString fifo = dir + "/out.json";
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
         const int reader = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
@@ -156,8 +155,7 @@ private slots:
 
     // A FIFO nobody reads: no hang, exit 3, one line, still a FIFO.
     void fifoWithoutReader() {
-        const QString dir = freshDir("fifo-noreader");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("fifo-noreader");
         const QString fifo = dir + "/out.json";
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
         const auto r = test::runCli({"brightest", in, "--json", fifo}, 20000);
@@ -171,8 +169,7 @@ private slots:
     // --json /dev/stdout writes to the process's standard output (a pipe here, then a file) and leaves
     // the /dev/stdout link alone.
     void devStdout() {
-        const QString dir = freshDir("devstdout");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("devstdout");
         auto r = test::runCli({"brightest", in, "--pivot", "0", "--json", "/dev/stdout"}, 30000);
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.startsWith("{"), r.out.constData());
@@ -193,8 +190,7 @@ private slots:
 
     // A symbolic link to a file stays a link (the file it names is replaced); a folder is refused.
     void symlinkAndFolderTargets() {
-        const QString dir = freshDir("symlink");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("symlink");
         const QString real = writeText(dir + "/real.json", "old\n");
         const QString link = dir + "/link.json";
         QVERIFY(QFile::link(real, link));
@@ -225,8 +221,7 @@ private slots:
     void fullStdout() {
         QFETCH(QStringList, args);
         if (!QFile::exists("/dev/full")) QSKIP("no /dev/full here");
-        const QString dir = freshDir("full");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("full");
         for (QString& a : args) a.replace("@", in);
         const auto r = runCliTo("/dev/full", args);
         QCOMPARE(r.exitCode, 3);
@@ -236,8 +231,7 @@ private slots:
     void closedStdout_data() { fullStdout_data(); }
     void closedStdout() {
         QFETCH(QStringList, args);
-        const QString dir = freshDir("closed");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("closed");
         for (QString& a : args) a.replace("@", in);
         const auto r = runCliStdoutClosed(args);
         QCOMPARE(r.exitCode, 3);
@@ -247,8 +241,7 @@ private slots:
 
     // A closed standard output must not become one of the files the run writes.
     void closedStdoutWithFileOutput() {
-        const QString dir = freshDir("closed-file");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("closed-file");
         const QString json = dir + "/r.json";
         const auto r = runCliStdoutClosed({"brightest", in, "--pivot", "0", "--json", json});
         QCOMPARE(r.exitCode, 3); // the text summary could not be written
@@ -273,8 +266,7 @@ private slots:
         QFETCH(QStringList, failing);
         if (!GLINT_WITH_IMGCODECS && failing.contains("--overlay")) QSKIP("this build writes no PNG overlays");
         QFETCH(QByteArray, reason);
-        const QString dir = freshDir("transaction");
-        const QString in = matrix(dir);
+        const auto [dir, in] = freshMatrixDir("transaction");
         QCOMPARE(::mkfifo((dir + "/fifo.reg").toLocal8Bit().constData(), 0600), 0);
         const QByteArray old = "{\"old\": true}\n";
         const QString keep = writeText(dir + "/keep.json", old);

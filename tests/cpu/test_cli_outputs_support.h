@@ -31,4 +31,14 @@ inline QString matrix(const QString& dir) {
     return writeText(dir + "/m.csv", "1,2,3,4\n5,60,70,8\n9,10,110,12\n");
 }
 
+// A fresh folder (freshDir) with the matrix in it (in).
+struct MatrixDir {
+    QString dir;
+    QString in;
+};
+inline MatrixDir freshMatrixDir(const QString& name) {
+    const QString dir = freshDir(name);
+    return {dir, matrix(dir)};
+}
+
 } // namespace glint::test::clioutputs

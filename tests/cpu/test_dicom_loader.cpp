@@ -247,9 +247,7 @@ private slots:
 
     // JPEG extended (12-bit): the positions pydicom's GDCM tests check (values read in OsiriX).
     void jpegExtended_data() {
-        QTest::addColumn<QString>("name");
-        QTest::newRow("lossy") << "JPEG-lossy.dcm";
-        QTest::newRow("fixed") << "JPGExtended.dcm";
+        test::addStringRows("name", {{"lossy", "JPEG-lossy.dcm"}, {"fixed", "JPGExtended.dcm"}});
     }
     void jpegExtended() {
         QFETCH(QString, name);

@@ -366,11 +366,10 @@ private slots:
 
     // Brackets and parentheses are part of a file name, never CFITSIO's extended syntax.
     void literalNames_data() {
-        QTest::addColumn<QString>("name");
-        QTest::newRow("brackets") << "a[1].fits";
-        QTest::newRow("parentheses") << "b(2).fits";
-        QTest::newRow("plus and hash") << "c+1#x.fits";
-        QTest::newRow("other extension") << "sky.mt";
+        test::addStringRows("name", {{"brackets", "a[1].fits"},
+                                     {"parentheses", "b(2).fits"},
+                                     {"plus and hash", "c+1#x.fits"},
+                                     {"other extension", "sky.mt"}});
     }
     void literalNames() {
         QFETCH(QString, name);

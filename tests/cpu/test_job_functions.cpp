@@ -60,8 +60,7 @@ private slots:
     }
 
     void runTraceMatchesTheHandAssembledChain() {
-        std::mt19937 rng(7);
-        const Image image = test::randomIntImage(64, 48, 0, 255, rng);
+        const Image image = test::randomIntImage(64, 48, 0, 255, test::Seed{7});
         const std::vector<TracePoint> clicks = {{3, 4}, {30, 20}, {60, 44}};
         TraceParams params;
         params.guides = 4;
@@ -94,8 +93,7 @@ private slots:
     }
 
     void runTraceRejectsBadInputBeforeWork() {
-        std::mt19937 rng(3);
-        const Image image = test::randomIntImage(20, 10, 0, 9, rng);
+        const Image image = test::randomIntImage(20, 10, 0, 9, test::Seed{3});
         JobControl job;
         QVERIFY_THROWS_EXCEPTION(UsageError, runTrace(image, {{1, 1}, {50, 5}}, {}, {}, Backend::Cpu, job));
         QVERIFY_THROWS_EXCEPTION(UsageError, runTrace(image, {{1, 1}}, {}, {}, Backend::Cpu, job));
@@ -118,8 +116,7 @@ private slots:
     }
 
     void brightestAndSweepThroughTheRunner() {
-        std::mt19937 rng(11);
-        const Image image = test::randomIntImage(40, 30, 0, 255, rng);
+        const Image image = test::randomIntImage(40, 30, 0, 255, test::Seed{11});
         BrightestParams params;
         params.k = 3;
         JobControl one, sweep;

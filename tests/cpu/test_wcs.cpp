@@ -93,8 +93,7 @@ class TestWcs : public QObject {
 
 private slots:
     void hstIcrs() {
-        const QString path = test::fetchedPath("j8bt06nyq_flt.fits");
-        if (path.isEmpty()) QSKIP("j8bt06nyq_flt.fits was not fetched by the real_data fixture");
+        GLINT_REAL_FILE(path, "j8bt06nyq_flt.fits");
         const Image image = loadImage(path.toStdString()); // the SCI extension, HDU 1
         QVERIFY(image.meta.wcs);
         QCOMPARE(image.meta.wcs->nativeFrame(), std::string("ICRS"));
@@ -110,14 +109,11 @@ private slots:
     }
 
     void fk4RealFile_data() {
-        QTest::addColumn<QString>("name");
-        QTest::newRow("ngc1316o.fit") << "ngc1316o.fit";
-        QTest::newRow("comp.fits (tile-compressed)") << "comp.fits";
+        test::addStringRows("name", {{"ngc1316o.fit", "ngc1316o.fit"}, {"comp.fits (tile-compressed)", "comp.fits"}});
     }
     void fk4RealFile() {
         QFETCH(QString, name);
-        const QString path = test::fetchedPath(name);
-        if (path.isEmpty()) QSKIP(qPrintable(name + " was not fetched by the real_data fixture"));
+        GLINT_REAL_FILE(path, name);
         const Image image = loadImage(path.toStdString());
         QVERIFY(image.meta.wcs);
         QCOMPARE(image.meta.wcs->nativeFrame(), std::string("FK4 B1950")); // EQUINOX 1950, no RADESYS
@@ -202,12 +198,11 @@ private slots:
     }
 
     void noUsableWcs_data() {
-        QTest::addColumn<QString>("what");
-        QTest::newRow("no keywords") << "none";
-        QTest::newRow("linear axes only") << "linear";
-        QTest::newRow("ecliptic") << "ecliptic";
-        QTest::newRow("singular matrix") << "singular";
-        QTest::newRow("garbage") << "garbage";
+        test::addStringRows("what", {{"no keywords", "none"},
+                                     {"linear axes only", "linear"},
+                                     {"ecliptic", "ecliptic"},
+                                     {"singular matrix", "singular"},
+                                     {"garbage", "garbage"}});
     }
     void noUsableWcs() {
         QFETCH(QString, what);

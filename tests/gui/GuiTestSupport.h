@@ -1,5 +1,5 @@
 // Helpers shared by the GUI tests: their main (settings isolated from the user's, backends registered),
-// waiting until an image is loaded and drawn, a module's registration in the window, and picture checks
+// waiting until an image is loaded and drawn, a module of the window and its registration, and picture checks
 // (is a grab blank?).
 #pragma once
 
@@ -129,6 +129,14 @@ inline PictureStats pictureStats(const QImage& picture, const QRect& area = {}) 
 inline QMenu* menuNamed(ui::MainWindow& window, const QString& title) {
     for (QAction* a : window.menuBar()->actions())
         if (a->text().remove(QLatin1Char('&')) == title) return a->menu();
+    return nullptr;
+}
+
+// The window's module of type M; null when it has none.
+template <class M>
+M* findModule(ui::MainWindow& window) {
+    for (ui::AnalysisModule* m : window.modules())
+        if (auto* found = qobject_cast<M*>(m)) return found;
     return nullptr;
 }
 

@@ -275,8 +275,7 @@ private slots:
     // Overlap (K-MSP) is one more mode: until the core has it, its message is shown; once it has, the
     // regions come in rank order with non-increasing sums, drawn dimmer as the rank grows.
     void overlapMode() {
-        std::mt19937 rng(3);
-        const Image image = test::randomIntImage(40, 30, -60, 60, rng);
+        const Image image = test::randomIntImage(40, 30, -60, 60, test::Seed{3});
         const QString file = writeMatrix(image, QStringLiteral("brightest-overlap.csv"));
         MainWindow window({false, false});
         QVERIFY(showAndOpen(window, file));
@@ -313,8 +312,7 @@ private slots:
     // Overlap mode's Distinct (--distinct F): enabled in overlap mode only, on at 0.2 by default in the window,
     // the run equals the CLI's with --distinct, and sessions keep the check and F.
     void distinctControl() {
-        std::mt19937 rng(4);
-        const Image image = test::randomIntImage(36, 28, -60, 60, rng);
+        const Image image = test::randomIntImage(36, 28, -60, 60, test::Seed{4});
         const QString file = writeMatrix(image, QStringLiteral("brightest-distinct.csv"));
         MainWindow window({false, false});
         QVERIFY(showAndOpen(window, file));

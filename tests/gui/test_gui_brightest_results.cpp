@@ -276,8 +276,7 @@ private slots:
     void saturatedPercentilePivot() {
         MainWindow window({false, false});
         showWindow(window);
-        std::mt19937 rng(17);
-        Image image = test::randomIntImage(100, 80, 0, 200, rng);
+        Image image = test::randomIntImage(100, 80, 0, 200, test::Seed{17});
         std::vector<std::uint8_t> samples(100 * 80);
         int below = 0;
         for (int y = 0; y < 80; ++y)

@@ -112,11 +112,7 @@ inline void saveShot(QWidget& widget, const QString& name) {
     widget.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
 }
 
-inline BrightestModule* findModule(MainWindow& window) {
-    for (AnalysisModule* m : window.modules())
-        if (auto* b = qobject_cast<BrightestModule*>(m)) return b;
-    return nullptr;
-}
+inline BrightestModule* findModule(MainWindow& window) { return test::findModule<BrightestModule>(window); }
 
 inline void setPivot(BrightestPanel* panel, const QString& pivot) {
     QComboBox* kind = panel->pivotBox();

@@ -131,7 +131,7 @@ private slots:
         QVERIFY(runTrace(window, {QPointF(5, 5), QPointF(90, 70)}));
         const QVector<ExportableResults> all = window.exports()->results();
         QCOMPARE(all.size(), 3); // the traces, two brightest runs (in the order of the modules)
-        QCOMPARE(all[0].title, module<TraceModule>(window)->name());
+        QCOMPARE(all[0].title, test::findModule<TraceModule>(window)->name());
         QVERIFY(all[1].title.startsWith(QStringLiteral("Brightest #1")));
         QVERIFY(!all[1].isVisible()); // the older run is hidden when the next one shows
         QVERIFY(all[2].isVisible());
@@ -163,7 +163,7 @@ private slots:
         QCOMPARE(csvRows(QDir(dir_).filePath(QStringLiteral("first.csv"))), 1);
 
         // Hiding the trace layer in the Layers dock takes it out of "all visible".
-        module<TraceModule>(window)->layer()->setVisible(false);
+        test::findModule<TraceModule>(window)->layer()->setVisible(false);
         QCOMPARE(visibleResults(window.exports()->results()).size(), 1);
     }
 
@@ -186,7 +186,7 @@ private slots:
         QCOMPARE(crs->count(), 3);
         QVERIFY2(crs->itemText(0).contains(QStringLiteral("UTM zone 33N")), qPrintable(crs->itemText(0)));
         QCOMPARE(dialog.files().geoJsonCrs, GeoJsonCrs::Image); // the default: what lines up in QGIS
-        const BrightestRegion& r = module<BrightestModule>(window)->lastResults().front().regions.front();
+        const BrightestRegion& r = test::findModule<BrightestModule>(window)->lastResults().front().regions.front();
         const auto firstPoint = [](const QByteArray& geojson) {
             const QJsonArray ring = QJsonDocument::fromJson(geojson).object()["features"].toArray().first().toObject()
                                         ["geometry"].toObject()["coordinates"].toArray().first().toArray();
@@ -226,7 +226,7 @@ private slots:
         QString message;
         QVERIFY(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message));
         QVERIFY(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("reference"), &message));
-        QVERIFY(module<RegionStatisticsModule>(window)->measure(QRect(3, 4, 50, 40)));
+        QVERIFY(test::findModule<RegionStatisticsModule>(window)->measure(QRect(3, 4, 50, 40)));
         QVERIFY(waitIdle(window));
         QVERIFY(runTrace(window, {QPointF(5, 5), QPointF(100, 80)}));
         // The trace field's record comes from the worker: wait for it rather than for a fixed time.

@@ -30,12 +30,6 @@ using namespace glint::ui;
 // The brightest module's helpers, brightest::… to these and to the suites that use them.
 namespace brightest = glint::test::brightest;
 
-template <class T> T* module(MainWindow& window) {
-    for (AnalysisModule* m : window.modules())
-        if (auto* t = qobject_cast<T*>(m)) return t;
-    return nullptr;
-}
-
 // Grey noise 0..60 with bright blocks: integer values (the CLI and the window read them exactly), and a
 // picture in which anything coloured is an overlay.
 inline Image scene(int width, int height, unsigned seed) {
@@ -76,7 +70,7 @@ inline bool showImage(MainWindow& window, Image image, const QString& name = QSt
 
 // K brightest regions with the panel: pivot, K, backend; false (message) when the run did not finish.
 inline bool runBrightest(MainWindow& window, int k, const QString& pivot, const QString& backend, QString* message) {
-    BrightestModule* m = module<BrightestModule>(window);
+    BrightestModule* m = test::findModule<BrightestModule>(window);
     m->panel()->kBox()->setValue(k);
     brightest::setPivot(m->panel(), pivot);
     // The CLI's defaults, not the FITS image's (threshold 3, min SNR 5, max box = the mesh).
@@ -89,7 +83,7 @@ inline bool runBrightest(MainWindow& window, int k, const QString& pivot, const 
 }
 
 inline bool runCommon(MainWindow& window, const QString& pathB, double tolerance) {
-    auto* m = module<CommonComponentModule>(window);
+    auto* m = test::findModule<CommonComponentModule>(window);
     m->openSecondImage(pathB);
     QElapsedTimer clock;
     clock.start();
@@ -107,7 +101,7 @@ inline bool runCommon(MainWindow& window, const QString& pathB, double tolerance
 
 // A trace through clicked points (image coordinates), finished as Enter does.
 inline bool runTrace(MainWindow& window, const QVector<QPointF>& clicks) {
-    auto* m = module<TraceModule>(window);
+    auto* m = test::findModule<TraceModule>(window);
     QSignalSpy finished(m, &TraceModule::traceFinished);
     m->startTool();
     for (const QPointF& p : clicks)

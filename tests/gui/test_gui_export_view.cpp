@@ -80,7 +80,7 @@ private slots:
         QVERIFY(showImage(window, std::move(image)));
         QString message;
         QVERIFY2(runBrightest(window, 2, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
-        const auto& regions = module<BrightestModule>(window)->runs().back().results.front().regions;
+        const auto& regions = test::findModule<BrightestModule>(window)->runs().back().results.front().regions;
         QCOMPARE(regions.size(), std::size_t(2));
 
         const QString path = QDir(dir_).filePath(QStringLiteral("view-%1.png").arg(yUp));
@@ -123,7 +123,7 @@ private slots:
         QVERIFY(showImage(window, scene(240, 180, 3)));
         QString message;
         QVERIFY2(runBrightest(window, 1, QStringLiteral("mean"), QStringLiteral("cpu"), &message), qPrintable(message));
-        const BrightestRegion r = module<BrightestModule>(window)->runs().back().results.front().regions.front();
+        const BrightestRegion r = test::findModule<BrightestModule>(window)->runs().back().results.front().regions.front();
         const QString thin = QDir(dir_).filePath(QStringLiteral("thin.png")),
                       thick = QDir(dir_).filePath(QStringLiteral("thick.png"));
         QVERIFY(window.exports()->exportViewPng(thin, {1.0}));
@@ -150,7 +150,7 @@ private slots:
                 bs.push_back(static_cast<std::int32_t>(a.value(x, y)));
         window.context().setImage(Image(a), QStringLiteral("A"));
         GLINT_WAIT_FOR_IMAGE(window);
-        auto* common = module<CommonComponentModule>(window);
+        auto* common = test::findModule<CommonComponentModule>(window);
         common->setSecondImage(Image::fromSamples<std::int32_t>(60, 50, std::move(bs)), QStringLiteral("B"));
         QTRY_VERIFY_WITH_TIMEOUT(common->isSecondImageShown(), 20000);
         common->setBackend(Backend::Cpu);
@@ -214,8 +214,8 @@ private slots:
         QCOMPARE(images, 1);
 
         const ViewPicture picture(window.context(), {1.0});
-        const QString regionColour = colourName(module<BrightestModule>(window)->regionLayer()->colour());
-        for (const BrightestRegion& r : module<BrightestModule>(window)->runs().back().results.front().regions) {
+        const QString regionColour = colourName(test::findModule<BrightestModule>(window)->regionLayer()->colour());
+        for (const BrightestRegion& r : test::findModule<BrightestModule>(window)->runs().back().results.front().regions) {
             const QRectF expected = outputRect(picture, QRect(r.x, r.y, r.width, r.height));
             bool found = false;
             for (const SvgShape& s : shapes) {
@@ -234,7 +234,7 @@ private slots:
                                            .arg(expected.height())));
         }
         // The trace: a polyline in the trace colour through the trace's points (pixel centres at +0.5).
-        const TraceModule* trace = module<TraceModule>(window);
+        const TraceModule* trace = test::findModule<TraceModule>(window);
         const QPolygonF line = trace->layer()->shape(0).points;
         bool traced = false;
         for (const SvgShape& s : shapes) {
@@ -287,7 +287,7 @@ private slots:
         QVERIFY(window.exports()->exportViewPng(mammogram));
         saveShot(mammogram, QStringLiteral("export-mammogram.png"));
         QVERIFY(openAndWait(window, test::samplePath(QStringLiteral("ngc1316o.fit"))));
-        auto* m = module<BrightestModule>(window);
+        auto* m = test::findModule<BrightestModule>(window);
         m->panel()->sweepEdit()->setText(QStringLiteral("median, p90, p99"));
         m->panel()->kBox()->setValue(2);
         QVERIFY(brightest::runAndWait(

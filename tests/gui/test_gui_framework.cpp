@@ -35,13 +35,6 @@ class TestGuiFramework : public QObject {
     Q_OBJECT
 
 private:
-    template <class T>
-    static T* findModule(MainWindow& window) {
-        for (AnalysisModule* m : window.modules())
-            if (auto* t = qobject_cast<T*>(m)) return t;
-        return nullptr;
-    }
-
     // Statistics of a rectangle computed here, independently of the module.
     static ImageStats expectedStats(const Image& image, const QRect& r) {
         std::vector<double> v;
@@ -63,7 +56,7 @@ private:
 private slots:
     void moduleIsRegistered() {
         MainWindow window({false, false});
-        auto* module = findModule<RegionStatisticsModule>(window);
+        auto* module = test::findModule<RegionStatisticsModule>(window);
         QVERIFY(module);
         // Its actions are in the Analyze menu and its panel in the parameters dock.
         QMenu* analyze = test::menuNamed(window, QStringLiteral("Analyze"));
@@ -74,14 +67,13 @@ private slots:
     }
 
     void regionStatisticsEndToEnd() {
-        std::mt19937 rng(7);
-        Image image = test::randomIntImage(61, 47, -1000, 5000, rng, 0.05);
+        Image image = test::randomIntImage(61, 47, -1000, 5000, test::Seed{7}, 0.05);
         const Image copy = image; // for the expected values
         MainWindow window({false, false});
         QVERIFY(test::showExposed(window, QSize(1100, 800)));
         window.context().setImage(std::move(image), QStringLiteral("random"));
         GLINT_WAIT_FOR_IMAGE(window);
-        auto* module = findModule<RegionStatisticsModule>(window);
+        auto* module = test::findModule<RegionStatisticsModule>(window);
 
         // Draw a rectangle with the module's tool, as a user does (Analyze ▸ Draw Rectangle, drag).
         module->actions().first()->trigger();

@@ -22,13 +22,6 @@ using namespace glint::test::brightest;
 
 namespace {
 
-template <class M>
-M* moduleOf(MainWindow& window) {
-    for (AnalysisModule* m : window.modules())
-        if (auto* found = qobject_cast<M*>(m)) return found;
-    return nullptr;
-}
-
 QPoint widgetAt(const ImageCanvas* canvas, QPointF image) { return canvas->view().imageToWidget(image).toPoint(); }
 QPointF imageAt(const ImageCanvas* canvas, QPoint widget) { return canvas->view().widgetToImage(QPointF(widget)); }
 
@@ -116,7 +109,7 @@ private slots:
         const QString path = pathOf(source);
         MainWindow window({false, false});
         QVERIFY(showAndOpen(window, path));
-        auto* m = moduleOf<TraceModule>(window);
+        auto* m = test::findModule<TraceModule>(window);
         QVERIFY(m);
         if (!score.isEmpty()) {
             window.parametersDock()->showPanel(m->name());
@@ -176,7 +169,7 @@ private slots:
 
         MainWindow window({false, false});
         QVERIFY(showAndOpen(window, pathA));
-        auto* m = moduleOf<CommonComponentModule>(window);
+        auto* m = test::findModule<CommonComponentModule>(window);
         QVERIFY(m);
         m->openSecondImage(pathB);
         QTRY_VERIFY_WITH_TIMEOUT(m->secondImage() != nullptr, 30000);

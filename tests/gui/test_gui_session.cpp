@@ -95,7 +95,7 @@ bool openSession(MainWindow& window, const QString& path, QString* failure) {
 bool waitDrawn(MainWindow& window) {
     QElapsedTimer clock;
     clock.start();
-    auto* common = module<CommonComponentModule>(window);
+    auto* common = test::findModule<CommonComponentModule>(window);
     while (clock.elapsed() < 30000) {
         if (test::imageShown(window.context()) && (!common->secondImage() || common->isSecondImageShown())) return true;
         QTest::qWait(20);
@@ -128,7 +128,7 @@ class TestGuiSession : public QObject {
         ctx.setDisplaySettings(display);
         ctx.setManualLimits(5.0, 210.0);
 
-        auto* b = module<BrightestModule>(window);
+        auto* b = test::findModule<BrightestModule>(window);
         b->setRoi(QRect(4, 3, 150, 110));
         b->addExclusionRectangle(QRect(100, 80, 20, 15));
         b->addExclusionPolygon(QPolygonF({QPointF(10, 10), QPointF(40, 12), QPointF(20, 35)}));
@@ -142,16 +142,16 @@ class TestGuiSession : public QObject {
         brightest::setPivot(b->panel(), QStringLiteral("p97.5"));
 
         QVERIFY(runTrace(window, {QPointF(8.5, 100.25), QPointF(80, 60), QPointF(150.75, 20)}));
-        QVERIFY(module<RegionStatisticsModule>(window)->measure(QRect(20, 30, 40, 25)));
+        QVERIFY(test::findModule<RegionStatisticsModule>(window)->measure(QRect(20, 30, 40, 25)));
         QVERIFY(waitIdle(window));
         QVERIFY(runCommon(window, pathB_, 0.0));
-        module<CommonComponentModule>(window)->setView(CommonComponentModule::View::Blend);
-        module<CommonComponentModule>(window)->setBlendOpacity(0.3);
+        test::findModule<CommonComponentModule>(window)->setView(CommonComponentModule::View::Blend);
+        test::findModule<CommonComponentModule>(window)->setBlendOpacity(0.3);
 
-        module<RegionStatisticsModule>(window)->layer()->setVisible(false);
-        module<TraceModule>(window)->layer()->setColour(QColor(10, 200, 30));
+        test::findModule<RegionStatisticsModule>(window)->layer()->setVisible(false);
+        test::findModule<TraceModule>(window)->layer()->setColour(QColor(10, 200, 30));
         LayerStack* layers = ctx.layers();
-        layers->move(module<TraceModule>(window)->layer(), 0);
+        layers->move(test::findModule<TraceModule>(window)->layer(), 0);
         ImageCanvas* canvas = window.canvas();
         canvas->setScaleAt(2.5, QRectF(canvas->rect()).center());
         canvas->centerOn(QPointF(60.25, 40.5));
@@ -203,17 +203,17 @@ private slots:
         QCOMPARE(window.resultsDock()->resultSetCount(), resultSets);
         QCOMPARE(window.context().timingLog()->records().size(), runs);
         QCOMPARE(picture(window), before);
-        QVERIFY(!module<RegionStatisticsModule>(window)->layer()->isVisible());
+        QVERIFY(!test::findModule<RegionStatisticsModule>(window)->layer()->isVisible());
         QCOMPARE(window.context().layers()->layers().first(),
-                 static_cast<OverlayLayer*>(module<TraceModule>(window)->layer()));
-        QCOMPARE(module<BrightestModule>(window)->panel()->kBox()->value(), 7);
-        QCOMPARE(module<BrightestModule>(window)->exclusionCount(), 2);
-        QCOMPARE(module<CommonComponentModule>(window)->view(), CommonComponentModule::View::Blend);
-        QCOMPARE(module<CommonComponentModule>(window)->secondImagePath(), pathB_);
+                 static_cast<OverlayLayer*>(test::findModule<TraceModule>(window)->layer()));
+        QCOMPARE(test::findModule<BrightestModule>(window)->panel()->kBox()->value(), 7);
+        QCOMPARE(test::findModule<BrightestModule>(window)->exclusionCount(), 2);
+        QCOMPARE(test::findModule<CommonComponentModule>(window)->view(), CommonComponentModule::View::Blend);
+        QCOMPARE(test::findModule<CommonComponentModule>(window)->secondImagePath(), pathB_);
         // New work goes on from the restored state: the next brightest run is #3, the next trace #2.
         QString message;
         QVERIFY(runBrightest(window, 1, QStringLiteral("median"), QStringLiteral("cpu"), &message));
-        QVERIFY(module<BrightestModule>(window)->runs().back().title.startsWith(QStringLiteral("Brightest #3")));
+        QVERIFY(test::findModule<BrightestModule>(window)->runs().back().title.startsWith(QStringLiteral("Brightest #3")));
 
         // A new window opens it the same.
         MainWindow fresh({false, false});
@@ -242,7 +242,7 @@ private slots:
                  qPrintable(failure));
         QVERIFY(waitDrawn(window));
         QCOMPARE(window.resultsDock()->resultSetCount(), 5);
-        const auto& runs = module<BrightestModule>(window)->runs();
+        const auto& runs = test::findModule<BrightestModule>(window)->runs();
         QCOMPARE(static_cast<int>(runs.size()), 2);
         const glint::BrightestResult& first = runs.front().results.front();
         QCOMPARE(first.regions.size(), std::size_t(2));
@@ -251,8 +251,8 @@ private slots:
         QCOMPARE(first.regions[0].sum, 124904.15119363432);
         QCOMPARE(first.pivotSpec.text(), std::string("mean"));
         QCOMPARE(static_cast<int>(runs.back().results.size()), 2); // the sweep's two pivots
-        QCOMPARE(module<BrightestModule>(window)->exclusionCount(), 2);
-        auto* common = module<CommonComponentModule>(window);
+        QCOMPARE(test::findModule<BrightestModule>(window)->exclusionCount(), 2);
+        auto* common = test::findModule<CommonComponentModule>(window);
         QVERIFY(common->result());
         QCOMPARE(common->result()->size, std::uint64_t(6300));
         QCOMPARE(common->result()->dx, -30);
@@ -411,7 +411,7 @@ private slots:
         QVERIFY2(openSession(window, QDir(to).filePath(QStringLiteral("s.glint.json")), &failure), qPrintable(failure));
         QVERIFY(waitDrawn(window));
         QCOMPARE(window.context().imagePath(), QDir(to).filePath(QStringLiteral("a.csv")));
-        QCOMPARE(module<CommonComponentModule>(window)->secondImagePath(), QDir(to).filePath(QStringLiteral("b.csv")));
+        QCOMPARE(test::findModule<CommonComponentModule>(window)->secondImagePath(), QDir(to).filePath(QStringLiteral("b.csv")));
         QCOMPARE(picture(window), before);
     }
 

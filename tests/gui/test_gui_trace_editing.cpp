@@ -93,8 +93,7 @@ private slots:
     void liveTraceFixChainUndoFinish() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 11);
         const TraceSettings settings = roadSettings();
-        Fixture f;
-        QVERIFY(open(f, scene.image, settings));
+        OPEN_TRACE_WINDOW(f, scene.image, settings);
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
 
@@ -209,8 +208,7 @@ private slots:
 
     void escapeDoubleClickAndLeaving() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 4.0, 5);
-        Fixture f;
-        QVERIFY(open(f, scene.image, roadSettings()));
+        OPEN_TRACE_WINDOW(f, scene.image, roadSettings());
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
         const QPoint w0 = widgetAt(canvas, QPointF(scene.from.x, scene.from.y));
@@ -259,8 +257,7 @@ private slots:
 
     void errorsInTheStatusBar() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 3);
-        Fixture f;
-        QVERIFY(open(f, scene.image, roadSettings()));
+        OPEN_TRACE_WINDOW(f, scene.image, roadSettings());
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
         QStatusBar* status = f.window.statusBar();
@@ -312,8 +309,7 @@ private slots:
     void rapidMovesMergeAndTheWindowStaysResponsive() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 21);
         TraceSettings settings = roadSettings();
-        Fixture f;
-        QVERIFY(open(f, scene.image, settings));
+        OPEN_TRACE_WINDOW(f, scene.image, settings);
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
         clickFrom(canvas, scene);

@@ -112,8 +112,7 @@ private slots:
         TraceSettings settings = roadSettings();
         settings.snap = 4.0; // the window's preset radius
         settings.showGuides = true;
-        Fixture f;
-        QVERIFY(open(f, scene.image, settings));
+        OPEN_TRACE_WINDOW(f, scene.image, settings);
         TraceModule* m = f.module;
         ImageCanvas* canvas = f.canvas;
         QTRY_VERIFY_WITH_TIMEOUT(m->canSnap(), 20000);
@@ -172,11 +171,10 @@ private slots:
     // (without them) reads as the paper's objective with the typed width.
     void objectiveAndWidthAuto() {
         const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 6.0, 5);
-        Fixture f;
         TraceSettings settings = roadSettings();
         settings.autoWidth = true;
         settings.field.lineWidth = 20.0; // far from the road's 6 px: the estimate replaces it
-        QVERIFY(open(f, scene.image, settings));
+        OPEN_TRACE_WINDOW(f, scene.image, settings);
         TraceModule* m = f.module;
         f.window.parametersDock()->showPanel(m->name());
         auto* objective = f.window.parametersDock()->findChild<QComboBox*>(QStringLiteral("objective"));

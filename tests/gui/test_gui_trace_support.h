@@ -21,11 +21,7 @@ namespace glint::test::tracetool {
 using namespace glint;
 using namespace glint::ui;
 
-inline TraceModule* findTraceModule(MainWindow& window) {
-    for (AnalysisModule* m : window.modules())
-        if (auto* t = qobject_cast<TraceModule*>(m)) return t;
-    return nullptr;
-}
+inline TraceModule* findTraceModule(MainWindow& window) { return test::findModule<TraceModule>(window); }
 
 inline QPoint widgetAt(const ImageCanvas* canvas, QPointF image) { return canvas->view().imageToWidget(image).toPoint(); }
 // Where a click at a widget pixel lands in the image: what the trace must start or end at.
@@ -80,3 +76,8 @@ inline TraceSettings roadSettings() {
 #define WAIT_LIVE_AT(module, point)                                                                                    \
     QTRY_VERIFY_WITH_TIMEOUT(!(module)->livePolyline().isEmpty() && (module)->livePolyline().last() == (point), 20000)
 #define WAIT_IDLE(module) QTRY_VERIFY_WITH_TIMEOUT(!(module)->runner()->isBusy() && !(module)->isFixing(), 20000)
+// In a test function: `f`, a Fixture whose window shows `image` with the Trace tool picked (open), or the
+// test fails.
+#define OPEN_TRACE_WINDOW(f, image, settings)                                                                          \
+    ::glint::test::tracetool::Fixture f;                                                                               \
+    QVERIFY(::glint::test::tracetool::open(f, image, settings))

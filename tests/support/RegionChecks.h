@@ -29,6 +29,14 @@ inline BrightestResult runBrightestOn(const Image& im, const BrightestParams& p,
     return runBrightest(im, p, b, job);
 }
 
+// The parameters of a search of the samples themselves (pivot 0) for k regions, the others at their defaults.
+inline BrightestParams zeroPivotParams(int k = 1) {
+    BrightestParams p;
+    p.pivot = PivotSpec::parse("0");
+    p.k = k;
+    return p;
+}
+
 // Whether a region holds the point (x, y) (pixel frame, pixel centres at integers).
 inline bool regionHolds(const BrightestRegion& g, double x, double y) {
     return x >= g.x - 0.5 && x < g.x + g.width - 0.5 && y >= g.y - 0.5 && y < g.y + g.height - 0.5;

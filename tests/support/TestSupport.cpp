@@ -86,6 +86,16 @@ Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937
     return image;
 }
 
+Image randomIntImage(int width, int height, int lo, int hi, Seed seed, double blankFraction) {
+    std::mt19937 rng(seed.value);
+    return randomIntImage(width, height, lo, hi, rng, blankFraction);
+}
+
+Image randomFloatImage(int width, int height, double lo, double hi, Seed seed, double blankFraction) {
+    std::mt19937 rng(seed.value);
+    return randomFloatImage(width, height, lo, hi, rng, blankFraction);
+}
+
 QString cliPath() {
     return qEnvironmentVariableIsSet("GLINT_CLI") ? qEnvironmentVariable("GLINT_CLI") : QStringLiteral(GLINT_CLI_PATH);
 }
@@ -186,6 +196,24 @@ void addBoolRows(const char* column, const char* falseTag, const char* trueTag) 
     QTest::addColumn<bool>(column);
     QTest::newRow(falseTag) << false;
     QTest::newRow(trueTag) << true;
+}
+
+void addStringRows(const char* column, std::initializer_list<std::pair<const char*, const char*>> rows) {
+    QTest::addColumn<QString>(column);
+    for (const auto& [tag, value] : rows) QTest::newRow(tag) << QString::fromUtf8(value);
+}
+
+void addSizedCaseColumns() {
+    addBackendColumn();
+    columns<QString, int, int, int>({"kind", "width", "height", "k"});
+}
+
+SizedCase fetchSizedCase() {
+    QFETCH(QString, kind);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, k);
+    return {kind, width, height, k};
 }
 
 Backend fetchBackend() { return static_cast<Backend>(*static_cast<int*>(QTest::qData("backend", QMetaType::Int))); }

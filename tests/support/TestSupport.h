@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 // In a test that needs a file fetched by the real_data fixture: its path in `var`, or a skip naming it.
@@ -56,6 +57,12 @@ std::string readFileString(const QString& path);
 // Random images of a given shape. Values uniform in [lo, hi]; blankFraction of pixels marked blank.
 Image randomIntImage(int width, int height, int lo, int hi, std::mt19937& rng, double blankFraction = 0.0);
 Image randomFloatImage(int width, int height, double lo, double hi, std::mt19937& rng, double blankFraction = 0.0);
+// The same drawn from a generator of their own, std::mt19937(seed.value): for an image that is a test's only draw.
+struct Seed {
+    std::uint32_t value;
+};
+Image randomIntImage(int width, int height, int lo, int hi, Seed seed, double blankFraction = 0.0);
+Image randomFloatImage(int width, int height, double lo, double hi, Seed seed, double blankFraction = 0.0);
 // A random image of one of the brute-force kinds: "int" (-20..20), "float" (-1..1), "negative" (-9..-1),
 // "equal" (all 3), "blanks" (-10..12, a fifth blank), "big" (+-1e9); an empty image for any other kind.
 Image randomImageOfKind(const QString& kind, int width, int height, std::mt19937& rng);
@@ -125,6 +132,19 @@ QString unavailableReason(Backend backend);
 
 // A data function's one bool column and its two rows: `falseTag` (false), then `trueTag` (true).
 void addBoolRows(const char* column, const char* falseTag, const char* trueTag);
+// A data function's one QString column and its rows, each {tag, value}.
+void addStringRows(const char* column, std::initializer_list<std::pair<const char*, const char*>> rows);
+
+// The size tables of the searches: the backend column, then "kind" (what image to make), "width", "height" and
+// "k"; and a row's values.
+struct SizedCase {
+    QString kind;
+    int width = 0;
+    int height = 0;
+    int k = 0;
+};
+void addSizedCaseColumns();
+SizedCase fetchSizedCase();
 
 } // namespace glint::test
 

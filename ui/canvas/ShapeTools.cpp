@@ -18,7 +18,21 @@ QPen rubberPen() {
 }
 } // namespace
 
-RectangleTool::RectangleTool(QObject* parent) : CanvasTool(parent) {}
+bool ShapeTool::keyPress(QKeyEvent* e) {
+    if (e->key() != Qt::Key_Escape) return false;
+    dropShape();
+    emit repaintNeeded();
+    emit cancelled();
+    finish();
+    return true;
+}
+
+void ShapeTool::deactivated() {
+    dropShape();
+    CanvasTool::deactivated();
+}
+
+RectangleTool::RectangleTool(QObject* parent) : ShapeTool(parent) {}
 
 QRect RectangleTool::pixelsBetween(QPointF a, QPointF b, QSize imageSize) {
     const QPoint pa = ViewTransform::pixelAt(a), pb = ViewTransform::pixelAt(b);
@@ -57,15 +71,6 @@ bool RectangleTool::mouseRelease(const CanvasMouseEvent& e) {
     return true;
 }
 
-bool RectangleTool::keyPress(QKeyEvent* e) {
-    if (e->key() != Qt::Key_Escape) return false;
-    anchor_.reset();
-    emit repaintNeeded();
-    emit cancelled();
-    finish();
-    return true;
-}
-
 void RectangleTool::paint(QPainter& painter, const ViewTransform& view) const {
     if (!anchor_) return;
     const QRect pixels = pixelsBetween(*anchor_, current_, view.imageSize());
@@ -81,12 +86,7 @@ void RectangleTool::paint(QPainter& painter, const ViewTransform& view) const {
     painter.restore();
 }
 
-void RectangleTool::deactivated() {
-    anchor_.reset();
-    CanvasTool::deactivated();
-}
-
-PolygonTool::PolygonTool(QObject* parent) : CanvasTool(parent) {}
+PolygonTool::PolygonTool(QObject* parent) : ShapeTool(parent) {}
 
 bool PolygonTool::mousePress(const CanvasMouseEvent& e) {
     if (e.button != Qt::LeftButton) return false;
@@ -116,13 +116,7 @@ bool PolygonTool::keyPress(QKeyEvent* e) {
         if (!vertices_.isEmpty()) vertices_.removeLast();
         emit repaintNeeded();
         return true;
-    case Qt::Key_Escape:
-        vertices_.clear();
-        emit repaintNeeded();
-        emit cancelled();
-        finish();
-        return true;
-    default: return false;
+    default: return ShapeTool::keyPress(e); // Esc
     }
 }
 
@@ -153,9 +147,8 @@ void PolygonTool::paint(QPainter& painter, const ViewTransform& view) const {
 }
 
 void PolygonTool::deactivated() {
-    vertices_.clear();
     hovering_ = false;
-    CanvasTool::deactivated();
+    ShapeTool::deactivated();
 }
 
 } // namespace glint::ui

@@ -13,9 +13,26 @@
 
 namespace glint::ui {
 
+// What both tools share: they stay armed after each shape, and Esc drops the shape being drawn (dropShape)
+// and the tool, as replacing the tool drops it.
+class ShapeTool : public CanvasTool {
+    Q_OBJECT
+public:
+    using CanvasTool::CanvasTool;
+    bool keyPress(QKeyEvent* e) override;
+    void deactivated() override;
+
+signals:
+    void cancelled();
+
+protected:
+    // Forgets the shape being drawn.
+    virtual void dropShape() = 0;
+};
+
 // Press, drag, release: the whole pixels under the dragged box (clipped to the image). Esc drops the
 // rectangle being drawn and the tool.
-class RectangleTool : public CanvasTool {
+class RectangleTool : public ShapeTool {
     Q_OBJECT
 public:
     explicit RectangleTool(QObject* parent = nullptr);
@@ -23,18 +40,17 @@ public:
     bool mousePress(const CanvasMouseEvent& e) override;
     bool mouseMove(const CanvasMouseEvent& e) override;
     bool mouseRelease(const CanvasMouseEvent& e) override;
-    bool keyPress(QKeyEvent* e) override;
     void paint(QPainter& painter, const ViewTransform& view) const override;
-    void deactivated() override;
 
     // The pixels covered by a drag from a to b (image points), clipped to imageSize; empty when outside.
     static QRect pixelsBetween(QPointF a, QPointF b, QSize imageSize);
 
 signals:
     void rectangleDrawn(const QRect& pixels);
-    void cancelled();
 
 private:
+    void dropShape() override { anchor_.reset(); }
+
     std::optional<QPointF> anchor_;
     QPointF current_;
     QPointF anchorWidget_;
@@ -42,7 +58,7 @@ private:
 
 // Click to add vertices; double-click or Enter closes (three vertices at least); Backspace removes the
 // last vertex; Esc drops the polygon being drawn and the tool.
-class PolygonTool : public CanvasTool {
+class PolygonTool : public ShapeTool {
     Q_OBJECT
 public:
     explicit PolygonTool(QObject* parent = nullptr);
@@ -57,9 +73,9 @@ public:
 
 signals:
     void polygonDrawn(const QPolygonF& imagePoints);
-    void cancelled();
 
 private:
+    void dropShape() override { vertices_.clear(); }
     void close();
 
     QPolygonF vertices_;

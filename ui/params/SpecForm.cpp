@@ -18,6 +18,7 @@
 #include <climits>
 #include <cmath>
 #include <functional>
+#include <type_traits>
 
 namespace glint::ui {
 
@@ -85,25 +86,18 @@ SpecForm::SpecForm(const glint::ParamSpecBase& spec, QWidget* parent) : QWidget(
         e->field = f.get();
         Editor& ed = *e;
         const auto notify = [this, key = info.key] { edited(key); };
+        // Integer (a QSpinBox) and Number (a QDoubleSpinBox): the box's value is the field's.
+        const auto valueBox = [&](auto* box) {
+            using Box = std::remove_pointer_t<decltype(box)>;
+            ed.row = ed.editor = box;
+            ed.get = [box] { return glint::Json(box->value()); };
+            ed.set = [box](const glint::Json& v) { box->setValue(v.get<decltype(box->value())>()); };
+            connect(box, &Box::valueChanged, this, notify);
+            box->installEventFilter(this);
+        };
         switch (info.widget) {
-        case glint::FieldWidget::Integer: {
-            QSpinBox* box = integerBox(info);
-            ed.row = ed.editor = box;
-            ed.get = [box] { return glint::Json(box->value()); };
-            ed.set = [box](const glint::Json& v) { box->setValue(v.get<int>()); };
-            connect(box, &QSpinBox::valueChanged, this, notify);
-            box->installEventFilter(this);
-            break;
-        }
-        case glint::FieldWidget::Number: {
-            QDoubleSpinBox* box = numberBox(info);
-            ed.row = ed.editor = box;
-            ed.get = [box] { return glint::Json(box->value()); };
-            ed.set = [box](const glint::Json& v) { box->setValue(v.get<double>()); };
-            connect(box, &QDoubleSpinBox::valueChanged, this, notify);
-            box->installEventFilter(this);
-            break;
-        }
+        case glint::FieldWidget::Integer: valueBox(integerBox(info)); break;
+        case glint::FieldWidget::Number: valueBox(numberBox(info)); break;
         case glint::FieldWidget::Choice: {
             auto* box = new QComboBox;
             for (const auto& [value, label] : info.choices) box->addItem(text(label), text(value));
@@ -358,29 +352,28 @@ QGroupBox* SpecForm::group(const QString& title) const {
     return nullptr;
 }
 
-QWidget* SpecForm::editor(const std::string& key) const {
-    const auto it = editors_.find(key);
-    return it == editors_.end() ? nullptr : it->second->editor;
+namespace {
+
+// The widget `part` of the editor of `key`; null when the form has no such field.
+template <class Editors, class Editor, class Widget>
+Widget* editorPart(const Editors& editors, const std::string& key, Widget* Editor::*part) {
+    const auto it = editors.find(key);
+    return it == editors.end() ? nullptr : (*it->second).*part;
 }
 
-QCheckBox* SpecForm::toggle(const std::string& key) const {
-    const auto it = editors_.find(key);
-    return it == editors_.end() ? nullptr : it->second->toggle;
-}
+} // namespace
+
+QWidget* SpecForm::editor(const std::string& key) const { return editorPart(editors_, key, &Editor::editor); }
+QCheckBox* SpecForm::toggle(const std::string& key) const { return editorPart(editors_, key, &Editor::toggle); }
 
 QSpinBox* SpecForm::spinBox(const std::string& key) const { return qobject_cast<QSpinBox*>(editor(key)); }
 QDoubleSpinBox* SpecForm::doubleSpinBox(const std::string& key) const { return qobject_cast<QDoubleSpinBox*>(editor(key)); }
 QComboBox* SpecForm::comboBox(const std::string& key) const { return qobject_cast<QComboBox*>(editor(key)); }
 
 QDoubleSpinBox* SpecForm::pivotPercentile(const std::string& key) const {
-    const auto it = editors_.find(key);
-    return it == editors_.end() ? nullptr : it->second->percentile;
+    return editorPart(editors_, key, &Editor::percentile);
 }
-
-QLineEdit* SpecForm::pivotNumber(const std::string& key) const {
-    const auto it = editors_.find(key);
-    return it == editors_.end() ? nullptr : it->second->number;
-}
+QLineEdit* SpecForm::pivotNumber(const std::string& key) const { return editorPart(editors_, key, &Editor::number); }
 
 void SpecForm::edited(const std::string& key) {
     if (!applying_) userChanged_.insert(key);

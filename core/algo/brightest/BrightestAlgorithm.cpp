@@ -276,96 +276,96 @@ Json brightestResultJson(const BrightestResult& r) {
 }
 
 BrightestResult brightestResultFromJson(const Json& json) {
-    using namespace resultjson;
-    const std::string what = "brightest";
+    const resultjson::Object in(json, "brightest");
     BrightestResult r;
-    const Json& image = objectField(json, "image", what);
-    r.imageWidth = smallInteger(field(image, "width", what + ".image"), what + ".image.width");
-    r.imageHeight = smallInteger(field(image, "height", what + ".image"), what + ".image.height");
-    if (r.imageWidth <= 0 || r.imageHeight <= 0) fail(what + ".image", "a positive width and height");
-    r.backend = parseBackend(string(field(json, "backend", what), what + ".backend"));
-    r.device = string(field(json, "device", what), what + ".device");
-    r.pivot = number(field(json, "pivot", what), what + ".pivot");
+    const resultjson::Object image = in.object("image");
+    r.imageWidth = image.smallInteger("width");
+    r.imageHeight = image.smallInteger("height");
+    if (r.imageWidth <= 0 || r.imageHeight <= 0) image.fail("a positive width and height");
+    r.backend = parseBackend(in.string("backend"));
+    r.device = in.string("device");
+    r.pivot = in.number("pivot");
     try {
-        r.pivotSpec = PivotSpec::parse(string(field(json, "pivot_spec", what), what + ".pivot_spec"));
-        r.mode = parseBrightestMode(string(field(json, "mode", what), what + ".mode"));
+        r.pivotSpec = PivotSpec::parse(in.string("pivot_spec"));
+        r.mode = parseBrightestMode(in.string("mode"));
     } catch (const UsageError& e) {
-        fail(what, std::string("valid: ") + e.what());
+        in.fail(std::string("valid: ") + e.what());
     }
-    r.exactInteger = boolean(field(json, "exact_integer", what), what + ".exact_integer");
-    const std::int64_t included = integer(field(json, "included_pixels", what), what + ".included_pixels");
+    r.exactInteger = in.boolean("exact_integer");
+    const std::int64_t included = in.integer("included_pixels");
     if (included < 0 || included > static_cast<std::int64_t>(r.imageWidth) * r.imageHeight)
-        fail(what + ".included_pixels", "a pixel count of the image");
+        in.fail("included_pixels", "a pixel count of the image");
     r.includedPixels = static_cast<std::size_t>(included);
     // The search's figures (documents of older versions have none).
-    if (json.contains("threshold")) r.threshold = number(json["threshold"], what + ".threshold");
-    if (json.contains("background")) {
-        const Json& b = objectField(json, "background", what);
+    if (in.has("threshold")) r.threshold = in.number("threshold");
+    if (in.has("background")) {
+        const resultjson::Object b = in.object("background");
         r.hasModel = true;
-        r.globalBackground = number(field(b, "global", what + ".background"), what + ".background.global");
-        r.globalRms = number(field(b, "rms", what + ".background"), what + ".background.rms");
+        r.globalBackground = b.number("global");
+        r.globalRms = b.number("rms");
     }
-    if (json.contains("rounds")) r.rounds = smallInteger(json["rounds"], what + ".rounds");
-    if (json.contains("rejected")) r.rejected = smallInteger(json["rejected"], what + ".rejected");
-    if (json.contains("note")) r.note = string(json["note"], what + ".note");
-    if (json.contains("max_box")) {
-        r.maxBox = smallInteger(json["max_box"], what + ".max_box");
-        if (r.maxBox < 0) fail(what + ".max_box", "a bound >= 0");
+    if (in.has("rounds")) r.rounds = in.smallInteger("rounds");
+    if (in.has("rejected")) r.rejected = in.smallInteger("rejected");
+    if (in.has("note")) r.note = in.string("note");
+    if (in.has("max_box")) {
+        r.maxBox = in.smallInteger("max_box");
+        if (r.maxBox < 0) in.fail("max_box", "a bound >= 0");
     }
-    if (json.contains("max_box_auto")) r.maxBoxAuto = boolean(json["max_box_auto"], what + ".max_box_auto");
-    if (json.contains("psf")) {
-        const Json& psf = objectField(json, "psf", what);
-        r.psfFwhm = number(field(psf, "fwhm", what + ".psf"), what + ".psf.fwhm");
-        r.psfStars = smallInteger(field(psf, "stars", what + ".psf"), what + ".psf.stars");
-        if (!(r.psfFwhm > 0.0) || r.psfStars <= 0) fail(what + ".psf", "a positive FWHM and star count");
+    if (in.has("max_box_auto")) r.maxBoxAuto = in.boolean("max_box_auto");
+    if (in.has("psf")) {
+        const resultjson::Object psf = in.object("psf");
+        r.psfFwhm = psf.number("fwhm");
+        r.psfStars = psf.smallInteger("stars");
+        if (!(r.psfFwhm > 0.0) || r.psfStars <= 0) psf.fail("a positive FWHM and star count");
     }
-    if (json.contains("distinct")) {
-        r.distinct = number(json["distinct"], what + ".distinct");
-        if (!(*r.distinct >= 0.0 && *r.distinct < 1.0)) fail(what + ".distinct", "a fraction 0 <= F < 1");
+    if (in.has("distinct")) {
+        r.distinct = in.number("distinct");
+        if (!(*r.distinct >= 0.0 && *r.distinct < 1.0)) in.fail("distinct", "a fraction 0 <= F < 1");
     }
-    const std::string w = what + ".regions[]";
-    for (const Json& g : arrayField(json, "regions", what)) {
+    const std::string w = in.path("regions") + "[]";
+    for (const Json& regionJson : in.array("regions")) {
+        const resultjson::Object g(regionJson, w);
         BrightestRegion region;
-        region.rank = smallInteger(field(g, "rank", w), w + ".rank");
-        region.x = smallInteger(field(g, "x", w), w + ".x");
-        region.y = smallInteger(field(g, "y", w), w + ".y");
-        region.width = smallInteger(field(g, "width", w), w + ".width");
-        region.height = smallInteger(field(g, "height", w), w + ".height");
+        region.rank = g.smallInteger("rank");
+        region.x = g.smallInteger("x");
+        region.y = g.smallInteger("y");
+        region.width = g.smallInteger("width");
+        region.height = g.smallInteger("height");
         if (region.x < 0 || region.y < 0 || region.width <= 0 || region.height <= 0 ||
             region.width > r.imageWidth - region.x || region.height > r.imageHeight - region.y)
-            fail(w, "a rectangle inside the image");
+            g.fail("a rectangle inside the image");
         region.exactInteger = r.exactInteger;
         if (r.exactInteger) {
-            region.sumInt = integer(field(g, "sum", w), w + ".sum");
+            region.sumInt = g.integer("sum");
             region.sum = static_cast<double>(region.sumInt);
         } else {
-            region.sum = number(field(g, "sum", w), w + ".sum");
+            region.sum = g.number("sum");
         }
-        if (g.contains("flux")) { // the measurements, all present together
+        if (g.has("flux")) { // the measurements, all present together
             region.measured = true;
-            region.flux = number(g["flux"], w + ".flux");
+            region.flux = g.number("flux");
             region.snr = std::numeric_limits<double>::quiet_NaN();
-            if (g.contains("snr"))
+            if (g.has("snr"))
                 region.snr = g["snr"].is_null() ? (region.flux >= 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity()
-                                                : number(g["snr"], w + ".snr");
-            region.peak = number(field(g, "peak", w), w + ".peak");
-            region.centroidX = number(field(g, "centroid_x", w), w + ".centroid_x");
-            region.centroidY = number(field(g, "centroid_y", w), w + ".centroid_y");
-            if (g.contains("ra")) {
+                                                : g.number("snr");
+            region.peak = g.number("peak");
+            region.centroidX = g.number("centroid_x");
+            region.centroidY = g.number("centroid_y");
+            if (g.has("ra")) {
                 region.hasSky = true;
-                region.ra = number(g["ra"], w + ".ra");
-                region.dec = number(field(g, "dec", w), w + ".dec");
+                region.ra = g.number("ra");
+                region.dec = g.number("dec");
             }
-            region.meanBackground = number(field(g, "mean_background", w), w + ".mean_background");
-            for (const Json& f : arrayField(g, "flags", w)) {
-                const std::string name = string(f, w + ".flags[]");
+            region.meanBackground = g.number("mean_background");
+            for (const Json& f : g.array("flags")) {
+                const std::string name = resultjson::string(f, g.path("flags") + "[]");
                 bool known = false;
                 for (const auto& [bit, n] : flagNames())
                     if (name == n) {
                         region.flags |= bit;
                         known = true;
                     }
-                if (!known) fail(w + ".flags[]", "saturated, edge or blank");
+                if (!known) g.fail("flags[]", "saturated, edge or blank");
             }
         }
         r.regions.push_back(region);

@@ -4,8 +4,6 @@
 #include "core/params/GeometryCodecs.h"
 #include "core/util/Errors.h"
 
-#include <limits>
-
 namespace glint {
 
 Json PivotCodec::toJson(const Value& p) const {
@@ -40,7 +38,6 @@ void PivotCodec::check(const Value& p, const std::string& what) const {
 namespace {
 
 using P = BrightestParams;
-constexpr double kNoLimit = std::numeric_limits<double>::max();
 
 ParamSpec<P> makeSpec() {
     ParamSpec<P> s("brightest");
@@ -81,14 +78,14 @@ ParamSpec<P> makeSpec() {
                    "RMS otherwise): only what lies above it adds to a region",
            .group = "Source finding", .widget = FieldWidget::Number, .maximum = 1000, .decimals = 2, .step = 0.5,
            .suffix = " × RMS"},
-          NumberCodec{0.0, kNoLimit}, [](P& p) -> double& { return p.threshold; })
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.threshold; })
         .preset(ImageKind::Sky, 3.0)
         .preset(ImageKind::Mammogram, 3.0);
     s.add({.key = "min_snr", .option = "--min-snr", .valueName = "S", .label = "Min SNR",
            .help = "skip regions with a lower signal-to-noise ratio and go on searching (0: none)",
            .group = "Source finding", .widget = FieldWidget::Number, .maximum = 1e6, .decimals = 2,
            .specialText = "none", .onlyWhenKey = "mode", .onlyWhenValues = {disjoint}},
-          NumberCodec{0.0, kNoLimit}, [](P& p) -> double& { return p.minSnr; })
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.minSnr; })
         .preset(ImageKind::Sky, 5.0)
         .preset(ImageKind::Mammogram, 5.0);
     s.add({.key = "min_area", .option = "--min-area", .valueName = "A", .label = "Min area",
@@ -104,7 +101,7 @@ ParamSpec<P> makeSpec() {
            .help = "skip regions whose brightest pixel lies less than V above the background (image units; 0: none)",
            .group = "Source finding", .widget = FieldWidget::Number, .maximum = 1e12, .decimals = 3,
            .specialText = "none", .onlyWhenKey = "mode", .onlyWhenValues = {disjoint}},
-          NumberCodec{0.0, kNoLimit}, [](P& p) -> double& { return p.minPeak; });
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.minPeak; });
     s.add({.key = "max_box", .option = "--max-box", .valueName = "P|auto|none", .label = "Max box",
            .help = "search only boxes whose sides are at most P px, so that bright sources are not joined across the "
                    "sky between them and a crowded field gives one box per star; auto: 5 times the PSF's FWHM measured "

@@ -213,17 +213,16 @@ Json commonResultJson(const CommonComponentResult& r) {
 }
 
 CommonComponentResult commonResultFromJson(const Json& json) {
-    using namespace resultjson;
-    const std::string what = "common";
+    const resultjson::Object in(json, "common");
     CommonComponentResult r;
-    r.found = boolean(field(json, "found", what), what + ".found");
-    const std::int64_t size = integer(field(json, "size", what), what + ".size");
-    if (size < 0 || (size == 0) == r.found) fail(what + ".size", r.found ? "a positive pixel count" : "0");
+    r.found = in.boolean("found");
+    const std::int64_t size = in.integer("size");
+    if (size < 0 || (size == 0) == r.found) in.fail("size", r.found ? "a positive pixel count" : "0");
     r.size = static_cast<std::uint64_t>(size);
-    const Json& stats = objectField(json, "offsets", what);
+    const resultjson::Object stats = in.object("offsets");
     auto count = [&](const char* name) {
-        const std::int64_t v = integer(field(stats, name, what + ".offsets"), what + ".offsets." + name);
-        if (v < 0) fail(what + ".offsets." + name, "a count");
+        const std::int64_t v = stats.integer(name);
+        if (v < 0) stats.fail(name, "a count");
         return static_cast<std::uint64_t>(v);
     };
     r.stats.offsets = count("searched");
@@ -234,46 +233,46 @@ CommonComponentResult commonResultFromJson(const Json& json) {
     r.stats.seedCandidates = count("seed_candidates");
     // The confidence fields came later: documents without them stay readable.
     CommonComponentConfidence& c = r.confidence;
-    if (json.contains("overlap_area")) {
-        const std::int64_t area = integer(json["overlap_area"], what + ".overlap_area");
-        if (area < 0) fail(what + ".overlap_area", "a pixel count");
+    if (in.has("overlap_area")) {
+        const std::int64_t area = in.integer("overlap_area");
+        if (area < 0) in.fail("overlap_area", "a pixel count");
         c.overlapArea = static_cast<std::uint64_t>(area);
     }
-    if (json.contains("coverage")) {
-        c.coverage = number(json["coverage"], what + ".coverage");
-        if (!(c.coverage >= 0.0 && c.coverage <= 1.0)) fail(what + ".coverage", "a fraction between 0 and 1");
+    if (in.has("coverage")) {
+        c.coverage = in.number("coverage");
+        if (!(c.coverage >= 0.0 && c.coverage <= 1.0)) in.fail("coverage", "a fraction between 0 and 1");
     }
-    if (json.contains("reliable")) c.reliable = boolean(json["reliable"], what + ".reliable");
+    if (in.has("reliable")) c.reliable = in.boolean("reliable");
     else c.reliable = r.found && c.coverage >= kCommonReliableCoverage;
-    if (json.contains("runner_up") && !json["runner_up"].is_null()) {
-        const Json& u = objectField(json, "runner_up", what);
+    if (in.has("runner_up") && !in["runner_up"].is_null()) {
+        const resultjson::Object u = in.object("runner_up");
         c.hasRunnerUp = true;
-        c.runnerUp.dx = smallInteger(field(u, "dx", what + ".runner_up"), what + ".runner_up.dx");
-        c.runnerUp.dy = smallInteger(field(u, "dy", what + ".runner_up"), what + ".runner_up.dy");
-        const std::int64_t size = integer(field(u, "size", what + ".runner_up"), what + ".runner_up.size");
-        if (size < 0) fail(what + ".runner_up.size", "a pixel count");
+        c.runnerUp.dx = u.smallInteger("dx");
+        c.runnerUp.dy = u.smallInteger("dy");
+        const std::int64_t size = u.integer("size");
+        if (size < 0) u.fail("size", "a pixel count");
         c.runnerUpSize = static_cast<std::uint64_t>(size);
     }
-    if (json.contains("registration") && !json["registration"].is_null()) {
-        const Json& reg = objectField(json, "registration", what);
+    if (in.has("registration") && !in["registration"].is_null()) {
+        const resultjson::Object reg = in.object("registration");
         c.registered = true;
-        c.registrationPeak = number(field(reg, "peak", what + ".registration"), what + ".registration.peak");
+        c.registrationPeak = reg.number("peak");
     }
-    if (json.contains("normalization")) {
-        const Json& n = objectField(json, "normalization", what);
-        c.gain = number(field(n, "gain", what + ".normalization"), what + ".normalization.gain");
-        c.bias = number(field(n, "bias", what + ".normalization"), what + ".normalization.bias");
+    if (in.has("normalization")) {
+        const resultjson::Object n = in.object("normalization");
+        c.gain = n.number("gain");
+        c.bias = n.number("bias");
     }
     if (!r.found) return r;
-    const Json& offset = objectField(json, "offset", what);
-    r.dx = smallInteger(field(offset, "dx", what + ".offset"), what + ".offset.dx");
-    r.dy = smallInteger(field(offset, "dy", what + ".offset"), what + ".offset.dy");
-    const Json& box = objectField(json, "bbox", what);
-    r.bboxX = smallInteger(field(box, "x", what + ".bbox"), what + ".bbox.x");
-    r.bboxY = smallInteger(field(box, "y", what + ".bbox"), what + ".bbox.y");
-    r.bboxWidth = smallInteger(field(box, "width", what + ".bbox"), what + ".bbox.width");
-    r.bboxHeight = smallInteger(field(box, "height", what + ".bbox"), what + ".bbox.height");
-    if (r.bboxX < 0 || r.bboxY < 0 || r.bboxWidth <= 0 || r.bboxHeight <= 0) fail(what + ".bbox", "a box");
+    const resultjson::Object offset = in.object("offset");
+    r.dx = offset.smallInteger("dx");
+    r.dy = offset.smallInteger("dy");
+    const resultjson::Object box = in.object("bbox");
+    r.bboxX = box.smallInteger("x");
+    r.bboxY = box.smallInteger("y");
+    r.bboxWidth = box.smallInteger("width");
+    r.bboxHeight = box.smallInteger("height");
+    if (r.bboxX < 0 || r.bboxY < 0 || r.bboxWidth <= 0 || r.bboxHeight <= 0) box.fail("a box");
     return r;
 }
 

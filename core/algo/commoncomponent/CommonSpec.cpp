@@ -4,7 +4,6 @@
 #include "core/util/Errors.h"
 
 #include <climits>
-#include <limits>
 
 namespace glint {
 
@@ -17,7 +16,7 @@ ParamSpec<P> makeSpec() {
     s.add({.key = "tolerance", .option = "--tolerance", .valueName = "T", .label = "Tolerance",
            .help = "pixels match when |A - B| <= T (after normalising B); 0: equal values, as in the paper",
            .group = "Parameters", .widget = FieldWidget::Number, .maximum = 1e12, .decimals = 6},
-          NumberCodec{0.0, std::numeric_limits<double>::max()}, [](P& p) -> double& { return p.tolerance; });
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.tolerance; });
     s.add({.key = "max_shift", .option = "--max-shift", .valueName = "S|none", .label = "Max shift",
            .help = "search only offsets with |dx| and |dy| up to S pixels (none: every offset with any overlap)",
            .group = "Parameters", .widget = FieldWidget::OptionalNumber, .suffix = " px"},

@@ -448,9 +448,7 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
             if (exactLost) bestOfTop(t);
         }
     };
-    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
-    span.set(job, 1.0);
-    return out;
+    return runCpuRounds(rule, search, exclude, job, span);
 }
 
 } // namespace

@@ -1,5 +1,5 @@
-// What the CPU strip searches share (MaxSubarrayCpu.cpp, BoundedSearchCpu.cpp): the greedy rounds' progress
-// and the memory budget of the bests kept between rounds. Internal to core/algo/maxsub.
+// What the CPU strip searches share (MaxSubarrayCpu.cpp, BoundedSearchCpu.cpp): the greedy rounds and their
+// progress, and the memory budget of the bests kept between rounds. Internal to core/algo/maxsub.
 #pragma once
 
 #include "core/algo/maxsub/MaxSubarray.h"
@@ -36,6 +36,14 @@ private:
 // round cap, whichever comes first.
 inline double roundsFraction(const DisjointRule& rule, std::size_t found, int rounds) {
     return std::max(static_cast<double>(found) / rule.k, static_cast<double>(rounds) / rule.rounds());
+}
+
+// The greedy rounds (runDisjointRounds) of a CPU search, which then reports the whole span done.
+template <class Search, class Exclude>
+DisjointOutcome runCpuRounds(const DisjointRule& rule, Search& search, Exclude& exclude, JobControl& job, ProgressSpan span) {
+    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
+    span.set(job, 1.0);
+    return out;
 }
 
 // The bytes the bests kept between rounds may take; beyond this budget (1 GiB; GLINT_MSP_CACHE_MB=N sets N MiB,

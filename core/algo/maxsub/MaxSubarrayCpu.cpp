@@ -206,9 +206,7 @@ DisjointOutcome solveCached(const WorkArray& work, const DisjointRule& rule, Job
             if (hit) dirty.push_back(static_cast<std::uint32_t>(i));
         }
     };
-    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
-    span.set(job, 1.0);
-    return out;
+    return runCpuRounds(rule, search, exclude, job, span);
 }
 
 template <class V>
@@ -268,9 +266,7 @@ DisjointOutcome solve(const WorkArray& work, const DisjointRule& rule, JobContro
             dirtyLast = rect.row0 + rect.rows - 1;
         }
     };
-    DisjointOutcome out = runDisjointRounds(rule, search, exclude);
-    span.set(job, 1.0);
-    return out;
+    return runCpuRounds(rule, search, exclude, job, span);
 }
 
 class CpuSolver final : public MaxSubarraySolver {

@@ -195,54 +195,53 @@ Json traceResultJson(const TraceResult& r) {
 }
 
 TraceResult traceResultFromJson(const Json& json) {
-    using namespace resultjson;
-    const std::string what = "trace";
+    const resultjson::Object in(json, "trace");
     TraceResult r;
-    r.score = number(field(json, "score", what), what + ".score");
-    const std::string w = what + ".legs[]";
-    for (const Json& l : arrayField(json, "legs", what)) {
+    r.score = in.number("score");
+    for (const Json& legJson : in.array("legs")) {
+        const resultjson::Object l(legJson, in.path("legs") + "[]");
         TraceLeg leg;
-        const auto from = point(field(l, "from", w), w + ".from"), to = point(field(l, "to", w), w + ".to");
+        const auto from = l.point("from"), to = l.point("to");
         leg.from = {from.first, from.second};
         leg.to = {to.first, to.second};
-        leg.halfWidth = number(field(l, "half_width", w), w + ".half_width");
-        for (const Json& i : arrayField(l, "guide_indices", w))
-            leg.guideIndices.push_back(smallInteger(i, w + ".guide_indices"));
-        for (const Json& p : arrayField(l, "points", w)) {
-            const auto xy = point(p, w + ".points");
+        leg.halfWidth = l.number("half_width");
+        for (const Json& i : l.array("guide_indices"))
+            leg.guideIndices.push_back(resultjson::smallInteger(i, l.path("guide_indices")));
+        for (const Json& p : l.array("points")) {
+            const auto xy = resultjson::point(p, l.path("points"));
             leg.points.push_back({xy.first, xy.second});
         }
-        for (const Json& s : arrayField(l, "segment_scores", w))
-            leg.segmentScores.push_back(number(s, w + ".segment_scores"));
-        leg.score = number(field(l, "score", w), w + ".score");
-        leg.optimumScore = number(field(l, "optimum_score", w), w + ".optimum_score");
-        if (leg.points.size() < 2) fail(w + ".points", "a path of at least two points");
+        for (const Json& s : l.array("segment_scores"))
+            leg.segmentScores.push_back(resultjson::number(s, l.path("segment_scores")));
+        leg.score = l.number("score");
+        leg.optimumScore = l.number("optimum_score");
+        if (leg.points.size() < 2) l.fail("points", "a path of at least two points");
         // Documents written before the ratio objective have no length, mean score or iterations: derived.
-        if (l.contains("length")) {
-            leg.length = number(l["length"], w + ".length");
+        if (l.has("length")) {
+            leg.length = l.number("length");
         } else {
             leg.length = 0.0;
             for (std::size_t i = 1; i < leg.points.size(); ++i)
                 leg.length += std::hypot(leg.points[i].x - leg.points[i - 1].x, leg.points[i].y - leg.points[i - 1].y);
         }
-        leg.meanScore = l.contains("mean_score") ? number(l["mean_score"], w + ".mean_score")
-                        : leg.length > 0.0       ? leg.score / leg.length
-                                                 : 0.0;
-        leg.iterations = l.contains("iterations") ? smallInteger(l["iterations"], w + ".iterations") : 1;
-        leg.widened = l.contains("widened") ? smallInteger(l["widened"], w + ".widened") : 0;
-        leg.refined = l.contains("refined") ? smallInteger(l["refined"], w + ".refined") : 0;
-        leg.refineTries = l.contains("refine_tries") ? smallInteger(l["refine_tries"], w + ".refine_tries") : 0;
-        if (l.contains("refine_reasons"))
-            for (const Json& reason : arrayField(l, "refine_reasons", w)) {
-                if (!reason.is_string()) fail(w + ".refine_reasons", "a list of strings");
+        leg.meanScore = l.has("mean_score") ? l.number("mean_score")
+                        : leg.length > 0.0  ? leg.score / leg.length
+                                            : 0.0;
+        leg.iterations = l.has("iterations") ? l.smallInteger("iterations") : 1;
+        leg.widened = l.has("widened") ? l.smallInteger("widened") : 0;
+        leg.refined = l.has("refined") ? l.smallInteger("refined") : 0;
+        leg.refineTries = l.has("refine_tries") ? l.smallInteger("refine_tries") : 0;
+        if (l.has("refine_reasons"))
+            for (const Json& reason : l.array("refine_reasons")) {
+                if (!reason.is_string()) l.fail("refine_reasons", "a list of strings");
                 leg.refineReasons.push_back(reason.get<std::string>());
             }
         // Without a measured confidence a leg reads as confident (drawn as before).
-        leg.backgroundScore = l.contains("background_score") ? number(l["background_score"], w + ".background_score") : 0.0;
-        leg.confidence = l.contains("confidence") ? number(l["confidence"], w + ".confidence") : 1.0;
+        leg.backgroundScore = l.has("background_score") ? l.number("background_score") : 0.0;
+        leg.confidence = l.has("confidence") ? l.number("confidence") : 1.0;
         r.legs.push_back(std::move(leg));
     }
-    if (r.legs.empty()) fail(what + ".legs", "a list of at least one leg");
+    if (r.legs.empty()) in.fail("legs", "a list of at least one leg");
     return r;
 }
 

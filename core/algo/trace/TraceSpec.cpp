@@ -3,8 +3,6 @@
 #include "core/params/GeometryCodecs.h"
 #include "core/util/Errors.h"
 
-#include <limits>
-
 namespace glint {
 
 std::vector<TracePoint> TraceRequest::clicks() const {
@@ -18,8 +16,6 @@ std::vector<TracePoint> TraceRequest::clicks() const {
 namespace {
 
 using P = TraceRequest;
-constexpr double kNoLimit = std::numeric_limits<double>::max();
-
 
 ParamSpec<P> makeSpec() {
     ParamSpec<P> s("trace");
