@@ -1,8 +1,9 @@
 // The brightest regions as a source finder (issue 14): the local pivot and threshold on a synthetic star
 // field with a known truth (sky gradient, a step seam, noise, Gaussian stars, a saturated star), the
-// significance filters and the shortfall note, the per-region measurements and flags against sums made by
-// hand, the result JSON round trip (and documents without the new fields), the catalogue (FITS read back
-// through CFITSIO, CSV) and the bad inputs.
+// per-region measurements and flags against sums made by hand, the result JSON round trip (and documents
+// without the new fields) and the catalogue (FITS read back through CFITSIO, CSV). The filters and the bad
+// inputs: test_source_filters.cpp.
+#include "tests/support/GaussField.h"
 #include "tests/support/RegionChecks.h"
 #include "tests/support/TestSupport.h"
 
@@ -14,15 +15,12 @@
 #include "core/algo/sources/RegionMeasure.h"
 #include "core/algo/regions/WorkArray.h"
 #include "core/export/CatalogWriter.h"
-#include "core/export/CsvTable.h"
 #include "core/io/Image.h"
 #include "core/util/Errors.h"
 #include "cuda/Backends.h"
 
 #include <fitsio.h>
 
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QtTest>
 
 #include <algorithm>
@@ -30,62 +28,11 @@
 #include <random>
 
 using namespace glint;
+using test::GaussField;
+using test::makeGaussField;
+using test::Star;
+using test::starSnr;
 
-namespace {
-
-struct Star {
-    double x, y, flux;
-};
-
-// A 512x512 field: sky 1000 + a gradient + a step of 15 (1.5 sigma) at x >= 300, Gaussian noise 10 (+ Poisson-like
-// scatter), Gaussian stars (sigma 1.5 px) with a power-law flux; one saturated star clipped at 65535.
-struct GaussField {
-    Image image;
-    std::vector<Star> stars;
-    double noise = 10.0;
-    double psfSigma = 1.5;
-};
-
-GaussField makeGaussField(unsigned seed, int count = 60) {
-    GaussField f;
-    const int W = 512, H = 512;
-    std::mt19937 rng(seed);
-    std::vector<double> v(static_cast<std::size_t>(W) * H);
-    std::normal_distribution<double> g(0.0, f.noise);
-    for (int y = 0; y < H; ++y)
-        for (int x = 0; x < W; ++x)
-            v[static_cast<std::size_t>(y) * W + x] = 1000 + 0.1 * x + 0.05 * y + (x >= 300 ? 15 : 0) + g(rng);
-    std::uniform_real_distribution<double> pos(20, 492), u(0, 1);
-    for (int i = 0; i < count; ++i) {
-        Star s{pos(rng), pos(rng), 0};
-        // Power law N(>F) ~ F^-1 between 300 and 300000 (peak = F / (2 pi sigma^2)).
-        s.flux = 300.0 / (1.0 - u(rng) * (1.0 - 1e-3));
-        bool close = false;
-        for (const Star& o : f.stars) close |= std::hypot(o.x - s.x, o.y - s.y) < 15;
-        if (close) continue;
-        f.stars.push_back(s);
-    }
-    f.stars.push_back({256.3, 100.6, 3.0e6}); // saturated
-    for (const Star& s : f.stars)
-        for (int y = std::max(0, int(s.y) - 10); y < std::min(H, int(s.y) + 11); ++y)
-            for (int x = std::max(0, int(s.x) - 10); x < std::min(W, int(s.x) + 11); ++x) {
-                const double r2 = (x - s.x) * (x - s.x) + (y - s.y) * (y - s.y);
-                v[static_cast<std::size_t>(y) * W + x] +=
-                    s.flux / (2 * M_PI * f.psfSigma * f.psfSigma) * std::exp(-r2 / (2 * f.psfSigma * f.psfSigma));
-            }
-    std::vector<std::uint16_t> u16(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) u16[i] = static_cast<std::uint16_t>(std::clamp(std::lround(v[i]), 0L, 65535L));
-    f.image = Image::fromSamples(W, H, std::move(u16));
-    return f;
-}
-
-// The star's SNR as the finder measures it in an aperture of radius 2 sigma: flux / (noise * sqrt(area)).
-double starSnr(const GaussField& f, const Star& s) {
-    const double area = M_PI * 4 * f.psfSigma * f.psfSigma;
-    return 0.86 * s.flux / (f.noise * std::sqrt(area));
-}
-
-} // namespace
 
 class TestSources : public QObject {
     Q_OBJECT
@@ -423,134 +370,6 @@ private slots:
         im.meta.header.push_back({"SATURATE", "150", ""});
         const BrightestResult c = test::runBrightestOn(im, p);
         for (const BrightestRegion& g : c.regions) QVERIFY(g.flags & kRegionFlagSaturated);
-    }
-
-    void filtersAndShortfall() {
-        const GaussField f = makeGaussField(6, 40);
-        BrightestParams p = sourceFinderParams(50);
-        p.minArea = 9;
-        p.maxSize = 12;
-        const BrightestResult r = test::runBrightestOn(f.image, p);
-        for (const BrightestRegion& g : r.regions) {
-            QVERIFY(g.pixels() >= 9);
-            QVERIFY(std::max(g.width, g.height) <= 12);
-            QVERIFY(g.snr >= 5);
-        }
-        QVERIFY(r.rejected > 0);
-        QCOMPARE(r.rounds, static_cast<int>(r.regions.size()) + r.rejected);
-        // Nothing passes: the search stops at the cap or when nothing positive is left, and says so.
-        p.minSnr = 1e12;
-        p.k = 3;
-        const BrightestResult none = test::runBrightestOn(f.image, p);
-        QVERIFY(none.regions.empty());
-        QVERIFY(none.rounds <= 20 * 3 + 1000);
-        QVERIFY2(none.note.find("found 0 of 3 regions") == 0, none.note.c_str());
-        QVERIFY(none.note.find("rejected by the filters") != std::string::npos);
-        // Reference and cpu agree on the filtered search (unbounded: the bounded reference is brute force, and
-        // test_bounded compares the bounded searches).
-        p = sourceFinderParams(20, searchBox(0));
-        p.maxSize = 8;
-        const BrightestResult a = test::runBrightestOn(f.image, p, Backend::Reference), b = test::runBrightestOn(f.image, p, Backend::Cpu);
-        QCOMPARE(a.regions.size(), b.regions.size());
-        for (std::size_t i = 0; i < a.regions.size(); ++i) {
-            QCOMPARE(a.regions[i].x, b.regions[i].x);
-            QCOMPARE(a.regions[i].y, b.regions[i].y);
-            QCOMPARE(a.regions[i].width, b.regions[i].width);
-            QCOMPARE(a.regions[i].height, b.regions[i].height);
-            QCOMPARE(a.regions[i].sum, b.regions[i].sum);
-        }
-        QCOMPARE(a.rejected, b.rejected);
-    }
-
-    // --min-peak: every region's brightest pixel lies at least V above the background; the regions below it
-    // are rejected and counted, the note names the filter; the CLI and the spec carry it like the others.
-    void minPeakFilter() {
-        // Exact: a broad faint square (the largest sum, peak 9 over the pivot) and two compact bright blocks.
-        std::vector<std::int32_t> px(96 * 96, 0);
-        auto block = [&](int x0, int y0, int side, int value) {
-            for (int y = y0; y < y0 + side; ++y)
-                for (int x = x0; x < x0 + side; ++x) px[static_cast<std::size_t>(y) * 96 + x] = value;
-        };
-        block(10, 10, 15, 10);
-        block(60, 20, 3, 50);
-        block(40, 70, 3, 40);
-        const Image scene = test::intImage(96, 96, std::move(px));
-        BrightestParams q;
-        q.pivot = PivotSpec::parse("1");
-        q.k = 2;
-        q.minPeak = 20;
-        for (const Backend backend : {Backend::Reference, Backend::Cpu}) {
-            const BrightestResult r = test::runBrightestOn(scene, q, backend);
-            QCOMPARE(r.regions.size(), std::size_t(2));
-            QCOMPARE(r.regions[0].x, 60);
-            QCOMPARE(r.regions[0].peak, 49.0);
-            QCOMPARE(r.regions[1].x, 40);
-            QCOMPARE(r.regions[1].peak, 39.0);
-            QCOMPARE(r.rejected, 1);
-        }
-        q.minPeak = 0;
-        QCOMPARE(test::runBrightestOn(scene, q).regions[0].width, 15);
-
-        // A star field: every region passes, fewer than without the filter, the shortfall note names it.
-        const GaussField f = makeGaussField(6, 40);
-        BrightestParams p = sourceFinderParams(60);
-        const BrightestResult all = test::runBrightestOn(f.image, p);
-        QVERIFY(all.regions.size() > 10);
-        std::vector<double> peaks;
-        for (const BrightestRegion& g : all.regions) peaks.push_back(g.peak);
-        std::sort(peaks.begin(), peaks.end());
-        p.minPeak = peaks[peaks.size() / 2];
-        const BrightestResult bright = test::runBrightestOn(f.image, p);
-        QVERIFY(!bright.regions.empty());
-        for (const BrightestRegion& g : bright.regions) QVERIFY(g.peak >= p.minPeak);
-        QVERIFY(bright.regions.size() < all.regions.size());
-        QVERIFY(bright.rejected > all.rejected);
-        QVERIFY2(bright.note.find(", min peak " + formatNumber(p.minPeak)) != std::string::npos, bright.note.c_str());
-        p.minPeak = -1;
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-
-        const QString sky = test::samplePath("ngc1316o.fit");
-        const QJsonObject doc = test::runCliJson({"brightest", sky, "--preset", "auto", "--k", "20", "--min-peak", "300", "--json", "-"});
-        QCOMPARE(doc["parameters"].toObject()["min_peak"].toDouble(), 300.0);
-        QCOMPARE(doc["regions"].toArray().size(), 20); // the preset's 20 regions include peaks of 176 and 185
-        QVERIFY(doc["rejected"].toInt() > 0);
-        for (const QJsonValue& g : doc["regions"].toArray()) QVERIFY(g.toObject()["peak"].toDouble() >= 300.0);
-        const test::CliResult overlap = test::runCli({"brightest", sky, "--mode", "overlap", "--min-peak", "50"});
-        QCOMPARE(overlap.exitCode, 2);
-        QVERIFY(QString::fromUtf8(overlap.err).contains("--min-peak"));
-    }
-
-    void badInputs() {
-        const GaussField f = makeGaussField(7, 5);
-        BrightestParams p = sourceFinderParams(5);
-        p.threshold = -1;
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-        p.threshold = std::nan("");
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-        p = sourceFinderParams(5);
-        p.minSnr = -2;
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-        p = sourceFinderParams(5);
-        p.minArea = -1;
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-        p = sourceFinderParams(5);
-        p.mesh = 1000; // larger than the image
-        QVERIFY_THROWS_EXCEPTION(UsageError, test::runBrightestOn(f.image, p));
-        // Constant image: the local pivot leaves nothing positive; defined, empty.
-        const Image flat = test::intImage(128, 128, std::vector<std::int32_t>(128 * 128, 7));
-        const BrightestResult c = test::runBrightestOn(flat, sourceFinderParams(5));
-        QVERIFY(c.regions.empty());
-        QVERIFY(!c.note.empty());
-        // All blank: empty.
-        Image blank = flat;
-        blank.setBlankMask(std::vector<std::uint8_t>(128 * 128, 1));
-        QVERIFY(test::runBrightestOn(blank, sourceFinderParams(5)).regions.empty());
-        // Small images without options that need the model: no model, no SNR, as before.
-        const Image small = test::intImage(5, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
-        BrightestParams plain;
-        const BrightestResult s = test::runBrightestOn(small, plain);
-        QVERIFY(!s.hasModel);
-        QVERIFY(s.regions[0].measured && std::isnan(s.regions[0].snr));
     }
 
     void jsonRoundTrip() {
