@@ -1,17 +1,14 @@
 #include "core/export/CatalogWriter.h"
 
 #include "core/export/CsvTable.h"
+#include "core/export/FitsMemoryFile.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
-
-#include <fitsio.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <memory>
 
 namespace glint {
 
@@ -67,34 +64,11 @@ std::string csvBytes(const BrightestResult& result) {
     return out;
 }
 
-void check(int status, const char* what) {
-    if (status == 0) return;
-    char text[FLEN_STATUS] = {};
-    fits_get_errstatus(status, text);
-    throw OutputError(std::string("cannot write the FITS catalogue (") + what + "): " + text);
-}
-
 std::string fitsBytes(const BrightestResult& result) {
-    // An in-memory FITS file: CFITSIO grows the buffer with realloc; it stays ours after the close.
-    struct Buffer {
-        void* data = nullptr;
-        std::size_t size = 0;
-        ~Buffer() { std::free(data); }
-    } buffer;
-    buffer.size = 2880 * 4;
-    buffer.data = std::malloc(buffer.size);
-    if (!buffer.data) throw OutputError("cannot write the FITS catalogue: out of memory");
-    fitsfile* f = nullptr;
+    FitsMemoryFile file("the FITS catalogue");
+    fitsfile* f = file.get();
+    const auto check = [&](int status, const char* step) { file.check(status, step); };
     int status = 0;
-    fits_create_memfile(&f, &buffer.data, &buffer.size, 2880 * 8, &std::realloc, &status);
-    check(status, "create");
-    struct Closer {
-        fitsfile* f;
-        ~Closer() {
-            int s = 0;
-            if (f) fits_close_file(f, &s);
-        }
-    } closer{f};
     fits_create_img(f, BYTE_IMG, 0, nullptr, &status);
     check(status, "primary HDU");
     const std::vector<std::string>& names = catalogColumns();
@@ -151,17 +125,7 @@ std::string fitsBytes(const BrightestResult& result) {
         fits_write_key(f, TDOUBLE, "SEXBKDEV", &rms, const_cast<char*>("global background RMS"), &status);
     }
     check(status, "keywords");
-    // The file's size: CFITSIO's logical end (fits_get_hduaddrll of the last HDU's end).
-    fits_flush_file(f, &status);
-    LONGLONG start = 0, data = 0, end = 0;
-    fits_get_hduaddrll(f, &start, &data, &end, &status);
-    check(status, "size");
-    fits_close_file(f, &status);
-    closer.f = nullptr;
-    check(status, "close");
-    const std::size_t size = (static_cast<std::size_t>(end) + 2879) / 2880 * 2880;
-    if (size > buffer.size) throw OutputError("cannot write the FITS catalogue: its size is inconsistent");
-    return std::string(static_cast<const char*>(buffer.data), size);
+    return file.bytes();
 }
 
 } // namespace
