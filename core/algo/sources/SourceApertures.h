@@ -35,7 +35,7 @@ public:
     const SourceField& field() const { return field_; }
 
 private:
-    const SourceField& field_;
+    SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
     int width_ = 0, height_ = 0;
 };
 

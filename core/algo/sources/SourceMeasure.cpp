@@ -133,10 +133,13 @@ double fwhmOf(const Isophotal& iso, const SourceRecord& r, double cx, double cy)
         suu += u * u;
         sul += u * l;
     }
-    const double varU = suu - su * su / n, cov = sul - su * sl / n;
-    if (n >= 3.0 && varU > 1e-12 * std::max(suu, 1e-300)) {
+    const double varU = n >= 3.0 ? suu - su * su / n : 0.0, cov = n >= 3.0 ? sul - su * sl / n : 0.0;
+    if (varU > 1e-12 * suu) {
         const double slope = cov / varU;
-        if (slope < 0.0 && std::isfinite(slope)) return kFwhmPerSigma * std::sqrt(-0.5 / slope) * std::sqrt(r.a * r.b);
+        // The Gaussian's variance along the geometric mean axis, less the pixel's 1/12 px^2 (the pixel integration
+        // widens a profile by that much): the FWHM of the profile the pixels sample.
+        const double variance = -0.5 / slope * r.a * r.b - 1.0 / 12.0;
+        if (slope < 0.0 && variance > 0.0 && std::isfinite(variance)) return kFwhmPerSigma * std::sqrt(variance);
     }
     return 2.0 * std::sqrt(n / std::numbers::pi);
 }

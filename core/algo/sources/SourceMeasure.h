@@ -34,9 +34,11 @@
 //   more than 4 sigma_win) XWIN/YWIN are the barycentre.
 // * FWHM_IMAGE (Glint's rule; SExtractor's "assuming a Gaussian core"): over the segment's usable pixels with
 //   v >= FLUX_MAX / 2, a least-squares line ln v = c - rho^2 / (2 s^2), rho^2 = CXX dx^2 + CYY dy^2 + CXY dx dy about
-//   XWIN/YWIN; FWHM = sqrt(8 ln 2) s sqrt(A B) (exact for any elliptical Gaussian: its geometric-mean FWHM; within
-//   ~1 % for Moffats of beta >= 2.5, whose chord over the core matches their half-maximum). With fewer than 3 such
-//   pixels or no negative slope: 2 sqrt(n / pi), n the pixels with v >= FLUX_MAX / 2. NaN when FLUX_MAX <= 0.
+//   XWIN/YWIN; FWHM = sqrt(8 ln 2) sqrt(s^2 A B - 1/12) (the geometric-mean FWHM of an elliptical Gaussian, the
+//   pixel's 1/12 px^2 removed: the FWHM of the profile before the pixels integrate it; within ~1 % for Moffats of
+//   beta >= 2.5 wider than 3 px, whose chord over the core matches their half maximum). With fewer than 3 such
+//   pixels, no negative slope or s^2 A B <= 1/12: 2 sqrt(n / pi), n the pixels with v >= FLUX_MAX / 2. NaN when
+//   FLUX_MAX <= 0.
 // * BACKGROUND = B at the pixel nearest the barycentre; THRESHOLD = segment.threshold; ALPHA/DELTA_J2000 =
 //   wcs->pixelToSky(x, y) (0-based, the frame of SourceRecord) when the field has a WCS.
 // * FLAGS = segment.flags | 4 (a segment pixel with I >= the saturation level) | 8 (the segment touches the
