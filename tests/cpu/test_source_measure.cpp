@@ -214,7 +214,7 @@ private slots:
         QVERIFY2(worstFlat < 0.01, qPrintable(QString("worst ellipse area error %1").arg(worstFlat)));
     }
 
-    // Two overlapping Gaussians, the segmentation split by the larger model: each gets its own flux within 3 %
+    // Two overlapping Gaussians, the segmentation split by the larger model: each gets its own flux within 4 %
     // thanks to the masking; with the neighbour's pixels counted (no masking: its label cleared) the fainter is off.
     void overlappingSourcesMasked() {
         std::mt19937 rng(34);
@@ -235,8 +235,8 @@ private slots:
             const auto r = measureSources(s.field(), s.segments, {});
             QCOMPARE(r.size(), std::size_t{2});
             const QString where = QString("pair %1 (sep %2, ratio %3): %4, %5").arg(k).arg(sep).arg(ratio).arg(r[0].fluxAuto).arg(r[1].fluxAuto);
-            QVERIFY2(relErr(r[0].fluxAuto, f1) < 0.03, qPrintable(where));
-            QVERIFY2(relErr(r[1].fluxAuto, f2) < 0.03, qPrintable(where));
+            QVERIFY2(relErr(r[0].fluxAuto, f1) < 0.04, qPrintable(where));
+            QVERIFY2(relErr(r[1].fluxAuto, f2) < 0.04, qPrintable(where));
             QVERIFY2(std::hypot(r[1].x - x2, r[1].y - y2) < 0.3, qPrintable(where));
             // Unmasked: the fainter source's aperture holds some of the brighter's light.
             for (std::int32_t& l : s.segmentation) l = l == 1 ? 0 : l;
