@@ -1,0 +1,251 @@
+#include "core/algo/sources/SourceApertures.h"
+
+#include "core/io/Image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace glint::measure {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kOversample = 5;            // SExtractor's APER_OVERSAMP
+constexpr double kHalfDiagonal = 0.70711; // half a pixel's diagonal (px), a little over sqrt(2) / 2
+constexpr double kWindowSigmas = 4.0;     // SExtractor's WINPOS_NSIG
+constexpr int kWindowSteps = 16;          // WINPOS_NITERMAX
+constexpr double kWindowStep = 2e-4;      // px
+
+template <class T>
+void checkSize(const std::vector<T>* v, std::size_t n, const char* what) {
+    if (v && !v->empty() && v->size() != n)
+        throw std::invalid_argument(std::string("measureSources: the ") + what + " map does not match the image size");
+}
+
+// The pixel range [lo, hi] (clamped to [0, n - 1]) whose pixels meet [c - h, c + h]; empty when lo > hi.
+std::pair<int, int> pixelRange(double c, double h, int n) {
+    const double lo = std::clamp(std::ceil(c - h - 0.5), 0.0, static_cast<double>(n));
+    const double hi = std::clamp(std::floor(c + h + 0.5), -1.0, static_cast<double>(n - 1));
+    return {static_cast<int>(lo), static_cast<int>(hi)};
+}
+
+double quadratic(const Ellipse& e, double dx, double dy) {
+    return e.cxx * dx * dx + e.cyy * dy * dy + e.cxy * dx * dy;
+}
+
+// The ellipse's half extents along x and y (its bounding box about the centre).
+std::pair<double, double> halfExtents(const Ellipse& e) {
+    const double det = e.cxx * e.cyy - 0.25 * e.cxy * e.cxy;
+    return {e.r * std::sqrt(e.cyy / det), e.r * std::sqrt(e.cxx / det)};
+}
+
+} // namespace
+
+FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field.width), height_(field.height) {
+    if (!field.image || !field.segmentation) throw std::invalid_argument("measureSources: the field needs an image and a segmentation");
+    if (field.image->width() != width_ || field.image->height() != height_)
+        throw std::invalid_argument("measureSources: the field's size does not match its image");
+    const std::size_t n = field.image->pixelCount();
+    if (field.segmentation->size() != n) throw std::invalid_argument("measureSources: the segmentation map does not match the image size");
+    checkSize(field.background, n, "background");
+    checkSize(field.rms, n, "RMS");
+    checkSize(field.bad, n, "bad-pixel");
+}
+
+bool FieldAccess::usable(std::size_t i) const {
+    if (field_.bad && !field_.bad->empty() && (*field_.bad)[i] != 0) return false;
+    if (field_.image->isBlank(i)) return false;
+    if (!std::isfinite(raw(i)) || !std::isfinite(background(i))) return false;
+    if (field_.rms && !field_.rms->empty()) {
+        const float s = (*field_.rms)[i];
+        if (!std::isfinite(s) || s < 0.0f) return false;
+    }
+    return true;
+}
+
+double FieldAccess::raw(std::size_t i) const { return field_.image->value(i); }
+
+double FieldAccess::background(std::size_t i) const {
+    return field_.background && !field_.background->empty() ? static_cast<double>((*field_.background)[i]) : 0.0;
+}
+
+double FieldAccess::value(std::size_t i) const { return raw(i) - background(i); }
+
+double FieldAccess::variance(std::size_t i) const {
+    if (!field_.rms || field_.rms->empty()) return kNaN;
+    const double s = (*field_.rms)[i];
+    return s * s;
+}
+
+PixelState FieldAccess::state(int x, int y, int number) const {
+    if (!inside(x, y)) return PixelState::Outside;
+    const std::size_t i = index(x, y);
+    if (!usable(i)) return PixelState::Bad;
+    const std::int32_t lab = label(i);
+    return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
+}
+
+MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
+    MaskedPixel m;
+    m.state = access.state(x, y, number);
+    if (m.state == PixelState::Outside) return m;
+    if (m.state == PixelState::Free) {
+        const std::size_t i = access.index(x, y);
+        m.value = access.value(i);
+        m.variance = access.variance(i);
+        m.counted = true;
+        return m;
+    }
+    const double mx = std::round(2.0 * cx - x), my = std::round(2.0 * cy - y);
+    if (!(mx >= 0.0 && my >= 0.0 && mx < access.width() && my < access.height())) return m;
+    const int sx = static_cast<int>(mx), sy = static_cast<int>(my);
+    if (access.state(sx, sy, number) != PixelState::Free) return m;
+    const std::size_t j = access.index(sx, sy);
+    m.value = access.value(j);
+    m.variance = access.variance(j);
+    m.counted = true;
+    return m;
+}
+
+bool Ellipse::valid() const {
+    return std::isfinite(cx) && std::isfinite(cy) && std::isfinite(cxx) && std::isfinite(cyy) && std::isfinite(cxy) &&
+           std::isfinite(r) && r > 0.0 && cxx > 0.0 && cyy > 0.0 && cxx * cyy - 0.25 * cxy * cxy > 0.0;
+}
+
+ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e, double gain) {
+    ApertureSum s;
+    if (!e.valid()) {
+        s.flux = s.variance = s.area = s.maskedArea = kNaN;
+        return s;
+    }
+    const auto [hx, hy] = halfExtents(e);
+    // The ellipse is tight in its bounding box: it reaches outside exactly when the box does.
+    s.outside = e.cx - hx < -0.5 || e.cy - hy < -0.5 || e.cx + hx > access.width() - 0.5 || e.cy + hy > access.height() - 0.5;
+    // |grad sqrt(q)| <= sqrt(largest eigenvalue): a pixel whose centre is more than half a diagonal (in that
+    // metric) inside or outside the boundary lies wholly inside or outside.
+    const double lmax = 0.5 * (e.cxx + e.cyy) + std::sqrt(0.25 * (e.cxx - e.cyy) * (e.cxx - e.cyy) + 0.25 * e.cxy * e.cxy);
+    const double margin = kHalfDiagonal * std::sqrt(lmax);
+    const double rin2 = e.r > margin ? (e.r - margin) * (e.r - margin) : -1.0;
+    const double rout2 = (e.r + margin) * (e.r + margin), r2 = e.r * e.r;
+    const auto [x0, x1] = pixelRange(e.cx, hx, access.width());
+    const auto [y0, y1] = pixelRange(e.cy, hy, access.height());
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) {
+            const double dx = x - e.cx, dy = y - e.cy;
+            const double q = quadratic(e, dx, dy);
+            if (q > rout2) continue;
+            double frac = 1.0;
+            if (q > rin2) {
+                int hits = 0;
+                for (int j = 0; j < kOversample; ++j) {
+                    const double sy = dy + (j + 0.5) / kOversample - 0.5;
+                    for (int i = 0; i < kOversample; ++i) {
+                        const double sx = dx + (i + 0.5) / kOversample - 0.5;
+                        hits += quadratic(e, sx, sy) <= r2 ? 1 : 0;
+                    }
+                }
+                if (hits == 0) continue;
+                frac = static_cast<double>(hits) / (kOversample * kOversample);
+            }
+            s.area += frac;
+            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            if (m.state == PixelState::Bad) s.overBad = true;
+            if (m.state != PixelState::Free) s.maskedArea += frac;
+            if (!m.counted) continue;
+            s.flux += frac * m.value;
+            s.variance += frac * m.variance;
+            if (gain > 0.0 && m.value > 0.0) s.variance += frac * m.value / gain;
+        }
+    }
+    return s;
+}
+
+double kronRadius(const FieldAccess& access, int number, const Ellipse& e) {
+    if (!e.valid()) return kNaN;
+    const auto [hx, hy] = halfExtents(e);
+    const auto [x0, x1] = pixelRange(e.cx, hx, access.width());
+    const auto [y0, y1] = pixelRange(e.cy, hy, access.height());
+    const double r2 = e.r * e.r;
+    double sumRv = 0.0, sumV = 0.0;
+    long long counted = 0;
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) {
+            const double q = quadratic(e, x - e.cx, y - e.cy);
+            if (q > r2) continue;
+            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            if (!m.counted) continue;
+            sumRv += std::sqrt(q) * m.value;
+            sumV += m.value;
+            ++counted;
+        }
+    }
+    if (counted == 0 || !(sumV > 0.0) || !(sumRv > 0.0)) return kNaN;
+    return sumRv / sumV;
+}
+
+double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax) {
+    if (!std::isfinite(cx) || !std::isfinite(cy) || !(rmax > 0.0) || !std::isfinite(rmax)) return kNaN;
+    const auto [x0, x1] = pixelRange(cx, rmax, access.width());
+    const auto [y0, y1] = pixelRange(cy, rmax, access.height());
+    std::vector<std::pair<double, double>> profile; // (r, v)
+    double total = 0.0;
+    for (int y = y0; y <= y1; ++y) {
+        for (int x = x0; x <= x1; ++x) {
+            const double r = std::hypot(x - cx, y - cy);
+            if (r > rmax) continue;
+            const MaskedPixel m = maskedPixel(access, number, x, y, cx, cy);
+            if (!m.counted) continue;
+            profile.emplace_back(r, m.value);
+            total += m.value;
+        }
+    }
+    if (!(total > 0.0)) return kNaN;
+    std::sort(profile.begin(), profile.end());
+    double r0 = 0.0, c0 = 0.0;
+    for (const auto& [r, v] : profile) {
+        const double c1 = c0 + v;
+        if (c1 >= 0.5 * total) return c1 > c0 ? r0 + (r - r0) * (0.5 * total - c0) / (c1 - c0) : r;
+        r0 = r;
+        c0 = c1;
+    }
+    return r0;
+}
+
+std::optional<std::pair<double, double>> windowedCentroid(const FieldAccess& access, int number, double x0,
+                                                          double y0, double sigma) {
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !(sigma > 0.0) || !std::isfinite(sigma)) return std::nullopt;
+    const double rmax = kWindowSigmas * sigma, inv2s2 = 1.0 / (2.0 * sigma * sigma);
+    double x = x0, y = y0;
+    for (int step = 0; step < kWindowSteps; ++step) {
+        const auto [xa, xb] = pixelRange(x, rmax, access.width());
+        const auto [ya, yb] = pixelRange(y, rmax, access.height());
+        double sw = 0.0, sx = 0.0, sy = 0.0;
+        for (int py = ya; py <= yb; ++py) {
+            for (int px = xa; px <= xb; ++px) {
+                const double dx = px - x, dy = py - y, r2 = dx * dx + dy * dy;
+                if (r2 > rmax * rmax) continue;
+                const MaskedPixel m = maskedPixel(access, number, px, py, x, y);
+                if (!m.counted) continue;
+                const double wv = std::exp(-r2 * inv2s2) * m.value;
+                sw += wv;
+                sx += wv * dx;
+                sy += wv * dy;
+            }
+        }
+        if (!(sw > 0.0)) return std::nullopt;
+        const double ddx = 2.0 * sx / sw, ddy = 2.0 * sy / sw;
+        x += ddx;
+        y += ddy;
+        if (!(x >= -0.5 && y >= -0.5 && x <= access.width() - 0.5 && y <= access.height() - 0.5) ||
+            std::hypot(x - x0, y - y0) > rmax)
+            return std::nullopt;
+        if (ddx * ddx + ddy * ddy < kWindowStep * kWindowStep) break;
+    }
+    return std::make_pair(x, y);
+}
+
+} // namespace glint::measure

@@ -1,0 +1,87 @@
+// The pixel access and the aperture sums of the source measurements (SourceMeasure.cpp): which pixels count
+// for a source, SExtractor's MASK_TYPE CORRECT for its neighbours and bad pixels, elliptical and circular
+// apertures with a sub-sampled boundary, the Kron radius, the half-light radius and the windowed centroid.
+#pragma once
+
+#include "core/algo/sources/SourceCatalog.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+namespace glint::measure {
+
+// What one pixel is to the source numbered n: its own or the sky's (free), another source's (a neighbour), bad
+// (flagged, blank, a non-finite I or B, a non-finite or negative sigma) or outside the image.
+enum class PixelState : std::uint8_t { Free, Neighbour, Bad, Outside };
+
+// Reads a SourceField pixel by pixel (I - B, sigma^2, the label). Thread-safe (reads only).
+class FieldAccess {
+public:
+    // Throws std::invalid_argument when the field's arrays do not match its size.
+    explicit FieldAccess(const SourceField& field);
+    int width() const { return width_; }
+    int height() const { return height_; }
+    bool inside(int x, int y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
+    std::size_t index(int x, int y) const { return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x); }
+    bool usable(std::size_t i) const;       // not bad (see PixelState)
+    double raw(std::size_t i) const;        // I
+    double value(std::size_t i) const;      // I - B
+    double variance(std::size_t i) const;   // sigma^2 (NaN without an RMS map)
+    double background(std::size_t i) const; // B
+    std::int32_t label(std::size_t i) const { return (*field_.segmentation)[i]; }
+    PixelState state(int x, int y, int number) const;
+    const SourceField& field() const { return field_; }
+
+private:
+    SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
+    int width_ = 0, height_ = 0;
+};
+
+// The value and variance that stand for pixel (x, y) in an aperture centred on (cx, cy), MASK_TYPE CORRECT: the
+// pixel's own when free; when it is a neighbour's or bad, those of the pixel symmetric about the centre (nearest
+// pixel to (2cx - x, 2cy - y)) when that one is free; none (dropped) otherwise and outside the image.
+struct MaskedPixel {
+    double value = 0.0, variance = 0.0;
+    bool counted = false; // a value stands for the pixel
+    PixelState state = PixelState::Free;
+};
+MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy);
+
+// The ellipse cxx dx^2 + cyy dy^2 + cxy dx dy <= r^2 about (cx, cy); a circle of radius r has cxx = cyy = 1, cxy = 0.
+struct Ellipse {
+    double cx = 0.0, cy = 0.0, cxx = 1.0, cyy = 1.0, cxy = 0.0, r = 0.0;
+    bool valid() const; // finite, positive definite, r > 0
+};
+
+struct ApertureSum {
+    double flux = 0.0;       // sum of v x (the pixel's area inside), masked pixels corrected
+    double variance = 0.0;   // sum of sigma^2 x area (+ max(v, 0) x area / gain)
+    double area = 0.0;       // the aperture's area inside the image (px^2)
+    double maskedArea = 0.0; // the part of it on neighbours' or bad pixels (corrected or dropped)
+    bool outside = false;    // the aperture reaches outside the image
+    bool overBad = false;    // the aperture covers bad pixels
+};
+
+// The aperture's sums. Pixels whose centre lies farther than half a pixel diagonal (in the ellipse's metric)
+// from the boundary count whole or not at all; the others are sampled on a 5 x 5 grid (SExtractor's
+// APER_OVERSAMP), each sub-sample weighing 1/25. Throws nothing; an invalid ellipse gives NaN sums.
+ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e, double gain);
+
+// KRON_RADIUS: sum r v / sum v over the pixel centres inside the ellipse (r the ellipse's radius, in units of its
+// axes), masked as above; NaN when sum v <= 0 or sum r v <= 0 or no pixel counts.
+double kronRadius(const FieldAccess& access, int number, const Ellipse& e);
+
+// The radius of the circle about (cx, cy) that holds half the flux of the pixel centres within rmax (masked as
+// above): the cumulative sum over the pixels sorted by radius, interpolated linearly from (0, 0). NaN when that
+// flux is <= 0.
+double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax);
+
+// SExtractor's windowed centroid: from (x0, y0), x += 2 sum w v dx / sum w v with w = exp(-r^2 / (2 sigma^2)) over
+// the pixel centres within 4 sigma (masked as above), until the step is below 2e-4 px or after 16 steps. None when
+// sum w v <= 0 or the centre leaves the image or moves farther than 4 sigma from (x0, y0).
+std::optional<std::pair<double, double>> windowedCentroid(const FieldAccess& access, int number, double x0,
+                                                          double y0, double sigma);
+
+} // namespace glint::measure
