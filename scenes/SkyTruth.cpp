@@ -327,7 +327,7 @@ SkyField makeSkyField(const SkyFieldOptions& o) {
     };
     textCard("CTYPE1", "RA---TAN");
     textCard("CTYPE2", "DEC--TAN");
-    textCard("RADESYS", "ICRS");
+    textCard("RADESYS", "FK5");
     card("CRVAL1", o.ra);
     card("CRVAL2", o.dec);
     card("CRPIX1", 0.5 * (w + 1));

@@ -26,7 +26,7 @@ void writeSkyFieldFits(const SkyField& field, const std::string& path) {
     fits_update_key(f, TDOUBLE, "GAIN", &gain, "e-/ADU", &status);
     fits_update_key(f, TDOUBLE, "SATURATE", &saturate, "full well, e-", &status);
     fits_update_key(f, TDOUBLE, "RDNOISE", &rdnoise, "read noise, e-", &status);
-    char ctype1[] = "RA---TAN", ctype2[] = "DEC--TAN", radesys[] = "ICRS";
+    char ctype1[] = "RA---TAN", ctype2[] = "DEC--TAN", radesys[] = "FK5";
     double crval1 = o.ra, crval2 = o.dec, crpix1 = 0.5 * (o.width + 1), crpix2 = 0.5 * (o.height + 1);
     double cd11 = -o.pixelScale / 3600.0, cd22 = o.pixelScale / 3600.0, zero = 0.0, equinox = 2000.0;
     fits_update_key(f, TSTRING, "CTYPE1", ctype1, "TAN projection", &status);
