@@ -10,6 +10,7 @@
 #include "scenes/SkyTruth.h"
 #include "scenes/SkyTruthScore.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <cmath>
@@ -159,7 +160,17 @@ std::string fieldTable(const SkyField& field, const Column& sex, const Column& g
             "all", all(sex, &CatalogueScore::bigFoundOnce), all(glint, &CatalogueScore::bigFoundOnce));
         row("… and with FLUX_AUTO within 10 % of the true total", [](const CatalogueScore& m) { return fraction(m.bigFluxWithin10, m.bigGalaxies); },
             "all", all(sex, &CatalogueScore::bigFluxWithin10), all(glint, &CatalogueScore::bigFluxWithin10));
-        row("galaxies FLUX_AUTO / true flux (median)", [](const CatalogueScore& m) { return fixed(m.galaxyFluxRatio.median, 3); });
+        row("galaxies FLUX_AUTO / true flux (median): all / n = 1 / n = 4", [](const CatalogueScore& m) {
+            std::vector<double> exp, dev;
+            for (const GalaxyScore& g : m.galaxies)
+                if (std::isfinite(g.fluxRatio)) (g.sersicN < 2.0 ? exp : dev).push_back(g.fluxRatio);
+            const auto med = [](std::vector<double> v) {
+                if (v.empty()) return CatalogueEntry::kNaN;
+                std::sort(v.begin(), v.end());
+                return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+            };
+            return fixed(m.galaxyFluxRatio.median, 3) + " / " + fixed(med(exp), 3) + " / " + fixed(med(dev), 3);
+        });
         row("galaxies A_IMAGE / r_e (median)", [](const CatalogueScore& m) { return fixed(m.galaxyAOverRe.median, 3); });
         row("galaxies KRON_RADIUS·A / (2.5 × true first-moment radius) (median)", [](const CatalogueScore& m) { return fixed(m.galaxyKronRatio.median, 3); });
     }
