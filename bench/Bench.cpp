@@ -1,6 +1,7 @@
 #include "bench/Bench.h"
 
 #include "core/export/TimingReport.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
@@ -140,7 +141,15 @@ Json benchReportJson(const std::vector<BenchRow>& rows) { return timingReportJso
 std::string benchTextTable(const std::vector<BenchRow>& rows) { return timingReportText(benchTimingRuns(rows)); }
 
 void writeBenchReport(const std::vector<BenchRow>& rows, const std::string& path) {
-    writeTimingReport(path, benchTimingRuns(rows), benchReportInfo());
+    std::string sections;
+    for (const BenchRow& r : rows)
+        if (!r.section.empty()) sections += "\n" + r.section;
+    if (sections.empty() || timingReportFormatForPath(path) != TimingReportFormat::Markdown) {
+        writeTimingReport(path, benchTimingRuns(rows), benchReportInfo());
+        return;
+    }
+    writeFileAtomically(path, timingReportText(benchTimingRuns(rows), benchReportInfo(), TimingReportFormat::Markdown) +
+                                  sections);
 }
 
 } // namespace glint

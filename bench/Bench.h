@@ -21,6 +21,7 @@ struct BenchOptions {
     std::vector<std::string> sizes;  // as given with --sizes (e.g. "1024", "4096x2048"); empty = the bench's defaults
     std::vector<Backend> backends;   // empty = every backend available here
     int repeat = 5;                  // timed runs per case (after one warm-up)
+    std::vector<std::string> fields; // as given with --fields (bench catalogue: sparse, crowded, galaxies); empty = all
     std::ostream* log = nullptr;     // progress lines, or null
     bool wants(Backend b) const;     // in `backends`, or `backends` empty and b available
 };
@@ -41,6 +42,8 @@ struct BenchRow {
     bool verified = false;           // result checked against the reference (or brute force) first
     std::string note;
     Json extra = Json::object();     // anything else (accuracy, the paper's figures, ...)
+    std::string section;             // Markdown a bench adds after the timing table of a .md report (e.g. its
+                                     // side-by-side scores); empty for most rows
 };
 
 using BenchFunction = std::function<std::vector<BenchRow>(const BenchOptions&)>;
@@ -68,7 +71,8 @@ std::vector<TimingRun> benchTimingRuns(const std::vector<BenchRow>& rows);
 Json benchReportJson(const std::vector<BenchRow>& rows);
 // A fixed-width text table for the terminal.
 std::string benchTextTable(const std::vector<BenchRow>& rows);
-// By extension: .json, .csv, .md, .html (writeTimingReport). Written atomically. Throws UsageError for
+// By extension: .json, .csv, .md, .html (writeTimingReport; a .md report ends with the rows' sections). Written
+// atomically. Throws UsageError for
 // other extensions.
 void writeBenchReport(const std::vector<BenchRow>& rows, const std::string& path);
 

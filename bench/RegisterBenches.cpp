@@ -11,6 +11,7 @@ void registerBrightestBench(); // bench/BrightestBench.cpp
 void registerKMaxBenches();    // bench/KMaxBench.cpp: kmax1d and kmax
 void registerRobustnessBenches(); // bench/RobustnessBench.cpp: ties and cancel
 void registerSourceBench();       // bench/SourceBench.cpp: sources (star-field evaluation, SExtractor)
+void registerCatalogueBench();    // bench/CatalogueBench.cpp: catalogue (issue 30's truth fields, SExtractor side by side)
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -22,6 +23,7 @@ void registerAllBenches() {
         registerKMaxBenches();
         registerRobustnessBenches();
         registerSourceBench();
+        registerCatalogueBench();
     });
 }
 

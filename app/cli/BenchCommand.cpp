@@ -9,7 +9,7 @@
 namespace glint::cli {
 
 int runBench(const std::vector<std::string>& args) {
-    const ParsedArgs a = parseArgs(args, {{"--sizes", "--backends", "--repeat", "--report"}, {}});
+    const ParsedArgs a = parseArgs(args, {{"--sizes", "--backends", "--repeat", "--report", "--fields"}, {}});
     registerAllBenches();
     std::string which = "all";
     if (a.positionals.size() > 1) throw UsageError("bench takes at most one algorithm name");
@@ -35,6 +35,7 @@ int runBench(const std::vector<std::string>& args) {
         return items;
     };
     if (auto v = a.value("--sizes")) options.sizes = splitList(*v);
+    if (auto v = a.value("--fields")) options.fields = splitList(*v);
     if (auto v = a.value("--backends")) {
         for (const auto& name : splitList(*v)) {
             const Backend b = parseBackend(name);

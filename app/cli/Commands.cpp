@@ -32,7 +32,7 @@ const std::vector<Command>& commands() {
         l.push_back({"bench",
                      "glint-cli bench [" + benchNames + "all] [--sizes LIST] [--backends LIST] "
                      "[--repeat R]\n"
-                     "          [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
+                     "          [--fields sparse,crowded,galaxies] [--report OUT.json|OUT.csv|OUT.html|OUT.md]",
                      "time the algorithms on generated cases, with speed-ups against reference and cpu", {}, &runBench});
         for (const Algorithm* a : algorithms())
             if (a != &brightestAlgorithm()) l.push_back(algorithmCommand(*a));
