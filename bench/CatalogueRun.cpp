@@ -166,8 +166,13 @@ CatalogueRun runSourcesAlgorithm(const std::string& fitsPath, const Image& image
     JobControl job;
     const auto start = std::chrono::steady_clock::now();
     try {
-        const std::unique_ptr<AlgorithmOutcome> outcome =
-            algorithm->run(Json{{"preset", "auto"}}, inputs, Backend::Cpu, job);
+        // GLINT_BENCH_SOURCES_PARAMS: a JSON object of parameters over --preset auto (for tuning the defaults).
+        Json request = {{"preset", "auto"}};
+        if (const char* extra = std::getenv("GLINT_BENCH_SOURCES_PARAMS"); extra && *extra) {
+            const Json given = Json::parse(extra);
+            for (const auto& [key, value] : given.items()) request[key] = value;
+        }
+        const std::unique_ptr<AlgorithmOutcome> outcome = algorithm->run(request, inputs, Backend::Cpu, job);
         run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         run.entries = catalogueFromSourcesJson(outcome->json());
     } catch (const std::exception& e) {

@@ -104,5 +104,6 @@ const Algorithm* findAlgorithm(const std::string& name); // null when none has t
 const Algorithm& brightestAlgorithm();
 const Algorithm& traceAlgorithm();
 const Algorithm& commonAlgorithm();
+const Algorithm& sourcesAlgorithm();
 
 } // namespace glint

@@ -10,6 +10,7 @@ const std::vector<const Algorithm*>& algorithms() {
         &brightestAlgorithm(),
         &traceAlgorithm(),
         &commonAlgorithm(),
+        &sourcesAlgorithm(),
     };
     return list;
 }

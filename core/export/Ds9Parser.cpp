@@ -274,6 +274,16 @@ std::vector<ExportRegion> regionsFromDs9(const Ds9File& file) {
             setCommon(r, s);
             out.push_back(std::move(r));
             lastLineTag = nullptr;
+        } else if (s.type == "ellipse") {
+            if (s.numbers.size() != 5) fail(s.line, "ellipse needs x, y, a, b and an angle");
+            if (!(s.numbers[2] > 0) || !(s.numbers[3] > 0)) fail(s.line, "an ellipse's semi-axes must be positive");
+            ExportRegion r;
+            r.kind = RegionKind::Source;
+            r.ellipse = RegionEllipse{s.numbers[0] - 1.0, s.numbers[1] - 1.0, s.numbers[2], s.numbers[3], s.numbers[4]};
+            r.points = ellipsePoints(*r.ellipse);
+            setCommon(r, s);
+            out.push_back(std::move(r));
+            lastLineTag = nullptr;
         } else if (s.type == "line") {
             if (s.numbers.size() != 4) fail(s.line, "line needs x1, y1, x2, y2");
             const auto tag = s.properties.find("tag");

@@ -120,7 +120,19 @@ std::vector<std::string> regionLines(const ExportRegion& r, const PixelToSky* to
             lines.push_back("line(" + (*texts)[i - 1] + "," + (*texts)[i] + ")" + properties(r, i == 1, " line=0 0"));
         return lines;
     }
-    if (r.kind == RegionKind::Common && !r.outline.empty()) {
+    if (r.ellipse) {
+        const RegionEllipse& e = *r.ellipse;
+        if (!toSky)
+            return {"ellipse(" + formatFixed(e.x + 1.0) + "," + formatFixed(e.y + 1.0) + "," + formatFixed(e.a) + "," +
+                    formatFixed(e.b) + "," + formatFixed(e.thetaDeg) + ")" + properties(r, true)};
+        // On the sky: the ellipse as a polygon, exact whatever the WCS's rotation and flip.
+        const auto texts = pointTexts(ellipsePoints(e), toSky);
+        if (!texts) return {};
+        std::string line = "polygon(";
+        for (std::size_t i = 0; i < texts->size(); ++i) line += (i ? "," : "") + (*texts)[i];
+        return {line + ")" + properties(r, true)};
+    }
+    if ((r.kind == RegionKind::Common || r.kind == RegionKind::Source) && !r.outline.empty()) {
         bool first = true;
         for (const MaskPolygon& polygon : r.outline) {
             const auto outer = pointTexts(ringCentres(polygon.outer), toSky);

@@ -18,6 +18,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <numbers>
 #include <cstdio>
 
 namespace glint {
@@ -47,10 +48,12 @@ std::string lower(std::string s) {
 
 namespace {
 constexpr EnumName<RegionKind> kKindNames[] = {
-    {RegionKind::Brightest, "brightest"}, {RegionKind::Trace, "trace"}, {RegionKind::Common, "common"}};
+    {RegionKind::Brightest, "brightest"}, {RegionKind::Trace, "trace"}, {RegionKind::Common, "common"},
+    {RegionKind::Source, "source"}};
 constexpr EnumName<RegionKind> kKindTitles[] = {{RegionKind::Brightest, "Brightest region"},
                                                 {RegionKind::Trace, "Line trace"},
-                                                {RegionKind::Common, "Common component"}};
+                                                {RegionKind::Common, "Common component"},
+                                                {RegionKind::Source, "Source"}};
 } // namespace
 
 const char* regionKindName(RegionKind kind) { return enumName(kKindNames, kind); }
@@ -72,7 +75,18 @@ const RegionValue* ExportRegion::value(const std::string& name) const {
     return nullptr;
 }
 
+std::vector<std::pair<double, double>> ellipsePoints(const RegionEllipse& e, int n) {
+    std::vector<std::pair<double, double>> out;
+    const double t = e.thetaDeg * std::numbers::pi / 180.0, c = std::cos(t), s = std::sin(t);
+    for (int i = 0; i < n; ++i) {
+        const double u = 2.0 * std::numbers::pi * i / n, px = e.a * std::cos(u), py = e.b * std::sin(u);
+        out.emplace_back(e.x + px * c - py * s, e.y + px * s + py * c);
+    }
+    return out;
+}
+
 std::pair<double, double> ExportRegion::centre() const {
+    if (ellipse) return {ellipse->x, ellipse->y};
     if (kind == RegionKind::Trace && !points.empty()) return points[points.size() / 2];
     return {x + (width - 1) / 2.0, y + (height - 1) / 2.0};
 }

@@ -21,8 +21,8 @@ struct BrightestResult;
 struct CommonComponentResult;
 struct TraceResult;
 
-enum class RegionKind { Brightest, Trace, Common };
-const char* regionKindName(RegionKind kind);          // "brightest", "trace", "common"
+enum class RegionKind { Brightest, Trace, Common, Source };
+const char* regionKindName(RegionKind kind);          // "brightest", "trace", "common", "source"
 const char* regionKindTitle(RegionKind kind);         // "Brightest region", "Line trace", "Common component"
 std::optional<RegionKind> parseRegionKind(const std::string& nameOrTitle);
 
@@ -34,6 +34,13 @@ struct RegionValue {
     std::string text() const; // the exact integer, or the shortest round-trip text of value
 };
 
+// A source's Kron ellipse: centre (pixel frame), semi-axes in px, angle in degrees counter-clockwise from +x.
+struct RegionEllipse {
+    double x = 0.0, y = 0.0, a = 0.0, b = 0.0, thetaDeg = 0.0;
+};
+// n points on the ellipse, counter-clockwise from its major axis.
+std::vector<std::pair<double, double>> ellipsePoints(const RegionEllipse& e, int n = 36);
+
 // One exported shape in Glint's pixel frame (x = column, y = row, pixel centres at integers).
 struct ExportRegion {
     RegionKind kind = RegionKind::Brightest;
@@ -44,6 +51,7 @@ struct ExportRegion {
     int x = 0, y = 0, width = 0, height = 0;
     std::vector<std::pair<double, double>> points; // trace: the polyline through pixel centres
     std::vector<MaskPolygon> outline;              // common: the component's outline on pixel corners
+    std::optional<RegionEllipse> ellipse;          // source: its Kron ellipse (points hold it as a polygon)
     std::vector<RegionValue> values;               // in display order
 
     const RegionValue* value(const std::string& name) const;

@@ -59,6 +59,13 @@ Json geometryJson(const ExportRegion& r, const Positions& at) {
         for (const auto& [x, y] : r.points) coords.push_back(at(x + 0.5, y + 0.5));
         return {{"type", "LineString"}, {"coordinates", coords}};
     }
+    if (r.ellipse) {
+        Json ring = Json::array();
+        const auto points = ellipsePoints(*r.ellipse);
+        for (const auto& [x, y] : points) ring.push_back(at(x + 0.5, y + 0.5));
+        ring.push_back(ring.front()); // GeoJSON rings are closed
+        return {{"type", "Polygon"}, {"coordinates", Json::array({ring})}};
+    }
     if (!r.outline.empty()) {
         if (r.outline.size() == 1) return {{"type", "Polygon"}, {"coordinates", polygonJson(r.outline[0], at)}};
         Json polys = Json::array();

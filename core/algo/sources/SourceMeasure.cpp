@@ -195,9 +195,12 @@ SourceRecord measureOne(const FieldAccess& a, const SourceSegment& seg, const Me
 
     // Kron radius and the AUTO aperture.
     Ellipse e{r.x, r.y, r.cxx, r.cyy, r.cxy, kKronScale};
-    r.kronRadius = measure::kronRadius(a, seg.number, e);
-    const double kronScale = p.kronFactor * r.kronRadius;
+    // KRON_RADIUS as SExtractor writes it: the AUTO ellipse's scale, kronFactor x the first moment r1, at least
+    // kronMinRadius (the AUTO ellipse's semi-axes are KRON_RADIUS x A and KRON_RADIUS x B).
+    const double r1 = measure::kronRadius(a, seg.number, e);
+    const double kronScale = p.kronFactor * r1;
     e.r = kronScale >= p.kronMinRadius ? kronScale : p.kronMinRadius;
+    r.kronRadius = e.r;
     const measure::ApertureSum autoSum = measure::sumAperture(a, seg.number, e, p.gain);
     r.fluxAuto = autoSum.flux;
     r.fluxErrAuto = errorOf(autoSum.variance);

@@ -18,9 +18,10 @@
 //   A pixel of another source (label != 0 and != number) or a bad pixel is replaced by the pixel symmetric about
 //   the aperture's centre (nearest pixel to 2c - p) when that one is in the image and free (sky or the source's
 //   own, not bad); otherwise it is dropped. Pixels outside the image are dropped.
-// * KRON_RADIUS = sum r v / sum v over the pixel centres inside the ellipse (CXX, CYY, CXY) of scale 6 (r in units
-//   of A and B), masked as above; NaN when either sum is <= 0. The AUTO aperture is that ellipse at the scale
-//   kronFactor x KRON_RADIUS, or kronMinRadius when that is smaller or the Kron radius is NaN.
+// * The first moment r1 = sum r v / sum v over the pixel centres inside the ellipse (CXX, CYY, CXY) of scale 6 (r in
+//   units of A and B), masked as above; NaN when either sum is <= 0. KRON_RADIUS is SExtractor's: the AUTO
+//   aperture's scale, kronFactor x r1, or kronMinRadius when that is smaller or r1 is NaN (the AUTO ellipse's
+//   semi-axes are KRON_RADIUS x A and KRON_RADIUS x B).
 // * Aperture sums (AUTO, APER): pixels wholly inside count whole; a pixel within half a pixel diagonal of the
 //   boundary is sampled 5 x 5 (APER_OVERSAMP) and counts by the fraction of its samples inside, for both the flux and
 //   the variance: FLUXERR = sqrt(sum f sigma^2 + sum f max(v, 0) / gain). FLUX_APER: circles of the given diameters

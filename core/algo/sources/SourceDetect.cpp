@@ -1,0 +1,307 @@
+// Steps 1, 2 and 4 of detection (SourceDetect.h): the matched filter, the footprints and the cores.
+#include "core/algo/sources/SourceDetect.h"
+
+#include "core/jobs/JobControl.h"
+#include "core/util/Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace glint {
+
+std::vector<double> gaussianTaps(double fwhm) {
+    const double sigma = fwhm / (2.0 * std::sqrt(2.0 * std::log(2.0)));
+    const int r = std::max(1, static_cast<int>(std::ceil(3.0 * sigma)));
+    std::vector<double> taps(static_cast<std::size_t>(2 * r + 1));
+    double sum = 0.0;
+    for (int i = -r; i <= r; ++i) sum += taps[static_cast<std::size_t>(i + r)] = std::exp(-0.5 * i * i / (sigma * sigma));
+    for (double& t : taps) t /= sum;
+    return taps;
+}
+
+namespace {
+
+bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad, std::size_t i) {
+    return (bad.empty() || bad[i] == 0) && std::isfinite(v[i]) && rms[i] > 0.0f && std::isfinite(rms[i]);
+}
+
+} // namespace
+
+void filterDetectionImage(const std::vector<float>& residual, const std::vector<float>& rms,
+                          const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
+                          std::vector<float>& detection, std::vector<float>& noise, int threads) {
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    detection.assign(n, 0.0f);
+    noise.assign(n, 0.0f);
+    if (!(filterFwhm > 0.0)) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (goodPixel(residual, rms, bad, i)) {
+                detection[i] = residual[i];
+                noise[i] = rms[i];
+            }
+        return;
+    }
+    const std::vector<double> k = gaussianTaps(filterFwhm);
+    const int r = static_cast<int>(k.size() / 2);
+    // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g per pixel.
+    std::vector<float> hv(n), hg(n), hs(n);
+    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
+        std::vector<double> v(static_cast<std::size_t>(width)), g(v.size()), s(v.size());
+        for (std::size_t y = y0; y < y1; ++y) {
+            const std::size_t row = y * static_cast<std::size_t>(width);
+            for (int x = 0; x < width; ++x) {
+                const std::size_t i = row + static_cast<std::size_t>(x);
+                const bool good = goodPixel(residual, rms, bad, i);
+                g[static_cast<std::size_t>(x)] = good ? 1.0 : 0.0;
+                v[static_cast<std::size_t>(x)] = good ? residual[i] : 0.0;
+                s[static_cast<std::size_t>(x)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
+            }
+            for (int x = 0; x < width; ++x) {
+                double a = 0.0, b = 0.0, c = 0.0;
+                for (int t = std::max(-r, -x); t <= std::min(r, width - 1 - x); ++t) {
+                    const double w = k[static_cast<std::size_t>(t + r)];
+                    const std::size_t j = static_cast<std::size_t>(x + t);
+                    a += w * v[j];
+                    b += w * g[j];
+                    c += w * w * s[j];
+                }
+                hv[row + static_cast<std::size_t>(x)] = static_cast<float>(a);
+                hg[row + static_cast<std::size_t>(x)] = static_cast<float>(b);
+                hs[row + static_cast<std::size_t>(x)] = static_cast<float>(c);
+            }
+        }
+    }, threads);
+    // Vertical pass, then D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g.
+    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y) {
+            const int yi = static_cast<int>(y);
+            for (int x = 0; x < width; ++x) {
+                const std::size_t i = y * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
+                if (!goodPixel(residual, rms, bad, i)) continue;
+                double a = 0.0, b = 0.0, c = 0.0;
+                for (int t = std::max(-r, -yi); t <= std::min(r, height - 1 - yi); ++t) {
+                    const double w = k[static_cast<std::size_t>(t + r)];
+                    const std::size_t j = static_cast<std::size_t>(yi + t) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
+                    a += w * hv[j];
+                    b += w * hg[j];
+                    c += w * w * hs[j];
+                }
+                if (b > 0.0) {
+                    detection[i] = static_cast<float>(a / b);
+                    noise[i] = static_cast<float>(std::sqrt(c) / b);
+                }
+            }
+        }
+    }, threads);
+}
+
+namespace {
+
+// Footprints: 8-connected components of the pixels above the threshold, each as increasing pixel indices, in
+// the order of their first pixel.
+std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& detection, const std::vector<float>& noise,
+                                                  int width, int height, double threshold, int minArea) {
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    std::vector<std::int32_t> parent(n, -1); // -1: below; else the union-find parent (a pixel index)
+    auto find = [&](std::int32_t i) {
+        while (parent[static_cast<std::size_t>(i)] != i) {
+            parent[static_cast<std::size_t>(i)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+            i = parent[static_cast<std::size_t>(i)];
+        }
+        return i;
+    };
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * width + x;
+            if (!(noise[i] > 0.0f) || !(detection[i] > threshold * noise[i])) continue;
+            parent[i] = static_cast<std::int32_t>(i);
+            const int nb[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+            for (const auto& d : nb) {
+                const int nx = x + d[0], ny = y + d[1];
+                if (nx < 0 || ny < 0 || nx >= width) continue;
+                const std::size_t j = static_cast<std::size_t>(ny) * width + nx;
+                if (parent[j] < 0) continue;
+                std::int32_t a = find(static_cast<std::int32_t>(i)), b = find(static_cast<std::int32_t>(j));
+                if (a == b) continue;
+                if (a < b) std::swap(a, b);
+                parent[static_cast<std::size_t>(a)] = b; // the lower index is the root
+            }
+        }
+    // Gather: a component's root is its first pixel, so roots come in raster order.
+    std::vector<std::int32_t> index(n, -1);
+    std::vector<std::vector<std::int64_t>> out;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (parent[i] < 0) continue;
+        const std::size_t root = static_cast<std::size_t>(find(static_cast<std::int32_t>(i)));
+        if (index[root] < 0) {
+            index[root] = static_cast<std::int32_t>(out.size());
+            out.emplace_back();
+        }
+        out[static_cast<std::size_t>(index[root])].push_back(static_cast<std::int64_t>(i));
+    }
+    std::erase_if(out, [&](const std::vector<std::int64_t>& f) { return static_cast<int>(f.size()) < minArea; });
+    return out;
+}
+
+struct CoreInputs {
+    const std::vector<float>& residual;
+    const std::vector<float>& rms;
+    const std::vector<float>& detection;
+    const std::vector<float>& noise;
+    int width, height;
+    const DetectParams& params;
+};
+
+// The exact brightest rectangle of a = D - threshold sigma_D over the segment's pixels within the window around
+// its peak (pixels outside the segment may belong to no rectangle): O(w^2 h) over the window.
+SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& segment) {
+    std::int64_t peak = segment.front();
+    for (const std::int64_t p : segment)
+        if (in.detection[static_cast<std::size_t>(p)] > in.detection[static_cast<std::size_t>(peak)]) peak = p;
+    const int px = static_cast<int>(peak % in.width), py = static_cast<int>(peak / in.width);
+    const int r = std::max(1, in.params.coreRadius);
+    const int x0 = std::max(0, px - r), x1 = std::min(in.width - 1, px + r);
+    const int y0 = std::max(0, py - r), y1 = std::min(in.height - 1, py + r);
+    const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+    std::vector<double> a(static_cast<std::size_t>(w) * h, -INFINITY);
+    for (const std::int64_t p : segment) {
+        const int x = static_cast<int>(p % in.width), y = static_cast<int>(p / in.width);
+        if (x < x0 || x > x1 || y < y0 || y > y1) continue;
+        const std::size_t i = static_cast<std::size_t>(p);
+        a[static_cast<std::size_t>(y - y0) * w + (x - x0)] =
+            static_cast<double>(in.detection[i]) - in.params.threshold * static_cast<double>(in.noise[i]);
+    }
+    SourceCore best{px, py, 1, 1, -INFINITY, 0.0};
+    std::vector<double> col(static_cast<std::size_t>(w));
+    for (int top = 0; top < h; ++top) {
+        std::fill(col.begin(), col.end(), 0.0);
+        for (int bottom = top; bottom < h; ++bottom) {
+            double run = 0.0;
+            int start = 0;
+            for (int x = 0; x < w; ++x) {
+                col[static_cast<std::size_t>(x)] += a[static_cast<std::size_t>(bottom) * w + x]; // -inf stays -inf
+                const double c = col[static_cast<std::size_t>(x)];
+                if (!std::isfinite(c)) {
+                    run = 0.0;
+                    start = x + 1;
+                    continue;
+                }
+                if (run <= 0.0) {
+                    run = c;
+                    start = x;
+                } else {
+                    run += c;
+                }
+                if (run > best.sum) best = {x0 + start, y0 + top, x - start + 1, bottom - top + 1, run, 0.0};
+            }
+        }
+    }
+    double flux = 0.0, variance = 0.0;
+    for (int y = best.y; y < best.y + best.height; ++y)
+        for (int x = best.x; x < best.x + best.width; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
+            flux += in.residual[i];
+            variance += static_cast<double>(in.rms[i]) * in.rms[i];
+        }
+    best.snr = variance > 0.0 ? flux / std::sqrt(variance) : 0.0;
+    return best;
+}
+
+// One footprint's sources: its segments (pixel lists), their cores, and counts.
+struct FootprintSources {
+    std::vector<std::vector<std::int64_t>> segments;
+    std::vector<SourceCore> cores;
+    bool overflow = false;
+    int rejectedMarkers = 0;
+};
+
+FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
+    FootprintSources out;
+    DeblendResult deblend = deblendFootprint(pixels, in.detection, in.width, in.params);
+    out.overflow = deblend.overflow;
+    std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
+    for (;;) {
+        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.detection, in.width);
+        std::vector<std::vector<std::int64_t>> segments(markers.size());
+        for (std::size_t i = 0; i < pixels.size(); ++i) segments[static_cast<std::size_t>(labels[i] - 1)].push_back(pixels[i]);
+        std::vector<SourceCore> cores;
+        std::vector<std::vector<std::int64_t>> kept;
+        for (std::size_t m = 0; m < markers.size(); ++m) {
+            const SourceCore core = segmentCore(in, segments[m]);
+            if (in.params.minSnr > 0.0 && !(core.snr >= in.params.minSnr)) continue;
+            cores.push_back(core);
+            kept.push_back(std::move(markers[m]));
+        }
+        out.rejectedMarkers += static_cast<int>(markers.size() - kept.size());
+        if (kept.size() == markers.size() || kept.empty()) {
+            if (!kept.empty()) {
+                out.segments = std::move(segments);
+                out.cores = std::move(cores);
+            }
+            return out;
+        }
+        markers = std::move(kept); // the pixels of the rejected markers go to their neighbours
+    }
+}
+
+} // namespace
+
+Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
+                        const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
+                        JobControl* job) {
+    Detection det;
+    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
+                         params.threads);
+    if (job) job->throwIfCancelled();
+    const std::vector<std::vector<std::int64_t>> prints =
+        footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea));
+    det.footprints = static_cast<int>(prints.size());
+    if (job) job->throwIfCancelled();
+
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, width, height, params};
+    std::vector<FootprintSources> found(prints.size());
+    // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
+    parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {
+        for (std::size_t f = b; f < e; ++f) {
+            if (job) job->throwIfCancelled();
+            found[f] = footprintSources(in, prints[f]);
+        }
+    }, params.threads);
+
+    det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
+    for (std::size_t f = 0; f < found.size(); ++f) {
+        FootprintSources& fs = found[f];
+        det.rejectedMarkers += fs.rejectedMarkers;
+        if (fs.segments.empty()) {
+            ++det.rejectedFootprints;
+            continue;
+        }
+        for (std::size_t s = 0; s < fs.segments.size(); ++s) {
+            SourceSegment seg;
+            seg.number = static_cast<int>(det.segments.size()) + 1;
+            seg.xmin = width;
+            seg.ymin = height;
+            seg.xmax = seg.ymax = -1;
+            std::int64_t peak = fs.segments[s].front();
+            for (const std::int64_t p : fs.segments[s]) {
+                const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
+                seg.xmin = std::min(seg.xmin, x);
+                seg.xmax = std::max(seg.xmax, x);
+                seg.ymin = std::min(seg.ymin, y);
+                seg.ymax = std::max(seg.ymax, y);
+                det.segmentation[static_cast<std::size_t>(p)] = seg.number;
+                if (det.detectionImage[static_cast<std::size_t>(p)] > det.detectionImage[static_cast<std::size_t>(peak)]) peak = p;
+            }
+            seg.area = static_cast<std::int64_t>(fs.segments[s].size());
+            seg.threshold = params.threshold * det.detectionNoise[static_cast<std::size_t>(peak)];
+            if (fs.segments.size() > 1) seg.flags |= kSourceBlended;
+            if (fs.overflow) seg.flags |= kSourceDeblendOverflow;
+            det.segments.push_back(seg);
+            det.cores.push_back(fs.cores[s]);
+        }
+    }
+    return det;
+}
+
+} // namespace glint

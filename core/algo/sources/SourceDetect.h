@@ -1,0 +1,85 @@
+// Detection of a source catalogue: the matched filter, the footprints, the deblending and the brightest core of
+// every source. From the background-subtracted image v = I - B and its noise sigma:
+//   1. the detection image D = k (x) v, k a normalised Gaussian of the filter's FWHM (or none), over the good
+//      pixels only (D = sum k v g / sum k g, g = 1 on good pixels), with its own noise
+//      sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g: D / sigma_D is the significance of a point source under k;
+//   2. footprints: the 8-connected sets of good pixels where D > threshold x sigma_D, of at least minArea pixels;
+//   3. deblending (SExtractor's multi-threshold tree): levels t_i = T (Dmax / T)^(i / N), i = 1..N-1, between the
+//      footprint's lowest and highest D; a node splits where at least two of its branches above a level each
+//      hold more than `contrast` of the footprint's flux (sum of D) and minArea pixels; the leaves are the
+//      sources' markers, and every pixel of the footprint goes to a marker by a watershed on D (highest first,
+//      ties by pixel index), so the segments tile the footprint;
+//   4. every source's core: the exact brightest rectangle of a = D - threshold x sigma_D over its segment's
+//      pixels (the brightest-region search of the local pivot with a threshold, confined to the segment and to
+//      a window of coreRadius around its peak), and the core's SNR = sum v / sqrt(sum sigma^2) over it. A marker
+//      whose core has SNR < minSnr is no source: the watershed runs again without it, and a footprint left
+//      with no marker is dropped.
+// The result does not depend on the thread count.
+#pragma once
+
+#include "core/algo/sources/SourceCatalog.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace glint {
+
+class JobControl;
+
+struct DetectParams {
+    double threshold = 3.0;       // in units of sigma_D (the detection image's own noise)
+    double filterFwhm = 0.0;      // px; 0: no filter
+    int minArea = 5;              // pixels of a footprint and of a deblended branch
+    int deblendLevels = 32;       // N; 1: no deblending
+    double deblendContrast = 0.005;
+    double minSnr = 5.0;          // of the core; 0: none
+    int coreRadius = 8;           // the core's window around the peak: (2 r + 1)^2 px
+    int maxMarkers = 4096;        // deblending bound per footprint (beyond: kSourceDeblendOverflow)
+    int threads = 0;              // 0: every core
+};
+
+// The brightest rectangle of a source's segment.
+struct SourceCore {
+    int x = 0, y = 0, width = 0, height = 0;
+    double sum = 0.0; // of a = D - threshold x sigma_D
+    double snr = 0.0; // sum v / sqrt(sum sigma^2) over the rectangle
+};
+
+struct Detection {
+    std::vector<std::int32_t> segmentation; // width*height; 0 sky, n = segments[n - 1]
+    std::vector<SourceSegment> segments;
+    std::vector<SourceCore> cores;           // one per segment
+    std::vector<float> detectionImage;       // D
+    std::vector<float> detectionNoise;       // sigma_D
+    int footprints = 0;        // footprints of at least minArea pixels
+    int rejectedFootprints = 0; // footprints whose every marker failed minSnr
+    int rejectedMarkers = 0;   // markers that failed minSnr
+};
+
+// The Gaussian kernel's taps (odd length, sums to 1) of a FWHM in px: radius ceil(3 sigma), at least 1.
+std::vector<double> gaussianTaps(double fwhm);
+
+// D and sigma_D of v (good where bad[i] == 0 and sigma > 0). Empty `bad`: every pixel good.
+void filterDetectionImage(const std::vector<float>& residual, const std::vector<float>& rms,
+                          const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
+                          std::vector<float>& detection, std::vector<float>& noise, int threads = 0);
+
+// Steps 1-4. Throws Cancelled through `job` (may be null).
+Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
+                        const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
+                        JobControl* job = nullptr);
+
+// Step 3 alone, for one footprint (its pixel indices in the image, increasing): the markers' pixel lists
+// (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.
+struct DeblendResult {
+    std::vector<std::vector<std::int64_t>> markers;
+    bool overflow = false;
+};
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
+                               int width, const DetectParams& params);
+// The watershed of step 3: labels[i] in 1..markers.size() for every footprint pixel, in `pixels`' order.
+std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
+                                             const std::vector<std::vector<std::int64_t>>& markers,
+                                             const std::vector<float>& detection, int width);
+
+} // namespace glint

@@ -1,0 +1,262 @@
+#include "core/algo/sources/Sources.h"
+
+#include "core/algo/regions/WorkArray.h"
+#include "core/algo/sources/Background.h"
+#include "core/algo/sources/PsfWidth.h"
+#include "core/algo/sources/RegionMeasure.h"
+#include "core/algo/sources/SourceMeasure.h"
+#include "core/io/Image.h"
+#include "core/io/ImageLoader.h"
+#include "core/jobs/JobControl.h"
+#include "core/jobs/Timing.h"
+#include "core/util/Errors.h"
+#include "core/util/Parallel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+namespace glint {
+
+namespace {
+
+// gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
+constexpr double kFallbackFilterFwhm = 3.0;
+
+// Blank, non-finite and excluded pixels, and those outside the ROI: 1.
+std::vector<std::uint8_t> badPixels(const Image& image, const SourcesParams& params, PixelRect& roi) {
+    BrightestParams shapes;
+    shapes.roi = params.roi;
+    shapes.excludeRects = params.excludeRects;
+    shapes.excludePolygons = params.excludePolygons;
+    roi = searchRoi(image, shapes); // UsageError when the ROI is not inside the image
+    std::vector<std::uint8_t> bad = imageExclusionMask(image, shapes);
+    const int w = image.width(), h = image.height();
+    if (bad.empty()) bad.assign(image.pixelCount(), 0);
+    if (params.roi)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (x < roi.x || y < roi.y || x >= roi.x + roi.width || y >= roi.y + roi.height)
+                    bad[static_cast<std::size_t>(y) * w + x] = 1;
+    return bad;
+}
+
+// The noise of every pixel from a weight map (SExtractor's WEIGHT_TYPE): InputError when it cannot be read, has
+// another size or holds negative values; a zero or non-finite weight leaves the pixel out.
+void applyWeightMap(const SourcesParams& params, const Image& image, double globalRms, std::vector<float>& rms,
+                    std::vector<std::uint8_t>& bad) {
+    const Image weight = loadImage(*params.weight);
+    if (weight.width() != image.width() || weight.height() != image.height())
+        throw InputError("weight map " + *params.weight + " is " + std::to_string(weight.width()) + "x" +
+                         std::to_string(weight.height()) + ", the image " + std::to_string(image.width()) + "x" +
+                         std::to_string(image.height()) + ": they must be the same size");
+    const std::size_t n = image.pixelCount();
+    std::size_t negative = 0;
+    std::vector<double> w(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        w[i] = weight.isBlank(i) ? NAN : weight.value(i);
+        if (w[i] < 0.0) ++negative;
+    }
+    if (negative > 0)
+        throw InputError("weight map " + *params.weight + " holds " + std::to_string(negative) +
+                         " negative values: a weight, variance or RMS is never negative");
+    double scale = 1.0;
+    if (params.weightType == WeightType::MapWeight) {
+        // Relative weights: scaled so that the median pixel's noise is the background map's.
+        std::vector<double> good;
+        for (std::size_t i = 0; i < n; ++i)
+            if (std::isfinite(w[i]) && w[i] > 0.0 && !bad[i]) good.push_back(w[i]);
+        if (good.empty()) throw InputError("weight map " + *params.weight + " has no positive weight");
+        std::nth_element(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2), good.end());
+        scale = globalRms * std::sqrt(good[good.size() / 2]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = w[i];
+        double sigma = NAN;
+        if (std::isfinite(v) && v > 0.0) {
+            switch (params.weightType) {
+            case WeightType::MapRms: sigma = v; break;
+            case WeightType::MapVar: sigma = std::sqrt(v); break;
+            case WeightType::MapWeight: sigma = scale / std::sqrt(v); break;
+            }
+        }
+        if (std::isfinite(sigma) && sigma > 0.0 && sigma < 3.0e38) rms[i] = static_cast<float>(sigma);
+        else bad[i] = 1;
+    }
+}
+
+bool brighterFirst(const SourceRecord& a, const SourceRecord& b) {
+    const bool fa = std::isfinite(a.fluxAuto), fb = std::isfinite(b.fluxAuto);
+    if (fa != fb) return fa;
+    if (fa && a.fluxAuto != b.fluxAuto) return a.fluxAuto > b.fluxAuto;
+    return a.number < b.number;
+}
+
+} // namespace
+
+SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& job) {
+    sourcesSpec().validate(params);
+    if (image.pixelCount() >= static_cast<std::size_t>(INT32_MAX))
+        throw InputError("the image has too many pixels for a catalogue (at most 2^31)");
+    SourcesResult result;
+    const int w = image.width(), h = image.height();
+    result.width = w;
+    result.height = h;
+    const std::size_t n = image.pixelCount();
+    job.setProgress(0.0);
+
+    PixelRect roi;
+    std::vector<std::uint8_t> bad;
+    {
+        auto step = job.timing().scope("mask");
+        bad = badPixels(image, params, roi);
+    }
+    BackgroundMap model;
+    {
+        auto step = job.timing().scope("background model");
+        BackgroundParams bp;
+        bp.mesh = params.mesh;
+        model = estimateBackground(image, bad, bp);
+    }
+    job.throwIfCancelled();
+    const std::optional<double> saturation = saturationLevel(image);
+    if (!params.filter.isValue()) { // auto or none: decided before anything is measured, recorded as resolved
+        if (params.filter.isAuto()) {
+            result.filterFwhm = kFallbackFilterFwhm;
+            if (!model.empty()) {
+                auto step = job.timing().scope("psf width");
+                const PsfWidth psf = measurePsfWidth(image, model, roi, saturation);
+                if (psf.measured()) {
+                    result.filterFwhm = psf.fwhm;
+                    result.filterFromPsf = true;
+                    result.psfStars = psf.stars;
+                }
+            }
+            params.filter = AutoValue<double>::value(result.filterFwhm);
+        }
+    } else {
+        result.filterFwhm = params.filter.get();
+    }
+    if (model.empty()) {
+        result.note = "no source: the image has no good pixel (all blank, non-finite or excluded)";
+        return result;
+    }
+    result.globalBackground = model.globalBackground();
+    result.globalRms = model.globalRms();
+
+    // The model at every pixel, and the background-subtracted image.
+    std::vector<float> residual(n, 0.0f);
+    result.background.assign(n, 0.0f);
+    result.rms.assign(n, 0.0f);
+    {
+        auto step = job.timing().scope("background map");
+        parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
+            std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
+            for (std::size_t y = y0; y < y1; ++y) {
+                model.row(static_cast<int>(y), 0, w, back.data(), noise.data());
+                for (int x = 0; x < w; ++x) {
+                    const std::size_t i = y * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+                    result.background[i] = static_cast<float>(back[static_cast<std::size_t>(x)]);
+                    result.rms[i] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
+                    const double v = image.value(i);
+                    residual[i] = static_cast<float>(v - back[static_cast<std::size_t>(x)]);
+                    if (!std::isfinite(residual[i])) bad[i] = 1;
+                }
+            }
+        });
+        if (params.weight) applyWeightMap(params, image, model.globalRms(), result.rms, bad);
+        for (std::size_t i = 0; i < n; ++i)
+            if (!(result.rms[i] > 0.0f)) bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+    }
+    job.setProgress(0.2);
+    job.throwIfCancelled();
+
+    DetectParams dp;
+    dp.threshold = params.threshold;
+    dp.filterFwhm = params.filter.isValue() ? params.filter.get() : 0.0;
+    dp.minArea = params.minArea;
+    dp.deblendLevels = params.deblendLevels;
+    dp.deblendContrast = params.deblendContrast;
+    dp.minSnr = params.minSnr;
+    dp.coreRadius = std::max(4, static_cast<int>(std::ceil(2.0 * (result.filterFwhm > 0 ? result.filterFwhm : kFallbackFilterFwhm))));
+    Detection det;
+    {
+        auto step = job.timing().scope("detect");
+        det = detectSources(residual, result.rms, bad, w, h, dp, &job);
+    }
+    result.footprints = det.footprints;
+    result.rejectedFootprints = det.rejectedFootprints;
+    result.rejectedMarkers = det.rejectedMarkers;
+    job.setProgress(0.7);
+    job.throwIfCancelled();
+
+    std::vector<SourceRecord> records;
+    {
+        auto step = job.timing().scope("measure");
+        SourceField field;
+        field.image = &image;
+        field.background = &result.background;
+        field.rms = &result.rms;
+        field.bad = &bad;
+        field.segmentation = &det.segmentation;
+        field.saturation = saturation;
+        field.wcs = image.meta.wcs.get();
+        field.width = w;
+        field.height = h;
+        for (SourceSegment& s : det.segments)
+            if (params.roi && (s.xmin == roi.x || s.ymin == roi.y || s.xmax == roi.x + roi.width - 1 ||
+                               s.ymax == roi.y + roi.height - 1))
+                s.flags |= kSourceTruncated; // cut by the ROI's edge
+        MeasureParams mp;
+        mp.apertures = params.apertures;
+        mp.kronFactor = params.kronFactor;
+        mp.kronMinRadius = params.kronMinRadius;
+        mp.magZeropoint = params.magZeropoint;
+        mp.gain = params.gain;
+        records = measureSources(field, det.segments, mp);
+    }
+    {
+        // Brightest FLUX_AUTO first; NUMBER is the rank, in the catalogue and the segmentation map alike.
+        auto step = job.timing().scope("order");
+        std::vector<std::size_t> order(records.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return brighterFirst(records[a], records[b]); });
+        std::vector<std::int32_t> newNumber(records.size() + 1, 0);
+        result.catalog.sources.reserve(records.size());
+        for (std::size_t rank = 0; rank < order.size(); ++rank) {
+            SourceRecord r = records[order[rank]];
+            newNumber[static_cast<std::size_t>(r.number)] = static_cast<std::int32_t>(rank + 1);
+            r.number = static_cast<int>(rank + 1);
+            result.catalog.sources.push_back(std::move(r));
+            result.cores.push_back(det.cores[order[rank]]);
+        }
+        result.segmentation = std::move(det.segmentation);
+        for (std::int32_t& s : result.segmentation) s = newNumber[static_cast<std::size_t>(s)];
+    }
+    result.catalog.apertures = params.apertures;
+    result.catalog.magZeropoint = params.magZeropoint;
+    if (result.catalog.sources.empty())
+        result.note = result.footprints == 0
+                          ? "no source: no pixel lies " + NumberCodec{}.text(params.threshold) + " sigma above the background"
+                          : "no source: " + std::to_string(result.footprints) + " footprints, none with a core of SNR >= " +
+                                NumberCodec{}.text(params.minSnr);
+    job.setProgress(1.0);
+    return result;
+}
+
+SourcesRun runSourcesRequest(const Image& image, const Json& request, JobControl& job) {
+    const ParamSpec<SourcesParams>& spec = sourcesSpec();
+    SourcesRun run;
+    ImageKindGuess guess;
+    const Json full = spec.applyPreset(request, &image, &guess);
+    if (request.contains("preset") && request["preset"] == "auto") run.kind = guess;
+    SourcesParams params = spec.read(full);
+    const auto start = std::chrono::steady_clock::now();
+    run.result = runSources(image, params, job);
+    job.timing().setTotal(msSince(start));
+    run.parameters = spec.write(params, full["preset"].get<std::string>());
+    return run;
+}
+
+} // namespace glint
