@@ -90,7 +90,7 @@ private slots:
             QVERIFY(relErr(r.fluxIso, iso) < 1e-12);
             QCOMPARE(r.peak, max);
             QCOMPARE(r.isoArea, area);
-            QVERIFY(r.kronRadius > 0.5 && r.kronRadius < 6);
+            QVERIFY(r.kronRadius >= 3.5 && r.kronRadius < 15); // 2.5 r1, at least 3.5
             QCOMPARE(r.flags, 0);
             QCOMPARE(r.background, 100.0);
         }
@@ -190,7 +190,7 @@ private slots:
                 outside = outside || r.x - rad < -0.5 || r.y - rad < -0.5 || r.x + rad > W - 0.5 || r.y + rad > H - 0.5;
             }
             // The AUTO aperture's bounding box (the ellipse touches it).
-            const double scale = 2.5 * r.kronRadius >= 3.5 ? 2.5 * r.kronRadius : 3.5, det = r.cxx * r.cyy - r.cxy * r.cxy / 4;
+            const double scale = r.kronRadius, det = r.cxx * r.cyy - r.cxy * r.cxy / 4;
             const double hx = scale * std::sqrt(r.cyy / det), hy = scale * std::sqrt(r.cxx / det);
             outside = outside || r.x - hx < -0.5 || r.y - hy < -0.5 || r.x + hx > W - 0.5 || r.y + hy > H - 0.5;
             QCOMPARE((r.flags & kSourceAperIncomplete) != 0, outside);

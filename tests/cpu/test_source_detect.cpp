@@ -1,0 +1,255 @@
+// Detection of the source catalogue (core/algo/sources/SourceDetect.h) against brute force on random fields: the
+// matched filter, the footprints, the watershed's tiling, each core's exact brightest rectangle, the deblending of
+// close pairs, and independence of the thread count.
+#include "tests/support/TestSupport.h"
+
+#include "core/algo/sources/SourceDetect.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace glint;
+
+namespace {
+
+struct Field {
+    int w = 0, h = 0;
+    std::vector<float> v, rms;
+    std::vector<std::uint8_t> bad;
+};
+
+// Gaussian noise of sigma 1 plus `stars` Gaussian stars (sigma 1.3 px), some pixels bad.
+Field randomField(int w, int h, int stars, std::mt19937& rng, double badFraction) {
+    Field f{w, h, std::vector<float>(static_cast<std::size_t>(w) * h), std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f),
+            std::vector<std::uint8_t>(static_cast<std::size_t>(w) * h, 0)};
+    std::normal_distribution<double> noise(0.0, 1.0);
+    std::uniform_real_distribution<double> ux(0, w), uy(0, h), flux(30, 600), u01(0, 1);
+    for (auto& x : f.v) x = static_cast<float>(noise(rng));
+    for (int s = 0; s < stars; ++s) {
+        const double cx = ux(rng), cy = uy(rng), fl = flux(rng);
+        for (int y = std::max(0, static_cast<int>(cy) - 6); y < std::min(h, static_cast<int>(cy) + 7); ++y)
+            for (int x = std::max(0, static_cast<int>(cx) - 6); x < std::min(w, static_cast<int>(cx) + 7); ++x)
+                f.v[static_cast<std::size_t>(y) * w + x] +=
+                    static_cast<float>(fl / (2 * M_PI * 1.69) * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / (2 * 1.69)));
+    }
+    for (auto& b : f.bad) b = u01(rng) < badFraction ? 1 : 0;
+    return f;
+}
+
+// The 8-connected components of a pixel set, brute force (flood fill).
+std::vector<std::set<std::int64_t>> components(const std::set<std::int64_t>& pixels, int w) {
+    std::vector<std::set<std::int64_t>> out;
+    std::set<std::int64_t> left = pixels;
+    while (!left.empty()) {
+        std::set<std::int64_t> comp;
+        std::queue<std::int64_t> q;
+        q.push(*left.begin());
+        left.erase(left.begin());
+        while (!q.empty()) {
+            const std::int64_t p = q.front();
+            q.pop();
+            comp.insert(p);
+            const int x = static_cast<int>(p % w);
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (x + dx < 0 || x + dx >= w) continue;
+                    const auto it = left.find(p + static_cast<std::int64_t>(dy) * w + dx);
+                    if (it != left.end()) {
+                        q.push(*it);
+                        left.erase(it);
+                    }
+                }
+        }
+        out.push_back(std::move(comp));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestSourceDetect : public QObject {
+    Q_OBJECT
+private slots:
+    void filterEqualsBruteForce() {
+        std::mt19937 rng(7);
+        for (int round = 0; round < 6; ++round) {
+            const Field f = randomField(23 + round * 5, 17 + round * 3, 4, rng, 0.1);
+            const double fwhm = 1.5 + round * 0.7;
+            std::vector<float> d, s;
+            filterDetectionImage(f.v, f.rms, f.bad, f.w, f.h, fwhm, d, s, 1 + round % 2);
+            const std::vector<double> k = gaussianTaps(fwhm);
+            const int r = static_cast<int>(k.size() / 2);
+            double sum = 0;
+            for (double t : k) sum += t;
+            QVERIFY(std::abs(sum - 1.0) < 1e-12);
+            for (int y = 0; y < f.h; ++y)
+                for (int x = 0; x < f.w; ++x) {
+                    const std::size_t i = static_cast<std::size_t>(y) * f.w + x;
+                    if (f.bad[i]) {
+                        QCOMPARE(s[i], 0.0f);
+                        continue;
+                    }
+                    double a = 0, b = 0, c = 0;
+                    for (int dy = -r; dy <= r; ++dy)
+                        for (int dx = -r; dx <= r; ++dx) {
+                            const int xx = x + dx, yy = y + dy;
+                            if (xx < 0 || yy < 0 || xx >= f.w || yy >= f.h) continue;
+                            const std::size_t j = static_cast<std::size_t>(yy) * f.w + xx;
+                            if (f.bad[j]) continue;
+                            const double wgt = k[static_cast<std::size_t>(dx + r)] * k[static_cast<std::size_t>(dy + r)];
+                            a += wgt * f.v[j];
+                            b += wgt;
+                            c += wgt * wgt * f.rms[j] * f.rms[j];
+                        }
+                    QVERIFY2(std::abs(d[i] - a / b) < 1e-4 * (1 + std::abs(a / b)), qPrintable(QString("D at %1,%2").arg(x).arg(y)));
+                    QVERIFY(std::abs(s[i] - std::sqrt(c) / b) < 1e-5 * std::sqrt(c) / b + 1e-7);
+                }
+        }
+    }
+
+    // Without deblending and without the SNR test, the segments are exactly the brute-force footprints.
+    void footprintsEqualBruteForce() {
+        std::mt19937 rng(11);
+        for (int round = 0; round < 8; ++round) {
+            const Field f = randomField(40, 30, 6, rng, 0.05);
+            DetectParams p;
+            p.threshold = 2.0 + 0.3 * round;
+            p.filterFwhm = round % 2 ? 2.5 : 0.0;
+            p.minArea = 1 + round % 4;
+            p.deblendLevels = 1;
+            p.minSnr = 0;
+            const Detection det = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            std::set<std::int64_t> above;
+            for (std::size_t i = 0; i < det.detectionImage.size(); ++i)
+                if (det.detectionNoise[i] > 0 && det.detectionImage[i] > p.threshold * det.detectionNoise[i])
+                    above.insert(static_cast<std::int64_t>(i));
+            std::set<std::set<std::int64_t>> expected, got;
+            for (auto& c : components(above, f.w))
+                if (static_cast<int>(c.size()) >= p.minArea) expected.insert(c);
+            std::vector<std::set<std::int64_t>> bySegment(det.segments.size());
+            for (std::size_t i = 0; i < det.segmentation.size(); ++i)
+                if (det.segmentation[i] > 0) bySegment[static_cast<std::size_t>(det.segmentation[i] - 1)].insert(static_cast<std::int64_t>(i));
+            for (auto& s : bySegment) got.insert(s);
+            QCOMPARE(got.size(), expected.size());
+            QVERIFY(got == expected);
+            QCOMPARE(det.footprints, static_cast<int>(expected.size()));
+            for (const SourceSegment& s : det.segments) QVERIFY(!(s.flags & kSourceBlended));
+        }
+    }
+
+    // With deblending and the SNR test: the segments tile the footprints they came from, each is 8-connected, and
+    // each core is the brute-force brightest rectangle of its segment's window.
+    void segmentsTileAndCoresAreExact() {
+        std::mt19937 rng(5);
+        for (int round = 0; round < 6; ++round) {
+            const Field f = randomField(48, 40, 14, rng, 0.02);
+            DetectParams p;
+            p.threshold = 2.5;
+            p.filterFwhm = 2.0;
+            p.minSnr = round % 2 ? 3.0 : 0.0;
+            p.coreRadius = 4;
+            const Detection det = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            QCOMPARE(det.cores.size(), det.segments.size());
+            for (const SourceSegment& seg : det.segments) {
+                std::set<std::int64_t> pixels;
+                for (std::size_t i = 0; i < det.segmentation.size(); ++i)
+                    if (det.segmentation[i] == seg.number) pixels.insert(static_cast<std::int64_t>(i));
+                QCOMPARE(static_cast<std::int64_t>(pixels.size()), seg.area);
+                QCOMPARE(components(pixels, f.w).size(), std::size_t{1});
+                for (std::int64_t px : pixels) {
+                    const std::size_t i = static_cast<std::size_t>(px);
+                    QVERIFY(det.detectionImage[i] > p.threshold * det.detectionNoise[i]);
+                }
+                // The core: the best rectangle in the window around the peak holding only segment pixels.
+                std::int64_t peak = *pixels.begin();
+                for (std::int64_t px : pixels)
+                    if (det.detectionImage[static_cast<std::size_t>(px)] > det.detectionImage[static_cast<std::size_t>(peak)]) peak = px;
+                const int cx = static_cast<int>(peak % f.w), cy = static_cast<int>(peak / f.w);
+                double best = -INFINITY;
+                for (int y0 = std::max(0, cy - 4); y0 <= std::min(f.h - 1, cy + 4); ++y0)
+                    for (int y1 = y0; y1 <= std::min(f.h - 1, cy + 4); ++y1)
+                        for (int x0 = std::max(0, cx - 4); x0 <= std::min(f.w - 1, cx + 4); ++x0)
+                            for (int x1 = x0; x1 <= std::min(f.w - 1, cx + 4); ++x1) {
+                                double sum = 0;
+                                bool inside = true;
+                                for (int y = y0; y <= y1 && inside; ++y)
+                                    for (int x = x0; x <= x1; ++x) {
+                                        const std::size_t i = static_cast<std::size_t>(y) * f.w + x;
+                                        if (!pixels.count(static_cast<std::int64_t>(i))) {
+                                            inside = false;
+                                            break;
+                                        }
+                                        sum += static_cast<double>(det.detectionImage[i]) - p.threshold * det.detectionNoise[i];
+                                    }
+                                if (inside) best = std::max(best, sum);
+                            }
+                const SourceCore& core = det.cores[static_cast<std::size_t>(seg.number - 1)];
+                QVERIFY2(std::abs(core.sum - best) <= 1e-9 * std::max(1.0, std::abs(best)),
+                         qPrintable(QString("core %1 vs brute force %2").arg(core.sum).arg(best)));
+                if (p.minSnr > 0) QVERIFY(core.snr >= p.minSnr);
+            }
+        }
+    }
+
+    // Two equal stars 5 px apart in one footprint are two sources; a faint bump below the contrast is not.
+    void deblendsPairsAndRespectsContrast() {
+        const int w = 60, h = 40;
+        auto scene = [&](double f2, double sep) {
+            Field f{w, h, std::vector<float>(static_cast<std::size_t>(w) * h, 0.0f), std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f), {}};
+            for (const auto& [cx, fl] : {std::pair{25.0, 4000.0}, std::pair{25.0 + sep, f2}})
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x)
+                        f.v[static_cast<std::size_t>(y) * w + x] += static_cast<float>(
+                            fl / (2 * M_PI * 2.25) * std::exp(-((x - cx) * (x - cx) + (y - 20.0) * (y - 20.0)) / 4.5));
+            return f;
+        };
+        DetectParams p;
+        p.filterFwhm = 2.0;
+        const Field pair = scene(4000.0, 5.0);
+        const Detection two = detectSources(pair.v, pair.rms, pair.bad, w, h, p);
+        QCOMPARE(two.segments.size(), std::size_t{2});
+        QCOMPARE(two.footprints, 1);
+        for (const SourceSegment& s : two.segments) QVERIFY(s.flags & kSourceBlended);
+        // Each star's peak lies in its own segment.
+        QVERIFY(two.segmentation[20 * w + 25] != two.segmentation[20 * w + 30]);
+        const Field faint = scene(4000.0 * 0.002, 6.0); // 0.2 % of the flux: under the 0.5 % contrast
+        const Detection one = detectSources(faint.v, faint.rms, faint.bad, w, h, p);
+        QCOMPARE(one.segments.size(), std::size_t{1});
+        p.deblendLevels = 1; // no deblending: the pair stays one source
+        QCOMPARE(detectSources(pair.v, pair.rms, pair.bad, w, h, p).segments.size(), std::size_t{1});
+    }
+
+    void threadCountDoesNotMatter() {
+        std::mt19937 rng(3);
+        const Field f = randomField(200, 150, 120, rng, 0.01);
+        DetectParams p;
+        p.filterFwhm = 2.5;
+        p.threads = 1;
+        const Detection a = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+        p.threads = 3;
+        const Detection b = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+        QVERIFY(a.segmentation == b.segmentation);
+        QVERIFY(a.detectionImage == b.detectionImage);
+        QCOMPARE(a.segments.size(), b.segments.size());
+        QVERIFY(a.segments.size() > 20);
+    }
+
+    void emptyAndAllBadFields() {
+        Field f{30, 20, std::vector<float>(600, 0.0f), std::vector<float>(600, 1.0f), std::vector<std::uint8_t>(600, 1)};
+        DetectParams p;
+        const Detection allBad = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+        QVERIFY(allBad.segments.empty());
+        f.bad.assign(600, 0);
+        std::fill(f.rms.begin(), f.rms.end(), 0.0f); // zero RMS: no significance anywhere, no division by zero
+        QVERIFY(detectSources(f.v, f.rms, f.bad, f.w, f.h, p).segments.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSourceDetect)
+#include "test_source_detect.moc"
