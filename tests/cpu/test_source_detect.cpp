@@ -221,6 +221,25 @@ private slots:
         const Field faint = scene(4000.0 * 0.002, 6.0); // 0.2 % of the flux: under the 0.5 % contrast
         const Detection one = detectSources(faint.v, faint.rms, faint.bad, w, h, p);
         QCOMPARE(one.segments.size(), std::size_t{1});
+        // A star on a large bright galaxy (0.3 % of the footprint's flux, under the contrast) is its own source when
+        // it rises well above the level where it parts from the galaxy (the prominence rule), and not without it.
+        {
+            const int gw = 120, gh = 80;
+            Field g{gw, gh, std::vector<float>(static_cast<std::size_t>(gw) * gh), std::vector<float>(static_cast<std::size_t>(gw) * gh, 1.0f), {}};
+            for (int y = 0; y < gh; ++y)
+                for (int x = 0; x < gw; ++x)
+                    g.v[static_cast<std::size_t>(y) * gw + x] = static_cast<float>(
+                        1e6 / (2 * M_PI * 225.0) * std::exp(-((x - 40.0) * (x - 40.0) + (y - 40.0) * (y - 40.0)) / 450.0) +
+                        3000.0 / (2 * M_PI * 2.25) * std::exp(-((x - 70.0) * (x - 70.0) + (y - 40.0) * (y - 40.0)) / 4.5));
+            DetectParams q;
+            q.filterFwhm = 2.0;
+            QCOMPARE(detectSources(g.v, g.rms, g.bad, gw, gh, q).segments.size(), std::size_t{1});
+            q.deblendProminence = 5.0;
+            const Detection split = detectSources(g.v, g.rms, g.bad, gw, gh, q);
+            QCOMPARE(split.segments.size(), std::size_t{2});
+            QVERIFY(split.segmentation[40 * gw + 40] != split.segmentation[40 * gw + 70]);
+        }
+        p.deblendProminence = 0.0;
         p.deblendLevels = 1; // no deblending: the pair stays one source
         QCOMPARE(detectSources(pair.v, pair.rms, pair.bad, w, h, p).segments.size(), std::size_t{1});
     }

@@ -96,6 +96,7 @@ private:
 
 struct Deblender {
     const std::vector<float>& detection;
+    const std::vector<float>& noise;
     const DetectParams& params;
     SubsetComponents& grid;
     std::vector<double> levels; // t_1 .. t_{N-1}
@@ -109,6 +110,17 @@ struct Deblender {
         return s;
     }
 
+    // A branch that rises at least deblendProminence sigma_D above the level where it parted from the others: a
+    // source of its own however faint beside the footprint's total (a star in a globular cluster's core).
+    bool prominent(const std::vector<std::int64_t>& branch, double level) const {
+        if (!(params.deblendProminence > 0.0)) return false;
+        std::int64_t peak = branch.front();
+        for (const std::int64_t p : branch)
+            if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
+        const double sigma = noise[static_cast<std::size_t>(peak)];
+        return sigma > 0.0 && detection[static_cast<std::size_t>(peak)] - level >= params.deblendProminence * sigma;
+    }
+
     // The leaves under a node that exists above level index `from` (-1: the footprint itself).
     void split(std::vector<std::int64_t> node, int from, std::vector<std::vector<std::int64_t>>& leaves) {
         for (int j = from + 1; j < static_cast<int>(levels.size()); ++j) {
@@ -120,7 +132,8 @@ struct Deblender {
             std::vector<std::vector<std::int64_t>> branches = grid.components(above);
             std::vector<std::vector<std::int64_t>> significant;
             for (auto& b : branches)
-                if (static_cast<int>(b.size()) >= params.minArea && flux(b) > minFlux) significant.push_back(std::move(b));
+                if (static_cast<int>(b.size()) >= params.minArea && (flux(b) > minFlux || prominent(b, levels[j])))
+                    significant.push_back(std::move(b));
             if (significant.empty()) break;
             if (significant.size() == 1) {
                 node = std::move(significant.front());
@@ -140,8 +153,8 @@ struct Deblender {
 
 } // namespace
 
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection, int width,
-                               const DetectParams& params) {
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
+                               const std::vector<float>& noise, int width, const DetectParams& params) {
     DeblendResult result;
     if (pixels.empty()) return result;
     const int n = params.deblendLevels;
@@ -157,7 +170,7 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const st
         return result;
     }
     SubsetComponents grid(pixels, width);
-    Deblender d{detection, params, grid, {}, params.deblendContrast * total};
+    Deblender d{detection, noise, params, grid, {}, params.deblendContrast * total};
     d.markers = 1;
     // Exponentially spaced: the branches of faint and bright sources alike are seen over several levels.
     for (int i = 1; i < n; ++i) d.levels.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / n));

@@ -218,7 +218,7 @@ struct FootprintSources {
 
 FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
     FootprintSources out;
-    DeblendResult deblend = deblendFootprint(pixels, in.detection, in.width, in.params);
+    DeblendResult deblend = deblendFootprint(pixels, in.detection, in.noise, in.width, in.params);
     out.overflow = deblend.overflow;
     std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
     for (;;) {

@@ -6,7 +6,8 @@
 //   2. footprints: the 8-connected sets of good pixels where D > threshold x sigma_D, of at least minArea pixels;
 //   3. deblending (SExtractor's multi-threshold tree): levels t_i = T (Dmax / T)^(i / N), i = 1..N-1, between the
 //      footprint's lowest and highest D; a node splits where at least two of its branches above a level each
-//      hold more than `contrast` of the footprint's flux (sum of D) and minArea pixels; the leaves are the
+//      hold more than `contrast` of the footprint's flux (sum of D), or rise `prominence` sigma_D above the level, and
+//      minArea pixels; the leaves are the
 //      sources' markers, and every pixel of the footprint goes to a marker by a watershed on D (highest first,
 //      ties by pixel index), so the segments tile the footprint;
 //   4. every source's core: the exact brightest rectangle of a = D - threshold x sigma_D over its segment's
@@ -32,6 +33,7 @@ struct DetectParams {
     int minArea = 5;              // pixels of a footprint and of a deblended branch
     int deblendLevels = 32;       // N; 1: no deblending
     double deblendContrast = 0.005;
+    double deblendProminence = 0.0; // sigma_D: a branch this far above its split level is significant whatever its flux; 0: off
     double minSnr = 5.0;          // of the core; 0: none
     int coreRadius = 8;           // the core's window around the peak: (2 r + 1)^2 px
     int maxMarkers = 4096;        // deblending bound per footprint (beyond: kSourceDeblendOverflow)
@@ -76,7 +78,7 @@ struct DeblendResult {
     bool overflow = false;
 };
 DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
-                               int width, const DetectParams& params);
+                               const std::vector<float>& noise, int width, const DetectParams& params);
 // The watershed of step 3: labels[i] in 1..markers.size() for every footprint pixel, in `pixels`' order.
 std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
                                              const std::vector<std::vector<std::int64_t>>& markers,

@@ -178,6 +178,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     dp.minArea = params.minArea;
     dp.deblendLevels = params.deblendLevels;
     dp.deblendContrast = params.deblendContrast;
+    dp.deblendProminence = params.deblendProminence;
     dp.minSnr = params.minSnr;
     dp.coreRadius = std::max(4, static_cast<int>(std::ceil(2.0 * (result.filterFwhm > 0 ? result.filterFwhm : kFallbackFilterFwhm))));
     Detection det;

@@ -147,6 +147,11 @@ ParamSpec<P> makeSpec() {
            .help = "a branch becomes its own source when it holds more than this fraction of its footprint's flux",
            .group = "Detection", .widget = FieldWidget::Number, .maximum = 1, .decimals = 4, .step = 0.001},
           NumberCodec{0.0, 1.0}, [](P& p) -> double& { return p.deblendContrast; });
+    s.add({.key = "deblend_prominence", .option = "--deblend-prominence", .valueName = "S", .label = "Deblend prominence",
+           .help = "... or when it rises S sigma (of the filtered image) above the level where it parts from the others, "
+                   "however faint beside its footprint: stars in a cluster's core (0: the contrast alone, as SExtractor)",
+           .group = "Detection", .widget = FieldWidget::Number, .maximum = 1000, .decimals = 1, .specialText = "off"},
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.deblendProminence; });
     s.add({.key = "mesh", .option = "--mesh", .valueName = "N", .label = "Mesh",
            .help = "the background map's cell side in pixels", .group = "Detection", .widget = FieldWidget::Integer,
            .maximum = 4096, .suffix = " px"},
