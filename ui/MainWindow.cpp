@@ -22,6 +22,7 @@
 #include "ui/modules/RegionStatisticsModule.h"
 #include "ui/modules/TraceModule.h"
 #include "ui/results/TimingLog.h"
+#include "ui/samp/SampActions.h"
 #include "ui/session/Autosave.h"
 #include "ui/session/Session.h"
 
@@ -86,6 +87,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     context_->setWindowParts(this, canvas_, resultsDock_);
     createStatusBar();
     exports_ = new ExportActions(*this);
+    samp_ = new SampActions(*this);
     sessions_ = new SessionManager(*this, this);
     createMenus();
     registerModules();
@@ -243,6 +245,7 @@ void MainWindow::createMenus() {
     file->addSeparator();
     file->addActions(exports_->actions());
     timingDock_->setExportAction(exports_->timingReportAction());
+    file->addMenu(samp_->menu());
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

@@ -25,6 +25,7 @@ class JobStatusWidget;
 class LayerDock;
 class ParametersDock;
 class ResultsDock;
+class SampActions;
 class StatusReadout;
 class TimingDock;
 
@@ -58,6 +59,8 @@ public:
     QStringList recentFiles() const { return recent_; }
     ExportActions* exports() const { return exports_; }
     SessionManager* sessions() const { return sessions_; }
+    // File ▸ SAMP (send the image or the catalogue to TOPCAT, DS9): setCatalogueProvider() is its hook.
+    SampActions* samp() const { return samp_; }
     Autosave* autosave() const { return autosave_; } // null when there is no autosave folder
 
     // Opens a file off the UI thread; on failure the current image stays and the loader's message is shown.
@@ -118,6 +121,7 @@ private:
     JobStatusWidget* jobStatus_ = nullptr;
     ExportActions* exports_ = nullptr;
     SessionManager* sessions_ = nullptr;
+    SampActions* samp_ = nullptr;
     Autosave* autosave_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QAction* fileModulesEnd_ = nullptr; // modules' File entries go above this separator
