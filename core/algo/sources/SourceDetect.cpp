@@ -204,6 +204,24 @@ SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& se
             flux += in.residual[i];
             variance += static_cast<double>(in.rms[i]) * in.rms[i];
         }
+    // Above the local pedestal: the median of v over a ring 2-5 px around the rectangle, among the pixels below the
+    // threshold (the sky between sources). A bump on a galaxy's faint wing stands on that wing's light; a star on
+    // flat sky stands on ~0. Fewer than 8 ring pixels (deep inside a footprint): no pedestal.
+    std::vector<float> ring;
+    const int rx0 = std::max(0, best.x - 5), rx1 = std::min(in.width - 1, best.x + best.width + 4);
+    const int ry0 = std::max(0, best.y - 5), ry1 = std::min(in.height - 1, best.y + best.height + 4);
+    for (int y = ry0; y <= ry1; ++y)
+        for (int x = rx0; x <= rx1; ++x) {
+            if (x >= best.x - 1 && x <= best.x + best.width && y >= best.y - 1 && y <= best.y + best.height) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
+            if (in.noise[i] > 0.0f && !(in.detection[i] > in.params.threshold * in.noise[i])) ring.push_back(in.residual[i]);
+        }
+    double pedestal = 0.0;
+    if (ring.size() >= 8) {
+        std::nth_element(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(ring.size() / 2), ring.end());
+        pedestal = std::max(0.0, static_cast<double>(ring[ring.size() / 2]));
+    }
+    flux -= pedestal * best.width * best.height;
     best.snr = variance > 0.0 ? flux / std::sqrt(variance) : 0.0;
     return best;
 }

@@ -12,7 +12,9 @@
 //      ties by pixel index), so the segments tile the footprint;
 //   4. every source's core: the exact brightest rectangle of a = D - threshold x sigma_D over its segment's
 //      pixels (the brightest-region search of the local pivot with a threshold, confined to the segment and to
-//      a window of coreRadius around its peak), and the core's SNR = sum v / sqrt(sum sigma^2) over it. A marker
+//      a window of coreRadius around its peak), and the core's SNR = sum (v - p) / sqrt(sum sigma^2) over it, p the local pedestal (the median
+//      of v, at least 0, on a ring 2-5 px around the core among the pixels below the threshold: a bump on a galaxy's
+//      faint wing stands on the wing's light). A marker
 //      whose core has SNR < minSnr is no source: the watershed runs again without it, and a footprint left
 //      with no marker is dropped.
 // The result does not depend on the thread count.
