@@ -149,6 +149,8 @@ struct CoreInputs {
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
+    const std::vector<float>& split;      // the image the deblending reads (D, or D under a narrower filter)
+    const std::vector<float>& splitNoise;
     int width, height;
     const DetectParams& params;
 };
@@ -236,11 +238,11 @@ struct FootprintSources {
 
 FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
     FootprintSources out;
-    DeblendResult deblend = deblendFootprint(pixels, in.detection, in.noise, in.width, in.params);
+    DeblendResult deblend = deblendFootprint(pixels, in.split, in.splitNoise, in.width, in.params);
     out.overflow = deblend.overflow;
     std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
     for (;;) {
-        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.detection, in.width);
+        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.split, in.width);
         std::vector<std::vector<std::int64_t>> segments(markers.size());
         for (std::size_t i = 0; i < pixels.size(); ++i) segments[static_cast<std::size_t>(labels[i] - 1)].push_back(pixels[i]);
         std::vector<SourceCore> cores;
@@ -277,7 +279,12 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
 
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, width, height, params};
+    // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
+    std::vector<float> split, splitNoise;
+    const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
+    if (narrower) filterDetectionImage(residual, rms, bad, width, height, params.deblendFilterFwhm, split, splitNoise, params.threads);
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, narrower ? split : det.detectionImage,
+                        narrower ? splitNoise : det.detectionNoise, width, height, params};
     std::vector<FootprintSources> found(prints.size());
     // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
     parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {

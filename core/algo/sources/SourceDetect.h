@@ -32,6 +32,7 @@ class JobControl;
 struct DetectParams {
     double threshold = 3.0;       // in units of sigma_D (the detection image's own noise)
     double filterFwhm = 0.0;      // px; 0: no filter
+    double deblendFilterFwhm = 0.0; // px: the deblending's image under this (narrower) filter; 0: D itself
     int minArea = 5;              // pixels of a footprint and of a deblended branch
     int deblendLevels = 32;       // N; 1: no deblending
     double deblendContrast = 0.005;

@@ -23,6 +23,8 @@ namespace {
 
 // gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
 constexpr double kFallbackFilterFwhm = 3.0;
+// deblend_filter gauss:auto: this times the detection filter's FWHM.
+constexpr double kDeblendFilterFactor = 0.5;
 
 // Blank, non-finite and excluded pixels, and those outside the ROI: 1.
 std::vector<std::uint8_t> badPixels(const Image& image, const SourcesParams& params, PixelRect& roi) {
@@ -179,6 +181,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     dp.deblendLevels = params.deblendLevels;
     dp.deblendContrast = params.deblendContrast;
     dp.deblendProminence = params.deblendProminence;
+    // gauss:auto: half the detection filter's FWHM (close pairs that the matched filter blurs together stay apart).
+    if (params.deblendFilter.isAuto())
+        params.deblendFilter = dp.filterFwhm > 0.0 ? AutoValue<double>::value(std::max(0.5, kDeblendFilterFactor * dp.filterFwhm))
+                                                   : AutoValue<double>::none();
+    dp.deblendFilterFwhm = params.deblendFilter.isValue() ? params.deblendFilter.get() : 0.0;
     dp.minSnr = params.minSnr;
     dp.coreRadius = std::max(4, static_cast<int>(std::ceil(2.0 * (result.filterFwhm > 0 ? result.filterFwhm : kFallbackFilterFwhm))));
     Detection det;

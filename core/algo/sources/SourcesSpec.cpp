@@ -147,6 +147,11 @@ ParamSpec<P> makeSpec() {
            .help = "a branch becomes its own source when it holds more than this fraction of its footprint's flux",
            .group = "Detection", .widget = FieldWidget::Number, .maximum = 1, .decimals = 4, .step = 0.001},
           NumberCodec{0.0, 1.0}, [](P& p) -> double& { return p.deblendContrast; });
+    s.add({.key = "deblend_filter", .option = "--deblend-filter", .valueName = "gauss:FWHM|gauss:auto|none", .label = "Deblend filter",
+           .help = "the image the deblending splits: under a Gaussian of this FWHM; gauss:auto: half the detection filter's "
+                   "(close pairs that the matched filter blurs together stay apart); none: the detection image itself",
+           .group = "Detection"},
+          FilterCodec{}, [](P& p) -> AutoValue<double>& { return p.deblendFilter; });
     s.add({.key = "deblend_prominence", .option = "--deblend-prominence", .valueName = "S", .label = "Deblend prominence",
            .help = "... or when it rises S sigma (of the filtered image) above the level where it parts from the others, "
                    "however faint beside its footprint: stars in a cluster's core (0: the contrast alone, as SExtractor)",

@@ -22,6 +22,7 @@ struct SourcesParams {
     int minArea = 5;                 // px
     int deblendLevels = 32;
     double deblendContrast = 0.005;
+    AutoValue<double> deblendFilter = AutoValue<double>::automatic(); // the deblending's image: gauss FWHM, auto, none (D)
     double deblendProminence = 5.0;  // sigma of the filtered image; 0: contrast only (SExtractor's rule)
     double minSnr = 5.0;             // of each source's core (its brightest rectangle)
     std::vector<double> apertures;   // FLUX_APER diameters (px)
