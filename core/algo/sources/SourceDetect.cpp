@@ -267,6 +267,43 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
 
 } // namespace
 
+std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
+                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params) {
+    std::vector<float> d, noise;
+    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, d, noise, params.threads);
+    const std::vector<std::vector<std::int64_t>> prints = footprints(d, noise, width, height, params.threshold, std::max(1, params.minArea));
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
+    std::vector<int> run;
+    for (const std::vector<std::int64_t>& f : prints) {
+        const int r = std::clamp(static_cast<int>(std::ceil(0.5 * std::sqrt(static_cast<double>(f.size()) / M_PI))), 2, 64);
+        int x0 = width, y0 = height, x1 = -1, y1 = -1;
+        for (const std::int64_t p : f) {
+            x0 = std::min(x0, static_cast<int>(p % width));
+            x1 = std::max(x1, static_cast<int>(p % width));
+            y0 = std::min(y0, static_cast<int>(p / width));
+            y1 = std::max(y1, static_cast<int>(p / width));
+        }
+        // Square dilation by r on a grid over the grown box: rows, then columns, by prefix counts.
+        const int gx0 = std::max(0, x0 - r), gy0 = std::max(0, y0 - r), gx1 = std::min(width - 1, x1 + r), gy1 = std::min(height - 1, y1 + r);
+        const int gw = gx1 - gx0 + 1, gh = gy1 - gy0 + 1;
+        std::vector<std::uint8_t> g(static_cast<std::size_t>(gw) * gh, 0), hgrid(g.size(), 0);
+        for (const std::int64_t p : f) g[static_cast<std::size_t>(p / width - gy0) * gw + static_cast<std::size_t>(p % width - gx0)] = 1;
+        run.assign(static_cast<std::size_t>(std::max(gw, gh)) + 1, 0);
+        for (int y = 0; y < gh; ++y) {
+            for (int x = 0; x < gw; ++x) run[static_cast<std::size_t>(x) + 1] = run[static_cast<std::size_t>(x)] + g[static_cast<std::size_t>(y) * gw + x];
+            for (int x = 0; x < gw; ++x)
+                hgrid[static_cast<std::size_t>(y) * gw + x] = run[static_cast<std::size_t>(std::min(gw, x + r + 1))] > run[static_cast<std::size_t>(std::max(0, x - r))];
+        }
+        for (int x = 0; x < gw; ++x) {
+            for (int y = 0; y < gh; ++y) run[static_cast<std::size_t>(y) + 1] = run[static_cast<std::size_t>(y)] + hgrid[static_cast<std::size_t>(y) * gw + x];
+            for (int y = 0; y < gh; ++y)
+                if (run[static_cast<std::size_t>(std::min(gh, y + r + 1))] > run[static_cast<std::size_t>(std::max(0, y - r))])
+                    mask[static_cast<std::size_t>(gy0 + y) * width + static_cast<std::size_t>(gx0 + x)] = 1;
+        }
+    }
+    return mask;
+}
+
 Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job) {

@@ -74,6 +74,12 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job = nullptr);
 
+// The pixels of every footprint (steps 1-2 with these parameters), each footprint grown by half its equivalent
+// radius sqrt(area / pi) (at least 2 px, at most 64): what the background model leaves out on its second pass,
+// so that a large galaxy's wings are not taken for sky. width*height bytes, 1 = masked.
+std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
+                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params);
+
 // Step 3 alone, for one footprint (its pixel indices in the image, increasing): the markers' pixel lists
 // (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.
 struct DeblendResult {

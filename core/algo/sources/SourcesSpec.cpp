@@ -161,6 +161,10 @@ ParamSpec<P> makeSpec() {
            .help = "the background map's cell side in pixels", .group = "Detection", .widget = FieldWidget::Integer,
            .maximum = 4096, .suffix = " px"},
           IntegerCodec{2, 1 << 20}, [](P& p) -> int& { return p.mesh; });
+    s.add({.key = "background_mask", .option = "--background-mask", .valueName = "on|off", .label = "Mask sources in background",
+           .help = "on: estimate the background map a second time without the first pass's sources (each grown by half its "
+                   "radius), so that a large galaxy's wings are not taken for sky", .group = "Detection", .widget = FieldWidget::Flag},
+          SwitchCodec{}, [](P& p) -> bool& { return p.backgroundMask; });
     s.add({.key = "weight", .option = "--weight", .valueName = "FILE", .label = "Weight map",
            .help = "a weight map of the image's size (what --weight-type says it holds); zero or NaN: the pixel is "
                    "left out", .group = "Detection"},

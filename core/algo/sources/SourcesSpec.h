@@ -17,6 +17,7 @@ enum class CatalogFileFormat { Auto, Fits, Ldac, Ascii, Csv };
 
 struct SourcesParams {
     int mesh = 64;                   // the background map's cell side
+    bool backgroundMask = true;      // a second background pass without the sources' pixels
     double threshold = 3.5;          // detection: sigma of the filtered image (tuned on bench catalogue)
     AutoValue<double> filter = AutoValue<double>::automatic(); // gauss FWHM (px), auto (the PSF's), none
     int minArea = 5;                 // px
