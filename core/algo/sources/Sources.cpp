@@ -248,7 +248,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         mp.kronFactor = params.kronFactor;
         mp.kronMinRadius = params.kronMinRadius;
         mp.magZeropoint = params.magZeropoint;
-        mp.gain = params.gain;
+        if (params.gain.isAuto()) {
+            const std::optional<double> card = headerNumber(image, "GAIN");
+            params.gain = AutoValue<double>::value(card && *card > 0.0 && *card < 1e9 ? *card : 0.0);
+        }
+        mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
     }
     {

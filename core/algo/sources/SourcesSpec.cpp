@@ -192,10 +192,11 @@ ParamSpec<P> makeSpec() {
            .help = "MAG = Z - 2.5 log10(FLUX)", .group = "Photometry", .widget = FieldWidget::Number, .minimum = -100,
            .maximum = 100, .decimals = 3},
           NumberCodec{-100.0, 100.0}, [](P& p) -> double& { return p.magZeropoint; });
-    s.add({.key = "gain", .option = "--gain", .valueName = "G", .label = "Gain",
-           .help = "e-/ADU, for the sources' photon noise in the errors (0: background noise only)", .group = "Photometry",
-           .widget = FieldWidget::Number, .maximum = 1e6, .decimals = 3, .specialText = "none"},
-          NumberCodec{0.0, 1e9}, [](P& p) -> double& { return p.gain; });
+    s.add({.key = "gain", .option = "--gain", .valueName = "G|auto", .label = "Gain",
+           .help = "e-/ADU, for the sources' photon noise in the errors (0: background noise only); auto: the image's GAIN "
+                   "card, as SExtractor's GAIN_KEY (0 without one)", .group = "Photometry",
+           .widget = FieldWidget::AutoNumber, .maximum = 1e6, .decimals = 3},
+          AutoCodec<NumberCodec, double>{{0.0, 1e9}, false, true}, [](P& p) -> AutoValue<double>& { return p.gain; });
     s.add({.key = "catalog_format", .option = "--catalog-format", .valueName = "fits|ldac|ascii|csv", .label = "Catalogue format",
            .help = "the --catalog file's format (default: by its extension: .fits, .ldac, .cat, .csv)"},
           ChoiceCodec<CatalogFileFormat>{{{CatalogFileFormat::Auto, "auto", nullptr}, {CatalogFileFormat::Fits, "fits", nullptr},

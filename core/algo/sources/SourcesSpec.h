@@ -29,7 +29,7 @@ struct SourcesParams {
     std::vector<double> apertures;   // FLUX_APER diameters (px)
     double kronFactor = 2.5, kronMinRadius = 3.5;
     double magZeropoint = 0.0;
-    double gain = 0.0;               // e-/ADU; 0: no Poisson term
+    AutoValue<double> gain = AutoValue<double>::automatic(); // e-/ADU; 0: no Poisson term; auto: the GAIN card
     std::optional<std::string> weight; // a weight map's path
     WeightType weightType = WeightType::MapRms;
     CatalogFileFormat catalogFormat = CatalogFileFormat::Auto;
