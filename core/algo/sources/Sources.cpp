@@ -25,6 +25,8 @@ namespace {
 constexpr double kFallbackFilterFwhm = 3.0;
 // deblend_filter gauss:auto: this times the detection filter's FWHM.
 constexpr double kDeblendFilterFactor = 0.5;
+// A source whose AUTO ellipse's semi-major axis exceeds this many filter FWHMs is extended (a galaxy).
+constexpr double kExtendedFwhm = 4.0;
 
 // Blank, non-finite and excluded pixels, and those outside the ROI: 1.
 std::vector<std::uint8_t> badPixels(const Image& image, const SourcesParams& params, PixelRect& roi) {
@@ -178,10 +180,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     dp.threshold = params.threshold;
     dp.filterFwhm = params.filter.isValue() ? params.filter.get() : 0.0;
     dp.minArea = params.minArea;
-    // The detection reads this first model (as SExtractor's); the measurements a second one made without the
-    // sources' pixels (each footprint grown by half its radius), so that a large galaxy's wings are not taken for
-    // sky and subtracted from its flux.
-    std::vector<float> detectResidual, detectRms;
+    // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
+    // over a second one made without the sources' pixels (each footprint grown by half its radius), so that a large
+    // galaxy's wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a
+    // galaxy's halo the mesh's model is the local sky their positions and fluxes need.)
+    std::vector<float> detectResidual, detectRms, detectBackground;
     std::vector<std::uint8_t> detectBad;
     if (params.backgroundMask) {
         auto step = job.timing().scope("background without sources");
@@ -194,11 +197,18 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
             detectResidual = residual;
             detectRms = result.rms;
             detectBad = bad;
+            detectBackground = result.background;
             model = std::move(masked);
             fillMaps();
         }
     }
     const bool twoModels = !detectResidual.empty();
+    if (twoModels) { // the first model is the catalogue's (its files, BACKGROUND); the second stays for extended sources
+        std::swap(residual, detectResidual);
+        std::swap(result.rms, detectRms);
+        std::swap(bad, detectBad);
+        std::swap(result.background, detectBackground);
+    }
     result.globalBackground = model.globalBackground();
     result.globalRms = model.globalRms();
     job.setProgress(0.2);
@@ -217,8 +227,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     Detection det;
     {
         auto step = job.timing().scope("detect");
-        det = twoModels ? detectSources(detectResidual, detectRms, detectBad, w, h, dp, &job)
-                        : detectSources(residual, result.rms, bad, w, h, dp, &job);
+        det = detectSources(residual, result.rms, bad, w, h, dp, &job);
     }
     result.footprints = det.footprints;
     result.rejectedFootprints = det.rejectedFootprints;
@@ -254,6 +263,51 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
+        if (twoModels) {
+            // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model.
+            std::vector<std::size_t> extended;
+            std::vector<SourceSegment> segments;
+            const double limit = kExtendedFwhm * std::max(result.filterFwhm, 1.0);
+            for (std::size_t i = 0; i < records.size(); ++i)
+                if (records[i].kronRadius * records[i].a > limit) {
+                    extended.push_back(i);
+                    segments.push_back(det.segments[i]);
+                }
+            if (!extended.empty()) {
+                SourceField masked = field;
+                masked.background = &detectBackground;
+                masked.rms = &detectRms;
+                masked.bad = &detectBad;
+                std::vector<SourceRecord> again = measureSources(masked, segments, mp);
+                // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
+                // a barycentre to the segment's middle).
+                for (std::size_t k = 0; k < extended.size(); ++k) {
+                    SourceRecord& r = records[extended[k]];
+                    const SourceRecord& m = again[k];
+                    r.fluxIso = m.fluxIso;
+                    r.fluxErrIso = m.fluxErrIso;
+                    r.fluxAuto = m.fluxAuto;
+                    r.fluxErrAuto = m.fluxErrAuto;
+                    r.magAuto = m.magAuto;
+                    r.magErrAuto = m.magErrAuto;
+                    r.fluxAper = m.fluxAper;
+                    r.fluxErrAper = m.fluxErrAper;
+                    r.magAper = m.magAper;
+                    r.magErrAper = m.magErrAper;
+                    r.kronRadius = m.kronRadius;
+                    r.a = m.a;
+                    r.b = m.b;
+                    r.theta = m.theta;
+                    r.cxx = m.cxx;
+                    r.cyy = m.cyy;
+                    r.cxy = m.cxy;
+                    r.ellipticity = m.ellipticity;
+                    r.snr = m.snr;
+                    r.background = m.background;
+                    r.flags |= m.flags;
+                }
+            }
+        }
     }
     {
         // Brightest FLUX_AUTO first; NUMBER is the rank, in the catalogue and the segmentation map alike.
