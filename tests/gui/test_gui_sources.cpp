@@ -116,7 +116,8 @@ private slots:
         QCOMPARE(window.resultsDock()->currentModel(), model);
         QCOMPARE(module->ellipseLayer()->itemCount(), sources.size());
         QCOMPARE(module->ellipseLayer()->shape(0).label, QStringLiteral("#1"));
-        QVERIFY(module->ellipseLayer()->shape(sources.size() - 1).label.isEmpty());
+        QCOMPARE(module->ellipseLayer()->shape(sources.size() - 1).label, QStringLiteral("#%1").arg(sources.size()));
+        QCOMPARE(module->ellipseLayer()->labelledCount(), 30);
         // RA and Dec with 6 decimals.
         const QModelIndex ra = model->index(0, 11);
         QVERIFY(model->value(0, 11).toDouble() > 0.0);

@@ -13,6 +13,11 @@ namespace glint::ui {
 SourceEllipseLayer::SourceEllipseLayer(const QString& name, const QColor& colour, QObject* parent)
     : ShapeLayer(name, colour, parent) {}
 
+void SourceEllipseLayer::setLabelledCount(int count) {
+    labelledCount_ = std::max(0, count);
+    emit changed();
+}
+
 void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) const {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
@@ -31,7 +36,7 @@ void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) con
         if (i == selected()) continue; // drawn last, on top
         painter.setPen(pen);
         painter.drawPolygon(w);
-        if (!s.label.isEmpty()) labelled.append(i);
+        if (i < labelledCount_ && !s.label.isEmpty()) labelled.append(i);
     }
     const int sel = selected();
     if (sel >= 0 && sel < all.size() && !all[sel].points.isEmpty()) {
@@ -46,15 +51,25 @@ void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) con
         painter.drawPolygon(w);
         labelled.append(sel);
     }
-    // Labels above their ellipse, on a dark box: legible on bright and dark pixels.
+    // Labels on a dark box, legible on bright and dark pixels: above a small ellipse; beside the centre of a large
+    // one (a galaxy's ellipse reaches far from its nucleus). The brightest first; a label that would cover one
+    // already drawn is left out (zooming in makes room), except the selected source's.
     const QFontMetricsF metrics(painter.font());
     painter.setRenderHint(QPainter::Antialiasing, false);
+    QVector<QRectF> drawn;
+    if (sel >= 0 && labelled.size() > 1) labelled.prepend(labelled.takeLast()); // the selected one claims its room first
     for (const int i : labelled) {
         const OverlayShape& s = all[i];
-        const QString text = s.label.isEmpty() ? QStringLiteral("#%1").arg(i + 1) : s.label;
+        const QString& text = s.label;
+        if (text.isEmpty()) continue;
         const QRectF b = view.imageToWidget(s.points).boundingRect();
-        const QPointF at(b.center().x() - metrics.horizontalAdvance(text) / 2.0, b.top() - 3.0);
-        const QRectF box(at - QPointF(2.0, metrics.ascent()), QSizeF(metrics.horizontalAdvance(text) + 4.0, metrics.height()));
+        const double width = metrics.horizontalAdvance(text);
+        const QPointF at = b.height() <= 80.0 ? QPointF(b.center().x() - width / 2.0, b.top() - 3.0)
+                                              : QPointF(b.center().x() + 6.0, b.center().y() - 6.0);
+        const QRectF box(at - QPointF(2.0, metrics.ascent()), QSizeF(width + 4.0, metrics.height()));
+        const bool covers = std::any_of(drawn.cbegin(), drawn.cend(), [&](const QRectF& r) { return r.intersects(box); });
+        if (covers && i != sel) continue;
+        drawn.append(box);
         painter.setPen(Qt::NoPen);
         painter.setBrush(QColor(0, 0, 0, 150));
         painter.drawRect(box);

@@ -1,6 +1,6 @@
 // The overlays of the source catalogue: every source's Kron ellipse (a ShapeLayer of closed polygons, drawn with
-// thin pens so that thousands of sources stay readable; only the shapes given a label, the brightest, are
-// labelled, and the selected one) and the segmentation map as a translucent layer, one colour per NUMBER.
+// thin cosmetic pens so that thousands of sources stay readable; every ellipse has its "#NUMBER" label, shown for
+// the brightest and the selected one) and the segmentation map as a translucent layer, one colour per NUMBER.
 #pragma once
 
 #include "ui/overlay/OverlayLayer.h"
@@ -17,12 +17,18 @@ class SourceEllipseLayer : public ShapeLayer {
     Q_OBJECT
 public:
     SourceEllipseLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+    // Items 0 .. count-1 (the brightest) show their labels; the others only when selected.
+    void setLabelledCount(int count);
+    int labelledCount() const { return labelledCount_; }
     // Shapes outside the painter's area are skipped; labels (with a dark box) only for labelled shapes and
     // the selected one (which shows its number even when it has no label).
     void paint(QPainter& painter, const ViewTransform& view) const override;
     // The smallest ellipse holding the point (a star inside a galaxy's ellipse is picked, not the galaxy);
     // outside every ellipse, the one whose outline is nearest within the tolerance.
     int hitTest(QPointF imagePoint, double tolerance) const override;
+
+private:
+    int labelledCount_ = 0;
 };
 
 class SegmentationLayer : public OverlayLayer {

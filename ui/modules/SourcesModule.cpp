@@ -196,10 +196,11 @@ void SourcesModule::present(const Catalogue& c, const QString& status) {
         QPolygonF points;
         for (const auto& [x, y] : e.points) points << QPointF(x, y);
         itemOf.insert(e.rank, static_cast<int>(shapes.size()));
-        shapes.append(OverlayShape::polygon(points, e.rank <= kLabelledSources ? QStringLiteral("#%1").arg(e.rank) : QString()));
+        shapes.append(OverlayShape::polygon(points, QStringLiteral("#%1").arg(e.rank)));
     }
     ellipses_ = new SourceEllipseLayer(tr("%1: Kron ellipses").arg(c.title), kEllipseColour);
     ellipses_->setShapes(std::move(shapes));
+    ellipses_->setLabelledCount(kLabelledSources);
     ctx.layers()->add(ellipses_);
 
     auto* model = new ResultsModel({tr("NUMBER"), tr("x"), tr("y"), tr("FLUX_AUTO"), tr("MAG_AUTO"), tr("SNR"), tr("A"), tr("B"),
