@@ -10,6 +10,7 @@
 #include "ui/export/ExportActions.h"
 #include "ui/modules/SourcesModule.h"
 #include "ui/modules/SourcesPanel.h"
+#include "ui/overlay/ShapeLayer.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/samp/SampActions.h"
 #include "ui/session/Session.h"
@@ -64,9 +65,9 @@ bool runSources(SourcesModule* module, QString* message) {
     return !finished.isEmpty();
 }
 
-QJsonObject cliSources(const QString& path) {
-    return test::runCliJson({QStringLiteral("sources"), path, QStringLiteral("--preset"), QStringLiteral("auto"),
-                             QStringLiteral("--json"), QStringLiteral("-")});
+QJsonObject cliSources(const QString& path, const QStringList& extra = {}) {
+    return test::runCliJson(QStringList{QStringLiteral("sources"), path, QStringLiteral("--preset"), QStringLiteral("auto"),
+                                        QStringLiteral("--json"), QStringLiteral("-")} + extra);
 }
 
 // Every row of the model against the CLI's sources: NUMBER, x, y, FLUX_AUTO, MAG_AUTO, SNR, A, B, THETA, FWHM, FLAGS
@@ -255,6 +256,8 @@ private slots:
             QVERIFY(showAndOpen(window, path));
             SourcesModule* module = sourcesOf(window);
             module->panel()->form()->doubleSpinBox("threshold")->setValue(5.0);
+            module->setRoi(QRect(10, 10, 400, 270));
+            module->addExclusionPolygon(QPolygonF{QPointF(30, 30), QPointF(60, 30), QPointF(45, 60)});
             QString message;
             QVERIFY2(runSources(module, &message), qPrintable(message));
             for (int row = 0; row < module->model()->rowCount(); ++row) {
@@ -275,6 +278,9 @@ private slots:
         SourcesModule* module = sourcesOf(fresh);
         QVERIFY(module->model());
         QCOMPARE(module->panel()->form()->doubleSpinBox("threshold")->value(), 5.0);
+        QCOMPARE(module->roi(), std::optional<QRect>(QRect(10, 10, 400, 270)));
+        QCOMPARE(module->exclusionCount(), 1);
+        QCOMPARE(module->exclusionLayer()->shape(0).points.size(), 3);
         QCOMPARE(module->model()->rowCount(), rows.size());
         for (int row = 0; row < rows.size(); ++row)
             for (int c = 0; c < rows[row].size(); ++c) {
@@ -286,6 +292,51 @@ private slots:
         QVERIFY(!module->segmentationLayer()); // the maps are not in sessions
         QVERIFY(!module->panel()->backgroundButton()->isEnabled());
         QVERIFY(module->panel()->saveCatalogueButton()->isEnabled());
+    }
+
+    void shapesAreTheCli() {
+        // An ROI drawn on the canvas and an exclusion rectangle over the bright star #7: the CLI's --roi and --exclude.
+        const QString path = test::samplePath(QStringLiteral("ngc1316o.fit"));
+        MainWindow window({false, false});
+        QVERIFY(showAndOpen(window, path));
+        SourcesModule* module = sourcesOf(window);
+        const QRect roi(200, 20, 230, 260), excluded(380, 187, 25, 25);
+        // The ROI with the rectangle tool, as a user drags it.
+        QAction* drawRoi = nullptr;
+        for (QAction* a : module->actions())
+            if (a->text() == QStringLiteral("Sources: Draw ROI")) drawRoi = a;
+        QVERIFY(drawRoi);
+        drawRoi->trigger();
+        const ViewTransform v = window.canvas()->view();
+        QTest::mousePress(window.canvas(), Qt::LeftButton, Qt::NoModifier, v.imageToWidget(QPointF(roi.topLeft())).toPoint());
+        QTest::mouseMove(window.canvas(), v.imageToWidget(QPointF(roi.bottomRight())).toPoint());
+        QTest::mouseRelease(window.canvas(), Qt::LeftButton, Qt::NoModifier, v.imageToWidget(QPointF(roi.bottomRight())).toPoint());
+        QCOMPARE(module->roi(), std::optional<QRect>(roi));
+        QVERIFY(module->roiLayer() && module->roiLayer()->itemCount() == 1);
+        module->addExclusionRectangle(excluded);
+        QCOMPARE(module->exclusionLayer()->itemCount(), 1);
+        QString message;
+        QVERIFY2(runSources(module, &message), qPrintable(message));
+        const auto arg = [](const QRect& r) { return QStringLiteral("%1,%2,%3,%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height()); };
+        const QJsonObject cli = cliSources(path, {QStringLiteral("--roi"), arg(roi), QStringLiteral("--exclude"), arg(excluded)});
+        const QJsonArray sources = cli[QStringLiteral("sources")].toArray();
+        QVERIFY(sources.size() > 20);
+        const QString difference = compareRows(module->model(), sources);
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QVERIFY(sources.size() < cliSources(path, {QStringLiteral("--roi"), arg(roi)})[QStringLiteral("sources")].toArray().size() + 1);
+        for (const QJsonValue& s : sources) {
+            const double x = s.toObject()[QStringLiteral("x")].toDouble(), y = s.toObject()[QStringLiteral("y")].toDouble();
+            QVERIFY(x > roi.left() - 1 && x < roi.right() + 1 && y > roi.top() - 1 && y < roi.bottom() + 1);
+        }
+        // A map shown and the image back: the shapes are still there; another image clears them.
+        QVERIFY(module->showMap(SourcesModule::Map::Rms));
+        QVERIFY(!module->roiLayer());
+        QVERIFY(module->showImage());
+        QVERIFY(module->roiLayer() && module->exclusionLayer());
+        QCOMPARE(module->exclusionCount(), 1);
+        window.context().setImage(glint::Image(32, 32, glint::SampleType::Float32), QStringLiteral("blank"));
+        QVERIFY(!module->roi());
+        QCOMPARE(module->exclusionCount(), 0);
     }
 
     void noSourceShowsTheNote() {

@@ -3,6 +3,7 @@
 #include "core/algo/sources/SourcesSpec.h"
 #include "core/params/ImageKind.h"
 #include "ui/canvas/ImageCanvas.h"
+#include "ui/canvas/ShapeTools.h"
 #include "ui/docks/ResultsDock.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/modules/SourcesPanel.h"
@@ -38,7 +39,12 @@ SourcesModule::SourcesModule(AppContext& context, QObject* parent)
       backgroundAction_(new QAction(tr("Sources: Show Background Map"), this)),
       rmsAction_(new QAction(tr("Sources: Show RMS Map"), this)),
       imageAction_(new QAction(tr("Sources: Back to Image"), this)),
-      saveAction_(new QAction(tr("Save Source &Catalogue…"), this)) {
+      saveAction_(new QAction(tr("Save Source &Catalogue…"), this)),
+      drawRoiAction_(new QAction(tr("Sources: Draw ROI"), this)),
+      excludeRectAction_(new QAction(tr("Sources: Exclude Rectangle"), this)),
+      excludePolygonAction_(new QAction(tr("Sources: Exclude Polygon"), this)),
+      clearShapesAction_(new QAction(tr("Sources: Clear ROI and Exclusions"), this)), roiTool_(new RectangleTool(this)),
+      excludeRectTool_(new RectangleTool(this)), excludePolygonTool_(new PolygonTool(this)) {
     findAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     findAction_->setStatusTip(tr("A source catalogue of the image: the run of glint-cli sources"));
     segmentationAction_->setCheckable(true);
@@ -51,6 +57,21 @@ SourcesModule::SourcesModule(AppContext& context, QObject* parent)
     connect(rmsAction_, &QAction::triggered, this, [this] { showMap(Map::Rms); });
     connect(imageAction_, &QAction::triggered, this, &SourcesModule::showImage);
     connect(saveAction_, &QAction::triggered, this, &SourcesModule::saveCatalogueDialog);
+    const auto useTool = [this](CanvasTool* tool) {
+        emit panelRequested();
+        if (this->context().canvas() && this->context().hasImage() && !showingMap_) this->context().canvas()->setTool(tool);
+    };
+    connect(drawRoiAction_, &QAction::triggered, this, [useTool, this] { useTool(roiTool_); });
+    connect(excludeRectAction_, &QAction::triggered, this, [useTool, this] { useTool(excludeRectTool_); });
+    connect(excludePolygonAction_, &QAction::triggered, this, [useTool, this] { useTool(excludePolygonTool_); });
+    connect(clearShapesAction_, &QAction::triggered, this, [this] {
+        roi_.reset();
+        exclusions_.clear();
+        refreshShapes();
+    });
+    connect(roiTool_, &RectangleTool::rectangleDrawn, this, &SourcesModule::setRoi);
+    connect(excludeRectTool_, &RectangleTool::rectangleDrawn, this, &SourcesModule::addExclusionRectangle);
+    connect(excludePolygonTool_, &PolygonTool::polygonDrawn, this, &SourcesModule::addExclusionPolygon);
     connect(&context, &AppContext::imageChanged, this, &SourcesModule::onImageChanged);
     updateButtons();
 }
@@ -58,7 +79,8 @@ SourcesModule::SourcesModule(AppContext& context, QObject* parent)
 SourcesModule::~SourcesModule() = default;
 
 QList<QAction*> SourcesModule::actions() {
-    return {findAction_, segmentationAction_, backgroundAction_, rmsAction_, imageAction_};
+    return {findAction_,  segmentationAction_,  backgroundAction_,    rmsAction_,
+            imageAction_, drawRoiAction_,       excludeRectAction_,   excludePolygonAction_, clearShapesAction_};
 }
 
 QList<QAction*> SourcesModule::fileActions() { return {saveAction_}; }
@@ -73,6 +95,11 @@ QWidget* SourcesModule::createPanel() {
     connect(panel_->rmsButton(), &QPushButton::clicked, rmsAction_, &QAction::trigger);
     connect(panel_->imageButton(), &QPushButton::clicked, imageAction_, &QAction::trigger);
     connect(panel_->saveCatalogueButton(), &QPushButton::clicked, saveAction_, &QAction::trigger);
+    connect(panel_->drawRoiButton(), &QPushButton::clicked, drawRoiAction_, &QAction::trigger);
+    connect(panel_->clearRoiButton(), &QPushButton::clicked, this, &SourcesModule::clearRoi);
+    connect(panel_->excludeRectangleButton(), &QPushButton::clicked, excludeRectAction_, &QAction::trigger);
+    connect(panel_->excludePolygonButton(), &QPushButton::clicked, excludePolygonAction_, &QAction::trigger);
+    connect(panel_->clearExclusionsButton(), &QPushButton::clicked, this, &SourcesModule::clearExclusions);
     connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
     onImageChanged();
     return panel_;
@@ -82,6 +109,7 @@ glint::Json SourcesModule::currentRequest() const {
     glint::Json request = panel_ ? panel_->request() : glint::Json::object();
     // The image's kind as the preset, as --preset auto decides it: the window's first answer is the CLI's.
     if (context().hasImage()) request["preset"] = glint::imageKindName(glint::classifyImage(*context().image()).kind);
+    addShapesTo(request);
     return request;
 }
 
@@ -272,6 +300,7 @@ bool SourcesModule::showImage() {
     showingMap_.reset();
     context().showPrepared(c.image);
     switching_ = false;
+    refreshShapes();
     present(c, summary(c));
     return true;
 }
@@ -281,6 +310,9 @@ void SourcesModule::onImageChanged() {
     // A new image: the catalogue's layers went with the old one.
     catalogue_.reset();
     showingMap_.reset();
+    roi_.reset();
+    exclusions_.clear();
+    refreshShapes();
     updateButtons();
     if (!panel_) return;
     panel_->setStatus({});
@@ -299,6 +331,8 @@ void SourcesModule::updateButtons() {
     backgroundAction_->setEnabled(maps);
     rmsAction_->setEnabled(maps);
     imageAction_->setEnabled(showingMap_.has_value());
+    for (QAction* a : {drawRoiAction_, excludeRectAction_, excludePolygonAction_, clearShapesAction_})
+        a->setEnabled(!showingMap_); // shapes belong to the analysed image
     saveAction_->setEnabled(catalogue);
     if (panel_) panel_->setResultState(catalogue, maps, showingMap_.has_value());
 }

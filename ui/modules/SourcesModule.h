@@ -11,6 +11,8 @@
 #include "ui/results/ResultsModel.h"
 
 #include <QPointer>
+#include <QPolygonF>
+#include <QRect>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -19,6 +21,10 @@
 
 namespace glint::ui {
 
+class BrightestExclusionLayer;
+class PolygonTool;
+class RectangleTool;
+class ShapeLayer;
 class SourcesPanel;
 
 class SourcesModule : public AnalysisModule {
@@ -50,6 +56,18 @@ public:
     bool run();
     // The request a run would make now: the form's values and the image's kind as the preset.
     glint::Json currentRequest() const;
+
+    // The region of interest and the exclusions, drawn on the canvas (image pixels; polygons through pixel
+    // centres), as the spec's roi, exclude and exclude_polygon.
+    void setRoi(const QRect& pixels);
+    void clearRoi();
+    std::optional<QRect> roi() const { return roi_; }
+    void addExclusionRectangle(const QRect& pixels);
+    void addExclusionPolygon(const QPolygonF& points);
+    void clearExclusions();
+    int exclusionCount() const { return static_cast<int>(exclusions_.size()); }
+    ShapeLayer* roiLayer() const;
+    ShapeLayer* exclusionLayer() const;
 
     const std::optional<Catalogue>& catalogue() const { return catalogue_; }
     SourceEllipseLayer* ellipseLayer() const { return ellipses_; }
@@ -89,6 +107,8 @@ private:
     void present(const Catalogue& catalogue, const QString& status);
     void onImageChanged();
     void updateButtons();
+    void refreshShapes(); // the ROI and exclusion layers and the panel's line from roi_ and exclusions_
+    void addShapesTo(glint::Json& request) const;
     void fail(const QString& message);
     QString summary(const Catalogue& catalogue) const;
 
@@ -99,6 +119,22 @@ private:
     QAction* rmsAction_;
     QAction* imageAction_;
     QAction* saveAction_;
+    QAction* drawRoiAction_;
+    QAction* excludeRectAction_;
+    QAction* excludePolygonAction_;
+    QAction* clearShapesAction_;
+    RectangleTool* roiTool_;
+    RectangleTool* excludeRectTool_;
+    PolygonTool* excludePolygonTool_;
+    struct Exclusion {
+        bool polygon = false;
+        QRect rect;
+        QPolygonF points;
+    };
+    std::optional<QRect> roi_;
+    QVector<Exclusion> exclusions_;
+    QPointer<ShapeLayer> roiLayer_;
+    QPointer<BrightestExclusionLayer> exclusionLayer_;
     std::optional<Catalogue> catalogue_;
     std::optional<Map> showingMap_;  // a map is the current image; catalogue_ waits for showImage()
     bool switching_ = false;         // the module itself changes the image (map, back to the image)

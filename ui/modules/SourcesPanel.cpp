@@ -18,7 +18,10 @@ SourcesPanel::SourcesPanel(QWidget* parent)
     : QWidget(parent), form_(new SpecForm(glint::sourcesSpec())), backend_(new QLabel(tr("CPU"))),
       run_(new QPushButton(tr("Find Sources"))), segmentation_(new QCheckBox(tr("Show segmentation"))),
       background_(new QPushButton(tr("Show Background Map"))), rms_(new QPushButton(tr("Show RMS Map"))),
-      image_(new QPushButton(tr("Back to Image"))), save_(new QPushButton(tr("Save Catalogue…"))), status_(new QLabel) {
+      image_(new QPushButton(tr("Back to Image"))), save_(new QPushButton(tr("Save Catalogue…"))), shapes_(new QLabel),
+      drawRoi_(new QPushButton(tr("Draw ROI"))), clearRoi_(new QPushButton(tr("Clear ROI"))),
+      excludeRect_(new QPushButton(tr("Exclude Rectangle"))), excludePolygon_(new QPushButton(tr("Exclude Polygon"))),
+      clearExclusions_(new QPushButton(tr("Clear Exclusions"))), status_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
     auto* about = new QLabel(tr("A source catalogue: footprints above the background, deblended, measured as "
                                 "SExtractor does (FLUX_AUTO, A/B/THETA, FWHM …); the same run as glint-cli sources."));
@@ -37,6 +40,19 @@ SourcesPanel::SourcesPanel(QWidget* parent)
     } else {
         layout->addWidget(run_);
     }
+
+    auto* shapes = new QGroupBox(tr("Shapes"));
+    shapes->setToolTip(tr("Detect only inside the ROI; excluded pixels belong to no source"));
+    auto* shapeGrid = new QGridLayout(shapes);
+    shapes_->setWordWrap(true);
+    shapeGrid->addWidget(shapes_, 0, 0, 1, 2);
+    shapeGrid->addWidget(drawRoi_, 1, 0);
+    shapeGrid->addWidget(clearRoi_, 1, 1);
+    shapeGrid->addWidget(excludeRect_, 2, 0);
+    shapeGrid->addWidget(excludePolygon_, 2, 1);
+    shapeGrid->addWidget(clearExclusions_, 3, 1);
+    layout->addWidget(shapes);
+    setShapesText(tr("Whole image"), false, false);
 
     auto* results = new QGroupBox(tr("Result"));
     auto* grid = new QGridLayout(results);
@@ -67,6 +83,14 @@ void SourcesPanel::setStatus(const QString& text, bool error) {
 }
 
 QString SourcesPanel::status() const { return status_->text(); }
+
+void SourcesPanel::setShapesText(const QString& text, bool roi, bool exclusions) {
+    shapes_->setText(text);
+    clearRoi_->setEnabled(roi);
+    clearExclusions_->setEnabled(exclusions);
+}
+
+QString SourcesPanel::shapesText() const { return shapes_->text(); }
 
 void SourcesPanel::setRunEnabled(bool enabled) { run_->setEnabled(enabled); }
 

@@ -32,6 +32,10 @@ public:
     // one), and whether a map is what the window shows now.
     void setResultState(bool catalogue, bool maps, bool showingMap);
 
+    // The shapes' line ("ROI x 10, y 20, 100 × 80; 2 exclusions") and which Clear buttons apply.
+    void setShapesText(const QString& text, bool roi, bool exclusions);
+    QString shapesText() const;
+
     QLabel* backendNote() const { return backend_; }
     QPushButton* runButton() const { return run_; }
     QCheckBox* segmentationCheck() const { return segmentation_; }
@@ -39,6 +43,11 @@ public:
     QPushButton* rmsButton() const { return rms_; }
     QPushButton* imageButton() const { return image_; }
     QPushButton* saveCatalogueButton() const { return save_; }
+    QPushButton* drawRoiButton() const { return drawRoi_; }
+    QPushButton* clearRoiButton() const { return clearRoi_; }
+    QPushButton* excludeRectangleButton() const { return excludeRect_; }
+    QPushButton* excludePolygonButton() const { return excludePolygon_; }
+    QPushButton* clearExclusionsButton() const { return clearExclusions_; }
 
 signals:
     void runRequested(); // Enter in a field
@@ -52,6 +61,12 @@ private:
     QPushButton* rms_;
     QPushButton* image_;
     QPushButton* save_;
+    QLabel* shapes_;
+    QPushButton* drawRoi_;
+    QPushButton* clearRoi_;
+    QPushButton* excludeRect_;
+    QPushButton* excludePolygon_;
+    QPushButton* clearExclusions_;
     QLabel* status_;
 };
 

@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QMainWindow>
 #include <QStatusBar>
 
@@ -89,6 +90,12 @@ QJsonObject SourcesModule::saveSession() const {
     QJsonObject state;
     if (panel_) state[QStringLiteral("form")] = sessionjson::fromJson(panel_->form()->allValues());
     state[QStringLiteral("segmentation")] = segmentationAction_->isChecked();
+    if (roi_) state[QStringLiteral("roi")] = sessionjson::rect(*roi_);
+    QJsonArray exclusions;
+    for (const Exclusion& e : exclusions_)
+        exclusions.append(e.polygon ? QJsonObject{{QStringLiteral("polygon"), sessionjson::points(e.points)}}
+                                    : QJsonObject{{QStringLiteral("rect"), sessionjson::rect(e.rect)}});
+    state[QStringLiteral("exclusions")] = exclusions;
     // The catalogue while its ellipses are on the analysed image (not while a map is shown, nor once removed).
     if (catalogue_ && ellipses_ && !showingMap_)
         state[QStringLiteral("catalogue")] = QJsonObject{{QStringLiteral("number"), catalogue_->number},
@@ -111,6 +118,21 @@ std::function<void()> SourcesModule::prepareSession(const QJsonObject& state, co
         form = glint::Json::object();
     }
     const bool segmentation = state[QStringLiteral("segmentation")].toBool(false);
+    std::optional<QRect> roi;
+    if (state.contains(QStringLiteral("roi"))) {
+        roi = readRect(state[QStringLiteral("roi")], QStringLiteral("sources.roi"));
+        if (!image || !QRect(0, 0, image->width(), image->height()).contains(*roi))
+            throw glint::InputError("session file: the sources ROI lies outside the image");
+    }
+    QVector<Exclusion> exclusions;
+    if (state.contains(QStringLiteral("exclusions")))
+        for (const QJsonValue& v : array(state[QStringLiteral("exclusions")], QStringLiteral("sources.exclusions"))) {
+            const QJsonObject e = object(v, QStringLiteral("sources.exclusions[]"));
+            if (e.contains(QStringLiteral("polygon")))
+                exclusions.append({true, {}, readPoints(e[QStringLiteral("polygon")], QStringLiteral("sources.exclusions[].polygon"))});
+            else
+                exclusions.append({false, readRect(e[QStringLiteral("rect")], QStringLiteral("sources.exclusions[].rect")), {}});
+        }
     std::optional<Catalogue> restored;
     if (state.contains(QStringLiteral("catalogue"))) {
         const QJsonObject saved = object(state[QStringLiteral("catalogue")], QStringLiteral("sources.catalogue"));
@@ -126,8 +148,11 @@ std::function<void()> SourcesModule::prepareSession(const QJsonObject& state, co
         c.title = tr("Sources #%1: %2 sources").arg(c.number).arg(c.result->catalog.sources.size());
         restored = std::move(c);
     }
-    return [this, form, formProblem, segmentation, restored] {
+    return [this, form, formProblem, segmentation, restored, roi, exclusions] {
         if (panel_ && !form.empty()) panel_->form()->setValues(form);
+        roi_ = roi;
+        exclusions_ = exclusions;
+        refreshShapes();
         setSegmentationShown(segmentation);
         if (restored) {
             Catalogue c = *restored;
