@@ -94,6 +94,20 @@ class TestGuiSources : public QObject {
     Q_OBJECT
 
 private slots:
+    void skyFrameOpensOnSources_data() {
+        test::columns<QString>({"path"});
+        QTest::newRow("bundled NGC 1316") << test::samplePath(QStringLiteral("ngc1316o.fit"));
+        QTest::newRow("HST 47 Tuc (extension HDU)") << test::fetchedPath(QStringLiteral("j8bt06nyq_flt.fits"));
+    }
+    void skyFrameOpensOnSources() {
+        // A FITS sky frame's first analysis is its catalogue: the Sources page comes forward when it opens.
+        QFETCH(QString, path);
+        if (path.isEmpty() || !QFile::exists(path)) QSKIP("the real_data fixture did not fetch the file");
+        MainWindow window({false, false});
+        QVERIFY(showAndOpen(window, path));
+        QCOMPARE(window.parametersDock()->currentTitle(), QStringLiteral("Sources"));
+    }
+
     void catalogueIsTheCli() {
         const QString path = test::samplePath(QStringLiteral("ngc1316o.fit"));
         MainWindow window({false, false});
@@ -153,6 +167,20 @@ private slots:
         QTest::mouseClick(window.canvas(), Qt::LeftButton, Qt::NoModifier, window.canvas()->view().imageToWidget(at).toPoint());
         QTRY_COMPARE(module->ellipseLayer()->selected(), item);
         QCOMPARE(dock->selectedRow(), model->rowForOverlayItem(item));
+        // A double-click on a row centres the view on its ellipse (zoomed in, so that the view can move).
+        for (int i = 0; i < 4; ++i) window.canvas()->zoomIn();
+        int row = -1; // a source in the middle part of the frame, where the view can centre on it
+        for (int r = 0; r < model->rowCount() && row < 0; ++r) {
+            const QRectF b = module->ellipseLayer()->itemBounds(model->overlayItem(r));
+            if (b.width() < 30 && b.center().x() > 150 && b.center().x() < 290 && b.center().y() > 100 && b.center().y() < 200) row = r;
+        }
+        QVERIFY(row >= 0);
+        const QRectF target = module->ellipseLayer()->itemBounds(model->overlayItem(row));
+        QTableView* table = dock->table();
+        emit table->doubleClicked(table->model()->index(row, 0)); // unsorted: proxy row = source row
+        const QPointF centre = window.canvas()->view().imageToWidget(target.center());
+        QVERIFY2(std::abs(centre.x() - window.canvas()->width() / 2.0) < 1e-6 && std::abs(centre.y() - window.canvas()->height() / 2.0) < 1e-6,
+                 qPrintable(QStringLiteral("the ellipse's centre at %1,%2 in the view").arg(centre.x()).arg(centre.y())));
         // Sorting keeps the link: sorted by FLUX_AUTO ascending, the first row is the faintest source.
         dock->table()->sortByColumn(3, Qt::AscendingOrder);
         dock->table()->selectRow(0);

@@ -10,6 +10,10 @@
 
 namespace glint::ui {
 
+namespace {
+constexpr int kCrowded = 1000; // ellipses
+} // namespace
+
 SourceEllipseLayer::SourceEllipseLayer(const QString& name, const QColor& colour, QObject* parent)
     : ShapeLayer(name, colour, parent) {}
 
@@ -23,16 +27,19 @@ void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) con
     painter.setRenderHint(QPainter::Antialiasing, true);
     const QRectF area = paintArea(painter).adjusted(-4, -4, 4, 4);
     const QColor colour = this->colour();
-    QPen pen(colour, 1.0);
+    // A crowded field (thousands of ellipses) is drawn fainter, so that the stars and the labels stay readable.
+    QColor line = colour;
+    if (shapes().size() > kCrowded) line.setAlphaF(line.alphaF() * 0.6f);
+    QPen pen(line, 1.0);
     pen.setCosmetic(true);
     painter.setBrush(Qt::NoBrush);
     const QVector<OverlayShape>& all = shapes();
+    const QRectF visible = view.widgetToImage(area); // tested in image coordinates first: thousands stay cheap
     QVector<int> labelled;
     for (int i = 0; i < all.size(); ++i) {
         const OverlayShape& s = all[i];
-        if (s.points.isEmpty()) continue;
+        if (s.points.isEmpty() || !s.bounds().intersects(visible)) continue;
         const QPolygonF w = view.imageToWidget(s.points);
-        if (!w.boundingRect().intersects(area)) continue;
         if (i == selected()) continue; // drawn last, on top
         painter.setPen(pen);
         painter.drawPolygon(w);
