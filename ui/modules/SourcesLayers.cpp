@@ -121,12 +121,12 @@ QColor SegmentationLayer::colourFor(int number) {
     return QColor::fromHsvF(static_cast<float>(hue), 0.85f, 1.0f);
 }
 
-void SegmentationLayer::setSegmentation(int width, int height, const std::vector<std::int32_t>& labels) {
-    if (width <= 0 || height <= 0 || labels.size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height))
+void SegmentationLayer::setSegmentation(int width, int height, std::shared_ptr<const std::vector<std::int32_t>> labels) {
+    if (width <= 0 || height <= 0 || !labels || labels->size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height))
         throw std::invalid_argument("segmentation size does not match its width and height");
     width_ = width;
     height_ = height;
-    labels_ = labels;
+    labels_ = std::move(labels);
     rebuild();
 }
 
@@ -137,7 +137,7 @@ void SegmentationLayer::setOpacity(double opacity) {
 
 int SegmentationLayer::numberAt(int x, int y) const {
     if (x < 0 || y < 0 || x >= width_ || y >= height_) return 0;
-    return labels_[static_cast<std::size_t>(y) * width_ + x];
+    return (*labels_)[static_cast<std::size_t>(y) * width_ + x];
 }
 
 void SegmentationLayer::rebuild() {
@@ -147,7 +147,7 @@ void SegmentationLayer::rebuild() {
     int lastNumber = 0;
     for (int y = 0; y < height_; ++y) {
         auto* out = reinterpret_cast<QRgb*>(tint_.scanLine(y));
-        const std::int32_t* in = labels_.data() + static_cast<std::size_t>(y) * width_;
+        const std::int32_t* in = labels_->data() + static_cast<std::size_t>(y) * width_;
         for (int x = 0; x < width_; ++x) {
             const int n = in[x];
             if (n <= 0) {

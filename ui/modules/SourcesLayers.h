@@ -9,6 +9,7 @@
 #include <QImage>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace glint::ui {
@@ -36,9 +37,9 @@ class SegmentationLayer : public OverlayLayer {
 public:
     SegmentationLayer(const QString& name, QObject* parent = nullptr);
 
-    // labels: width*height, row 0 first; 0 = sky (transparent), n = the source NUMBER n. Throws
-    // std::invalid_argument when the sizes disagree.
-    void setSegmentation(int width, int height, const std::vector<std::int32_t>& labels);
+    // labels: width*height, row 0 first; 0 = sky (transparent), n = the source NUMBER n (shared, not copied: the
+    // run's own map). Throws std::invalid_argument when the sizes disagree.
+    void setSegmentation(int width, int height, std::shared_ptr<const std::vector<std::int32_t>> labels);
     void setOpacity(double opacity); // 0..1, default 0.45
     QSize mapSize() const { return tint_.size(); }
     // The NUMBER at an image pixel (0: sky or outside).
@@ -52,7 +53,7 @@ private:
     void rebuild();
 
     int width_ = 0, height_ = 0;
-    std::vector<std::int32_t> labels_;
+    std::shared_ptr<const std::vector<std::int32_t>> labels_;
     QImage tint_; // ARGB32 premultiplied
     double opacity_ = 0.45;
 };

@@ -209,7 +209,7 @@ void SourcesModule::present(const Catalogue& c, const QString& status) {
     const glint::SourcesResult& r = *c.result;
     if (c.hasMaps && !r.segmentation.empty()) {
         segmentation_ = new SegmentationLayer(tr("%1: segmentation").arg(c.title));
-        segmentation_->setSegmentation(r.width, r.height, r.segmentation);
+        segmentation_->setSegmentation(r.width, r.height, std::shared_ptr<const std::vector<std::int32_t>>(c.result, &r.segmentation));
         segmentation_->setVisible(segmentationAction_->isChecked());
         connect(segmentation_, &OverlayLayer::propertiesChanged, this, [this] {
             if (segmentation_) segmentationAction_->setChecked(segmentation_->isVisible()); // the Layers dock's tick
