@@ -1,5 +1,6 @@
 // The files of a truth-injected sky frame (SkyTruth.h): the FITS frame SExtractor and Glint read, the truth CSV.
 #include "scenes/SkyTruth.h"
+#include "scenes/StarField.h"
 
 #include "core/util/Errors.h"
 
@@ -12,44 +13,26 @@ namespace glint {
 
 void writeSkyFieldFits(const SkyField& field, const std::string& path) {
     const SkyFieldOptions& o = field.options;
-    fitsfile* f = nullptr;
-    int status = 0;
-    const std::string target = "!" + path; // overwrite
-    long axes[2] = {field.image.width(), field.image.height()};
-    fits_create_file(&f, target.c_str(), &status);
-    fits_create_img(f, FLOAT_IMG, 2, axes, &status);
-    std::vector<float> px(field.image.pixelCount());
-    const float* s = field.image.samples<float>();
-    std::copy(s, s + px.size(), px.begin());
-    fits_write_img(f, TFLOAT, 1, static_cast<LONGLONG>(px.size()), px.data(), &status);
-    double gain = 1.0, saturate = o.saturation, rdnoise = o.readNoise;
-    fits_update_key(f, TDOUBLE, "GAIN", &gain, "e-/ADU", &status);
-    fits_update_key(f, TDOUBLE, "SATURATE", &saturate, "full well, e-", &status);
-    fits_update_key(f, TDOUBLE, "RDNOISE", &rdnoise, "read noise, e-", &status);
-    char ctype1[] = "RA---TAN", ctype2[] = "DEC--TAN", radesys[] = "FK5";
-    double crval1 = o.ra, crval2 = o.dec, crpix1 = 0.5 * (o.width + 1), crpix2 = 0.5 * (o.height + 1);
-    double cd11 = -o.pixelScale / 3600.0, cd22 = o.pixelScale / 3600.0, zero = 0.0, equinox = 2000.0;
-    fits_update_key(f, TSTRING, "CTYPE1", ctype1, "TAN projection", &status);
-    fits_update_key(f, TSTRING, "CTYPE2", ctype2, "TAN projection", &status);
-    fits_update_key(f, TSTRING, "RADESYS", radesys, nullptr, &status);
-    fits_update_key(f, TDOUBLE, "EQUINOX", &equinox, nullptr, &status);
-    fits_update_key(f, TDOUBLE, "CRVAL1", &crval1, "deg", &status);
-    fits_update_key(f, TDOUBLE, "CRVAL2", &crval2, "deg", &status);
-    fits_update_key(f, TDOUBLE, "CRPIX1", &crpix1, nullptr, &status);
-    fits_update_key(f, TDOUBLE, "CRPIX2", &crpix2, nullptr, &status);
-    fits_update_key(f, TDOUBLE, "CD1_1", &cd11, "deg/px", &status);
-    fits_update_key(f, TDOUBLE, "CD1_2", &zero, "deg/px", &status);
-    fits_update_key(f, TDOUBLE, "CD2_1", &zero, "deg/px", &status);
-    fits_update_key(f, TDOUBLE, "CD2_2", &cd22, "deg/px", &status);
-    const std::string comment = "Glint truth-injected sky frame '" + o.name + "' (scenes/SkyTruth.cpp): SYNTHETIC";
-    fits_write_comment(f, comment.c_str(), &status);
-    int closeStatus = 0;
-    if (f) fits_close_file(f, &closeStatus);
-    if (status || closeStatus) {
-        char text[FLEN_STATUS] = {};
-        fits_get_errstatus(status ? status : closeStatus, text);
-        throw OutputError("cannot write " + path + ": " + text);
-    }
+    writeFrameFits(field.image, o.saturation, o.readNoise, path, [&](void* file, int& status) {
+        fitsfile* f = static_cast<fitsfile*>(file);
+        char ctype1[] = "RA---TAN", ctype2[] = "DEC--TAN", radesys[] = "FK5";
+        double crval1 = o.ra, crval2 = o.dec, crpix1 = 0.5 * (o.width + 1), crpix2 = 0.5 * (o.height + 1);
+        double cd11 = -o.pixelScale / 3600.0, cd22 = o.pixelScale / 3600.0, zero = 0.0, equinox = 2000.0;
+        fits_update_key(f, TSTRING, "CTYPE1", ctype1, "TAN projection", &status);
+        fits_update_key(f, TSTRING, "CTYPE2", ctype2, "TAN projection", &status);
+        fits_update_key(f, TSTRING, "RADESYS", radesys, nullptr, &status);
+        fits_update_key(f, TDOUBLE, "EQUINOX", &equinox, nullptr, &status);
+        fits_update_key(f, TDOUBLE, "CRVAL1", &crval1, "deg", &status);
+        fits_update_key(f, TDOUBLE, "CRVAL2", &crval2, "deg", &status);
+        fits_update_key(f, TDOUBLE, "CRPIX1", &crpix1, nullptr, &status);
+        fits_update_key(f, TDOUBLE, "CRPIX2", &crpix2, nullptr, &status);
+        fits_update_key(f, TDOUBLE, "CD1_1", &cd11, "deg/px", &status);
+        fits_update_key(f, TDOUBLE, "CD1_2", &zero, "deg/px", &status);
+        fits_update_key(f, TDOUBLE, "CD2_1", &zero, "deg/px", &status);
+        fits_update_key(f, TDOUBLE, "CD2_2", &cd22, "deg/px", &status);
+        const std::string comment = "Glint truth-injected sky frame '" + o.name + "' (scenes/SkyTruth.cpp): SYNTHETIC";
+        fits_write_comment(f, comment.c_str(), &status);
+    });
 }
 
 // A plain file (not one of glint-cli's staged outputs: the bench writes it into its temporary folder and reads

@@ -207,22 +207,23 @@ StarField makeStarField(const StarFieldOptions& o) {
     return field;
 }
 
-void writeStarFieldFits(const StarField& field, const std::string& path) {
+void writeFrameFits(const Image& image, double saturation, double readNoise, const std::string& path,
+                    const std::function<void(void*, int&)>& extraCards) {
     fitsfile* f = nullptr;
     int status = 0;
     const std::string target = "!" + path; // overwrite
-    long axes[2] = {field.image.width(), field.image.height()};
+    long axes[2] = {image.width(), image.height()};
     fits_create_file(&f, target.c_str(), &status);
     fits_create_img(f, FLOAT_IMG, 2, axes, &status);
-    std::vector<float> px(field.image.pixelCount());
-    const float* s = field.image.samples<float>();
+    std::vector<float> px(image.pixelCount());
+    const float* s = image.samples<float>();
     std::copy(s, s + px.size(), px.begin());
     fits_write_img(f, TFLOAT, 1, static_cast<LONGLONG>(px.size()), px.data(), &status);
-    double gain = 1.0, saturate = field.options.saturation, rdnoise = field.options.readNoise;
+    double gain = 1.0;
     fits_update_key(f, TDOUBLE, "GAIN", &gain, "e-/ADU", &status);
-    fits_update_key(f, TDOUBLE, "SATURATE", &saturate, "full well, e-", &status);
-    fits_update_key(f, TDOUBLE, "RDNOISE", &rdnoise, "read noise, e-", &status);
-    fits_write_comment(f, "Glint synthetic star field (scenes/StarField.cpp): SYNTHETIC", &status);
+    fits_update_key(f, TDOUBLE, "SATURATE", &saturation, "full well, e-", &status);
+    fits_update_key(f, TDOUBLE, "RDNOISE", &readNoise, "read noise, e-", &status);
+    if (extraCards && !status) extraCards(f, status);
     int closeStatus = 0;
     if (f) fits_close_file(f, &closeStatus);
     if (status || closeStatus) {
@@ -230,6 +231,12 @@ void writeStarFieldFits(const StarField& field, const std::string& path) {
         fits_get_errstatus(status ? status : closeStatus, text);
         throw OutputError("cannot write " + path + ": " + text);
     }
+}
+
+void writeStarFieldFits(const StarField& field, const std::string& path) {
+    writeFrameFits(field.image, field.options.saturation, field.options.readNoise, path, [](void* f, int& status) {
+        fits_write_comment(static_cast<fitsfile*>(f), "Glint synthetic star field (scenes/StarField.cpp): SYNTHETIC", &status);
+    });
 }
 
 double truthSnrAt(const StarField& field, double x, double y) {

@@ -11,6 +11,7 @@
 #include "core/io/Image.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,12 @@ struct StarField {
 };
 
 StarField makeStarField(const StarFieldOptions& options);
+
+// Writes a float32 frame as a FITS image with the cards SExtractor reads (GAIN 1, SATURATE, RDNOISE), then
+// extraCards(fitsfile*, status) (more cards, through CFITSIO), atomically enough for tests (CFITSIO's "!" overwrite).
+// Throws OutputError.
+void writeFrameFits(const Image& image, double saturation, double readNoise, const std::string& path,
+                    const std::function<void(void* fitsFile, int& status)>& extraCards);
 
 // Writes the frame as a float32 FITS image (NaN blanks; GAIN, SATURATE, RDNOISE cards) through CFITSIO.
 // Throws OutputError.

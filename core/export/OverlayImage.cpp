@@ -59,8 +59,9 @@ void OverlayImage::drawRectangle(int x, int y, int w, int h, std::uint32_t rgb, 
 }
 
 void OverlayImage::drawPolyline(const std::vector<std::pair<double, double>>& points, std::uint32_t rgb, bool closed,
-                                double opacity) {
+                                double opacity, int thickness) {
     if (points.size() < 2) return;
+    const int width = thickness > 0 ? thickness : lineWidth_;
     constexpr int kShift = 4; // sub-pixel precision of cv::polylines
     std::vector<cv::Point> pts;
     pts.reserve(points.size());
@@ -68,11 +69,11 @@ void OverlayImage::drawPolyline(const std::vector<std::pair<double, double>>& po
         pts.emplace_back(static_cast<int>(std::lround(x * (1 << kShift))),
                          static_cast<int>(std::lround(pictureY(y) * (1 << kShift))));
     if (opacity >= 1.0) {
-        cv::polylines(canvas_, pts, closed, bgr(rgb), lineWidth_, cv::LINE_AA, kShift);
+        cv::polylines(canvas_, pts, closed, bgr(rgb), width, cv::LINE_AA, kShift);
         return;
     }
     cv::Mat layer = canvas_.clone();
-    cv::polylines(layer, pts, closed, bgr(rgb), lineWidth_, cv::LINE_AA, kShift);
+    cv::polylines(layer, pts, closed, bgr(rgb), width, cv::LINE_AA, kShift);
     cv::addWeighted(layer, opacity, canvas_, 1.0 - opacity, 0.0, canvas_);
 }
 

@@ -29,9 +29,10 @@ public:
     int height() const { return canvas_.rows; }
     // Outline of whole pixels x..x+w-1, y..y+h-1 (drawn on the pixel edges).
     void drawRectangle(int x, int y, int width, int height, std::uint32_t rgb, double opacity = 1.0);
-    // A polyline through pixel-centre coordinates (real-valued).
+    // A polyline through pixel-centre coordinates (real-valued);
+    // thickness: the line's width in picture pixels (0: lineWidth()).
     void drawPolyline(const std::vector<std::pair<double, double>>& points, std::uint32_t rgb, bool closed = false,
-                      double opacity = 1.0);
+                      double opacity = 1.0, int thickness = 0);
     void drawMarker(double x, double y, std::uint32_t rgb);
     // Tints the pixels where mask != 0 (mask has width*height bytes), offset by (dx, dy).
     void tintMask(const std::vector<std::uint8_t>& mask, int maskWidth, int maskHeight, int dx, int dy,

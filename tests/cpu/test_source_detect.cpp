@@ -239,6 +239,16 @@ private slots:
             QCOMPARE(split.segments.size(), std::size_t{2});
             QVERIFY(split.segmentation[40 * gw + 40] != split.segmentation[40 * gw + 70]);
         }
+        // A close pair (4.5 px at sigma 1.5 px) that a 4.5-px filter blurs into one peak is split on the
+        // image under a narrower filter.
+        {
+            const Field close = scene(4000.0, 4.5);
+            DetectParams q;
+            q.filterFwhm = 4.5;
+            QCOMPARE(detectSources(close.v, close.rms, close.bad, w, h, q).segments.size(), std::size_t{1});
+            q.deblendFilterFwhm = 1.0;
+            QCOMPARE(detectSources(close.v, close.rms, close.bad, w, h, q).segments.size(), std::size_t{2});
+        }
         p.deblendProminence = 0.0;
         p.deblendLevels = 1; // no deblending: the pair stays one source
         QCOMPARE(detectSources(pair.v, pair.rms, pair.bad, w, h, p).segments.size(), std::size_t{1});

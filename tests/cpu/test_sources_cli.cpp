@@ -126,7 +126,7 @@ private slots:
                            y <= box["y"].toInt() + box["height"].toInt() - 1),
                          qPrintable(QString("source %1's box %3 holds source %2 %4").arg(p["number"].toInt()).arg(q["number"].toInt())
                                        .arg(QString(QJsonDocument(p).toJson(QJsonDocument::Compact)).left(900))
-                                       .arg(QString(QJsonDocument(q).toJson(QJsonDocument::Compact)).left(400))));
+                                       .arg(QString(QJsonDocument(q).toJson(QJsonDocument::Compact)).left(1200))));
             }
         QVERIFY(checked > 100);
     }

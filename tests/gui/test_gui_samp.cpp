@@ -4,6 +4,7 @@
 // while the window runs, is a message, never a hang or a crash.
 #include "GuiTestSupport.h"
 #include "tests/support/FitsFiles.h"
+#include "tests/samp/OwnHub.h"
 #include "tests/support/TestSupport.h"
 #include "ui/samp/SampActions.h"
 
@@ -156,21 +157,13 @@ private slots:
     // A hub of the test's own stops (killed) between two sends: the second is a message within the timeout;
     // when a new hub comes, the next send reaches it without restarting the window.
     void hubStoppingAndRestarting() {
-        const QString python = qEnvironmentVariable("GLINT_SAMP_PYTHON");
-        const QString script = qEnvironmentVariable("GLINT_SAMP_SCRIPT");
-        QVERIFY(!python.isEmpty() && !script.isEmpty());
         const QString own = tmp_.filePath(QStringLiteral("own-hub"));
         qputenv("SAMP_HUB", ("std-lockurl:" + QUrl::fromLocalFile(own + "/lockfile").toString()).toUtf8());
         ui::MainWindow window({.persistSettings = false, .interactive = false});
         ui::SampActions* samp = window.samp();
         window.openFile(test::samplePath(QStringLiteral("ngc1316o.fit")));
         GLINT_WAIT_FOR_IMAGE(window);
-        const auto startHub = [&](QProcess& p) {
-            QFile::remove(own + "/ready");
-            p.setProcessChannelMode(QProcess::ForwardedChannels);
-            p.start(python, {script, QStringLiteral("serve"), own});
-            return QTest::qWaitFor([&] { return QFile::exists(own + "/ready"); }, 30000);
-        };
+        const auto startHub = [&](QProcess& p) { return test::startOwnHub(p, own); };
         QProcess first;
         QVERIFY(startHub(first));
         QVERIFY2(samp->sendImage(), qPrintable(samp->lastError()));

@@ -2,6 +2,7 @@
 // "samp_hub" (tests/samp/run_hub.py, GLINT_SAMP_DIR). Glint registers, lists the receivers by name, sends a
 // FITS image and a FITS table, and each receiver's log must show the right MType and a URL of the same
 // bytes. Also: no hub, a hub that stopped, a hub that never answers, bad lockfiles: clear errors, in time.
+#include "tests/samp/OwnHub.h"
 #include "samp/SampClient.h"
 #include "samp/SampError.h"
 #include "tests/support/FitsFiles.h"
@@ -252,14 +253,9 @@ private slots:
     // A hub of this test's own that stops while Glint is registered: the next call is a clear error within
     // the timeout, and the destructor's unregister does not hang.
     void hubStoppingMidSession() {
-        const QString python = qEnvironmentVariable("GLINT_SAMP_PYTHON");
-        const QString script = qEnvironmentVariable("GLINT_SAMP_SCRIPT");
-        QVERIFY(!python.isEmpty() && !script.isEmpty());
         const QString own = tmp_.filePath(QStringLiteral("own-hub"));
         QProcess hubProcess;
-        hubProcess.setProcessChannelMode(QProcess::ForwardedChannels);
-        hubProcess.start(python, {script, QStringLiteral("serve"), own});
-        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(own + "/ready"), 30000);
+        QVERIFY(glint::test::startOwnHub(hubProcess, own));
         auto client = std::make_unique<SampClient>(readLockfile(own + "/lockfile"), SampClientOptions{});
         QCOMPARE(client->listClients(QStringLiteral("image.load.fits")).size(), 2);
         hubProcess.kill(); // no goodbye: as a hub that crashed

@@ -30,7 +30,9 @@ namespace {
 
 constexpr int kRowsPerChunk = 16; // rows of one task of a measurement pass
 
-std::optional<double> headerNumber(const Image& image, const char* key) {
+} // namespace
+
+std::optional<double> headerNumber(const Image& image, const std::string& key) {
     for (const HeaderCard& card : image.meta.header) {
         if (card.key != key) continue;
         std::string v = card.value;
@@ -42,8 +44,6 @@ std::optional<double> headerNumber(const Image& image, const char* key) {
     }
     return std::nullopt;
 }
-
-} // namespace
 
 std::optional<double> saturationLevel(const Image& image) {
     if (auto v = headerNumber(image, "SATURATE")) return v;

@@ -15,6 +15,8 @@ namespace glint {
 // The saturation level of an image: SATURATE, else DATAMAX, else the maximum of an integer sample type; none
 // for floating-point samples without a card.
 std::optional<double> saturationLevel(const Image& image);
+// A header card's value as a finite number (quotes and blanks around it dropped), or none.
+std::optional<double> headerNumber(const Image& image, const std::string& key);
 
 class RegionMeasurer {
 public:

@@ -158,13 +158,16 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const st
     DeblendResult result;
     if (pixels.empty()) return result;
     const int n = params.deblendLevels;
-    double lo = INFINITY, hi = -INFINITY, total = 0.0;
+    double lo = INFINITY, hi = -INFINITY, total = 0.0, floor = INFINITY;
     for (const std::int64_t p : pixels) {
         const double d = detection[static_cast<std::size_t>(p)];
         lo = std::min(lo, d);
         hi = std::max(hi, d);
         total += d;
+        if (noise[static_cast<std::size_t>(p)] > 0.0f) floor = std::min(floor, params.threshold * noise[static_cast<std::size_t>(p)]);
     }
+    // Under a narrower filter than the footprints' some pixels may lie below the threshold: the levels start at it.
+    lo = std::max(lo, std::isfinite(floor) ? floor : lo);
     if (n <= 1 || !(lo > 0.0) || !(hi > lo) || static_cast<int>(pixels.size()) < 2 * params.minArea) {
         result.markers.push_back(pixels);
         return result;

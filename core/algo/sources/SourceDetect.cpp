@@ -149,6 +149,8 @@ struct CoreInputs {
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
+    const std::vector<float>& split;      // the image the deblending reads (D, or D under a narrower filter)
+    const std::vector<float>& splitNoise;
     int width, height;
     const DetectParams& params;
 };
@@ -204,6 +206,24 @@ SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& se
             flux += in.residual[i];
             variance += static_cast<double>(in.rms[i]) * in.rms[i];
         }
+    // Above the local pedestal: the median of v over a ring 2-5 px around the rectangle, among the pixels below the
+    // threshold (the sky between sources). A bump on a galaxy's faint wing stands on that wing's light; a star on
+    // flat sky stands on ~0. Fewer than 8 ring pixels (deep inside a footprint): no pedestal.
+    std::vector<float> ring;
+    const int rx0 = std::max(0, best.x - 5), rx1 = std::min(in.width - 1, best.x + best.width + 4);
+    const int ry0 = std::max(0, best.y - 5), ry1 = std::min(in.height - 1, best.y + best.height + 4);
+    for (int y = ry0; y <= ry1; ++y)
+        for (int x = rx0; x <= rx1; ++x) {
+            if (x >= best.x - 1 && x <= best.x + best.width && y >= best.y - 1 && y <= best.y + best.height) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
+            if (in.noise[i] > 0.0f && !(in.detection[i] > in.params.threshold * in.noise[i])) ring.push_back(in.residual[i]);
+        }
+    double pedestal = 0.0;
+    if (ring.size() >= 8) {
+        std::nth_element(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(ring.size() / 2), ring.end());
+        pedestal = std::max(0.0, static_cast<double>(ring[ring.size() / 2]));
+    }
+    flux -= pedestal * best.width * best.height;
     best.snr = variance > 0.0 ? flux / std::sqrt(variance) : 0.0;
     return best;
 }
@@ -218,11 +238,11 @@ struct FootprintSources {
 
 FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
     FootprintSources out;
-    DeblendResult deblend = deblendFootprint(pixels, in.detection, in.noise, in.width, in.params);
+    DeblendResult deblend = deblendFootprint(pixels, in.split, in.splitNoise, in.width, in.params);
     out.overflow = deblend.overflow;
     std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
     for (;;) {
-        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.detection, in.width);
+        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.split, in.width);
         std::vector<std::vector<std::int64_t>> segments(markers.size());
         for (std::size_t i = 0; i < pixels.size(); ++i) segments[static_cast<std::size_t>(labels[i] - 1)].push_back(pixels[i]);
         std::vector<SourceCore> cores;
@@ -247,6 +267,43 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
 
 } // namespace
 
+std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
+                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params) {
+    std::vector<float> d, noise;
+    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, d, noise, params.threads);
+    const std::vector<std::vector<std::int64_t>> prints = footprints(d, noise, width, height, params.threshold, std::max(1, params.minArea));
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
+    std::vector<int> run;
+    for (const std::vector<std::int64_t>& f : prints) {
+        const int r = std::clamp(static_cast<int>(std::ceil(0.5 * std::sqrt(static_cast<double>(f.size()) / M_PI))), 2, 64);
+        int x0 = width, y0 = height, x1 = -1, y1 = -1;
+        for (const std::int64_t p : f) {
+            x0 = std::min(x0, static_cast<int>(p % width));
+            x1 = std::max(x1, static_cast<int>(p % width));
+            y0 = std::min(y0, static_cast<int>(p / width));
+            y1 = std::max(y1, static_cast<int>(p / width));
+        }
+        // Square dilation by r on a grid over the grown box: rows, then columns, by prefix counts.
+        const int gx0 = std::max(0, x0 - r), gy0 = std::max(0, y0 - r), gx1 = std::min(width - 1, x1 + r), gy1 = std::min(height - 1, y1 + r);
+        const int gw = gx1 - gx0 + 1, gh = gy1 - gy0 + 1;
+        std::vector<std::uint8_t> g(static_cast<std::size_t>(gw) * gh, 0), hgrid(g.size(), 0);
+        for (const std::int64_t p : f) g[static_cast<std::size_t>(p / width - gy0) * gw + static_cast<std::size_t>(p % width - gx0)] = 1;
+        run.assign(static_cast<std::size_t>(std::max(gw, gh)) + 1, 0);
+        for (int y = 0; y < gh; ++y) {
+            for (int x = 0; x < gw; ++x) run[static_cast<std::size_t>(x) + 1] = run[static_cast<std::size_t>(x)] + g[static_cast<std::size_t>(y) * gw + x];
+            for (int x = 0; x < gw; ++x)
+                hgrid[static_cast<std::size_t>(y) * gw + x] = run[static_cast<std::size_t>(std::min(gw, x + r + 1))] > run[static_cast<std::size_t>(std::max(0, x - r))];
+        }
+        for (int x = 0; x < gw; ++x) {
+            for (int y = 0; y < gh; ++y) run[static_cast<std::size_t>(y) + 1] = run[static_cast<std::size_t>(y)] + hgrid[static_cast<std::size_t>(y) * gw + x];
+            for (int y = 0; y < gh; ++y)
+                if (run[static_cast<std::size_t>(std::min(gh, y + r + 1))] > run[static_cast<std::size_t>(std::max(0, y - r))])
+                    mask[static_cast<std::size_t>(gy0 + y) * width + static_cast<std::size_t>(gx0 + x)] = 1;
+        }
+    }
+    return mask;
+}
+
 Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job) {
@@ -259,7 +316,12 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
 
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, width, height, params};
+    // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
+    std::vector<float> split, splitNoise;
+    const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
+    if (narrower) filterDetectionImage(residual, rms, bad, width, height, params.deblendFilterFwhm, split, splitNoise, params.threads);
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, narrower ? split : det.detectionImage,
+                        narrower ? splitNoise : det.detectionNoise, width, height, params};
     std::vector<FootprintSources> found(prints.size());
     // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
     parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {

@@ -12,7 +12,9 @@
 //      ties by pixel index), so the segments tile the footprint;
 //   4. every source's core: the exact brightest rectangle of a = D - threshold x sigma_D over its segment's
 //      pixels (the brightest-region search of the local pivot with a threshold, confined to the segment and to
-//      a window of coreRadius around its peak), and the core's SNR = sum v / sqrt(sum sigma^2) over it. A marker
+//      a window of coreRadius around its peak), and the core's SNR = sum (v - p) / sqrt(sum sigma^2) over it, p the local pedestal (the median
+//      of v, at least 0, on a ring 2-5 px around the core among the pixels below the threshold: a bump on a galaxy's
+//      faint wing stands on the wing's light). A marker
 //      whose core has SNR < minSnr is no source: the watershed runs again without it, and a footprint left
 //      with no marker is dropped.
 // The result does not depend on the thread count.
@@ -30,6 +32,7 @@ class JobControl;
 struct DetectParams {
     double threshold = 3.0;       // in units of sigma_D (the detection image's own noise)
     double filterFwhm = 0.0;      // px; 0: no filter
+    double deblendFilterFwhm = 0.0; // px: the deblending's image under this (narrower) filter; 0: D itself
     int minArea = 5;              // pixels of a footprint and of a deblended branch
     int deblendLevels = 32;       // N; 1: no deblending
     double deblendContrast = 0.005;
@@ -70,6 +73,12 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
 Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job = nullptr);
+
+// The pixels of every footprint (steps 1-2 with these parameters), each footprint grown by half its equivalent
+// radius sqrt(area / pi) (at least 2 px, at most 64): what the background model leaves out on its second pass,
+// so that a large galaxy's wings are not taken for sky. width*height bytes, 1 = masked.
+std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
+                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params);
 
 // Step 3 alone, for one footprint (its pixel indices in the image, increasing): the markers' pixel lists
 // (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.

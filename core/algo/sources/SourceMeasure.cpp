@@ -224,7 +224,11 @@ SourceRecord measureOne(const FieldAccess& a, const SourceSegment& seg, const Me
     const double rHalf = measure::halfLightRadius(a, seg.number, r.x, r.y, e.r * r.a);
     if (std::isfinite(rHalf)) {
         const double sigmaWin = std::max(2.0 * rHalf / kFwhmPerSigma, kMinWindowSigma);
-        if (const auto win = measure::windowedCentroid(a, seg.number, r.x, r.y, sigmaWin)) {
+        // A window that wanders out of the source's own segment (drawn by a brighter neighbour's wings on the
+        // sky between them) is no centroid of it: the barycentre stays.
+        if (const auto win = measure::windowedCentroid(a, seg.number, r.x, r.y, sigmaWin);
+            win && win->first >= r.xmin - 0.5 && win->first <= r.xmax + 0.5 && win->second >= r.ymin - 0.5 &&
+            win->second <= r.ymax + 0.5) {
             r.xWin = win->first;
             r.yWin = win->second;
         }

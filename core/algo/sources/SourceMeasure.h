@@ -32,7 +32,7 @@
 //   2 r_half / 2.3548 (SExtractor's FWHM_hl / sqrt(8 ln 2)), at least 0.5 px, with r_half the half-light radius of
 //   the pixel centres within the AUTO aperture's semi-major axis about the barycentre (cumulative sum over the
 //   pixels by radius, interpolated). When the iteration fails (sum w v <= 0, the centre leaves the image or moves
-//   more than 4 sigma_win) XWIN/YWIN are the barycentre.
+//   more than 4 sigma_win, or leaves the segment's bounding box) XWIN/YWIN are the barycentre.
 // * FWHM_IMAGE (Glint's rule; SExtractor's "assuming a Gaussian core"): over the segment's usable pixels with
 //   v >= FLUX_MAX / 2, a least-squares line ln v = c - rho^2 / (2 s^2), rho^2 = CXX dx^2 + CYY dy^2 + CXY dx dy about
 //   XWIN/YWIN; FWHM = sqrt(8 ln 2) sqrt(s^2 A B - 1/12) (the geometric-mean FWHM of an elliptical Gaussian, the

@@ -23,6 +23,8 @@ namespace {
 
 // gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
 constexpr double kFallbackFilterFwhm = 3.0;
+// deblend_filter gauss:auto: this times the detection filter's FWHM.
+constexpr double kDeblendFilterFactor = 0.5;
 
 // Blank, non-finite and excluded pixels, and those outside the ROI: 1.
 std::vector<std::uint8_t> badPixels(const Image& image, const SourcesParams& params, PixelRect& roi) {
@@ -142,15 +144,14 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         result.note = "no source: the image has no good pixel (all blank, non-finite or excluded)";
         return result;
     }
-    result.globalBackground = model.globalBackground();
-    result.globalRms = model.globalRms();
 
     // The model at every pixel, and the background-subtracted image.
     std::vector<float> residual(n, 0.0f);
     result.background.assign(n, 0.0f);
     result.rms.assign(n, 0.0f);
-    {
-        auto step = job.timing().scope("background map");
+    const std::vector<std::uint8_t> badBefore = bad;
+    auto fillMaps = [&] {
+        bad = badBefore;
         parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
             std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
             for (std::size_t y = y0; y < y1; ++y) {
@@ -168,23 +169,56 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         if (params.weight) applyWeightMap(params, image, model.globalRms(), result.rms, bad);
         for (std::size_t i = 0; i < n; ++i)
             if (!(result.rms[i] > 0.0f)) bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+    };
+    {
+        auto step = job.timing().scope("background map");
+        fillMaps();
     }
-    job.setProgress(0.2);
-    job.throwIfCancelled();
-
     DetectParams dp;
     dp.threshold = params.threshold;
     dp.filterFwhm = params.filter.isValue() ? params.filter.get() : 0.0;
     dp.minArea = params.minArea;
+    // The detection reads this first model (as SExtractor's); the measurements a second one made without the
+    // sources' pixels (each footprint grown by half its radius), so that a large galaxy's wings are not taken for
+    // sky and subtracted from its flux.
+    std::vector<float> detectResidual, detectRms;
+    std::vector<std::uint8_t> detectBad;
+    if (params.backgroundMask) {
+        auto step = job.timing().scope("background without sources");
+        std::vector<std::uint8_t> excluded = sourceMask(residual, result.rms, bad, w, h, dp);
+        for (std::size_t i = 0; i < n; ++i) excluded[i] = excluded[i] | badBefore[i];
+        BackgroundParams bp;
+        bp.mesh = params.mesh;
+        BackgroundMap masked = estimateBackground(image, excluded, bp);
+        if (!masked.empty()) {
+            detectResidual = residual;
+            detectRms = result.rms;
+            detectBad = bad;
+            model = std::move(masked);
+            fillMaps();
+        }
+    }
+    const bool twoModels = !detectResidual.empty();
+    result.globalBackground = model.globalBackground();
+    result.globalRms = model.globalRms();
+    job.setProgress(0.2);
+    job.throwIfCancelled();
+
     dp.deblendLevels = params.deblendLevels;
     dp.deblendContrast = params.deblendContrast;
     dp.deblendProminence = params.deblendProminence;
+    // gauss:auto: half the detection filter's FWHM (close pairs that the matched filter blurs together stay apart).
+    if (params.deblendFilter.isAuto())
+        params.deblendFilter = dp.filterFwhm > 0.0 ? AutoValue<double>::value(std::max(0.5, kDeblendFilterFactor * dp.filterFwhm))
+                                                   : AutoValue<double>::none();
+    dp.deblendFilterFwhm = params.deblendFilter.isValue() ? params.deblendFilter.get() : 0.0;
     dp.minSnr = params.minSnr;
     dp.coreRadius = std::max(4, static_cast<int>(std::ceil(2.0 * (result.filterFwhm > 0 ? result.filterFwhm : kFallbackFilterFwhm))));
     Detection det;
     {
         auto step = job.timing().scope("detect");
-        det = detectSources(residual, result.rms, bad, w, h, dp, &job);
+        det = twoModels ? detectSources(detectResidual, detectRms, detectBad, w, h, dp, &job)
+                        : detectSources(residual, result.rms, bad, w, h, dp, &job);
     }
     result.footprints = det.footprints;
     result.rejectedFootprints = det.rejectedFootprints;
@@ -214,7 +248,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         mp.kronFactor = params.kronFactor;
         mp.kronMinRadius = params.kronMinRadius;
         mp.magZeropoint = params.magZeropoint;
-        mp.gain = params.gain;
+        if (params.gain.isAuto()) {
+            const std::optional<double> card = headerNumber(image, "GAIN");
+            params.gain = AutoValue<double>::value(card && *card > 0.0 && *card < 1e9 ? *card : 0.0);
+        }
+        mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
     }
     {

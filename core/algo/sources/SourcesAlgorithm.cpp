@@ -26,6 +26,7 @@ std::string cell(double v) { return std::isfinite(v) ? formatNumber(v) : std::st
 // The overlay draws the brightest kOverlaySources ellipses and labels the first kOverlayLabels.
 constexpr std::size_t kOverlaySources = 5000;
 constexpr std::size_t kOverlayLabels = 50;
+constexpr std::size_t kThinLinesFrom = 200;
 
 class SourcesOutcome final : public AlgorithmOutcome {
 public:
@@ -93,7 +94,9 @@ public:
         OverlayImage overlay(image, defaultDisplaySettings(image));
         const RegionDocument doc = regions(inputs);
         const std::size_t shown = std::min(doc.regions.size(), kOverlaySources);
-        for (std::size_t i = 0; i < shown; ++i) overlay.drawPolyline(doc.regions[i].points, doc.regions[i].colour, true);
+        // Hundreds of ellipses: hairlines, so that the frame stays readable between them.
+        const int thickness = shown > kThinLinesFrom ? 1 : 0;
+        for (std::size_t i = 0; i < shown; ++i) overlay.drawPolyline(doc.regions[i].points, doc.regions[i].colour, true, 1.0, thickness);
         for (std::size_t i = 0; i < std::min(shown, kOverlayLabels); ++i) {
             const ExportRegion& e = doc.regions[i];
             overlay.drawRectangleLabel(e.x, e.y, e.width, e.height, e.label, e.colour);

@@ -147,6 +147,11 @@ ParamSpec<P> makeSpec() {
            .help = "a branch becomes its own source when it holds more than this fraction of its footprint's flux",
            .group = "Detection", .widget = FieldWidget::Number, .maximum = 1, .decimals = 4, .step = 0.001},
           NumberCodec{0.0, 1.0}, [](P& p) -> double& { return p.deblendContrast; });
+    s.add({.key = "deblend_filter", .option = "--deblend-filter", .valueName = "gauss:FWHM|gauss:auto|none", .label = "Deblend filter",
+           .help = "the image the deblending splits: under a Gaussian of this FWHM; gauss:auto: half the detection filter's "
+                   "(close pairs that the matched filter blurs together stay apart); none: the detection image itself",
+           .group = "Detection"},
+          FilterCodec{}, [](P& p) -> AutoValue<double>& { return p.deblendFilter; });
     s.add({.key = "deblend_prominence", .option = "--deblend-prominence", .valueName = "S", .label = "Deblend prominence",
            .help = "... or when it rises S sigma (of the filtered image) above the level where it parts from the others, "
                    "however faint beside its footprint: stars in a cluster's core (0: the contrast alone, as SExtractor)",
@@ -156,6 +161,10 @@ ParamSpec<P> makeSpec() {
            .help = "the background map's cell side in pixels", .group = "Detection", .widget = FieldWidget::Integer,
            .maximum = 4096, .suffix = " px"},
           IntegerCodec{2, 1 << 20}, [](P& p) -> int& { return p.mesh; });
+    s.add({.key = "background_mask", .option = "--background-mask", .valueName = "on|off", .label = "Mask sources in background",
+           .help = "on: estimate the background map a second time without the first pass's sources (each grown by half its "
+                   "radius), so that a large galaxy's wings are not taken for sky", .group = "Detection", .widget = FieldWidget::Flag},
+          SwitchCodec{}, [](P& p) -> bool& { return p.backgroundMask; });
     s.add({.key = "weight", .option = "--weight", .valueName = "FILE", .label = "Weight map",
            .help = "a weight map of the image's size (what --weight-type says it holds); zero or NaN: the pixel is "
                    "left out", .group = "Detection"},
@@ -183,10 +192,11 @@ ParamSpec<P> makeSpec() {
            .help = "MAG = Z - 2.5 log10(FLUX)", .group = "Photometry", .widget = FieldWidget::Number, .minimum = -100,
            .maximum = 100, .decimals = 3},
           NumberCodec{-100.0, 100.0}, [](P& p) -> double& { return p.magZeropoint; });
-    s.add({.key = "gain", .option = "--gain", .valueName = "G", .label = "Gain",
-           .help = "e-/ADU, for the sources' photon noise in the errors (0: background noise only)", .group = "Photometry",
-           .widget = FieldWidget::Number, .maximum = 1e6, .decimals = 3, .specialText = "none"},
-          NumberCodec{0.0, 1e9}, [](P& p) -> double& { return p.gain; });
+    s.add({.key = "gain", .option = "--gain", .valueName = "G|auto", .label = "Gain",
+           .help = "e-/ADU, for the sources' photon noise in the errors (0: background noise only); auto: the image's GAIN "
+                   "card, as SExtractor's GAIN_KEY (0 without one)", .group = "Photometry",
+           .widget = FieldWidget::AutoNumber, .maximum = 1e6, .decimals = 3},
+          AutoCodec<NumberCodec, double>{{0.0, 1e9}, false, true}, [](P& p) -> AutoValue<double>& { return p.gain; });
     s.add({.key = "catalog_format", .option = "--catalog-format", .valueName = "fits|ldac|ascii|csv", .label = "Catalogue format",
            .help = "the --catalog file's format (default: by its extension: .fits, .ldac, .cat, .csv)"},
           ChoiceCodec<CatalogFileFormat>{{{CatalogFileFormat::Auto, "auto", nullptr}, {CatalogFileFormat::Fits, "fits", nullptr},

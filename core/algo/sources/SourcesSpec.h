@@ -17,17 +17,19 @@ enum class CatalogFileFormat { Auto, Fits, Ldac, Ascii, Csv };
 
 struct SourcesParams {
     int mesh = 64;                   // the background map's cell side
+    bool backgroundMask = true;      // a second background pass without the sources' pixels
     double threshold = 3.5;          // detection: sigma of the filtered image (tuned on bench catalogue)
     AutoValue<double> filter = AutoValue<double>::automatic(); // gauss FWHM (px), auto (the PSF's), none
     int minArea = 5;                 // px
     int deblendLevels = 32;
     double deblendContrast = 0.005;
+    AutoValue<double> deblendFilter = AutoValue<double>::automatic(); // the deblending's image: gauss FWHM, auto, none (D)
     double deblendProminence = 5.0;  // sigma of the filtered image; 0: contrast only (SExtractor's rule)
     double minSnr = 5.0;             // of each source's core (its brightest rectangle)
     std::vector<double> apertures;   // FLUX_APER diameters (px)
     double kronFactor = 2.5, kronMinRadius = 3.5;
     double magZeropoint = 0.0;
-    double gain = 0.0;               // e-/ADU; 0: no Poisson term
+    AutoValue<double> gain = AutoValue<double>::automatic(); // e-/ADU; 0: no Poisson term; auto: the GAIN card
     std::optional<std::string> weight; // a weight map's path
     WeightType weightType = WeightType::MapRms;
     CatalogFileFormat catalogFormat = CatalogFileFormat::Auto;

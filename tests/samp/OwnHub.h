@@ -1,0 +1,24 @@
+// A SAMP hub of a test's own (tests/samp/run_hub.py serve DIR, under the python the samp_hub fixture found): for the
+// tests that stop a hub mid-session. The fixture's environment names the python and the script.
+#pragma once
+
+#include <QFile>
+#include <QProcess>
+#include <QString>
+#include <QTest>
+
+namespace glint::test {
+
+// Starts the hub in `dir` and waits (30 s at most) for its "ready" file; false when it did not come up or the
+// fixture's environment is missing.
+inline bool startOwnHub(QProcess& process, const QString& dir) {
+    const QString python = qEnvironmentVariable("GLINT_SAMP_PYTHON");
+    const QString script = qEnvironmentVariable("GLINT_SAMP_SCRIPT");
+    if (python.isEmpty() || script.isEmpty()) return false;
+    QFile::remove(dir + "/ready");
+    process.setProcessChannelMode(QProcess::ForwardedChannels);
+    process.start(python, {script, QStringLiteral("serve"), dir});
+    return QTest::qWaitFor([&] { return QFile::exists(dir + "/ready"); }, 30000);
+}
+
+} // namespace glint::test
