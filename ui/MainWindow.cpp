@@ -19,6 +19,7 @@
 #include "ui/modules/AnalysisModule.h"
 #include "ui/modules/CommonComponentModule.h"
 #include "ui/modules/BrightestModule.h"
+#include "ui/modules/SourcesModule.h"
 #include "ui/modules/RegionStatisticsModule.h"
 #include "ui/modules/TraceModule.h"
 #include "ui/results/TimingLog.h"
@@ -66,7 +67,7 @@ Example exampleFor(const QString& path) {
     if (name.startsWith(QLatin1String("aero")))
         return {QObject::tr("Aerial Photograph: Line Tracing"), QObject::tr("Line trace")};
     if (name.startsWith(QLatin1String("ngc1316")))
-        return {QObject::tr("NGC 1316 (FITS with Sky Coordinates): Brightest Regions"), QObject::tr("Brightest region")};
+        return {QObject::tr("NGC 1316 (FITS with Sky Coordinates): Source Catalogue"), QObject::tr("Sources")};
     return {name, QString()};
 }
 } // namespace
@@ -105,6 +106,10 @@ void MainWindow::registerModules() {
     addModule(new TraceModule(*context_));
     addModule(new CommonComponentModule(*context_));
     addModule(new BrightestModule(*context_));
+    auto* sources = new SourcesModule(*context_);
+    addModule(sources);
+    // File ▸ SAMP ▸ Send Catalogue To: the Sources module's current catalogue as a FITS table.
+    samp_->setCatalogueProvider([sources] { return sources->catalogueForSamp(); });
 }
 
 void MainWindow::addModule(AnalysisModule* module) {

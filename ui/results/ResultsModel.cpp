@@ -17,6 +17,11 @@ int ResultsModel::addRow(const QVariantList& values, int overlayItem) {
     return row;
 }
 
+void ResultsModel::setColumnDecimals(int column, int decimals) {
+    decimals_[column] = decimals;
+    if (!rows_.isEmpty()) emit dataChanged(index(0, column), index(static_cast<int>(rows_.size()) - 1, column));
+}
+
 void ResultsModel::clear() {
     beginResetModel();
     rows_.clear();
@@ -61,7 +66,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const QVariant& v = rows_[index.row()][index.column()];
     switch (role) {
-    case Qt::DisplayRole: return format(v);
+    case Qt::DisplayRole:
+        if (const auto d = decimals_.constFind(index.column());
+            d != decimals_.cend() && v.typeId() == QMetaType::Double && std::isfinite(v.toDouble()))
+            return QString::number(v.toDouble(), 'f', *d);
+        return format(v);
     case RawValueRole: return v;
     case Qt::ToolTipRole:
         if (v.typeId() != QMetaType::Double) return {};

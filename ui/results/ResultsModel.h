@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QStringList>
 #include <QVariant>
 #include <QVector>
@@ -22,6 +23,8 @@ public:
     int addRow(const QVariantList& values, int overlayItem = -2);
     void clear();
     QStringList columns() const { return columns_; }
+    // Numbers of this column shown with exactly this many decimals (RA and Dec: 6), not format()'s 3.
+    void setColumnDecimals(int column, int decimals);
     QVariant value(int row, int column) const;
     int overlayItem(int row) const;
     int rowForOverlayItem(int item) const; // -1 when no row shows it
@@ -38,6 +41,7 @@ private:
     QStringList columns_;
     QVector<QVariantList> rows_;
     QVector<int> items_;
+    QHash<int, int> decimals_;
 };
 
 } // namespace glint::ui

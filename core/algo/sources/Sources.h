@@ -7,6 +7,8 @@
 #include "core/algo/sources/SourceCatalog.h"
 #include "core/algo/sources/SourceDetect.h"
 #include "core/algo/sources/SourcesSpec.h"
+#include "core/export/ExportRegions.h"
+#include "core/export/FitsHeaderContext.h"
 #include "core/export/JsonOutput.h"
 #include "core/params/ImageKind.h"
 
@@ -48,5 +50,17 @@ SourcesRun runSourcesRequest(const Image& image, const Json& request, JobControl
 
 // The result's fields in the one JSON form ("sources": [...], x and y 0-based).
 Json sourcesResultJson(const SourcesResult& result);
+// Its strict reader (sessions): InputError naming a missing or wrong field. The maps (segmentation, background,
+// RMS) are not in the document: they come back empty. CXX/CYY/CXY come from A, B and THETA.
+SourcesResult sourcesResultFromJson(const Json& json);
+
+// Each source's Kron ellipse (KRON_RADIUS x A by KRON_RADIUS x B at THETA, centred on X_IMAGE, Y_IMAGE: the AUTO
+// aperture FLUX_AUTO summed) as a region: --regions, the overlay and the window's File > Export Results.
+std::vector<ExportRegion> regionsFromSources(const SourcesResult& result);
+// The header the catalogue's files and maps carry: the image's (fitsHeaderContext) with SExtractor's SEXBKGND,
+// SEXBKDEV and SEXTHLD of this run.
+FitsHeaderContext sourcesHeaderContext(const Image& image, const SourcesResult& result, const Json& parameters);
+// The region files' description line: "sources, threshold 3.5 sigma, 440 sources".
+std::string sourcesDescription(const SourcesResult& result, const Json& parameters);
 
 } // namespace glint

@@ -31,12 +31,8 @@ constexpr std::size_t kThinLinesFrom = 200;
 class SourcesOutcome final : public AlgorithmOutcome {
 public:
     SourcesOutcome(SourcesRun run, const AlgorithmInputs& inputs)
-        : run_(std::move(run)), path_(inputs.path), header_(fitsHeaderContext(*inputs.image)) {
-        const SourcesResult& r = run_.result;
-        setCard(header_, fitsNumberCard("SEXBKGND", r.globalBackground, "Glint: median background"));
-        setCard(header_, fitsNumberCard("SEXBKDEV", r.globalRms, "Glint: median background RMS"));
-        setCard(header_, fitsNumberCard("SEXTHLD", run_.parameters.value("threshold", 0.0), "Glint: detection threshold (sigma of the filtered image)"));
-    }
+        : run_(std::move(run)), path_(inputs.path),
+          header_(sourcesHeaderContext(*inputs.image, run_.result, run_.parameters)) {}
     Json parameters() const override { return run_.parameters; }
     Backend backend() const override { return Backend::Cpu; }
     std::string device() const override { return "cpu"; }
@@ -67,25 +63,8 @@ public:
 
     RegionDocument regions(const AlgorithmInputs& inputs) const override {
         RegionDocument doc = regionDocumentFor(*inputs.image);
-        doc.description = "sources, threshold " + formatNumber(run_.parameters.value("threshold", 0.0)) + " sigma, " +
-                          std::to_string(run_.result.catalog.sources.size()) + " sources";
-        for (const SourceRecord& s : run_.result.catalog.sources) {
-            if (!std::isfinite(s.x) || !std::isfinite(s.a)) continue;
-            ExportRegion e;
-            e.kind = RegionKind::Source;
-            e.rank = s.number;
-            e.label = std::to_string(s.number);
-            e.label.insert(e.label.begin(), '#');
-            e.colour = overlayPaletteColour(static_cast<std::size_t>(s.number - 1));
-            const double k = std::isfinite(s.kronRadius) ? s.kronRadius : 3.5;
-            e.ellipse = RegionEllipse{s.x, s.y, std::max(0.5, k * s.a), std::max(0.5, k * s.b), s.theta};
-            e.points = ellipsePoints(*e.ellipse);
-            e.updateBounds();
-            for (const auto& [name, v] : {std::pair{"flux_auto", s.fluxAuto}, std::pair{"mag_auto", s.magAuto},
-                                          std::pair{"snr", s.snr}, std::pair{"fwhm", s.fwhm}})
-                if (std::isfinite(v)) e.values.push_back({name, v, std::nullopt});
-            doc.regions.push_back(std::move(e));
-        }
+        doc.description = sourcesDescription(run_.result, run_.parameters);
+        doc.regions = regionsFromSources(run_.result);
         return doc;
     }
 
@@ -186,6 +165,41 @@ public:
 };
 
 } // namespace
+
+FitsHeaderContext sourcesHeaderContext(const Image& image, const SourcesResult& result, const Json& parameters) {
+    FitsHeaderContext header = fitsHeaderContext(image);
+    setCard(header, fitsNumberCard("SEXBKGND", result.globalBackground, "Glint: median background"));
+    setCard(header, fitsNumberCard("SEXBKDEV", result.globalRms, "Glint: median background RMS"));
+    setCard(header, fitsNumberCard("SEXTHLD", parameters.value("threshold", 0.0), "Glint: detection threshold (sigma of the filtered image)"));
+    return header;
+}
+
+std::vector<ExportRegion> regionsFromSources(const SourcesResult& result) {
+    std::vector<ExportRegion> regions;
+    for (const SourceRecord& s : result.catalog.sources) {
+        if (!std::isfinite(s.x) || !std::isfinite(s.a)) continue;
+        ExportRegion e;
+        e.kind = RegionKind::Source;
+        e.rank = s.number;
+        e.label = std::to_string(s.number);
+        e.label.insert(e.label.begin(), '#');
+        e.colour = overlayPaletteColour(static_cast<std::size_t>(s.number - 1));
+        const double k = std::isfinite(s.kronRadius) ? s.kronRadius : 3.5;
+        e.ellipse = RegionEllipse{s.x, s.y, std::max(0.5, k * s.a), std::max(0.5, k * s.b), s.theta};
+        e.points = ellipsePoints(*e.ellipse);
+        e.updateBounds();
+        for (const auto& [name, v] : {std::pair{"flux_auto", s.fluxAuto}, std::pair{"mag_auto", s.magAuto},
+                                      std::pair{"snr", s.snr}, std::pair{"fwhm", s.fwhm}})
+            if (std::isfinite(v)) e.values.push_back({name, v, std::nullopt});
+        regions.push_back(std::move(e));
+    }
+    return regions;
+}
+
+std::string sourcesDescription(const SourcesResult& result, const Json& parameters) {
+    return "sources, threshold " + formatNumber(parameters.value("threshold", 0.0)) + " sigma, " +
+           std::to_string(result.catalog.sources.size()) + " sources";
+}
 
 Json sourcesResultJson(const SourcesResult& r) {
     Json sources = Json::array();
