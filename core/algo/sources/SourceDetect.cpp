@@ -267,11 +267,7 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
 
 } // namespace
 
-std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
-                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params) {
-    std::vector<float> d, noise;
-    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, d, noise, params.threads);
-    const std::vector<std::vector<std::int64_t>> prints = footprints(d, noise, width, height, params.threshold, std::max(1, params.minArea));
+std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>>& prints, int width, int height) {
     std::vector<std::uint8_t> mask(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
     std::vector<int> run;
     for (const std::vector<std::int64_t>& f : prints) {
@@ -311,8 +307,9 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
                          params.threads);
     if (job) job->throwIfCancelled();
-    const std::vector<std::vector<std::int64_t>> prints =
+    det.footprintPixels =
         footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea));
+    const std::vector<std::vector<std::int64_t>>& prints = det.footprintPixels;
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
 

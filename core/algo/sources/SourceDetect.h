@@ -57,6 +57,7 @@ struct Detection {
     std::vector<float> detectionImage;       // D
     std::vector<float> detectionNoise;       // sigma_D
     int footprints = 0;        // footprints of at least minArea pixels
+    std::vector<std::vector<std::int64_t>> footprintPixels; // their pixels (increasing indices), for sourceMask
     int rejectedFootprints = 0; // footprints whose every marker failed minSnr
     int rejectedMarkers = 0;   // markers that failed minSnr
 };
@@ -74,11 +75,10 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job = nullptr);
 
-// The pixels of every footprint (steps 1-2 with these parameters), each footprint grown by half its equivalent
+// The pixels of every footprint (Detection::footprintPixels), each footprint grown by half its equivalent
 // radius sqrt(area / pi) (at least 2 px, at most 64): what the background model leaves out on its second pass,
 // so that a large galaxy's wings are not taken for sky. width*height bytes, 1 = masked.
-std::vector<std::uint8_t> sourceMask(const std::vector<float>& residual, const std::vector<float>& rms,
-                                     const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params);
+std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>>& footprints, int width, int height);
 
 // Step 3 alone, for one footprint (its pixel indices in the image, increasing): the markers' pixel lists
 // (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.

@@ -46,16 +46,21 @@ std::vector<std::uint8_t> badPixels(const Image& image, const SourcesParams& par
     return bad;
 }
 
-// The noise of every pixel from a weight map (SExtractor's WEIGHT_TYPE): InputError when it cannot be read, has
-// another size or holds negative values; a zero or non-finite weight leaves the pixel out.
-void applyWeightMap(const SourcesParams& params, const Image& image, double globalRms, std::vector<float>& rms,
-                    std::vector<std::uint8_t>& bad) {
-    const Image weight = loadImage(*params.weight);
+// A weight map (SExtractor's WEIGHT_IMAGE), read once a run: InputError when it cannot be read or has another size;
+// applyWeightMap: InputError for negative values; a zero or non-finite weight leaves the pixel out.
+Image loadWeightMap(const SourcesParams& params, const Image& image) {
+    Image weight = loadImage(*params.weight);
     if (weight.width() != image.width() || weight.height() != image.height())
         throw InputError("weight map " + *params.weight + " is " + std::to_string(weight.width()) + "x" +
                          std::to_string(weight.height()) + ", the image " + std::to_string(image.width()) + "x" +
                          std::to_string(image.height()) + ": they must be the same size");
-    const std::size_t n = image.pixelCount();
+    return weight;
+}
+
+// The noise of every pixel from the loaded weight map; map_weight is scaled to the model's global RMS.
+void applyWeightMap(const SourcesParams& params, const Image& weight, double globalRms, std::vector<float>& rms,
+                    std::vector<std::uint8_t>& bad) {
+    const std::size_t n = weight.pixelCount();
     std::size_t negative = 0;
     std::vector<double> w(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -147,73 +152,48 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         return result;
     }
 
-    // The model at every pixel, and the background-subtracted image.
-    std::vector<float> residual(n, 0.0f);
-    result.background.assign(n, 0.0f);
-    result.rms.assign(n, 0.0f);
+    // A model at every pixel: the background, the noise, the background-subtracted image and the pixels left out.
     const std::vector<std::uint8_t> badBefore = bad;
-    auto fillMaps = [&] {
-        bad = badBefore;
+    std::optional<Image> weight;
+    if (params.weight) weight = loadWeightMap(params, image);
+    struct PixelMaps {
+        std::vector<float> background, rms, residual;
+        std::vector<std::uint8_t> bad;
+    };
+    auto mapsOf = [&](const BackgroundMap& m) {
+        PixelMaps out{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), badBefore};
         parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
             std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
             for (std::size_t y = y0; y < y1; ++y) {
-                model.row(static_cast<int>(y), 0, w, back.data(), noise.data());
+                m.row(static_cast<int>(y), 0, w, back.data(), noise.data());
                 for (int x = 0; x < w; ++x) {
                     const std::size_t i = y * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
-                    result.background[i] = static_cast<float>(back[static_cast<std::size_t>(x)]);
-                    result.rms[i] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                    const double v = image.value(i);
-                    residual[i] = static_cast<float>(v - back[static_cast<std::size_t>(x)]);
-                    if (!std::isfinite(residual[i])) bad[i] = 1;
+                    out.background[i] = static_cast<float>(back[static_cast<std::size_t>(x)]);
+                    out.rms[i] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
+                    out.residual[i] = static_cast<float>(image.value(i) - back[static_cast<std::size_t>(x)]);
+                    if (!std::isfinite(out.residual[i])) out.bad[i] = 1;
                 }
             }
         });
-        if (params.weight) applyWeightMap(params, image, model.globalRms(), result.rms, bad);
+        if (weight) applyWeightMap(params, *weight, m.globalRms(), out.rms, out.bad);
         for (std::size_t i = 0; i < n; ++i)
-            if (!(result.rms[i] > 0.0f)) bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+            if (!(out.rms[i] > 0.0f)) out.bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+        return out;
     };
+    // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
+    // over a second one made without the sources' pixels (background_mask), below.
+    PixelMaps first;
     {
         auto step = job.timing().scope("background map");
-        fillMaps();
+        first = mapsOf(model);
     }
+    job.setProgress(0.2);
+    job.throwIfCancelled();
+
     DetectParams dp;
     dp.threshold = params.threshold;
     dp.filterFwhm = params.filter.isValue() ? params.filter.get() : 0.0;
     dp.minArea = params.minArea;
-    // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
-    // over a second one made without the sources' pixels (each footprint grown by half its radius), so that a large
-    // galaxy's wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a
-    // galaxy's halo the mesh's model is the local sky their positions and fluxes need.)
-    std::vector<float> detectResidual, detectRms, detectBackground;
-    std::vector<std::uint8_t> detectBad;
-    if (params.backgroundMask) {
-        auto step = job.timing().scope("background without sources");
-        std::vector<std::uint8_t> excluded = sourceMask(residual, result.rms, bad, w, h, dp);
-        for (std::size_t i = 0; i < n; ++i) excluded[i] = excluded[i] | badBefore[i];
-        BackgroundParams bp;
-        bp.mesh = params.mesh;
-        BackgroundMap masked = estimateBackground(image, excluded, bp);
-        if (!masked.empty()) {
-            detectResidual = residual;
-            detectRms = result.rms;
-            detectBad = bad;
-            detectBackground = result.background;
-            model = std::move(masked);
-            fillMaps();
-        }
-    }
-    const bool twoModels = !detectResidual.empty();
-    if (twoModels) { // the first model is the catalogue's (its files, BACKGROUND); the second stays for extended sources
-        std::swap(residual, detectResidual);
-        std::swap(result.rms, detectRms);
-        std::swap(bad, detectBad);
-        std::swap(result.background, detectBackground);
-    }
-    result.globalBackground = model.globalBackground();
-    result.globalRms = model.globalRms();
-    job.setProgress(0.2);
-    job.throwIfCancelled();
-
     dp.deblendLevels = params.deblendLevels;
     dp.deblendContrast = params.deblendContrast;
     dp.deblendProminence = params.deblendProminence;
@@ -227,8 +207,30 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     Detection det;
     {
         auto step = job.timing().scope("detect");
-        det = detectSources(residual, result.rms, bad, w, h, dp, &job);
+        det = detectSources(first.residual, first.rms, first.bad, w, h, dp, &job);
     }
+
+    // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
+    // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
+    // the mesh's model is the local sky their positions and fluxes need.)
+    std::optional<PixelMaps> second;
+    if (params.backgroundMask) {
+        auto step = job.timing().scope("background without sources");
+        std::vector<std::uint8_t> excluded = sourceMask(det.footprintPixels, w, h);
+        for (std::size_t i = 0; i < n; ++i) excluded[i] = excluded[i] | badBefore[i];
+        BackgroundParams bp;
+        bp.mesh = params.mesh;
+        BackgroundMap masked = estimateBackground(image, excluded, bp);
+        if (!masked.empty()) {
+            second = mapsOf(masked);
+            model = std::move(masked);
+        }
+    }
+    det.footprintPixels = {};
+    result.background = std::move(first.background); // the catalogue's model (its files, BACKGROUND)
+    result.rms = std::move(first.rms);
+    result.globalBackground = model.globalBackground();
+    result.globalRms = model.globalRms();
     result.footprints = det.footprints;
     result.rejectedFootprints = det.rejectedFootprints;
     result.rejectedMarkers = det.rejectedMarkers;
@@ -242,7 +244,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         field.image = &image;
         field.background = &result.background;
         field.rms = &result.rms;
-        field.bad = &bad;
+        field.bad = &first.bad;
         field.segmentation = &det.segmentation;
         field.saturation = saturation;
         field.wcs = image.meta.wcs.get();
@@ -263,7 +265,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
-        if (twoModels) {
+        if (second) {
             // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model.
             std::vector<std::size_t> extended;
             std::vector<SourceSegment> segments;
@@ -275,9 +277,9 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                 }
             if (!extended.empty()) {
                 SourceField masked = field;
-                masked.background = &detectBackground;
-                masked.rms = &detectRms;
-                masked.bad = &detectBad;
+                masked.background = &second->background;
+                masked.rms = &second->rms;
+                masked.bad = &second->bad;
                 std::vector<SourceRecord> again = measureSources(masked, segments, mp);
                 // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
                 // a barycentre to the segment's middle).
