@@ -4,7 +4,7 @@
 // while the window runs, is a message, never a hang or a crash.
 #include "GuiTestSupport.h"
 #include "tests/support/FitsFiles.h"
-#include "tests/samp/OwnHub.h"
+#include "tests/samp/SampTestSupport.h"
 #include "tests/support/TestSupport.h"
 #include "ui/samp/SampActions.h"
 
@@ -17,16 +17,8 @@
 using namespace glint;
 
 namespace {
-QByteArray fileBytes(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-QList<QJsonObject> received(const QString& dir, const QString& receiver) {
-    QList<QJsonObject> out;
-    for (const QByteArray& line : fileBytes(dir + "/received-" + receiver + ".jsonl").split('\n'))
-        if (!line.trimmed().isEmpty()) out.append(QJsonDocument::fromJson(line).object());
-    return out;
-}
+using glint::test::fileBytes;
+using glint::test::received;
 QStringList actionTexts(QMenu* menu) {
     QStringList out;
     for (QAction* a : menu->actions())

@@ -2,7 +2,7 @@
 // "samp_hub" (tests/samp/run_hub.py, GLINT_SAMP_DIR). Glint registers, lists the receivers by name, sends a
 // FITS image and a FITS table, and each receiver's log must show the right MType and a URL of the same
 // bytes. Also: no hub, a hub that stopped, a hub that never answers, bad lockfiles: clear errors, in time.
-#include "tests/samp/OwnHub.h"
+#include "tests/samp/SampTestSupport.h"
 #include "samp/SampClient.h"
 #include "samp/SampError.h"
 #include "tests/support/FitsFiles.h"
@@ -24,18 +24,8 @@ namespace {
 const QString kReceiverA = QStringLiteral("glint-test-receiver-a"); // tables and images
 const QString kReceiverB = QStringLiteral("glint-test-receiver-b"); // images only
 
-QByteArray fileBytes(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// The messages a receiver logged (one JSON object a line).
-QList<QJsonObject> received(const QString& dir, const QString& receiver) {
-    QList<QJsonObject> out;
-    for (const QByteArray& line : fileBytes(dir + "/received-" + receiver + ".jsonl").split('\n'))
-        if (!line.trimmed().isEmpty()) out.append(QJsonDocument::fromJson(line).object());
-    return out;
-}
+using glint::test::fileBytes;
+using glint::test::received;
 
 // A small FITS image (16 × 8 int16 ramp) and a FITS binary table (FLUX, two rows), written by CFITSIO.
 void writeFitsImage(const QString& path) {
