@@ -73,16 +73,16 @@ def alive(pid):
 
 
 def ours(pid, p):
-    """Whether process PID belongs to this cluster: its command line names DIR, or it is a job step or job
-    process of it (slurmstepd and the jobs inherit SLURM_CONF=DIR/slurm.conf)."""
+    """Whether process PID belongs to this cluster: a daemon whose command line names DIR, or a daemon, job step
+    or job process that inherited SLURM_CONF=DIR/slurm.conf (the fixture starts the daemons with it)."""
     if pid in (os.getpid(), os.getppid()):
         return False
     comm = read_text(f"/proc/{pid}/comm").strip()
-    if comm in DAEMONS and p["dir"] in read_text(f"/proc/{pid}/cmdline").replace("\0", " "):
+    daemon = comm == "munged" or comm.startswith("slurm")  # slurmctld, slurmscriptd, slurmd, slurmstepd
+    if daemon and p["dir"] in read_text(f"/proc/{pid}/cmdline").replace("\0", " "):
         return True
     environ = read_text(f"/proc/{pid}/environ").split("\0")
-    return f"SLURM_CONF={p['conf']}" in environ and (
-        comm == "slurmstepd" or any(e.startswith("SLURM_JOB_ID=") for e in environ))
+    return f"SLURM_CONF={p['conf']}" in environ and (daemon or any(e.startswith("SLURM_JOB_ID=") for e in environ))
 
 
 def terminate(pids, grace):
