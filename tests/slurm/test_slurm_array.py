@@ -55,7 +55,9 @@ def run(command, timeout, **kwargs):
         return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                               text=True, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        raise Failure(f"'{' '.join(command[:3])} ...' did not finish within {timeout} s")
+        raise Failure(f"'{' '.join(command[:3])} ...' did not finish within {timeout:.0f} s")
+    except OSError as error:
+        raise Failure(f"cannot run {command[0]}: {error}")
 
 
 # --- inputs ---------------------------------------------------------------------------------------------------
@@ -313,7 +315,7 @@ def main():
         all_csv = os.path.join(work, "all.csv")
         unsharded_run(a.cli, os.path.join(work, "inputs"), all_csv)
         (case_wait if a.case == "wait" else case_poll)(a.cli, os.path.abspath(a.script), work, env, files, all_csv)
-    except Failure as failure:
+    except (Failure, OSError) as failure:
         print(f"{ME}: {a.case}: FAILED: {failure}")
         cancel_submitted(env)
         return 1
