@@ -5,7 +5,9 @@
 #include "ui/SampleFiles.h"
 #include "ui/StatusReadout.h"
 #include "ui/display/DisplayPipeline.h"
+#include "ui/session/Session.h"
 #include "core/util/AtomicFile.h"
+#include "core/util/Printable.h"
 
 #include <QBuffer>
 #include <QCoreApplication>
@@ -23,7 +25,9 @@ namespace glint::ui {
 
 namespace {
 void printError(const QString& message) {
-    std::fprintf(stderr, "glint: %s\n", message.toLocal8Bit().constData());
+    // One printable line, whatever the message quotes (a session file's contents, say).
+    const std::string line = glint::printableMessage(message.toStdString(), 400);
+    std::fprintf(stderr, "glint: %s\n", line.c_str());
     std::fflush(stderr);
 }
 } // namespace
@@ -47,27 +51,43 @@ int takeScreenshot(MainWindow& window, const ScreenshotRequest& request, int tim
     window.resize(request.size);
     window.show();
 
+    // The first outcome decides: the picture is ready, or the image, the session or the display failed.
+    // An outcome may come before the loop runs (a session file that cannot be read fails inside
+    // openFile()), when QEventLoop::exit() would be lost: it is kept here and the loop is not entered.
     QEventLoop loop;
+    int outcome = -1;
+    const auto finish = [&](int code) {
+        if (outcome >= 0) return;
+        outcome = code;
+        loop.exit(code);
+    };
     QTimer timeout;
     timeout.setSingleShot(true);
     QObject::connect(&timeout, &QTimer::timeout, &loop, [&] {
         printError(QStringLiteral("timed out while opening '%1'").arg(image));
-        loop.exit(3);
+        finish(3);
     });
     QObject::connect(&ctx, &AppContext::loadFailed, &loop, [&](const QString&, const QString& message) {
         printError(message);
-        loop.exit(3);
+        finish(3);
+    });
+    // A session (a .json file) reports its failures itself, not through the image's loadFailed: a
+    // broken one would otherwise wait for a picture that never comes.
+    QObject::connect(window.sessions(), &SessionManager::failed, &loop, [&](const QString& label, const QString& message) {
+        printError(QStringLiteral("cannot open the session '%1': %2").arg(label, message));
+        finish(3);
     });
     QObject::connect(ctx.display(), &DisplayPipeline::failed, &loop, [&](const QString& message) {
         printError(QStringLiteral("cannot display '%1': %2").arg(image, message));
-        loop.exit(3);
+        finish(3);
     });
     QObject::connect(&ctx, &AppContext::frameReady, &loop, [&] {
-        if (ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering()) loop.exit(0);
+        if (ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering()) finish(0);
     });
     timeout.start(timeoutMs);
     window.openFile(image);
-    if (const int code = loop.exec(); code != 0) return code;
+    if (outcome < 0) loop.exec();
+    if (outcome != 0) return outcome;
 
     // Let layouts and pending paints settle, then show the readout of the central pixel so that the
     // status bar fields appear in the picture as they do under a cursor.

@@ -6,6 +6,7 @@
 #include "core/algo/Algorithm.h"
 #include "core/io/ImageLoader.h"
 #include "core/params/ParamsFile.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <climits>
@@ -72,6 +73,18 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     // What cannot be written fails now, before any work.
     for (const std::string& o : algorithm.outputOptions())
         if (auto v = a.value(o)) algorithm.checkOutput(o, *v);
+    // No output may name an input or another output, nor write into the JSON of --json - (exit 2 now).
+    std::vector<NamedFile> inputFiles, outputFiles;
+    for (const std::string& image : a.positionals) inputFiles.push_back({"", image});
+    if (auto v = a.value("--params")) inputFiles.push_back({"--params", *v});
+    for (const auto& field : algorithm.spec().fields()) // the spec's files read (sources --weight FILE)
+        if (!field->info().option.empty() && field->info().valueName.find("FILE") != std::string::npos)
+            for (const std::string& v : a.values(field->info().option)) inputFiles.push_back({field->info().option, v});
+    std::vector<std::string> outputOptions{"--json", "--overlay", "--regions"};
+    for (const std::string& o : algorithm.outputOptions()) outputOptions.push_back(o);
+    for (const std::string& o : outputOptions)
+        for (const std::string& v : a.values(o)) outputFiles.push_back({o, v});
+    checkOutputTargets(inputFiles, outputFiles);
     if (!GLINT_WITH_IMGCODECS) {
         std::vector<std::string> pngs = a.values("--overlay");
         for (const std::string& o : algorithm.outputOptions())

@@ -211,6 +211,8 @@ int runBatch(const std::vector<std::string>& args) {
         if (dir.empty()) dir = ".";
         if (!fs::is_directory(dir, ec)) throw OutputError("cannot write '" + *outPath + "': no such folder");
     }
+    checkOutputTargets(a.positionals, {{"--with", a.valueOr("--with", "")}, {"--params", a.valueOr("--params", "")}},
+                       {{"--out", *outPath}}); // no --out over an input file (exit 2 now; core/util/AtomicFile.h)
 
     const BatchAlgorithm algo =
         *algoName == "info" ? infoAlgorithm() : descriptorAlgorithm(*findAlgorithm(*algoName), a, backend, load);

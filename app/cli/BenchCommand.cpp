@@ -2,6 +2,7 @@
 #include "bench/Bench.h"
 #include "core/params/Options.h"
 #include "app/cli/Commands.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <iostream>
@@ -46,7 +47,11 @@ int runBench(const std::vector<std::string>& args) {
         }
     }
     // Checked before the (long) run: an unknown extension is a usage error, not a lost bench.
-    if (auto report = a.value("--report")) timingReportFormatForPath(*report);
+    if (auto report = a.value("--report")) {
+        timingReportFormatForPath(*report);
+        // The table goes to standard output: a report there would be mixed into it.
+        checkOutputTargets(std::vector<NamedFile>{}, {{"the bench's table", "-"}, {"--report", *report}});
+    }
 
     std::vector<BenchRow> rows;
     bool found = false;

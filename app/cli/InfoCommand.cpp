@@ -8,6 +8,7 @@
 #include "core/io/ImageStats.h"
 #include "core/io/Wcs.h"
 #include "core/jobs/Backend.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <cmath>
@@ -53,6 +54,7 @@ int runInfo(const std::vector<std::string>& args) {
     if (plane) options.plane = *plane;
     if (frame) options.frame = *frame;
     const std::string path = a.positionals[0];
+    if (auto dest = a.value("--json")) checkOutputTargets({path}, {}, {{"--json", *dest}});
     const FileFormat format = detectFileFormat(path);
     // An option that cannot apply to the file is a mistake worth saying, not something to ignore.
     if ((hdu || plane) && format != FileFormat::Fits)

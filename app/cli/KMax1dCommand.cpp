@@ -7,6 +7,7 @@
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/ImageLoader.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <climits>
@@ -43,6 +44,13 @@ int runKMax1dCommand(const std::vector<std::string>& args) {
         throw UsageError("kmax1d takes one FILE or --random N");
     if (request.contains("seed") && !random) throw UsageError("option '--seed' goes with --random");
     if (!request.contains("k")) throw UsageError("kmax1d needs --k K");
+    {
+        std::vector<NamedFile> inputs, outputs;
+        for (const std::string& file : a.positionals) inputs.push_back({"", file});
+        if (auto v = a.value("--params")) inputs.push_back({"--params", *v});
+        for (const std::string& v : a.values("--json")) outputs.push_back({"--json", v});
+        checkOutputTargets(inputs, outputs);
+    }
     const long long k = params.k;
     const Backend backend = parseBackend(a.valueOr("--backend", "auto"));
 

@@ -5,6 +5,7 @@
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 #include "core/util/Printable.h"
+#include "core/util/SignalCleanup.h"
 
 #include <cerrno>
 #include <csignal>
@@ -134,6 +135,9 @@ int runCommand(std::vector<std::string> args) {
 // it is written out with every write checked, and the descriptor closed with its result checked, so that
 // a full disk or a closed standard output is an error (exit code 3), not a silent success.
 int main(int argc, char** argv) {
+    // SIGTERM, SIGINT or SIGHUP at any moment: the temporaries of the outputs are removed (the files they
+    // would replace stay whole), then the process ends as killed by the signal.
+    glint::installSignalCleanup();
     occupyClosedStandardDescriptors();
     std::signal(SIGPIPE, SIG_IGN); // a reader that went away is an error we report (EPIPE), not a kill
     std::stringbuf held;

@@ -7,6 +7,7 @@
 #include "ui/SampleFiles.h"
 #include "ui/Screenshot.h"
 #include "core/jobs/Backend.h"
+#include "core/util/SignalCleanup.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -42,6 +43,9 @@ int usageError(const QString& message) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // The window killed (SIGTERM, SIGINT, SIGHUP) while an export, a session or the autosave is being
+    // written: its temporaries are removed, the files they would replace stay whole.
+    glint::installSignalCleanup();
     // The arguments are checked before Qt starts, so that bad usage exits 2 even where no display is.
     QStringList arguments;
     for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);

@@ -1,6 +1,7 @@
 #include "core/util/AtomicFile.h"
 
 #include "core/util/Errors.h"
+#include "core/util/SignalCleanup.h"
 
 #include <cerrno>
 #include <charconv>
@@ -12,8 +13,10 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <vector>
 
@@ -71,12 +74,80 @@ int descriptorName(const std::string& path) {
     return -1;
 }
 
+// What a named file is, for telling whether two names write (or read) the same file.
+struct Identity {
+    std::string label;     // "--overlay 'x.png'" or "the input 'x.fits'", for messages
+    std::string resolved;  // absolute, "."/".." and symbolic links resolved; empty: standard output's name
+    bool standardOutput = false; // "-", /dev/stdout, /dev/fd/1, /proc/self/fd/1
+    bool exists = false;
+    bool directory = false;
+    bool null = false; // a null device: any number of outputs may name it
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+
+bool isNullDevice(const struct stat& st) {
+    if (!S_ISCHR(st.st_mode)) return false;
+    static const dev_t nullRdev = [] {
+        struct stat n {};
+        return ::stat("/dev/null", &n) == 0 && S_ISCHR(n.st_mode) ? n.st_rdev : makedev(1, 3);
+    }();
+    return st.st_rdev == nullRdev;
+}
+
+void setFileStatus(Identity& id, const struct stat& st) {
+    id.exists = true;
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    id.directory = S_ISDIR(st.st_mode);
+    id.null = isNullDevice(st);
+}
+
+Identity identify(const std::string& option, const std::string& path, bool output) {
+    namespace fs = std::filesystem;
+    Identity id;
+    id.label = option.empty()              ? (output ? "the output '" : "the input '") + path + "'"
+               : option.starts_with("the ") ? option // "the bench's table": standard output, said so
+                                            : option + " '" + path + "'";
+    struct stat st {};
+    if (path == "-" || descriptorName(path) == STDOUT_FILENO) {
+        id.standardOutput = true;
+        if (::fstat(STDOUT_FILENO, &st) == 0) setFileStatus(id, st);
+        return id;
+    }
+    if (::stat(path.c_str(), &st) == 0) setFileStatus(id, st);
+    std::error_code ec;
+    fs::path absolute = fs::absolute(fs::path(path), ec);
+    if (ec) absolute = fs::path(path);
+    const fs::path resolved = fs::weakly_canonical(absolute, ec);
+    id.resolved = (ec ? absolute.lexically_normal() : resolved).string();
+    return id;
+}
+
+bool sameFile(const Identity& a, const Identity& b) {
+    if (a.null || b.null) return false;
+    if (a.standardOutput && b.standardOutput) return true;
+    if (a.exists && b.exists && a.dev == b.dev && a.ino == b.ino) return true;
+    return !a.resolved.empty() && a.resolved == b.resolved;
+}
+
+[[noreturn]] void collision(const Identity& output, const Identity& other, bool otherIsInput) {
+    if (otherIsInput) throw UsageError(output.label + " names the input " + other.label.substr(other.label.find('\'')) +
+                                       ", which would be overwritten: choose another output");
+    if (output.standardOutput || other.standardOutput)
+        throw UsageError(other.label + " and " + output.label +
+                         " both write to standard output, which holds one document: send one of them to a file");
+    throw UsageError(other.label + " and " + output.label + " name the same file: one would be lost");
+}
+
 struct Item {
     enum class Kind { Rename, InPlace, Stdout };
     Kind kind = Kind::Rename;
     std::string path;   // the target as the caller named it (for messages)
     std::string target; // Rename: the file to replace
     std::string temp;   // Rename: the complete temporary beside it
+    int cleanupSlot = -1; // Rename: the temporary's registration for removal on a signal
+    Identity identity;  // what the target is, for the collision check
     int fd = -1;        // InPlace: where to write
     bool ownsFd = false;
     std::string bytes;  // InPlace, Stdout: written at commit
@@ -89,12 +160,25 @@ thread_local OutputTransaction::Staged* tOpen = nullptr;
 
 struct OutputTransaction::Staged {
     std::vector<Item> items;
+    std::vector<Identity> inputs; // declared by checkOutputTargets(): no staged file may name one
+    Staged* outer = nullptr;
 
     ~Staged() {
         for (Item& item : items) {
             if (item.ownsFd && item.fd >= 0) ::close(item.fd);
             if (item.kind == Item::Kind::Rename && !item.done && !item.temp.empty()) ::unlink(item.temp.c_str());
+            unregisterTemporary(item.cleanupSlot);
         }
+    }
+
+    // UsageError when `target` names an input declared in this or an enclosing transaction, or a file
+    // already staged in this one.
+    void checkTarget(const Identity& target) const {
+        for (const Staged* s = this; s; s = s->outer)
+            for (const Identity& input : s->inputs)
+                if (sameFile(target, input)) collision(target, input, true);
+        for (const Item& item : items)
+            if (sameFile(target, item.identity)) collision(target, item.identity, false);
     }
 
     void stageFile(const std::string& path, const std::string& bytes);
@@ -102,6 +186,9 @@ struct OutputTransaction::Staged {
         Item item;
         item.kind = Item::Kind::Stdout;
         item.path = "-";
+        item.identity = identify("", "-", true);
+        item.identity.label = "standard output";
+        checkTarget(item.identity);
         item.bytes = bytes;
         items.push_back(std::move(item));
     }
@@ -113,6 +200,8 @@ void OutputTransaction::Staged::stageFile(const std::string& path, const std::st
     if (path.empty()) fail(path, "empty file name");
     Item item;
     item.path = path;
+    item.identity = identify("", path, true);
+    checkTarget(item.identity);
     if (const int fd = descriptorName(path); fd >= 0) {
         if (fd == STDOUT_FILENO) {
             item.kind = Item::Kind::Stdout; // checked like every write to standard output
@@ -156,17 +245,38 @@ void OutputTransaction::Staged::stageFile(const std::string& path, const std::st
     if (dir.empty()) dir = ".";
     // A hidden name beside the target, so that the rename stays on one file system.
     std::string tmpName(1, '.');
-    tmpName.append(target.filename().string()).append(".tmp-XXXXXX");
-    std::string tmpl = (dir / tmpName).string();
-    const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) fail(path, describeErrno(errno));
+    tmpName.append(target.filename().string()).append(".tmp-");
+    // The name is registered for removal on a signal before the file exists (SignalCleanup.h), so there
+    // is no moment at which a temporary could be left behind; the process id in it keeps it apart from
+    // every other process's.
+    static thread_local std::mt19937_64 random{std::random_device{}() ^ static_cast<std::uint64_t>(::getpid())};
+    static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    tmpName.append(std::to_string(::getpid())).append("-");
+    int fd = -1;
+    std::string tmpl;
+    int slot = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        std::string name = tmpName;
+        for (int i = 0; i < 8; ++i) name.push_back(kLetters[random() % (sizeof kLetters - 1)]);
+        tmpl = (dir / name).string();
+        slot = registerTemporary(tmpl.c_str());
+        fd = ::open(tmpl.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd < 0) {
+            const int err = errno;
+            unregisterTemporary(slot);
+            slot = -1;
+            if (err != EEXIST) fail(path, describeErrno(err));
+        }
+    }
+    if (fd < 0) fail(path, "no free temporary name beside it");
     item.kind = Item::Kind::Rename;
     item.target = target.string();
     item.temp = tmpl;
+    item.cleanupSlot = slot;
     items.push_back(item); // from here on the destructor removes the temporary
     int err = writeAll(fd, bytes.data(), bytes.size());
     if (err == 0 && ::fsync(fd) != 0) err = errno;
-    // mkstemp creates 0600; exports are ordinary files the user shares, so give them the umask's mode.
+    // The temporary is created 0600; exports are ordinary files the user shares, so give them the umask's mode.
     if (err == 0) {
         const mode_t mask = ::umask(0);
         ::umask(mask);
@@ -177,6 +287,7 @@ void OutputTransaction::Staged::stageFile(const std::string& path, const std::st
 }
 
 OutputTransaction::OutputTransaction() : staged_(std::make_unique<Staged>()), outerStaged_(tOpen) {
+    staged_->outer = outerStaged_;
     tOpen = staged_.get();
 }
 
@@ -201,8 +312,38 @@ void OutputTransaction::commit() {
         if (item.kind != Item::Kind::Rename) continue;
         if (std::rename(item.temp.c_str(), item.target.c_str()) != 0) fail(item.path, describeErrno(errno));
         item.done = true;
+        unregisterTemporary(item.cleanupSlot); // a signal now would find no file of that name: harmless
+        item.cleanupSlot = -1;
     }
     staged_->items.clear();
+}
+
+void checkOutputTargets(const std::vector<NamedFile>& inputs, const std::vector<NamedFile>& outputs) {
+    std::vector<Identity> in;
+    for (const NamedFile& f : inputs) {
+        if (f.path.empty() || f.path == "-") continue;
+        Identity id = identify(f.option, f.path, false);
+        if (id.directory || id.null || id.standardOutput) continue;
+        in.push_back(std::move(id));
+    }
+    std::vector<Identity> out;
+    for (const NamedFile& f : outputs) {
+        Identity id = identify(f.option, f.path, true);
+        for (const Identity& input : in)
+            if (sameFile(id, input)) collision(id, input, true);
+        for (const Identity& earlier : out)
+            if (sameFile(id, earlier)) collision(id, earlier, false);
+        out.push_back(std::move(id));
+    }
+    if (tOpen) tOpen->inputs.insert(tOpen->inputs.end(), in.begin(), in.end());
+}
+
+void checkOutputTargets(const std::vector<std::string>& positionals, const std::vector<NamedFile>& optionInputs,
+                        const std::vector<NamedFile>& outputs) {
+    std::vector<NamedFile> named;
+    for (const std::string& path : positionals) named.push_back({"", path});
+    named.insert(named.end(), optionInputs.begin(), optionInputs.end());
+    checkOutputTargets(named, outputs);
 }
 
 void writeFileAtomically(const std::string& path, const std::string& bytes) {

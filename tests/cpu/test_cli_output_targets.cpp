@@ -1,7 +1,9 @@
 // glint-cli's output targets: a device, FIFO or /dev/stdout given as an output is written in place, never
 // replaced by a file; a FIFO nobody reads fails at once (exit 3); a symbolic link stays a link and a folder
 // is refused; a full or closed standard output is an error (exit 3, one line); the outputs of a run are
-// all-or-nothing (a failed run leaves older files intact and no temporary behind).
+// all-or-nothing (a failed run leaves older files intact and no temporary behind). Outputs that collide
+// (issue 35) are exit 2 with one line before anything is written: an output naming an input or another
+// output (by path, through "..", a symbolic or a hard link), or a second writer of standard output.
 #include "tests/cpu/test_cli_outputs_support.h"
 #include "tests/support/TestSupport.h"
 
@@ -299,6 +301,87 @@ private slots:
         QCOMPARE(r.exitCode, 3);
         QVERIFY(oneLine(r.err));
         QCOMPARE(readAll(keep), QByteArray("old\n"));
+        QVERIFY(hiddenTemporaries(dir).isEmpty());
+    }
+
+    // Outputs that collide, every command: exit 2, one line saying why, nothing written, the input intact.
+    // "@in" is the input matrix, "@d" the test's folder, "@out" the file standard output goes to; in.lnk, in.hard (and out.lnk.reg → out.json) are
+    // a symbolic and a hard link to it.
+    void collidingOutputs_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("why");
+        const QByteArray input = "the input", same = "name the same file", stdOut = "standard output";
+        const QStringList b{"brightest", "@in", "--pivot", "0"};
+        QTest::newRow("overlay /dev/stdout with json -") << b + QStringList{"--json", "-", "--overlay", "/dev/stdout"} << stdOut;
+        QTest::newRow("overlay /proc/self/fd/1 with json -") << b + QStringList{"--overlay", "/proc/self/fd/1", "--json", "-"} << stdOut;
+        QTest::newRow("overlay /dev/fd/1 with json -") << b + QStringList{"--json", "-", "--overlay", "/dev/fd/1"} << stdOut;
+        QTest::newRow("overlay - with json -") << b + QStringList{"--json", "-", "--overlay", "-"} << stdOut;
+        QTest::newRow("json /dev/stdout and overlay -") << b + QStringList{"--json", "/dev/stdout", "--overlay", "-"} << stdOut;
+        QTest::newRow("overlay is the input") << b + QStringList{"--overlay", "@in"} << input;
+        QTest::newRow("json is the input") << b + QStringList{"--json", "@in"} << input;
+        QTest::newRow("json via .. is the input") << b + QStringList{"--json", "@d/sub/../m.csv"} << input;
+        QTest::newRow("overlay via a symlink to the input") << b + QStringList{"--overlay", "@d/in.lnk"} << input;
+        QTest::newRow("json via a hard link to the input") << b + QStringList{"--json", "@d/in.hard"} << input;
+        QTest::newRow("regions and overlay the same") << b + QStringList{"--regions", "@d/x.reg", "--overlay", "@d/x.reg"} << same;
+        QTest::newRow("regions twice") << b + QStringList{"--regions", "@d/x.reg", "--regions", "@d/./x.reg"} << same;
+        QTest::newRow("json and regions via a symlink") << b + QStringList{"--json", "@d/out.json", "--regions", "@d/out.lnk.reg"} << same;
+        QTest::newRow("params is the json") << b + QStringList{"--params", "@d/p.json", "--json", "@d/p.json"} << input;
+        QTest::newRow("brightest catalog is the json") << b + QStringList{"--json", "@d/c.csv", "--catalog", "@d/c.csv"} << same;
+        QTest::newRow("trace overlay is the input") << QStringList{"trace", "@in", "--from", "0,0", "--to", "3,2", "--overlay", "@in"} << input;
+        QTest::newRow("common mask is the second image") << QStringList{"common", "@in", "@d/b.csv", "--mask", "@d/b.csv"} << input;
+        QTest::newRow("common json is the first image") << QStringList{"common", "@in", "@d/b.csv", "--json", "@d/in.lnk"} << input;
+        QTest::newRow("sources catalog and segmentation") << QStringList{"sources", "@in", "--catalog", "@d/s.fits", "--segmentation", "@d/s.fits"} << same;
+        QTest::newRow("sources map is the weight") << QStringList{"sources", "@in", "--weight", "@d/b.csv", "--rms-map", "@d/b.csv"} << input;
+        QTest::newRow("sources background into json -") << QStringList{"sources", "@in", "--json", "-", "--background-map", "/dev/stdout"} << stdOut;
+        QTest::newRow("kmax1d json is the input") << QStringList{"kmax1d", "@in", "--k", "2", "--json", "@in"} << input;
+        QTest::newRow("kmax1d json is params") << QStringList{"kmax1d", "--random", "20", "--k", "2", "--params", "@d/p.json", "--json", "@d/p.json"} << input;
+        QTest::newRow("info json is the input") << QStringList{"info", "@in", "--json", "@d/in.hard"} << input;
+        QTest::newRow("batch out is an input") << QStringList{"batch", "--algo", "info", "--out", "@in", "@in", "@d/b.csv"} << input;
+        QTest::newRow("batch out is --with") << QStringList{"batch", "--algo", "common", "--with", "@d/b.csv", "--out", "@d/b.csv", "@in"} << input;
+        QTest::newRow("bench report into its table") << QStringList{"bench", "brightest", "--sizes", "48", "--report", "@out"} << stdOut;
+    }
+    void collidingOutputs() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, why);
+        const auto [dir, in] = freshMatrixDir("colliding");
+        const QString b = writeText(dir + "/b.csv", "5,6\n8,9\n");
+        const QString params = writeText(dir + "/p.json", "{}\n");
+        QVERIFY(QDir().mkpath(dir + "/sub"));
+        QVERIFY(QFile::link(in, dir + "/in.lnk"));
+        QCOMPARE(::link(in.toLocal8Bit().constData(), (dir + "/in.hard").toLocal8Bit().constData()), 0);
+        const QString earlier = writeText(dir + "/out.json", "{\"earlier\": true}\n"); // an earlier run's output
+        QVERIFY(QFile::link(earlier, dir + "/out.lnk.reg"));
+        const QStringList before = QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+        const QByteArray inBytes = readAll(in), bBytes = readAll(b), paramsBytes = readAll(params), earlierBytes = readAll(earlier);
+        // Standard output is a file here ("@out"), so that a second writer of it would show.
+        const QString stdoutFile = freshDir("colliding-stdout") + "/stdout.md";
+        for (QString& a : args) a.replace("@in", in).replace("@d", dir).replace("@out", stdoutFile);
+
+        const auto r = runCliTo(stdoutFile, args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(oneLine(errorLines(r.err)) && r.err.contains(why), r.err.constData());
+        QCOMPARE(readAll(stdoutFile), QByteArray()); // nothing written, not even --json -
+        QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot), before);
+        QCOMPARE(readAll(in), inBytes);
+        QCOMPARE(readAll(b), bBytes);
+        QCOMPARE(readAll(params), paramsBytes);
+        QCOMPARE(readAll(earlier), earlierBytes);
+    }
+
+    // The file that standard output is, named as an output while --json - writes there: the same pipe
+    // or file under another name. And what stays allowed: the null device for any number of outputs.
+    void standardOutputByAnotherName() {
+        if (!GLINT_WITH_IMGCODECS) QSKIP("this build writes no PNG overlays");
+        const auto [dir, in] = freshMatrixDir("stdout-alias");
+        const QString out = dir + "/stdout.json";
+        const auto r = runCliTo(out, {"brightest", in, "--pivot", "0", "--json", "-", "--overlay", out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(oneLine(r.err) && r.err.contains("standard output"), r.err.constData());
+        QCOMPARE(readAll(out), QByteArray());
+
+        const auto ok = runCliTo(out, {"brightest", in, "--pivot", "0", "--json", "-", "--overlay", "/dev/null"});
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(QJsonDocument::fromJson(readAll(out)).isObject()); // one JSON document, nothing else
         QVERIFY(hiddenTemporaries(dir).isEmpty());
     }
 };
