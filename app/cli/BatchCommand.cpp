@@ -344,7 +344,13 @@ int runBatch(const std::vector<std::string>& args) {
     std::unique_ptr<BatchJournal> journal;
     if (journaled) {
         journal = std::make_unique<BatchJournal>(*outPath, head.resumeKey(), resume);
-        for (const JournalRecord& r : journal->earlier()) earlier[r.path] = r;
+        for (const JournalRecord& r : journal->earlier()) {
+            // A record of another shape (a journal edited by hand) is not trusted: the file is done again.
+            const bool fits = std::all_of(r.rows.begin(), r.rows.end(),
+                                          [&](const auto& row) { return row.size() + 1 == fileHeader.size(); });
+            if (fits && (r.failed || !r.rows.empty())) earlier[r.path] = r;
+            else earlier.erase(r.path);
+        }
     }
 
     const bool tty = ::isatty(STDERR_FILENO) != 0;
