@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -286,8 +287,19 @@ std::string BatchJournal::pathFor(const std::string& outPath) {
 BatchJournal::BatchJournal(const std::string& outPath, const std::string& resumeKey, bool resume)
     : outPath_(outPath), path_(pathFor(outPath)) {
     std::signal(SIGXFSZ, SIG_IGN); // a file size limit gives EFBIG and a message, not a killed process
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resume ? 0 : O_TRUNC), 0644);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) fail(errno);
+    // One run per output: a second one (a job resubmitted while the first still runs) would interleave
+    // its records with the first's. The lock goes with the process, however it ends.
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        ::close(fd_);
+        fd_ = -1;
+        if (error == EWOULDBLOCK)
+            throw OutputError("cannot write '" + outPath_ + "': another glint-cli batch is writing it (its journal '" +
+                              path_ + "' is locked)");
+        fail(error);
+    }
     std::string text;
     if (resume) {
         struct stat st {};

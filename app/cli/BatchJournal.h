@@ -68,7 +68,8 @@ public:
 
     // Opens (creating) the journal. resume: keeps the valid records of an earlier journal of the same
     // resumeKey (UsageError when it was begun with other parameters), cutting any torn tail; otherwise
-    // starts it empty. Throws OutputError naming outPath when it cannot be written.
+    // starts it empty. Throws OutputError naming outPath when it cannot be written, or when another run holds
+    // the journal (an exclusive flock for the life of this object).
     BatchJournal(const std::string& outPath, const std::string& resumeKey, bool resume);
     ~BatchJournal();
     BatchJournal(const BatchJournal&) = delete;

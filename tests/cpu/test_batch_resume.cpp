@@ -16,6 +16,7 @@
 #include <atomic>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <thread>
@@ -152,6 +153,26 @@ private slots:
         QCOMPARE(other.exitCode, 2);
         QVERIFY2(test::oneErrorLine(other.err), other.err.constData());
         QCOMPARE(fileBytes(out), fileBytes(fresh));
+    }
+
+    void oneRunPerOutput() {
+        // A second run on the same output while the first holds its journal: refused, nothing touched.
+        const QString dir = makeImages("locked", 3);
+        const QString out = test::tempDir() + "/locked.csv";
+        QCOMPARE(test::runCli(brightest(out) << dir).exitCode, 0);
+        const QByteArray before = fileBytes(out);
+        const int fd = ::open(journalOf(out).toLocal8Bit().constData(), O_RDWR | O_CREAT, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX | LOCK_NB), 0);
+        const auto r = test::runCli(brightest(out) << "--resume" << dir);
+        ::close(fd);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(test::oneErrorLine(r.err) && r.err.contains("another glint-cli batch is writing it"), r.err.constData());
+        QCOMPARE(fileBytes(out), before);
+        // Once it is free, the same command runs.
+        const auto again = test::runCli(brightest(out) << "--resume" << dir);
+        QVERIFY2(again.exitCode == 0 && again.err.contains("3 already done"), again.err.constData());
+        QVERIFY(!QFile::exists(journalOf(out)));
     }
 
     void mergedShardsEqualOneRun() {
