@@ -41,10 +41,17 @@ const std::vector<Command>& commands() {
         l.push_back({"batch",
                      "glint-cli batch --algo info" + names +
                          " [ALGO OPTIONS] [--shard I/N] [--hdu N] [--plane N] [--frame N]\n"
-                         "          --out RESULTS.csv|- FILE_OR_DIR...\n"
+                         "          [--resume] [--failures FILE] [--files-from LIST|-] --out RESULTS.csv|- FILE_OR_DIR...\n"
                          "          (trace: the same --from/--to/--via for every file; common: --with IMAGE_B, "
                          "every file against it)",
-                     "one algorithm over many files into one CSV; bad files are reported and skipped", {}, &runBatch});
+                     "one algorithm over many files into one CSV; bad files are reported and skipped",
+                     "  --shard I/N        every N-th file of the sorted list from the I-th (cluster job arrays)\n"
+                     "  --resume           keep the files an interrupted or earlier run finished (same path and content)\n"
+                     "  --failures FILE    list the files that failed, each after a '#' line with its reason\n"
+                     "  --files-from LIST  also process the paths in LIST (one a line, '#' lines ignored; - for stdin)\n",
+                     &runBatch});
+        l.push_back({"merge", "glint-cli merge OUT.csv|- PART.csv...",
+                     "join the CSVs of batch --shard 1/N .. N/N into the CSV of the unsharded run", {}, &runMerge});
         return l;
     }();
     return list;

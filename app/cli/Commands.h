@@ -27,6 +27,7 @@ const std::vector<Command>& commands();
 int runInfo(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runBatch(const std::vector<std::string>& args);
+int runMerge(const std::vector<std::string>& args);
 int runKMax1dCommand(const std::vector<std::string>& args);
 std::string kmax1dHelp();
 // `glint-cli NAME IMAGE...` for an image algorithm: its options, the shared ones (--backend, --json,

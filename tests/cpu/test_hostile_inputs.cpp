@@ -555,7 +555,7 @@ private slots:
                  qPrintable(err));
         QVERIFY(!err.contains("notes.bin"));
         QVERIFY(!err.contains(".hidden"));
-        QCOMPARE(r.out.count('\n'), 3); // header + a.csv + b.csv
+        QCOMPARE(r.out.count('\n'), 5); // two comment lines (parameters, run), header + a.csv + b.csv
     }
 
     // Bounded memory: none of the above allocated what the files declare (gigabytes), neither in this

@@ -268,10 +268,11 @@ private slots:
         QCOMPARE(QString::fromStdString(asked["preset"].get<std::string>()), QStringLiteral("auto"));
         QCOMPARE(asked["k"].get<int>(), 3);
         const QStringList lines = QString::fromStdString(text).split('\n', Qt::SkipEmptyParts);
-        QVERIFY(lines[1].startsWith("path,") && lines[1].endsWith(",parameters"));
-        QCOMPARE(lines.size(), 5); // comment, header, three regions
+        QVERIFY(lines[1].startsWith("# batch: {")); // the run: shard, file list, load options
+        QVERIFY(lines[2].startsWith("path,") && lines[2].endsWith(",parameters,content_hash"));
+        QCOMPARE(lines.size(), 6); // two comments, header, three regions
         // Each row: the kind's preset and the measured bound.
-        const QString row = lines[2];
+        const QString row = lines[3].left(lines[3].lastIndexOf(','));
         const QString cell = row.mid(row.indexOf(",\"{") + 2).chopped(1).replace("\"\"", "\"");
         const Json resolved = Json::parse(cell.toStdString());
         QCOMPARE(QString::fromStdString(resolved["preset"].get<std::string>()), QStringLiteral("sky"));
