@@ -206,11 +206,11 @@ def unsharded_run(cli, inputs_dir, out):
     return result.stderr
 
 
-def check_parts(work, files, all_csv, log_glob):
+def check_parts(cli, work, files, all_csv, log_glob):
     parts = [os.path.join(work, "parts", f"part-{i}.csv") for i in range(1, SHARDS + 1)]
     for part in parts:
         check(os.path.isfile(part), f"{part} was not written; logs: {tail_logs(log_glob)}")
-    problems = compare(all_csv, parts)
+    problems = compare(cli, all_csv, parts)
     check(not problems, "the parts differ from the unsharded run: " + "; ".join(problems[:5]))
     # Each part holds the files at positions i-1, i-1+N, ... of the sorted list (--shard's split).
     for i, part in enumerate(parts, start=1):
@@ -249,7 +249,7 @@ def case_wait(cli, script, work, env, files, all_csv):
                          wait=True)
     log_glob = os.path.join(work, "logs", f"glint-test-{job}_*.log")
     check(status == 0, f"sbatch --wait: exit {status} (array {job}); logs: {tail_logs(log_glob)}")
-    check_parts(work, files, all_csv, log_glob)
+    check_parts(cli, work, files, all_csv, log_glob)
     check(open(os.path.join(work, "parts", "shards")).read().strip() == str(SHARDS), "parts/shards does not say 4")
     print(f"{ME}: wait: array {job} of {SHARDS} tasks, {cpus} CPUs each: the parts equal the unsharded run")
 
@@ -265,7 +265,7 @@ def case_poll(cli, script, work, env, files, all_csv):
         check(cpus == "1", f"task {job}_{task} ran on {cpus} CPUs, asked for 1")
     queued = run(["squeue", "-h", "-j", job, "-t", "PENDING,RUNNING"], timeout=30, env=env)
     check(queued.returncode == 0 and not queued.stdout.strip(), f"squeue still lists array {job}: {queued.stdout}")
-    parts = check_parts(work, files, all_csv, log_glob)
+    parts = check_parts(cli, work, files, all_csv, log_glob)
     print(f"{ME}: poll: array {job}, one CPU a task, all COMPLETED 0:0: the parts equal the unsharded run")
 
     before = {p: open(p, "rb").read() for p in parts}
