@@ -17,6 +17,7 @@ void initBackends() {
         registerCpuBackends();
 #if GLINT_HAVE_CUDA
         setCudaProbe(&cuda::probeDevice);
+        setCudaDeviceSelector(&cuda::selectDevice);
         cuda::registerCudaBackends();
 #endif
     });

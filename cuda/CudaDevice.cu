@@ -21,6 +21,7 @@ CudaDeviceInfo probeDevice() {
         info.reason = "no CUDA device";
         return info;
     }
+    info.deviceCount = count;
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
         cudaGetLastError();
@@ -47,6 +48,8 @@ CudaDeviceInfo probeDevice() {
     info.usable = true;
     return info;
 }
+
+void selectDevice(int device) { GLINT_CUDA_CHECK(cudaSetDevice(device)); }
 
 void throwCudaError(int code, const char* call, const char* file, int line) {
     const auto err = static_cast<cudaError_t>(code);

@@ -11,6 +11,8 @@ namespace glint::cuda {
 
 // Asks the runtime for device 0. Never throws: without a driver or device it says why in `reason`.
 CudaDeviceInfo probeDevice();
+// cudaSetDevice for the calling thread (checked).
+void selectDevice(int device);
 
 // Throws BackendUnavailable (out of memory, no device) or std::runtime_error (any other CUDA error)
 // with the failing call's text. Used through GLINT_CUDA_CHECK.

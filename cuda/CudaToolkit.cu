@@ -161,9 +161,12 @@ std::size_t MemoryBudget::releaseIdle(const Workspace* keep) {
 // ---- Workspace ----------------------------------------------------------------------------------------
 
 Workspace& Workspace::shared(const std::string& name, std::size_t minBytes) {
+    // One per device: a thread that selected another device (batch --devices) gets that device's buffers.
+    int device = 0;
+    GLINT_CUDA_CHECK(cudaGetDevice(&device));
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
-    Workspace*& w = b.shared[name];
+    Workspace*& w = b.shared[device == 0 ? name : name + " (device " + std::to_string(device) + ")"];
     if (!w) {
         w = new Workspace(name, minBytes, true);
         b.workspaces.push_back(w);

@@ -165,8 +165,8 @@ class MemoryBudget;
 // Named device buffers kept from run to run (cudaMalloc and cudaFree cost more than a small search):
 // get(name, bytes) returns the buffer of that name, grown when it is too small (the contents are not kept
 // then). Every workspace is counted in the process-wide MemoryBudget.
-//  - Workspace::shared(name): one workspace per algorithm for the whole process, used for one run at a
-//    time through a Lease. While no lease holds it, the budget may free its buffers for another
+//  - Workspace::shared(name): one workspace per algorithm and device (the calling thread's current one) for
+//    the whole process, used for one run at a time through a Lease. While no lease holds it, the budget may free its buffers for another
 //    algorithm's run (they are allocated again on next use). Never destroyed: freeing CUDA memory from a
 //    static destructor can run after the CUDA runtime has shut down; the driver reclaims it at exit.
 //  - Workspace(name): owned by one object (a solver) and freed with it; the budget never frees its

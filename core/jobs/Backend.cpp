@@ -2,6 +2,7 @@
 
 #include "core/util/EnumNames.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -127,7 +128,37 @@ bool autoPrefersCuda(bool cudaRegistered, double cpuMs) {
     return cudaDevice().usable;
 }
 
+namespace {
+thread_local int threadCap = 0; // ScopedCpuThreads' limit on this thread (0: none)
+std::function<void(int)>& deviceSelector() {
+    static std::function<void(int)> select;
+    return select;
+}
+} // namespace
+
+ScopedCpuThreads::ScopedCpuThreads(int limit) : previous_(threadCap) {
+    if (limit > 0) threadCap = limit;
+}
+
+ScopedCpuThreads::~ScopedCpuThreads() { threadCap = previous_; }
+
+void setCudaDeviceSelector(std::function<void(int)> select) { deviceSelector() = std::move(select); }
+
+void selectCudaDevice(int device) {
+    const CudaDeviceInfo& info = cudaDevice();
+    if (!info.usable || !deviceSelector()) throw BackendUnavailable("no usable CUDA device: " + info.reason);
+    if (device < 0 || device >= info.deviceCount)
+        throw BackendUnavailable("no CUDA device " + std::to_string(device) + " (this host has " +
+                                 std::to_string(info.deviceCount) + ")");
+    deviceSelector()(device);
+}
+
 int cpuThreadCount() {
+    const int all = allCpuThreads();
+    return threadCap > 0 ? std::min(threadCap, all) : all;
+}
+
+int allCpuThreads() {
     static const int count = [] {
         if (const char* env = std::getenv("GLINT_THREADS")) {
             const int n = std::atoi(env);

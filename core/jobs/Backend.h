@@ -32,6 +32,7 @@ struct CudaDeviceInfo {
     int multiprocessors = 0;
     int clockKHz = 0;          // peak SM clock, for the bench's computed floors
     std::size_t totalMemory = 0;
+    int deviceCount = 0;       // devices the runtime sees (the fields above are device 0's)
     std::string reason;        // why not usable, in words
 };
 
@@ -68,8 +69,29 @@ inline constexpr double kAutoWarmCpuMs = 0.25;
 // Waits for the probe only when the GPU might be chosen.
 bool autoPrefersCuda(bool cudaRegistered, double cpuMs);
 
-// Worker threads the CPU backends use (hardware concurrency, at least 1; GLINT_THREADS overrides).
+// Worker threads the CPU backends use (hardware concurrency, at least 1; GLINT_THREADS overrides), or
+// fewer on a thread that runs under a ScopedCpuThreads.
 int cpuThreadCount();
+// The process's CPU threads, whatever ScopedCpuThreads says.
+int allCpuThreads();
+// Caps cpuThreadCount() on the calling thread while it lives (batch runs one file per worker thread, each
+// with its share of the cores). limit <= 0 leaves it as it was.
+class ScopedCpuThreads {
+public:
+    explicit ScopedCpuThreads(int limit);
+    ~ScopedCpuThreads();
+    ScopedCpuThreads(const ScopedCpuThreads&) = delete;
+    ScopedCpuThreads& operator=(const ScopedCpuThreads&) = delete;
+
+private:
+    int previous_;
+};
+
+// Makes `device` (0 .. deviceCount - 1) the CUDA device of the calling thread: its runs use that GPU and
+// its own workspaces. Installed by the cuda library; throws BackendUnavailable without CUDA or for an
+// index the runtime does not have.
+void setCudaDeviceSelector(std::function<void(int)> select);
+void selectCudaDevice(int device);
 // "CPU, 2 threads" — the device string of the CPU backends.
 std::string cpuDeviceName();
 // Status-bar text: "CUDA: NVIDIA H100 80GB HBM3" or "CPU, 2 threads — no CUDA device".
