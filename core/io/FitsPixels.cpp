@@ -45,9 +45,10 @@ struct BlankTest {
     }
 };
 
-// A sample that cannot be read exactly: an infinity stored in the data, or a finite one that BSCALE and
-// BZERO turn into one. Glint refuses the file rather than report statistics of infinities (NaN stays the
-// blank, as FITS has it).
+// A sample that cannot be read exactly: a finite one that BSCALE and BZERO turn into an infinity. Glint
+// refuses the file rather than report statistics of infinities. (Infinities stored in a floating-point
+// image never get here: CFITSIO hands every IEEE special value over as undefined, so they become blanks
+// like NaN; the first branch is for a CFITSIO that would not.)
 [[noreturn]] void notFinite(const std::string& path, int width, std::size_t i, double raw) {
     const std::string where = "pixel (" + std::to_string(i % static_cast<std::size_t>(width) + 1) + ", " +
                               std::to_string(i / static_cast<std::size_t>(width) + 1) + ")";
