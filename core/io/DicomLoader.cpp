@@ -305,7 +305,21 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
         lo += intercept;
         hi += intercept;
     } else {
-        for (double& v : frame.values) v = v * slope + intercept;
+        // A slope or intercept that turns a stored value into an infinity (1e308 x 2) is damage: refused,
+        // naming the pixel, rather than measured.
+        if (!std::isfinite(intercept)) fail(path, "the DICOM file is damaged: Rescale Intercept is not a finite number");
+        for (std::size_t i = 0; i < frame.values.size(); ++i) {
+            const double stored = frame.values[i];
+            frame.values[i] = stored * slope + intercept;
+            if (std::isfinite(stored) && !std::isfinite(frame.values[i])) {
+                char text[96];
+                std::snprintf(text, sizeof text, "%.17g x %.17g + %.17g", stored, slope, intercept);
+                fail(path, "the DICOM file is damaged: Rescale Slope and Intercept overflow pixel (" +
+                               std::to_string(i % static_cast<std::size_t>(layout.columns)) + ", " +
+                               std::to_string(i / static_cast<std::size_t>(layout.columns)) + ") to infinity (" +
+                               text + ")");
+            }
+        }
         const long double a = lo * slope + intercept, b = hi * slope + intercept;
         lo = std::min(a, b);
         hi = std::max(a, b);

@@ -152,7 +152,8 @@ QByteArray dicomPreamble(const char* transferSyntax) {
 // An explicit-VR 8-bit image of 4 x 3 pixels, `samples` per pixel, labelled `photometric`, its pixels
 // 10, 20, ... (every sample of a pixel the same), with `before` inserted before the image module.
 QByteArray dicomImage(int samples, const QByteArray& photometric, const QByteArray& before = {},
-                      std::uint16_t bitsStored = 8, std::uint16_t pixelRepresentation = 0) {
+                      std::uint16_t bitsStored = 8, std::uint16_t pixelRepresentation = 0,
+                      const QByteArray& slope = {}) {
     QByteArray b = dicomPreamble(kExplicitLE);
     b += explicitElement(0x0008, 0x0016, "UI", "1.2.840.10008.5.1.4.1.1.7");
     b += explicitElement(0x0008, 0x0018, "UI", "1.2.3.4.5.6.7");
@@ -166,6 +167,10 @@ QByteArray dicomImage(int samples, const QByteArray& photometric, const QByteArr
     b += explicitElement(0x0028, 0x0101, "US", us(bitsStored));
     b += explicitElement(0x0028, 0x0102, "US", us(static_cast<std::uint16_t>(bitsStored - 1)));
     b += explicitElement(0x0028, 0x0103, "US", us(pixelRepresentation));
+    if (!slope.isEmpty()) {
+        b += explicitElement(0x0028, 0x1052, "DS", "0");
+        b += explicitElement(0x0028, 0x1053, "DS", slope);
+    }
     QByteArray pixels;
     for (int i = 0; i < 12; ++i)
         for (int s = 0; s < samples; ++s) pixels.append(static_cast<char>(10 * (i + 1)));
@@ -567,6 +572,15 @@ private slots:
         QFETCH(QByteArray, bytes);
         QFETCH(QStringList, parts);
         expectRefused(write(QString("pi_%1.dcm").arg(QTest::currentDataTag()).replace(' ', '_'), bytes), parts);
+    }
+
+    // Rescale Slope 1e307 over values 10..120: refused naming the first pixel that overflows (the second,
+    // 20 x 1e307); 1e306 keeps every value finite and is read.
+    void dicomRescaleOverflow() {
+        expectRefused(write("slope_1e307.dcm", dicomImage(1, "MONOCHROME2", {}, 8, 0, "1e307")),
+                      {"damaged: Rescale Slope and Intercept overflow pixel (1, 0) to infinity"});
+        const Image fine = loadImage(write("slope_1e306.dcm", dicomImage(1, "MONOCHROME2", {}, 8, 0, "1e306")).toStdString());
+        QCOMPARE(at(fine, 3, 2), 120.0 * 1e306);
     }
 
     void dicomGeneratorControl() {
