@@ -350,7 +350,9 @@ void textSeeds() {
     writeBytes(path("text", "spaces_negative.txt"), "  -1.5 2e3\t-3\n4 -5.25e-2 6\n");
     writeBytes(path("text", "semicolons_nan_comment.csv"), "# a comment\n1;nan;3\r\n\r\n4;5;NaN\r\n");
     writeBytes(path("text", "single_value.txt"), "42\n");
-    writeBytes(path("text", "hex_inf_edge.csv"), "0x1p3,1e308,-0\n.5,+7,1E-320\n");
+    // Decimal numbers at double's edges (hexadecimal, infinities and subnormals are refused since issue 35;
+    // text.dict feeds those forms to the fuzzer instead).
+    writeBytes(path("text", "hex_inf_edge.csv"), "1.7976931348623157e308,2.2250738585072014e-308,-0\n.5,+7,5.\n");
 }
 
 void detectSeeds() {

@@ -24,6 +24,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace glint {
 
@@ -104,6 +105,59 @@ DicomColour colourOf(const DicomFile& file, const std::string& path) {
     fail(path, "the Photometric Interpretation " + file.photometricName() + " is not supported");
 }
 
+// GDCM guesses a Photometric Interpretation it cannot read (from the samples per pixel), and takes one
+// that does not match the samples as it comes: either would turn a damaged file into a made-up image. The
+// value as written must be a defined term (PS3.3 C.7.6.3.1.2) with its number of samples. A file without
+// one (old ACR-NEMA files) keeps GDCM's reading.
+// An Image Pixel Module value as written (GDCM's pixel format is already "fixed": it derives Samples per
+// Pixel from the Photometric Interpretation, clamps Bits Stored and Pixel Representation); nothing when
+// absent or no number.
+std::optional<long> writtenNumber(const DicomFile& file, std::uint16_t element) {
+    const std::optional<std::string> text = file.value(0x0028, element);
+    if (!text || text->empty()) return std::nullopt;
+    char* end = nullptr;
+    const long v = std::strtol(text->c_str(), &end, 10);
+    if (end == text->c_str()) return std::nullopt;
+    return v;
+}
+
+// What no valid file has (PS3.3 C.7.6.3.1) is damage, and said so, before GDCM's repairs hide it.
+void checkPixelModule(const DicomFile& file, const std::string& path) {
+    const auto allocated = writtenNumber(file, 0x0100);
+    const auto stored = writtenNumber(file, 0x0101);
+    const auto high = writtenNumber(file, 0x0102);
+    const auto representation = writtenNumber(file, 0x0103);
+    if (representation && *representation != 0 && *representation != 1)
+        fail(path, "the DICOM file is damaged: Pixel Representation " + std::to_string(*representation) +
+                       " is neither 0 (unsigned) nor 1 (signed)");
+    if (allocated && stored && (*stored < 1 || *stored > *allocated))
+        fail(path, "the DICOM file is damaged: Bits Stored " + std::to_string(*stored) + " with Bits Allocated " +
+                       std::to_string(*allocated));
+    if (allocated && stored && high && (*high < *stored - 1 || *high >= *allocated))
+        fail(path, "the DICOM file is damaged: High Bit " + std::to_string(*high) + " with Bits Stored " +
+                       std::to_string(*stored) + " and Bits Allocated " + std::to_string(*allocated));
+}
+
+void checkPhotometric(const DicomFile& file, int samplesPerPixel, const std::string& path) {
+    if (const auto written = writtenNumber(file, 0x0002)) samplesPerPixel = static_cast<int>(*written);
+    const std::string written = file.rawText(0x0028, 0x0004);
+    if (written.empty()) return;
+    static const std::pair<const char*, int> terms[] = {
+        {"MONOCHROME1", 1}, {"MONOCHROME2", 1}, {"PALETTE COLOR", 1}, {"RGB", 3}, {"YBR_FULL", 3},
+        {"YBR_FULL_422", 3}, {"YBR_PARTIAL_422", 3}, {"YBR_PARTIAL_420", 3}, {"YBR_ICT", 3}, {"YBR_RCT", 3},
+        {"XYB", 3}, {"HSV", 3}, {"ARGB", 4}, {"CMYK", 4}};
+    for (const auto& [term, samples] : terms) {
+        if (written != term) continue;
+        if (samplesPerPixel != samples)
+            fail(path, "the DICOM file is damaged: Photometric Interpretation " + written + " with " +
+                           std::to_string(samplesPerPixel) + (samplesPerPixel == 1 ? " sample" : " samples") +
+                           " per pixel (" + written + " has " + std::to_string(samples) + ")");
+        return;
+    }
+    fail(path, "the DICOM file is damaged: Photometric Interpretation " + quotedToken(written, 40) +
+                   " is not a defined term (MONOCHROME1, MONOCHROME2, PALETTE COLOR, RGB, YBR_...)");
+}
+
 // Native pixel data shorter than the image needs (GDCM would pad them). Files that end inside their
 // pixel data are caught before, by checkDicomElementLengths.
 void checkNativeLength(const DicomFile& file, const DicomPixelLayout& layout, bool subsampled422, const std::string& path) {
@@ -160,7 +214,7 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     const long long columns = file.columns();
     const long long rows = file.rows();
     const long long frames = file.frames();
-    checkImageDimensions(columns, rows, "'" + path + "'");
+    checkImageDimensions(columns, rows, "'" + path + "' (Columns x Rows)");
     if (frames < 1 || frames > (1 << 20)) fail(path, "absurd Number of Frames (" + std::to_string(frames) + ")");
     // The stored format, before the lookup table of a palette image replaces it.
     const DicomPixelFormat storedFormat = file.storedFormat();
@@ -175,6 +229,8 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     if (tsUid.empty()) tsUid = "unknown";
     const DicomPhotometric pi = file.photometric();
     const bool palette = pi == DicomPhotometric::PaletteColour;
+    checkPixelModule(file, path);
+    checkPhotometric(file, storedFormat.samplesPerPixel, path);
 
     // Palette colour becomes RGB through GDCM's lookup-table filter, which then owns the pixels.
     if (palette && !file.applyPalette()) fail(path, "cannot apply the palette colour lookup table");
@@ -191,6 +247,9 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     layout.isSigned = pf.pixelRepresentation == 1;
     // GDCM asserts on a Pixel Representation it does not know (found by fuzz_detect).
     const std::optional<bool> floatingPoint = file.floatingPoint();
+    if (!floatingPoint && pf.pixelRepresentation != 0 && pf.pixelRepresentation != 1)
+        fail(path, "the DICOM file is damaged: Pixel Representation " + std::to_string(pf.pixelRepresentation) +
+                       " is neither 0 (unsigned) nor 1 (signed)");
     if (!floatingPoint)
         fail(path, "unsupported pixel format (Pixel Representation " + std::to_string(pf.pixelRepresentation) +
                        ", Bits Allocated " + std::to_string(pf.bitsAllocated) + ")");
@@ -246,7 +305,21 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
         lo += intercept;
         hi += intercept;
     } else {
-        for (double& v : frame.values) v = v * slope + intercept;
+        // A slope or intercept that turns a stored value into an infinity (1e308 x 2) is damage: refused,
+        // naming the pixel, rather than measured.
+        if (!std::isfinite(intercept)) fail(path, "the DICOM file is damaged: Rescale Intercept is not a finite number");
+        for (std::size_t i = 0; i < frame.values.size(); ++i) {
+            const double stored = frame.values[i];
+            frame.values[i] = stored * slope + intercept;
+            if (std::isfinite(stored) && !std::isfinite(frame.values[i])) {
+                char text[96];
+                std::snprintf(text, sizeof text, "%.17g x %.17g + %.17g", stored, slope, intercept);
+                fail(path, "the DICOM file is damaged: Rescale Slope and Intercept overflow pixel (" +
+                               std::to_string(i % static_cast<std::size_t>(layout.columns)) + ", " +
+                               std::to_string(i / static_cast<std::size_t>(layout.columns)) + ") to infinity (" +
+                               text + ")");
+            }
+        }
         const long double a = lo * slope + intercept, b = hi * slope + intercept;
         lo = std::min(a, b);
         hi = std::max(a, b);

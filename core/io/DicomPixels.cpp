@@ -88,17 +88,22 @@ void checkLayout(const DicomPixelLayout& l, const std::string& path) {
     const std::string format = "Bits Allocated " + std::to_string(l.bitsAllocated) + ", Bits Stored " +
                                std::to_string(l.bitsStored) + ", High Bit " + std::to_string(l.highBit) +
                                ", Samples per Pixel " + std::to_string(l.samplesPerPixel);
-    const bool integerOk = (l.bitsAllocated == 1 || l.bitsAllocated == 8 || l.bitsAllocated == 16 ||
-                            l.bitsAllocated == 32) &&
-                           l.bitsStored >= 1 && l.bitsStored <= l.bitsAllocated && l.highBit >= l.bitsStored - 1 &&
-                           l.highBit < l.bitsAllocated;
-    const bool floatOk = l.bitsAllocated == 32 || l.bitsAllocated == 64;
-    if (!(l.isFloat ? floatOk : integerOk)) fail(path, "unsupported pixel format (" + format + ")");
+    // What no valid file has (PS3.3 C.7.6.3.1) is damage, and said so; what is valid but not read here is
+    // unsupported.
+    const bool integerValid = l.bitsAllocated >= 1 && l.bitsStored >= 1 && l.bitsStored <= l.bitsAllocated &&
+                              l.highBit >= l.bitsStored - 1 && l.highBit < l.bitsAllocated;
+    const bool floatValid = l.bitsAllocated == 32 || l.bitsAllocated == 64;
+    if (!(l.isFloat ? floatValid : integerValid) || l.samplesPerPixel < 1)
+        fail(path, "the DICOM file is damaged: an impossible pixel format (" + format + ")");
+    const bool integerOk = l.bitsAllocated == 1 || l.bitsAllocated == 8 || l.bitsAllocated == 16 || l.bitsAllocated == 32;
+    if (!l.isFloat && !integerOk) fail(path, "unsupported pixel format (" + format + ")");
     if (l.samplesPerPixel != 1 && l.samplesPerPixel != 3) fail(path, "unsupported pixel format (" + format + ")");
     if (l.samplesPerPixel == 3 && (l.isFloat || l.bitsAllocated == 1))
         fail(path, "unsupported colour pixel format (" + format + ")");
+    if (l.samplesPerPixel == 3 && l.colour == DicomColour::Monochrome)
+        fail(path, "the DICOM file is damaged: a monochrome Photometric Interpretation with 3 samples per pixel");
     if (l.samplesPerPixel == 1 && l.colour != DicomColour::Monochrome)
-        fail(path, "a colour Photometric Interpretation with one sample per pixel");
+        fail(path, "the DICOM file is damaged: a colour Photometric Interpretation with one sample per pixel");
 }
 
 } // namespace

@@ -290,11 +290,16 @@ Image loadFitsUnguarded(const std::string& path, const LoadOptions& options) {
     if (status) failCfitsio(path, "corrupt image header", status);
 
     const std::string where = "'" + path + "' HDU " + std::to_string(chosen->index);
-    checkImageDimensions(axes[0], axes.size() > 1 ? axes[1] : 1, where);
+    checkImageDimensions(axes[0], axes.size() > 1 ? axes[1] : 1, where + " (NAXIS1 x NAXIS2)");
     long double planes = 1;
-    for (std::size_t k = 2; k < axes.size(); ++k) planes *= static_cast<long double>(axes[k]);
+    std::string planeAxes;
+    for (std::size_t k = 2; k < axes.size(); ++k) {
+        planes *= static_cast<long double>(axes[k]);
+        planeAxes += (planeAxes.empty() ? "NAXIS" : " x NAXIS") + std::to_string(k + 1) + " = " + std::to_string(axes[k]);
+    }
     if (planes > static_cast<long double>(std::numeric_limits<int>::max()))
-        fail(path, "HDU " + std::to_string(chosen->index) + " has absurd dimensions (more than 2^31 planes)");
+        fail(path, "HDU " + std::to_string(chosen->index) + " has absurd dimensions (" + planeAxes +
+                       ": more than 2^31 planes)");
     const int planeCount = static_cast<int>(planes);
     if (options.plane < 0 || options.plane >= planeCount)
         fail(path, "plane " + std::to_string(options.plane) + " is out of range (HDU " + std::to_string(chosen->index) +
@@ -340,8 +345,9 @@ Image loadFitsUnguarded(const std::string& path, const LoadOptions& options) {
 
 Image loadFits(const std::string& path, const LoadOptions& options) {
     checkInputFile(path);
-    // Keywords CFITSIO would divide by are checked first; the SIGFPE guard below is the last resort.
-    checkFitsCompressionKeywords(path);
+    // Every header is checked first (axes, sizes, scale factors, SIP orders, keywords CFITSIO would
+    // divide by); the SIGFPE guard below is the last resort.
+    checkFitsHeaders(path);
     std::unique_lock<std::mutex> serial(cfitsioMutex(), std::defer_lock);
     if (!fits_is_reentrant()) serial.lock();
     StderrSilencer quiet;

@@ -7,6 +7,7 @@
 #include <fitsio.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -44,10 +45,27 @@ struct BlankTest {
     }
 };
 
+// A sample that cannot be read exactly: a finite one that BSCALE and BZERO turn into an infinity. Glint
+// refuses the file rather than report statistics of infinities. (Infinities stored in a floating-point
+// image never get here: CFITSIO hands every IEEE special value over as undefined, so they become blanks
+// like NaN; the first branch is for a CFITSIO that would not.)
+[[noreturn]] void notFinite(const std::string& path, int width, std::size_t i, double raw) {
+    const std::string where = "pixel (" + std::to_string(i % static_cast<std::size_t>(width) + 1) + ", " +
+                              std::to_string(i / static_cast<std::size_t>(width) + 1) + ")";
+    if (std::isinf(raw))
+        fail(path, "the image holds an infinite value at FITS " + where +
+                       " (only NaN may mark an undefined pixel; infinities cannot be measured)");
+    char value[40];
+    std::snprintf(value, sizeof value, "%.17g", raw);
+    fail(path, "BSCALE and BZERO overflow the value " + std::string(value) + " at FITS " + where +
+                   " to infinity (the scaling is damaged)");
+}
+
 // Converts in place when the type does not change, so that a large image is held once, not twice; the
 // blank mask is only allocated when a blank turns up.
 template <class T, class Raw, class F>
-Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<Raw>& isBlank, F&& convert) {
+Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<Raw>& isBlank, const std::string& path,
+                 F&& convert) {
     std::vector<T> samples;
     if constexpr (std::is_same_v<T, Raw>) samples = std::move(raw);
     else samples.resize(raw.size());
@@ -63,11 +81,13 @@ Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<R
             continue;
         }
         samples[i] = static_cast<T>(convert(v));
-        if constexpr (std::numeric_limits<T>::has_quiet_NaN)
+        if constexpr (std::numeric_limits<T>::has_quiet_NaN) {
+            if (std::isinf(samples[i])) notFinite(path, width, i, static_cast<double>(v));
             if (std::isnan(samples[i])) {
                 if (blank.empty()) blank.assign(samples.size(), 0);
                 blank[i] = 1;
             }
+        }
     }
     std::vector<Raw>().swap(raw);
     Image image = Image::fromSamples<T>(width, height, std::move(samples));
@@ -77,10 +97,10 @@ Image buildImage(int width, int height, std::vector<Raw>& raw, const BlankTest<R
 
 template <class Raw>
 Image toPhysical(int width, int height, std::vector<Raw> raw, const BlankTest<Raw>& isBlank, double bscale,
-                 double bzero) {
+                 double bzero, const std::string& path) {
     const bool identity = bscale == 1.0 && bzero == 0.0;
     if constexpr (std::is_floating_point_v<Raw>) {
-        if (identity) return buildImage<Raw>(width, height, raw, isBlank, [](Raw v) { return v; });
+        if (identity) return buildImage<Raw>(width, height, raw, isBlank, path, [](Raw v) { return v; });
     } else {
         if (bscale == 1.0 && bzero == std::nearbyint(bzero)) {
             const long double z = bzero;
@@ -91,13 +111,13 @@ Image toPhysical(int width, int height, std::vector<Raw> raw, const BlankTest<Ra
                 const std::int64_t offset = static_cast<std::int64_t>(z);
                 const auto shifted = [offset](Raw v) { return static_cast<std::int64_t>(v) + offset; };
                 switch (*type) {
-                case SampleType::UInt8: return buildImage<std::uint8_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int8: return buildImage<std::int8_t>(width, height, raw, isBlank, shifted);
-                case SampleType::UInt16: return buildImage<std::uint16_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int16: return buildImage<std::int16_t>(width, height, raw, isBlank, shifted);
-                case SampleType::UInt32: return buildImage<std::uint32_t>(width, height, raw, isBlank, shifted);
-                case SampleType::Int32: return buildImage<std::int32_t>(width, height, raw, isBlank, shifted);
-                default: return buildImage<std::int64_t>(width, height, raw, isBlank, shifted);
+                case SampleType::UInt8: return buildImage<std::uint8_t>(width, height, raw, isBlank, path, shifted);
+                case SampleType::Int8: return buildImage<std::int8_t>(width, height, raw, isBlank, path, shifted);
+                case SampleType::UInt16: return buildImage<std::uint16_t>(width, height, raw, isBlank, path, shifted);
+                case SampleType::Int16: return buildImage<std::int16_t>(width, height, raw, isBlank, path, shifted);
+                case SampleType::UInt32: return buildImage<std::uint32_t>(width, height, raw, isBlank, path, shifted);
+                case SampleType::Int32: return buildImage<std::int32_t>(width, height, raw, isBlank, path, shifted);
+                default: return buildImage<std::int64_t>(width, height, raw, isBlank, path, shifted);
                 }
             }
             // BITPIX 64 with an offset (the unsigned 64-bit convention, BZERO = 2^63): int64 when the
@@ -108,16 +128,16 @@ Image toPhysical(int width, int height, std::vector<Raw> raw, const BlankTest<Ra
                 fits = isBlank(raw[i]) || (v >= -9223372036854775808.0L && v <= 9223372036854775807.0L);
             }
             if (fits)
-                return buildImage<std::int64_t>(width, height, raw, isBlank, [z](Raw v) {
+                return buildImage<std::int64_t>(width, height, raw, isBlank, path, [z](Raw v) {
                     return static_cast<std::int64_t>(static_cast<long double>(v) + z);
                 });
-            return buildImage<double>(width, height, raw, isBlank, [z](Raw v) {
+            return buildImage<double>(width, height, raw, isBlank, path, [z](Raw v) {
                 return static_cast<double>(static_cast<long double>(v) + z);
             });
         }
     }
     // Any other scaling: double, computed as the FITS standard and astropy do (raw * BSCALE + BZERO).
-    return buildImage<double>(width, height, raw, isBlank,
+    return buildImage<double>(width, height, raw, isBlank, path,
                               [bscale, bzero](Raw v) { return static_cast<double>(v) * bscale + bzero; });
 }
 
@@ -137,7 +157,7 @@ Image readPlane(fitsfile* f, const std::string& path, int bitpix, const std::vec
     // Reads the plane as `Raw` samples (CFITSIO's `datatype`) and scales them (a float's blanks are its NaN).
     const auto physical = [&]<class Raw>(Raw, int datatype) {
         return toPhysical(width, height, readRaw<Raw>(f, datatype, first, n, path), BlankTest<Raw>{blank}, bscale,
-                          bzero);
+                          bzero, path);
     };
     switch (bitpix) {
     case BYTE_IMG: return physical(std::uint8_t{}, TBYTE);

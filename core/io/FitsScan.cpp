@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace glint {
@@ -17,9 +18,12 @@ namespace glint {
 namespace {
 
 constexpr std::uint64_t kBlock = 2880;
+constexpr long long kMaxImageAxes = 9;
+constexpr long long kMaxSipOrder = 9;
 
 struct Header {
     std::map<std::string, std::string> values; // keyword -> value text (strings unquoted and trimmed)
+    std::set<std::string> columns;             // a table's TTYPEn names
     bool complete = false;
 };
 
@@ -68,7 +72,10 @@ Header readHeader(const InputFile& file, std::uint64_t offset, std::uint64_t& ne
                 next = at;
                 return h;
             }
-            if (!key.empty() && card.compare(8, 2, "= ") == 0 && !h.values.count(key)) h.values[key] = cardValue(card);
+            if (!key.empty() && card.compare(8, 2, "= ") == 0 && !h.values.count(key)) {
+                h.values[key] = cardValue(card);
+                if (key.compare(0, 5, "TTYPE") == 0) h.columns.insert(h.values[key]);
+            }
         }
     }
     return h;
@@ -124,11 +131,49 @@ class Checker {
 public:
     Checker(const std::string& path, int hdu, const Header& h) : path_(path), hdu_(hdu), h_(h) {}
 
-    [[noreturn]] void bad(const std::string& key, const std::string& why) const {
+    [[noreturn]] void bad(const std::string& key, const std::string& why, const char* what = "compressed image") const {
         const auto it = h_.values.find(key);
         const std::string value = it == h_.values.end() ? std::string("missing") : "= " + quotedToken(it->second, 30);
-        throw InputError("cannot open '" + path_ + "': HDU " + std::to_string(hdu_) + " is a damaged compressed image: " +
+        throw InputError("cannot open '" + path_ + "': HDU " + std::to_string(hdu_) + " is a damaged " + what + ": " +
                          key + " " + value + " (" + why + ")");
+    }
+
+    // The keywords every HDU must get right before CFITSIO reads them (FITS 4.0, 4.4.1).
+    void checkStructure() const {
+        const bool image = hdu_ == 0 || text(h_, "XTENSION") == "IMAGE";
+        const char* what = image ? "image header" : "extension header";
+        const auto bitpix = integer(h_, "BITPIX");
+        if (!bitpix || (*bitpix != 8 && *bitpix != 16 && *bitpix != 32 && *bitpix != 64 && *bitpix != -32 &&
+                        *bitpix != -64))
+            bad("BITPIX", "must be 8, 16, 32, 64, -32 or -64", what);
+        const auto naxis = integer(h_, "NAXIS");
+        if (!naxis || *naxis < 0 || *naxis > 999) bad("NAXIS", "must be a whole number from 0 to 999", what);
+        if (image && *naxis > kMaxImageAxes && text(h_, "GROUPS") != "T")
+            bad("NAXIS", "an image of more than " + std::to_string(kMaxImageAxes) + " axes; CFITSIO reads at most 9",
+                what);
+        long double product = 1;
+        for (long long k = 1; k <= *naxis; ++k) {
+            const std::string axis = "NAXIS" + std::to_string(k);
+            const auto n = integer(h_, axis);
+            if (!n || *n < 0) bad(axis, "an axis length must be a whole number, 0 or more", what);
+            product *= static_cast<long double>(*n);
+        }
+        // 2^60 bytes is far beyond any file; beyond it the sizes CFITSIO computes in 64 bits may wrap.
+        if (product * static_cast<long double>(std::abs(*bitpix) / 8) > 1.0e18L)
+            bad("NAXIS" + std::to_string(*naxis), "the axes' product overflows the data size", what);
+        for (const char* key : {"BSCALE", "BZERO"}) {
+            if (!h_.values.count(key) || h_.values.at(key).empty()) continue;
+            const auto v = number(h_, key);
+            if (!v || !std::isfinite(*v)) bad(key, "must be a finite number", what);
+            if (std::string(key) == "BSCALE" && *v == 0) bad(key, "a scale of 0 makes every pixel the same value", what);
+        }
+        for (const char* key : {"A_ORDER", "B_ORDER", "AP_ORDER", "BP_ORDER"}) {
+            if (!h_.values.count(key) || h_.values.at(key).empty()) continue; // an undefined value: no SIP
+            const auto v = integer(h_, key);
+            if (!v || *v < 0 || *v > kMaxSipOrder)
+                bad(key, "a SIP distortion order must be a whole number from 0 to " + std::to_string(kMaxSipOrder),
+                    what);
+        }
     }
 
     void run() const {
@@ -137,7 +182,8 @@ public:
                          *zbitpix != -64))
             bad("ZBITPIX", "must be 8, 16, 32, 64, -32 or -64");
         const auto znaxis = integer(h_, "ZNAXIS");
-        if (!znaxis || *znaxis < 1 || *znaxis > 999) bad("ZNAXIS", "must be from 1 to 999");
+        if (!znaxis || *znaxis < 1 || *znaxis > kMaxImageAxes)
+            bad("ZNAXIS", "must be from 1 to " + std::to_string(kMaxImageAxes) + "; CFITSIO reads at most 9 axes");
         long double tilePixels = 1;
         for (long long k = 1; k <= *znaxis; ++k) {
             const std::string axis = "ZNAXIS" + std::to_string(k);
@@ -153,6 +199,10 @@ public:
             }
         }
         if (tilePixels > static_cast<long double>(1LL << 31)) bad("ZTILE1", "tiles of more than 2^31 pixels");
+        long double imagePixels = 1;
+        for (long long k = 1; k <= *znaxis; ++k)
+            imagePixels *= static_cast<long double>(*integer(h_, "ZNAXIS" + std::to_string(k)));
+        if (imagePixels * 8 > 1.0e18L) bad("ZNAXIS" + std::to_string(*znaxis), "the axes' product overflows the data size");
 
         const std::string quantize = text(h_, "ZQUANTIZ");
         if (quantize == "SUBTRACTIVE_DITHER_1" || quantize == "SUBTRACTIVE_DITHER_2") {
@@ -164,6 +214,16 @@ public:
         }
 
         const std::string type = text(h_, "ZCMPTYPE");
+        // RICE, PLIO and HCOMPRESS store integers. Floating-point data reach them only quantised, with a
+        // ZSCALE and ZZERO per tile (columns) or per image (keywords); without them the tiles hold plain
+        // integers that CFITSIO would hand over as float bit patterns (denormals).
+        const bool integerOnly = type == "RICE_1" || type == "RICE_ONE" || type == "PLIO_1" || type == "HCOMPRESS_1";
+        if (integerOnly && *zbitpix < 0) {
+            const auto has = [&](const char* name) { return h_.columns.count(name) || h_.values.count(name); };
+            if (!has("ZSCALE") || !has("ZZERO"))
+                bad("ZBITPIX", type + " stores integers: floating-point tiles need ZSCALE and ZZERO, which are missing");
+        }
+        if (type == "PLIO_1" && *zbitpix == 64) bad("ZBITPIX", "PLIO_1 holds integers of at most 24 bits");
         for (int i = 1; i <= 999; ++i) {
             const std::string nameKey = "ZNAME" + std::to_string(i);
             if (!h_.values.count(nameKey)) break;
@@ -192,7 +252,7 @@ private:
 
 } // namespace
 
-void checkFitsCompressionKeywords(const std::string& path) {
+void checkFitsHeaders(const std::string& path) {
     const InputFile file(path);
     std::uint64_t offset = 0;
     for (int hdu = 0; hdu < 100000 && offset < file.size(); ++hdu) {
@@ -200,7 +260,10 @@ void checkFitsCompressionKeywords(const std::string& path) {
         const Header h = readHeader(file, offset, dataStart);
         if (!h.complete) return;
         if (hdu > 0 && h.values.count("XTENSION") == 0) return;
-        if (text(h, "ZIMAGE") == "T" && text(h, "XTENSION") == "BINTABLE") Checker(path, hdu, h).run();
+        if (hdu == 0 && h.values.count("SIMPLE") == 0) return;
+        const Checker checker(path, hdu, h);
+        checker.checkStructure();
+        if (text(h, "ZIMAGE") == "T" && text(h, "XTENSION") == "BINTABLE") checker.run();
         const auto bytes = dataBytes(h);
         if (!bytes) return;
         offset = dataStart + *bytes;

@@ -11,7 +11,9 @@ namespace glint {
 
 namespace {
 
-// Calls fn(v) for every sample that is neither blank nor NaN, in storage order.
+// Calls fn(v) for every sample that is neither blank nor NaN nor infinite, in storage order. Infinities
+// are no measurement (the FITS, DICOM and CSV loaders refuse them; an image made otherwise may hold
+// them): they are left out of every statistic alike, as blanks are, so that a median or a mean is never inf.
 template <class Fn>
 void forEachValue(const Image& image, Fn&& fn) {
     image.visit([&](const auto* p) {
@@ -19,7 +21,7 @@ void forEachValue(const Image& image, Fn&& fn) {
         for (std::size_t i = 0; i < n; ++i) {
             if (image.isBlank(i)) continue;
             const double v = static_cast<double>(p[i]);
-            if (!std::isnan(v)) fn(v);
+            if (std::isfinite(v)) fn(v);
         }
     });
 }

@@ -1,4 +1,5 @@
-// Summary statistics over the non-blank pixels of an image (info, pivots, display limits).
+// Summary statistics over the non-blank pixels of an image (info, pivots, display limits). NaN and ±inf
+// samples count as blank here: every function below leaves them out alike.
 #pragma once
 
 #include "core/io/Image.h"
@@ -9,7 +10,7 @@
 namespace glint {
 
 struct ImageStats {
-    std::size_t count = 0; // non-blank pixels
+    std::size_t count = 0; // non-blank, finite pixels
     double min = 0.0;
     double max = 0.0;
     double mean = 0.0;     // computed in long double, exact to double rounding
@@ -24,7 +25,7 @@ double percentile(const Image& image, double p);
 // The same, over a prepared list of values (which it reorders).
 double percentileOf(std::vector<double>& values, double p);
 
-// The non-blank values in storage order.
+// The non-blank, finite values in storage order.
 std::vector<double> nonBlankValues(const Image& image);
 
 } // namespace glint

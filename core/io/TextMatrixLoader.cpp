@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 
 namespace glint {
@@ -18,6 +19,38 @@ namespace glint {
 namespace {
 
 bool isSeparator(char c) { return c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\r'; }
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A decimal number as people write it: [+-] digits [. digits] [e|E [+-] digits], or [+-] . digits [...].
+// strtod reads more (hexadecimal "0x1p3", "inf", "infinity", "nan(...)"), and C strings end at a NUL
+// ("5\0junk" read as 5); those are refused. NaN, any case, stays the blank.
+bool isDecimal(const std::string& t) {
+    std::size_t i = 0;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    std::size_t digits = 0;
+    while (i < t.size() && isDigit(t[i])) ++i, ++digits;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        while (i < t.size() && isDigit(t[i])) ++i, ++digits;
+    }
+    if (digits == 0) return false;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        std::size_t exponent = 0;
+        while (i < t.size() && isDigit(t[i])) ++i, ++exponent;
+        if (exponent == 0) return false;
+    }
+    return i == t.size();
+}
+
+bool isNan(const std::string& t) {
+    std::size_t i = t.size() == 4 && (t[0] == '+' || t[0] == '-') ? 1 : 0;
+    if (t.size() - i != 3) return false;
+    const auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); };
+    return lower(t[i]) == 'n' && lower(t[i + 1]) == 'a' && lower(t[i + 2]) == 'n';
+}
 
 } // namespace
 
@@ -49,15 +82,25 @@ Image loadTextMatrix(const std::string& path) {
             const char* tokenStart = p;
             while (p < end && !isSeparator(*p)) ++p;
             const std::string token(tokenStart, p);
-            char* parsedEnd = nullptr;
-            errno = 0;
-            const double v = std::strtod(token.c_str(), &parsedEnd);
-            if (parsedEnd == token.c_str() || *parsedEnd != '\0')
-                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": " + quotedToken(token) +
-                                 " is not a number");
-            if (std::isinf(v))
-                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": " + quotedToken(token) +
-                                 " is out of range");
+            // "'path' line 7: '0x10' is not a number (row 3, column 2: decimal notation only)"
+            const auto refuse = [&](const std::string& what, const std::string& why) {
+                throw InputError("'" + path + "' line " + std::to_string(lineNumber) + ": " + quotedToken(token) + " " +
+                                 what + " (row " + std::to_string(height + 1) + ", column " + std::to_string(count + 1) +
+                                 ": " + why + ")");
+            };
+            double v = std::numeric_limits<double>::quiet_NaN();
+            if (!isNan(token)) {
+                if (!isDecimal(token)) refuse("is not a number", "decimal notation only");
+                errno = 0;
+                char* parsedEnd = nullptr;
+                v = std::strtod(token.c_str(), &parsedEnd);
+                if (parsedEnd != token.c_str() + token.size()) refuse("is not a number", "decimal notation only");
+                // Beyond double's range, or so small that it is lost or loses digits (below 2.2e-308):
+                // the value would not be what the file says.
+                if (errno == ERANGE || std::isinf(v))
+                    refuse("is out of range", std::string(std::isinf(v) || std::fabs(v) > 1.0 ? "overflows" : "underflows") +
+                                                  " a double, whose magnitudes run from 2.2e-308 to 1.8e308");
+            }
             values.push_back(v);
             ++count;
             // One long line is checked as it grows too, not only when it ends.

@@ -90,6 +90,31 @@ void sanitiseForWcslib(std::string& text) {
     }
 }
 
+// SIP distortions (Shupe et al. 2005) of orders above 9 are unheard of; wcslib takes an order of 2^31 - 1
+// at its word and allocates and sums (order + 1)^2 terms. A header with one is no usable WCS (the FITS
+// loader refuses such a file before this, naming the card; other headers simply have no WCS).
+constexpr long kMaxSipOrder = 9;
+
+bool sipOrdersSane(const std::string& text, int cardCount) {
+    for (int i = 0; i < cardCount; ++i) {
+        const std::string card = text.substr(static_cast<std::size_t>(i) * 80, 80);
+        for (const char* key : {"A_ORDER ", "B_ORDER ", "AP_ORDER", "BP_ORDER"}) {
+            const std::string k = key;
+            if (card.compare(0, k.size(), k) != 0 || card.find_first_not_of(' ', k.size()) < 8 || card[8] != '=')
+                continue;
+            const std::string value = card.substr(10, card.find('/', 10) == std::string::npos ? std::string::npos
+                                                                                             : card.find('/', 10) - 10);
+            char* end = nullptr;
+            const long order = std::strtol(value.c_str(), &end, 10);
+            if (end == value.c_str() || value.find_first_not_of(' ', static_cast<std::size_t>(end - value.c_str())) !=
+                                            std::string::npos ||
+                order < 0 || order > kMaxSipOrder)
+                return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 Wcs::Wcs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -100,6 +125,7 @@ std::shared_ptr<const Wcs> Wcs::fromHeader(const std::string& header, int cardCo
     auto impl = std::make_unique<Impl>();
     std::string text = header.substr(0, static_cast<std::size_t>(cardCount) * 80);
     sanitiseForWcslib(text);
+    if (!sipOrdersSane(text, cardCount)) return nullptr;
     {
         std::lock_guard lock(parserMutex());
         int rejected = 0;
