@@ -3,6 +3,7 @@
 // through a progress journal (app/cli/BatchJournal.h), --failures and --files-from for reruns.
 #include "core/algo/Algorithm.h"
 #include "app/cli/BatchJournal.h"
+#include "app/cli/BatchWorkers.h"
 #include "app/cli/Commands.h"
 #include "core/export/CsvTable.h"
 #include "core/io/ImageLoader.h"
@@ -13,6 +14,8 @@
 #include "core/util/InputFile.h"
 #include "core/params/ParamsFile.h"
 #include "core/util/Printable.h"
+#include "core/util/ImageBudget.h"
+#include "core/util/StderrSilencer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -33,7 +36,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string> kSharedOptions = {"--algo",  "--out",    "--shard",    "--hdu",      "--plane",
-                                              "--frame", "--backend", "--params", "--failures", "--files-from"};
+                                              "--frame", "--backend", "--params", "--failures", "--files-from",
+                                              "--jobs",  "--devices"};
 
 // One file's rows (a row per region, trace or component) or an exception for a bad file.
 using FileRunner = std::function<void(const std::string& path, const Image& image, CsvTable& table)>;
@@ -360,19 +364,73 @@ int runBatch(const std::vector<std::string>& args) {
     std::string lastUsageError;
     std::vector<std::pair<std::string, std::string>> failed;
     auto warn = [&](const std::string& path, const std::string& message) {
-        if (tty) std::cerr << "\r\033[K";
-        // One printable line per file, whatever the path and the message hold.
-        std::cerr << "glint-cli: batch: failed '" << printableMessage(path, 200) << "': " << printableMessage(message, 300)
-                  << "\n";
+        // One printable line per file, whatever the path and the message hold (to the real stderr, also while
+        // a worker's decoder has it silenced).
+        writeStderr(std::string(tty ? "\r\033[K" : "") + "glint-cli: batch: failed '" + printableMessage(path, 200) +
+                    "': " + printableMessage(message, 300) + "\n");
         failed.emplace_back(path, message);
         ++warnings;
     };
     for (const auto& [arg, message] : inputs.bad) warn(arg, message);
+    // Files in flight: each worker decodes and runs one file (with its share of the cores), the GPU's part of
+    // a file overlaps the CPU parts of others, and this thread takes the outcomes in file order (progress,
+    // warnings, the journal), so the output is the same as one file at a time.
+    const BatchWorkers plan = batchWorkers(a, backend, *algoName, mine);
     double lastProgress = 0;
     const double loopStart = clockNow();
     std::vector<const JournalRecord*> results(mine.size(), nullptr);
     std::vector<JournalRecord> fresh(mine.size());
-    for (std::size_t k = 0; k < mine.size(); ++k) {
+    struct Outcome {
+        enum Kind { Skipped, Reused, Ran } kind = Ran;
+        JournalRecord record;
+        bool usageFailure = false;
+    };
+    MemoryGate gate(maxImageBytes());
+    auto produce = [&](std::size_t k, int) {
+        const std::string& path = mine[k];
+        Outcome out;
+        JournalRecord& record = out.record;
+        record.path = path;
+        try {
+            if (folderFiles.count(path)) {
+                // Inside a folder only the files Glint can open count; others are not input at all.
+                const FileFormat format = detectFileFormat(path);
+                if (format == FileFormat::Unknown || format == FileFormat::Jpeg2000) {
+                    out.kind = Outcome::Skipped;
+                    return out;
+                }
+            }
+            const std::uint64_t before = fileContentHash(path);
+            record.hash = hashHex(before);
+            const auto old = earlier.find(path);
+            if (old != earlier.end() && old->second.hash == record.hash) {
+                out.kind = Outcome::Reused;
+                return out;
+            }
+            const Image image = loadImage(path, load);
+            // The working copies of several files at once stay within the one-image budget (a file alone may
+            // take all of it; then it runs alone).
+            const MemoryGate::Hold hold(gate, static_cast<std::uint64_t>(image.width()) * image.height() *
+                                                  (kWorkBytesPerPixel + 8));
+            CsvTable table(fileHeader);
+            algo.run(path, image, table);
+            if (fileContentHash(path) != before) throw InputError("changed while being read");
+            for (const auto& row : table.rows()) record.rows.emplace_back(row.begin() + 1, row.end());
+        } catch (const InputError& e) {
+            record.failed = true;
+            record.reason = e.what();
+        } catch (const UsageError& e) {
+            // Parameters that do not fit this file (an ROI outside a smaller image, say).
+            record.failed = true;
+            record.reason = e.what();
+            out.usageFailure = true;
+        } catch (const std::bad_alloc&) {
+            record.failed = true;
+            record.reason = "out of memory";
+        }
+        return out;
+    };
+    auto consume = [&](std::size_t k, Outcome&& out) {
         const std::string& path = mine[k];
         if (tty && (clockNow() - lastProgress >= 0.25 || k == 0)) {
             // One line rewritten in place: files done of all, the rate of this run and the time left.
@@ -384,57 +442,38 @@ int runBatch(const std::vector<std::string>& args) {
                 line += ", " + formatDecimals(rate, rate < 10 ? 2 : 1) + " files/s, " +
                         seconds(static_cast<double>(mine.size() - k) / rate) + " left";
             }
-            std::cerr << "\r\033[K" << line << "  " << printableMessage(shortName(path), 80) << std::flush;
+            writeStderr("\r\033[K" + line + "  " + printableMessage(shortName(path), 80));
         }
+        if (out.kind == Outcome::Skipped) {
+            ++skipped;
+            return;
+        }
+        if (out.kind == Outcome::Reused) {
+            const JournalRecord& old = earlier.find(path)->second;
+            results[k] = &old;
+            if (old.failed) warn(path, old.reason);
+            else ++reused;
+            return;
+        }
+        ++processed;
         JournalRecord& record = fresh[k];
-        record.path = path;
-        try {
-            if (folderFiles.count(path)) {
-                // Inside a folder only the files Glint can open count; others are not input at all.
-                const FileFormat format = detectFileFormat(path);
-                if (format == FileFormat::Unknown || format == FileFormat::Jpeg2000) {
-                    ++skipped;
-                    continue;
-                }
-            }
-            const std::uint64_t before = fileContentHash(path);
-            record.hash = hashHex(before);
-            const auto old = earlier.find(path);
-            if (old != earlier.end() && old->second.hash == record.hash) {
-                results[k] = &old->second;
-                if (old->second.failed) warn(path, old->second.reason);
-                else ++reused;
-                continue;
-            }
-            ++processed;
-            const Image image = loadImage(path, load);
-            CsvTable table(fileHeader);
-            algo.run(path, image, table);
-            if (fileContentHash(path) != before) throw InputError("changed while being read");
-            for (const auto& row : table.rows()) record.rows.emplace_back(row.begin() + 1, row.end());
-            ++done;
-        } catch (const InputError& e) {
-            record.failed = true;
-            record.reason = e.what();
-        } catch (const UsageError& e) {
-            // Parameters that do not fit this file (an ROI outside a smaller image, say).
-            record.failed = true;
-            record.reason = e.what();
+        record = std::move(out.record);
+        if (out.usageFailure) {
             ++usageFailures;
-            lastUsageError = e.what();
-        } catch (const std::bad_alloc&) {
-            record.failed = true;
-            record.reason = "out of memory";
+            lastUsageError = record.reason;
         }
         if (record.failed) {
             warn(path, record.reason);
             // A file that changed while read is tried again by the next --resume.
             if (record.reason == "changed while being read") record.hash.clear();
+        } else {
+            ++done;
         }
         results[k] = &record;
         if (journal) journal->append(record);
-    }
-    if (tty) std::cerr << "\r\033[K";
+    };
+    runBatchPipeline<Outcome>(plan, mine.size(), produce, consume);
+    if (tty) writeStderr("\r\033[K");
     // The same parameter error for every file is the command's error, not the files'.
     if (done == 0 && reused == 0 && usageFailures > 0 && usageFailures + skipped == mine.size()) {
         if (journal) journal->remove();

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -115,5 +116,39 @@ void orderedPipeline(std::size_t count, int workers, std::size_t window,
     if (consumeError) std::rethrow_exception(consumeError);
     if (startError) std::rethrow_exception(startError);
 }
+
+// Bytes of working memory held by the files in flight, at most `limit` together; one file alone may hold
+// more (it passed its own check), and then runs alone.
+class MemoryGate {
+public:
+    explicit MemoryGate(std::uint64_t limit) : limit_(limit) {}
+    class Hold {
+    public:
+        Hold(MemoryGate& gate, std::uint64_t bytes) : gate_(gate), bytes_(bytes) {
+            std::unique_lock lock(gate_.mutex_);
+            gate_.freed_.wait(lock, [&] { return gate_.used_ == 0 || gate_.used_ + bytes_ <= gate_.limit_; });
+            gate_.used_ += bytes_;
+        }
+        ~Hold() {
+            {
+                std::lock_guard lock(gate_.mutex_);
+                gate_.used_ -= bytes_;
+            }
+            gate_.freed_.notify_all();
+        }
+        Hold(const Hold&) = delete;
+        Hold& operator=(const Hold&) = delete;
+
+    private:
+        MemoryGate& gate_;
+        std::uint64_t bytes_;
+    };
+
+private:
+    std::mutex mutex_;
+    std::condition_variable freed_;
+    std::uint64_t limit_;
+    std::uint64_t used_ = 0;
+};
 
 } // namespace glint::cli

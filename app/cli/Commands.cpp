@@ -41,14 +41,18 @@ const std::vector<Command>& commands() {
         l.push_back({"batch",
                      "glint-cli batch --algo info" + names +
                          " [ALGO OPTIONS] [--shard I/N] [--hdu N] [--plane N] [--frame N]\n"
-                         "          [--resume] [--failures FILE] [--files-from LIST|-] --out RESULTS.csv|- FILE_OR_DIR...\n"
+                         "          [--resume] [--failures FILE] [--files-from LIST|-] [--jobs N|auto] [--devices all|I,J]\n"
+                         "          --out RESULTS.csv|- FILE_OR_DIR...\n"
                          "          (trace: the same --from/--to/--via for every file; common: --with IMAGE_B, "
                          "every file against it)",
                      "one algorithm over many files into one CSV; bad files are reported and skipped",
                      "  --shard I/N        every N-th file of the sorted list from the I-th (cluster job arrays)\n"
                      "  --resume           keep the files an interrupted or earlier run finished (same path and content)\n"
                      "  --failures FILE    list the files that failed, each after a '#' line with its reason\n"
-                     "  --files-from LIST  also process the paths in LIST (one a line, '#' lines ignored; - for stdin)\n",
+                     "  --files-from LIST  also process the paths in LIST (one a line, '#' lines ignored; - for stdin)\n"
+                     "  --jobs N|auto      files in flight at once, each with its share of the cores (default auto: one a\n"
+                     "                     CPU thread); the output is the same for any N\n"
+                     "  --devices all|I,J  CUDA devices to spread the files over (with --backend cuda or auto)\n",
                      &runBatch});
         l.push_back({"merge", "glint-cli merge OUT.csv|- PART.csv...",
                      "join the CSVs of batch --shard 1/N .. N/N into the CSV of the unsharded run", {}, &runMerge});
