@@ -10,7 +10,13 @@
 #include <fstream>
 #include <mutex>
 
+#include <csetjmp>
+#include <cstdio>
+
 #include <sys/stat.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -214,6 +220,53 @@ std::optional<CodecGeoref> buildGeoref(const std::array<double, 6>& gt, const OG
 
 // ---------------------------------------------------------------------------------------------- codecs
 
+// libjpeg's error manager for jpegDamage: errors jump back, warnings that data is missing are kept.
+struct JpegCheck {
+    jpeg_error_mgr mgr{};
+    std::jmp_buf jump{};
+    char damage[JMSG_LENGTH_MAX] = {};
+};
+
+[[noreturn]] void jpegCheckError(j_common_ptr c) {
+    auto* check = reinterpret_cast<JpegCheck*>(c->err);
+    c->err->format_message(c, check->damage);
+    std::longjmp(check->jump, 1);
+}
+
+void jpegCheckMessage(j_common_ptr c, int level) {
+    if (level != -1) return; // trace messages
+    auto* check = reinterpret_cast<JpegCheck*>(c->err);
+    const int code = c->err->msg_code;
+    if (check->damage[0] == '\0' && (code == JWRN_HIT_MARKER || code == JWRN_JPEG_EOF || code == JWRN_MUST_RESYNC))
+        c->err->format_message(c, check->damage);
+}
+
+// No C++ object with a destructor lives in this frame across setjmp.
+void readJpegCoefficients(std::FILE* file, JpegCheck& check) {
+    jpeg_decompress_struct info{};
+    info.err = jpeg_std_error(&check.mgr);
+    check.mgr.error_exit = jpegCheckError;
+    check.mgr.emit_message = jpegCheckMessage;
+    if (setjmp(check.jump)) {
+        jpeg_destroy_decompress(&info);
+        return;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_stdio_src(&info, file);
+    jpeg_read_header(&info, TRUE);
+    jpeg_read_coefficients(&info); // every scan entropy-decoded
+    // A progressive file that ends (with its end-of-image marker) between scans decodes without a warning,
+    // at a lower precision: every coefficient of every component must have been coded to its last bit.
+    if (info.progressive_mode && check.damage[0] == '\0' && info.coef_bits) {
+        bool whole = true;
+        for (int c = 0; c < info.num_components; ++c)
+            for (int k = 0; k < DCTSIZE2; ++k) whole = whole && info.coef_bits[c][k] == 0;
+        if (!whole) std::snprintf(check.damage, sizeof check.damage, "the progressive scans end before the image is complete");
+    }
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+}
+
 class CodecsImpl final : public Codecs {
 public:
     cv::Mat read(const std::string& path) const override {
@@ -232,6 +285,15 @@ public:
 
     std::vector<std::uint8_t> encodeJpeg(const cv::Mat& image, int quality) const override {
         return encode(".jpg", image, {cv::IMWRITE_JPEG_QUALITY, quality});
+    }
+
+    std::string jpegDamage(const std::string& path) const override {
+        std::FILE* file = std::fopen(path.c_str(), "rb");
+        if (!file) return "it cannot be opened";
+        JpegCheck check;
+        readJpegCoefficients(file, check);
+        std::fclose(file);
+        return check.damage;
     }
 
     cv::Mat decodeGrey(const std::vector<std::uint8_t>& bytes) const override {

@@ -43,7 +43,7 @@ void orderedPipeline(std::size_t count, int workers, std::size_t window,
         std::exception_ptr error;
         bool ready = false;
     };
-    std::vector<Slot> slots(window); // file i lives in slots[i % window] between its production and consumption
+    std::vector<Slot> cells(window); // file i lives in cells[i % window] between its production and consumption
     std::mutex mutex;
     std::condition_variable produced, consumed;
     std::size_t next = 0;     // the next file a worker takes
@@ -79,7 +79,7 @@ void orderedPipeline(std::size_t count, int workers, std::size_t window,
             result.ready = true;
             {
                 std::lock_guard lock(mutex);
-                slots[i % window] = std::move(result);
+                cells[i % window] = std::move(result);
             }
             produced.notify_all();
         }
@@ -94,10 +94,10 @@ void orderedPipeline(std::size_t count, int workers, std::size_t window,
             Slot slot;
             {
                 std::unique_lock lock(mutex);
-                produced.wait(lock, [&] { return slots[i % window].ready || startError; });
+                produced.wait(lock, [&] { return cells[i % window].ready || startError; });
                 if (startError) break;
-                slot = std::move(slots[i % window]);
-                slots[i % window] = Slot{};
+                slot = std::move(cells[i % window]);
+                cells[i % window] = Slot{};
                 consumer = i + 1;
             }
             consumed.notify_all();

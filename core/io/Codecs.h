@@ -76,6 +76,12 @@ public:
     virtual std::vector<std::uint8_t> encodePng(const cv::Mat& image, int compression = -1) const = 0;
     // Baseline JPEG of an 8-bit image, quality 0-100. Empty when encoding failed.
     virtual std::vector<std::uint8_t> encodeJpeg(const cv::Mat& image, int quality) const = 0;
+    // What libjpeg finds wrong with a JPEG's entropy-coded data, read through every scan (coefficients only,
+    // no inverse DCT): the text of its first warning that data is missing ("Corrupt JPEG data: premature
+    // end of data segment", "Premature end of JPEG file", a lost restart marker) or of its error; "" for a
+    // whole file. libjpeg fills what is missing with grey and calls it a warning, so a cut file, even one
+    // given a fake end-of-image marker, would otherwise decode.
+    virtual std::string jpegDamage(const std::string& path) const = 0;
     // Any encoded picture decoded to 8-bit grey (cv::imdecode, IMREAD_GRAYSCALE). Empty when it cannot.
     virtual cv::Mat decodeGrey(const std::vector<std::uint8_t>& bytes) const = 0;
 
@@ -89,8 +95,8 @@ public:
 
 // The plugin's one entry point (C linkage; the number is the version of this interface: change it with
 // any change to this header). Returns the plugin's one instance, which lives as long as the process.
-#define GLINT_CODECS_FACTORY glint_codecs_factory_v1
-#define GLINT_CODECS_FACTORY_NAME "glint_codecs_factory_v1"
+#define GLINT_CODECS_FACTORY glint_codecs_factory_v2
+#define GLINT_CODECS_FACTORY_NAME "glint_codecs_factory_v2"
 using CodecsFactory = const Codecs* (*)();
 
 // The codecs, loaded on first use (thread-safe; the plugin is never unloaded). Null without them: in a

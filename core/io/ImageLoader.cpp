@@ -66,7 +66,8 @@ FileFormat detectFileFormat(const std::string& path) {
     if (startsWith(head, "DICM", 128)) return FileFormat::Dicom;
     if (startsWith(head, "\x89PNG\r\n\x1a\n")) return FileFormat::Png;
     if (head.size() >= 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6') return FileFormat::Pnm;
-    if (head.compare(0, 4, std::string("II*\0", 4)) == 0 || head.compare(0, 4, std::string("MM\0*", 4)) == 0)
+    if (head.compare(0, 4, std::string("II*\0", 4)) == 0 || head.compare(0, 4, std::string("MM\0*", 4)) == 0 ||
+        head.compare(0, 4, std::string("II+\0", 4)) == 0 || head.compare(0, 4, std::string("MM\0+", 4)) == 0) // BigTIFF
         return FileFormat::Tiff;
     if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xFF && static_cast<unsigned char>(head[1]) == 0xD8 &&
         static_cast<unsigned char>(head[2]) == 0xFF)

@@ -1,6 +1,7 @@
 #include "core/io/RasterHeader.h"
 
 #include "core/io/JpegMarkers.h"
+#include "core/util/Errors.h"
 #include "core/util/InputFile.h"
 
 #include <algorithm>
@@ -37,11 +38,39 @@ std::optional<DecodedSize> png(const InputFile& file) {
     return s;
 }
 
+// Reads a file a byte at a time through 64 KiB blocks (the walks below jump around the file).
+class FileBytes {
+public:
+    explicit FileBytes(const InputFile& file) : file_(file) {}
+    int operator()(std::uint64_t i) const {
+        if (i >= file_.size()) return -1;
+        if (!loaded_ || i < blockAt_ || i >= blockAt_ + block_.size()) {
+            blockAt_ = i & ~std::uint64_t(0xFFFF);
+            block_ = file_.read(0x10000, blockAt_);
+            loaded_ = true;
+            if (i >= blockAt_ + block_.size()) return -1;
+        }
+        return static_cast<unsigned char>(block_[i - blockAt_]);
+    }
+
+private:
+    const InputFile& file_;
+    mutable std::string block_;
+    mutable std::uint64_t blockAt_ = 0;
+    mutable bool loaded_ = false;
+};
+
+[[noreturn]] void refuse(const std::string& where, const std::string& why) { throw InputError(where + ": " + why); }
+
 // Classic TIFF and BigTIFF, either byte order: the first image directory's ImageWidth (256),
-// ImageLength (257), BitsPerSample (258) and SamplesPerPixel (277).
-std::optional<DecodedSize> tiff(const InputFile& file) {
+// ImageLength (257), BitsPerSample (258), SamplesPerPixel (277), TileWidth (322) and TileLength (323).
+// libtiff reads these tags in any integer type (SHORT and LONG as the standard says, but also BYTE,
+// SSHORT, SLONG, LONG8 …, refusing negative values), so they are read here in every integer type too;
+// a size tag of another type, a negative size or a directory that cannot be read is refused rather
+// than left to the decoder.
+DecodedSize tiff(const InputFile& file, const std::string& where) {
     const std::string h = file.read(16);
-    if (h.size() < 8) return std::nullopt;
+    if (h.size() < 8) refuse(where, "the TIFF header is cut short");
     const bool big = h[0] == 'M';
     const auto u16 = [big](const std::string& b, std::size_t i) { return big ? be16(b, i) : le16(b, i); };
     const auto u32 = [big](const std::string& b, std::size_t i) { return big ? be32(b, i) : le32(b, i); };
@@ -49,71 +78,118 @@ std::optional<DecodedSize> tiff(const InputFile& file) {
         return big ? (std::uint64_t(u32(b, i)) << 32 | u32(b, i + 4)) : (std::uint64_t(u32(b, i + 4)) << 32 | u32(b, i));
     };
     const bool bigTiff = u16(h, 2) == 43;
-    if (bigTiff && h.size() < 16) return std::nullopt;
+    if (bigTiff && (h.size() < 16 || u16(h, 4) != 8 || u16(h, 6) != 0))
+        refuse(where, "the BigTIFF header is damaged (its offsets are not 8 bytes)");
     const std::uint64_t ifd = bigTiff ? u64(h, 8) : u32(h, 4);
-    if (ifd >= file.size()) return std::nullopt;
+    if (ifd < 8 || ifd >= file.size()) refuse(where, "the TIFF file's first image directory lies outside the file");
     const std::string countBytes = file.read(bigTiff ? 8 : 2, ifd);
-    if (countBytes.size() < (bigTiff ? 8u : 2u)) return std::nullopt;
+    if (countBytes.size() < (bigTiff ? 8u : 2u)) refuse(where, "the TIFF file's image directory is cut short");
     const std::uint64_t count = bigTiff ? u64(countBytes, 0) : u16(countBytes, 0);
     const std::size_t entrySize = bigTiff ? 20 : 12;
-    if (count == 0 || count > 4096) return std::nullopt;
+    if (count == 0 || count > 65535) refuse(where, "the TIFF file's image directory is damaged (" + std::to_string(count) + " entries)");
     const std::string entries = file.read(static_cast<std::size_t>(count) * entrySize, ifd + (bigTiff ? 8 : 2));
-    DecodedSize s;
-    s.width = s.height = -1;
-    int bits = 8, samples = 1;
-    for (std::size_t e = 0; (e + 1) * entrySize <= entries.size(); ++e) {
+    if (entries.size() < count * entrySize) refuse(where, "the TIFF file's image directory is cut short");
+
+    // Largest value of each tag of interest (a tag given twice counts at its larger value).
+    long long width = -1, height = -1, tileWidth = -1, tileHeight = -1, bits = 1, samples = 1;
+    for (std::size_t e = 0; e < count; ++e) {
         const std::size_t at = e * entrySize;
         const std::uint32_t tag = u16(entries, at);
+        const char* name = tag == 256 ? "ImageWidth" : tag == 257 ? "ImageLength" : tag == 258 ? "BitsPerSample"
+                         : tag == 277 ? "SamplesPerPixel" : tag == 322 ? "TileWidth" : tag == 323 ? "TileLength" : nullptr;
+        if (!name) continue;
         const std::uint32_t type = u16(entries, at + 2);
-        const std::size_t valueAt = at + (bigTiff ? 12 : 8);
-        // The first value, where it is inline (always so for the counts of 1 these tags have, and for
-        // BitsPerSample of up to 2 (classic) or 4 (BigTIFF) samples); else read from its offset.
-        std::uint64_t value = 0;
         const std::uint64_t n = bigTiff ? u64(entries, at + 4) : u32(entries, at + 4);
-        const std::size_t unit = type == 3 ? 2 : type == 4 ? 4 : type == 16 ? 8 : 0;
-        if (unit == 0 || n == 0) continue;
-        std::string valueBytes = entries.substr(valueAt, unit);
+        // BYTE, SHORT, LONG, SBYTE, SSHORT, SLONG, IFD, LONG8, SLONG8, IFD8.
+        const std::size_t unit = (type == 1 || type == 6) ? 1 : (type == 3 || type == 8) ? 2
+                               : (type == 4 || type == 9 || type == 13) ? 4 : (type == 16 || type == 17 || type == 18) ? 8 : 0;
+        const bool isSigned = type == 6 || type == 8 || type == 9 || type == 17;
+        if (unit == 0)
+            refuse(where, std::string("the TIFF tag ") + name + " is of type " + std::to_string(type) + ", not an integer");
+        if (n == 0) refuse(where, std::string("the TIFF tag ") + name + " has no value");
+        const std::size_t values = static_cast<std::size_t>(std::min<std::uint64_t>(n, tag == 258 ? 64 : 1));
+        const std::size_t valueAt = at + (bigTiff ? 12 : 8);
+        std::string bytes;
         if (n * unit > (bigTiff ? 8u : 4u)) {
             const std::uint64_t offset = bigTiff ? u64(entries, valueAt) : u32(entries, valueAt);
-            valueBytes = file.read(unit, offset);
-            if (valueBytes.size() < unit) continue;
+            bytes = file.read(values * unit, offset);
+            if (bytes.size() < values * unit) refuse(where, std::string("the TIFF tag ") + name + "'s value lies outside the file");
+        } else {
+            bytes = entries.substr(valueAt, values * unit);
         }
-        value = unit == 2 ? u16(valueBytes, 0) : unit == 4 ? u32(valueBytes, 0) : u64(valueBytes, 0);
-        if (tag == 256) s.width = static_cast<long long>(std::min<std::uint64_t>(value, 1ULL << 40));
-        else if (tag == 257) s.height = static_cast<long long>(std::min<std::uint64_t>(value, 1ULL << 40));
-        else if (tag == 258) bits = static_cast<int>(std::min<std::uint64_t>(value, 64));
-        else if (tag == 277) samples = static_cast<int>(std::min<std::uint64_t>(value, 64));
+        for (std::size_t k = 0; k < values; ++k) {
+            const std::size_t i = k * unit;
+            long long v = 0;
+            switch (unit) {
+            case 1: v = isSigned ? static_cast<std::int8_t>(bytes[i]) : static_cast<unsigned char>(bytes[i]); break;
+            case 2: v = isSigned ? static_cast<std::int16_t>(u16(bytes, i)) : static_cast<long long>(u16(bytes, i)); break;
+            case 4: v = isSigned ? static_cast<std::int32_t>(u32(bytes, i)) : static_cast<long long>(u32(bytes, i)); break;
+            default: {
+                const std::uint64_t raw = u64(bytes, i);
+                v = isSigned ? static_cast<long long>(raw)
+                             : static_cast<long long>(std::min<std::uint64_t>(raw, std::uint64_t(1) << 62));
+            }
+            }
+            if (v < 0) refuse(where, std::string("the TIFF tag ") + name + " is negative (" + std::to_string(v) + ")");
+            v = std::min(v, 1LL << 40);
+            long long& slot = tag == 256 ? width : tag == 257 ? height : tag == 258 ? bits : tag == 277 ? samples
+                            : tag == 322 ? tileWidth : tileHeight;
+            slot = std::max(slot, v);
+        }
     }
-    if (s.width < 0 || s.height < 0) return std::nullopt;
+    if (width < 0) refuse(where, "the TIFF file has no ImageWidth");
+    if (height < 0) refuse(where, "the TIFF file has no ImageLength");
+    DecodedSize s;
+    s.width = width;
+    s.height = height;
     s.bitsPerSample = bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64;
-    s.channels = samples;
+    s.channels = static_cast<int>(std::clamp(samples, 1LL, 1LL << 16));
+    if (tileWidth >= 0 || tileHeight >= 0) {
+        // A tile larger than the image is legal, and libtiff and OpenCV allocate it whole.
+        s.tileWidth = std::max(tileWidth, 1LL);
+        s.tileHeight = std::max(tileHeight, 1LL);
+    }
     return s;
 }
 
-// The frame header (SOFn) of a JPEG, found by walking the marker segments.
-std::optional<DecodedSize> jpeg(const InputFile& file) {
+// The frame header (SOFn) of a JPEG, found by walking the markers as libjpeg does (JpegMarkers.h): the
+// first frame header is the one libjpeg decodes (it refuses a second). A file whose frame header cannot
+// be found that way is refused, as libjpeg would refuse it.
+DecodedSize jpeg(const InputFile& file, const std::string& where) {
+    const FileBytes byteAt(file);
+    if (byteAt(0) != 0xFF || byteAt(1) != 0xD8) refuse(where, "the JPEG file does not start with a start-of-image marker");
     std::uint64_t at = 2;
-    for (int segments = 0; segments < 10000 && at + 4 <= file.size(); ++segments) {
-        const std::string m = file.read(10, at);
-        if (m.size() < 4) return std::nullopt;
-        const JpegStep step = jpegStep(reinterpret_cast<const unsigned char*>(m.data()), at);
-        if (step.kind == JpegStep::Kind::NotMarker) return std::nullopt;
-        at = step.next;
-        if (step.kind == JpegStep::Kind::Fill) continue;
-        const unsigned char marker = step.marker;
-        if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
-            if (m.size() < 10) return std::nullopt;
+    for (int markers = 0; markers < 1000000; ++markers) {
+        const auto m = nextJpegMarker(byteAt, at);
+        if (!m) refuse(where, "the JPEG file ends before its frame header");
+        if (m->code == 0xD8) refuse(where, "the JPEG file has a second start-of-image marker before its frame header");
+        if (m->code == 0xD9 || m->code == 0xDA)
+            refuse(where, "the JPEG file has no frame header before its " + std::string(m->code == 0xDA ? "first scan" : "end"));
+        if (jpegMarkerStandsAlone(m->code)) {
+            at = m->after;
+            continue;
+        }
+        const int hi = byteAt(m->after), lo = byteAt(m->after + 1);
+        if (hi < 0 || lo < 0) refuse(where, "the JPEG file ends before its frame header");
+        const int length = hi << 8 | lo;
+        if (length < 2) refuse(where, "the JPEG file has a marker segment of length " + std::to_string(length));
+        if (jpegIsFrameHeader(m->code)) {
+            int f[6];
+            for (int k = 0; k < 6; ++k)
+                if ((f[k] = byteAt(m->after + 2 + static_cast<std::uint64_t>(k))) < 0)
+                    refuse(where, "the JPEG file ends inside its frame header");
+            if (length < 8) refuse(where, "the JPEG file's frame header is too short");
             DecodedSize s;
-            s.bitsPerSample = static_cast<unsigned char>(m[4]) <= 8 ? 8 : 16;
-            s.height = be16(m, 5);
-            s.width = be16(m, 7);
-            s.channels = std::max(1, std::min(4, static_cast<int>(static_cast<unsigned char>(m[9]))));
+            s.bitsPerSample = f[0] <= 8 ? 8 : 16;
+            s.height = f[1] << 8 | f[2];
+            s.width = f[3] << 8 | f[4];
+            s.channels = std::max(1, std::min(4, f[5]));
             if (s.channels == 2) s.channels = 3;
             return s;
         }
-        if (marker == 0xDA || marker == 0xD9) return std::nullopt; // scan data before any frame header
+        at = m->after + static_cast<std::uint64_t>(length);
     }
-    return std::nullopt;
+    refuse(where, "the JPEG file has too many markers before its frame header");
 }
 
 std::optional<DecodedSize> bmp(const InputFile& file) {
@@ -170,11 +246,72 @@ std::optional<DecodedSize> pnm(const InputFile& file) {
 
 } // namespace
 
-std::optional<DecodedSize> rasterDecodedSize(const InputFile& file, FileFormat format) {
+void checkPnmSamples(const InputFile& file, const std::string& where) {
+    const FileBytes byteAt(file);
+    if (byteAt(0) != 'P') return;
+    const int kind = byteAt(1);
+    if (kind == '1' || kind == '4' || kind < '1' || kind > '6') return; // bitmaps have no largest value
+    const bool colour = kind == '3' || kind == '6';
+    const std::string name = colour ? "PPM" : "PGM";
+    std::uint64_t i = 2;
+    // One number of the text (header or P2/P3 samples) after white space and comments; -1 at the end.
+    const auto number = [&]() -> long long {
+        for (;;) {
+            int c = byteAt(i);
+            while (c >= 0 && std::isspace(c)) c = byteAt(++i);
+            if (c == '#') {
+                while (c >= 0 && c != '\n' && c != '\r') c = byteAt(++i);
+                continue;
+            }
+            if (c < 0) return -1;
+            if (!std::isdigit(c)) refuse(where, "the " + name + " file has '" + std::string(1, static_cast<char>(c)) + "' where a number should be");
+            long long v = 0;
+            while (c >= 0 && std::isdigit(c)) {
+                if (v > (1LL << 40)) refuse(where, "the " + name + " file has a number too large to be a sample");
+                v = v * 10 + (c - '0');
+                c = byteAt(++i);
+            }
+            return v;
+        }
+    };
+    const long long width = number(), height = number(), maxval = number();
+    if (width <= 0 || height <= 0 || maxval < 0) return; // the dimension checks and the decoder say what is wrong
+    if (maxval == 0 || maxval > 65535)
+        refuse(where, "the " + name + " file's largest value is " + std::to_string(maxval) + " (it must be 1 to 65535)");
+    const auto over = [&](long long v, std::uint64_t sample) {
+        refuse(where, "the " + name + " file has a value of " + std::to_string(v) + " above its largest value " +
+                          std::to_string(maxval) + " (sample " + std::to_string(sample + 1) + ")");
+    };
+    const std::uint64_t samples = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) * (colour ? 3 : 1);
+    if (kind == '2' || kind == '3') {
+        for (std::uint64_t k = 0; k < samples; ++k) {
+            const long long v = number();
+            if (v < 0) return; // cut short: the decoder refuses it
+            if (v > maxval) over(v, k);
+        }
+        return;
+    }
+    if (maxval == 255 || maxval == 65535) return; // every value a sample can hold is allowed
+    ++i; // the one white-space byte before the samples
+    const std::uint64_t unit = maxval < 256 ? 1 : 2;
+    constexpr std::size_t kChunk = 1 << 20;
+    for (std::uint64_t k = 0; k < samples;) {
+        const std::uint64_t want = std::min<std::uint64_t>((samples - k) * unit, kChunk);
+        const std::string b = file.read(static_cast<std::size_t>(want), i + k * unit);
+        if (b.size() < unit) return; // cut short: the decoder refuses it
+        for (std::size_t j = 0; j + unit <= b.size(); j += unit, ++k) {
+            const long long v = unit == 1 ? static_cast<long long>(static_cast<unsigned char>(b[j])) : static_cast<long long>(be16(b, j));
+            if (v > maxval) over(v, k);
+        }
+        if (b.size() < want) return;
+    }
+}
+
+std::optional<DecodedSize> rasterDecodedSize(const InputFile& file, FileFormat format, const std::string& where) {
     switch (format) {
     case FileFormat::Png: return png(file);
-    case FileFormat::Tiff: return tiff(file);
-    case FileFormat::Jpeg: return jpeg(file);
+    case FileFormat::Tiff: return tiff(file, where);
+    case FileFormat::Jpeg: return jpeg(file, where);
     case FileFormat::Bmp: return bmp(file);
     case FileFormat::Pnm: return pnm(file);
     default: return std::nullopt;

@@ -9,6 +9,7 @@
 #include "core/util/Errors.h"
 #include "core/util/ImageBudget.h"
 #include "core/util/InputFile.h"
+#include "core/util/Printable.h"
 #include "core/util/StderrSilencer.h"
 
 #include <algorithm>
@@ -35,21 +36,28 @@ Image imageFromMat(const cv::Mat& mat) {
 }
 
 #if GLINT_WITH_IMGCODECS
-// libjpeg fills a truncated JPEG with grey and calls it a warning. Entropy-coded data cannot hold the
-// end-of-image marker, so a whole file has one after its first scan; a cut file has none.
+// Entropy-coded data cannot hold the end-of-image marker, so a whole file has one after its first scan;
+// a file cut short has none. (A cut file given a fake end-of-image marker is caught by the codecs'
+// jpegDamage, which reads every scan.) The scan is found as libjpeg finds it (JpegMarkers.h).
 bool jpegIsComplete(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     const std::vector<unsigned char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::uint64_t i = 2;
-    while (i + 4 <= b.size()) {
-        const JpegStep step = jpegStep(b.data() + i, i);
-        if (step.kind == JpegStep::Kind::NotMarker) return true; // libjpeg has the last word
-        if (step.kind == JpegStep::Kind::Segment && step.marker == 0xDA) {
-            for (std::uint64_t k = step.next; k + 1 < b.size(); ++k)
+    const auto byteAt = [&b](std::uint64_t i) { return i < b.size() ? static_cast<int>(b[i]) : -1; };
+    std::uint64_t at = 2;
+    while (const auto m = nextJpegMarker(byteAt, at)) {
+        if (m->code == 0xD9) return false; // an end before any scan
+        if (jpegMarkerStandsAlone(m->code)) {
+            at = m->after;
+            continue;
+        }
+        if (m->after + 2 > b.size()) return false;
+        const std::uint64_t next = m->after + (static_cast<std::uint64_t>(b[m->after]) << 8 | b[m->after + 1]);
+        if (m->code == 0xDA) {
+            for (std::uint64_t k = next; k + 1 < b.size(); ++k)
                 if (b[k] == 0xFF && b[k + 1] == 0xD9) return true;
             return false;
         }
-        i = step.next;
+        at = next;
     }
     return false; // the file ends inside its headers
 }
@@ -65,15 +73,29 @@ Image loadRaster(const std::string& path, FileFormat format) {
     {
         // The size the header declares, checked before the decoder allocates for it.
         const InputFile file(path);
-        if (const auto size = rasterDecodedSize(file, format)) {
+        if (const auto size = rasterDecodedSize(file, format, "cannot open '" + path + "'")) {
             checkImageDimensions(size->width, size->height, "'" + path + "'");
             checkImageBudget(*size, "cannot open '" + path + "'");
         }
+        // Values above a PGM's largest value, which OpenCV would clamp.
+        if (format == FileFormat::Pnm) checkPnmSamples(file, "cannot open '" + path + "'");
     }
     const Codecs* codecs = glint::codecs();
     if (!codecs)
         throw InputError("cannot open '" + path + "': reading " + std::string(fileFormatName(format)) +
                          " files needs Glint's codecs plugin: " + codecsError());
+    if (format == FileFormat::Jpeg) {
+        // A scan cut short (a truncated file, even one given a fake end-of-image marker), read before the
+        // decoder fills it with grey.
+        std::string damage;
+        {
+            StderrSilencer quiet;
+            damage = codecs->jpegDamage(path);
+        }
+        if (!damage.empty())
+            throw InputError("cannot open '" + path + "': the JPEG file is damaged or truncated (libjpeg: " +
+                             printableMessage(damage) + ")");
+    }
     {
         // libpng/libjpeg print their own warnings for damaged files; the user gets our one line instead.
         StderrSilencer quiet;

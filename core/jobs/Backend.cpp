@@ -1,5 +1,7 @@
 #include "core/jobs/Backend.h"
 
+#include "core/util/ResourceLimits.h"
+
 #include "core/util/EnumNames.h"
 
 #include <algorithm>
@@ -164,8 +166,8 @@ int allCpuThreads() {
             const int n = std::atoi(env);
             if (n > 0) return n;
         }
-        const unsigned hw = std::thread::hardware_concurrency();
-        return hw == 0 ? 1 : static_cast<int>(hw);
+        // The CPUs this process may run on (affinity) and the cgroup's CPU quota, not all the machine's.
+        return processCpuCount();
     }();
     return count;
 }

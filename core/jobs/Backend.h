@@ -69,7 +69,7 @@ inline constexpr double kAutoWarmCpuMs = 0.25;
 // Waits for the probe only when the GPU might be chosen.
 bool autoPrefersCuda(bool cudaRegistered, double cpuMs);
 
-// Worker threads the CPU backends use (hardware concurrency, at least 1; GLINT_THREADS overrides), or
+// Worker threads of the CPU backends: the CPU affinity capped by the cgroup's quota (GLINT_THREADS wins), or
 // fewer on a thread that runs under a ScopedCpuThreads.
 int cpuThreadCount();
 // The process's CPU threads, whatever ScopedCpuThreads says.

@@ -1,6 +1,7 @@
 #include "core/util/ImageBudget.h"
 
 #include "core/util/Errors.h"
+#include "core/util/ResourceLimits.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,13 +16,6 @@ namespace glint {
 namespace {
 
 std::atomic<std::uint64_t> explicitLimit{0};
-
-std::uint64_t physicalMemory() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long pageSize = ::sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || pageSize <= 0) return 8ULL << 30; // unknown: assume a modest 8 GiB machine
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
-}
 
 std::uint64_t parseByteCount(const std::string& text) {
     char* end = nullptr;
@@ -48,11 +42,14 @@ std::uint64_t parseByteCount(const std::string& text) {
 
 } // namespace
 
-std::uint64_t maxImageBytes() {
-    if (const std::uint64_t v = explicitLimit.load()) return v;
-    if (const char* env = std::getenv("GLINT_MAX_IMAGE_BYTES"); env && *env) return parseByteCount(env);
-    return physicalMemory() / 2;
+MemoryLimit imageByteLimit() {
+    if (const std::uint64_t v = explicitLimit.load()) return {v, "GLINT_MAX_IMAGE_BYTES"}; // as the variable would
+    if (const char* env = std::getenv("GLINT_MAX_IMAGE_BYTES"); env && *env)
+        return {parseByteCount(env), "GLINT_MAX_IMAGE_BYTES"};
+    return processMemoryLimit();
 }
+
+std::uint64_t maxImageBytes() { return imageByteLimit().bytes; }
 
 void setMaxImageBytes(std::uint64_t bytes) { explicitLimit.store(bytes); }
 
@@ -75,17 +72,25 @@ void checkImageBudget(const DecodedSize& size, const std::string& where) {
     const long double sampleBytes = (std::max(size.bitsPerSample, 1) + 7) / 8;
     const long double decoded =
         pixels * std::max(size.channels, 1) * sampleBytes * static_cast<long double>(std::max(size.frames, 1LL));
-    const long double needed = decoded + pixels * static_cast<long double>(kWorkBytesPerPixel);
-    const std::uint64_t limit = maxImageBytes();
-    if (needed <= static_cast<long double>(limit)) return;
+    const long double tile = size.tileWidth > 0 && size.tileHeight > 0
+                                 ? static_cast<long double>(size.tileWidth) * static_cast<long double>(size.tileHeight) *
+                                       std::max(size.channels, 4) * sampleBytes
+                                 : 0.0L;
+    const long double needed = decoded + tile + pixels * static_cast<long double>(kWorkBytesPerPixel);
+    const MemoryLimit limit = imageByteLimit();
+    if (needed <= static_cast<long double>(limit.bytes)) return;
     std::string shape = std::to_string(size.width) + " \xC3\x97 " + std::to_string(size.height);
     if (size.frames > 1) shape += " \xC3\x97 " + std::to_string(size.frames) + " frames";
     if (size.channels > 1) shape += " \xC3\x97 " + std::to_string(size.channels) + " channels";
     shape += " \xC3\x97 " + std::to_string(size.bitsPerSample) + " bit";
+    if (tile > 0)
+        shape += " in tiles of " + std::to_string(size.tileWidth) + " \xC3\x97 " + std::to_string(size.tileHeight) +
+                 " (" + formatByteSize(tile) + " a tile)";
     throw InputError(where + ": the image is too large: " + shape + " = " + formatByteSize(decoded) + " decoded, " +
                      formatByteSize(needed) + " with Glint's working copies (" + std::to_string(kWorkBytesPerPixel) +
-                     " bytes a pixel), over the " + formatByteSize(static_cast<long double>(limit)) +
-                     " limit (GLINT_MAX_IMAGE_BYTES)");
+                     " bytes a pixel), over the " + formatByteSize(static_cast<long double>(limit.bytes)) +
+                     " limit (" + limit.source +
+                     (limit.source == "GLINT_MAX_IMAGE_BYTES" ? ")" : "; GLINT_MAX_IMAGE_BYTES sets another)"));
 }
 
 } // namespace glint

@@ -10,8 +10,14 @@
 #include <QByteArray>
 #include <QJsonDocument>
 
+#include "core/io/Image.h"
+#include "core/util/BoundedInflate.h"
+#include "core/util/ImageBudget.h"
+
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace glint::ui::sessionjson {
 
@@ -252,16 +258,30 @@ void readMask(const QJsonObject& o, const QString& what, glint::CommonComponentR
     r.maskWidth = integer(size[0], field(what, "mask_size"));
     r.maskHeight = integer(size[1], field(what, "mask_size"));
     if (!r.found) return;
-    const QByteArray packed = QByteArray::fromBase64(string(o[QStringLiteral("mask")], field(what, "mask")).toLatin1());
-    const QByteArray raw = packed.isEmpty() ? QByteArray() : qUncompress(packed);
-    const std::size_t expected =
-        static_cast<std::size_t>(std::max(0, r.maskWidth)) * static_cast<std::size_t>(std::max(0, r.maskHeight));
-    if (expected == 0 || static_cast<std::size_t>(raw.size()) != expected)
+    // The size is checked before anything is inflated: an image's size (as every loader checks it) and
+    // within the memory budget; then the data is inflated into exactly that many bytes, never more (a
+    // zlib bomb stops at the mask's size).
+    try {
+        glint::checkImageDimensions(r.maskWidth, r.maskHeight, "the mask");
+        glint::DecodedSize size;
+        size.width = r.maskWidth;
+        size.height = r.maskHeight;
+        glint::checkImageBudget(size, "the mask");
+    } catch (const glint::InputError& e) {
+        throw glint::InputError(std::string("session file: ") + field(what, "mask_size").toStdString() + ": " + e.what());
+    }
+    const std::size_t expected = static_cast<std::size_t>(r.maskWidth) * static_cast<std::size_t>(r.maskHeight);
+    const QString maskText = string(o[QStringLiteral("mask")], field(what, "mask"));
+    if (static_cast<std::size_t>(maskText.size()) > expected * 2 + 1024) // deflate never grows data that much
         fail(field(what, "mask"), "a mask of mask_size pixels");
+    const QByteArray packed = QByteArray::fromBase64(maskText.toLatin1());
+    auto raw = glint::inflateQtCompressed(reinterpret_cast<const std::uint8_t*>(packed.constData()),
+                                                static_cast<std::size_t>(packed.size()), expected);
+    if (!raw) fail(field(what, "mask"), "a mask of mask_size pixels");
     const QRect box(r.bboxX, r.bboxY, r.bboxWidth, r.bboxHeight);
     if (box.isEmpty() || !QRect(0, 0, r.maskWidth, r.maskHeight).contains(box))
         fail(field(what, "bbox"), "a box inside the mask");
-    r.mask.assign(raw.cbegin(), raw.cend());
+    r.mask = std::move(*raw);
 }
 
 glint::CommonComponentResult readCommonResultV1(const QJsonObject& o) {
