@@ -18,19 +18,13 @@ using namespace glint;
 
 namespace {
 
-void writeBytes(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 // 8-bit PGM, value(x, y) given.
 template <class F>
 void writePgm(const QString& path, int w, int h, F value) {
     QByteArray bytes = QByteArray("P5\n") + QByteArray::number(w) + " " + QByteArray::number(h) + "\n255\n";
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) bytes.append(static_cast<char>(value(x, y)));
-    writeBytes(path, bytes);
+    test::writeFile(path, bytes);
 }
 
 struct Table {
@@ -71,11 +65,11 @@ QString makeFolder(const QString& name) {
     const QString dir = test::tempDir() + "/" + name;
     QDir().mkpath(dir + "/sub");
     writePgm(dir + "/a.pgm", 16, 12, [](int x, int y) { return (x >= 3 && x < 7 && y >= 2 && y < 5) ? 200 : 10 + (x * y) % 7; });
-    writeBytes(dir + "/b.csv", "1,2,3,-4\n5,60,70,8\n-9,10,11,12\n");
-    writeBytes(dir + "/c.png", QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(40, 'x')); // signature, then junk
+    test::writeFile(dir + "/b.csv", "1,2,3,-4\n5,60,70,8\n-9,10,11,12\n");
+    test::writeFile(dir + "/c.png", QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(40, 'x')); // signature, then junk
     writePgm(dir + "/d.pgm", 9, 7, [](int, int) { return 42; }); // flat: no positive sum, still a row
     QFile::copy(test::samplePath("aero.png"), dir + "/e.png");
-    writeBytes(dir + "/notes.bin", QByteArray("\x00\x01\x02\xff\xfe\x00", 6));
+    test::writeFile(dir + "/notes.bin", QByteArray("\x00\x01\x02\xff\xfe\x00", 6));
     writePgm(dir + "/.hidden.pgm", 4, 4, [](int, int) { return 1; });
     writePgm(dir + "/sub/x.pgm", 4, 4, [](int, int) { return 1; });
     return dir;
@@ -254,7 +248,7 @@ private slots:
         const QString out = "--out=" + test::tempDir() + "/u.csv";
         // A CSV image: every build reads it (the lean one has no PNG reader).
         const QString in = test::tempDir() + "/usage-input.csv";
-        writeBytes(in, "1,2,3,4\n5,6,7,8\n9,10,11,12\n");
+        test::writeFile(in, "1,2,3,4\n5,6,7,8\n9,10,11,12\n");
         QTest::newRow("no algo") << QStringList{out, in} << 2;
         QTest::newRow("unknown algo") << QStringList{"--algo", "sharpen", out, in} << 2;
         QTest::newRow("no out") << QStringList{"--algo", "info", in} << 2;

@@ -25,12 +25,6 @@ using namespace glint;
 
 namespace {
 
-void writeBytes(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 // 8-bit PGM with a bright block at (bx, by) and a seeded texture.
 void writePgm(const QString& path, int w, int h, int bx, int by, unsigned seed) {
     QByteArray bytes = QByteArray("P5\n") + QByteArray::number(w) + " " + QByteArray::number(h) + "\n255\n";
@@ -40,7 +34,7 @@ void writePgm(const QString& path, int w, int h, int bx, int by, unsigned seed) 
             const bool block = x >= bx && x < bx + 5 && y >= by && y < by + 4;
             bytes.append(static_cast<char>(block ? 220 : static_cast<int>(rng() % 40)));
         }
-    writeBytes(path, bytes);
+    test::writeFile(path, bytes);
 }
 
 // A batch's stderr without the tally's output name and elapsed time (what differs from run to run here).
@@ -218,15 +212,15 @@ void TestBatchPipeline::jobsGiveTheSameCsv() {
     for (int i = 0; i < 36; ++i) {
         const QString name = dir + QString("/f%1").arg(i, 2, 10, QChar('0'));
         switch (i % 6) {
-        case 0: writeBytes(name + ".png", QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(30, 'x')); break;
-        case 1: writeBytes(name + ".bin", QByteArray("\x00\x01\x02", 3)); break;
+        case 0: test::writeFile(name + ".png", QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(30, 'x')); break;
+        case 1: test::writeFile(name + ".bin", QByteArray("\x00\x01\x02", 3)); break;
         case 2: {
             QByteArray csv;
             for (int y = 0; y < 9; ++y) {
                 for (int x = 0; x < 11; ++x) csv += QByteArray::number(static_cast<int>(rng() % 21) - 10) + (x < 10 ? "," : "");
                 csv += "\n";
             }
-            writeBytes(name + ".csv", csv);
+            test::writeFile(name + ".csv", csv);
             break;
         }
         default:

@@ -26,12 +26,6 @@ using namespace glint;
 
 namespace {
 
-void writeBytes(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
-
 // A folder of n generated images (CSV images: every build reads them) and, optionally, corrupt files.
 QString makeImages(const QString& name, int n, int corrupt = 0) {
     const QString dir = test::tempDir() + "/" + name;
@@ -48,10 +42,10 @@ QString makeImages(const QString& name, int n, int corrupt = 0) {
             }
             csv.append('\n');
         }
-        writeBytes(dir + QString("/img%1.csv").arg(i, 3, 10, QChar('0')), csv);
+        test::writeFile(dir + QString("/img%1.csv").arg(i, 3, 10, QChar('0')), csv);
     }
     for (int i = 0; i < corrupt; ++i)
-        writeBytes(dir + QString("/img%1x.csv").arg(i * 5, 3, 10, QChar('0')), "1,2,abc\n3,4,5\n");
+        test::writeFile(dir + QString("/img%1x.csv").arg(i * 5, 3, 10, QChar('0')), "1,2,abc\n3,4,5\n");
     return dir;
 }
 
@@ -139,8 +133,8 @@ private slots:
         QVERIFY2(again.err.contains("0 of 10 files done") && again.err.contains("10 already done (--resume)"),
                  again.err.constData());
         // One file changed, one new: those two are done, the others kept.
-        writeBytes(dir + "/img004.csv", "9,9,9\n9,250,9\n9,9,9\n");
-        writeBytes(dir + "/img100.csv", "1,2,3\n4,5,6\n");
+        test::writeFile(dir + "/img004.csv", "9,9,9\n9,250,9\n9,9,9\n");
+        test::writeFile(dir + "/img100.csv", "1,2,3\n4,5,6\n");
         const auto r = test::runCli(brightest(out) << "--resume" << dir);
         QVERIFY2(r.exitCode == 0 && r.err.contains("2 of 11 files done") && r.err.contains("9 already done"),
                  r.err.constData());
@@ -249,7 +243,7 @@ private slots:
 
     void failuresRerunThroughFilesFrom() {
         const QString dir = makeImages("failures", 6, 2);
-        writeBytes(dir + "/#odd.csv", "7,8\n9,10\n"); // a name that begins with '#' stays a path in the list
+        test::writeFile(dir + "/#odd.csv", "7,8\n9,10\n"); // a name that begins with '#' stays a path in the list
         const QString out = test::tempDir() + "/failures.csv", list = test::tempDir() + "/failures.txt";
         const auto r = test::runCli(brightest(out) << "--failures" << list << dir << dir + "/missing.csv");
         QVERIFY2(r.exitCode == 0 && r.err.contains("3 failed"), r.err.constData());
@@ -260,8 +254,8 @@ private slots:
         QCOMPARE(paths, (QStringList{dir + "/missing.csv", dir + "/img000x.csv", dir + "/img005x.csv"}));
         QVERIFY(text.contains("# ")); // each path after its reason
         // Repair the bad files, then rerun exactly those (the list read from standard input).
-        writeBytes(dir + "/img000x.csv", "1,2\n3,40\n");
-        writeBytes(dir + "/img005x.csv", "5,6\n70,8\n");
+        test::writeFile(dir + "/img000x.csv", "1,2\n3,40\n");
+        test::writeFile(dir + "/img005x.csv", "5,6\n70,8\n");
         const QString rerun = test::tempDir() + "/failures-rerun.csv", list2 = test::tempDir() + "/failures2.txt";
         QProcess p;
         p.start(test::cliPath(), brightest(rerun) << "--files-from" << "-" << "--failures" << list2);
@@ -366,7 +360,7 @@ private slots:
                 }
                 csv.append('\n');
             }
-            writeBytes(path, csv);
+            test::writeFile(path, csv);
             const int fd = inotify_init1(IN_CLOEXEC);
             QVERIFY(fd >= 0);
             QVERIFY(inotify_add_watch(fd, path.toLocal8Bit().constData(), IN_ACCESS) >= 0);

@@ -29,11 +29,15 @@ QString tempDir() {
     return dir->path();
 }
 
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
+        QTest::qFail(qPrintable("cannot write " + path), __FILE__, __LINE__);
+}
+
 QString writeTempFile(const QString& name, const QByteArray& bytes) {
     const QString path = tempDir() + "/" + name;
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
-        QTest::qFail(qPrintable("cannot write " + path), __FILE__, __LINE__);
+    writeFile(path, bytes);
     return path;
 }
 

@@ -51,6 +51,8 @@ struct KnownPixel {
 QString tempDir();
 // Writes `bytes` to tempDir()/name (the test fails when it cannot) and returns the path.
 QString writeTempFile(const QString& name, const QByteArray& bytes);
+// Writes `bytes` to path, replacing what is there (the test fails when it cannot).
+void writeFile(const QString& path, const QByteArray& bytes);
 // A file's bytes (empty when it cannot be read).
 std::string readFileString(const QString& path);
 
