@@ -122,6 +122,9 @@ private slots:
                                                   image[QStringLiteral("width")] = 161; // not the image it names
                                                   s[QStringLiteral("image")] = image;
                                               }), true));
+        row("session modulesnumber", writeSession(sessions, QStringLiteral("modules.glint.json"), sessionWith([](QJsonObject& s) {
+                                                     s[QStringLiteral("modules")] = 42; // not "no modules": damage
+                                                 }), true));
         row("session badparameters", writeSession(sessions, QStringLiteral("params.glint.json"), sessionWith([](QJsonObject& s) {
                                                      QJsonObject modules = s[QStringLiteral("modules")].toObject();
                                                      QJsonObject common = modules[QStringLiteral("common")].toObject();

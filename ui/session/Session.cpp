@@ -106,7 +106,9 @@ Plan readPlan(const QJsonObject& doc, const QList<AnalysisModule*>& modules) {
     const QPolygonF centre = readPoints(QJsonArray{view[QStringLiteral("centre")]}, QStringLiteral("view.centre"));
     plan.view.centre = centre.value(0);
     if (!(plan.view.scale > 0)) throw glint::InputError("session file: view.scale is not positive");
-    plan.modules = doc.value(QStringLiteral("modules")).toObject();
+    // Absent: no module saved anything; anything but an object is a damaged file, not "no modules".
+    if (const QJsonValue m = doc.value(QStringLiteral("modules")); !m.isUndefined())
+        plan.modules = object(m, QStringLiteral("modules"));
     for (const AnalysisModule* module : modules) {
         const QString key = module->sessionKey();
         if (!key.isEmpty() && plan.modules.contains(key))
@@ -120,7 +122,8 @@ Plan readPlan(const QJsonObject& doc, const QList<AnalysisModule*>& modules) {
     }
     for (const QJsonValue& v : array(doc[QStringLiteral("timing")], QStringLiteral("timing")))
         plan.timing.push_back(readRunRecord(v));
-    plan.currentResults = doc.value(QStringLiteral("results_shown")).toString();
+    if (const QJsonValue shown = doc.value(QStringLiteral("results_shown")); !shown.isUndefined())
+        plan.currentResults = string(shown, QStringLiteral("results_shown"));
     return plan;
 }
 
