@@ -249,7 +249,7 @@ void TestBatchPipeline::jobsGiveTheSameCsv() {
 void TestBatchPipeline::devicesOptions() {
     const QString file = test::tempDir() + "/dev.csv";
     writeMatrix(file, 20, 20, 3, 3, 1);
-    const QString out = test::tempDir() + "/dev.csv";
+    const QString out = test::tempDir() + "/dev-out.csv";
     for (const QStringList& bad : {QStringList{"--jobs", "0"}, QStringList{"--jobs", "x"},
                                    QStringList{"--devices", "all", "--backend", "cpu"},
                                    QStringList{"--devices", "0", "--backend", "reference"}}) {
