@@ -132,6 +132,8 @@ struct InputList {
     std::vector<std::pair<std::string, std::string>> bad; // argument, message
 };
 
+// A named file that is an output was refused before (checkOutputTargets); a folder may hold the outputs,
+// which are skipped there.
 InputList collectInputs(const std::vector<std::string>& arguments, const std::string& outPath,
                         const std::string& failuresPath) {
     InputList list;
@@ -164,7 +166,7 @@ InputList collectInputs(const std::vector<std::string>& arguments, const std::st
                 inFolders.insert(path);
             }
         } else if (fs::exists(arg, ec)) {
-            if (!isOutput(arg)) files.insert(fs::path(arg).lexically_normal().string());
+            files.insert(fs::path(arg).lexically_normal().string());
         } else {
             // The system's reason when there is one (a symlink loop, a folder without permission).
             list.bad.emplace_back(arg, ec ? systemReason(ec.value()) : "no such file or folder");
@@ -291,7 +293,6 @@ int runBatch(const std::vector<std::string>& args) {
         if (dir.empty()) dir = ".";
         if (!fs::is_directory(dir, ec)) throw OutputError("cannot write '" + *target + "': no such folder");
     }
-    if (failuresPath && *failuresPath == *outPath) throw UsageError("--failures and --out name the same file");
 
     std::vector<std::string> arguments = a.positionals;
     if (auto list = a.value("--files-from")) {
@@ -299,8 +300,11 @@ int runBatch(const std::vector<std::string>& args) {
         arguments.insert(arguments.end(), more.begin(), more.end());
         if (arguments.empty()) throw UsageError("--files-from '" + *list + "' lists no file");
     }
-    checkOutputTargets(a.positionals, {{"--with", a.valueOr("--with", "")}, {"--params", a.valueOr("--params", "")}},
-                       {{"--out", *outPath}}); // no --out over an input file (exit 2 now; core/util/AtomicFile.h)
+    // No output over an input file, a file of the list or the other output (exit 2 now; core/util/AtomicFile.h).
+    std::vector<NamedFile> outputs = {{"--out", *outPath}};
+    if (failuresPath) outputs.push_back({"--failures", *failuresPath});
+    checkOutputTargets(arguments, {{"--with", a.valueOr("--with", "")}, {"--params", a.valueOr("--params", "")}},
+                       outputs);
 
     const BatchAlgorithm algo =
         *algoName == "info" ? infoAlgorithm() : descriptorAlgorithm(*findAlgorithm(*algoName), a, backend, load);

@@ -337,6 +337,8 @@ private slots:
         QTest::newRow("kmax1d json is params") << QStringList{"kmax1d", "--random", "20", "--k", "2", "--params", "@d/p.json", "--json", "@d/p.json"} << input;
         QTest::newRow("info json is the input") << QStringList{"info", "@in", "--json", "@d/in.hard"} << input;
         QTest::newRow("batch out is an input") << QStringList{"batch", "--algo", "info", "--out", "@in", "@in", "@d/b.csv"} << input;
+        QTest::newRow("batch failures is the out") << QStringList{"batch", "--algo", "info", "--out", "@d/r.csv", "--failures", "@d/./r.csv", "@in"} << same;
+        QTest::newRow("batch failures is an input") << QStringList{"batch", "--algo", "info", "--out", "@d/r.csv", "--failures", "@d/in.lnk", "@in"} << input;
         QTest::newRow("batch out is --with") << QStringList{"batch", "--algo", "common", "--with", "@d/b.csv", "--out", "@d/b.csv", "@in"} << input;
         QTest::newRow("bench report into its table") << QStringList{"bench", "brightest", "--sizes", "48", "--report", "@out"} << stdOut;
     }
