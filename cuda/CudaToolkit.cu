@@ -89,7 +89,9 @@ void* allocateDevice(std::size_t bytes) {
     const cudaError_t first = cudaMalloc(&p, bytes);
     if (first == cudaSuccess) return p;
     cudaGetLastError();
-    if (first != cudaErrorMemoryAllocation || MemoryBudget::releaseIdle() == 0)
+    int device = 0;
+    if (first != cudaErrorMemoryAllocation || cudaGetDevice(&device) != cudaSuccess ||
+        MemoryBudget::releaseIdle(device) == 0)
         throwCudaError(static_cast<int>(first), "cudaMalloc(&p, bytes)", __FILE__, __LINE__);
     GLINT_CUDA_CHECK(cudaMalloc(&p, bytes));
     return p;
@@ -149,12 +151,12 @@ std::size_t MemoryBudget::held() {
     return n;
 }
 
-std::size_t MemoryBudget::releaseIdle(const Workspace* keep) {
+std::size_t MemoryBudget::releaseIdle(int device, const Workspace* keep) {
     Budget& b = budget();
     std::lock_guard lock(b.mutex); // no lease can be taken while the buffers are freed
     std::size_t freed = 0;
     for (Workspace* w : b.workspaces)
-        if (w != keep && w->shared_ && !w->leased_.load()) freed += w->freeAll();
+        if (w != keep && w->shared_ && w->device_ == device && !w->leased_.load()) freed += w->freeAll();
     return freed;
 }
 
@@ -177,6 +179,10 @@ Workspace& Workspace::shared(const std::string& name, std::size_t minBytes) {
 // A shared workspace is registered by shared(), under the budget's mutex.
 Workspace::Workspace(std::string name, std::size_t minBytes, bool shared)
     : name_(std::move(name)), minBytes_(minBytes), shared_(shared) {
+    if (cudaGetDevice(&device_) != cudaSuccess) {
+        cudaGetLastError();
+        device_ = 0;
+    }
     if (!shared_) MemoryBudget::add(this);
 }
 
@@ -220,7 +226,7 @@ std::size_t Workspace::available() const {
 
 void Workspace::require(std::size_t need, const std::string& what) const {
     std::size_t have = available();
-    if (need > have && MemoryBudget::releaseIdle(this) > 0) have = available();
+    if (need > have && MemoryBudget::releaseIdle(device_, this) > 0) have = available();
     if (need > have)
         throw BackendUnavailable(what + " needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
                                  std::to_string(have >> 20) + " MiB are free; use --backend cpu");

@@ -206,7 +206,8 @@ public:
     // Free device memory (cudaMemGetInfo) plus what this workspace holds: what one run may use.
     std::size_t available() const;
     // The memory check before a run that needs `need` bytes: when available() is short, the budget frees
-    // the buffers of the other shared workspaces that no run holds, and when it is still short, throws
+    // the buffers of the other shared workspaces of this device that no run holds (another device's memory
+    // would not help), and when it is still short, throws
     // BackendUnavailable("<what> needs N MiB of GPU memory, M MiB are free; use --backend cpu").
     void require(std::size_t need, const std::string& what) const;
 
@@ -221,6 +222,8 @@ public:
     }
 
     const std::string& name() const noexcept { return name_; }
+    // The CUDA device that was current when the workspace was made: its buffers live there.
+    int device() const noexcept { return device_; }
 
 private:
     friend class MemoryBudget;
@@ -243,6 +246,7 @@ private:
     std::string name_;
     std::size_t minBytes_ = 0;
     bool shared_ = false;
+    int device_ = 0;
     std::atomic<bool> leased_{false};     // written under the budget's mutex
     std::atomic<std::size_t> held_{0};
     std::map<std::string, Slot> slots_;   // the lease holder's, or the budget's while no lease holds it
@@ -254,8 +258,9 @@ class MemoryBudget {
 public:
     // Bytes all workspaces hold.
     static std::size_t held();
-    // Frees the buffers of every shared workspace that no lease holds, except `keep`; returns the bytes.
-    static std::size_t releaseIdle(const Workspace* keep = nullptr);
+    // Frees the buffers of every shared workspace of `device` that no lease holds, except `keep`; returns
+    // the bytes.
+    static std::size_t releaseIdle(int device, const Workspace* keep = nullptr);
 
 private:
     friend class Workspace;
