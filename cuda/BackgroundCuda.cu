@@ -167,7 +167,7 @@ public:
     }
 
 private:
-    static Workspace& workspace() { return Workspace::shared("local pivot"); }
+    static WorkspacePool& workspace() { return Workspace::shared("local pivot"); }
 
     std::unique_ptr<Workspace::Lease> lease_;
     const Image* image_ = nullptr;

@@ -37,12 +37,12 @@ namespace glint::cuda::maxsub {
 
 namespace {
 
-Workspace& boundedWorkspace() { return Workspace::shared("bounded search"); }
+WorkspacePool& boundedWorkspace() { return Workspace::shared("bounded search"); }
 
-// Waits for the device on every exit (speculative rounds may still run when the search stops or throws),
-// before the workspace's lease ends.
+// Waits for this thread's stream on every exit (speculative rounds may still run when the search stops or
+// throws), before the workspace's lease ends. Other runs' streams go on.
 struct DeviceIdleOnExit {
-    ~DeviceIdleOnExit() { cudaDeviceSynchronize(); }
+    ~DeviceIdleOnExit() { cudaStreamSynchronize(cudaStreamPerThread); }
 };
 
 using bounded::kRing; // rounds in flight at most
@@ -209,7 +209,7 @@ private:
     void reportProfile(int rounds) {
         if (rounds < 3) return;
         std::vector<unsigned long long> p(static_cast<std::size_t>(rounds) * bounded::kProfSlots);
-        GLINT_CUDA_CHECK(cudaDeviceSynchronize());
+        GLINT_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
         GLINT_CUDA_CHECK(cudaMemcpy(p.data(), a_.prof, p.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
         const char* names[] = {"rescan kernel (first block start .. last block end)", "gap rescan end .. reduce start",
                                "reduce: strips' bests + block best (latest block)", "reduce: fence + counter (latest block)",

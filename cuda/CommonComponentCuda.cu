@@ -68,7 +68,7 @@ private:
 // What one run needs on the device is kept from run to run in the workspace (buffers only grow):
 // repeated runs, as in the window or the bench, then pay for no allocation. One run at a time uses it
 // (the Search holds its lease); the stream, the timer's events and the cancel flag are kept with it.
-Workspace& workspace() { return Workspace::shared("common component"); }
+WorkspacePool& workspace() { return Workspace::shared("common component"); }
 
 struct Runtime {
     Stream stream;

@@ -34,7 +34,7 @@ struct Runtime {
     PinnedBuffer<float4> hostPeaks;
 };
 
-Workspace& workspace() { return Workspace::shared("common registration"); }
+WorkspacePool& workspace() { return Workspace::shared("common registration"); }
 
 __device__ inline float hannAt(int i, int count) {
     return count < 2 ? 1.0f : static_cast<float>(0.5 - 0.5 * cospi(2.0 * i / (count - 1)));

@@ -5,7 +5,9 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
 namespace glint::cuda {
 
@@ -103,9 +105,31 @@ namespace {
 
 struct Budget {
     std::mutex mutex;
-    std::condition_variable leaseReturned;
+    std::condition_variable leaseReturned; // a lease ended, or a run began to wait for memory
     std::vector<Workspace*> workspaces;
-    std::map<std::string, Workspace*> shared;
+    std::map<std::pair<std::string, int>, WorkspacePool*> pools; // by name and device
+    // Threads that wait (for a pool's workspace, or for memory): a run waiting for memory waits only while
+    // a thread that holds a lease on its device is not itself waiting, so waits never form a cycle.
+    std::map<std::thread::id, int> stalled;
+};
+
+// Marks the calling thread as waiting while it lives (under the budget's mutex); waking the others once,
+// so that a run waiting for memory counts the runs that still go on again.
+class Stall {
+public:
+    explicit Stall(Budget& b) : b_(b), me_(std::this_thread::get_id()) {
+        ++b_.stalled[me_];
+        b_.leaseReturned.notify_all();
+    }
+    ~Stall() {
+        if (--b_.stalled[me_] == 0) b_.stalled.erase(me_);
+    }
+    Stall(const Stall&) = delete;
+    Stall& operator=(const Stall&) = delete;
+
+private:
+    Budget& b_;
+    std::thread::id me_;
 };
 
 Budget& budget() {
@@ -127,11 +151,32 @@ void MemoryBudget::remove(Workspace* w) {
     b.workspaces.erase(std::remove(b.workspaces.begin(), b.workspaces.end(), w), b.workspaces.end());
 }
 
-void MemoryBudget::acquire(Workspace& w) {
+Workspace& MemoryBudget::acquire(WorkspacePool& pool) {
     Budget& b = budget();
     std::unique_lock lock(b.mutex);
-    b.leaseReturned.wait(lock, [&] { return !w.leased_.load(); });
-    w.leased_ = true;
+    std::optional<Stall> stall;
+    for (;;) {
+        Workspace* free = nullptr;
+        for (Workspace* w : pool.members_)
+            if (!w->leased_.load()) {
+                free = w;
+                break;
+            }
+        if (!free && pool.members_.size() < static_cast<std::size_t>(Workspace::kPoolSize)) {
+            // A workspace holds nothing until its run asks for buffers: a new one costs no device memory.
+            const std::string name = pool.members_.empty() ? pool.name_ : pool.name_ + " #" + std::to_string(pool.members_.size() + 1);
+            free = new Workspace(name, pool.minBytes_, true, pool.device_);
+            b.workspaces.push_back(free);
+            pool.members_.push_back(free);
+        }
+        if (free) {
+            free->leased_ = true;
+            free->owner_ = std::this_thread::get_id();
+            return *free;
+        }
+        if (!stall) stall.emplace(b);
+        b.leaseReturned.wait(lock);
+    }
 }
 
 void MemoryBudget::release(Workspace& w) {
@@ -151,35 +196,58 @@ std::size_t MemoryBudget::held() {
     return n;
 }
 
-std::size_t MemoryBudget::releaseIdle(int device, const Workspace* keep) {
-    Budget& b = budget();
-    std::lock_guard lock(b.mutex); // no lease can be taken while the buffers are freed
+std::size_t MemoryBudget::freeIdleLocked(int device, const Workspace* keep) {
     std::size_t freed = 0;
-    for (Workspace* w : b.workspaces)
+    for (Workspace* w : budget().workspaces)
         if (w != keep && w->shared_ && w->device_ == device && !w->leased_.load()) freed += w->freeAll();
     return freed;
 }
 
+std::size_t MemoryBudget::releaseIdle(int device, const Workspace* keep) {
+    Budget& b = budget();
+    std::lock_guard lock(b.mutex); // no lease can be taken while the buffers are freed
+    return freeIdleLocked(device, keep);
+}
+
+std::size_t MemoryBudget::waitForRoom(Workspace& w, std::size_t need, bool& othersHold) {
+    Budget& b = budget();
+    std::unique_lock lock(b.mutex);
+    const Stall stall(b);
+    const std::thread::id me = std::this_thread::get_id();
+    for (;;) {
+        freeIdleLocked(w.device_, &w);
+        const std::size_t have = w.available();
+        // The other threads holding a lease on this device (their buffers are what is missing), and those of
+        // them that go on (not waiting): only they can give memory back.
+        bool running = false;
+        othersHold = false;
+        for (const Workspace* o : b.workspaces)
+            if (o->shared_ && o->device_ == w.device_ && o->leased_.load() && o->owner_ != me) {
+                othersHold = true;
+                running = running || !b.stalled.contains(o->owner_);
+            }
+        if (have >= need || !running) return have;
+        b.leaseReturned.wait(lock);
+    }
+}
+
 // ---- Workspace ----------------------------------------------------------------------------------------
 
-Workspace& Workspace::shared(const std::string& name, std::size_t minBytes) {
-    // One per device: a thread that selected another device (batch --devices) gets that device's buffers.
+WorkspacePool& Workspace::shared(const std::string& name, std::size_t minBytes) {
+    // One pool per device: a thread that selected another device (batch --devices) gets that device's buffers.
     int device = 0;
     GLINT_CUDA_CHECK(cudaGetDevice(&device));
     Budget& b = budget();
     std::lock_guard lock(b.mutex);
-    Workspace*& w = b.shared[device == 0 ? name : name + " (device " + std::to_string(device) + ")"];
-    if (!w) {
-        w = new Workspace(name, minBytes, true);
-        b.workspaces.push_back(w);
-    }
-    return *w;
+    WorkspacePool*& p = b.pools[{name, device}];
+    if (!p) p = new WorkspacePool(device == 0 ? name : name + " (device " + std::to_string(device) + ")", minBytes, device);
+    return *p;
 }
 
-// A shared workspace is registered by shared(), under the budget's mutex.
-Workspace::Workspace(std::string name, std::size_t minBytes, bool shared)
-    : name_(std::move(name)), minBytes_(minBytes), shared_(shared) {
-    if (cudaGetDevice(&device_) != cudaSuccess) {
+// A shared workspace is registered by the budget when it makes it, under its mutex.
+Workspace::Workspace(std::string name, std::size_t minBytes, bool shared, int device)
+    : name_(std::move(name)), minBytes_(minBytes), shared_(shared), device_(device) {
+    if (device_ < 0 && cudaGetDevice(&device_) != cudaSuccess) {
         cudaGetLastError();
         device_ = 0;
     }
@@ -191,7 +259,7 @@ Workspace::~Workspace() {
     freeAll();
 }
 
-Workspace::Lease::Lease(Workspace& workspace) : ws_(workspace) { MemoryBudget::acquire(ws_); }
+Workspace::Lease::Lease(WorkspacePool& pool) : ws_(MemoryBudget::acquire(pool)) {}
 
 Workspace::Lease::~Lease() { MemoryBudget::release(ws_); }
 
@@ -224,9 +292,14 @@ std::size_t Workspace::available() const {
     return freeBytes + held();
 }
 
-void Workspace::require(std::size_t need, const std::string& what) const {
+void Workspace::require(std::size_t need, const std::string& what) {
     std::size_t have = available();
     if (need > have && MemoryBudget::releaseIdle(device_, this) > 0) have = available();
+    bool othersHold = false;
+    if (need > have && shared_) have = MemoryBudget::waitForRoom(*this, need, othersHold);
+    if (need > have && othersHold)
+        throw BackendDeclined(what + " needs " + std::to_string(need >> 20) + " MiB of GPU memory while other runs hold " +
+                              "the device");
     if (need > have)
         throw BackendUnavailable(what + " needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
                                  std::to_string(have >> 20) + " MiB are free; use --backend cpu");

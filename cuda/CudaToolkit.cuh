@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <typeindex>
 #include <typeinfo>
 #include <utility>
@@ -121,7 +122,7 @@ private:
 
 // ---- event timer -------------------------------------------------------------------------------------
 
-// Named timing steps measured by CUDA events on one stream (the legacy default stream unless given).
+// Named timing steps measured by CUDA events on one stream (the calling thread's default stream unless given).
 // begin() marks the start; mark(step) ends the step `step` at that point of the stream (it began at the
 // previous mark); report(job) waits for the last mark and adds each step's milliseconds to
 // job.timing() (steps of one name add up). The events are created up front (`events` of them) or at the
@@ -165,25 +166,33 @@ class MemoryBudget;
 // Named device buffers kept from run to run (cudaMalloc and cudaFree cost more than a small search):
 // get(name, bytes) returns the buffer of that name, grown when it is too small (the contents are not kept
 // then). Every workspace is counted in the process-wide MemoryBudget.
-//  - Workspace::shared(name): one workspace per algorithm and device (the calling thread's current one) for
-//    the whole process, used for one run at a time through a Lease. While no lease holds it, the budget may free its buffers for another
-//    algorithm's run (they are allocated again on next use). Never destroyed: freeing CUDA memory from a
-//    static destructor can run after the CUDA runtime has shut down; the driver reclaims it at exit.
+//  - Workspace::shared(name): a pool of workspaces per algorithm and device (the calling thread's current
+//    one) for the whole process; a Lease takes one that no other run holds, for one run. A pool grows to
+//    kPoolSize workspaces, so that as many runs (batch's workers) share the device at once, each on its own
+//    stream: glint_cuda is compiled with the per-thread default stream, so every launch and copy a thread
+//    makes without naming a stream goes to that thread's stream, and one run's copies and host round trips
+//    overlap another's kernels. While no lease holds a workspace, the budget may free its buffers for
+//    another run (they are allocated again on next use). Never destroyed: freeing CUDA memory from a static
+//    destructor can run after the CUDA runtime has shut down; the driver reclaims it at exit.
 //  - Workspace(name): owned by one object (a solver) and freed with it; the budget never frees its
 //    buffers (the owner may hold their addresses, e.g. in a CUDA graph).
+class WorkspacePool;
+
 class Workspace {
 public:
-    static Workspace& shared(const std::string& name, std::size_t minBytes = 0);
+    // Runs of one algorithm that may hold a device at once (each with its own workspace and stream).
+    static constexpr int kPoolSize = 4;
+    static WorkspacePool& shared(const std::string& name, std::size_t minBytes = 0);
 
-    explicit Workspace(std::string name, std::size_t minBytes = 0) : Workspace(std::move(name), minBytes, false) {}
+    explicit Workspace(std::string name, std::size_t minBytes = 0) : Workspace(std::move(name), minBytes, false, -1) {}
     Workspace(const Workspace&) = delete;
     Workspace& operator=(const Workspace&) = delete;
     ~Workspace();
 
-    // Exclusive use of a workspace for one run: waits while another run holds it.
+    // Exclusive use of one of the pool's workspaces for one run: waits while kPoolSize runs hold them.
     class Lease {
     public:
-        explicit Lease(Workspace& workspace);
+        explicit Lease(WorkspacePool& pool);
         Lease(const Lease&) = delete;
         Lease& operator=(const Lease&) = delete;
         ~Lease();
@@ -207,9 +216,13 @@ public:
     std::size_t available() const;
     // The memory check before a run that needs `need` bytes: when available() is short, the budget frees
     // the buffers of the other shared workspaces of this device that no run holds (another device's memory
-    // would not help), and when it is still short, throws
-    // BackendUnavailable("<what> needs N MiB of GPU memory, M MiB are free; use --backend cpu").
-    void require(std::size_t need, const std::string& what) const;
+    // would not help). When it is still short and other runs hold the device, it waits for them to end
+    // (a run waits only while a thread that holds a lease on the device is not itself waiting, for memory
+    // or for a workspace, so waits never form a cycle).
+    // Then, still short: BackendDeclined when other runs' buffers are what is missing (the registry runs
+    // the work on its fallback, the CPU), else BackendUnavailable("<what> needs N MiB of GPU memory, M MiB
+    // are free; use --backend cpu").
+    void require(std::size_t need, const std::string& what);
 
     // An object X the algorithm keeps with this workspace (its stream, events, flags): constructed on
     // first use, destroyed with the workspace; the budget never touches it.
@@ -239,7 +252,7 @@ private:
         X value;
     };
 
-    Workspace(std::string name, std::size_t minBytes, bool shared);
+    Workspace(std::string name, std::size_t minBytes, bool shared, int device);
     void checkUse() const;       // a shared workspace is used only under a Lease
     std::size_t freeAll() noexcept; // unchecked; returns the bytes freed
 
@@ -248,9 +261,27 @@ private:
     bool shared_ = false;
     int device_ = 0;
     std::atomic<bool> leased_{false};     // written under the budget's mutex
+    std::thread::id owner_;               // the thread that holds the lease (budget's mutex)
     std::atomic<std::size_t> held_{0};
     std::map<std::string, Slot> slots_;   // the lease holder's, or the budget's while no lease holds it
     std::map<std::type_index, std::unique_ptr<KeptBase>> kept_;
+};
+
+// The shared workspaces of one algorithm on one device (Workspace::shared); made and filled by the budget.
+class WorkspacePool {
+public:
+    const std::string& name() const noexcept { return name_; }
+    int device() const noexcept { return device_; }
+
+private:
+    friend class MemoryBudget;
+    friend class Workspace;
+    WorkspacePool(std::string name, std::size_t minBytes, int device)
+        : name_(std::move(name)), minBytes_(minBytes), device_(device) {}
+    std::string name_;
+    std::size_t minBytes_ = 0;
+    int device_ = 0;
+    std::vector<Workspace*> members_; // at most Workspace::kPoolSize; under the budget's mutex
 };
 
 // The process-wide account of the workspaces' memory, behind one mutex (which also hands out the leases).
@@ -266,8 +297,12 @@ private:
     friend class Workspace;
     static void add(Workspace* w);
     static void remove(Workspace* w);
-    static void acquire(Workspace& w);
+    static Workspace& acquire(WorkspacePool& pool);
     static void release(Workspace& w);
+    // require()'s wait for the memory that other runs on the device hold; returns available() at the end
+    // and whether other runs still held the device then.
+    static std::size_t waitForRoom(Workspace& w, std::size_t need, bool& othersHold);
+    static std::size_t freeIdleLocked(int device, const Workspace* keep); // under the budget's mutex
 };
 
 } // namespace glint::cuda

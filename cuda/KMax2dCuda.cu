@@ -31,7 +31,7 @@ namespace {
 namespace msp = maxsub;
 
 // Device buffers kept between runs (the engine's and the strips'); one run at a time.
-Workspace& workspace() { return Workspace::shared("kmax 2d", 256); }
+WorkspacePool& workspace() { return Workspace::shared("kmax 2d", 256); }
 
 // Strips as threshold items: item t * rows + b (t <= b). Low key: a lower bound of the strip's largest
 // rectangle sum, a real sum only when positive (the strip kernel's maxima are at least 0); high key: an
@@ -342,7 +342,7 @@ private:
                 const int n = static_cast<int>(std::min<std::size_t>(perLaunch, tiles.size() - begin));
                 a.tileBegin = static_cast<int>(begin);
                 msp::launchStrips(shape, hasMask_, n, a);
-                if (begin + n < tiles.size()) GLINT_CUDA_CHECK(cudaDeviceSynchronize()); // Cancel between launches
+                if (begin + n < tiles.size()) GLINT_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); // Cancel between launches
             }
         }
 

@@ -46,7 +46,7 @@ namespace {
 
 // Device buffers kept between runs (cudaMalloc and cudaFree cost more than a small image's search); one
 // run at a time.
-Workspace& workspace() { return Workspace::shared("brightest"); }
+WorkspacePool& workspace() { return Workspace::shared("brightest"); }
 
 // ---- the solver ------------------------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ inline int tilesPerLaunch(const StripKernel& k, int pitch) {
     return static_cast<int>(std::clamp(1.5e11 / cellsPerTile, 1.0, 1.0e6));
 }
 
-// n tiles from a.tileBegin on the legacy default stream.
+// n tiles from a.tileBegin on the calling thread's default stream.
 inline void launchStrips(const StripKernel& k, bool blocked, int n, const StripArgs& a) {
     if (blocked)
         k.blocked<<<n, kThreads, k.smemBlocked>>>(a);
