@@ -153,6 +153,19 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
         e.values = {exactValue("rank", r.rank), sum, {"mean", result.regionMean(r), std::nullopt},
                     exactValue("pixels", r.pixels()), {"pivot", result.pivot, std::nullopt}};
         if (result.distinct) e.values.push_back({"distinct", *result.distinct, std::nullopt});
+        if (r.measured) { // the measurements, named as in the CLI's JSON; ra/dec are the centroid's
+            e.values.push_back({"flux", r.flux, std::nullopt});
+            if (!std::isnan(r.snr)) e.values.push_back({"snr", r.snr, std::nullopt});
+            e.values.push_back({"peak", r.peak, std::nullopt});
+            e.values.push_back({"centroid_x", r.centroidX, std::nullopt});
+            e.values.push_back({"centroid_y", r.centroidY, std::nullopt});
+            if (r.hasSky) {
+                e.values.push_back({"ra", r.ra, std::nullopt});
+                e.values.push_back({"dec", r.dec, std::nullopt});
+            }
+            e.values.push_back({"mean_background", r.meanBackground, std::nullopt});
+            e.values.push_back(exactValue("flags", r.flags));
+        }
         out.push_back(std::move(e));
     }
     return out;

@@ -3,13 +3,23 @@
 #include "core/export/CsvTable.h"
 #include "core/io/Georef.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
 namespace glint {
 
 namespace {
 // Value columns, filled from ExportRegion::values by name.
 const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance"};
 // Appended after "points" (columns are only ever appended): brightest --distinct F.
-const std::vector<std::string> kLaterValueColumns = {"distinct"};
+// Then the measurements that the window's table shows, named as in the CLI's JSON (brightest: flux ... flags;
+// trace: legs; sources: flux_auto ... fwhm with centroid_x/y, snr and flags).
+const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr",  "peak",     "centroid_x", "centroid_y",
+                                                     "mean_background", "flags", "legs", "flux_auto", "mag_auto",
+                                                     "a", "b", "theta", "fwhm"};
+// The Earth's mean radius (IUGG), for lengths over a geographic CRS.
+constexpr double kEarthRadiusM = 6371008.8;
 } // namespace
 
 const std::vector<std::string>& regionCsvColumns() {
@@ -25,7 +35,7 @@ const std::vector<std::string>& regionCsvColumns() {
 }
 
 const std::vector<std::string>& regionCsvGeorefColumns() {
-    static const std::vector<std::string> columns = {"map_x", "map_y", "lon", "lat"};
+    static const std::vector<std::string> columns = {"map_x", "map_y", "lon", "lat", "map_length", "map_length_unit"};
     return columns;
 }
 
@@ -36,8 +46,13 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
                                     std::to_string(region.y),        std::to_string(region.width),
                                     std::to_string(region.height),   formatNumber(cx),
                                     formatNumber(cy)};
+    // RA/Dec: the measured position where the result has one (a brightest region's flux-weighted centroid, a
+    // source's), as the JSON's ra, dec and the window's table give it; else the centre's.
     std::optional<SkyCoord> sky;
-    if (pixelToSky) sky = pixelToSky(cx, cy);
+    const RegionValue* ra = region.value("ra");
+    const RegionValue* dec = region.value("dec");
+    if (ra && dec) sky = SkyCoord{ra->value, dec->value};
+    else if (pixelToSky) sky = pixelToSky(cx, cy);
     row.push_back(sky ? formatNumber(sky->ra) : "");
     row.push_back(sky ? formatNumber(sky->dec) : "");
     for (const auto& name : kValueColumns) {
@@ -63,8 +78,34 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
         row.push_back(formatNumber(map.y));
         row.push_back(lonLat ? formatNumber(lonLat->lon) : "");
         row.push_back(lonLat ? formatNumber(lonLat->lat) : "");
+        const std::optional<MapLength> length =
+            region.kind == RegionKind::Trace ? mapLength(region.points, *georef) : std::nullopt;
+        row.push_back(length ? formatNumber(length->value) : "");
+        row.push_back(length ? length->unit : "");
     }
     return row;
+}
+
+std::optional<MapLength> mapLength(const std::vector<std::pair<double, double>>& points, const Georef& georef) {
+    if (points.size() < 2) return std::nullopt;
+    double length = 0.0;
+    MapPoint last = georef.pixelToMap(points.front().first, points.front().second);
+    for (std::size_t i = 1; i < points.size(); ++i) {
+        const MapPoint next = georef.pixelToMap(points[i].first, points[i].second);
+        if (georef.isGeographic()) { // x = longitude, y = latitude, degrees: the great-circle distance
+            constexpr double rad = std::numbers::pi / 180.0;
+            const double dLat = (next.y - last.y) * rad, dLon = (next.x - last.x) * rad;
+            const double h = std::sin(dLat / 2) * std::sin(dLat / 2) +
+                             std::cos(last.y * rad) * std::cos(next.y * rad) * std::sin(dLon / 2) * std::sin(dLon / 2);
+            length += 2.0 * kEarthRadiusM * std::asin(std::min(1.0, std::sqrt(h)));
+        } else {
+            length += std::hypot(next.x - last.x, next.y - last.y);
+        }
+        last = next;
+    }
+    if (!std::isfinite(length)) return std::nullopt;
+    if (georef.isGeographic()) return MapLength{length, "metre"};
+    return MapLength{length, georef.unitName().empty() ? std::string("map unit") : georef.unitName()};
 }
 
 std::string regionCsvText(const RegionDocument& document) {

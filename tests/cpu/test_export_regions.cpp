@@ -359,7 +359,9 @@ private slots:
         // New columns may only ever be appended: scripts read these by position and by name.
         const std::vector<std::string> expected = {"kind", "rank", "label", "x", "y", "width", "height",
                                                    "center_x", "center_y", "ra", "dec", "pixels", "sum", "mean",
-                                                   "score", "length", "dx", "dy", "tolerance", "points", "distinct"};
+                                                   "score", "length", "dx", "dy", "tolerance", "points", "distinct",
+                                                   "flux", "snr", "peak", "centroid_x", "centroid_y", "mean_background",
+                                                   "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));

@@ -83,9 +83,11 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(UsageError, geoJsonRegionText(rd, GeoJsonCrs::Wgs84));
         // CSV: map_x/map_y filled, lon/lat empty.
         const auto rows = parseCsv(regionCsvText(rd));
-        QCOMPARE(rows[0].back(), std::string("lat"));
-        QCOMPARE(rows[1][rows[1].size() - 4], std::string("12.5")); // centre x of the box: 2 -> 10 + 2.5
-        QCOMPARE(rows[1].back(), std::string());
+        QCOMPARE(rows[0][rows[0].size() - 3], std::string("lat"));
+        QCOMPARE(rows[0].back(), std::string("map_length_unit"));
+        QCOMPARE(rows[1][rows[1].size() - 6], std::string("12.5")); // centre x of the box: 2 -> 10 + 2.5
+        QCOMPARE(rows[1][rows[1].size() - 3], std::string()); // no lat without a CRS
+        QCOMPARE(rows[1].back(), std::string()); // a box has no length
     }
 
     void plainImageHasNoGeoref() {
@@ -173,18 +175,23 @@ private slots:
                 QCOMPARE(m["value"].get<double>(), g.pixelToLonLat(2, 2.5)->lon);
             }
         QVERIFY(sawLon);
-        // CSV: the base columns, then map_x, map_y, lon, lat of the centre.
+        // CSV: the base columns, then map_x, map_y, lon, lat of the centre and a trace's length on the map.
         const auto rows = parseCsv(regionCsvText(doc));
         std::vector<std::string> columns = regionCsvColumns();
-        columns.insert(columns.end(), {"map_x", "map_y", "lon", "lat"});
+        columns.insert(columns.end(), {"map_x", "map_y", "lon", "lat", "map_length", "map_length_unit"});
         QVERIFY(rows[0] == columns);
-        const std::size_t n = columns.size();
+        const std::size_t n = columns.size() - 2;
         QCOMPARE(rows.size(), std::size_t(4));
         QCOMPARE(rows[1][n - 4], std::string("500075")); // box centre (2, 2.5): P 2.5 -> 500000 + 75
         QCOMPARE(rows[1][n - 3], std::string("4999910")); // L 3 -> 5000000 - 90
         QCOMPARE(std::stod(rows[1][n - 2]), g.pixelToLonLat(2, 2.5)->lon);
         QCOMPARE(std::stod(rows[1][n - 1]), g.pixelToLonLat(2, 2.5)->lat);
-        for (const auto& row : rows) QCOMPARE(row.size(), n);
+        for (const auto& row : rows) QCOMPARE(row.size(), columns.size());
+        // The trace's length on the map: 30 m pixels, (0,0) -> (2,1) -> (4,3).
+        QCOMPARE(rows[2][0], std::string("trace"));
+        QVERIFY(std::abs(std::stod(rows[2][n]) - 30.0 * (std::sqrt(5.0) + std::sqrt(8.0))) < 1e-9);
+        QCOMPARE(rows[2][n + 1], std::string("metre"));
+        QVERIFY(rows[1][n].empty() && rows[1][n + 1].empty()); // a box has none
         // The CLI: brightest --regions with --geojson-crs.
         const QString out = folder("exports") + "/b.geojson";
         const test::CliResult r = test::runCli({"brightest", path, "--k", "1", "--regions", out, "--geojson-crs", "wgs84"});

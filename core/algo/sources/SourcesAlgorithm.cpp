@@ -191,6 +191,18 @@ std::vector<ExportRegion> regionsFromSources(const SourcesResult& result) {
         for (const auto& [name, v] : {std::pair{"flux_auto", s.fluxAuto}, std::pair{"mag_auto", s.magAuto},
                                       std::pair{"snr", s.snr}, std::pair{"fwhm", s.fwhm}})
             if (std::isfinite(v)) e.values.push_back({name, v, std::nullopt});
+        // The position as the JSON's x, y (the windowed centroid where there is one), its RA/Dec, the shape
+        // and the flags: the columns of the window's table, named as in the JSON (centroid_x/y in a region
+        // file, whose x, y are the bounding box).
+        const bool win = std::isfinite(s.xWin) && std::isfinite(s.yWin);
+        for (const auto& [name, v] : {std::pair{"centroid_x", win ? s.xWin : s.x}, std::pair{"centroid_y", win ? s.yWin : s.y},
+                                      std::pair{"a", s.a}, std::pair{"b", s.b}, std::pair{"theta", s.theta}})
+            if (std::isfinite(v)) e.values.push_back({name, v, std::nullopt});
+        e.values.push_back({"flags", static_cast<double>(s.flags), s.flags});
+        if (std::isfinite(s.ra) && std::isfinite(s.dec)) {
+            e.values.push_back({"ra", s.ra, std::nullopt});
+            e.values.push_back({"dec", s.dec, std::nullopt});
+        }
         regions.push_back(std::move(e));
     }
     return regions;
