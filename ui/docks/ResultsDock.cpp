@@ -3,6 +3,7 @@
 #include "ui/canvas/ImageCanvas.h"
 #include "ui/overlay/OverlayLayer.h"
 #include "ui/results/ResultsModel.h"
+#include "ui/results/SkyFormatToggle.h"
 
 #include <QComboBox>
 #include <QHeaderView>
@@ -59,6 +60,7 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     connect(chooser_, &QComboBox::currentIndexChanged, this, &ResultsDock::showSet);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ResultsDock::onRowSelected);
     connect(table_, &QTableView::doubleClicked, this, &ResultsDock::onRowActivated);
+    installSkyFormatToggle(table_, proxy_); // RA/Dec in sexagesimal on demand (context menu)
 }
 
 void ResultsDock::addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer, const QString& note) {

@@ -24,7 +24,8 @@ ExportActions::ExportActions(MainWindow& window)
       timing_(new QAction(tr("Export &Timing Report…"), this)) {
     viewPng_->setStatusTip(tr("The image at full resolution with the display settings and the visible overlays"));
     viewSvg_->setStatusTip(tr("The image embedded, the visible overlays as vector shapes"));
-    results_->setStatusTip(tr("Regions as DS9 .reg, GeoJSON (QuPath) and CSV; a common component's mask as PNG"));
+    results_->setStatusTip(tr("Regions as DS9 .reg, GeoJSON (QuPath) and CSV (every column of the results table, all "
+                                 "digits); a common component's mask as PNG"));
     timing_->setStatusTip(tr("Every run's steps as HTML (with charts), JSON and CSV"));
     viewPng_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     connect(viewPng_, &QAction::triggered, this, &ExportActions::chooseViewPng);

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <exception>
 #include <iterator>
+#include <limits>
 
 namespace glint::ui {
 
@@ -84,6 +85,14 @@ QVariantList measurementValues(const glint::BrightestRegion& r, bool sky) {
     }
     values << r.flags;
     return values;
+}
+
+// RA and Dec (after flux, SNR, centroid x, y) with the decimals the image's pixel scale needs.
+void setSkyColumns(ResultsModel* model, int firstMeasurement, bool sky, const AppContext& ctx) {
+    if (!sky) return;
+    const auto image = ctx.image();
+    model->setSkyColumns(firstMeasurement + 4, firstMeasurement + 5,
+                         image ? ResultsModel::pixelScaleDeg(*image) : std::numeric_limits<double>::quiet_NaN());
 }
 
 bool anySky(const std::vector<glint::BrightestResult>& results) {
@@ -365,6 +374,7 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
     const bool sky = anySky({result});
     auto* model = new ResultsModel(QStringList{tr("rank"), tr("x"), tr("y"), tr("width"), tr("height"), tr("sum"), tr("mean")} +
                                    measurementColumns(sky));
+    setSkyColumns(model, 7, sky, ctx);
     for (const glint::BrightestRegion& r : result.regions) {
         marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(sumText(r))});
         model->addRow(QVariantList{r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)} + measurementValues(r, sky),
@@ -420,6 +430,7 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     auto* model = new ResultsModel(QStringList{tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
                                                tr("height"), tr("sum"), tr("mean")} +
                                    measurementColumns(sky));
+    setSkyColumns(model, 10, sky, ctx);
     int item = 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const glint::BrightestResult& result = results[i];

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <exception>
+#include <limits>
 
 namespace glint::ui {
 
@@ -233,8 +234,8 @@ void SourcesModule::present(const Catalogue& c, const QString& status) {
 
     auto* model = new ResultsModel({tr("NUMBER"), tr("x"), tr("y"), tr("FLUX_AUTO"), tr("MAG_AUTO"), tr("SNR"), tr("A"), tr("B"),
                                     tr("THETA"), tr("FWHM"), tr("FLAGS"), tr("RA"), tr("Dec")});
-    model->setColumnDecimals(11, 6);
-    model->setColumnDecimals(12, 6);
+    const auto shownImage = ctx.image();
+    model->setSkyColumns(11, 12, shownImage ? ResultsModel::pixelScaleDeg(*shownImage) : std::numeric_limits<double>::quiet_NaN());
     for (const glint::SourceRecord& s : r.catalog.sources) {
         // x, y as the CLI's JSON gives them (0-based; the windowed centroid where there is one).
         const bool win = std::isfinite(s.xWin) && std::isfinite(s.yWin);

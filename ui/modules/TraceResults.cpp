@@ -13,10 +13,25 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "core/export/RegionCsv.h"
+#include "core/io/Georef.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace glint::ui {
 
 using namespace trace_parts;
+
+namespace {
+// "length (m)": the unit of mapLength() (metres over a geographic CRS, the CRS's unit else).
+QString mapLengthHeader(const glint::Georef& georef) {
+    if (georef.isGeographic() || georef.unitName() == "metre") return TraceModule::tr("length (m)");
+    if (georef.unitName().empty()) return TraceModule::tr("length (map units)");
+    return TraceModule::tr("length (%1)").arg(QString::fromStdString(georef.unitSymbol()));
+}
+} // namespace
 
 void TraceModule::completeTrace() {
     const std::unique_ptr<Session> s = std::move(session_);
@@ -76,10 +91,20 @@ void TraceModule::presentTrace(FinishedTrace trace) {
         if (weak(leg)) weakLegs.append(polygon(leg.points));
     }
     layer_->setWeakLegs(item, weakLegs);
-    if (model_)
-        model_->addRow({trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
-                        trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)},
-                       item);
+    if (model_) {
+        QVariantList row{trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
+                         trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)};
+        // On a georeferenced image, the length on the map as the region CSV's map_length gives it.
+        if (model_->columnCount() > row.size()) {
+            std::vector<std::pair<double, double>> points;
+            for (const glint::TracePoint& p : trace.result.polyline()) points.emplace_back(p.x, p.y);
+            const auto image = context().image();
+            const std::optional<glint::MapLength> length =
+                image && image->meta.georef ? glint::mapLength(points, *image->meta.georef) : std::nullopt;
+            row << (length ? QVariant(length->value) : QVariant());
+        }
+        model_->addRow(row, item);
+    }
     traces_.push_back(std::move(trace));
     emit resultsChanged();
 }
@@ -92,8 +117,11 @@ void TraceModule::ensureOutputs() {
         ctx.layers()->add(layer_);
     }
     if (!model_ && ctx.results()) {
-        model_ = new ResultsModel({tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
-                                 tr("lowest confidence"), tr("confidence per leg")});
+        QStringList columns{tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
+                            tr("lowest confidence"), tr("confidence per leg")};
+        // A georeferenced image adds the length on the map, in the CRS's unit (metres over a geographic CRS).
+        if (const auto image = ctx.image(); image && image->meta.georef) columns << mapLengthHeader(*image->meta.georef);
+        model_ = new ResultsModel(columns);
         ctx.results()->addResultSet(name(), model_, layer_);
     }
 }

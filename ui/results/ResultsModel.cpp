@@ -1,5 +1,11 @@
 #include "ui/results/ResultsModel.h"
 
+#include "core/export/Ds9Regions.h"
+#include "core/io/Image.h"
+#include "core/io/Wcs.h"
+
+#include <algorithm>
+#include <limits>
 #include <cmath>
 
 namespace glint::ui {
@@ -20,6 +26,68 @@ int ResultsModel::addRow(const QVariantList& values, int overlayItem) {
 void ResultsModel::setColumnDecimals(int column, int decimals) {
     decimals_[column] = decimals;
     if (!rows_.isEmpty()) emit dataChanged(index(0, column), index(static_cast<int>(rows_.size()) - 1, column));
+}
+
+void ResultsModel::setSkyColumns(int raColumn, int decColumn, double pixelScaleDeg) {
+    raColumn_ = raColumn;
+    decColumn_ = decColumn;
+    const int decimals = skyDecimals(pixelScaleDeg);
+    setColumnDecimals(raColumn, decimals);
+    setColumnDecimals(decColumn, decimals);
+}
+
+void ResultsModel::setSexagesimal(bool on) {
+    if (sexagesimal_ == on || !hasSkyColumns()) return;
+    sexagesimal_ = on;
+    if (!rows_.isEmpty()) {
+        const int first = std::min(raColumn_, decColumn_), last = std::max(raColumn_, decColumn_);
+        emit dataChanged(index(0, first), index(static_cast<int>(rows_.size()) - 1, last));
+    }
+}
+
+int ResultsModel::skyDecimals(double pixelScaleDeg) {
+    if (!std::isfinite(pixelScaleDeg) || pixelScaleDeg <= 0.0) return 6;
+    const int d = static_cast<int>(std::ceil(-std::log10(pixelScaleDeg / 10.0) - 1e-9));
+    return std::clamp(d, 4, 9);
+}
+
+double ResultsModel::pixelScaleDeg(const glint::Image& image) {
+    if (!image.meta.wcs) return std::numeric_limits<double>::quiet_NaN();
+    const double cx = (image.width() - 1) / 2.0, cy = (image.height() - 1) / 2.0;
+    const auto c = image.meta.wcs->pixelToSky(cx, cy), x = image.meta.wcs->pixelToSky(cx + 1, cy),
+               y = image.meta.wcs->pixelToSky(cx, cy + 1);
+    if (!c || !x || !y) return std::numeric_limits<double>::quiet_NaN();
+    return std::min(glint::skySeparationArcsec(*c, *x), glint::skySeparationArcsec(*c, *y)) / 3600.0;
+}
+
+namespace {
+// d:m:s of a non-negative value in units (hours or degrees), the seconds with this many decimals, carried
+// upwards so that rounding never shows 60.
+QString dmsText(double value, int secondDecimals, int unitDigits) {
+    const double scale = std::pow(10.0, secondDecimals);
+    const auto total = static_cast<long long>(std::llround(value * 3600.0 * scale)); // in 10^-d seconds
+    const long long perMinute = 60LL * static_cast<long long>(scale), perUnit = 60LL * perMinute;
+    const long long units = total / perUnit, minutes = (total % perUnit) / perMinute;
+    const double seconds = static_cast<double>(total % perMinute) / scale;
+    return QStringLiteral("%1:%2:%3")
+        .arg(units, unitDigits, 10, QLatin1Char('0'))
+        .arg(minutes, 2, 10, QLatin1Char('0'))
+        .arg(seconds, 3 + secondDecimals, 'f', secondDecimals, QLatin1Char('0'));
+}
+} // namespace
+
+QString ResultsModel::sexagesimalRa(double raDeg) {
+    if (!std::isfinite(raDeg)) return QStringLiteral("—");
+    double hours = std::fmod(raDeg / 15.0, 24.0);
+    if (hours < 0) hours += 24.0;
+    QString text = dmsText(hours, 3, 2);
+    if (text.startsWith(QLatin1String("24:"))) text.replace(0, 2, QStringLiteral("00")); // 23:59:59.9999 rounds up
+    return text;
+}
+
+QString ResultsModel::sexagesimalDec(double decDeg) {
+    if (!std::isfinite(decDeg)) return QStringLiteral("—");
+    return (decDeg < 0 ? QStringLiteral("-") : QStringLiteral("+")) + dmsText(std::abs(decDeg), 2, 2);
 }
 
 void ResultsModel::clear() {
@@ -67,6 +135,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     const QVariant& v = rows_[index.row()][index.column()];
     switch (role) {
     case Qt::DisplayRole:
+        if (sexagesimal_ && v.typeId() == QMetaType::Double && (index.column() == raColumn_ || index.column() == decColumn_))
+            return index.column() == raColumn_ ? sexagesimalRa(v.toDouble()) : sexagesimalDec(v.toDouble());
         if (const auto d = decimals_.constFind(index.column());
             d != decimals_.cend() && v.typeId() == QMetaType::Double && std::isfinite(v.toDouble()))
             return QString::number(v.toDouble(), 'f', *d);
