@@ -184,6 +184,10 @@ ExportRegion regionFromTrace(const TraceResult& result, int traceIndex) {
     e.label = "trace " + std::to_string(traceIndex) + " score=" + compactNumber(result.score);
     e.values = {exactValue("rank", traceIndex), {"score", result.score, std::nullopt},
                 {"length", length, std::nullopt}, exactValue("legs", static_cast<std::int64_t>(result.legs.size()))};
+    // The weakest leg's confidence (the JSON's legs[].confidence), as the window's table shows it.
+    double lowest = 1.0;
+    for (const TraceLeg& leg : result.legs) lowest = std::min(lowest, leg.confidence);
+    e.values.push_back({"min_confidence", lowest, std::nullopt});
     return e;
 }
 

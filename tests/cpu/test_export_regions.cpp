@@ -361,7 +361,8 @@ private slots:
                                                    "center_x", "center_y", "ra", "dec", "pixels", "sum", "mean",
                                                    "score", "length", "dx", "dy", "tolerance", "points", "distinct",
                                                    "flux", "snr", "peak", "centroid_x", "centroid_y", "mean_background",
-                                                   "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm"};
+                                                   "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm",
+                                                   "min_confidence"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));

@@ -326,6 +326,10 @@ private slots:
         QCOMPARE(row[static_cast<std::size_t>(csv.column("map_length_unit"))], std::string("metre"));
         QVERIFY(std::abs(std::stod(row[static_cast<std::size_t>(csv.column("length"))]) - px) < 1e-9 * px);
         QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("legs"))]), model->value(0, 1).toDouble());
+        const int lowest = static_cast<int>(model->columns().indexOf(QStringLiteral("lowest confidence")));
+        QVERIFY(lowest >= 0);
+        QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("min_confidence"))]), model->value(0, lowest).toDouble());
+        QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("score"))]), model->value(0, 3).toDouble());
 
         // The same picture without its world file: lengths in pixels only.
         const QString plain = QDir(dir_).filePath(QStringLiteral("road-plain.png"));
