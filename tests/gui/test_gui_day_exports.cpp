@@ -10,6 +10,7 @@
 #include "core/export/Ds9Regions.h"
 #include "core/export/RegionCsv.h"
 #include "core/io/Georef.h"
+#include "ui/modules/SourcesModule.h"
 #include "ui/results/ResultsModel.h"
 
 #include <QHeaderView>
@@ -190,6 +191,63 @@ private slots:
                 QVERIFY2(std::stod(cell) == region[QLatin1String(name)].toDouble(), name);
             }
         }
+    }
+
+    // The source catalogue's table: every column in the CSV (by NUMBER = rank), x/y as centroid_x/y (the
+    // region file's x, y are the ellipse's bounding box), RA/Dec the source's, with every digit.
+    void sourcesCsvHoldsTheTable() {
+        MainWindow window({false, false});
+        brightest::showWindow(window);
+        QVERIFY(openAndWait(window, test::samplePath(QStringLiteral("ngc1316o.fit"))));
+        auto* module = test::findModule<SourcesModule>(window);
+        QSignalSpy finished(module, &SourcesModule::runFinished);
+        QAction* find = nullptr;
+        for (QAction* a : module->actions())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)) find = a;
+        QVERIFY(find);
+        find->trigger();
+        QVERIFY(finished.count() > 0 || finished.wait(120000));
+        const ResultsModel* model = module->model();
+        QVERIFY(model && model->rowCount() > 100);
+        QVERIFY(model->hasSkyColumns());
+
+        const QVector<ExportableResults> visible = visibleResults(window.exports()->results());
+        ResultFiles files;
+        files.csv = QDir(dir_).filePath(QStringLiteral("sources.csv"));
+        QVERIFY2(window.exports()->exportResults(visible, files), qPrintable(window.exports()->lastError()));
+        const Csv csv = readCsv(files.csv);
+        std::map<int, const std::vector<std::string>*> byNumber;
+        const int kindColumn = csv.column("kind"), rankColumn = csv.column("rank");
+        for (const auto& row : csv.rows)
+            if (row[static_cast<std::size_t>(kindColumn)] == "source")
+                byNumber[std::stoi(row[static_cast<std::size_t>(rankColumn)])] = &row;
+        const std::map<QString, std::string> names = {
+            {QStringLiteral("NUMBER"), "rank"}, {QStringLiteral("x"), "centroid_x"}, {QStringLiteral("y"), "centroid_y"},
+            {QStringLiteral("FLUX_AUTO"), "flux_auto"}, {QStringLiteral("MAG_AUTO"), "mag_auto"}, {QStringLiteral("SNR"), "snr"},
+            {QStringLiteral("A"), "a"}, {QStringLiteral("B"), "b"}, {QStringLiteral("THETA"), "theta"},
+            {QStringLiteral("FWHM"), "fwhm"}, {QStringLiteral("FLAGS"), "flags"}, {QStringLiteral("RA"), "ra"},
+            {QStringLiteral("Dec"), "dec"}};
+        int compared = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const auto found = byNumber.find(model->value(row, 0).toInt());
+            if (found == byNumber.end()) continue; // a source without a shape has no region
+            for (int c = 0; c < model->columns().size(); ++c) {
+                const auto name = names.find(model->columns()[c]);
+                QVERIFY2(name != names.end(), qPrintable(model->columns()[c]));
+                const std::string& cell = (*found->second)[static_cast<std::size_t>(csv.column(name->second))];
+                const QVariant v = model->value(row, c);
+                if (!v.isValid() || (v.typeId() == QMetaType::Double && !std::isfinite(v.toDouble()))) {
+                    QVERIFY2(cell.empty(), name->second.c_str());
+                    continue;
+                }
+                QVERIFY2(!cell.empty() && std::stod(cell) == v.toDouble(),
+                         qPrintable(QStringLiteral("source %1 %2: %3 vs '%4'")
+                                        .arg(row)
+                                        .arg(model->columns()[c], v.toString(), QString::fromStdString(cell))));
+            }
+            ++compared;
+        }
+        QVERIFY2(compared > 100, qPrintable(QString::number(compared)));
     }
 
     // Decimals of a degree from the pixel scale (a tenth of a pixel); the table shows RA/Dec with them.
