@@ -13,11 +13,12 @@ namespace {
 // Value columns, filled from ExportRegion::values by name.
 const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score", "length", "dx", "dy", "tolerance"};
 // Appended after "points" (columns are only ever appended): brightest --distinct F.
-// Then the measurements that the window's table shows, named as in the CLI's JSON (brightest: flux ... flags;
+// Then the measurements that the window's table shows (and a brightest region's pivot value, which a pivot
+// sweep's table shows), named as in the CLI's JSON (brightest: flux ... flags;
 // trace: legs and the weakest leg's confidence; sources: flux_auto ... fwhm with centroid_x/y, snr and flags).
 const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr",  "peak",     "centroid_x", "centroid_y",
                                                      "mean_background", "flags", "legs", "flux_auto", "mag_auto",
-                                                     "a", "b", "theta", "fwhm", "min_confidence"};
+                                                     "a", "b", "theta", "fwhm", "min_confidence", "pivot"};
 // The Earth's mean radius (IUGG), for lengths over a geographic CRS.
 constexpr double kEarthRadiusM = 6371008.8;
 } // namespace

@@ -179,6 +179,8 @@ private slots:
                                                    QStringLiteral("--json"), QStringLiteral("-")});
         const QJsonArray regions = json[QStringLiteral("regions")].toArray();
         QCOMPARE(static_cast<int>(regions.size()), 3);
+        for (const auto& row : csv.rows) // the pivot value (a sweep's table shows it)
+            QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("pivot"))]), json[QStringLiteral("pivot")].toDouble());
         for (int row = 0; row < 3; ++row) {
             const QJsonObject region = regions[row].toObject();
             for (const char* name : {"rank", "x", "y", "width", "height", "sum", "mean", "flux", "snr", "peak", "centroid_x",
