@@ -55,7 +55,9 @@ double histogramAxisPosition(HistogramAxis axis, double low, double high, double
 double histogramAxisValue(HistogramAxis axis, double low, double high, double position) {
     const double t = axisInverse(axis, position);
     if (std::isfinite(high - low)) return low + t * (high - low);
-    return low + (t * (0.5 * high - 0.5 * low)) * 2.0; // a range wider than double holds (±1.7e308)
+    // A range wider than double holds (±1.7e308): half the range added twice, each sum within [low, high].
+    const double half = t * (0.5 * high - 0.5 * low);
+    return (low + half) + half;
 }
 
 double Histogram::axisDensity(std::size_t i) const {
