@@ -8,6 +8,8 @@
 #include "ui/results/TimingLog.h"
 
 
+#include <QFileInfo>
+
 #include <chrono>
 #include <exception>
 #include <new>
@@ -47,7 +49,46 @@ void AppContext::setWindowParts(QMainWindow* window, ImageCanvas* canvas, Result
     if (canvas_) canvas_->setLayers(layers_);
 }
 
+namespace {
+bool isDefault(const glint::LoadOptions& o) { return o.hdu < 0 && o.plane == 0 && o.frame == 0; }
+} // namespace
+
+QString AppContext::fileKey(const QString& path) {
+    const QFileInfo info(path);
+    return info.exists() ? info.absoluteFilePath() : path;
+}
+
+QString AppContext::imageKey(const LoadedImage& loaded) {
+    // Only files are opened again: an image made in memory under a name already used is another image.
+    if (loaded.path.isEmpty() || !QFileInfo::exists(loaded.path)) return {};
+    const glint::ImageMetadata& m = loaded.image->meta;
+    return QStringLiteral("%1#%2/%3/%4").arg(fileKey(loaded.path)).arg(m.hdu).arg(m.plane).arg(m.frame);
+}
+
+glint::LoadOptions AppContext::rememberedPart(const QString& path) const { return parts_.value(fileKey(path)); }
+
+glint::LoadOptions AppContext::currentPart() const {
+    glint::LoadOptions o;
+    if (!current_.image) return o;
+    o.hdu = current_.image->meta.hdu;
+    o.plane = current_.image->meta.plane;
+    o.frame = current_.image->meta.frame;
+    return o;
+}
+
+void AppContext::openPart(const glint::LoadOptions& options) {
+    if (hasImage() && !current_.path.isEmpty()) load(current_.path, options, false);
+}
+
 void AppContext::openFile(const QString& path, const glint::LoadOptions& options) {
+    const auto remembered = parts_.constFind(fileKey(path));
+    if (isDefault(options) && remembered != parts_.constEnd())
+        load(path, *remembered, true);
+    else
+        load(path, options, false);
+}
+
+void AppContext::load(const QString& path, const glint::LoadOptions& options, bool remembered) {
     emit loadStarted(path);
     struct Outcome {
         std::optional<LoadedImage> loaded;
@@ -65,11 +106,23 @@ void AppContext::openFile(const QString& path, const glint::LoadOptions& options
             });
             return out;
         },
-        [this, path](Outcome outcome) {
-            if (outcome.loaded)
+        [this, path, remembered](Outcome outcome) {
+            if (outcome.loaded) {
+                const glint::ImageMetadata& m = outcome.loaded->image->meta;
+                if (m.hdu >= 0 || m.planeCount > 1 || m.frameCount > 1) {
+                    glint::LoadOptions part;
+                    part.hdu = m.hdu;
+                    part.plane = m.plane;
+                    part.frame = m.frame;
+                    parts_.insert(fileKey(path), part);
+                }
                 showLoaded(std::move(*outcome.loaded));
-            else
+            } else if (remembered) { // the file changed since: its first image, as for a new file
+                parts_.remove(fileKey(path));
+                load(path, {}, false);
+            } else {
                 emit loadFailed(path, outcome.error);
+            }
         });
 }
 
@@ -100,8 +153,11 @@ void AppContext::showPrepared(LoadedImage loaded) {
 }
 
 void AppContext::showLoaded(LoadedImage loaded) {
+    if (current_.image && !imageKey(current_).isEmpty()) imageDisplays_.insert(imageKey(current_), display_);
     current_ = std::move(loaded);
-    display_ = settingsFor(*current_.image);
+    const QString key = imageKey(current_);
+    const auto own = key.isEmpty() ? imageDisplays_.constEnd() : imageDisplays_.constFind(key);
+    display_ = own != imageDisplays_.constEnd() ? *own : settingsFor(*current_.image);
     layers_->removeImageLayers();
     if (canvas_) canvas_->setImageGeometry(QSize(current_.image->width(), current_.image->height()),
                                            current_.image->meta.displayYUp);
@@ -140,13 +196,14 @@ void AppContext::setDisplaySettings(const glint::DisplaySettings& settings) {
             display_.limits = glint::LimitsMode::Percentile; // no window in this image
         }
     }
-    preferred_.scale = display_.scale;
-    preferred_.colormap = display_.colormap;
-    preferred_.percentile = display_.percentile;
-    if (display_.limits != glint::LimitsMode::Window && display_.limits != glint::LimitsMode::Manual)
-        preferred_.limits = display_.limits;
     requestRender();
     emit displaySettingsChanged();
+}
+
+void AppContext::applyDisplayToAll() {
+    setPreferredDisplay(display_); // manual limits and a DICOM window belong to their image: percentile
+    imageDisplays_.clear();
+    emit defaultDisplayChanged();
 }
 
 void AppContext::setManualLimits(double low, double high) {

@@ -10,6 +10,7 @@
 #include "core/io/ImageStats.h"
 #include "ui/jobs/LatestOnly.h"
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 
@@ -53,8 +54,16 @@ public:
     QString imagePath() const { return current_.path; }
     bool isLoading() const { return loading_.busy(); }
     // Loads off the UI thread; imageChanged() on success, loadFailed() (current image kept) otherwise.
-    // A newer openFile() supersedes one still loading.
+    // A newer openFile() supersedes one still loading. Without options, a file opened before in this
+    // session opens at the HDU, plane or frame it was shown at last (rememberedPart()).
     void openFile(const QString& path, const glint::LoadOptions& options = {});
+    // Another HDU, plane (FITS) or frame (DICOM) of the current file; as openFile(), the current image
+    // stays with a message when that part holds no image.
+    void openPart(const glint::LoadOptions& options);
+    // The part of `path` shown last in this session (default options when none).
+    glint::LoadOptions rememberedPart(const QString& path) const;
+    // The part the current image was read from (for FITS its HDU, never -1).
+    glint::LoadOptions currentPart() const;
     // The name filter of the file dialogs that open an image (every format loadImage() reads).
     static QString imageFileFilter();
     // Runs `load`, which reads the file at `path` (on a worker thread): an empty string, or why it could
@@ -71,9 +80,14 @@ public:
     void setManualLimits(double low, double high);
     // The limits in use: those of the frame on screen, or the manual/window ones as soon as they are set.
     glint::DisplayLimits displayLimits() const;
-    // The user's choices that carry over to the next image (scale, colormap, limits mode, percentile).
+    // Display settings belong to their image: a new image starts from the defaults for its kind (the
+    // DICOM window where there is one, over preferredDisplay()), an image shown before in this session
+    // from its own last settings. Nothing carries over from one image to the next unless asked:
+    // applyDisplayToAll() makes the current settings the default of every image (those other images
+    // remembered are dropped) and emits defaultDisplayChanged() (the window keeps it in its settings).
     const glint::DisplaySettings& preferredDisplay() const { return preferred_; }
     void setPreferredDisplay(const glint::DisplaySettings& settings);
+    void applyDisplayToAll();
     DisplayPipeline* display() const { return pipeline_; }
     std::shared_ptr<const DisplayFrame> frame() const;
     // True while the frame on screen is not yet the one for the current image and settings.
@@ -93,16 +107,22 @@ signals:
     void loadFailed(const QString& path, const QString& message);
     void imageChanged();            // a new image is current (display settings already reset for it)
     void displaySettingsChanged();
+    void defaultDisplayChanged();   // applyDisplayToAll()
     void frameReady();              // a new frame is on the canvas
 
 private:
     void showLoaded(LoadedImage loaded);
+    void load(const QString& path, const glint::LoadOptions& options, bool remembered);
+    static QString fileKey(const QString& path);
+    static QString imageKey(const LoadedImage& loaded);
     glint::DisplaySettings settingsFor(const glint::Image& image) const;
     void requestRender();
 
     LoadedImage current_;
     glint::DisplaySettings display_;
     glint::DisplaySettings preferred_;
+    QHash<QString, glint::DisplaySettings> imageDisplays_; // imageKey() → the settings it was left with
+    QHash<QString, glint::LoadOptions> parts_;              // fileKey() → the part shown last
     DisplayPipeline* pipeline_;
     LayerStack* layers_;
     JobRunner* jobs_;

@@ -314,6 +314,12 @@ void MainWindow::connectContext() {
     connect(&ctx, &AppContext::displaySettingsChanged, this, [this] {
         if (options_.persistSettings) saveSettings();
     });
+    // Only an explicit Apply to All Images changes the default display (the "displayDefault" keys; the older
+    // "display" ones held whatever the last image was shown with, and are not read).
+    connect(&ctx, &AppContext::defaultDisplayChanged, this, [this] {
+        if (options_.persistSettings) saveSettings();
+        statusBar()->showMessage(tr("These display settings are now the default of every image"), 5000);
+    });
     connect(displayDock_, &DisplayDock::histogramViewChanged, this, [this] {
         if (options_.persistSettings) saveSettings();
     });
@@ -467,13 +473,13 @@ void MainWindow::loadSettings() {
     displayDock_->setZoomedToLimits(s.value(QStringLiteral("histogram/zoomToLimits"), true).toBool());
     glint::DisplaySettings d = context_->preferredDisplay();
     try {
-        d.scale = glint::parseDisplayScale(s.value(QStringLiteral("display/scale"), QStringLiteral("linear")).toString().toStdString());
-        d.limits = glint::parseLimitsMode(s.value(QStringLiteral("display/limits"), QStringLiteral("percentile")).toString().toStdString());
-        d.colormap = glint::parseColormap(s.value(QStringLiteral("display/colormap"), QStringLiteral("grey")).toString().toStdString());
+        d.scale = glint::parseDisplayScale(s.value(QStringLiteral("displayDefault/scale"), QStringLiteral("linear")).toString().toStdString());
+        d.limits = glint::parseLimitsMode(s.value(QStringLiteral("displayDefault/limits"), QStringLiteral("percentile")).toString().toStdString());
+        d.colormap = glint::parseColormap(s.value(QStringLiteral("displayDefault/colormap"), QStringLiteral("grey")).toString().toStdString());
     } catch (const std::exception&) {
         d = glint::DisplaySettings{}; // settings written by a different version: start from the defaults
     }
-    d.percentile = std::clamp(s.value(QStringLiteral("display/percentile"), 99.5).toDouble(), 50.0, 100.0);
+    d.percentile = std::clamp(s.value(QStringLiteral("displayDefault/percentile"), 99.5).toDouble(), 50.0, 100.0);
     context_->setPreferredDisplay(d);
     rebuildRecentMenu();
 }
@@ -488,10 +494,10 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("histogram/axis"), QString::fromLatin1(glint::histogramAxisName(displayDock_->histogramAxis())));
     s.setValue(QStringLiteral("histogram/zoomToLimits"), displayDock_->zoomedToLimits());
     const glint::DisplaySettings& d = context_->preferredDisplay();
-    s.setValue(QStringLiteral("display/scale"), QString::fromLatin1(glint::displayScaleName(d.scale)));
-    s.setValue(QStringLiteral("display/limits"), QString::fromLatin1(glint::limitsModeName(d.limits)));
-    s.setValue(QStringLiteral("display/colormap"), QString::fromLatin1(glint::colormapName(d.colormap)));
-    s.setValue(QStringLiteral("display/percentile"), d.percentile);
+    s.setValue(QStringLiteral("displayDefault/scale"), QString::fromLatin1(glint::displayScaleName(d.scale)));
+    s.setValue(QStringLiteral("displayDefault/limits"), QString::fromLatin1(glint::limitsModeName(d.limits)));
+    s.setValue(QStringLiteral("displayDefault/colormap"), QString::fromLatin1(glint::colormapName(d.colormap)));
+    s.setValue(QStringLiteral("displayDefault/percentile"), d.percentile);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -156,7 +156,7 @@ DisplayLimits computeLimits(const Image& image, const DisplaySettings& settings)
 }
 
 double stretch(double value, const DisplayLimits& limits, DisplayScale scale) {
-    double x = (value - limits.low) / (limits.high - limits.low);
+    double x = unitFraction(value, limits.low, limits.high);
     x = std::clamp(x, 0.0, 1.0);
     switch (scale) {
     case DisplayScale::Linear: return x;
@@ -235,7 +235,7 @@ DisplayRenderer::DisplayRenderer(const Image& image, const DisplaySettings& sett
 }
 
 int DisplayRenderer::level(double value) const {
-    const double x = (value - limits_.low) / (limits_.high - limits_.low);
+    const double x = unitFraction(value, limits_.low, limits_.high);
     if (!(x > 0.0)) return static_cast<int>(coarse_[0]);
     if (x >= 1.0) return 255;
     int k = coarse_[static_cast<std::size_t>(x * static_cast<double>(coarse_.size()))];

@@ -5,6 +5,7 @@
 #include "core/io/Image.h"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -38,6 +39,14 @@ DisplayLimits computeLimits(const Image& image, const DisplaySettings& settings)
 // IRAF's zscale (as astropy's ZScaleInterval with its defaults: nsamples 1000, contrast 0.25,
 // max_reject 0.5, min_npixels 5, krej 2.5, max_iterations 5).
 DisplayLimits zscaleLimits(const Image& image, int samples = 1000, double contrast = 0.25);
+
+// (value − low) / (high − low), also where a difference overflows double (values and limits near
+// ±1.7e308, which every loader accepts): then it is taken on halves, which cannot overflow.
+inline double unitFraction(double value, double low, double high) {
+    const double span = high - low, offset = value - low;
+    if (std::isfinite(span) && std::isfinite(offset)) return offset / span;
+    return (0.5 * value - 0.5 * low) / (0.5 * high - 0.5 * low);
+}
 
 // Maps a value to [0, 1] through limits and stretch.
 double stretch(double value, const DisplayLimits& limits, DisplayScale scale);

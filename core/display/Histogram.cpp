@@ -1,5 +1,7 @@
 #include "core/display/Histogram.h"
 
+#include "core/display/Display.h"
+
 #include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
 #include "core/util/Parallel.h"
@@ -47,11 +49,15 @@ double axisInverse(HistogramAxis axis, double p) {
 
 double histogramAxisPosition(HistogramAxis axis, double low, double high, double value) {
     if (!(high > low)) return 0.0;
-    return axisForward(axis, (value - low) / (high - low));
+    return axisForward(axis, unitFraction(value, low, high));
 }
 
 double histogramAxisValue(HistogramAxis axis, double low, double high, double position) {
-    return low + axisInverse(axis, position) * (high - low);
+    const double t = axisInverse(axis, position);
+    if (std::isfinite(high - low)) return low + t * (high - low);
+    // A range wider than double holds (±1.7e308): half the range added twice, each sum within [low, high].
+    const double half = t * (0.5 * high - 0.5 * low);
+    return (low + half) + half;
 }
 
 double Histogram::axisDensity(std::size_t i) const {
@@ -99,7 +105,10 @@ Histogram computeHistogram(const Image& image, double low, double high, int bins
     h.high = high;
     h.counts.assign(static_cast<std::size_t>(bins), 0);
     const double perUnit = bins / (high - low);
-    countInto(image, h, [&](double v) { return static_cast<std::size_t>((v - low) * perUnit); });
+    if (perUnit > 0.0 && std::isfinite(perUnit))
+        countInto(image, h, [&](double v) { return static_cast<std::size_t>((v - low) * perUnit); });
+    else // high − low overflows double (data near ±1.7e308)
+        countInto(image, h, [&](double v) { return static_cast<std::size_t>(unitFraction(v, low, high) * bins); });
     return h;
 }
 
@@ -111,7 +120,9 @@ HistogramRange chooseHistogramRange(const Image& image, double min, double max, 
         r.high = min + 0.5;
         return r;
     }
-    if (image.meta.integerValued && max - min + 1.0 <= r.bins) {
+    // Whole levels only where the range holds exact integers (not for data near ±1.7e308).
+    const bool levels = image.meta.integerValued && max - min < 9.0e15;
+    if (levels && max - min + 1.0 <= r.bins) {
         r.low = min - 0.5;
         r.high = max + 0.5;
         r.bins = static_cast<int>(max - min + 1.0);
@@ -145,7 +156,7 @@ HistogramRange chooseHistogramRange(const Image& image, double min, double max, 
         r.low = std::max(min, bulkLow - margin);
         r.high = std::min(max, bulkHigh + margin);
     }
-    if (image.meta.integerValued && r.high - r.low >= 1.0) wholeLevels(r.low, r.high);
+    if (levels && r.high - r.low >= 1.0) wholeLevels(r.low, r.high);
     return r;
 }
 
@@ -157,6 +168,7 @@ std::optional<LevelGrid> integerLevelGrid(const Image& image) {
     bool haveFirst = false;
     double first = 0.0, least = 0.0;
     std::uint64_t gcd = 0;
+    bool huge = false;
     image.visit([&](const auto* p) {
         const std::size_t n = image.pixelCount();
         std::size_t start = 0;
@@ -171,24 +183,26 @@ std::optional<LevelGrid> integerLevelGrid(const Image& image) {
         if (!haveFirst) return;
         parallelFor(start, n, std::size_t(1) << 18, [&](std::size_t b, std::size_t e) {
             std::uint64_t g = 0;
+            bool beyond = false;
             double lo = first;
             for (std::size_t i = b; i < e; ++i) {
                 const double v = static_cast<double>(p[i]);
                 if (!std::isfinite(v) || image.isBlank(i)) continue;
                 lo = std::min(lo, v);
                 const double d = std::abs(v - first);
-                if (d >= 9.0e15) { // beyond exact integers in double: assume unit steps
-                    g = 1;
+                if (!(d < 9.0e15)) { // beyond exact integers in double: no grid of levels
+                    beyond = true;
                     continue;
                 }
                 g = std::gcd(g, static_cast<std::uint64_t>(d));
             }
             std::lock_guard lock(merge);
+            if (beyond) huge = true;
             gcd = std::gcd(gcd, g);
             least = std::min(least, lo);
         });
     });
-    if (!haveFirst || gcd == 0) return std::nullopt;
+    if (!haveFirst || gcd == 0 || huge) return std::nullopt;
     return LevelGrid{least, static_cast<double>(gcd)};
 }
 

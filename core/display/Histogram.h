@@ -5,6 +5,7 @@
 
 #include "core/io/Image.h"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,9 +35,22 @@ struct Histogram {
     HistogramAxis axis = HistogramAxis::Linear; // the axis the bins were made equal along
     double levelStep = 0.0; // integer data: the spacing of the values the image can hold (edges fall halfway between)
 
-    double binWidth() const { return counts.empty() ? 0.0 : (high - low) / static_cast<double>(counts.size()); }
-    double binLow(std::size_t i) const { return edges.empty() ? low + static_cast<double>(i) * binWidth() : edges[i]; }
-    double binHigh(std::size_t i) const { return edges.empty() ? low + static_cast<double>(i + 1) * binWidth() : edges[i + 1]; }
+    // Taken on the ends' shares where high − low overflows double (data near ±1.7e308).
+    double binWidth() const {
+        if (counts.empty()) return 0.0;
+        const double n = static_cast<double>(counts.size()), w = (high - low) / n;
+        return std::isfinite(w) ? w : high / n - low / n;
+    }
+    double binLow(std::size_t i) const { return edges.empty() ? equalEdge(i) : edges[i]; }
+    double binHigh(std::size_t i) const { return edges.empty() ? equalEdge(i + 1) : edges[i + 1]; }
+    // Edge k of equal bins: low + k·binWidth(), where that overflows (data near ±1.7e308) half of it added
+    // twice, each sum within [low, high].
+    double equalEdge(std::size_t k) const {
+        const double step = static_cast<double>(k) * binWidth();
+        if (std::isfinite(low + step)) return low + step;
+        const double half = static_cast<double>(k) * (0.5 * binWidth());
+        return (low + half) + half;
+    }
     // The count of bin i scaled to an equal share of the axis (1 / bins of it): what a bin of the ideal
     // width would hold. Integer bins that hold one level more or less than their neighbours (so a comb of
     // counts) give a smooth curve this way.

@@ -45,7 +45,8 @@ double percentileOf(std::vector<double>& values, double p) {
     const double a = values[lo];
     if (frac == 0.0 || lo + 1 >= values.size()) return a;
     const double b = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
-    return a + (b - a) * frac;
+    const double gap = b - a; // beyond double for neighbours near -1.7e308 and +1.7e308: weighted instead
+    return std::isfinite(gap) ? a + gap * frac : a * (1.0 - frac) + b * frac;
 }
 
 double percentile(const Image& image, double p) {

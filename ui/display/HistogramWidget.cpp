@@ -1,5 +1,6 @@
 #include "ui/display/HistogramWidget.h"
 
+#include <QFontMetrics>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -140,10 +141,16 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     // Integer levels: label the first and last levels rather than the bins' outer edges (half a level out).
     const double step = histogram_.levelStep > 0.0 ? histogram_.levelStep : std::abs(histogram_.binWidth() - 1.0) < 1e-9 ? 1.0 : 0.0;
     const double inset = step / 2.0;
-    p.drawText(textRow, Qt::AlignLeft | Qt::AlignVCenter, formatValue(histogram_.low + inset));
-    p.drawText(textRow, Qt::AlignRight | Qt::AlignVCenter, formatValue(histogram_.high - inset));
-    p.drawText(textRow, Qt::AlignHCenter | Qt::AlignVCenter,
-               tr("Limits %1 … %2").arg(formatValue(limits_.low), formatValue(limits_.high)));
+    const QString lowText = formatValue(histogram_.low + inset), highText = formatValue(histogram_.high - inset);
+    const QString limitsText = tr("Limits %1 … %2").arg(formatValue(limits_.low), formatValue(limits_.high));
+    // The range's ends only where they leave the limits room (long numbers, ±1.7e308, would overlap).
+    const QFontMetrics fm = fontMetrics();
+    const int edges = 2 * std::max(fm.horizontalAdvance(lowText), fm.horizontalAdvance(highText));
+    if (edges + fm.horizontalAdvance(limitsText) + 16 <= textRow.width()) {
+        p.drawText(textRow, Qt::AlignLeft | Qt::AlignVCenter, lowText);
+        p.drawText(textRow, Qt::AlignRight | Qt::AlignVCenter, highText);
+    }
+    p.drawText(textRow, Qt::AlignHCenter | Qt::AlignVCenter, limitsText);
 }
 
 void HistogramWidget::mousePressEvent(QMouseEvent* event) {
@@ -165,7 +172,7 @@ void HistogramWidget::mouseMoveEvent(QMouseEvent* event) {
     const QRectF r = plotRect();
     const double v = xToValue(std::clamp(event->position().x(), r.left(), r.right()));
     // Keep the limits ordered and apart by at least a thousandth of the range.
-    const double gap = (histogram_.high - histogram_.low) * 1e-3;
+    const double gap = histogram_.high * 1e-3 - histogram_.low * 1e-3; // no overflow near ±1.7e308
     if (dragging_ == Handle::Low) limits_.low = std::min(v, limits_.high - gap);
     else limits_.high = std::max(v, limits_.low + gap);
     update();

@@ -3,6 +3,7 @@
 #include "ui/AppContext.h"
 #include "ui/FormWidgets.h"
 #include "ui/display/HistogramWidget.h"
+#include "ui/display/ImagePartChooser.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
@@ -25,6 +27,7 @@ void selectData(QComboBox* box, int value) { box->setCurrentIndex(box->findData(
 // Enough decimals for the image's values: none for integers, more for small ranges.
 int decimalsFor(const LoadedImage& loaded) {
     const double range = loaded.stats.max - loaded.stats.min;
+    if (!std::isfinite(range)) return 0; // data near ±1.7e308
     if (!loaded.image || (loaded.image->meta.integerValued && range >= 50.0)) return 0;
     if (!(range > 0.0)) return 4;
     return std::clamp(4 - static_cast<int>(std::floor(std::log10(range))), 1, 10);
@@ -34,7 +37,8 @@ int decimalsFor(const LoadedImage& loaded) {
 DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     : QDockWidget(tr("Display"), parent), context_(context), histogram_(new HistogramWidget), scale_(new QComboBox),
       limits_(new QComboBox), percentile_(new QDoubleSpinBox), low_(new QDoubleSpinBox), high_(new QDoubleSpinBox),
-      colormap_(new QComboBox), axis_(new QComboBox), zoom_(new QCheckBox(tr("Zoom to limits"))) {
+      colormap_(new QComboBox), axis_(new QComboBox), zoom_(new QCheckBox(tr("Zoom to limits"))),
+      applyAll_(new QPushButton(tr("Apply to All"))), parts_(new ImagePartChooser(context)) {
     setObjectName(QStringLiteral("DisplayDock"));
     using glint::Colormap;
     using glint::DisplayScale;
@@ -57,6 +61,7 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     auto* body = new QWidget;
     auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(parts_);
     layout->addWidget(histogram_, 1);
     // The histogram's own axis and range, under it.
     auto* view = new QHBoxLayout;
@@ -84,11 +89,20 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     form->addRow(tr("Low, high"), lowHigh);
     auto* lookRow = new QHBoxLayout;
     lookRow->addWidget(scale_, 1);
-    lookRow->addWidget(new QLabel(tr("Colours")));
     lookRow->addWidget(colormap_, 1);
+    lookRow->addWidget(applyAll_);
     scale_->setToolTip(tr("The stretch between the limits"));
+    colormap_->setToolTip(tr("The colours (colormap)"));
     form->addRow(tr("Scale"), lookRow);
     layout->addLayout(form);
+    // Settings stay with their image; this makes them the default of every image, now and next time (on
+    // the scale row: a row of its own would take the parameters' room at 1280 × 800).
+    applyAll_->setObjectName(QStringLiteral("applyDisplayToAll"));
+    applyAll_->setToolTip(tr("Apply to All Images: use this scale, limits mode and colours for every image, those "
+                             "opened before and after, and as the default next time (otherwise each image keeps "
+                             "its own)"));
+    applyAll_->setEnabled(false);
+    connect(applyAll_, &QPushButton::clicked, &context_, &AppContext::applyDisplayToAll);
     setWidget(body);
 
     for (QComboBox* box : {scale_, limits_, colormap_})
@@ -116,6 +130,7 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
 
     connect(&context_, &AppContext::imageChanged, this, [this] {
         const LoadedImage& loaded = context_.loaded();
+        applyAll_->setEnabled(true);
         histogram_->setHistogram(loaded.histogram); // until the one for the axis and zoom is ready
         levels_.reset();
         levelsKnown_ = false;
@@ -126,7 +141,8 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
         syncing_ = true;
         for (QDoubleSpinBox* box : {low_, high_}) {
             box->setDecimals(decimalsFor(loaded));
-            box->setSingleStep(std::max((loaded.stats.max - loaded.stats.min) / 200.0, std::pow(10.0, -box->decimals())));
+            const double step = loaded.stats.max / 200.0 - loaded.stats.min / 200.0; // no overflow near ±1.7e308
+            box->setSingleStep(std::max(step, std::pow(10.0, -box->decimals())));
         }
         syncing_ = false;
     });
@@ -179,9 +195,11 @@ void DisplayDock::requestHistogram() {
     if (zoomedToLimits()) {
         const glint::DisplayLimits l = context_.displayLimits();
         if (l.high > l.low) {
-            const double margin = 0.25 * (l.high - l.low);
-            low = l.low - margin; // the handles always at the same places: 1/6 and 5/6 on a linear axis
-            high = l.high + margin;
+            const double margin = 0.25 * l.high - 0.25 * l.low; // no overflow near ±1.7e308
+            constexpr double most = std::numeric_limits<double>::max();
+            // The handles always at the same places: 1/6 and 5/6 on a linear axis (within what double holds).
+            low = std::max(l.low - margin, -most);
+            high = std::min(l.high + margin, most);
             // A log or asinh axis widens its low end: start it at the data, not in an empty margin below.
             if (histogramAxis() != glint::HistogramAxis::Linear) low = std::min(l.low, std::max(low, loaded.stats.min));
         }

@@ -1,6 +1,8 @@
 // Display controls: the histogram with draggable limits (its axis linear, log or asinh, over the data or
 // zoomed to the limits), and scale, limits mode (minmax, zscale, percentile, DICOM window, manual),
-// percentile, low/high and colormap. Edits go to AppContext.
+// percentile, low/high and colormap. Edits go to AppContext, for the image on screen only; "Apply to All
+// Images" makes them every image's default. Above them, the HDU/plane/frame chooser of files holding
+// several images.
 #pragma once
 
 #include "core/display/Histogram.h"
@@ -13,11 +15,13 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QCheckBox;
+class QPushButton;
 
 namespace glint::ui {
 
 class AppContext;
 class HistogramWidget;
+class ImagePartChooser;
 
 class DisplayDock : public QDockWidget {
     Q_OBJECT
@@ -32,6 +36,8 @@ public:
     QDoubleSpinBox* highBox() const { return high_; }
     QComboBox* histogramAxisBox() const { return axis_; }
     QCheckBox* zoomToLimitsBox() const { return zoom_; }
+    QPushButton* applyToAllButton() const { return applyAll_; }
+    ImagePartChooser* partChooser() const { return parts_; }
 
     glint::HistogramAxis histogramAxis() const;
     void setHistogramAxis(glint::HistogramAxis axis);
@@ -60,6 +66,8 @@ private:
     QComboBox* colormap_;
     QComboBox* axis_;
     QCheckBox* zoom_;
+    QPushButton* applyAll_;
+    ImagePartChooser* parts_;
     bool syncing_ = false;
     bool pending_ = false;
     LatestOnly histogramJob_;
