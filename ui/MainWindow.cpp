@@ -47,6 +47,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 
 #include <algorithm>
 
@@ -268,7 +269,12 @@ void MainWindow::createMenus() {
     for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
 
     analyzeMenu_ = menuBar()->addMenu(tr("&Analyze"));
-    QAction* cancel = analyzeMenu_->addAction(tr("&Cancel Running Job"), context_->jobs(), &JobRunner::cancel);
+    // Esc cancels a run wherever the focus is in the window (the canvas, a parameter field), as the Cancel button
+    // does. The action is enabled only while a job runs, so that otherwise Esc reaches the focused widget: an armed
+    // drawing tool drops back to panning.
+    QAction* cancel = analyzeMenu_->addAction(tr("&Cancel Running Job"), jobStatus_->cancelButton(), &QToolButton::click);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WindowShortcut);
     cancel->setEnabled(false);
     connect(context_->jobs(), &JobRunner::busyChanged, cancel, &QAction::setEnabled);
 
