@@ -6,6 +6,7 @@
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
 #include "ui/Screenshot.h"
+#include "ui/WindowFit.h"
 #include "core/jobs/Backend.h"
 #include "core/util/SignalCleanup.h"
 
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
     }
 
     glint::ui::MainWindow window;
+    // The window (1280 × 800, or its saved size) with its frame inside the screen: smaller where the screen is.
+    glint::ui::keepOnScreen(window);
     window.show();
     const QString start = image.isEmpty() ? glint::ui::defaultSample() : image;
     if (!start.isEmpty()) window.openFile(start);
