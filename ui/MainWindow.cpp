@@ -182,9 +182,12 @@ void MainWindow::fitResultsRowsSoon() {
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     // The table's room changes when a result brings the column header or a horizontal scroll bar; the table
     // itself comes with the first result and goes when the results are cleared (the dock folds to one line).
-    if ((event->type() == QEvent::Resize && watched == resultsDock_->table()->viewport()) ||
-        ((event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent) && watched == resultsDock_->table()))
-        fitResultsRowsSoon();
+    if (event->type() == QEvent::Resize && watched == resultsDock_->table()->viewport()) fitResultsRowsSoon();
+    if ((event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent) && watched == resultsDock_->table()) {
+        // At once, so that the canvas has its new size (and view) when the run that listed the results ends.
+        fitResultsRows();
+        if (QLayout* l = layout()) l->activate();
+    }
     return QMainWindow::eventFilter(watched, event);
 }
 
@@ -194,13 +197,17 @@ void MainWindow::fitResultsRows() {
     const int now = resultsDock_->height();
     if (std::abs(wanted - now) <= 1) return;
     // resizeDocks() leaves a tabbed dock as it is once laid out; a minimum (or maximum) height moves the
-    // separator, and is lifted again as soon as the layout has taken it.
-    const int minimum = resultsDock_->minimumHeight(), maximum = resultsDock_->maximumHeight();
-    if (wanted > now) resultsDock_->setMinimumHeight(wanted);
-    else resultsDock_->setMaximumHeight(wanted);
-    QTimer::singleShot(0, this, [this, minimum, maximum] {
-        resultsDock_->setMinimumHeight(minimum);
-        resultsDock_->setMaximumHeight(maximum);
+    // separator, and is lifted again (the dock has no bounds of its own) as soon as the layout has taken it.
+    if (wanted > now) {
+        resultsDock_->setMaximumHeight(QWIDGETSIZE_MAX);
+        resultsDock_->setMinimumHeight(wanted);
+    } else {
+        resultsDock_->setMinimumHeight(0);
+        resultsDock_->setMaximumHeight(wanted);
+    }
+    QTimer::singleShot(0, this, [this] {
+        resultsDock_->setMinimumHeight(0);
+        resultsDock_->setMaximumHeight(QWIDGETSIZE_MAX);
         fitResultsRowsSoon(); // the window may have been resized meanwhile (a window manager fitting it)
     });
 }

@@ -25,7 +25,7 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
     chooser_->setPlaceholderText(tr("No results yet: run an analysis from the Analyze menu"));
-    layout->addWidget(chooser_);
+    layout->addWidget(chooser_, 0, Qt::AlignTop); // at the top of a dock folded to it (no results yet)
     note_->setObjectName(QStringLiteral("ResultNote"));
     note_->setWordWrap(true);
     note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
