@@ -196,6 +196,11 @@ void MainWindow::fitResultsRows() {
     const int wanted = resultsRoom(*this, *canvas_, *resultsDock_);
     const int now = resultsDock_->height();
     if (std::abs(wanted - now) <= 1) return;
+    // A height the layout did not give the last time it was asked from this height is not asked again (no loop of
+    // fits while the window stays as it is).
+    const QPoint attempt(now, wanted);
+    if (resultsDock_->property("glintFitAttempt").toPoint() == attempt) return;
+    resultsDock_->setProperty("glintFitAttempt", attempt);
     // resizeDocks() leaves a tabbed dock as it is once laid out; a minimum (or maximum) height moves the
     // separator, and is lifted again (the dock has no bounds of its own) as soon as the layout has taken it.
     if (wanted > now) {

@@ -84,6 +84,18 @@ void showRandomImage(MainWindow& window) {
     GLINT_WAIT_FOR_IMAGE(window);
 }
 
+// Counts the layout requests a window gets: a settled window gets none while nothing happens (the results dock's
+// fit does not keep asking for a height the layout does not give).
+class LayoutRequests : public QObject {
+public:
+    explicit LayoutRequests(QWidget& window) { window.installEventFilter(this); }
+    int count = 0;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::LayoutRequest) ++count;
+        return QObject::eventFilter(watched, event);
+    }
+};
+
 // The status bar's bottom edge, in screen pixels, for a window whose client area is at `client`.
 int statusBarBottom(MainWindow& window, const QRect& client) {
     return client.top() + window.statusBar()->mapTo(&window, QPoint(0, window.statusBar()->height() - 1)).y();
@@ -211,6 +223,14 @@ private slots:
         QTRY_VERIFY2(results->height() <= folded + 2 && results->height() <= window.height() * 15 / 100,
                      qPrintable(QStringLiteral("empty results dock %1 of %2 (folded %3)").arg(results->height()).arg(window.height()).arg(folded)));
 
+        // Idle, the window stays as it is (no loop of layouts).
+        QTest::qWait(300);
+        {
+            LayoutRequests requests(window);
+            QTest::qWait(600);
+            QVERIFY2(requests.count <= 2, qPrintable(QStringLiteral("%1 layout requests while idle").arg(requests.count)));
+        }
+
         BrightestModule* module = findModule(window);
         QString message;
         QVERIFY2(runAndWait(module, [&] { module->run(10); }, &message), qPrintable(message));
@@ -221,6 +241,12 @@ private slots:
         QTRY_VERIFY2(results->rowsInView() >= rowsWanted && canvasShare() >= 0.70,
                      qPrintable(QStringLiteral("%1 rows, canvas %2 of %3").arg(results->rowsInView()).arg(window.canvas()->height()).arg(window.height())));
         QCOMPARE(window.size(), client.size());
+        QTest::qWait(300);
+        {
+            LayoutRequests requests(window);
+            QTest::qWait(600);
+            QVERIFY2(requests.count <= 2, qPrintable(QStringLiteral("%1 layout requests while idle").arg(requests.count)));
+        }
         saveShot(window, QStringLiteral("day-window-%1x%2").arg(screen.width()).arg(screen.height()));
     }
 
