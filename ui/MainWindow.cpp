@@ -47,6 +47,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 
 #include <algorithm>
 
@@ -69,6 +70,17 @@ Example exampleFor(const QString& path) {
     if (name.startsWith(QLatin1String("ngc1316")))
         return {QObject::tr("NGC 1316 (FITS with Sky Coordinates): Source Catalogue"), QObject::tr("Sources")};
     return {name, QString()};
+}
+
+// The results dock's height in the default layout. Without results it folds to the chooser's line ("No results
+// yet"); with them it shows ten rows, or fewer where the canvas would get less than 70 % of the window's height
+// (the canvas and the dock share the height between the menu bar and the status bar).
+int resultsRoom(const QMainWindow& window, const ImageCanvas& canvas, const ResultsDock& dock) {
+    const int folded = dock.minimumSizeHint().height();
+    if (dock.resultSetCount() == 0 || dock.table()->isHidden()) return folded;
+    const int shared = canvas.height() + dock.height();
+    const int canvasAtLeast = (window.height() * 71 + 99) / 100; // 71 %: a pixel or two of rounding to spare
+    return std::max(folded, std::min(dock.heightForRows(10), shared - canvasAtLeast));
 }
 } // namespace
 
@@ -145,13 +157,14 @@ void MainWindow::createDocks() {
     tabifyDockWidget(resultsDock_, timingDock_);
     resultsDock_->raise();
     resultsDock_->table()->viewport()->installEventFilter(this);
+    resultsDock_->table()->installEventFilter(this);
     applyDefaultDockSizes();
 }
 
 void MainWindow::applyDefaultDockSizes() {
     resizeDocks({displayDock_}, {340}, Qt::Horizontal);
     resizeDocks({displayDock_, parametersDock_}, {displayDock_->sizeHint().height(), 10000}, Qt::Vertical);
-    resizeDocks({resultsDock_}, {resultsDock_->heightForRows(10)}, Qt::Vertical);
+    resizeDocks({resultsDock_}, {resultsRoom(*this, *canvas_, *resultsDock_)}, Qt::Vertical);
     // Measured once laid out: the tab bar of tabbed docks, a window manager's frame or other fonts can leave
     // the table a row or two short of the estimate.
     fitResultsRowsSoon();
@@ -167,24 +180,41 @@ void MainWindow::fitResultsRowsSoon() {
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    // The table's room changes when a result brings the column header or a horizontal scroll bar.
+    // The table's room changes when a result brings the column header or a horizontal scroll bar; the table
+    // itself comes with the first result and goes when the results are cleared (the dock folds to one line).
     if (event->type() == QEvent::Resize && watched == resultsDock_->table()->viewport()) fitResultsRowsSoon();
+    if ((event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent) && watched == resultsDock_->table()) {
+        // At once, so that the canvas has its new size (and view) when the run that listed the results ends.
+        fitResultsRows();
+        if (QLayout* l = layout()) l->activate();
+    }
     return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::fitResultsRows() {
     if (!defaultDocks_ || !resultsDock_->isVisible() || resultsDock_->isFloating()) return;
-    const int row = resultsDock_->table()->verticalHeader()->defaultSectionSize();
-    const int shown = resultsDock_->rowsInView();
-    if (row <= 0 || shown >= 10) return;
-    // Taken from the canvas, which keeps at least 380 px.
-    const int missing = std::min(resultsDock_->heightForRows(10) - resultsDock_->height(), std::max(0, canvas_->height() - 380));
-    if (missing <= 0) return;
-    // resizeDocks() leaves a tabbed dock as it is once laid out; a minimum height moves the separator, and
-    // is lifted again as soon as the layout has taken it.
-    const int minimum = resultsDock_->minimumHeight();
-    resultsDock_->setMinimumHeight(resultsDock_->height() + missing);
-    QTimer::singleShot(0, this, [this, minimum] { resultsDock_->setMinimumHeight(minimum); });
+    const int wanted = resultsRoom(*this, *canvas_, *resultsDock_);
+    const int now = resultsDock_->height();
+    if (std::abs(wanted - now) <= 1) return;
+    // A height the layout did not give the last time it was asked from this height is not asked again (no loop of
+    // fits while the window stays as it is).
+    const QPoint attempt(now, wanted);
+    if (resultsDock_->property("glintFitAttempt").toPoint() == attempt) return;
+    resultsDock_->setProperty("glintFitAttempt", attempt);
+    // resizeDocks() leaves a tabbed dock as it is once laid out; a minimum (or maximum) height moves the
+    // separator, and is lifted again (the dock has no bounds of its own) as soon as the layout has taken it.
+    if (wanted > now) {
+        resultsDock_->setMaximumHeight(QWIDGETSIZE_MAX);
+        resultsDock_->setMinimumHeight(wanted);
+    } else {
+        resultsDock_->setMinimumHeight(0);
+        resultsDock_->setMaximumHeight(wanted);
+    }
+    QTimer::singleShot(0, this, [this] {
+        resultsDock_->setMinimumHeight(0);
+        resultsDock_->setMaximumHeight(QWIDGETSIZE_MAX);
+        fitResultsRowsSoon(); // the window may have been resized meanwhile (a window manager fitting it)
+    });
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
@@ -268,7 +298,12 @@ void MainWindow::createMenus() {
     for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
 
     analyzeMenu_ = menuBar()->addMenu(tr("&Analyze"));
-    QAction* cancel = analyzeMenu_->addAction(tr("&Cancel Running Job"), context_->jobs(), &JobRunner::cancel);
+    // Esc cancels a run wherever the focus is in the window (the canvas, a parameter field), as the Cancel button
+    // does. The action is enabled only while a job runs, so that otherwise Esc reaches the focused widget: an armed
+    // drawing tool drops back to panning.
+    QAction* cancel = analyzeMenu_->addAction(tr("&Cancel Running Job"), jobStatus_->cancelButton(), &QToolButton::click);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WindowShortcut);
     cancel->setEnabled(false);
     connect(context_->jobs(), &JobRunner::busyChanged, cancel, &QAction::setEnabled);
 

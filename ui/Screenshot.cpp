@@ -1,5 +1,9 @@
 #include "ui/Screenshot.h"
 
+#include "ui/FirstLook.h"
+#include "ui/modules/BrightestModule.h"
+#include "ui/results/ResultsModel.h"
+
 #include "ui/AppContext.h"
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
@@ -85,9 +89,30 @@ int takeScreenshot(MainWindow& window, const ScreenshotRequest& request, int tim
         if (ctx.hasImage() && !ctx.isLoading() && !ctx.isRendering()) finish(0);
     });
     timeout.start(timeoutMs);
-    window.openFile(image);
+    // Without an image: the first look, the sample with its brightest regions found (as the window starts).
+    bool answered = false;
+    BrightestModule* firstLook = nullptr;
+    if (request.image.isEmpty()) {
+        firstLook = openFirstLook(window, image);
+        if (firstLook)
+            for (auto end : {&BrightestModule::runFinished, &BrightestModule::runCancelled})
+                QObject::connect(firstLook, end, &loop, [&] { answered = true; });
+        if (firstLook)
+            QObject::connect(firstLook, &BrightestModule::runFailed, &loop, [&](const QString&) { answered = true; });
+    } else {
+        window.openFile(image);
+    }
     if (outcome < 0) loop.exec();
     if (outcome != 0) return outcome;
+    if (firstLook && !answered) {
+        QEventLoop run;
+        for (auto end : {&BrightestModule::runFinished, &BrightestModule::runCancelled})
+            QObject::connect(firstLook, end, &run, &QEventLoop::quit);
+        QObject::connect(firstLook, &BrightestModule::runFailed, &run, &QEventLoop::quit);
+        QObject::connect(&timeout, &QTimer::timeout, &run, &QEventLoop::quit);
+        if (!answered && outcome == 0) run.exec();
+        if (outcome != 0) return outcome;
+    }
 
     // Let layouts and pending paints settle, then show the readout of the central pixel so that the
     // status bar fields appear in the picture as they do under a cursor.

@@ -1,11 +1,13 @@
 // glint: the desktop program.
-//   glint [IMAGE]                                    open IMAGE (default: a bundled sample)
+//   glint [IMAGE]                                    open IMAGE (default: a bundled sample, its brightest regions found)
 //   glint --screenshot OUT.png [IMAGE] [--size WxH]  render the window offscreen to OUT.png and exit
 // Exit codes: 0 done, 2 bad usage, 3 the image could not be opened or the screenshot not written.
 #include "cuda/Backends.h"
+#include "ui/FirstLook.h"
 #include "ui/MainWindow.h"
 #include "ui/SampleFiles.h"
 #include "ui/Screenshot.h"
+#include "ui/WindowFit.h"
 #include "core/jobs/Backend.h"
 #include "core/util/SignalCleanup.h"
 
@@ -99,8 +101,11 @@ int main(int argc, char** argv) {
     }
 
     glint::ui::MainWindow window;
+    // The window (1280 × 800, or its saved size) with its frame inside the screen: smaller where the screen is.
+    glint::ui::keepOnScreen(window);
     window.show();
-    const QString start = image.isEmpty() ? glint::ui::defaultSample() : image;
-    if (!start.isEmpty()) window.openFile(start);
+    // Without a file: the first look, the sample with its answer (the brightest regions) computed and listed.
+    if (image.isEmpty()) glint::ui::openFirstLook(window, glint::ui::defaultSample());
+    else window.openFile(image);
     return QApplication::exec();
 }

@@ -1,5 +1,7 @@
 #include "core/jobs/Timing.h"
 
+#include "core/jobs/StepReport.h"
+
 #include <algorithm>
 
 namespace glint {
@@ -36,7 +38,9 @@ void Timing::merge(const Timing& other) {
 }
 
 Timing::Scope::Scope(Timing& timing, std::string name)
-    : timing_(&timing), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+    : timing_(&timing), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {
+    reportStep(name_); // the window's progress shows the step that runs
+}
 
 Timing::Scope::~Scope() { stop(); }
 

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 
 using namespace glint;
 using namespace glint::ui;
@@ -196,6 +197,9 @@ private slots:
         QString failure;
         QVERIFY2(openSession(window, path, &failure), qPrintable(failure));
         QVERIFY(waitDrawn(window));
+        // The results dock takes its rows once the results are back (issue 34): the canvas, and a fitted view, settle.
+        QSize settled;
+        QTRY_VERIFY(std::exchange(settled, window.canvas()->size()) == window.canvas()->size());
         const QJsonObject restored = window.sessions()->capture();
         QVERIFY2(withoutView(restored) == withoutView(saved),
                  qPrintable(describeDifference(withoutView(saved), withoutView(restored))));

@@ -30,7 +30,14 @@ QStringList describeImage(const LoadedImage& loaded) {
                  .arg(m.bitDepth)
                  .arg(m.integerValued ? QObject::tr(", integer-valued") : QString())
                  .arg(m.wasColour ? QObject::tr(", from colour") : QString());
-    if (m.hdu >= 0) lines << QObject::tr("HDU: %1 of %2").arg(m.hdu).arg(m.hdus.size());
+    if (m.hdu >= 0) {
+        // Numbered as glint-cli numbers them (--hdu N, the list of `glint-cli info`): from 0, the primary HDU.
+        QString name;
+        for (const glint::HduInfo& h : m.hdus)
+            if (h.index == m.hdu && !h.name.empty()) name = QStringLiteral(" (%1)").arg(QString::fromStdString(h.name));
+        const QString range = m.hdus.size() > 1 ? QObject::tr(" of 0–%1").arg(m.hdus.size() - 1) : QString();
+        lines << QObject::tr("HDU: %1%2%3, counted from 0 = primary (glint-cli --hdu %1)").arg(m.hdu).arg(name, range);
+    }
     if (m.planeCount > 1) lines << QObject::tr("Plane: %1 of %2").arg(m.plane + 1).arg(m.planeCount);
     if (m.frameCount > 1) lines << QObject::tr("Frame: %1 of %2").arg(m.frame + 1).arg(m.frameCount);
     const glint::ImageStats& s = loaded.stats;

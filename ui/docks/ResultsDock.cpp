@@ -26,7 +26,7 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
     chooser_->setPlaceholderText(tr("No results yet: run an analysis from the Analyze menu"));
-    layout->addWidget(chooser_);
+    layout->addWidget(chooser_, 0, Qt::AlignTop); // at the top of a dock folded to it (no results yet)
     note_->setObjectName(QStringLiteral("ResultNote"));
     note_->setWordWrap(true);
     note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -34,6 +34,7 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     note_->hide();
     layout->addWidget(note_);
     layout->addWidget(table_);
+    table_->hide(); // comes with the first result: an empty dock folds to the chooser's line
     setWidget(body);
 
     proxy_->setSortRole(ResultsModel::RawValueRole);
@@ -49,8 +50,9 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(false);
     table_->setTextElideMode(Qt::ElideNone); // numbers are never cut ("5945.8…"): columns fit them instead
-    // Ten rows at least: a result table is read by comparing rows.
-    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 10 * table_->verticalHeader()->defaultSectionSize() +
+    // Two rows at least: a result table is read by comparing rows. The window gives it up to ten where the canvas
+    // keeps 70 % of its height (MainWindow); a user who drags the dock's edge gets more.
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 2 * table_->verticalHeader()->defaultSectionSize() +
                              2 * table_->frameWidth() + 2);
     // Rows added to the shown set (a run still filling its table) widen the columns as needed.
     connect(proxy_, &QAbstractItemModel::rowsInserted, this, &ResultsDock::fitColumnsSoon);
@@ -66,6 +68,7 @@ ResultsDock::ResultsDock(ImageCanvas* canvas, QWidget* parent)
 void ResultsDock::addResultSet(const QString& title, ResultsModel* model, OverlayLayer* layer, const QString& note) {
     model->setParent(this);
     sets_.append({title, model, layer, note});
+    table_->show();
     if (layer) {
         connect(layer, &OverlayLayer::selectionChanged, this, [this, layer](int item) {
             if (current_ >= 0 && sets_[current_].layer == layer) onLayerSelection(item);
@@ -86,6 +89,7 @@ void ResultsDock::clear() {
     current_ = -1;
     note_->clear();
     note_->hide();
+    table_->hide();
 }
 
 void ResultsDock::setCurrentResultSet(int index) { chooser_->setCurrentIndex(index); }

@@ -1,5 +1,6 @@
 #include "ui/jobs/JobRunner.h"
 
+#include "core/jobs/StepReport.h"
 #include "core/util/Errors.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -24,6 +25,16 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent) {
         if (p != lastProgress_) {
             lastProgress_ = p;
             emit progressChanged(p);
+        }
+        if (!outcome_) return;
+        QString step;
+        {
+            std::lock_guard lock(outcome_->stepMutex);
+            step = QString::fromStdString(outcome_->step);
+        }
+        if (step != step_) {
+            step_ = step;
+            emit stepChanged(step_);
         }
     });
     connect(&watcher_, &QFutureWatcher<void>::finished, this, &JobRunner::onWorkerFinished);
@@ -53,7 +64,16 @@ bool JobRunner::start(JobRequest request) {
     lastProgress_ = -1.0;
     clock_.start();
     // The worker holds its own references, so it never touches this object.
+    step_.clear();
     watcher_.setFuture(QtConcurrent::run([control = control_, outcome = outcome_, work = std::move(request.work)] {
+        // The steps the job times on this thread are its progress label's (a pool thread: the listener goes after).
+        struct StepListening {
+            glint::StepListener previous;
+            ~StepListening() { glint::setThreadStepListener(std::move(previous)); }
+        } listening{glint::setThreadStepListener([outcome = outcome.get()](const std::string& step) {
+            std::lock_guard lock(outcome->stepMutex);
+            outcome->step = step;
+        })};
         try {
             if (work) work(*control);
         } catch (...) {
@@ -80,6 +100,7 @@ void JobRunner::onWorkerFinished() {
     auto onFailed = std::move(onFailed_);
     auto onCancelled = std::move(onCancelled_);
     const QString name = name_;
+    step_.clear();
     const double elapsed = static_cast<double>(clock_.nsecsElapsed()) / 1e6;
     name_.clear();
     done_ = nullptr;

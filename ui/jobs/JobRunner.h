@@ -13,6 +13,8 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 
 namespace glint::ui {
 
@@ -38,6 +40,9 @@ public:
     bool start(JobRequest request);
     bool isBusy() const { return control_ != nullptr; }
     QString currentName() const { return name_; }
+    // The step the running job is in (core's timing steps: "measure", "background model"), empty before its
+    // first step and when idle.
+    QString currentStep() const { return step_; }
     double progress() const;
 
 public slots:
@@ -47,6 +52,7 @@ public slots:
 signals:
     void started(const QString& name);
     void progressChanged(double fraction);
+    void stepChanged(const QString& step);
     void finished(const QString& name, double elapsedMs);
     void failed(const QString& name, const QString& message);
     void cancelled(const QString& name);
@@ -58,6 +64,8 @@ private:
 
     struct Outcome {
         std::exception_ptr error;
+        std::mutex stepMutex; // the worker's latest step, read by the poll
+        std::string step;
     };
     QFutureWatcher<void> watcher_;
     QTimer poll_;
@@ -69,6 +77,7 @@ private:
     std::function<void(const QString&)> onFailed_;
     std::function<void()> onCancelled_;
     QString name_;
+    QString step_;
     double lastProgress_ = -1.0;
 };
 

@@ -39,6 +39,11 @@ JobStatusWidget::JobStatusWidget(JobRunner& runner, QWidget* parent)
         cancel_->setEnabled(true);
         setVisible(true);
     });
+    // Which step runs, as the job's timing names it: "Brightest region: measure".
+    connect(&runner_, &JobRunner::stepChanged, this, [this](const QString& step) {
+        if (!cancel_->isEnabled()) return; // "cancelling…" stays
+        label_->setText(step.isEmpty() ? runner_.currentName() : tr("%1: %2").arg(runner_.currentName(), step));
+    });
     connect(&runner_, &JobRunner::progressChanged, this, [this](double f) {
         bar_->setValue(static_cast<int>(std::lround(std::clamp(f, 0.0, 1.0) * 1000.0)));
     });

@@ -1,5 +1,5 @@
-// The status-bar face of a JobRunner: the running job's name, a progress bar and a Cancel button,
-// hidden while no job runs.
+// The status-bar face of a JobRunner: the running job's name and the step it is in ("Brightest region:
+// measure"), a progress bar and a Cancel button (Esc), hidden while no job runs.
 #pragma once
 
 #include <QWidget>
@@ -18,6 +18,7 @@ public:
     explicit JobStatusWidget(JobRunner& runner, QWidget* parent = nullptr);
     QToolButton* cancelButton() const { return cancel_; }
     QProgressBar* progressBar() const { return bar_; }
+    QLabel* label() const { return label_; }
 
 private:
     JobRunner& runner_;
