@@ -17,6 +17,7 @@
 #include <memory>
 
 class QMainWindow;
+class QUndoStack;
 
 namespace glint::ui {
 
@@ -87,6 +88,8 @@ public:
     ResultsDock* results() const { return results_; }
     QMainWindow* window() const { return window_; }
     void setWindowParts(QMainWindow* window, ImageCanvas* canvas, ResultsDock* results);
+    // The edits of the current image (ui/undo/UndoCommands.h), emptied when another image becomes current.
+    QUndoStack* undoStack() const { return undo_; }
 
 signals:
     void loadStarted(const QString& path);
@@ -107,6 +110,7 @@ private:
     LayerStack* layers_;
     JobRunner* jobs_;
     TimingLog* timingLog_;
+    QUndoStack* undo_;
     ImageCanvas* canvas_ = nullptr;
     ResultsDock* results_ = nullptr;
     QMainWindow* window_ = nullptr;

@@ -30,7 +30,9 @@ using namespace trace_parts;
 
 TraceModule::TraceModule(AppContext& context, QObject* parent)
     : AnalysisModule(context, parent), tool_(new TraceTool(this)), traceAction_(new QAction(tr("Trace Line"), this)),
-      runner_(std::make_unique<LatestRequestRunner>()) {
+      deleteAction_(new QAction(tr("Delete Selected Trace"), this)), runner_(std::make_unique<LatestRequestRunner>()) {
+    deleteAction_->setStatusTip(tr("Deletes the trace selected on the image or in the results (Edit ▸ Undo brings it back)"));
+    connect(deleteAction_, &QAction::triggered, this, &TraceModule::deleteSelectedTrace);
     traceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
     connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
