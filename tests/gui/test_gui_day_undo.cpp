@@ -199,6 +199,25 @@ private slots:
         QCOMPARE(exclusionRects(w.brightest), kTwo); // the exclusions were not touched
     }
 
+    void mammogramAutoExclusionUndo() {
+        Window w;
+        QVERIFY(open(w, test::randomIntImage(80, 60, 0, 100, test::Seed{9})));
+        w.window.openFile(test::samplePath(QStringLiteral("synthetic-mammogram.png")));
+        GLINT_WAIT_FOR_IMAGE(w.window);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.brightest->autoExclusionPending(), 60000);
+        const int found = w.brightest->exclusionCount();
+        QVERIFY(found > 0);
+        // The shapes the auto-exclusion added are one step: undone, the panel's status line says so.
+        QCOMPARE(w.undo->text(), QStringLiteral("Undo Auto-exclusion (mammogram)"));
+        const QString added = w.brightest->panel()->status();
+        w.undo->trigger();
+        QCOMPARE(w.brightest->exclusionCount(), 0);
+        QVERIFY2(w.brightest->panel()->status().contains(QStringLiteral("undone")), qPrintable(w.brightest->panel()->status()));
+        w.redo->trigger();
+        QCOMPARE(w.brightest->exclusionCount(), found);
+        QCOMPARE(w.brightest->panel()->status(), added);
+    }
+
     void sourcesShapesUndo() {
         Window w;
         QVERIFY(open(w, test::randomIntImage(80, 60, 0, 100, test::Seed{8})));

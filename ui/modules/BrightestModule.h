@@ -117,8 +117,10 @@ private:
     void refreshExclusions();
     void refreshRoi();
     // The undoable edits: the list (or ROI) becomes `after` through a command on the context's undo stack;
-    // select: the list row to select after it is applied (-1: leave the selection).
-    void editExclusions(const QString& text, QVector<Exclusion> after, int select = -1);
+    // select: the list row to select after it is applied (-1: leave the selection); undoneStatus, doneStatus: the
+    // panel's status line once the step is undone, redone (empty: left as it is).
+    void editExclusions(const QString& text, QVector<Exclusion> after, int select = -1, const QString& undoneStatus = {},
+                        const QString& doneStatus = {});
     void editRoi(const QString& text, std::optional<QRect> after);
     void fail(const QString& message);
     void onImageChanged();

@@ -98,7 +98,8 @@ void BrightestModule::clearExclusions() {
     if (!exclusions_.isEmpty()) editExclusions(tr("Clear all exclusions"), {});
 }
 
-void BrightestModule::editExclusions(const QString& text, QVector<Exclusion> after, int select) {
+void BrightestModule::editExclusions(const QString& text, QVector<Exclusion> after, int select, const QString& undoneStatus,
+                                     const QString& doneStatus) {
     // One undoable step: the whole list before and after, so that undo and redo give back exactly what was
     // shown (a deleted shape returns at its place in the list, Clear All returns every shape).
     const QPointer<BrightestModule> self(this);
@@ -110,8 +111,16 @@ void BrightestModule::editExclusions(const QString& text, QVector<Exclusion> aft
         if (self->panel_ && row >= 0 && !list.isEmpty())
             self->panel_->exclusionList()->setCurrentRow(std::min(row, static_cast<int>(list.size()) - 1));
     };
-    context().undoStack()->push(new ImageEditCommand(context(), text, [apply, before, select] { apply(before, select); },
-                                                     [apply, after = std::move(after), select] { apply(after, select); }));
+    context().undoStack()->push(new ImageEditCommand(
+        context(), text,
+        [self, apply, before, select, undoneStatus] {
+            apply(before, select);
+            if (self && self->panel_ && !undoneStatus.isEmpty()) self->panel_->setStatus(undoneStatus);
+        },
+        [self, apply, after = std::move(after), select, doneStatus] {
+            apply(after, select);
+            if (self && self->panel_ && !doneStatus.isEmpty()) self->panel_->setStatus(doneStatus);
+        }));
 }
 
 void BrightestModule::refreshExclusions() {
@@ -203,14 +212,16 @@ bool BrightestModule::autoExclude() {
                 for (const auto& [x, y] : e.polygon.points) points << QPointF(x, y);
                 if (points.size() >= 3) after.append({true, {}, points});
             }
-            if (after.size() != exclusions_.size()) editExclusions(tr("Auto-exclusion (mammogram)"), std::move(after));
             const QString note = QString::fromStdString(found->note);
             const int added = static_cast<int>(found->shapes.size());
-            if (panel_)
-                panel_->setStatus(added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
-                                             : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
-                                                   .arg(added)
-                                                   .arg(note));
+            const QString status = added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
+                                              : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
+                                                    .arg(added)
+                                                    .arg(note);
+            if (after.size() != exclusions_.size())
+                editExclusions(tr("Auto-exclusion (mammogram)"), std::move(after), -1,
+                               tr("Auto-exclusion undone: its shapes are removed (Edit ▸ Redo brings them back)."), status);
+            if (panel_) panel_->setStatus(status);
             emit autoExclusionsAdded(added);
             if (pendingRunK_ >= 0) {
                 const int k = pendingRunK_;
