@@ -12,11 +12,13 @@
 #include "ui/modules/BrightestPanel.h"
 #include "ui/modules/SourcesModule.h"
 #include "ui/modules/TraceModule.h"
+#include "ui/modules/TracePanel.h"
 #include "ui/overlay/ShapeLayer.h"
 #include "ui/params/SpecForm.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/undo/UndoCommands.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QListWidget>
 #include <QPushButton>
@@ -333,6 +335,39 @@ private slots:
         QVERIFY(panel->form()->changedByUser("k"));
         // Undo and redo set the fields without adding steps of their own.
         QCOMPARE(w.stack->count(), before + 2);
+
+        // The panel's own Backend box (outside the form): a choice from the keyboard is a step too.
+        QComboBox* backend = panel->backendBox();
+        const int backend0 = backend->currentIndex();
+        const Backend chosen0 = panel->backend();
+        QVERIFY(backend->count() > 1);
+        backend->setFocus();
+        QTest::keyClick(backend, backend0 + 1 < backend->count() ? Qt::Key_Down : Qt::Key_Up);
+        QVERIFY(backend->currentIndex() != backend0);
+        const int backend1 = backend->currentIndex();
+        QCOMPARE(w.undo->text(), QStringLiteral("Undo Change Backend"));
+        QVERIFY(panel->backend() != chosen0);
+        w.undo->trigger();
+        QCOMPARE(backend->currentIndex(), backend0);
+        QCOMPARE(panel->backend(), chosen0);
+        w.redo->trigger();
+        QCOMPARE(backend->currentIndex(), backend1);
+    }
+
+    void traceShowGuidesUndo() {
+        using namespace glint::test::tracetool;
+        const TraceScene scene = makeTraceScene(TraceSceneKind::BrightRoad, 5.0, 9);
+        OPEN_TRACE_WINDOW(f, scene.image, roadSettings());
+        QAction* undo = f.window.findChild<QAction*>(QStringLiteral("UndoAction"));
+        QCheckBox* guides = f.window.findChild<TracePanel*>()->showGuidesCheck();
+        const bool shown = f.module->settings().showGuides;
+        QCOMPARE(guides->isChecked(), shown);
+        guides->click();
+        QCOMPARE(f.module->settings().showGuides, !shown);
+        QCOMPARE(undo->text(), QStringLiteral("Undo Change Show guides"));
+        undo->trigger();
+        QCOMPARE(guides->isChecked(), shown);
+        QCOMPARE(f.module->settings().showGuides, shown);
     }
 
     void undoAfterAnotherImageIsSafe() {

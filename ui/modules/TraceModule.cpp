@@ -14,6 +14,7 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 #include "core/util/Errors.h"
 
 #include <QAction>
@@ -73,6 +74,8 @@ QWidget* TraceModule::createPanel() {
     panel_ = new TracePanel(settings_);
     connect(panel_, &TracePanel::changed, this, [this] { setSettings(panel_->settings()); });
     connect(panel_, &TracePanel::traceRequested, traceAction_, &QAction::trigger);
+    undoableChoice(context().undoStack(), panel_->backendBox(), tr("Backend"));
+    undoableChoice(context().undoStack(), panel_->showGuidesCheck(), tr("Show guides"));
     return panel_;
 }
 

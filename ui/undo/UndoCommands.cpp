@@ -4,9 +4,12 @@
 #include "ui/params/SpecForm.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPointer>
 #include <QStatusBar>
 #include <QUndoStack>
 
@@ -43,6 +46,72 @@ void ImageEditCommand::redo() {
         return;
     }
     if (check() && redo_) redo_();
+}
+
+namespace {
+
+// A choice of a plain widget: `set` gives it a value; the first redo is the user's choice, already made.
+class ChoiceCommand : public QUndoCommand {
+public:
+    ChoiceCommand(const QString& text, std::function<bool(bool)> set) : QUndoCommand(text), set_(std::move(set)) {}
+    void undo() override {
+        if (!set_(false)) setObsolete(true); // the widget is gone
+    }
+    void redo() override {
+        if (first_) {
+            first_ = false;
+            return;
+        }
+        if (!set_(true)) setObsolete(true);
+    }
+
+private:
+    std::function<bool(bool)> set_;
+    bool first_ = true;
+};
+
+} // namespace
+
+void undoableChoice(QUndoStack* stack, QComboBox* box, const QString& name) {
+    if (!stack || !box) return;
+    // activated() is the user's choice only, and comes after currentIndexChanged(): the index before it is kept
+    // as `previous` by the change that precedes it.
+    struct State {
+        int current = -1;
+        int previous = -1;
+        bool restoring = false;
+    };
+    auto state = std::make_shared<State>();
+    state->current = box->currentIndex();
+    QObject::connect(box, &QComboBox::currentIndexChanged, stack, [state](int index) {
+        state->previous = state->current;
+        state->current = index;
+    });
+    const QPointer<QComboBox> widget(box);
+    QObject::connect(box, &QComboBox::activated, stack, [stack, widget, state, name](int index) {
+        if (state->restoring || state->previous == index || state->previous < 0) return;
+        const int before = state->previous;
+        state->previous = index;
+        stack->push(new ChoiceCommand(QObject::tr("Change %1").arg(name), [widget, state, before, index](bool redo) {
+            if (!widget) return false;
+            state->restoring = true;
+            widget->setCurrentIndex(redo ? index : before);
+            state->restoring = false;
+            return true;
+        }));
+    });
+}
+
+void undoableChoice(QUndoStack* stack, QCheckBox* box, const QString& name) {
+    if (!stack || !box) return;
+    const QPointer<QCheckBox> widget(box);
+    QObject::connect(box, &QCheckBox::clicked, stack, [stack, widget, name](bool checked) { // the user's click only
+        stack->push(new ChoiceCommand(QObject::tr("Change %1").arg(name), [widget, checked](bool redo) {
+            if (!widget) return false;
+            widget->setChecked(redo ? checked : !checked);
+            return true;
+        }));
+    });
 }
 
 void installEditMenu(QMainWindow& window, AppContext& context) {

@@ -9,7 +9,10 @@
 #include <functional>
 #include <memory>
 
+class QCheckBox;
+class QComboBox;
 class QMainWindow;
+class QUndoStack;
 
 namespace glint {
 class Image;
@@ -40,6 +43,11 @@ private:
     std::function<void()> redo_;
     bool skipRedo_;
 };
+
+// A panel's own combo box or check box (outside its SpecForm: a backend, "Show guides"): each choice the user
+// makes in it is one step of `stack` ("Change Backend"); undo and redo set it back (its usual signals follow).
+void undoableChoice(QUndoStack* stack, QComboBox* box, const QString& name);
+void undoableChoice(QUndoStack* stack, QCheckBox* box, const QString& name);
 
 // Edit ▸ Undo / Redo (Ctrl+Z; Ctrl+Shift+Z and Ctrl+Y), before the window's View menu, on the context's stack;
 // the window's parameter forms (SpecForm) push their changes to it.
