@@ -1,8 +1,9 @@
 // Issue 34, "the window for a day's work": Edit ▸ Undo / Redo (Qt's QUndoStack) for the edits of the current image.
-// Exclusion shapes and the ROI drawn on the canvas (Brightest: add, delete, Clear All; Sources: draw, Clear ROI and
-// Exclusions), a finished trace and a deleted one, a
-// change of a parameter field (typing merges into one step), the menu's texts and keys, and undo once the image
-// it was made on is gone (nothing applied to the new image, a message).
+// Exclusion shapes and the ROI drawn on the canvas (Brightest: add, delete, Clear All, the mammogram's
+// auto-exclusion; Sources: draw, Clear ROI and Exclusions), a region-statistics rectangle, a finished trace and a
+// deleted one, a change of a parameter field (typing merges into one step) and of a panel's own Backend box and
+// Show guides check, the menu's texts and keys, and undo once the image it was made on is gone (nothing applied to
+// the new image, a message).
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/gui/test_gui_trace_support.h"
 #include "tests/support/TestSupport.h"
@@ -10,6 +11,7 @@
 #include "ui/modules/BrightestLayers.h"
 #include "ui/modules/BrightestModule.h"
 #include "ui/modules/BrightestPanel.h"
+#include "ui/modules/RegionStatisticsModule.h"
 #include "ui/modules/SourcesModule.h"
 #include "ui/modules/TraceModule.h"
 #include "ui/modules/TracePanel.h"
@@ -246,6 +248,35 @@ private slots:
         QVERIFY(sources->roi().has_value());
         w.undo->trigger();
         QVERIFY(!sources->roi());
+    }
+
+    void regionStatisticsUndo() {
+        Window w;
+        QVERIFY(open(w, test::randomIntImage(80, 60, 0, 100, test::Seed{10})));
+        auto* stats = test::findModule<RegionStatisticsModule>(w.window);
+        QVERIFY(stats);
+        actionNamed(stats->actions(), QStringLiteral("Region Statistics: Draw Rectangle"))->trigger();
+        dragPixels(w.window.canvas(), QPoint(3, 4), QPoint(20, 30));
+        QTRY_COMPARE_WITH_TIMEOUT(stats->model() ? stats->model()->rowCount() : 0, 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.window.context().jobs()->isBusy(), 20000);
+        dragPixels(w.window.canvas(), QPoint(40, 10), QPoint(60, 50));
+        QTRY_COMPARE_WITH_TIMEOUT(stats->model()->rowCount(), 2, 20000);
+        const QVariant mean2 = stats->model()->value(1, 8);
+        QCOMPARE(w.undo->text(), QStringLiteral("Undo Measure rectangle #2"));
+
+        // Undo: the second rectangle and its row go; the first stays. Redo: back with its values.
+        w.undo->trigger();
+        QCOMPARE(stats->model()->rowCount(), 1);
+        QCOMPARE(stats->layer()->itemCount(), 1);
+        QCOMPARE(stats->model()->value(0, 0).toInt(), 1);
+        QCOMPARE(stats->layer()->shape(0).pixelRect(), QRect(QPoint(3, 4), QPoint(20, 30)));
+        w.redo->trigger();
+        QCOMPARE(stats->model()->rowCount(), 2);
+        QCOMPARE(stats->layer()->itemCount(), 2);
+        QCOMPARE(stats->model()->value(1, 0).toInt(), 2);
+        QCOMPARE(stats->model()->value(1, 8), mean2);
+        QCOMPARE(stats->layer()->shape(1).pixelRect(), QRect(QPoint(40, 10), QPoint(60, 50)));
+        QCOMPARE(stats->model()->overlayItem(1), 1);
     }
 
     void traceCommitAndDeleteUndo() {
