@@ -7,6 +7,7 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
 
+#include <QUndoStack>
 
 #include <QFileInfo>
 
@@ -31,7 +32,8 @@ LoadedImage LoadedImage::prepare(glint::Image image, const QString& path) {
 
 AppContext::AppContext(QObject* parent)
     : QObject(parent), pipeline_(new DisplayPipeline(this)), layers_(new LayerStack(this)), jobs_(new JobRunner(this)),
-      timingLog_(new TimingLog(this)) {
+      timingLog_(new TimingLog(this)), undo_(new QUndoStack(this)) {
+    connect(this, &AppContext::imageChanged, undo_, &QUndoStack::clear); // an edit belongs to one image
     connect(pipeline_, &DisplayPipeline::frameReady, this, [this] {
         renderDelivered_ = renderRequested_;
         if (canvas_) canvas_->setFrame(pipeline_->frame());

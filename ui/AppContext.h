@@ -18,6 +18,7 @@
 #include <memory>
 
 class QMainWindow;
+class QUndoStack;
 
 namespace glint::ui {
 
@@ -101,6 +102,8 @@ public:
     ResultsDock* results() const { return results_; }
     QMainWindow* window() const { return window_; }
     void setWindowParts(QMainWindow* window, ImageCanvas* canvas, ResultsDock* results);
+    // The edits of the current image (ui/undo/UndoCommands.h), emptied when another image becomes current.
+    QUndoStack* undoStack() const { return undo_; }
 
 signals:
     void loadStarted(const QString& path);
@@ -127,6 +130,7 @@ private:
     LayerStack* layers_;
     JobRunner* jobs_;
     TimingLog* timingLog_;
+    QUndoStack* undo_;
     ImageCanvas* canvas_ = nullptr;
     ResultsDock* results_ = nullptr;
     QMainWindow* window_ = nullptr;

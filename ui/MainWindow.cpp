@@ -26,6 +26,7 @@
 #include "ui/samp/SampActions.h"
 #include "ui/session/Autosave.h"
 #include "ui/session/Session.h"
+#include "ui/undo/UndoCommands.h"
 
 #include <QAction>
 #include <QApplication>
@@ -104,6 +105,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     sessions_ = new SessionManager(*this, this);
     createMenus();
     registerModules();
+    installEditMenu(*this, *context_); // Edit ▸ Undo/Redo for the current image's edits
     connectContext();
     createSessions();
     resize(1280, 800);

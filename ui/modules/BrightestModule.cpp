@@ -14,6 +14,7 @@
 #include "ui/overlay/ShapeLayer.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 
 #include <QAction>
 #include <QListWidget>
@@ -183,6 +184,7 @@ QWidget* BrightestModule::createPanel() {
         if (exclusionLayer_) exclusionLayer_->setSelected(row);
     });
     connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
+    undoableChoice(context().undoStack(), panel_->backendBox(), tr("Backend")); // the form's fields push their own
     refreshExclusions();
     refreshRoi();
     applyImageDefaults();

@@ -67,6 +67,7 @@ public:
     void addExclusionPolygon(const QPolygonF& points);
     void removeExclusion(int index);
     void clearExclusions();
+    // Each of these edits is one step of Edit ▸ Undo (the auto-exclusion's shapes are one step too).
     int exclusionCount() const { return static_cast<int>(exclusions_.size()); }
     // The mammogram auto-exclusion (core's mammogramAutoExclusions) on the current image, on a worker: its
     // shapes are added as ordinary exclusions. Opening a mammogram (its kind's preset asks for it) starts it; the
@@ -115,6 +116,12 @@ private:
     void retirePreviousRun();
     void refreshExclusions();
     void refreshRoi();
+    // The undoable edits: the list (or ROI) becomes `after` through a command on the context's undo stack;
+    // select: the list row to select after it is applied (-1: leave the selection); undoneStatus, doneStatus: the
+    // panel's status line once the step is undone, redone (empty: left as it is).
+    void editExclusions(const QString& text, QVector<Exclusion> after, int select = -1, const QString& undoneStatus = {},
+                        const QString& doneStatus = {});
+    void editRoi(const QString& text, std::optional<QRect> after);
     void fail(const QString& message);
     void onImageChanged();
     void applyImageDefaults();

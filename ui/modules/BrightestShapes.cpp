@@ -12,9 +12,11 @@
 #include "ui/overlay/ShapeLayer.h"
 #include "ui/params/SpecForm.h"
 #include "ui/results/ResultsModel.h"
+#include "ui/undo/UndoCommands.h"
 
 #include <QListWidget>
 #include <QPushButton>
+#include <QUndoStack>
 
 #include <algorithm>
 
@@ -35,13 +37,24 @@ void BrightestModule::setRoi(const QRect& pixels) {
     if (!context().hasImage()) return;
     const QRect r = pixels.intersected(QRect(0, 0, context().image()->width(), context().image()->height()));
     if (r.isEmpty()) return;
-    roi_ = r;
-    refreshRoi();
+    editRoi(roi_ ? tr("Change region of interest") : tr("Draw region of interest"), r);
 }
 
 void BrightestModule::clearRoi() {
-    roi_.reset();
-    refreshRoi();
+    if (roi_) editRoi(tr("Clear region of interest"), std::nullopt);
+}
+
+void BrightestModule::editRoi(const QString& text, std::optional<QRect> after) {
+    // One undoable step: the ROI before and after (ui/undo/UndoCommands.h).
+    const QPointer<BrightestModule> self(this);
+    const std::optional<QRect> before = roi_;
+    const auto apply = [self](std::optional<QRect> roi) {
+        if (!self) return;
+        self->roi_ = roi;
+        self->refreshRoi();
+    };
+    context().undoStack()->push(new ImageEditCommand(context(), text, [apply, before] { apply(before); },
+                                                     [apply, after] { apply(after); }));
 }
 
 void BrightestModule::refreshRoi() {
@@ -62,26 +75,52 @@ void BrightestModule::refreshRoi() {
 
 void BrightestModule::addExclusionRectangle(const QRect& pixels) {
     if (!context().hasImage() || pixels.isEmpty()) return;
-    exclusions_.append({false, pixels, {}});
-    refreshExclusions();
+    QVector<Exclusion> after = exclusions_;
+    after.append({false, pixels, {}});
+    editExclusions(tr("Add exclusion rectangle"), std::move(after));
 }
 
 void BrightestModule::addExclusionPolygon(const QPolygonF& points) {
     if (!context().hasImage() || points.size() < 3) return;
-    exclusions_.append({true, {}, points});
-    refreshExclusions();
+    QVector<Exclusion> after = exclusions_;
+    after.append({true, {}, points});
+    editExclusions(tr("Add exclusion polygon"), std::move(after));
 }
 
 void BrightestModule::removeExclusion(int index) {
     if (index < 0 || index >= exclusions_.size()) return;
-    exclusions_.remove(index);
-    refreshExclusions();
-    if (panel_ && !exclusions_.isEmpty()) panel_->exclusionList()->setCurrentRow(std::min(index, static_cast<int>(exclusions_.size()) - 1));
+    QVector<Exclusion> after = exclusions_;
+    after.remove(index);
+    editExclusions(tr("Delete exclusion %1").arg(index + 1), std::move(after), index);
 }
 
 void BrightestModule::clearExclusions() {
-    exclusions_.clear();
-    refreshExclusions();
+    if (!exclusions_.isEmpty()) editExclusions(tr("Clear all exclusions"), {});
+}
+
+void BrightestModule::editExclusions(const QString& text, QVector<Exclusion> after, int select, const QString& undoneStatus,
+                                     const QString& doneStatus) {
+    // One undoable step: the whole list before and after, so that undo and redo give back exactly what was
+    // shown (a deleted shape returns at its place in the list, Clear All returns every shape).
+    const QPointer<BrightestModule> self(this);
+    const QVector<Exclusion> before = exclusions_;
+    const auto apply = [self](const QVector<Exclusion>& list, int row) {
+        if (!self) return;
+        self->exclusions_ = list;
+        self->refreshExclusions();
+        if (self->panel_ && row >= 0 && !list.isEmpty())
+            self->panel_->exclusionList()->setCurrentRow(std::min(row, static_cast<int>(list.size()) - 1));
+    };
+    context().undoStack()->push(new ImageEditCommand(
+        context(), text,
+        [self, apply, before, select, undoneStatus] {
+            apply(before, select);
+            if (self && self->panel_ && !undoneStatus.isEmpty()) self->panel_->setStatus(undoneStatus);
+        },
+        [self, apply, after = std::move(after), select, doneStatus] {
+            apply(after, select);
+            if (self && self->panel_ && !doneStatus.isEmpty()) self->panel_->setStatus(doneStatus);
+        }));
 }
 
 void BrightestModule::refreshExclusions() {
@@ -163,23 +202,26 @@ bool BrightestModule::autoExclude() {
         [this, image, found] {
             autoExcludePending_ = false;
             if (context().image() != image) return; // another image meanwhile
+            QVector<Exclusion> after = exclusions_;
             for (const glint::AutoExclusion& e : found->shapes) {
                 if (e.isRect) {
-                    exclusions_.append({false, QRect(e.rect.x, e.rect.y, e.rect.width, e.rect.height), {}});
+                    after.append({false, QRect(e.rect.x, e.rect.y, e.rect.width, e.rect.height), {}});
                     continue;
                 }
                 QPolygonF points;
                 for (const auto& [x, y] : e.polygon.points) points << QPointF(x, y);
-                if (points.size() >= 3) exclusions_.append({true, {}, points});
+                if (points.size() >= 3) after.append({true, {}, points});
             }
-            refreshExclusions();
             const QString note = QString::fromStdString(found->note);
             const int added = static_cast<int>(found->shapes.size());
-            if (panel_)
-                panel_->setStatus(added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
-                                             : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
-                                                   .arg(added)
-                                                   .arg(note));
+            const QString status = added == 0 ? tr("Auto-exclusion: no shape. %1").arg(note)
+                                              : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
+                                                    .arg(added)
+                                                    .arg(note);
+            if (after.size() != exclusions_.size())
+                editExclusions(tr("Auto-exclusion (mammogram)"), std::move(after), -1,
+                               tr("Auto-exclusion undone: its shapes are removed (Edit ▸ Redo brings them back)."), status);
+            if (panel_) panel_->setStatus(status);
             emit autoExclusionsAdded(added);
             if (pendingRunK_ >= 0) {
                 const int k = pendingRunK_;

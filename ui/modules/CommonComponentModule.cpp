@@ -15,6 +15,7 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -116,6 +117,7 @@ QWidget* CommonComponentModule::createPanel() {
     panel_ = panel;
     panel->setParameters(params_);
     panel->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend_)));
+    undoableChoice(context().undoStack(), panel->backendBox(), tr("Backend"));
     panel->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
     panel->setSecondImageText(secondDescription());
     const auto readParameters = [this] {

@@ -11,12 +11,14 @@
 #include "ui/overlay/ShapeLayer.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 #include "ui/session/SessionJson.h"
 #include "core/util/Errors.h"
 
 #include <QAction>
 #include <QLabel>
 #include <QPushButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <memory>
@@ -118,8 +120,27 @@ bool RegionStatisticsModule::measure(const QRect& pixels) {
         AppContext& ctx = context();
         if (ctx.image() != image) return; // another image was opened meanwhile
         ++count_;
-        present(r, {count_, r.x(), r.y(), r.width(), r.height(), static_cast<double>(stats->count), stats->min, stats->max,
-                    stats->mean, stats->median});
+        const int id = count_;
+        const QVariantList values{id, r.x(), r.y(), r.width(), r.height(), static_cast<double>(stats->count), stats->min,
+                                  stats->max, stats->mean, stats->median};
+        present(r, values);
+        // Edit ▸ Undo takes the rectangle and its row away; Redo brings them back (as the last row).
+        const QPointer<RegionStatisticsModule> self(this);
+        ctx.undoStack()->push(new ImageEditCommand(
+            ctx, tr("Measure rectangle #%1").arg(id),
+            [self, id] {
+                if (!self) return;
+                QVector<Row> rows = self->shownRows();
+                rows.removeIf([id](const Row& row) { return row.second.value(0).toInt() == id; });
+                self->showRows(rows);
+            },
+            [self, r, values] {
+                if (!self) return;
+                QVector<Row> rows = self->shownRows();
+                rows.append({r, values});
+                self->showRows(rows);
+            },
+            true));
         RunRecord record = RunRecord::fromJob(name(), glint::Backend::Reference, control, *image,
                                               QStringLiteral("rect=%1,%2,%3,%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height()));
         record.backend = QStringLiteral("cpu");
@@ -132,6 +153,29 @@ void RegionStatisticsModule::present(const QRect& r, const QVariantList& values)
     ensureOutputs();
     const int item = layer_->add(OverlayShape::pixelRectangle(r, QStringLiteral("#%1").arg(values.value(0).toInt())));
     if (model_) model_->addRow(values, item);
+    emit resultsChanged();
+}
+
+QVector<RegionStatisticsModule::Row> RegionStatisticsModule::shownRows() const {
+    QVector<Row> rows;
+    if (!layer_ || !model_) return rows;
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        const int item = model_->overlayItem(row);
+        if (item < 0 || item >= layer_->itemCount()) continue;
+        QVariantList values;
+        for (int c = 0; c < model_->columnCount(); ++c) values.append(model_->value(row, c));
+        rows.append({layer_->shape(item).pixelRect(), values});
+    }
+    return rows;
+}
+
+void RegionStatisticsModule::showRows(const QVector<Row>& rows) {
+    if (layer_) {
+        layer_->setSelected(-1);
+        layer_->clear();
+    }
+    if (model_) model_->clear();
+    for (const auto& [r, values] : rows) present(r, values);
     emit resultsChanged();
 }
 

@@ -7,8 +7,10 @@
 #include "ui/overlay/ShapeLayer.h"
 #include "ui/results/ResultsModel.h"
 
+#include <QPair>
 #include <QPointer>
 #include <QRect>
+#include <QVector>
 
 namespace glint::ui {
 
@@ -36,6 +38,10 @@ private:
     void ensureOutputs();
     // The rectangle and its result row: the values are #, x, y, width, height, pixels, min, max, mean, median.
     void present(const QRect& r, const QVariantList& values);
+    // Edit ▸ Undo of a measurement: the rows shown now (rectangle, values), and the layer and rows rebuilt from a list.
+    using Row = QPair<QRect, QVariantList>;
+    QVector<Row> shownRows() const;
+    void showRows(const QVector<Row>& rows);
 
     RectangleTool* tool_;
     QAction* drawAction_;

@@ -66,9 +66,7 @@ SourcesModule::SourcesModule(AppContext& context, QObject* parent)
     connect(excludeRectAction_, &QAction::triggered, this, [useTool, this] { useTool(excludeRectTool_); });
     connect(excludePolygonAction_, &QAction::triggered, this, [useTool, this] { useTool(excludePolygonTool_); });
     connect(clearShapesAction_, &QAction::triggered, this, [this] {
-        roi_.reset();
-        exclusions_.clear();
-        refreshShapes();
+        if (roi_ || !exclusions_.isEmpty()) editShapes(tr("Clear ROI and exclusions"), std::nullopt, {});
     });
     connect(roiTool_, &RectangleTool::rectangleDrawn, this, &SourcesModule::setRoi);
     connect(excludeRectTool_, &RectangleTool::rectangleDrawn, this, &SourcesModule::addExclusionRectangle);

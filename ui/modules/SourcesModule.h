@@ -131,6 +131,8 @@ private:
         QRect rect;
         QPolygonF points;
     };
+    // One step of Edit ▸ Undo: the ROI and the exclusions become these.
+    void editShapes(const QString& text, std::optional<QRect> roi, QVector<Exclusion> exclusions);
     std::optional<QRect> roi_;
     QVector<Exclusion> exclusions_;
     QPointer<ShapeLayer> roiLayer_;

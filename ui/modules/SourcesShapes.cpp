@@ -9,6 +9,10 @@
 #include "ui/modules/SourcesPanel.h"
 #include "ui/overlay/LayerStack.h"
 #include "ui/overlay/ShapeLayer.h"
+#include "ui/undo/UndoCommands.h"
+
+#include <QPointer>
+#include <QUndoStack>
 
 namespace glint::ui {
 
@@ -24,30 +28,43 @@ void SourcesModule::setRoi(const QRect& pixels) {
     if (!context().hasImage() || showingMap_) return;
     const QRect r = pixels.intersected(QRect(0, 0, context().image()->width(), context().image()->height()));
     if (r.isEmpty()) return;
-    roi_ = r;
-    refreshShapes();
+    editShapes(roi_ ? tr("Change region of interest") : tr("Draw region of interest"), r, exclusions_);
 }
 
 void SourcesModule::clearRoi() {
-    roi_.reset();
-    refreshShapes();
+    if (roi_) editShapes(tr("Clear region of interest"), std::nullopt, exclusions_);
 }
 
 void SourcesModule::addExclusionRectangle(const QRect& pixels) {
     if (!context().hasImage() || showingMap_ || pixels.isEmpty()) return;
-    exclusions_.append({false, pixels, {}});
-    refreshShapes();
+    QVector<Exclusion> after = exclusions_;
+    after.append({false, pixels, {}});
+    editShapes(tr("Add exclusion rectangle"), roi_, std::move(after));
 }
 
 void SourcesModule::addExclusionPolygon(const QPolygonF& points) {
     if (!context().hasImage() || showingMap_ || points.size() < 3) return;
-    exclusions_.append({true, {}, points});
-    refreshShapes();
+    QVector<Exclusion> after = exclusions_;
+    after.append({true, {}, points});
+    editShapes(tr("Add exclusion polygon"), roi_, std::move(after));
 }
 
 void SourcesModule::clearExclusions() {
-    exclusions_.clear();
-    refreshShapes();
+    if (!exclusions_.isEmpty()) editShapes(tr("Clear all exclusions"), roi_, {});
+}
+
+void SourcesModule::editShapes(const QString& text, std::optional<QRect> roi, QVector<Exclusion> exclusions) {
+    // One step of Edit ▸ Undo: the ROI and the exclusions before and after.
+    const QPointer<SourcesModule> self(this);
+    const auto apply = [self](const std::optional<QRect>& r, const QVector<Exclusion>& list) {
+        if (!self) return;
+        self->roi_ = r;
+        self->exclusions_ = list;
+        self->refreshShapes();
+    };
+    context().undoStack()->push(new ImageEditCommand(
+        context(), text, [apply, r = roi_, list = exclusions_] { apply(r, list); },
+        [apply, roi, list = std::move(exclusions)] { apply(roi, list); }));
 }
 
 void SourcesModule::refreshShapes() {

@@ -14,6 +14,7 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 #include "core/util/Errors.h"
 
 #include <QAction>
@@ -30,7 +31,9 @@ using namespace trace_parts;
 
 TraceModule::TraceModule(AppContext& context, QObject* parent)
     : AnalysisModule(context, parent), tool_(new TraceTool(this)), traceAction_(new QAction(tr("Trace Line"), this)),
-      runner_(std::make_unique<LatestRequestRunner>()) {
+      deleteAction_(new QAction(tr("Delete Selected Trace"), this)), runner_(std::make_unique<LatestRequestRunner>()) {
+    deleteAction_->setStatusTip(tr("Deletes the trace selected on the image or in the results (Edit ▸ Undo brings it back)"));
+    connect(deleteAction_, &QAction::triggered, this, &TraceModule::deleteSelectedTrace);
     traceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
     connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
@@ -71,6 +74,8 @@ QWidget* TraceModule::createPanel() {
     panel_ = new TracePanel(settings_);
     connect(panel_, &TracePanel::changed, this, [this] { setSettings(panel_->settings()); });
     connect(panel_, &TracePanel::traceRequested, traceAction_, &QAction::trigger);
+    undoableChoice(context().undoStack(), panel_->backendBox(), tr("Backend"));
+    undoableChoice(context().undoStack(), panel_->showGuidesCheck(), tr("Show guides"));
     return panel_;
 }
 

@@ -42,7 +42,7 @@ public:
     };
 
     QString name() const override { return tr("Line trace"); }
-    QList<QAction*> actions() override { return {traceAction_}; }
+    QList<QAction*> actions() override { return {traceAction_, deleteAction_}; }
     QWidget* createPanel() override;
 
     const std::vector<FinishedTrace>& traces() const { return traces_; }
@@ -50,6 +50,13 @@ public:
     QString sessionKey() const override { return QStringLiteral("trace"); }
     QJsonObject saveSession() const override;
     std::function<void()> prepareSession(const QJsonObject& state, const SessionImages& inputs) override;
+
+    // Deletes a finished trace (its overlay and results row) as one step of Edit ▸ Undo; false when no trace
+    // has that id. deleteSelectedTrace() deletes the one selected on the canvas or in the results (a message
+    // when none is).
+    bool deleteTrace(int id);
+    bool deleteSelectedTrace();
+    QAction* deleteTraceAction() const { return deleteAction_; }
 
     TraceSettings settings() const { return settings_; }
     // Shows the settings in the panel too. Changes reach a trace in progress only while it has no fixed
@@ -110,6 +117,9 @@ private:
     void dropTrace();
     void updatePreview();
     void ensureOutputs();
+    // The finished traces become `list` (layer items and rows rebuilt in its order); withoutTrace: all but `id`.
+    void showTraces(std::vector<FinishedTrace> list);
+    void withoutTrace(int id);
     // The overlay polyline and the results row of a finished trace (traced now, or read from a session).
     void presentTrace(FinishedTrace trace);
     void showMessage(const QString& message);
@@ -118,6 +128,7 @@ private:
     TraceSettings settings_;
     TraceTool* tool_;
     QAction* traceAction_;
+    QAction* deleteAction_;
     QPointer<TracePanel> panel_;
     QPointer<TraceLayer> layer_;
     QPointer<ResultsModel> model_;

@@ -57,6 +57,8 @@ public:
     TraceSettings settings() const;
     void setSettings(const TraceSettings& settings); // no changed() signal
     SpecForm* form() const { return form_; }
+    QComboBox* backendBox() const { return backend_; }
+    QCheckBox* showGuidesCheck() const { return showGuides_; }
 
     // The foldable groups, top to bottom: the main one, then those folded by default.
     QGroupBox* mainGroup() const { return mainGroup_; }

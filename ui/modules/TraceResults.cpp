@@ -13,9 +13,13 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/ResultsModel.h"
 #include "ui/results/TimingLog.h"
+#include "ui/undo/UndoCommands.h"
 #include "core/export/RegionCsv.h"
 #include "core/io/Georef.h"
 
+#include <QUndoStack>
+
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -52,10 +56,25 @@ void TraceModule::completeTrace() {
     request.from = s->given.front();
     request.to = s->given.back();
     request.via.assign(s->given.begin() + 1, s->given.end() - 1);
-    presentTrace({id, result, QLatin1String(glint::traceScoreName(s->settings.field.score)),
-                  QLatin1String(glint::backendName(s->backend)),
-                  s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
-                  glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))});
+    FinishedTrace finished{id, result, QLatin1String(glint::traceScoreName(s->settings.field.score)),
+                           QLatin1String(glint::backendName(s->backend)),
+                           s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
+                           glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))};
+    presentTrace(finished);
+    // Edit ▸ Undo takes the trace away (its overlay and row); Redo brings it back as it was.
+    const QPointer<TraceModule> self(this);
+    context().undoStack()->push(new ImageEditCommand(
+        context(), tr("Trace #%1").arg(id),
+        [self, id] {
+            if (self) self->withoutTrace(id);
+        },
+        [self, finished] {
+            if (!self) return;
+            std::vector<FinishedTrace> list = self->traces_;
+            list.push_back(finished);
+            self->showTraces(std::move(list));
+        },
+        true));
 
     glint::JobControl merged; // the fixed legs' steps and times; live traces are previews, not runs
     for (const glint::Timing& t : s->legTimings) merged.timing().merge(t);
@@ -106,6 +125,51 @@ void TraceModule::presentTrace(FinishedTrace trace) {
         model_->addRow(row, item);
     }
     traces_.push_back(std::move(trace));
+    emit resultsChanged();
+}
+
+bool TraceModule::deleteTrace(int id) {
+    const auto it = std::find_if(traces_.begin(), traces_.end(), [id](const FinishedTrace& t) { return t.id == id; });
+    if (it == traces_.end()) return false;
+    const std::vector<FinishedTrace> before = traces_;
+    const QPointer<TraceModule> self(this);
+    context().undoStack()->push(new ImageEditCommand(
+        context(), tr("Delete trace #%1").arg(id),
+        [self, before] {
+            if (self) self->showTraces(before);
+        },
+        [self, id] {
+            if (self) self->withoutTrace(id);
+        }));
+    return true;
+}
+
+bool TraceModule::deleteSelectedTrace() {
+    const int item = layer_ ? layer_->selected() : -1;
+    if (item < 0 || item >= static_cast<int>(traces_.size())) {
+        showMessage(tr("Select a trace first (click it on the image or its row in the results)."));
+        return false;
+    }
+    return deleteTrace(traces_[static_cast<std::size_t>(item)].id);
+}
+
+void TraceModule::withoutTrace(int id) {
+    std::vector<FinishedTrace> list;
+    for (const FinishedTrace& t : traces_)
+        if (t.id != id) list.push_back(t);
+    showTraces(std::move(list));
+}
+
+void TraceModule::showTraces(std::vector<FinishedTrace> list) {
+    // The layer's items and the model's rows are the list's, in order: rebuilt from it.
+    if (layer_) {
+        for (int i = 0; i < layer_->itemCount(); ++i) layer_->setWeakLegs(i, {});
+        layer_->setSelected(-1);
+        layer_->clear();
+    }
+    if (model_) model_->clear();
+    traces_.clear();
+    for (FinishedTrace& t : list) presentTrace(std::move(t));
     emit resultsChanged();
 }
 

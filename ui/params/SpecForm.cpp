@@ -11,14 +11,18 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QPointer>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <climits>
 #include <cmath>
 #include <functional>
 #include <type_traits>
+#include <utility>
 
 namespace glint::ui {
 
@@ -303,6 +307,73 @@ SpecForm::SpecForm(const glint::ParamSpecBase& spec, QWidget* parent) : QWidget(
 
 SpecForm::~SpecForm() = default;
 
+// One change of one field: the form's values before and after (whole, so that fields that depend on each other
+// come back together). Typing in the same field merges (mergeWith) while the field keeps the focus.
+class SpecForm::FieldCommand : public QUndoCommand {
+public:
+    FieldCommand(SpecForm* form, std::string key, bool typing, glint::Json before, std::set<std::string> beforeUser,
+                 glint::Json after, std::set<std::string> afterUser)
+        : form_(form), key_(std::move(key)), typing_(typing), serial_(form->mergeSerial_), before_(std::move(before)),
+          beforeUser_(std::move(beforeUser)), after_(std::move(after)), afterUser_(std::move(afterUser)) {
+        const glint::ParamField* field = form->spec_.field(key_);
+        setText(QObject::tr("Change %1").arg(QString::fromStdString(field ? field->info().label : key_)));
+    }
+    int id() const override { return 0x5370; }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* next = dynamic_cast<const FieldCommand*>(other);
+        if (!next || !typing_ || !next->typing_ || next->form_ != form_ || next->key_ != key_ || next->serial_ != serial_)
+            return false;
+        after_ = next->after_;
+        afterUser_ = next->afterUser_;
+        if (after_ == before_) setObsolete(true); // typed back to where it was: nothing to undo
+        return true;
+    }
+    void undo() override { apply(before_, beforeUser_); }
+    void redo() override {
+        if (first_) { // the user's change is already in the fields
+            first_ = false;
+            return;
+        }
+        apply(after_, afterUser_);
+    }
+
+private:
+    void apply(const glint::Json& values, const std::set<std::string>& user) {
+        if (form_) form_->restore(values, user);
+        else setObsolete(true); // the form is gone (the window closing): nothing to set
+    }
+    QPointer<SpecForm> form_;
+    std::string key_;
+    bool typing_;
+    int serial_;
+    glint::Json before_;
+    std::set<std::string> beforeUser_;
+    glint::Json after_;
+    std::set<std::string> afterUser_;
+    bool first_ = true;
+};
+
+void SpecForm::setUndoStack(QUndoStack* stack) {
+    undo_ = stack;
+    committed_ = allValues();
+    committedUser_ = userChanged_;
+    // A field that loses or gets the focus ends the typing that merges into one command.
+    for (const auto& [key, e] : editors_)
+        for (QWidget* w : {e->editor, static_cast<QWidget*>(e->percentile), static_cast<QWidget*>(e->number)})
+            if (w) w->installEventFilter(this);
+}
+
+void SpecForm::restore(const glint::Json& values, const std::set<std::string>& userChanged) {
+    ++mergeSerial_;
+    try {
+        setValues(values);
+    } catch (const glint::UsageError&) {
+        return; // values the form once held: cannot happen, but never half-apply
+    }
+    userChanged_ = userChanged;
+    committedUser_ = userChanged;
+}
+
 glint::Json SpecForm::allValues() const {
     glint::Json out = glint::Json::object();
     for (const auto& [key, e] : editors_) {
@@ -336,6 +407,7 @@ void SpecForm::setValues(const glint::Json& values) {
     for (const auto& [key, value] : known.items()) editors_.at(key)->set(value);
     applying_ = was;
     updateEnabled();
+    committed_ = allValues(); // not the user's change: no command, but the next one starts from here
     emit changed();
 }
 
@@ -378,7 +450,19 @@ QLineEdit* SpecForm::pivotNumber(const std::string& key) const { return editorPa
 void SpecForm::edited(const std::string& key) {
     if (!applying_) userChanged_.insert(key);
     updateEnabled();
-    if (!applying_) emit changed();
+    if (applying_) return;
+    if (undo_) {
+        glint::Json after = allValues();
+        if (after != committed_) {
+            const auto it = editors_.find(key);
+            const bool typing = it != editors_.end() &&
+                                (qobject_cast<QAbstractSpinBox*>(it->second->editor) || it->second->percentile || it->second->number);
+            glint::Json before = std::exchange(committed_, after);
+            undo_->push(new FieldCommand(this, key, typing, std::move(before), committedUser_, std::move(after), userChanged_));
+            committedUser_ = userChanged_;
+        }
+    }
+    emit changed();
 }
 
 void SpecForm::updateEnabled() {
@@ -395,6 +479,7 @@ void SpecForm::updateEnabled() {
 }
 
 bool SpecForm::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::FocusOut || event->type() == QEvent::FocusIn) ++mergeSerial_;
     if (event->type() == QEvent::KeyPress) {
         const int key = static_cast<QKeyEvent*>(event)->key();
         if (key == Qt::Key_Return || key == Qt::Key_Enter) {

@@ -21,6 +21,7 @@ class QDoubleSpinBox;
 class QGroupBox;
 class QLineEdit;
 class QSpinBox;
+class QUndoStack;
 
 namespace glint::ui {
 
@@ -58,6 +59,12 @@ public:
     QDoubleSpinBox* pivotPercentile(const std::string& key) const;
     QLineEdit* pivotNumber(const std::string& key) const;
 
+    // Edit ▸ Undo for the user's changes: each change of a field becomes one command on `stack` ("Change K");
+    // typing in a spin box or line edit merges into that field's one command until the field loses focus.
+    // Undo and redo set the fields as they were (not as the user's changes: no new command).
+    void setUndoStack(QUndoStack* stack);
+    QUndoStack* undoStack() const { return undo_; }
+
 signals:
     void changed();
     void submitted(); // Enter in a field: run with these values
@@ -67,14 +74,21 @@ protected:
 
 private:
     struct Editor;
+    class FieldCommand;
     void updateEnabled();
     void edited(const std::string& key);
+    // Undo/redo: the fields' values and which of them the user changed.
+    void restore(const glint::Json& values, const std::set<std::string>& userChanged);
 
     const glint::ParamSpecBase& spec_;
     std::map<std::string, std::unique_ptr<Editor>> editors_;
     QVector<QGroupBox*> groups_;
     std::set<std::string> userChanged_;
     bool applying_ = false;
+    QUndoStack* undo_ = nullptr;
+    glint::Json committed_;                 // the values as the last command (or setValues) left them
+    std::set<std::string> committedUser_;
+    int mergeSerial_ = 0;                   // typing merges while this stays the same (bumped by focus changes)
 };
 
 } // namespace glint::ui
