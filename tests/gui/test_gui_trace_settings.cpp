@@ -37,7 +37,9 @@ using namespace glint::test::tracetool;
 namespace {
 
 // Pixels of the trace colour along a polyline in a grab of the canvas: the overlay is really drawn there.
-double traceColourFraction(const QImage& grab, const ImageCanvas* canvas, const QPolygonF& line, const QColor& colour) {
+// `reach`: how far from a sample the colour may be (1: anti-aliasing; a dashed line needs half its gap more).
+double traceColourFraction(const QImage& grab, const ImageCanvas* canvas, const QPolygonF& line, const QColor& colour,
+                           int reach = 1) {
     int hits = 0, total = 0;
     for (qsizetype i = 1; i < line.size(); ++i) {
         for (double t = 0.1; t < 1.0; t += 0.2) {
@@ -45,8 +47,8 @@ double traceColourFraction(const QImage& grab, const ImageCanvas* canvas, const 
             if (!grab.rect().contains(w)) continue;
             ++total;
             bool found = false; // anti-aliasing: accept the colour within a pixel of the line
-            for (int dy = -1; dy <= 1 && !found; ++dy)
-                for (int dx = -1; dx <= 1 && !found; ++dx) {
+            for (int dy = -reach; dy <= reach && !found; ++dy)
+                for (int dx = -reach; dx <= reach && !found; ++dx) {
                     const QColor c = grab.pixelColor(w + QPoint(dx, dy));
                     found = std::abs(c.red() - colour.red()) < 40 && std::abs(c.green() - colour.green()) < 40 &&
                             std::abs(c.blue() - colour.blue()) < 60;
@@ -280,11 +282,11 @@ private slots:
 
         const QImage grab = canvas->grab().toImage();
         const double finishedShown = traceColourFraction(grab, canvas, m->layer()->shape(0).points, TraceTool::traceColour());
-        const double liveShown = traceColourFraction(grab, canvas, m->livePolyline(), TraceTool::liveColour());
+        // A weak live trace is drawn dashed (Qt::DashLine of a 2-px pen: 8-px dashes, 4-px gaps), so a sample in a gap
+        // is within 2 px of a dash (on the mammogram's skin line it is weak: 5 of its 35 samples fell in gaps).
+        const double liveShown = traceColourFraction(grab, canvas, m->livePolyline(), TraceTool::liveColour(), 2);
         QVERIFY2(finishedShown > 0.9, qPrintable(QString::number(finishedShown)));
-        // 0.85: at the canvas's height under the 70 % layout (issue 34) one of the mammogram's seven samples along the
-        // live trace is not in its colour (0.857); the rest of the line is.
-        QVERIFY2(liveShown > 0.85, qPrintable(QString::number(liveShown)));
+        QVERIFY2(liveShown > 0.9, qPrintable(QString::number(liveShown)));
         const QString dir = qEnvironmentVariable("GLINT_TRACE_SCREENSHOTS");
         if (!dir.isEmpty()) {
             QDir().mkpath(dir);
