@@ -60,34 +60,15 @@ double ResultsModel::pixelScaleDeg(const glint::Image& image) {
     return std::min(glint::skySeparationArcsec(*c, *x), glint::skySeparationArcsec(*c, *y)) / 3600.0;
 }
 
-namespace {
-// d:m:s of a non-negative value in units (hours or degrees), the seconds with this many decimals, carried
-// upwards so that rounding never shows 60.
-QString dmsText(double value, int secondDecimals, int unitDigits) {
-    const double scale = std::pow(10.0, secondDecimals);
-    const auto total = static_cast<long long>(std::llround(value * 3600.0 * scale)); // in 10^-d seconds
-    const long long perMinute = 60LL * static_cast<long long>(scale), perUnit = 60LL * perMinute;
-    const long long units = total / perUnit, minutes = (total % perUnit) / perMinute;
-    const double seconds = static_cast<double>(total % perMinute) / scale;
-    return QStringLiteral("%1:%2:%3")
-        .arg(units, unitDigits, 10, QLatin1Char('0'))
-        .arg(minutes, 2, 10, QLatin1Char('0'))
-        .arg(seconds, 3 + secondDecimals, 'f', secondDecimals, QLatin1Char('0'));
-}
-} // namespace
 
+// The status bar's readout format (core/io/Wcs.h: 0.001 s of RA, 0.01" of Dec, carried so that rounding
+// never shows 60 and 24 h wraps to 0).
 QString ResultsModel::sexagesimalRa(double raDeg) {
-    if (!std::isfinite(raDeg)) return QStringLiteral("—");
-    double hours = std::fmod(raDeg / 15.0, 24.0);
-    if (hours < 0) hours += 24.0;
-    QString text = dmsText(hours, 3, 2);
-    if (text.startsWith(QLatin1String("24:"))) text.replace(0, 2, QStringLiteral("00")); // 23:59:59.9999 rounds up
-    return text;
+    return std::isfinite(raDeg) ? QString::fromStdString(glint::formatRa(raDeg)) : QStringLiteral("—");
 }
 
 QString ResultsModel::sexagesimalDec(double decDeg) {
-    if (!std::isfinite(decDeg)) return QStringLiteral("—");
-    return (decDeg < 0 ? QStringLiteral("-") : QStringLiteral("+")) + dmsText(std::abs(decDeg), 2, 2);
+    return std::isfinite(decDeg) ? QString::fromStdString(glint::formatDec(decDeg)) : QStringLiteral("—");
 }
 
 void ResultsModel::clear() {
