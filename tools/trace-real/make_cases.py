@@ -1,5 +1,5 @@
-import json, math
-F=json.load(open('/tmp/tr/features.json'))
+import json, math, sys
+F=json.load(open(sys.argv[2] if len(sys.argv) > 2 else 'features.json'))
 def arclen(p):
     s=[0.0]
     for a,b in zip(p,p[1:]): s.append(s[-1]+math.hypot(b[0]-a[0],b[1]-a[1]))
@@ -14,7 +14,7 @@ def at(p,t):
     a,b=p[-2],p[-1]; tx,ty=b[0]-a[0],b[1]-a[1]; n=math.hypot(tx,ty); return b[0],b[1],-ty/n,tx/n
 spans={'dark-strip':[(0,1),(0,.5),(.4,.9),(.2,.7)],
  'bright-strip':[(0,1),(0,.45),(.5,1),(.25,.75)],
- 'road-east':[(0,1),(0,.4),(.3,.7),(.6,1),(.1,.9)],
+ 'road-east':[(0,.97),(0,.4),(.3,.7),(.6,.97),(.1,.9)],
  'road-curve':[(0,1),(0,.6),(.35,1)],
  'highway':[(0,1),(0,.5),(.4,1),(.2,.8)],
  'track-west':[(0,1),(.1,.9)],
