@@ -3,7 +3,9 @@
 // target case, the live CPU case, and accuracy on synthetic scenes against OpenCV's Intelligent Scissors.
 #include "core/algo/trace/LineTrace.h"
 #include "core/algo/trace/TraceGeometry.h"
+#include "scenes/TraceRealCases.h"
 #include "scenes/TraceScenes.h"
+#include "core/io/ImageLoader.h"
 #include "bench/Bench.h"
 #include "core/util/Errors.h"
 
@@ -14,6 +16,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -74,7 +78,7 @@ void log(const BenchOptions& options, const std::string& text) {
 }
 
 // --sizes may name row sets instead of (or beside) points per guide: "live", "accuracy", "eval".
-bool isRowSetName(const std::string& s) { return s == "live" || s == "accuracy" || s == "eval"; }
+bool isRowSetName(const std::string& s) { return s == "live" || s == "accuracy" || s == "eval" || s == "real"; }
 
 // Which row sets run: timing, live and accuracy when --sizes names none, else those named (numbers select
 // timing cases); the evaluation scenes (eval, minutes on a CPU) only when named.
@@ -89,7 +93,7 @@ bool wantsRowSet(const BenchOptions& options, const std::string& set) {
         }
     }
     if (set == "timing") return !named || numbers;
-    if (set == "eval") return false; // 1200 traces: only when named
+    if (set == "eval" || set == "real") return false; // only when named
     return !named;
 }
 
@@ -456,6 +460,82 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
     return rows;
 }
 
+// The real cases of issue 32 (tests/data/trace-real, scenes/TraceRealCases.h): per method one row with the median
+// over cases of the case distance (median distance of the trace's 0.25-px samples to the hand-placed centre line),
+// the share of cases <= 2 px and the worst case; methods: --preset auto (the window's defaults), the CLI's bare
+// defaults and OpenCV's IntelligentScissorsMB on the same clicks. The repository is found at $GLINT_SOURCE_DIR,
+// else the current directory.
+std::vector<BenchRow> realCases(const BenchOptions& options) {
+    std::vector<BenchRow> rows;
+    const char* env = std::getenv("GLINT_SOURCE_DIR");
+    const TraceRealSet set = loadTraceRealSet(env && *env ? env : ".");
+    const Image image = loadImage(set.imagePath);
+    const Backend backend = sceneBackend(options);
+    struct Method {
+        std::string name;
+        std::function<std::vector<TracePoint>(const TraceRealCase&)> trace;
+    };
+    // aero.png is 8-bit grey: Intelligent Scissors gets its pixels as they are.
+    const cv::Mat gray(image.height(), image.width(), CV_8U, const_cast<std::uint8_t*>(image.samples<std::uint8_t>()));
+    cv::segmentation::IntelligentScissorsMB tool;
+    tool.setEdgeFeatureCannyParameters(32, 100).setGradientMagnitudeMaxLimit(200);
+    tool.applyImage(gray);
+    const std::vector<Method> methods = {
+        {"preset auto", [&](const TraceRealCase& c) { return traceRealCase(image, c, traceRequestPresetAuto(image), backend).polyline(); }},
+        {"bare defaults", [&](const TraceRealCase& c) { return traceRealCase(image, c, traceRequestBare(), backend).polyline(); }},
+        {"intelligent scissors", [&](const TraceRealCase& c) {
+             std::vector<TracePoint> path;
+             for (std::size_t i = 0; i + 1 < c.clicks.size(); ++i) {
+                 tool.buildMap(cv::Point(static_cast<int>(std::lround(c.clicks[i].x)), static_cast<int>(std::lround(c.clicks[i].y))));
+                 std::vector<cv::Point> contour;
+                 tool.getContour(cv::Point(static_cast<int>(std::lround(c.clicks[i + 1].x)),
+                                           static_cast<int>(std::lround(c.clicks[i + 1].y))), contour);
+                 // getContour lists the points from the target back to the source.
+                 std::reverse(contour.begin(), contour.end());
+                 for (const cv::Point& p : contour) path.push_back({static_cast<double>(p.x), static_cast<double>(p.y)});
+             }
+             return path;
+         }}};
+    for (const Method& m : methods) {
+        std::vector<double> distances, ms;
+        Json perCase = Json::array();
+        for (const TraceRealCase& c : set.cases) {
+            const auto start = std::chrono::steady_clock::now();
+            const std::vector<TracePoint> path = m.trace(c);
+            ms.push_back(msSince(start));
+            const TraceRealDistance d = traceRealDistance(path, c.truth);
+            distances.push_back(d.median);
+            perCase.push_back({{"case", c.name}, {"median_px", d.median}, {"max_px", d.max}});
+            char line[160];
+            std::snprintf(line, sizeof line, "    %-22s %-28s median %6.2f px, max %6.2f px", m.name.c_str(), c.name.c_str(),
+                          d.median, d.max);
+            log(options, line);
+        }
+        const TraceRealSummary s = summariseTraceReal(set.cases, distances);
+        std::sort(ms.begin(), ms.end());
+        BenchRow row;
+        row.algorithm = "trace-real";
+        row.caseName = m.name;
+        const bool ours = m.name != "intelligent scissors";
+        row.backend = ours ? backendName(backend) : "opencv-is";
+        row.device = ours ? deviceNameFor(backend) : "CPU, OpenCV";
+        row.repeats = 1;
+        row.totalMs = ms.empty() ? 0.0 : ms[ms.size() / 2];
+        row.minMs = ms.empty() ? 0.0 : ms.front();
+        row.verified = true;
+        row.params = {{"method", m.name}, {"cases", s.cases}, {"image", "resources/samples/aero.png"}};
+        row.extra = {{"median_px", s.median}, {"share_within_2_px", s.shareWithin2}, {"worst_px", s.worst},
+                     {"worst_case", s.worstCase}, {"cases", perCase}};
+        char text[200];
+        std::snprintf(text, sizeof text, "%s: median %.2f px, %d/%d cases <= 2 px, worst %.2f px (%s), median %.1f ms a case",
+                      m.name.c_str(), s.median, s.within2, s.cases, s.worst, s.worstCase.c_str(), row.totalMs);
+        row.note = text;
+        log(options, "  " + row.note);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
 } // namespace
 
 void registerTraceBench() {
@@ -469,6 +549,8 @@ void registerTraceBench() {
             for (auto& r : accuracyCases(options)) rows.push_back(std::move(r));
         if (wantsRowSet(options, "eval"))
             for (auto& r : evaluationCases(options)) rows.push_back(std::move(r));
+        if (wantsRowSet(options, "real"))
+            for (auto& r : realCases(options)) rows.push_back(std::move(r));
         return rows;
     });
 }

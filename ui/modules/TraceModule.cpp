@@ -230,9 +230,9 @@ void TraceModule::startSession(glint::TracePoint first) {
     newest_ = Request::Resolve;
     runner_->request(
         [worker = s.worker, settings = s.settings, first, outcome](glint::JobControl&) {
-            glint::TraceFieldOptions field = settings.field;
-            field.lineWidth = glint::resolvedTraceWidth(*worker->image(), settings, first);
+            const glint::TraceFieldOptions field = glint::resolvedTraceField(*worker->image(), settings, first);
             outcome->width = field.lineWidth;
+            outcome->polarity = field.polarity;
             outcome->field = worker->tracer(field, settings.backend).field();
             outcome->snapped = settings.snap > 0.0 ? glint::snapTracePoint(*outcome->field, first, settings.snap) : first;
         },
@@ -246,6 +246,7 @@ void TraceModule::onFirstClickResolved(quint64 generation, const FirstClick& out
     Session& s = *session_;
     const bool measured = s.settings.autoWidth && s.settings.field.score == glint::TraceScore::Ridge;
     s.settings.field.lineWidth = outcome.width;
+    s.settings.field.polarity = outcome.polarity;
     s.settings.autoWidth = false;
     s.resolved = true;
     fixing_ = false;

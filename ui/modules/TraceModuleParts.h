@@ -30,6 +30,7 @@ struct TraceModule::LegOutcome {
 // given, the field of that width, and the click snapped on it.
 struct TraceModule::FirstClick {
     double width = 0.0;
+    glint::TracePolarity polarity = glint::TracePolarity::Both; // measured with width auto (resolvedTraceField)
     std::shared_ptr<const glint::TraceField> field;
     glint::TracePoint snapped;
 };

@@ -23,11 +23,7 @@ TraceSettings::TraceSettings()
     : glint::TraceRequest(glint::traceSpec().read(glint::traceSpec().presetValues(glint::ImageKind::Other))) {}
 
 glint::TraceParams TraceSettings::liveParams() const {
-    glint::TraceParams p = params;
-    p.points = std::clamp(livePoints, 2, params.points);
-    p.maxWidenings = 0;
-    p.autoGuides = false;
-    return p;
+    return glint::liveTraceParams(params, livePoints);
 }
 
 QString TraceSettings::describe() const {

@@ -16,6 +16,12 @@
 
 namespace glint {
 
+TraceParams liveTraceParams(const TraceParams& committed, int livePoints) {
+    TraceParams p = committed;
+    p.points = std::clamp(livePoints, 2, std::max(2, committed.points));
+    return p;
+}
+
 namespace {
 
 std::string pointText(TracePoint p) {

@@ -93,6 +93,11 @@ TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radi
 // the width 2 sigma* (the response of a bar of width W peaks at sigma = W / 2). One click or more, inside the
 // image (UsageError otherwise); --width auto measures at the first click alone (core/algo/trace/TraceSpec.h).
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity);
+// --width auto with --polarity both (ridge): which polarity the clicked line has. The width estimate above is run
+// for bright and for dark lines; the polarity whose votes respond more in total wins (bright on a tie). On the
+// real cases (tests/data/trace-real) a "both" field lets a wide strip's neighbour of the other polarity (a bright
+// strip beside a dark one) pull the trace off; measured polarity fixed that (core/algo/trace/NOTES.md).
+TracePolarity estimateTraceLinePolarity(const Image& image, const std::vector<TracePoint>& clicks);
 
 struct TraceParams {
     int guides = 6;            // n
@@ -113,6 +118,11 @@ struct TraceParams {
     bool autoGuides = false;
 };
 constexpr int kMaxTraceRefinements = 2;
+// The parameters of the window's live preview (issue 32, live = committed): the committed trace's, widenings and
+// adaptive guides included, with at most `livePoints` points per guide (at least 2). The preview is then the same
+// objective on the same guides' layout, only sampled more coarsely across; tests/cpu/test_trace_real.cpp checks
+// that it stays within 1 px of the committed trace on the real cases.
+TraceParams liveTraceParams(const TraceParams& committed, int livePoints);
 // A leg is refined (autoGuides) when its confidence is below this (good legs on the evaluation scenes score
 // 0.8-0.97; legs across clutter 0.4-0.7) ...
 constexpr double kTraceRefineConfidence = 0.8;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 namespace glint {
 
@@ -261,7 +262,11 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
     return field;
 }
 
-double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
+namespace {
+
+// The width estimate's weighted-median width and the total of its votes' responses (0 when nothing scores).
+std::pair<double, double> estimateWidthAndResponse(const Image& image, const std::vector<TracePoint>& clicks,
+                                                   TracePolarity polarity) {
     if (image.empty()) throw InputError("trace: the image is empty");
     if (clicks.empty()) throw UsageError("the line width is measured at one click or more");
     for (const TracePoint& p : clicks)
@@ -334,16 +339,28 @@ double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>&
         }
         if (bestResponse > 0.0) votes.push_back({bestSigma, bestResponse});
     }
-    if (votes.empty()) return TraceFieldOptions{}.lineWidth; // nothing line-like anywhere: the default
+    if (votes.empty()) return {TraceFieldOptions{}.lineWidth, 0.0}; // nothing line-like anywhere: the default
     std::sort(votes.begin(), votes.end());
     double total = 0.0;
     for (const auto& v : votes) total += v.second;
     double running = 0.0;
     for (const auto& v : votes) {
         running += v.second;
-        if (running >= 0.5 * total) return 2.0 * v.first;
+        if (running >= 0.5 * total) return {2.0 * v.first, total};
     }
-    return 2.0 * votes.back().first;
+    return {2.0 * votes.back().first, total};
+}
+
+} // namespace
+
+double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
+    return estimateWidthAndResponse(image, clicks, polarity).first;
+}
+
+TracePolarity estimateTraceLinePolarity(const Image& image, const std::vector<TracePoint>& clicks) {
+    const double bright = estimateWidthAndResponse(image, clicks, TracePolarity::Bright).second;
+    const double dark = estimateWidthAndResponse(image, clicks, TracePolarity::Dark).second;
+    return dark > bright ? TracePolarity::Dark : TracePolarity::Bright;
 }
 
 } // namespace glint

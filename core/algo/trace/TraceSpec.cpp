@@ -37,7 +37,8 @@ ParamSpec<P> makeSpec() {
                                    {TraceScore::Sine, "sine", "edge (sine)"},
                                    {TraceScore::Ridge, "ridge", "ridge (line centre)"}},
                                   "score"},
-          [](P& p) -> TraceScore& { return p.field.score; });
+          [](P& p) -> TraceScore& { return p.field.score; })
+        .presetForEveryKind("ridge");
     s.add({.key = "guides", .option = "--guides", .valueName = "N|adaptive", .label = "Guides",
            .help = "guides between two clicks; adaptive: 6, then a leg whose fit is poor (low confidence, a sharp turn, "
                    "the trace at a guide's end) is solved again on finer guides, kept when it scores higher",
@@ -62,7 +63,7 @@ ParamSpec<P> makeSpec() {
           NumberCodec{0.0, 1000.0}, [](P& p) -> double& { return p.snap; })
         .presetForEveryKind(4.0);
     s.add({.key = "width", .option = "--width", .valueName = "PX|auto", .label = "Width",
-           .help = "ridge: the line's width in pixels; auto: measured at the first click", .group = "Ridge line",
+           .help = "ridge: the line's width in pixels; auto: measured at the first click (with polarity both, the polarity too)", .group = "Ridge line",
            .widget = FieldWidget::AutoNumber, .minimum = 0.5, .maximum = 1000, .decimals = 1, .suffix = " px",
            .onlyWhenKey = "score", .onlyWhenValues = {ridge}},
           AutoCodec<NumberCodec>{{0.0, 1000.0, true}, false, true},
@@ -113,9 +114,16 @@ const ParamSpec<TraceRequest>& traceSpec() {
     return spec;
 }
 
+TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& request, TracePoint first) {
+    TraceFieldOptions field = request.field;
+    if (!request.autoWidth || field.score != TraceScore::Ridge) return field;
+    if (field.polarity == TracePolarity::Both) field.polarity = estimateTraceLinePolarity(image, {first});
+    field.lineWidth = estimateTraceLineWidth(image, {first}, field.polarity);
+    return field;
+}
+
 double resolvedTraceWidth(const Image& image, const TraceRequest& request, TracePoint first) {
-    if (!request.autoWidth || request.field.score != TraceScore::Ridge) return request.field.lineWidth;
-    return estimateTraceLineWidth(image, {first}, request.field.polarity);
+    return resolvedTraceField(image, request, first).lineWidth;
 }
 
 ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobControl& job) {
@@ -126,7 +134,7 @@ ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobC
     validateTracePoints(given, image.width(), image.height());
     if (request.autoWidth) {
         auto step = job.timing().scope("width");
-        r.request.field.lineWidth = resolvedTraceWidth(image, request, given.front());
+        r.request.field = resolvedTraceField(image, request, given.front());
         r.request.autoWidth = false;
     }
     validateTraceFieldOptions(r.request.field);

@@ -30,7 +30,8 @@ struct TraceRequest {
 
 const ParamSpec<TraceRequest>& traceSpec();
 
-// A request resolved for an image: --width auto (ridge score) measured at the first click as given
+// A request resolved for an image: --width auto (ridge score) measured at the first click as given (and the polarity
+// when it is both: resolvedTraceField)
 // (estimateTraceLineWidth at that point), the field computed with the resolved width (step "field"), and each click
 // moved to the strongest field pixel within the snap radius (step "snap"). The window resolves the same way when
 // the first click lands, so that its live preview, its fixed legs and `glint-cli trace` use one field.
@@ -44,5 +45,9 @@ ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobC
 // The width auto decides for a trace that starts at `first` (request.field.lineWidth when the width is not
 // auto or the score is not ridge).
 double resolvedTraceWidth(const Image& image, const TraceRequest& request, TracePoint first);
+// The field options auto decides for a trace that starts at `first`: with --width auto and the ridge score, the
+// polarity measured at `first` when it is "both" (estimateTraceLinePolarity), then the width for that polarity.
+// The window and resolveTrace both resolve through this, so the live preview and the committed trace share a field.
+TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& request, TracePoint first);
 
 } // namespace glint
