@@ -44,52 +44,69 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
     }
     const std::vector<double> k = gaussianTaps(filterFwhm);
     const int r = static_cast<int>(k.size() / 2);
+    const std::size_t W = static_cast<std::size_t>(width);
+    // Both passes run tap by tap over whole rows (the loops over x vectorise); every sum still adds its terms in
+    // the order t = -r..r, so the figures are those of a pixel-by-pixel loop to the last bit. A tap that falls
+    // outside the image adds w x 0 = +0 (the rows are padded with zeros), which leaves a sum as it was.
     // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g per pixel.
     std::vector<float> hv(n), hg(n), hs(n);
     parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        std::vector<double> v(static_cast<std::size_t>(width)), g(v.size()), s(v.size());
+        const std::size_t padded = W + 2 * static_cast<std::size_t>(r);
+        std::vector<double> v(padded, 0.0), g(padded, 0.0), s(padded, 0.0), a(W), b(W), c(W);
         for (std::size_t y = y0; y < y1; ++y) {
-            const std::size_t row = y * static_cast<std::size_t>(width);
-            for (int x = 0; x < width; ++x) {
-                const std::size_t i = row + static_cast<std::size_t>(x);
+            const std::size_t row = y * W;
+            for (std::size_t x = 0; x < W; ++x) {
+                const std::size_t i = row + x;
                 const bool good = goodPixel(residual, rms, bad, i);
-                g[static_cast<std::size_t>(x)] = good ? 1.0 : 0.0;
-                v[static_cast<std::size_t>(x)] = good ? residual[i] : 0.0;
-                s[static_cast<std::size_t>(x)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
+                g[x + static_cast<std::size_t>(r)] = good ? 1.0 : 0.0;
+                v[x + static_cast<std::size_t>(r)] = good ? residual[i] : 0.0;
+                s[x + static_cast<std::size_t>(r)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
             }
-            for (int x = 0; x < width; ++x) {
-                double a = 0.0, b = 0.0, c = 0.0;
-                for (int t = std::max(-r, -x); t <= std::min(r, width - 1 - x); ++t) {
-                    const double w = k[static_cast<std::size_t>(t + r)];
-                    const std::size_t j = static_cast<std::size_t>(x + t);
-                    a += w * v[j];
-                    b += w * g[j];
-                    c += w * w * s[j];
+            std::fill(a.begin(), a.end(), 0.0);
+            std::fill(b.begin(), b.end(), 0.0);
+            std::fill(c.begin(), c.end(), 0.0);
+            for (std::size_t t = 0; t < k.size(); ++t) {
+                const double w = k[t], ww = w * w;
+                const double *vt = v.data() + t, *gt = g.data() + t, *st = s.data() + t;
+                double *pa = a.data(), *pb = b.data(), *pc = c.data();
+                for (std::size_t x = 0; x < W; ++x) {
+                    pa[x] += w * vt[x];
+                    pb[x] += w * gt[x];
+                    pc[x] += ww * st[x];
                 }
-                hv[row + static_cast<std::size_t>(x)] = static_cast<float>(a);
-                hg[row + static_cast<std::size_t>(x)] = static_cast<float>(b);
-                hs[row + static_cast<std::size_t>(x)] = static_cast<float>(c);
+            }
+            for (std::size_t x = 0; x < W; ++x) {
+                hv[row + x] = static_cast<float>(a[x]);
+                hg[row + x] = static_cast<float>(b[x]);
+                hs[row + x] = static_cast<float>(c[x]);
             }
         }
     }, threads);
     // Vertical pass, then D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g.
     parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
+        std::vector<double> a(W), b(W), c(W);
         for (std::size_t y = y0; y < y1; ++y) {
             const int yi = static_cast<int>(y);
-            for (int x = 0; x < width; ++x) {
-                const std::size_t i = y * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
-                if (!goodPixel(residual, rms, bad, i)) continue;
-                double a = 0.0, b = 0.0, c = 0.0;
-                for (int t = std::max(-r, -yi); t <= std::min(r, height - 1 - yi); ++t) {
-                    const double w = k[static_cast<std::size_t>(t + r)];
-                    const std::size_t j = static_cast<std::size_t>(yi + t) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
-                    a += w * hv[j];
-                    b += w * hg[j];
-                    c += w * w * hs[j];
+            std::fill(a.begin(), a.end(), 0.0);
+            std::fill(b.begin(), b.end(), 0.0);
+            std::fill(c.begin(), c.end(), 0.0);
+            for (int t = std::max(-r, -yi); t <= std::min(r, height - 1 - yi); ++t) {
+                const double w = k[static_cast<std::size_t>(t + r)], ww = w * w;
+                const std::size_t j = static_cast<std::size_t>(yi + t) * W;
+                const float *pv = hv.data() + j, *pg = hg.data() + j, *ps = hs.data() + j;
+                double *pa = a.data(), *pb = b.data(), *pc = c.data();
+                for (std::size_t x = 0; x < W; ++x) {
+                    pa[x] += w * pv[x];
+                    pb[x] += w * pg[x];
+                    pc[x] += ww * ps[x];
                 }
-                if (b > 0.0) {
-                    detection[i] = static_cast<float>(a / b);
-                    noise[i] = static_cast<float>(std::sqrt(c) / b);
+            }
+            for (std::size_t x = 0; x < W; ++x) {
+                const std::size_t i = y * W + x;
+                if (!goodPixel(residual, rms, bad, i)) continue;
+                if (b[x] > 0.0) {
+                    detection[i] = static_cast<float>(a[x] / b[x]);
+                    noise[i] = static_cast<float>(std::sqrt(c[x]) / b[x]);
                 }
             }
         }
