@@ -2,6 +2,7 @@
 #include "core/algo/sources/SourceDetect.h"
 
 #include "core/jobs/JobControl.h"
+#include "core/util/CpuFeatures.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
@@ -21,6 +22,52 @@ std::vector<double> gaussianTaps(double fwhm) {
 }
 
 namespace {
+
+// The filter's inner loops: a[x] += w u[x], b[x] += w g[x], c[x] += ww s[x] for x < n, tap after tap. Every
+// element's sum adds its terms in the tap order, whatever the vector width; a product and its add stay two
+// roundings (AVX2 has no FMA, and none is asked for), so every variant gives the same bits.
+template <class T>
+inline __attribute__((always_inline)) void tapRowsBody(const double* k, std::size_t taps, std::size_t stride,
+                                                       const T* u, const T* g, const T* s, double* a, double* b,
+                                                       double* c, std::size_t n) {
+    std::fill(a, a + n, 0.0);
+    std::fill(b, b + n, 0.0);
+    std::fill(c, c + n, 0.0);
+    for (std::size_t t = 0; t < taps; ++t) {
+        const double w = k[t], ww = w * w;
+        const T *ut = u + t * stride, *gt = g + t * stride, *st = s + t * stride;
+        for (std::size_t x = 0; x < n; ++x) {
+            a[x] += w * ut[x];
+            b[x] += w * gt[x];
+            c[x] += ww * st[x];
+        }
+    }
+}
+
+template <class T>
+void tapRowsPlain(const double* k, std::size_t taps, std::size_t stride, const T* u, const T* g, const T* s,
+                  double* a, double* b, double* c, std::size_t n) {
+    tapRowsBody(k, taps, stride, u, g, s, a, b, c, n);
+}
+
+#if defined(__x86_64__)
+template <class T>
+__attribute__((target("avx2"))) void tapRowsAvx2(const double* k, std::size_t taps, std::size_t stride, const T* u,
+                                                  const T* g, const T* s, double* a, double* b, double* c,
+                                                  std::size_t n) {
+    tapRowsBody(k, taps, stride, u, g, s, a, b, c, n);
+}
+#endif
+
+// Taps 0..taps-1 read u, g, s at offsets t x stride (1: along a row; the image's width: down a column).
+template <class T>
+void tapRows(const double* k, std::size_t taps, std::size_t stride, const T* u, const T* g, const T* s, double* a,
+             double* b, double* c, std::size_t n) {
+#if defined(__x86_64__)
+    if (cpuHasAvx2()) return tapRowsAvx2(k, taps, stride, u, g, s, a, b, c, n);
+#endif
+    tapRowsPlain(k, taps, stride, u, g, s, a, b, c, n);
+}
 
 bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad, std::size_t i) {
     return (bad.empty() || bad[i] == 0) && std::isfinite(v[i]) && rms[i] > 0.0f && std::isfinite(rms[i]);
@@ -62,19 +109,7 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
                 v[x + static_cast<std::size_t>(r)] = good ? residual[i] : 0.0;
                 s[x + static_cast<std::size_t>(r)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
             }
-            std::fill(a.begin(), a.end(), 0.0);
-            std::fill(b.begin(), b.end(), 0.0);
-            std::fill(c.begin(), c.end(), 0.0);
-            for (std::size_t t = 0; t < k.size(); ++t) {
-                const double w = k[t], ww = w * w;
-                const double *vt = v.data() + t, *gt = g.data() + t, *st = s.data() + t;
-                double *pa = a.data(), *pb = b.data(), *pc = c.data();
-                for (std::size_t x = 0; x < W; ++x) {
-                    pa[x] += w * vt[x];
-                    pb[x] += w * gt[x];
-                    pc[x] += ww * st[x];
-                }
-            }
+            tapRows(k.data(), k.size(), 1, v.data(), g.data(), s.data(), a.data(), b.data(), c.data(), W);
             for (std::size_t x = 0; x < W; ++x) {
                 hv[row + x] = static_cast<float>(a[x]);
                 hg[row + x] = static_cast<float>(b[x]);
@@ -87,20 +122,10 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
         std::vector<double> a(W), b(W), c(W);
         for (std::size_t y = y0; y < y1; ++y) {
             const int yi = static_cast<int>(y);
-            std::fill(a.begin(), a.end(), 0.0);
-            std::fill(b.begin(), b.end(), 0.0);
-            std::fill(c.begin(), c.end(), 0.0);
-            for (int t = std::max(-r, -yi); t <= std::min(r, height - 1 - yi); ++t) {
-                const double w = k[static_cast<std::size_t>(t + r)], ww = w * w;
-                const std::size_t j = static_cast<std::size_t>(yi + t) * W;
-                const float *pv = hv.data() + j, *pg = hg.data() + j, *ps = hs.data() + j;
-                double *pa = a.data(), *pb = b.data(), *pc = c.data();
-                for (std::size_t x = 0; x < W; ++x) {
-                    pa[x] += w * pv[x];
-                    pb[x] += w * pg[x];
-                    pc[x] += ww * ps[x];
-                }
-            }
+            const int t0 = std::max(-r, -yi), t1 = std::min(r, height - 1 - yi); // the taps inside the image
+            const std::size_t j = static_cast<std::size_t>(yi + t0) * W;
+            tapRows(k.data() + (t0 + r), static_cast<std::size_t>(t1 - t0 + 1), W, hv.data() + j, hg.data() + j,
+                    hs.data() + j, a.data(), b.data(), c.data(), W);
             for (std::size_t x = 0; x < W; ++x) {
                 const std::size_t i = y * W + x;
                 if (!goodPixel(residual, rms, bad, i)) continue;

@@ -213,7 +213,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
     // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
     // the mesh's model is the local sky their positions and fluxes need.)
-    std::optional<PixelMaps> second;
+    // Its pixel maps are made only when some source is extended (below): most frames have none.
+    bool secondModel = false;
     if (params.backgroundMask) {
         auto step = job.timing().scope("background without sources");
         std::vector<std::uint8_t> excluded = sourceMask(det.footprintPixels, w, h);
@@ -222,8 +223,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         bp.mesh = params.mesh;
         BackgroundMap masked = estimateBackground(image, excluded, bp);
         if (!masked.empty()) {
-            second = mapsOf(masked);
             model = std::move(masked);
+            secondModel = true;
         }
     }
     det.footprintPixels = {};
@@ -265,7 +266,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
-        if (second) {
+        if (secondModel) {
             // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model.
             std::vector<std::size_t> extended;
             std::vector<SourceSegment> segments;
@@ -276,10 +277,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     segments.push_back(det.segments[i]);
                 }
             if (!extended.empty()) {
+                const PixelMaps second = mapsOf(model); // the model without the sources
                 SourceField masked = field;
-                masked.background = &second->background;
-                masked.rms = &second->rms;
-                masked.bad = &second->bad;
+                masked.background = &second.background;
+                masked.rms = &second.rms;
+                masked.bad = &second.bad;
                 std::vector<SourceRecord> again = measureSources(masked, segments, mp);
                 // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
                 // a barycentre to the segment's middle).
