@@ -1,6 +1,7 @@
 #include "core/algo/sources/SourceApertures.h"
 
 #include "core/io/Image.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,9 +55,13 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
     checkSize(field.background, n, "background");
     checkSize(field.rms, n, "RMS");
     checkSize(field.bad, n, "bad-pixel");
+    usable_.resize(n);
+    parallelFor(0, n, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) usable_[i] = usableAt(i) ? 1 : 0;
+    });
 }
 
-bool FieldAccess::usable(std::size_t i) const {
+bool FieldAccess::usableAt(std::size_t i) const {
     if (field_.bad && !field_.bad->empty() && (*field_.bad)[i] != 0) return false;
     if (field_.image->isBlank(i)) return false;
     if (!std::isfinite(raw(i)) || !std::isfinite(background(i))) return false;
@@ -79,14 +84,6 @@ double FieldAccess::variance(std::size_t i) const {
     if (!field_.rms || field_.rms->empty()) return kNaN;
     const double s = (*field_.rms)[i];
     return s * s;
-}
-
-PixelState FieldAccess::state(int x, int y, int number) const {
-    if (!inside(x, y)) return PixelState::Outside;
-    const std::size_t i = index(x, y);
-    if (!usable(i)) return PixelState::Bad;
-    const std::int32_t lab = label(i);
-    return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
 }
 
 MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace glint::measure {
 
@@ -25,18 +26,27 @@ public:
     int height() const { return height_; }
     bool inside(int x, int y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
     std::size_t index(int x, int y) const { return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x); }
-    bool usable(std::size_t i) const;       // not bad (see PixelState)
+    bool usable(std::size_t i) const { return usable_[i] != 0; } // not bad (see PixelState)
     double raw(std::size_t i) const;        // I
     double value(std::size_t i) const;      // I - B
     double variance(std::size_t i) const;   // sigma^2 (NaN without an RMS map)
     double background(std::size_t i) const; // B
     std::int32_t label(std::size_t i) const { return (*field_.segmentation)[i]; }
-    PixelState state(int x, int y, int number) const;
+    PixelState state(int x, int y, int number) const {
+        if (!inside(x, y)) return PixelState::Outside;
+        const std::size_t i = index(x, y);
+        if (!usable(i)) return PixelState::Bad;
+        const std::int32_t lab = label(i);
+        return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
+    }
     const SourceField& field() const { return field_; }
 
 private:
+    bool usableAt(std::size_t i) const; // what usable() reads, worked out once a pixel by the constructor
+
     SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
     int width_ = 0, height_ = 0;
+    std::vector<std::uint8_t> usable_; // 1 = usable, a byte a pixel
 };
 
 // The value and variance that stand for pixel (x, y) in an aperture centred on (cx, cy), MASK_TYPE CORRECT: the

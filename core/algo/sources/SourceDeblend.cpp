@@ -191,21 +191,35 @@ std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pi
         std::fill(labels.begin(), labels.end(), 1);
         return labels;
     }
-    // Positions by pixel index (pixels are sorted).
+    // Positions by pixel: a grid over the footprint's bounding box (-1: not in the footprint).
+    int bx0 = width, by0 = INT32_MAX, bx1 = -1, by1 = -1;
+    for (const std::int64_t p : pixels) {
+        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
+        bx0 = std::min(bx0, x);
+        bx1 = std::max(bx1, x);
+        by0 = std::min(by0, y);
+        by1 = std::max(by1, y);
+    }
+    const std::size_t gw = static_cast<std::size_t>(bx1 - bx0 + 1), gh = static_cast<std::size_t>(by1 - by0 + 1);
+    std::vector<std::int32_t> grid(gw * gh, -1);
+    for (std::size_t i = 0; i < n; ++i)
+        grid[static_cast<std::size_t>(pixels[i] / width - by0) * gw + static_cast<std::size_t>(pixels[i] % width - bx0)] =
+            static_cast<std::int32_t>(i);
     auto position = [&](std::int64_t p) -> std::int64_t {
-        const auto it = std::lower_bound(pixels.begin(), pixels.end(), p);
-        return (it != pixels.end() && *it == p) ? static_cast<std::int64_t>(it - pixels.begin()) : -1;
+        return grid[static_cast<std::size_t>(p / width - by0) * gw + static_cast<std::size_t>(p % width - bx0)];
     };
     // Highest D first, then the lower pixel index, then the lower label: one order on every machine.
     using Entry = std::tuple<float, std::int64_t, std::int32_t>; // D, -index, -label
     std::priority_queue<Entry> queue;
     auto pushNeighbours = [&](std::int64_t p, std::int32_t label) {
-        const int x = static_cast<int>(p % width);
+        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
-                if ((dx == 0 && dy == 0) || x + dx < 0 || x + dx >= width) continue;
-                const std::int64_t q = p + static_cast<std::int64_t>(dy) * width + dx;
-                const std::int64_t i = position(q);
+                if (dx == 0 && dy == 0) continue;
+                const int nx = x + dx, ny = y + dy;
+                if (nx < bx0 || nx > bx1 || ny < by0 || ny > by1) continue; // outside the footprint's box
+                const std::int32_t i = grid[static_cast<std::size_t>(ny - by0) * gw + static_cast<std::size_t>(nx - bx0)];
+                const std::int64_t q = static_cast<std::int64_t>(ny) * width + nx;
                 if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0)
                     queue.emplace(detection[static_cast<std::size_t>(q)], -q, -label);
             }
