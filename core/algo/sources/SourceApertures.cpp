@@ -55,6 +55,9 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
     checkSize(field.background, n, "background");
     checkSize(field.rms, n, "RMS");
     checkSize(field.bad, n, "bad-pixel");
+    if (field.image->sampleType() == SampleType::Float32) rawFloat_ = field.image->samples<float>();
+    if (field.background && !field.background->empty()) background_ = field.background->data();
+    if (field.rms && !field.rms->empty()) rms_ = field.rms->data();
     usable_.resize(n);
     parallelFor(0, n, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) usable_[i] = usableAt(i) ? 1 : 0;
@@ -72,19 +75,7 @@ bool FieldAccess::usableAt(std::size_t i) const {
     return true;
 }
 
-double FieldAccess::raw(std::size_t i) const { return field_.image->value(i); }
-
-double FieldAccess::background(std::size_t i) const {
-    return field_.background && !field_.background->empty() ? static_cast<double>((*field_.background)[i]) : 0.0;
-}
-
-double FieldAccess::value(std::size_t i) const { return raw(i) - background(i); }
-
-double FieldAccess::variance(std::size_t i) const {
-    if (!field_.rms || field_.rms->empty()) return kNaN;
-    const double s = (*field_.rms)[i];
-    return s * s;
-}
+double FieldAccess::rawSlow(std::size_t i) const { return field_.image->value(i); }
 
 MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
     MaskedPixel m;

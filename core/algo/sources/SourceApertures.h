@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -27,10 +28,15 @@ public:
     bool inside(int x, int y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
     std::size_t index(int x, int y) const { return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x); }
     bool usable(std::size_t i) const { return usable_[i] != 0; } // not bad (see PixelState)
-    double raw(std::size_t i) const;        // I
-    double value(std::size_t i) const;      // I - B
-    double variance(std::size_t i) const;   // sigma^2 (NaN without an RMS map)
-    double background(std::size_t i) const; // B
+    double raw(std::size_t i) const { return rawFloat_ ? static_cast<double>(rawFloat_[i]) : rawSlow(i); } // I
+    double value(std::size_t i) const { return raw(i) - background(i); } // I - B
+    // sigma^2 (NaN without an RMS map)
+    double variance(std::size_t i) const {
+        if (!rms_) return std::numeric_limits<double>::quiet_NaN();
+        const double s = rms_[i];
+        return s * s;
+    }
+    double background(std::size_t i) const { return background_ ? static_cast<double>(background_[i]) : 0.0; } // B
     std::int32_t label(std::size_t i) const { return (*field_.segmentation)[i]; }
     PixelState state(int x, int y, int number) const {
         if (!inside(x, y)) return PixelState::Outside;
@@ -43,10 +49,14 @@ public:
 
 private:
     bool usableAt(std::size_t i) const; // what usable() reads, worked out once a pixel by the constructor
+    double rawSlow(std::size_t i) const; // I of any sample type
 
     SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
     int width_ = 0, height_ = 0;
     std::vector<std::uint8_t> usable_; // 1 = usable, a byte a pixel
+    const float* rawFloat_ = nullptr;   // I when the image holds floats (the common FITS case): read directly
+    const float* background_ = nullptr; // B, or null: 0
+    const float* rms_ = nullptr;        // sigma, or null: no RMS map
 };
 
 // The value and variance that stand for pixel (x, y) in an aperture centred on (cx, cy), MASK_TYPE CORRECT: the

@@ -211,6 +211,7 @@ std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pi
     // Highest D first, then the lower pixel index, then the lower label: one order on every machine.
     using Entry = std::tuple<float, std::int64_t, std::int32_t>; // D, -index, -label
     std::priority_queue<Entry> queue;
+    std::vector<std::int32_t> queued(n, INT32_MAX); // the lowest label queued for each pixel
     auto pushNeighbours = [&](std::int64_t p, std::int32_t label) {
         const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
         for (int dy = -1; dy <= 1; ++dy)
@@ -220,8 +221,12 @@ std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pi
                 if (nx < bx0 || nx > bx1 || ny < by0 || ny > by1) continue; // outside the footprint's box
                 const std::int32_t i = grid[static_cast<std::size_t>(ny - by0) * gw + static_cast<std::size_t>(nx - bx0)];
                 const std::int64_t q = static_cast<std::int64_t>(ny) * width + nx;
-                if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0)
+                // A pixel's entries share its D and index, so the first one out carries the lowest label queued
+                // for it: an entry whose label is no lower than one already queued changes nothing.
+                if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0 && label < queued[static_cast<std::size_t>(i)]) {
+                    queued[static_cast<std::size_t>(i)] = label;
                     queue.emplace(detection[static_cast<std::size_t>(q)], -q, -label);
+                }
             }
     };
     for (std::size_t m = 0; m < markers.size(); ++m)
