@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace glint {
 
@@ -73,6 +74,93 @@ bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const
     return (bad.empty() || bad[i] == 0) && std::isfinite(v[i]) && rms[i] > 0.0f && std::isfinite(rms[i]);
 }
 
+// The matched filter over a box of the image, the same sums pixel by pixel as over the whole image. Both passes
+// run tap by tap over whole rows (the loops over x vectorise); every sum still adds its terms in the order
+// t = -r..r, so the figures are those of a pixel-by-pixel loop to the last bit. A tap that falls outside the image
+// adds w x 0 = +0 (the rows are padded with zeros), which leaves a sum as it was; a row outside is skipped.
+class BoxFilter {
+public:
+    BoxFilter(const std::vector<float>& residual, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad,
+              int width, int height, double fwhm)
+        : residual_(residual), rms_(rms), bad_(bad), width_(width), height_(height), k_(gaussianTaps(fwhm)),
+          r_(static_cast<int>(k_.size() / 2)) {}
+
+    // Rows y0..y1 over columns x0..x1: out(y, a, b, c) for each, a[x - x0] = sum k v g, b = sum k g,
+    // c = sum k^2 sigma^2 g over the pixel's window (both passes).
+    template <class Out>
+    void run(int x0, int x1, int y0, int y1, Out&& out) const {
+        const std::size_t bw = static_cast<std::size_t>(x1 - x0 + 1), r = static_cast<std::size_t>(r_);
+        const int ya = std::max(0, y0 - r_), yb = std::min(height_ - 1, y1 + r_); // the horizontal rows it needs
+        const std::size_t rows = static_cast<std::size_t>(yb - ya + 1);
+        std::vector<float> hv(rows * bw), hg(rows * bw), hs(rows * bw);
+        std::vector<double> v(bw + 2 * r), g(bw + 2 * r), s(bw + 2 * r), a(bw), b(bw), c(bw);
+        // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g.
+        for (int y = ya; y <= yb; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+            for (std::size_t j = 0; j < bw + 2 * r; ++j) {
+                const int x = x0 - r_ + static_cast<int>(j);
+                const std::size_t i = row + static_cast<std::size_t>(x);
+                const bool good = x >= 0 && x < width_ && goodPixel(residual_, rms_, bad_, i);
+                g[j] = good ? 1.0 : 0.0;
+                v[j] = good ? residual_[i] : 0.0;
+                s[j] = good ? static_cast<double>(rms_[i]) * rms_[i] : 0.0;
+            }
+            tapRows(k_.data(), k_.size(), 1, v.data(), g.data(), s.data(), a.data(), b.data(), c.data(), bw);
+            const std::size_t at = static_cast<std::size_t>(y - ya) * bw;
+            for (std::size_t x = 0; x < bw; ++x) {
+                hv[at + x] = static_cast<float>(a[x]);
+                hg[at + x] = static_cast<float>(b[x]);
+                hs[at + x] = static_cast<float>(c[x]);
+            }
+        }
+        // Vertical pass.
+        for (int y = y0; y <= y1; ++y) {
+            const int t0 = std::max(-r_, -y), t1 = std::min(r_, height_ - 1 - y); // the taps inside the image
+            const std::size_t j = static_cast<std::size_t>(y + t0 - ya) * bw;
+            tapRows(k_.data() + (t0 + r_), static_cast<std::size_t>(t1 - t0 + 1), bw, hv.data() + j, hg.data() + j,
+                    hs.data() + j, a.data(), b.data(), c.data(), bw);
+            out(y, a.data(), b.data(), c.data());
+        }
+    }
+
+    // D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g at a good pixel.
+    void emit(std::size_t i, double a, double b, double c, std::vector<float>& detection, std::vector<float>& noise) const {
+        if (!goodPixel(residual_, rms_, bad_, i)) return;
+        if (b > 0.0) {
+            detection[i] = static_cast<float>(a / b);
+            noise[i] = static_cast<float>(std::sqrt(c) / b);
+        }
+    }
+
+private:
+    const std::vector<float>& residual_;
+    const std::vector<float>& rms_;
+    const std::vector<std::uint8_t>& bad_;
+    int width_, height_;
+    std::vector<double> k_;
+    int r_;
+};
+
+// The filter at a footprint's pixels alone (increasing indices), over its bounding box: the values
+// filterDetectionImage gives there.
+void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& pixels, int width,
+                     std::vector<float>& detection, std::vector<float>& noise) {
+    if (pixels.empty()) return;
+    int x0 = width, x1 = -1;
+    for (const std::int64_t p : pixels) {
+        x0 = std::min(x0, static_cast<int>(p % width));
+        x1 = std::max(x1, static_cast<int>(p % width));
+    }
+    const int y0 = static_cast<int>(pixels.front() / width), y1 = static_cast<int>(pixels.back() / width);
+    std::size_t next = 0; // the first pixel of the row (the pixels run row by row)
+    filter.run(x0, x1, y0, y1, [&](int y, const double* a, const double* b, const double* c) {
+        for (; next < pixels.size() && pixels[next] / width == y; ++next) {
+            const std::size_t j = static_cast<std::size_t>(pixels[next] % width - x0);
+            filter.emit(static_cast<std::size_t>(pixels[next]), a[j], b[j], c[j], detection, noise);
+        }
+    });
+}
+
 } // namespace
 
 void filterDetectionImage(const std::vector<float>& residual, const std::vector<float>& rms,
@@ -89,52 +177,16 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
             }
         return;
     }
-    const std::vector<double> k = gaussianTaps(filterFwhm);
-    const int r = static_cast<int>(k.size() / 2);
-    const std::size_t W = static_cast<std::size_t>(width);
-    // Both passes run tap by tap over whole rows (the loops over x vectorise); every sum still adds its terms in
-    // the order t = -r..r, so the figures are those of a pixel-by-pixel loop to the last bit. A tap that falls
-    // outside the image adds w x 0 = +0 (the rows are padded with zeros), which leaves a sum as it was.
-    // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g per pixel.
-    std::vector<float> hv(n), hg(n), hs(n);
-    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        const std::size_t padded = W + 2 * static_cast<std::size_t>(r);
-        std::vector<double> v(padded, 0.0), g(padded, 0.0), s(padded, 0.0), a(W), b(W), c(W);
-        for (std::size_t y = y0; y < y1; ++y) {
-            const std::size_t row = y * W;
-            for (std::size_t x = 0; x < W; ++x) {
-                const std::size_t i = row + x;
-                const bool good = goodPixel(residual, rms, bad, i);
-                g[x + static_cast<std::size_t>(r)] = good ? 1.0 : 0.0;
-                v[x + static_cast<std::size_t>(r)] = good ? residual[i] : 0.0;
-                s[x + static_cast<std::size_t>(r)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
-            }
-            tapRows(k.data(), k.size(), 1, v.data(), g.data(), s.data(), a.data(), b.data(), c.data(), W);
-            for (std::size_t x = 0; x < W; ++x) {
-                hv[row + x] = static_cast<float>(a[x]);
-                hg[row + x] = static_cast<float>(b[x]);
-                hs[row + x] = static_cast<float>(c[x]);
-            }
-        }
-    }, threads);
-    // Vertical pass, then D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g.
-    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        std::vector<double> a(W), b(W), c(W);
-        for (std::size_t y = y0; y < y1; ++y) {
-            const int yi = static_cast<int>(y);
-            const int t0 = std::max(-r, -yi), t1 = std::min(r, height - 1 - yi); // the taps inside the image
-            const std::size_t j = static_cast<std::size_t>(yi + t0) * W;
-            tapRows(k.data() + (t0 + r), static_cast<std::size_t>(t1 - t0 + 1), W, hv.data() + j, hg.data() + j,
-                    hs.data() + j, a.data(), b.data(), c.data(), W);
-            for (std::size_t x = 0; x < W; ++x) {
-                const std::size_t i = y * W + x;
-                if (!goodPixel(residual, rms, bad, i)) continue;
-                if (b[x] > 0.0) {
-                    detection[i] = static_cast<float>(a[x] / b[x]);
-                    noise[i] = static_cast<float>(std::sqrt(c[x]) / b[x]);
-                }
-            }
-        }
+    const BoxFilter filter(residual, rms, bad, width, height, filterFwhm);
+    // Bands of rows, each with its own horizontal rows (r more above and below): nothing of the image's size but
+    // D and sigma_D.
+    const std::size_t band = 64;
+    parallelFor(0, static_cast<std::size_t>(height), band, [&](std::size_t y0, std::size_t y1) {
+        filter.run(0, width - 1, static_cast<int>(y0), static_cast<int>(y1) - 1,
+                   [&](int y, const double* a, const double* b, const double* c) {
+                       const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
+                       for (int x = 0; x < width; ++x) filter.emit(row + static_cast<std::size_t>(x), a[x], b[x], c[x], detection, noise);
+                   });
     }, threads);
 }
 
@@ -356,9 +408,15 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     if (job) job->throwIfCancelled();
 
     // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
+    // It is read at the footprints' pixels alone: each footprint's are filtered with it, below.
     std::vector<float> split, splitNoise;
     const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
-    if (narrower) filterDetectionImage(residual, rms, bad, width, height, params.deblendFilterFwhm, split, splitNoise, params.threads);
+    std::optional<BoxFilter> splitFilter;
+    if (narrower) {
+        split.assign(residual.size(), 0.0f);
+        splitNoise.assign(residual.size(), 0.0f);
+        splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
+    }
     const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, narrower ? split : det.detectionImage,
                         narrower ? splitNoise : det.detectionNoise, width, height, params};
     std::vector<FootprintSources> found(prints.size());
@@ -366,6 +424,7 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) {
             if (job) job->throwIfCancelled();
+            if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split, splitNoise);
             found[f] = footprintSources(in, prints[f]);
         }
     }, params.threads);
