@@ -97,13 +97,16 @@ public:
         // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g.
         for (int y = ya; y <= yb; ++y) {
             const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
-            for (std::size_t j = 0; j < bw + 2 * r; ++j) {
-                const int x = x0 - r_ + static_cast<int>(j);
-                const std::size_t i = row + static_cast<std::size_t>(x);
-                const bool good = x >= 0 && x < width_ && goodPixel(residual_, rms_, bad_, i);
-                g[j] = good ? 1.0 : 0.0;
-                v[j] = good ? residual_[i] : 0.0;
-                s[j] = good ? static_cast<double>(rms_[i]) * rms_[i] : 0.0;
+            // Outside the image: zeros; inside, a branch-free loop (it vectorises) of goodPixel's test.
+            const int jlo = std::max(0, r_ - x0), jhi = std::min(static_cast<int>(bw + 2 * r), width_ - x0 + r_);
+            std::fill(g.begin(), g.end(), 0.0);
+            std::fill(v.begin(), v.end(), 0.0);
+            std::fill(s.begin(), s.end(), 0.0);
+            if (jhi > jlo) {
+                const std::size_t first = row + static_cast<std::size_t>(x0 - r_ + jlo); // the image index of j = jlo
+                const std::size_t count = static_cast<std::size_t>(jhi - jlo), at = static_cast<std::size_t>(jlo);
+                prepareRow(residual_.data() + first, rms_.data() + first, bad_.empty() ? nullptr : bad_.data() + first,
+                           count, v.data() + at, g.data() + at, s.data() + at);
             }
             tapRows(k_.data(), k_.size(), 1, v.data(), g.data(), s.data(), a.data(), b.data(), c.data(), bw);
             const std::size_t at = static_cast<std::size_t>(y - ya) * bw;
@@ -133,6 +136,18 @@ public:
     }
 
 private:
+    // v g, g and sigma^2 g of `count` pixels of a row, g = 1 on a good pixel (goodPixel), else 0.
+    static void prepareRow(const float* pv, const float* ps, const std::uint8_t* pb, std::size_t count, double* v,
+                           double* g, double* s) {
+        for (std::size_t j = 0; j < count; ++j) {
+            const float value = pv[j], sigma = ps[j];
+            const bool good = (pb == nullptr || pb[j] == 0) && std::isfinite(value) && sigma > 0.0f && std::isfinite(sigma);
+            g[j] = good ? 1.0 : 0.0;
+            v[j] = good ? static_cast<double>(value) : 0.0;
+            s[j] = good ? static_cast<double>(sigma) * sigma : 0.0;
+        }
+    }
+
     const std::vector<float>& residual_;
     const std::vector<float>& rms_;
     const std::vector<std::uint8_t>& bad_;
