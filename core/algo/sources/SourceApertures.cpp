@@ -59,20 +59,22 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
     if (field.background && !field.background->empty()) background_ = field.background->data();
     if (field.rms && !field.rms->empty()) rms_ = field.rms->data();
     usable_.resize(n);
-    parallelFor(0, n, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) usable_[i] = usableAt(i) ? 1 : 0;
+    // Usable: not bad (the bad map), not blank, a finite I and B, and a finite sigma >= 0 where there is an RMS
+    // map; one branch-free loop a sample type (it vectorises).
+    const std::uint8_t* bad = field.bad && !field.bad->empty() ? field.bad->data() : nullptr;
+    const std::uint8_t* blank = field.image->hasBlanks() ? field.image->blankMask().data() : nullptr;
+    field.image->visit([&](const auto* raw) {
+        parallelFor(0, n, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const double back = background_ ? static_cast<double>(background_[i]) : 0.0;
+                const float sigma = rms_ ? rms_[i] : 0.0f;
+                const bool u = (bad == nullptr || bad[i] == 0) && (blank == nullptr || blank[i] == 0) &&
+                               std::isfinite(static_cast<double>(raw[i])) && std::isfinite(back) &&
+                               std::isfinite(sigma) && sigma >= 0.0f;
+                usable_[i] = u ? 1 : 0;
+            }
+        });
     });
-}
-
-bool FieldAccess::usableAt(std::size_t i) const {
-    if (field_.bad && !field_.bad->empty() && (*field_.bad)[i] != 0) return false;
-    if (field_.image->isBlank(i)) return false;
-    if (!std::isfinite(raw(i)) || !std::isfinite(background(i))) return false;
-    if (field_.rms && !field_.rms->empty()) {
-        const float s = (*field_.rms)[i];
-        if (!std::isfinite(s) || s < 0.0f) return false;
-    }
-    return true;
 }
 
 double FieldAccess::rawSlow(std::size_t i) const { return field_.image->value(i); }

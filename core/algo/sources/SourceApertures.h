@@ -48,12 +48,11 @@ public:
     const SourceField& field() const { return field_; }
 
 private:
-    bool usableAt(std::size_t i) const; // what usable() reads, worked out once a pixel by the constructor
     double rawSlow(std::size_t i) const; // I of any sample type
 
     SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
     int width_ = 0, height_ = 0;
-    std::vector<std::uint8_t> usable_; // 1 = usable, a byte a pixel
+    std::vector<std::uint8_t> usable_; // 1 = usable, a byte a pixel, worked out by the constructor
     const float* rawFloat_ = nullptr;   // I when the image holds floats (the common FITS case): read directly
     const float* background_ = nullptr; // B, or null: 0
     const float* rms_ = nullptr;        // sigma, or null: no RMS map
