@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace glint::measure {
@@ -55,7 +56,15 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
     checkSize(field.background, n, "background");
     checkSize(field.rms, n, "RMS");
     checkSize(field.bad, n, "bad-pixel");
-    if (field.image->sampleType() == SampleType::Float32) rawFloat_ = field.image->samples<float>();
+    field.image->visit([&](const auto* samples) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(samples)>>;
+        raw_ = samples;
+        if constexpr (std::is_same_v<T, float>) rawType_ = RawType::Float;
+        else if constexpr (std::is_same_v<T, std::int16_t>) rawType_ = RawType::Int16;
+        else if constexpr (std::is_same_v<T, std::uint16_t>) rawType_ = RawType::UInt16;
+        else if constexpr (std::is_same_v<T, std::int32_t>) rawType_ = RawType::Int32;
+        else if constexpr (std::is_same_v<T, double>) rawType_ = RawType::Double;
+    });
     if (field.background && !field.background->empty()) background_ = field.background->data();
     if (field.rms && !field.rms->empty()) rms_ = field.rms->data();
     usable_.resize(n);
@@ -79,7 +88,11 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
 
 double FieldAccess::rawSlow(std::size_t i) const { return field_.image->value(i); }
 
-MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
+namespace {
+
+// maskedPixel, inlined into the aperture loops.
+inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& access, int number, int x, int y,
+                                                         double cx, double cy) {
     MaskedPixel m;
     m.state = access.state(x, y, number);
     if (m.state == PixelState::Outside) return m;
@@ -99,6 +112,12 @@ MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, dou
     m.variance = access.variance(j);
     m.counted = true;
     return m;
+}
+
+} // namespace
+
+MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
+    return masked(access, number, x, y, cx, cy);
 }
 
 bool Ellipse::valid() const {
@@ -142,7 +161,7 @@ ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e,
                 frac = static_cast<double>(hits) / (kOversample * kOversample);
             }
             s.area += frac;
-            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            const MaskedPixel m = masked(access, number, x, y, e.cx, e.cy);
             if (m.state == PixelState::Bad) s.overBad = true;
             if (m.state != PixelState::Free) s.maskedArea += frac;
             if (!m.counted) continue;
@@ -166,7 +185,7 @@ double kronRadius(const FieldAccess& access, int number, const Ellipse& e) {
         for (int x = x0; x <= x1; ++x) {
             const double q = quadratic(e, x - e.cx, y - e.cy);
             if (q > r2) continue;
-            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            const MaskedPixel m = masked(access, number, x, y, e.cx, e.cy);
             if (!m.counted) continue;
             sumRv += std::sqrt(q) * m.value;
             sumV += m.value;
@@ -187,7 +206,7 @@ double halfLightRadius(const FieldAccess& access, int number, double cx, double 
         for (int x = x0; x <= x1; ++x) {
             const double r = std::hypot(x - cx, y - cy);
             if (r > rmax) continue;
-            const MaskedPixel m = maskedPixel(access, number, x, y, cx, cy);
+            const MaskedPixel m = masked(access, number, x, y, cx, cy);
             if (!m.counted) continue;
             profile.emplace_back(r, m.value);
             total += m.value;
@@ -218,7 +237,7 @@ std::optional<std::pair<double, double>> windowedCentroid(const FieldAccess& acc
             for (int px = xa; px <= xb; ++px) {
                 const double dx = px - x, dy = py - y, r2 = dx * dx + dy * dy;
                 if (r2 > rmax * rmax) continue;
-                const MaskedPixel m = maskedPixel(access, number, px, py, x, y);
+                const MaskedPixel m = masked(access, number, px, py, x, y);
                 if (!m.counted) continue;
                 const double wv = std::exp(-r2 * inv2s2) * m.value;
                 sw += wv;
