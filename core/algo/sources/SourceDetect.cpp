@@ -135,6 +135,22 @@ public:
         }
     }
 
+    // emit over a whole row from image index `row` (D and sigma_D there start at 0), as one branch-free loop: a
+    // pixel that is not good, or has b <= 0, gets the 0 it had.
+    void emitRow(std::size_t row, std::size_t count, const double* a, const double* b, const double* c, float* d,
+                 float* sd) const {
+        const float* pv = residual_.data() + row;
+        const float* ps = rms_.data() + row;
+        const std::uint8_t* pb = bad_.empty() ? nullptr : bad_.data() + row;
+        for (std::size_t x = 0; x < count; ++x) {
+            const float value = pv[x], sigma = ps[x];
+            const bool keep = (pb == nullptr || pb[x] == 0) && std::isfinite(value) && sigma > 0.0f &&
+                              std::isfinite(sigma) && b[x] > 0.0;
+            d[x] = keep ? static_cast<float>(a[x] / b[x]) : 0.0f;
+            sd[x] = keep ? static_cast<float>(std::sqrt(c[x]) / b[x]) : 0.0f;
+        }
+    }
+
 private:
     // v g, g and sigma^2 g of `count` pixels of a row, g = 1 on a good pixel (goodPixel), else 0.
     static void prepareRow(const float* pv, const float* ps, const std::uint8_t* pb, std::size_t count, double* v,
@@ -200,7 +216,7 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
         filter.run(0, width - 1, static_cast<int>(y0), static_cast<int>(y1) - 1,
                    [&](int y, const double* a, const double* b, const double* c) {
                        const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
-                       for (int x = 0; x < width; ++x) filter.emit(row + static_cast<std::size_t>(x), a[x], b[x], c[x], detection, noise);
+                       filter.emitRow(row, static_cast<std::size_t>(width), a, b, c, detection.data() + row, noise.data() + row);
                    });
     }, threads);
 }
