@@ -95,8 +95,8 @@ private:
 };
 
 struct Deblender {
-    const std::vector<float>& detection;
-    const std::vector<float>& noise;
+    const float* detection;
+    const float* noise;
     const DetectParams& params;
     SubsetComponents& grid;
     std::vector<double> levels; // t_1 .. t_{N-1}
@@ -153,8 +153,8 @@ struct Deblender {
 
 } // namespace
 
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
-                               const std::vector<float>& noise, int width, const DetectParams& params) {
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
+                               int width, const DetectParams& params) {
     DeblendResult result;
     if (pixels.empty()) return result;
     const int n = params.deblendLevels;
@@ -184,7 +184,7 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const st
 
 std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
                                              const std::vector<std::vector<std::int64_t>>& markers,
-                                             const std::vector<float>& detection, int width) {
+                                             const float* detection, int width) {
     const std::size_t n = pixels.size();
     std::vector<std::int32_t> labels(n, 0);
     if (markers.size() == 1) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace glint {
@@ -127,11 +128,13 @@ public:
     }
 
     // D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g at a good pixel.
-    void emit(std::size_t i, double a, double b, double c, std::vector<float>& detection, std::vector<float>& noise) const {
-        if (!goodPixel(residual_, rms_, bad_, i)) return;
-        if (b > 0.0) {
+    // (A pixel that is not good, or has b <= 0, gets 0, as the whole image's zero-filled D and sigma_D have there.)
+    void emit(std::size_t i, double a, double b, double c, float* detection, float* noise) const {
+        if (goodPixel(residual_, rms_, bad_, i) && b > 0.0) {
             detection[i] = static_cast<float>(a / b);
             noise[i] = static_cast<float>(std::sqrt(c) / b);
+        } else {
+            detection[i] = noise[i] = 0.0f;
         }
     }
 
@@ -174,8 +177,8 @@ private:
 
 // The filter at a footprint's pixels alone (increasing indices), over its bounding box: the values
 // filterDetectionImage gives there.
-void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& pixels, int width,
-                     std::vector<float>& detection, std::vector<float>& noise) {
+void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& pixels, int width, float* detection,
+                     float* noise) {
     if (pixels.empty()) return;
     int x0 = width, x1 = -1;
     for (const std::int64_t p : pixels) {
@@ -253,17 +256,24 @@ std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& dete
                 parent[static_cast<std::size_t>(a)] = b; // the lower index is the root
             }
         }
-    // Gather: a component's root is its first pixel, so roots come in raster order.
-    std::vector<std::int32_t> index(n, -1);
+    // Gather: a component's root is its first pixel, so roots come in raster order. A pixel's parent has a lower
+    // index, so in raster order parent[parent[i]] is already its root; a root's own entry then holds its
+    // component's number k as -2 - k (no second image-sized array).
     std::vector<std::vector<std::int64_t>> out;
     for (std::size_t i = 0; i < n; ++i) {
-        if (parent[i] < 0) continue;
-        const std::size_t root = static_cast<std::size_t>(find(static_cast<std::int32_t>(i)));
-        if (index[root] < 0) {
-            index[root] = static_cast<std::int32_t>(out.size());
+        const std::int32_t p = parent[i];
+        if (p == -1) continue;
+        std::size_t k;
+        if (p == static_cast<std::int32_t>(i)) { // a root: a new component
+            k = out.size();
+            parent[i] = -2 - static_cast<std::int32_t>(k);
             out.emplace_back();
+        } else {
+            const std::int32_t root = parent[static_cast<std::size_t>(p)] <= -2 ? p : parent[static_cast<std::size_t>(p)];
+            parent[i] = root;
+            k = static_cast<std::size_t>(-2 - parent[static_cast<std::size_t>(root)]);
         }
-        out[static_cast<std::size_t>(index[root])].push_back(static_cast<std::int64_t>(i));
+        out[k].push_back(static_cast<std::int64_t>(i));
     }
     std::erase_if(out, [&](const std::vector<std::int64_t>& f) { return static_cast<int>(f.size()) < minArea; });
     return out;
@@ -274,8 +284,8 @@ struct CoreInputs {
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
-    const std::vector<float>& split;      // the image the deblending reads (D, or D under a narrower filter)
-    const std::vector<float>& splitNoise;
+    const float* split;      // the image the deblending reads (D, or D under a narrower filter), at footprints
+    const float* splitNoise;
     int width, height;
     const DetectParams& params;
 };
@@ -440,22 +450,24 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
 
     // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
     // It is read at the footprints' pixels alone: each footprint's are filtered with it, below.
-    std::vector<float> split, splitNoise;
+    // Left uninitialised: only the footprints' pixels are written and read (and only their pages are touched).
+    std::unique_ptr<float[]> split, splitNoise;
     const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
     std::optional<BoxFilter> splitFilter;
     if (narrower) {
-        split.assign(residual.size(), 0.0f);
-        splitNoise.assign(residual.size(), 0.0f);
+        split.reset(new float[residual.size()]);
+        splitNoise.reset(new float[residual.size()]);
         splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
     }
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, narrower ? split : det.detectionImage,
-                        narrower ? splitNoise : det.detectionNoise, width, height, params};
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise,
+                        narrower ? split.get() : det.detectionImage.data(),
+                        narrower ? splitNoise.get() : det.detectionNoise.data(), width, height, params};
     std::vector<FootprintSources> found(prints.size());
     // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
     parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) {
             if (job) job->throwIfCancelled();
-            if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split, splitNoise);
+            if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split.get(), splitNoise.get());
             found[f] = footprintSources(in, prints[f]);
         }
     }, params.threads);
