@@ -1,12 +1,14 @@
 #include "core/algo/sources/SourceApertures.h"
 
 #include "core/io/Image.h"
+#include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace glint::measure {
@@ -54,42 +56,43 @@ FieldAccess::FieldAccess(const SourceField& field) : field_(field), width_(field
     checkSize(field.background, n, "background");
     checkSize(field.rms, n, "RMS");
     checkSize(field.bad, n, "bad-pixel");
+    field.image->visit([&](const auto* samples) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(samples)>>;
+        raw_ = samples;
+        if constexpr (std::is_same_v<T, float>) rawType_ = RawType::Float;
+        else if constexpr (std::is_same_v<T, std::int16_t>) rawType_ = RawType::Int16;
+        else if constexpr (std::is_same_v<T, std::uint16_t>) rawType_ = RawType::UInt16;
+        else if constexpr (std::is_same_v<T, std::int32_t>) rawType_ = RawType::Int32;
+        else if constexpr (std::is_same_v<T, double>) rawType_ = RawType::Double;
+    });
+    if (field.background && !field.background->empty()) background_ = field.background->data();
+    if (field.rms && !field.rms->empty()) rms_ = field.rms->data();
+    usable_.resize(n);
+    // Usable: not bad (the bad map), not blank, a finite I and B, and a finite sigma >= 0 where there is an RMS
+    // map; one branch-free loop a sample type (it vectorises).
+    const std::uint8_t* bad = field.bad && !field.bad->empty() ? field.bad->data() : nullptr;
+    const std::uint8_t* blank = field.image->hasBlanks() ? field.image->blankMask().data() : nullptr;
+    field.image->visit([&](const auto* raw) {
+        parallelFor(0, n, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const double back = background_ ? static_cast<double>(background_[i]) : 0.0;
+                const float sigma = rms_ ? rms_[i] : 0.0f;
+                const bool u = (bad == nullptr || bad[i] == 0) && (blank == nullptr || blank[i] == 0) &&
+                               std::isfinite(static_cast<double>(raw[i])) && std::isfinite(back) &&
+                               std::isfinite(sigma) && sigma >= 0.0f;
+                usable_[i] = u ? 1 : 0;
+            }
+        });
+    });
 }
 
-bool FieldAccess::usable(std::size_t i) const {
-    if (field_.bad && !field_.bad->empty() && (*field_.bad)[i] != 0) return false;
-    if (field_.image->isBlank(i)) return false;
-    if (!std::isfinite(raw(i)) || !std::isfinite(background(i))) return false;
-    if (field_.rms && !field_.rms->empty()) {
-        const float s = (*field_.rms)[i];
-        if (!std::isfinite(s) || s < 0.0f) return false;
-    }
-    return true;
-}
+double FieldAccess::rawSlow(std::size_t i) const { return field_.image->value(i); }
 
-double FieldAccess::raw(std::size_t i) const { return field_.image->value(i); }
+namespace {
 
-double FieldAccess::background(std::size_t i) const {
-    return field_.background && !field_.background->empty() ? static_cast<double>((*field_.background)[i]) : 0.0;
-}
-
-double FieldAccess::value(std::size_t i) const { return raw(i) - background(i); }
-
-double FieldAccess::variance(std::size_t i) const {
-    if (!field_.rms || field_.rms->empty()) return kNaN;
-    const double s = (*field_.rms)[i];
-    return s * s;
-}
-
-PixelState FieldAccess::state(int x, int y, int number) const {
-    if (!inside(x, y)) return PixelState::Outside;
-    const std::size_t i = index(x, y);
-    if (!usable(i)) return PixelState::Bad;
-    const std::int32_t lab = label(i);
-    return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
-}
-
-MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
+// maskedPixel, inlined into the aperture loops.
+inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& access, int number, int x, int y,
+                                                         double cx, double cy) {
     MaskedPixel m;
     m.state = access.state(x, y, number);
     if (m.state == PixelState::Outside) return m;
@@ -109,6 +112,12 @@ MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, dou
     m.variance = access.variance(j);
     m.counted = true;
     return m;
+}
+
+} // namespace
+
+MaskedPixel maskedPixel(const FieldAccess& access, int number, int x, int y, double cx, double cy) {
+    return masked(access, number, x, y, cx, cy);
 }
 
 bool Ellipse::valid() const {
@@ -152,7 +161,7 @@ ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e,
                 frac = static_cast<double>(hits) / (kOversample * kOversample);
             }
             s.area += frac;
-            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            const MaskedPixel m = masked(access, number, x, y, e.cx, e.cy);
             if (m.state == PixelState::Bad) s.overBad = true;
             if (m.state != PixelState::Free) s.maskedArea += frac;
             if (!m.counted) continue;
@@ -176,7 +185,7 @@ double kronRadius(const FieldAccess& access, int number, const Ellipse& e) {
         for (int x = x0; x <= x1; ++x) {
             const double q = quadratic(e, x - e.cx, y - e.cy);
             if (q > r2) continue;
-            const MaskedPixel m = maskedPixel(access, number, x, y, e.cx, e.cy);
+            const MaskedPixel m = masked(access, number, x, y, e.cx, e.cy);
             if (!m.counted) continue;
             sumRv += std::sqrt(q) * m.value;
             sumV += m.value;
@@ -197,7 +206,7 @@ double halfLightRadius(const FieldAccess& access, int number, double cx, double 
         for (int x = x0; x <= x1; ++x) {
             const double r = std::hypot(x - cx, y - cy);
             if (r > rmax) continue;
-            const MaskedPixel m = maskedPixel(access, number, x, y, cx, cy);
+            const MaskedPixel m = masked(access, number, x, y, cx, cy);
             if (!m.counted) continue;
             profile.emplace_back(r, m.value);
             total += m.value;
@@ -228,7 +237,7 @@ std::optional<std::pair<double, double>> windowedCentroid(const FieldAccess& acc
             for (int px = xa; px <= xb; ++px) {
                 const double dx = px - x, dy = py - y, r2 = dx * dx + dy * dy;
                 if (r2 > rmax * rmax) continue;
-                const MaskedPixel m = maskedPixel(access, number, px, py, x, y);
+                const MaskedPixel m = masked(access, number, px, py, x, y);
                 if (!m.counted) continue;
                 const double wv = std::exp(-r2 * inv2s2) * m.value;
                 sw += wv;

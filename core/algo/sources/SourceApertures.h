@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace glint::measure {
 
@@ -25,18 +27,49 @@ public:
     int height() const { return height_; }
     bool inside(int x, int y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
     std::size_t index(int x, int y) const { return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x); }
-    bool usable(std::size_t i) const;       // not bad (see PixelState)
-    double raw(std::size_t i) const;        // I
-    double value(std::size_t i) const;      // I - B
-    double variance(std::size_t i) const;   // sigma^2 (NaN without an RMS map)
-    double background(std::size_t i) const; // B
+    bool usable(std::size_t i) const { return usable_[i] != 0; } // not bad (see PixelState)
+    // I
+    double raw(std::size_t i) const {
+        switch (rawType_) {
+        case RawType::Float: return static_cast<double>(static_cast<const float*>(raw_)[i]);
+        case RawType::Int16: return static_cast<double>(static_cast<const std::int16_t*>(raw_)[i]);
+        case RawType::UInt16: return static_cast<double>(static_cast<const std::uint16_t*>(raw_)[i]);
+        case RawType::Int32: return static_cast<double>(static_cast<const std::int32_t*>(raw_)[i]);
+        case RawType::Double: return static_cast<const double*>(raw_)[i];
+        case RawType::Other: break;
+        }
+        return rawSlow(i);
+    }
+    double value(std::size_t i) const { return raw(i) - background(i); } // I - B
+    // sigma^2 (NaN without an RMS map)
+    double variance(std::size_t i) const {
+        if (!rms_) return std::numeric_limits<double>::quiet_NaN();
+        const double s = rms_[i];
+        return s * s;
+    }
+    double background(std::size_t i) const { return background_ ? static_cast<double>(background_[i]) : 0.0; } // B
     std::int32_t label(std::size_t i) const { return (*field_.segmentation)[i]; }
-    PixelState state(int x, int y, int number) const;
+    PixelState state(int x, int y, int number) const {
+        if (!inside(x, y)) return PixelState::Outside;
+        const std::size_t i = index(x, y);
+        if (!usable(i)) return PixelState::Bad;
+        const std::int32_t lab = label(i);
+        return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
+    }
     const SourceField& field() const { return field_; }
 
 private:
+    double rawSlow(std::size_t i) const; // I of any sample type
+
     SourceField field_; // a copy (pointers): the access may outlive the SourceField it was made from
     int width_ = 0, height_ = 0;
+    std::vector<std::uint8_t> usable_; // 1 = usable, a byte a pixel, worked out by the constructor
+    // I read directly for the common FITS sample types (BITPIX -32, 16, 32, -64); through the Image otherwise.
+    enum class RawType : std::uint8_t { Float, Int16, UInt16, Int32, Double, Other };
+    RawType rawType_ = RawType::Other;
+    const void* raw_ = nullptr;
+    const float* background_ = nullptr; // B, or null: 0
+    const float* rms_ = nullptr;        // sigma, or null: no RMS map
 };
 
 // The value and variance that stand for pixel (x, y) in an aperture centred on (cx, cy), MASK_TYPE CORRECT: the

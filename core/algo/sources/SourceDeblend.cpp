@@ -95,8 +95,8 @@ private:
 };
 
 struct Deblender {
-    const std::vector<float>& detection;
-    const std::vector<float>& noise;
+    const float* detection;
+    const float* noise;
     const DetectParams& params;
     SubsetComponents& grid;
     std::vector<double> levels; // t_1 .. t_{N-1}
@@ -153,8 +153,8 @@ struct Deblender {
 
 } // namespace
 
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
-                               const std::vector<float>& noise, int width, const DetectParams& params) {
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
+                               int width, const DetectParams& params) {
     DeblendResult result;
     if (pixels.empty()) return result;
     const int n = params.deblendLevels;
@@ -184,30 +184,49 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const st
 
 std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
                                              const std::vector<std::vector<std::int64_t>>& markers,
-                                             const std::vector<float>& detection, int width) {
+                                             const float* detection, int width) {
     const std::size_t n = pixels.size();
     std::vector<std::int32_t> labels(n, 0);
     if (markers.size() == 1) {
         std::fill(labels.begin(), labels.end(), 1);
         return labels;
     }
-    // Positions by pixel index (pixels are sorted).
+    // Positions by pixel: a grid over the footprint's bounding box (-1: not in the footprint).
+    int bx0 = width, by0 = INT32_MAX, bx1 = -1, by1 = -1;
+    for (const std::int64_t p : pixels) {
+        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
+        bx0 = std::min(bx0, x);
+        bx1 = std::max(bx1, x);
+        by0 = std::min(by0, y);
+        by1 = std::max(by1, y);
+    }
+    const std::size_t gw = static_cast<std::size_t>(bx1 - bx0 + 1), gh = static_cast<std::size_t>(by1 - by0 + 1);
+    std::vector<std::int32_t> grid(gw * gh, -1);
+    for (std::size_t i = 0; i < n; ++i)
+        grid[static_cast<std::size_t>(pixels[i] / width - by0) * gw + static_cast<std::size_t>(pixels[i] % width - bx0)] =
+            static_cast<std::int32_t>(i);
     auto position = [&](std::int64_t p) -> std::int64_t {
-        const auto it = std::lower_bound(pixels.begin(), pixels.end(), p);
-        return (it != pixels.end() && *it == p) ? static_cast<std::int64_t>(it - pixels.begin()) : -1;
+        return grid[static_cast<std::size_t>(p / width - by0) * gw + static_cast<std::size_t>(p % width - bx0)];
     };
     // Highest D first, then the lower pixel index, then the lower label: one order on every machine.
     using Entry = std::tuple<float, std::int64_t, std::int32_t>; // D, -index, -label
     std::priority_queue<Entry> queue;
+    std::vector<std::int32_t> queued(n, INT32_MAX); // the lowest label queued for each pixel
     auto pushNeighbours = [&](std::int64_t p, std::int32_t label) {
-        const int x = static_cast<int>(p % width);
+        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
-                if ((dx == 0 && dy == 0) || x + dx < 0 || x + dx >= width) continue;
-                const std::int64_t q = p + static_cast<std::int64_t>(dy) * width + dx;
-                const std::int64_t i = position(q);
-                if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0)
+                if (dx == 0 && dy == 0) continue;
+                const int nx = x + dx, ny = y + dy;
+                if (nx < bx0 || nx > bx1 || ny < by0 || ny > by1) continue; // outside the footprint's box
+                const std::int32_t i = grid[static_cast<std::size_t>(ny - by0) * gw + static_cast<std::size_t>(nx - bx0)];
+                const std::int64_t q = static_cast<std::int64_t>(ny) * width + nx;
+                // A pixel's entries share its D and index, so the first one out carries the lowest label queued
+                // for it: an entry whose label is no lower than one already queued changes nothing.
+                if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0 && label < queued[static_cast<std::size_t>(i)]) {
+                    queued[static_cast<std::size_t>(i)] = label;
                     queue.emplace(detection[static_cast<std::size_t>(q)], -q, -label);
+                }
             }
     };
     for (std::size_t m = 0; m < markers.size(); ++m)

@@ -2,11 +2,14 @@
 #include "core/algo/sources/SourceDetect.h"
 
 #include "core/jobs/JobControl.h"
+#include "core/util/CpuFeatures.h"
 #include "core/util/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 
 namespace glint {
 
@@ -22,8 +25,174 @@ std::vector<double> gaussianTaps(double fwhm) {
 
 namespace {
 
+// The filter's inner loops: a[x] += w u[x], b[x] += w g[x], c[x] += ww s[x] for x < n, tap after tap. Every
+// element's sum adds its terms in the tap order, whatever the vector width; a product and its add stay two
+// roundings (AVX2 has no FMA, and none is asked for), so every variant gives the same bits.
+template <class T>
+inline __attribute__((always_inline)) void tapRowsBody(const double* k, std::size_t taps, std::size_t stride,
+                                                       const T* u, const T* g, const T* s, double* a, double* b,
+                                                       double* c, std::size_t n) {
+    std::fill(a, a + n, 0.0);
+    std::fill(b, b + n, 0.0);
+    std::fill(c, c + n, 0.0);
+    for (std::size_t t = 0; t < taps; ++t) {
+        const double w = k[t], ww = w * w;
+        const T *ut = u + t * stride, *gt = g + t * stride, *st = s + t * stride;
+        for (std::size_t x = 0; x < n; ++x) {
+            a[x] += w * ut[x];
+            b[x] += w * gt[x];
+            c[x] += ww * st[x];
+        }
+    }
+}
+
+template <class T>
+void tapRowsPlain(const double* k, std::size_t taps, std::size_t stride, const T* u, const T* g, const T* s,
+                  double* a, double* b, double* c, std::size_t n) {
+    tapRowsBody(k, taps, stride, u, g, s, a, b, c, n);
+}
+
+#if defined(__x86_64__)
+template <class T>
+__attribute__((target("avx2"))) void tapRowsAvx2(const double* k, std::size_t taps, std::size_t stride, const T* u,
+                                                  const T* g, const T* s, double* a, double* b, double* c,
+                                                  std::size_t n) {
+    tapRowsBody(k, taps, stride, u, g, s, a, b, c, n);
+}
+#endif
+
+// Taps 0..taps-1 read u, g, s at offsets t x stride (1: along a row; the image's width: down a column).
+template <class T>
+void tapRows(const double* k, std::size_t taps, std::size_t stride, const T* u, const T* g, const T* s, double* a,
+             double* b, double* c, std::size_t n) {
+#if defined(__x86_64__)
+    if (cpuHasAvx2()) return tapRowsAvx2(k, taps, stride, u, g, s, a, b, c, n);
+#endif
+    tapRowsPlain(k, taps, stride, u, g, s, a, b, c, n);
+}
+
 bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad, std::size_t i) {
     return (bad.empty() || bad[i] == 0) && std::isfinite(v[i]) && rms[i] > 0.0f && std::isfinite(rms[i]);
+}
+
+// The matched filter over a box of the image, the same sums pixel by pixel as over the whole image. Both passes
+// run tap by tap over whole rows (the loops over x vectorise); every sum still adds its terms in the order
+// t = -r..r, so the figures are those of a pixel-by-pixel loop to the last bit. A tap that falls outside the image
+// adds w x 0 = +0 (the rows are padded with zeros), which leaves a sum as it was; a row outside is skipped.
+class BoxFilter {
+public:
+    BoxFilter(const std::vector<float>& residual, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad,
+              int width, int height, double fwhm)
+        : residual_(residual), rms_(rms), bad_(bad), width_(width), height_(height), k_(gaussianTaps(fwhm)),
+          r_(static_cast<int>(k_.size() / 2)) {}
+
+    // Rows y0..y1 over columns x0..x1: out(y, a, b, c) for each, a[x - x0] = sum k v g, b = sum k g,
+    // c = sum k^2 sigma^2 g over the pixel's window (both passes).
+    template <class Out>
+    void run(int x0, int x1, int y0, int y1, Out&& out) const {
+        const std::size_t bw = static_cast<std::size_t>(x1 - x0 + 1), r = static_cast<std::size_t>(r_);
+        const int ya = std::max(0, y0 - r_), yb = std::min(height_ - 1, y1 + r_); // the horizontal rows it needs
+        const std::size_t rows = static_cast<std::size_t>(yb - ya + 1);
+        std::vector<float> hv(rows * bw), hg(rows * bw), hs(rows * bw);
+        std::vector<double> v(bw + 2 * r), g(bw + 2 * r), s(bw + 2 * r), a(bw), b(bw), c(bw);
+        // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g.
+        for (int y = ya; y <= yb; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+            // Outside the image: zeros; inside, a branch-free loop (it vectorises) of goodPixel's test.
+            const int jlo = std::max(0, r_ - x0), jhi = std::min(static_cast<int>(bw + 2 * r), width_ - x0 + r_);
+            std::fill(g.begin(), g.end(), 0.0);
+            std::fill(v.begin(), v.end(), 0.0);
+            std::fill(s.begin(), s.end(), 0.0);
+            if (jhi > jlo) {
+                const std::size_t first = row + static_cast<std::size_t>(x0 - r_ + jlo); // the image index of j = jlo
+                const std::size_t count = static_cast<std::size_t>(jhi - jlo), at = static_cast<std::size_t>(jlo);
+                prepareRow(residual_.data() + first, rms_.data() + first, bad_.empty() ? nullptr : bad_.data() + first,
+                           count, v.data() + at, g.data() + at, s.data() + at);
+            }
+            tapRows(k_.data(), k_.size(), 1, v.data(), g.data(), s.data(), a.data(), b.data(), c.data(), bw);
+            const std::size_t at = static_cast<std::size_t>(y - ya) * bw;
+            for (std::size_t x = 0; x < bw; ++x) {
+                hv[at + x] = static_cast<float>(a[x]);
+                hg[at + x] = static_cast<float>(b[x]);
+                hs[at + x] = static_cast<float>(c[x]);
+            }
+        }
+        // Vertical pass.
+        for (int y = y0; y <= y1; ++y) {
+            const int t0 = std::max(-r_, -y), t1 = std::min(r_, height_ - 1 - y); // the taps inside the image
+            const std::size_t j = static_cast<std::size_t>(y + t0 - ya) * bw;
+            tapRows(k_.data() + (t0 + r_), static_cast<std::size_t>(t1 - t0 + 1), bw, hv.data() + j, hg.data() + j,
+                    hs.data() + j, a.data(), b.data(), c.data(), bw);
+            out(y, a.data(), b.data(), c.data());
+        }
+    }
+
+    // D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g at a good pixel.
+    // (A pixel that is not good, or has b <= 0, gets 0, as the whole image's zero-filled D and sigma_D have there.)
+    void emit(std::size_t i, double a, double b, double c, float* detection, float* noise) const {
+        if (goodPixel(residual_, rms_, bad_, i) && b > 0.0) {
+            detection[i] = static_cast<float>(a / b);
+            noise[i] = static_cast<float>(std::sqrt(c) / b);
+        } else {
+            detection[i] = noise[i] = 0.0f;
+        }
+    }
+
+    // emit over a whole row from image index `row` (D and sigma_D there start at 0), as one branch-free loop: a
+    // pixel that is not good, or has b <= 0, gets the 0 it had.
+    void emitRow(std::size_t row, std::size_t count, const double* a, const double* b, const double* c, float* d,
+                 float* sd) const {
+        const float* pv = residual_.data() + row;
+        const float* ps = rms_.data() + row;
+        const std::uint8_t* pb = bad_.empty() ? nullptr : bad_.data() + row;
+        for (std::size_t x = 0; x < count; ++x) {
+            const float value = pv[x], sigma = ps[x];
+            const bool keep = (pb == nullptr || pb[x] == 0) && std::isfinite(value) && sigma > 0.0f &&
+                              std::isfinite(sigma) && b[x] > 0.0;
+            d[x] = keep ? static_cast<float>(a[x] / b[x]) : 0.0f;
+            sd[x] = keep ? static_cast<float>(std::sqrt(c[x]) / b[x]) : 0.0f;
+        }
+    }
+
+private:
+    // v g, g and sigma^2 g of `count` pixels of a row, g = 1 on a good pixel (goodPixel), else 0.
+    static void prepareRow(const float* pv, const float* ps, const std::uint8_t* pb, std::size_t count, double* v,
+                           double* g, double* s) {
+        for (std::size_t j = 0; j < count; ++j) {
+            const float value = pv[j], sigma = ps[j];
+            const bool good = (pb == nullptr || pb[j] == 0) && std::isfinite(value) && sigma > 0.0f && std::isfinite(sigma);
+            g[j] = good ? 1.0 : 0.0;
+            v[j] = good ? static_cast<double>(value) : 0.0;
+            s[j] = good ? static_cast<double>(sigma) * sigma : 0.0;
+        }
+    }
+
+    const std::vector<float>& residual_;
+    const std::vector<float>& rms_;
+    const std::vector<std::uint8_t>& bad_;
+    int width_, height_;
+    std::vector<double> k_;
+    int r_;
+};
+
+// The filter at a footprint's pixels alone (increasing indices), over its bounding box: the values
+// filterDetectionImage gives there.
+void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& pixels, int width, float* detection,
+                     float* noise) {
+    if (pixels.empty()) return;
+    int x0 = width, x1 = -1;
+    for (const std::int64_t p : pixels) {
+        x0 = std::min(x0, static_cast<int>(p % width));
+        x1 = std::max(x1, static_cast<int>(p % width));
+    }
+    const int y0 = static_cast<int>(pixels.front() / width), y1 = static_cast<int>(pixels.back() / width);
+    std::size_t next = 0; // the first pixel of the row (the pixels run row by row)
+    filter.run(x0, x1, y0, y1, [&](int y, const double* a, const double* b, const double* c) {
+        for (; next < pixels.size() && pixels[next] / width == y; ++next) {
+            const std::size_t j = static_cast<std::size_t>(pixels[next] % width - x0);
+            filter.emit(static_cast<std::size_t>(pixels[next]), a[j], b[j], c[j], detection, noise);
+        }
+    });
 }
 
 } // namespace
@@ -42,57 +211,16 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
             }
         return;
     }
-    const std::vector<double> k = gaussianTaps(filterFwhm);
-    const int r = static_cast<int>(k.size() / 2);
-    // Horizontal pass: sum k v g, sum k g, sum k^2 sigma^2 g per pixel.
-    std::vector<float> hv(n), hg(n), hs(n);
-    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        std::vector<double> v(static_cast<std::size_t>(width)), g(v.size()), s(v.size());
-        for (std::size_t y = y0; y < y1; ++y) {
-            const std::size_t row = y * static_cast<std::size_t>(width);
-            for (int x = 0; x < width; ++x) {
-                const std::size_t i = row + static_cast<std::size_t>(x);
-                const bool good = goodPixel(residual, rms, bad, i);
-                g[static_cast<std::size_t>(x)] = good ? 1.0 : 0.0;
-                v[static_cast<std::size_t>(x)] = good ? residual[i] : 0.0;
-                s[static_cast<std::size_t>(x)] = good ? static_cast<double>(rms[i]) * rms[i] : 0.0;
-            }
-            for (int x = 0; x < width; ++x) {
-                double a = 0.0, b = 0.0, c = 0.0;
-                for (int t = std::max(-r, -x); t <= std::min(r, width - 1 - x); ++t) {
-                    const double w = k[static_cast<std::size_t>(t + r)];
-                    const std::size_t j = static_cast<std::size_t>(x + t);
-                    a += w * v[j];
-                    b += w * g[j];
-                    c += w * w * s[j];
-                }
-                hv[row + static_cast<std::size_t>(x)] = static_cast<float>(a);
-                hg[row + static_cast<std::size_t>(x)] = static_cast<float>(b);
-                hs[row + static_cast<std::size_t>(x)] = static_cast<float>(c);
-            }
-        }
-    }, threads);
-    // Vertical pass, then D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g.
-    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        for (std::size_t y = y0; y < y1; ++y) {
-            const int yi = static_cast<int>(y);
-            for (int x = 0; x < width; ++x) {
-                const std::size_t i = y * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
-                if (!goodPixel(residual, rms, bad, i)) continue;
-                double a = 0.0, b = 0.0, c = 0.0;
-                for (int t = std::max(-r, -yi); t <= std::min(r, height - 1 - yi); ++t) {
-                    const double w = k[static_cast<std::size_t>(t + r)];
-                    const std::size_t j = static_cast<std::size_t>(yi + t) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
-                    a += w * hv[j];
-                    b += w * hg[j];
-                    c += w * w * hs[j];
-                }
-                if (b > 0.0) {
-                    detection[i] = static_cast<float>(a / b);
-                    noise[i] = static_cast<float>(std::sqrt(c) / b);
-                }
-            }
-        }
+    const BoxFilter filter(residual, rms, bad, width, height, filterFwhm);
+    // Bands of rows, each with its own horizontal rows (r more above and below): nothing of the image's size but
+    // D and sigma_D.
+    const std::size_t band = 64;
+    parallelFor(0, static_cast<std::size_t>(height), band, [&](std::size_t y0, std::size_t y1) {
+        filter.run(0, width - 1, static_cast<int>(y0), static_cast<int>(y1) - 1,
+                   [&](int y, const double* a, const double* b, const double* c) {
+                       const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
+                       filter.emitRow(row, static_cast<std::size_t>(width), a, b, c, detection.data() + row, noise.data() + row);
+                   });
     }, threads);
 }
 
@@ -128,17 +256,24 @@ std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& dete
                 parent[static_cast<std::size_t>(a)] = b; // the lower index is the root
             }
         }
-    // Gather: a component's root is its first pixel, so roots come in raster order.
-    std::vector<std::int32_t> index(n, -1);
+    // Gather: a component's root is its first pixel, so roots come in raster order. A pixel's parent has a lower
+    // index, so in raster order parent[parent[i]] is already its root; a root's own entry then holds its
+    // component's number k as -2 - k (no second image-sized array).
     std::vector<std::vector<std::int64_t>> out;
     for (std::size_t i = 0; i < n; ++i) {
-        if (parent[i] < 0) continue;
-        const std::size_t root = static_cast<std::size_t>(find(static_cast<std::int32_t>(i)));
-        if (index[root] < 0) {
-            index[root] = static_cast<std::int32_t>(out.size());
+        const std::int32_t p = parent[i];
+        if (p == -1) continue;
+        std::size_t k;
+        if (p == static_cast<std::int32_t>(i)) { // a root: a new component
+            k = out.size();
+            parent[i] = -2 - static_cast<std::int32_t>(k);
             out.emplace_back();
+        } else {
+            const std::int32_t root = parent[static_cast<std::size_t>(p)] <= -2 ? p : parent[static_cast<std::size_t>(p)];
+            parent[i] = root;
+            k = static_cast<std::size_t>(-2 - parent[static_cast<std::size_t>(root)]);
         }
-        out[static_cast<std::size_t>(index[root])].push_back(static_cast<std::int64_t>(i));
+        out[k].push_back(static_cast<std::int64_t>(i));
     }
     std::erase_if(out, [&](const std::vector<std::int64_t>& f) { return static_cast<int>(f.size()) < minArea; });
     return out;
@@ -149,8 +284,8 @@ struct CoreInputs {
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
-    const std::vector<float>& split;      // the image the deblending reads (D, or D under a narrower filter)
-    const std::vector<float>& splitNoise;
+    const float* split;      // the image the deblending reads (D, or D under a narrower filter), at footprints
+    const float* splitNoise;
     int width, height;
     const DetectParams& params;
 };
@@ -314,16 +449,25 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     if (job) job->throwIfCancelled();
 
     // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
-    std::vector<float> split, splitNoise;
+    // It is read at the footprints' pixels alone: each footprint's are filtered with it, below.
+    // Left uninitialised: only the footprints' pixels are written and read (and only their pages are touched).
+    std::unique_ptr<float[]> split, splitNoise;
     const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
-    if (narrower) filterDetectionImage(residual, rms, bad, width, height, params.deblendFilterFwhm, split, splitNoise, params.threads);
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, narrower ? split : det.detectionImage,
-                        narrower ? splitNoise : det.detectionNoise, width, height, params};
+    std::optional<BoxFilter> splitFilter;
+    if (narrower) {
+        split.reset(new float[residual.size()]);
+        splitNoise.reset(new float[residual.size()]);
+        splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
+    }
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise,
+                        narrower ? split.get() : det.detectionImage.data(),
+                        narrower ? splitNoise.get() : det.detectionNoise.data(), width, height, params};
     std::vector<FootprintSources> found(prints.size());
     // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
     parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t f = b; f < e; ++f) {
             if (job) job->throwIfCancelled();
+            if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split.get(), splitNoise.get());
             found[f] = footprintSources(in, prints[f]);
         }
     }, params.threads);

@@ -86,11 +86,12 @@ struct DeblendResult {
     std::vector<std::vector<std::int64_t>> markers;
     bool overflow = false;
 };
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const std::vector<float>& detection,
-                               const std::vector<float>& noise, int width, const DetectParams& params);
+// detection and noise: image-sized, read at the footprint's pixels only.
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
+                               int width, const DetectParams& params);
 // The watershed of step 3: labels[i] in 1..markers.size() for every footprint pixel, in `pixels`' order.
 std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
                                              const std::vector<std::vector<std::int64_t>>& markers,
-                                             const std::vector<float>& detection, int width);
+                                             const float* detection, int width);
 
 } // namespace glint

@@ -160,8 +160,9 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         std::vector<float> background, rms, residual;
         std::vector<std::uint8_t> bad;
     };
-    auto mapsOf = [&](const BackgroundMap& m) {
-        PixelMaps out{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), badBefore};
+    // withResidual: keep v = I - B (detection reads it; the measurements read I and B).
+    auto mapsOf = [&](const BackgroundMap& m, bool withResidual) {
+        PixelMaps out{std::vector<float>(n), std::vector<float>(n), std::vector<float>(withResidual ? n : 0), badBefore};
         parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
             std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
             for (std::size_t y = y0; y < y1; ++y) {
@@ -170,8 +171,9 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     const std::size_t i = y * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
                     out.background[i] = static_cast<float>(back[static_cast<std::size_t>(x)]);
                     out.rms[i] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                    out.residual[i] = static_cast<float>(image.value(i) - back[static_cast<std::size_t>(x)]);
-                    if (!std::isfinite(out.residual[i])) out.bad[i] = 1;
+                    const float v = static_cast<float>(image.value(i) - back[static_cast<std::size_t>(x)]);
+                    if (withResidual) out.residual[i] = v;
+                    if (!std::isfinite(v)) out.bad[i] = 1;
                 }
             }
         });
@@ -185,7 +187,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     PixelMaps first;
     {
         auto step = job.timing().scope("background map");
-        first = mapsOf(model);
+        first = mapsOf(model, true);
     }
     job.setProgress(0.2);
     job.throwIfCancelled();
@@ -209,11 +211,16 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         auto step = job.timing().scope("detect");
         det = detectSources(first.residual, first.rms, first.bad, w, h, dp, &job);
     }
+    // Read by the detection alone: their memory goes back before the measurements.
+    first.residual = {};
+    det.detectionImage = {};
+    det.detectionNoise = {};
 
     // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
     // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
     // the mesh's model is the local sky their positions and fluxes need.)
-    std::optional<PixelMaps> second;
+    // Its pixel maps are made only when some source is extended (below): most frames have none.
+    bool secondModel = false;
     if (params.backgroundMask) {
         auto step = job.timing().scope("background without sources");
         std::vector<std::uint8_t> excluded = sourceMask(det.footprintPixels, w, h);
@@ -222,8 +229,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         bp.mesh = params.mesh;
         BackgroundMap masked = estimateBackground(image, excluded, bp);
         if (!masked.empty()) {
-            second = mapsOf(masked);
             model = std::move(masked);
+            secondModel = true;
         }
     }
     det.footprintPixels = {};
@@ -265,7 +272,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
-        if (second) {
+        if (secondModel) {
             // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model.
             std::vector<std::size_t> extended;
             std::vector<SourceSegment> segments;
@@ -276,10 +283,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     segments.push_back(det.segments[i]);
                 }
             if (!extended.empty()) {
+                const PixelMaps second = mapsOf(model, false); // the model without the sources
                 SourceField masked = field;
-                masked.background = &second->background;
-                masked.rms = &second->rms;
-                masked.bad = &second->bad;
+                masked.background = &second.background;
+                masked.rms = &second.rms;
+                masked.bad = &second.bad;
                 std::vector<SourceRecord> again = measureSources(masked, segments, mp);
                 // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
                 // a barycentre to the segment's middle).
