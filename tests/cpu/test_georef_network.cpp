@@ -13,6 +13,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <cmath>
@@ -263,6 +265,12 @@ private slots:
         const test::CliResult r = test::runCli({"trace", tif, "--from", "20,30", "--to", "220,130", "--via", "120,80",
                                                 "--json", json, "--network", keep + "/roads.gpkg"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
+        // The JSON gives the length on the map too.
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QCOMPARE(doc["map_length_unit"].toString(), QString("metre"));
+        const double jsonLength = doc["map_length"].toDouble();
         for (const QString name : {"roads.shp", "roads.geojson"}) {
             const test::CliResult s = test::runCli({"trace", tif, "--from", "20,30", "--to", "220,130", "--via", "120,80",
                                                     "--network", keep + "/" + name});
@@ -281,6 +289,7 @@ private slots:
             QVERIFY2(std::abs(f.length - 111.8) < 3.0, qPrintable(QString::number(f.length)));
             QVERIFY(std::abs(f.length - f.ogrLength) / f.ogrLength < 1e-3);
             QVERIFY(std::abs(f.lengthPx * 0.5 - f.length) < 1e-6);
+            QVERIFY(std::abs(f.length - jsonLength) < 1e-9);
             QVERIFY(f.confidence > 0.0 && f.confidence <= 1.0);
         }
         // Refusals: a bad extension (2) before any work; an output in a folder that does not exist (3) and

@@ -1,5 +1,6 @@
 #include "ui/modules/TraceLayer.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 
 namespace glint::ui {
@@ -7,6 +8,47 @@ namespace glint::ui {
 void TraceLayer::setWeakLegs(int item, QList<QPolygonF> legs) {
     if (legs.isEmpty()) weak_.remove(item);
     else weak_.insert(item, std::move(legs));
+    emit changed();
+}
+
+void TraceLayer::paintMarks(QPainter& painter, const ViewTransform& view) const {
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setBrush(Qt::NoBrush);
+    for (const QList<QPointF>& nodes : nodes_)
+        for (const QPointF& n : nodes) {
+            const QPointF w = view.imageToWidget(n);
+            painter.setPen(QPen(QColor(0, 0, 0, 170), 3.0));
+            painter.drawEllipse(w, 3.5, 3.5);
+            painter.setPen(QPen(QColor(255, 255, 255), 1.5));
+            painter.drawEllipse(w, 3.5, 3.5);
+        }
+    QFont font = painter.font();
+    font.setPointSizeF(8.0);
+    painter.setFont(font);
+    const QFontMetricsF metrics(font);
+    for (const QList<LegMark>& legs : legs_)
+        for (const LegMark& m : legs) {
+            const QString text = QString::number(m.confidence, 'f', 2);
+            const QPointF w = view.imageToWidget(m.at) + QPointF(6.0, -6.0);
+            const QRectF box = metrics.boundingRect(text).translated(w).adjusted(-2, -1, 2, 1);
+            painter.fillRect(box, QColor(0, 0, 0, 160));
+            painter.setPen(m.confidence < kWeakConfidence ? QColor(255, 82, 82) : QColor(255, 255, 255));
+            painter.drawText(w, text);
+        }
+    painter.restore();
+}
+
+void TraceLayer::setNodes(int item, QList<QPointF> nodes, QList<LegMark> legs) {
+    nodes_.insert(item, std::move(nodes));
+    legs_.insert(item, std::move(legs));
+    emit changed();
+}
+
+void TraceLayer::clearMarks() {
+    weak_.clear();
+    nodes_.clear();
+    legs_.clear();
     emit changed();
 }
 
@@ -19,7 +61,9 @@ void TraceLayer::paint(QPainter& painter, const ViewTransform& view) const {
         if (s.kind == OverlayShape::Kind::Polyline) painter.drawPolyline(view.imageToWidget(s.points));
     painter.restore();
     ShapeLayer::paint(painter, view);
-    if (weak_.isEmpty() || !isVisible()) return;
+    if (!isVisible()) return;
+    paintMarks(painter, view);
+    if (weak_.isEmpty()) return;
     // Weak legs: dark gaps cut into the trace's line make it dashed.
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);

@@ -7,6 +7,7 @@
 #include "core/display/Display.h"
 #include "core/export/CsvTable.h"
 #include "core/export/OverlayImage.h"
+#include "core/export/RegionCsv.h"
 #include "core/export/TraceNetwork.h"
 #include "core/io/Georef.h"
 #include "core/util/Errors.h"
@@ -49,6 +50,16 @@ public:
         doc["params"] = traceParamsJson(params_, field_);
         if (field_.score == TraceScore::Sine) doc["params"]["sine_threshold"] = sineThreshold_;
         doc["params"].update(extraParams_);
+        // On a georeferenced image, the length on the map (RegionCsv's mapLength: metres along geodesics over a
+        // geographic CRS, else the CRS's unit).
+        if (georef_) {
+            std::vector<std::pair<double, double>> points;
+            for (const TracePoint& p : result_.polyline()) points.emplace_back(p.x, p.y);
+            if (const auto length = mapLength(points, *georef_)) {
+                doc["map_length"] = length->value;
+                doc["map_length_unit"] = length->unit;
+            }
+        }
         return doc;
     }
 
