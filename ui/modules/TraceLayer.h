@@ -22,8 +22,9 @@ public:
     QList<QPolygonF> weakLegs(int item) const { return weak_.value(item); }
     // A leg's confidence, written at `at` (image coordinates).
     struct LegMark {
-        QPointF at;
+        QPointF at;          // the leg's middle vertex
         double confidence = 1.0;
+        QPointF direction;   // of the leg there (image coordinates), to set the text off to its side
     };
     void setNodes(int item, QList<QPointF> nodes, QList<LegMark> legs);
     QList<QPointF> nodes(int item) const { return nodes_.value(item); }

@@ -117,7 +117,10 @@ void TraceModule::presentTrace(FinishedTrace trace) {
     for (const glint::TracePoint& n : nodesOf(trace.result)) nodes.append(qpoint(n));
     QList<TraceLayer::LegMark> marks;
     for (const glint::TraceLeg& leg : trace.result.legs)
-        if (!leg.points.empty()) marks.append({qpoint(leg.points[leg.points.size() / 2]), leg.confidence});
+        if (leg.points.size() >= 2) {
+            const std::size_t mid = leg.points.size() / 2;
+            marks.append({qpoint(leg.points[mid]), leg.confidence, qpoint(leg.points[mid]) - qpoint(leg.points[mid - 1])});
+        }
     layer_->setNodes(item, nodes, marks);
     if (model_) {
         QVariantList row{trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
