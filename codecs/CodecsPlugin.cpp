@@ -25,7 +25,11 @@
 #include <cpl_string.h>
 #include <gdal.h>
 #include <gdal_frmts.h>
+#include <ogr_api.h>
 #include <ogr_spatialref.h>
+#include <ogrsf_frmts.h>
+
+#include <atomic>
 
 namespace glint {
 
@@ -207,6 +211,13 @@ std::optional<CodecGeoref> buildGeoref(const std::array<double, 6>& gt, const OG
             if (g.geographic) src.GetAngularUnits(&unit);
             else src.GetLinearUnits(&unit);
             g.unitName = unit ? unit : "";
+            OGRErr err = OGRERR_NONE;
+            const double a = src.GetSemiMajor(&err);
+            if (err == OGRERR_NONE && std::isfinite(a) && a > 0) {
+                g.semiMajor = a;
+                const double invF = src.GetInvFlattening(&err);
+                g.inverseFlattening = err == OGRERR_NONE && std::isfinite(invF) && invF > 0 ? invF : 0.0;
+            }
             OGRSpatialReference wgs84;
             wgs84.SetWellKnownGeogCS("WGS84");
             wgs84.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
@@ -216,6 +227,80 @@ std::optional<CodecGeoref> buildGeoref(const std::array<double, 6>& gt, const OG
         CPLFree(wkt);
     }
     return g;
+}
+
+// ---------------------------------------------------------------------------------------------- OGR
+
+void registerVectorDrivers() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        RegisterOGRGeoPackage();
+        RegisterOGRShape();
+        RegisterOGRGeoJSON();
+    });
+}
+
+std::string lastGdalError(const char* fallback) {
+    const char* m = CPLGetLastErrorMsg();
+    return m && *m ? std::string(m) : std::string(fallback);
+}
+
+// Writes the layer under `folder` (in /vsimem/); "" or why not. Must run inside a QuietGdal.
+std::string writeLayer(const CodecVectorLayer& layer, const std::string& folder) {
+    GDALDriverH driver = GDALGetDriverByName(layer.driver.c_str());
+    if (!driver) return "GDAL has no driver " + layer.driver;
+    const std::string path = folder + "/" + layer.fileName;
+    GDALDatasetH ds = GDALCreate(driver, path.c_str(), 0, 0, 0, GDT_Unknown, nullptr);
+    if (!ds) return lastGdalError("the driver cannot create the file");
+    std::unique_ptr<OGRSpatialReference> srs;
+    if (!layer.crs.empty()) {
+        srs = parseCrs(layer.crs);
+        if (!srs) {
+            GDALClose(ds);
+            return "OGR cannot read the CRS";
+        }
+        srs->SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+    }
+    std::vector<const char*> options;
+    if (layer.driver == "GeoJSON") options.push_back("WRITE_NAME=NO");
+    if (layer.driver == "ESRI Shapefile") options.push_back("ENCODING=UTF-8");
+    options.push_back(nullptr);
+    OGRLayerH l = GDALDatasetCreateLayer(ds, layer.layerName.c_str(), OGRSpatialReference::ToHandle(srs.get()),
+                                         wkbLineString, const_cast<char**>(options.data()));
+    std::string error;
+    if (!l) error = lastGdalError("the driver cannot create the layer");
+    for (std::size_t i = 0; error.empty() && i < layer.fields.size(); ++i) {
+        const CodecVectorField& f = layer.fields[i];
+        const OGRFieldType type = f.type == CodecVectorField::Type::Integer ? OFTInteger64
+                                  : f.type == CodecVectorField::Type::Real  ? OFTReal
+                                                                            : OFTString;
+        OGRFieldDefnH defn = OGR_Fld_Create(f.name.c_str(), type);
+        if (OGR_L_CreateField(l, defn, TRUE) != OGRERR_NONE) error = lastGdalError("the driver cannot add a field");
+        OGR_Fld_Destroy(defn);
+    }
+    if (error.empty() && OGR_L_StartTransaction(l) != OGRERR_NONE) error = lastGdalError("cannot start a transaction");
+    for (const CodecVectorFeature& feature : layer.features) {
+        if (!error.empty()) break;
+        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+        OGRGeometryH line = OGR_G_CreateGeometry(wkbLineString);
+        for (const auto& p : feature.line) OGR_G_AddPoint_2D(line, p[0], p[1]);
+        OGR_F_SetGeometryDirectly(f, line);
+        for (std::size_t i = 0; i < layer.fields.size() && i < feature.values.size(); ++i) {
+            const CodecVectorValue& v = feature.values[i];
+            const int index = static_cast<int>(i);
+            if (v.null) OGR_F_SetFieldNull(f, index);
+            else if (layer.fields[i].type == CodecVectorField::Type::Integer) OGR_F_SetFieldInteger64(f, index, v.integer);
+            else if (layer.fields[i].type == CodecVectorField::Type::Real) OGR_F_SetFieldDouble(f, index, v.real);
+            else OGR_F_SetFieldString(f, index, v.text.c_str());
+        }
+        if (OGR_L_CreateFeature(l, f) != OGRERR_NONE) error = lastGdalError("the driver cannot write a feature");
+        OGR_F_Destroy(f);
+    }
+    if (error.empty() && OGR_L_CommitTransaction(l) != OGRERR_NONE) error = lastGdalError("cannot commit");
+    CPLErrorReset();
+    GDALClose(ds);
+    if (error.empty() && CPLGetLastErrorType() >= CE_Failure) error = lastGdalError("closing the file failed");
+    return error;
 }
 
 // ---------------------------------------------------------------------------------------------- codecs
@@ -321,6 +406,38 @@ public:
         } catch (...) {
             return {};
         }
+    }
+
+    CodecVectorFiles writeVectorLines(const CodecVectorLayer& layer) const override {
+        CodecVectorFiles out;
+        static std::atomic<unsigned long> counter{0};
+        const std::string folder = "/vsimem/glint-vector-" + std::to_string(counter++);
+        try {
+            registerVectorDrivers();
+            QuietGdal quiet;
+            VSIMkdir(folder.c_str(), 0755);
+            out.error = writeLayer(layer, folder);
+            if (out.error.empty()) {
+                char** names = VSIReadDir(folder.c_str());
+                for (int i = 0; names && names[i]; ++i) {
+                    const std::string name = names[i];
+                    if (name == "." || name == "..") continue;
+                    vsi_l_offset size = 0;
+                    GByte* data = VSIGetMemFileBuffer((folder + "/" + name).c_str(), &size, FALSE);
+                    out.files.push_back({name, std::vector<std::uint8_t>(data, data + size)});
+                }
+                CSLDestroy(names);
+                if (out.files.empty()) out.error = "the driver wrote no file";
+            }
+        } catch (const std::exception& e) {
+            out.files.clear();
+            out.error = e.what();
+        } catch (...) {
+            out.files.clear();
+            out.error = "GDAL failed";
+        }
+        VSIRmdirRecursive(folder.c_str());
+        return out;
     }
 
 private:

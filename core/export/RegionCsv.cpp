@@ -1,6 +1,7 @@
 #include "core/export/RegionCsv.h"
 
 #include "core/export/CsvTable.h"
+#include "core/export/Geodesic.h"
 #include "core/io/Georef.h"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score"
 const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr",  "peak",     "centroid_x", "centroid_y",
                                                      "mean_background", "flags", "legs", "flux_auto", "mag_auto",
                                                      "a", "b", "theta", "fwhm", "min_confidence", "pivot"};
-// The Earth's mean radius (IUGG), for lengths over a geographic CRS.
+// The Earth's mean radius (IUGG), for lengths over a geographic CRS whose ellipsoid is not known.
 constexpr double kEarthRadiusM = 6371008.8;
 } // namespace
 
@@ -93,12 +94,9 @@ std::optional<MapLength> mapLength(const std::vector<std::pair<double, double>>&
     MapPoint last = georef.pixelToMap(points.front().first, points.front().second);
     for (std::size_t i = 1; i < points.size(); ++i) {
         const MapPoint next = georef.pixelToMap(points[i].first, points[i].second);
-        if (georef.isGeographic()) { // x = longitude, y = latitude, degrees: the great-circle distance
-            constexpr double rad = std::numbers::pi / 180.0;
-            const double dLat = (next.y - last.y) * rad, dLon = (next.x - last.x) * rad;
-            const double h = std::sin(dLat / 2) * std::sin(dLat / 2) +
-                             std::cos(last.y * rad) * std::cos(next.y * rad) * std::sin(dLon / 2) * std::sin(dLon / 2);
-            length += 2.0 * kEarthRadiusM * std::asin(std::min(1.0, std::sqrt(h)));
+        if (georef.isGeographic()) { // x = longitude, y = latitude, degrees: the geodesic on the CRS's ellipsoid
+            const double a = georef.semiMajor() > 0.0 ? georef.semiMajor() : kEarthRadiusM;
+            length += geodesicDistance(last.x, last.y, next.x, next.y, a, georef.semiMajor() > 0.0 ? georef.inverseFlattening() : 0.0);
         } else {
             length += std::hypot(next.x - last.x, next.y - last.y);
         }

@@ -28,7 +28,7 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
 std::string regionCsvText(const RegionDocument& document);
 
 // The length of a polyline (pixel frame) on the map: in the CRS's linear unit for a projected CRS ("metre",
-// "US survey foot"), in metres along great circles for a geographic one, in "map unit" without a CRS.
+// "US survey foot"), in metres along geodesics on the CRS's ellipsoid for a geographic one (geodesicDistance), in "map unit" without a CRS.
 // Nothing for fewer than two points.
 struct MapLength {
     double value = 0.0;

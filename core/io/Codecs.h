@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace glint {
@@ -43,6 +44,9 @@ struct CodecGeoref {
     std::optional<int> epsg;
     bool geographic = false;
     std::string unitName;
+    // The CRS's ellipsoid (metres, 1/f; 0 for a sphere), for lengths on the ellipsoid; 0, 0 without a CRS.
+    double semiMajor = 0.0;
+    double inverseFlattening = 0.0;
     std::unique_ptr<const CrsTransform> toWgs84; // null without CRS or where OGR has no transformation
 };
 
@@ -62,6 +66,38 @@ struct CodecRasterGeo {
     std::string prjFile;               // the .prj the CRS came from (name only), or ""
 
     static constexpr std::size_t kMaxTags = 200;
+};
+
+// A layer of line strings with attributes for OGR to write (core/export/TraceNetwork.h).
+struct CodecVectorField {
+    enum class Type { Integer, Real, String };
+    std::string name;
+    Type type = Type::Real;
+};
+// One attribute value: null, or the member of the field's type.
+struct CodecVectorValue {
+    bool null = true;
+    long long integer = 0;
+    double real = 0.0;
+    std::string text;
+};
+struct CodecVectorFeature {
+    std::vector<std::array<double, 2>> line; // x, y in the layer's CRS (GIS order)
+    std::vector<CodecVectorValue> values;    // one per field
+};
+struct CodecVectorLayer {
+    std::string driver;   // OGR's short name: "GPKG", "ESRI Shapefile", "GeoJSON"
+    std::string fileName; // the main file's name, no folder ("roads.shp"); sidecars take its stem
+    std::string layerName;
+    std::string crs;      // any form OGR reads (WKT 2); "" for none
+    std::vector<CodecVectorField> fields;
+    std::vector<CodecVectorFeature> features;
+};
+// The files OGR wrote (in memory, never on disk): name (the main file's and its sidecars': .shx, .dbf,
+// .prj, .cpg) and bytes; or why it could not (GDAL's last message).
+struct CodecVectorFiles {
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
+    std::string error;
 };
 
 class Codecs {
@@ -91,12 +127,14 @@ public:
     // The tags and georeferencing of a PNG/TIFF/JPEG/BMP/PNM file (world files and a .prj beside it: only
     // small regular files). Empty when GDAL cannot read it.
     virtual CodecRasterGeo readRasterGeo(const std::string& path) const = 0;
+    // The layer written by OGR's driver into memory (/vsimem/); the caller writes the files where they go.
+    virtual CodecVectorFiles writeVectorLines(const CodecVectorLayer& layer) const = 0;
 };
 
 // The plugin's one entry point (C linkage; the number is the version of this interface: change it with
 // any change to this header). Returns the plugin's one instance, which lives as long as the process.
-#define GLINT_CODECS_FACTORY glint_codecs_factory_v2
-#define GLINT_CODECS_FACTORY_NAME "glint_codecs_factory_v2"
+#define GLINT_CODECS_FACTORY glint_codecs_factory_v3
+#define GLINT_CODECS_FACTORY_NAME "glint_codecs_factory_v3"
 using CodecsFactory = const Codecs* (*)();
 
 // The codecs, loaded on first use (thread-safe; the plugin is never unloaded). Null without them: in a

@@ -102,6 +102,8 @@ public:
             g->epsg_ = parts->epsg;
             g->geographic_ = parts->geographic;
             g->unit_ = printableMessage(parts->unitName, 80);
+            g->semiMajor_ = parts->semiMajor;
+            g->inverseFlattening_ = parts->inverseFlattening;
             g->transform_ = std::move(parts->toWgs84);
         }
         return g;

@@ -74,6 +74,10 @@ public:
     std::string crsId() const;
     bool isGeographic() const { return geographic_; }         // map units are degrees
     const std::string& unitName() const { return unit_; }     // "metre", "degree", "US survey foot", ""
+    // The CRS's ellipsoid: semi-major axis in metres and inverse flattening (0 for a sphere); 0, 0 when
+    // unknown (no CRS).
+    double semiMajor() const { return semiMajor_; }
+    double inverseFlattening() const { return inverseFlattening_; }
     // Short unit for readouts: "m", "°", "ft", or the unit name.
     std::string unitSymbol() const;
 
@@ -104,6 +108,8 @@ private:
     std::optional<int> epsg_;
     bool geographic_ = false;
     std::string unit_;
+    double semiMajor_ = 0.0;
+    double inverseFlattening_ = 0.0;
     std::unique_ptr<const CrsTransform> transform_; // the plugin's OGR transformation to WGS 84
 };
 

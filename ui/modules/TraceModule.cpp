@@ -31,9 +31,41 @@ using namespace trace_parts;
 
 TraceModule::TraceModule(AppContext& context, QObject* parent)
     : AnalysisModule(context, parent), tool_(new TraceTool(this)), traceAction_(new QAction(tr("Trace Line"), this)),
-      deleteAction_(new QAction(tr("Delete Selected Trace"), this)), runner_(std::make_unique<LatestRequestRunner>()) {
+      deleteAction_(new QAction(tr("Delete Selected Trace"), this)),
+      exportAction_(new QAction(tr("Export Traces as GeoPackage/Shapefile…"), this)), runner_(std::make_unique<LatestRequestRunner>()) {
     deleteAction_->setStatusTip(tr("Deletes the trace selected on the image or in the results (Edit ▸ Undo brings it back)"));
     connect(deleteAction_, &QAction::triggered, this, &TraceModule::deleteSelectedTrace);
+    exportAction_->setStatusTip(tr("Writes the finished traces as lines with their length, width and confidence "
+                                   "(GeoPackage, Shapefile or GeoJSON; in the image's CRS when it is georeferenced)"));
+    connect(exportAction_, &QAction::triggered, this, &TraceModule::exportNetworkDialog);
+    // Editing the network while no trace is in progress: a press on a node of a finished trace drags it (a press
+    // without a move is a click there, which starts a trace joined to it); Delete deletes the node under the mouse.
+    tool_->grabNode = [this](QPointF p) {
+        if (session_ || fixing_) return false;
+        dragged_ = nodeAt(p);
+        return dragged_.has_value();
+    };
+    tool_->deleteNode = [this] {
+        if (session_ || !hoverIdle_) return false;
+        const auto node = nodeAt(*hoverIdle_);
+        if (!node) return false;
+        deleteNode(node->traceId, node->node);
+        return true;
+    };
+    connect(tool_, &TraceTool::nodeDragged, this, [this](QPointF p) {
+        if (!dragged_) return;
+        hoverIdle_ = p;
+        updatePreview();
+    });
+    connect(tool_, &TraceTool::nodeDropped, this, [this](QPointF p) {
+        const auto node = std::exchange(dragged_, std::nullopt);
+        updatePreview();
+        if (node) moveNode(node->traceId, node->node, p);
+    });
+    connect(tool_, &TraceTool::nodeDragCancelled, this, [this] {
+        dragged_.reset();
+        updatePreview();
+    });
     traceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     traceAction_->setStatusTip(tr("Click points on the image; the best trace between them follows the mouse"));
     connect(traceAction_, &QAction::triggered, this, &TraceModule::startTool);
@@ -87,9 +119,10 @@ void TraceModule::setSettings(const TraceSettings& settings) {
     if (s.legs.empty() && !fixing_) {
         // Nothing is fixed yet: the trace starts again from the first click with the new settings.
         const glint::TracePoint first = s.given.front();
+        const bool joined = s.joined.front();
         session_.reset();
         runner_->cancelAll();
-        startSession(first);
+        startSession(first, joined);
     } else {
         s.settings.showGuides = settings.showGuides;
         s.settings.livePoints = settings.livePoints;
@@ -179,6 +212,9 @@ void TraceModule::click(QPointF p) {
         showMessage(tr("Trace: click inside the image (%1 × %2 pixels)").arg(context().image()->width()).arg(context().image()->height()));
         return;
     }
+    // Within a few screen pixels of an earlier trace's vertex: the click is that vertex (a junction), unsnapped.
+    const std::optional<QPointF> junction = junctionAt(p);
+    if (junction) p = *junction;
     if (!session_) {
         try {
             glint::traceSpec().validate(settings_);
@@ -187,17 +223,18 @@ void TraceModule::click(QPointF p) {
             showMessage(tr("Trace: %1").arg(QString::fromStdString(e.what())));
             return;
         }
-        startSession(tracePoint(p));
+        startSession(tracePoint(p), junction.has_value());
         return;
     }
     Session& s = *session_;
     const glint::TracePoint given = tracePoint(p);
-    const glint::TracePoint q = s.resolved ? snapClick(given) : given;
+    const glint::TracePoint q = s.resolved && !junction ? snapClick(given) : given;
     if (samePoint(q, s.clicks.back())) {
         showMessage(tr("Trace: the point equals the previous click"));
         return;
     }
     s.given.push_back(given);
+    s.joined.push_back(junction.has_value());
     s.clicks.push_back(q);
     if (s.resolved && !fixing_) requestFixed();
     updatePreview();
@@ -214,7 +251,7 @@ glint::TracePoint TraceModule::snapClick(glint::TracePoint p) const {
 // The first click: its session's settings are resolved as core resolves a trace (width auto measured at the click,
 // the field of that width, the click snapped on it) before any leg is traced, so that the live trace, the fixed
 // legs and glint-cli trace with the same clicks use one field.
-void TraceModule::startSession(glint::TracePoint first) {
+void TraceModule::startSession(glint::TracePoint first, bool joined) {
     ensureWorker();
     session_ = std::make_unique<Session>();
     Session& s = *session_;
@@ -222,6 +259,7 @@ void TraceModule::startSession(glint::TracePoint first) {
     s.worker = worker_;
     s.settings = settings_;
     s.given.push_back(first);
+    s.joined.push_back(joined);
     s.clicks.push_back(first);
     ++generation_;
     tool_->setTracing(true);
@@ -229,12 +267,12 @@ void TraceModule::startSession(glint::TracePoint first) {
     auto outcome = std::make_shared<FirstClick>();
     newest_ = Request::Resolve;
     runner_->request(
-        [worker = s.worker, settings = s.settings, first, outcome](glint::JobControl&) {
+        [worker = s.worker, settings = s.settings, first, joined, outcome](glint::JobControl&) {
             const glint::TraceFieldOptions field = glint::resolvedTraceField(*worker->image(), settings, first);
             outcome->width = field.lineWidth;
             outcome->polarity = field.polarity;
             outcome->field = worker->tracer(field, settings.backend).field();
-            outcome->snapped = settings.snap > 0.0 ? glint::snapTracePoint(*outcome->field, first, settings.snap) : first;
+            outcome->snapped = settings.snap > 0.0 && !joined ? glint::snapTracePoint(*outcome->field, first, settings.snap) : first;
         },
         [this, generation = generation_, outcome] { onFirstClickResolved(generation, *outcome); });
     updatePreview();
@@ -253,11 +291,12 @@ void TraceModule::onFirstClickResolved(quint64 generation, const FirstClick& out
     if (worker_ == s.worker) snapField_ = outcome.field;
     s.clicks.front() = outcome.snapped;
     // Clicks made meanwhile are snapped now, as they would have been; one that lands on the one before goes.
-    for (std::size_t i = 1; i < s.given.size(); ++i) s.clicks[i] = snapClick(s.given[i]);
+    for (std::size_t i = 1; i < s.given.size(); ++i) s.clicks[i] = s.joined[i] ? s.given[i] : snapClick(s.given[i]);
     for (std::size_t i = 1; i < s.clicks.size();)
         if (samePoint(s.clicks[i], s.clicks[i - 1])) {
             s.clicks.erase(s.clicks.begin() + static_cast<std::ptrdiff_t>(i));
             s.given.erase(s.given.begin() + static_cast<std::ptrdiff_t>(i));
+            s.joined.erase(s.joined.begin() + static_cast<std::ptrdiff_t>(i));
         } else {
             ++i;
         }
@@ -272,6 +311,7 @@ void TraceModule::onFirstClickResolved(quint64 generation, const FirstClick& out
 }
 
 void TraceModule::hover(QPointF cursor) {
+    hoverIdle_ = cursor;
     const QPointF p = snapped(cursor);
     const bool showSnap = canSnap() && insideImage(cursor);
     hover_ = p;
@@ -356,6 +396,7 @@ void TraceModule::onFailed(const QString& message) {
             fixing_ = false;
             s.clicks.resize(s.legs.size() + 1);
             s.given.resize(s.legs.size() + 1);
+            s.joined.resize(s.legs.size() + 1);
             showMessage(tr("Trace: %1 — the click was taken back").arg(message));
             if (std::exchange(s.finishRequested, false) && !s.legs.empty()) return completeTrace();
             if (hover_) requestLive(*hover_);
@@ -372,6 +413,10 @@ void TraceModule::onFailed(const QString& message) {
             updatePreview();
         }
         break;
+    case Request::Edit:
+        editPending_ = false;
+        showMessage(tr("Trace: the edit cannot be traced: %1 — the trace stays as it was").arg(message));
+        return;
     case Request::Live:
         if (session_) {
             session_->live.reset();
@@ -390,6 +435,7 @@ void TraceModule::removeLastPoint() {
     const std::size_t removed = s.clicks.size() - 1;
     s.clicks.pop_back();
     s.given.pop_back();
+    s.joined.pop_back();
     s.finishRequested = false;
     if (s.legs.size() > removed - 1) {
         s.legs.pop_back();

@@ -43,6 +43,7 @@ public:
 
     QString name() const override { return tr("Line trace"); }
     QList<QAction*> actions() override { return {traceAction_, deleteAction_}; }
+    QList<QAction*> fileActions() override { return {exportAction_}; } // File ▸ Export Traces as GeoPackage/Shapefile…
     QWidget* createPanel() override;
 
     const std::vector<FinishedTrace>& traces() const { return traces_; }
@@ -57,6 +58,32 @@ public:
     bool deleteTrace(int id);
     bool deleteSelectedTrace();
     QAction* deleteTraceAction() const { return deleteAction_; }
+
+    // --- The network: editing finished traces (TraceEditing.cpp). A trace's nodes are its clicks (the ends and
+    // via points: legs[0].from, legs[i].to). Each edit is one step of Edit ▸ Undo that restores the exact
+    // earlier polyline; the legs it changes are traced again on the worker thread with the trace's own resolved
+    // settings (traceEdited(id) when they are in; a message and nothing changed when they cannot be).
+    static constexpr double kNodeRadiusPx = 6.0; // screen pixels: grabbing a node, joining a trace at a vertex
+    struct NodeRef {
+        int traceId = 0;
+        int node = -1;
+    };
+    // The node of a finished trace within kNodeRadiusPx screen pixels of p (the nearest), if any.
+    std::optional<NodeRef> nodeAt(QPointF imagePoint) const;
+    // A vertex of a finished trace (any point of its polyline: nodes, path vertices, junctions) within
+    // kNodeRadiusPx screen pixels of p (the nearest): a new trace's click there joins that trace exactly.
+    std::optional<QPointF> junctionAt(QPointF imagePoint) const;
+    static std::vector<glint::TracePoint> nodesOf(const glint::TraceResult& result);
+    // Moves node `node` of trace `traceId` to p (as dropped: not snapped) and traces the legs beside it again.
+    bool moveNode(int traceId, int node, QPointF p);
+    // Deletes a node: a via point's two legs become one leg traced again; an end's leg goes (the trace gets
+    // shorter). A trace of one leg keeps its two nodes (delete the trace instead).
+    bool deleteNode(int traceId, int node);
+    bool isEditing() const { return editPending_; }
+    // Writes the finished traces as a GIS layer (core/export/TraceNetwork.h: .gpkg, .shp, .geojson) in the
+    // image's CRS; throws UsageError/OutputError/InputError.
+    void exportNetwork(const QString& path) const;
+    QAction* exportNetworkAction() const { return exportAction_; }
 
     TraceSettings settings() const { return settings_; }
     // Shows the settings in the panel too. Changes reach a trace in progress only while it has no fixed
@@ -96,16 +123,17 @@ signals:
     void legFixed(int legs);
     void traceFinished(int id);
     void messageShown(const QString& message);
+    void traceEdited(int id);
 
 private:
-    enum class Request { None, Prepare, Resolve, Live, Fixed };
+    enum class Request { None, Prepare, Resolve, Live, Fixed, Edit };
     struct LegOutcome;
     struct FirstClick;
     struct Session;
 
     bool ensureWorker();
     void requestPrepare();
-    void startSession(glint::TracePoint first);
+    void startSession(glint::TracePoint first, bool joined = false);
     void onFirstClickResolved(quint64 generation, const FirstClick& outcome);
     glint::TracePoint snapClick(glint::TracePoint p) const;
     void requestFixed();
@@ -124,11 +152,25 @@ private:
     void presentTrace(FinishedTrace trace);
     void showMessage(const QString& message);
     bool insideImage(QPointF p) const;
+    double imagePixelsPerScreenPixel() const;
+    // Traces legs between consecutive points of `ends` (the legs of `trace` that change) and then replaces
+    // legs [first, first + count) of the trace by them, as one undoable step named `text`.
+    void retraceLegs(int traceId, std::size_t first, std::size_t count, std::vector<glint::TracePoint> ends,
+                     const QString& text);
+    void replaceTrace(const FinishedTrace& earlier, FinishedTrace after, const QString& text);
+    void startDrag(QPointF p);
+    void exportNetworkDialog();
+    // TraceTool's node handling while no trace is in progress.
+    std::optional<NodeRef> dragged_;
+    std::optional<QPointF> hoverIdle_;
+    bool editPending_ = false;
+    quint64 editGeneration_ = 0;
 
     TraceSettings settings_;
     TraceTool* tool_;
     QAction* traceAction_;
     QAction* deleteAction_;
+    QAction* exportAction_;
     QPointer<TracePanel> panel_;
     QPointer<TraceLayer> layer_;
     QPointer<ResultsModel> model_;

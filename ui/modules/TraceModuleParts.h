@@ -43,6 +43,7 @@ struct TraceModule::Session {
     TraceSettings settings;               // resolved at the first click (width auto measured)
     bool resolved = false;                // the first click's resolution is in
     std::vector<glint::TracePoint> given; // the clicks as the user placed them
+    std::vector<bool> joined;             // a click that joined an earlier trace at its vertex: never snapped
     std::vector<glint::TracePoint> clicks; // snapped on the session's field (as given while not resolved)
     std::vector<glint::TraceLeg> legs; // legs[i]: clicks[i] -> clicks[i + 1], full parameters
     std::vector<glint::Timing> legTimings;

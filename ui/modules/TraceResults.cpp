@@ -28,6 +28,8 @@ namespace glint::ui {
 
 using namespace trace_parts;
 
+static_assert(TraceLayer::kWeakConfidence == TraceSettings::kWeakConfidence);
+
 namespace {
 // "length (m)": the unit of mapLength() (metres over a geographic CRS, the CRS's unit else).
 QString mapLengthHeader(const glint::Georef& georef) {
@@ -110,6 +112,16 @@ void TraceModule::presentTrace(FinishedTrace trace) {
         if (weak(leg)) weakLegs.append(polygon(leg.points));
     }
     layer_->setWeakLegs(item, weakLegs);
+    // Its nodes (dragged and deleted by the Trace tool) and each leg's confidence at the leg's middle.
+    QList<QPointF> nodes;
+    for (const glint::TracePoint& n : nodesOf(trace.result)) nodes.append(qpoint(n));
+    QList<TraceLayer::LegMark> marks;
+    for (const glint::TraceLeg& leg : trace.result.legs)
+        if (leg.points.size() >= 2) {
+            const std::size_t mid = leg.points.size() / 2;
+            marks.append({qpoint(leg.points[mid]), leg.confidence, qpoint(leg.points[mid]) - qpoint(leg.points[mid - 1])});
+        }
+    layer_->setNodes(item, nodes, marks);
     if (model_) {
         QVariantList row{trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
                          trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)};
@@ -163,7 +175,7 @@ void TraceModule::withoutTrace(int id) {
 void TraceModule::showTraces(std::vector<FinishedTrace> list) {
     // The layer's items and the model's rows are the list's, in order: rebuilt from it.
     if (layer_) {
-        for (int i = 0; i < layer_->itemCount(); ++i) layer_->setWeakLegs(i, {});
+        layer_->clearMarks();
         layer_->setSelected(-1);
         layer_->clear();
     }
@@ -216,6 +228,17 @@ void TraceModule::updatePreview() {
         if (current && s.settings.showGuides) p.guides = guideLines(*current);
     }
     if (snapShown_ && hover_) p.snap = *hover_;
+    // A node being dragged: dashed lines from its neighbours to where it would go.
+    if (dragged_ && hoverIdle_ && !session_) {
+        const auto t = std::find_if(traces_.begin(), traces_.end(), [this](const FinishedTrace& x) { return x.id == dragged_->traceId; });
+        if (t != traces_.end()) {
+            const auto nodes = nodesOf(t->result);
+            const std::size_t n = static_cast<std::size_t>(dragged_->node);
+            if (n > 0 && n < nodes.size()) p.pending.append(QPolygonF{qpoint(nodes[n - 1]), *hoverIdle_});
+            if (n + 1 < nodes.size()) p.pending.append(QPolygonF{*hoverIdle_, qpoint(nodes[n + 1])});
+            p.clicks.append(*hoverIdle_);
+        }
+    }
     tool_->setPreview(std::move(p));
 }
 

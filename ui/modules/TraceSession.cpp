@@ -7,6 +7,8 @@
 #include "core/params/ImageKind.h"
 #include "core/util/Errors.h"
 
+#include <cmath>
+
 namespace glint::ui {
 
 namespace {
@@ -63,6 +65,35 @@ TraceSettings readSettings(const QJsonValue& value) {
     s.showGuides = boolean(o[QStringLiteral("show_guides")], what + QStringLiteral(".show_guides"));
     glint::validateTraceFieldOptions(s.field);
     return s;
+}
+
+// A trace's geometry as a session holds it: each leg's path runs from its start to its end, the legs chain (leg
+// i ends where leg i + 1 starts), and every point is finite and, with the image, on it. InputError naming the
+// trace and what is wrong, so that a damaged session opens nothing and the traces on screen stay.
+void checkTraceGeometry(const glint::TraceResult& result, const glint::Image* image, const QString& what) {
+    const auto fail = [&](const QString& why) {
+        throw glint::InputError(QStringLiteral("session file: %1: %2").arg(what, why).toStdString());
+    };
+    const double margin = 0.5 + 1e-9;
+    const auto onImage = [&](const glint::TracePoint& p) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) return false;
+        return !image || (p.x >= -margin && p.y >= -margin && p.x <= image->width() - 1 + margin &&
+                          p.y <= image->height() - 1 + margin);
+    };
+    const auto same = [](const glint::TracePoint& a, const glint::TracePoint& b) { return a.x == b.x && a.y == b.y; };
+    for (std::size_t i = 0; i < result.legs.size(); ++i) {
+        const glint::TraceLeg& leg = result.legs[i];
+        if (leg.points.size() < 2) fail(QStringLiteral("leg %1 has a path of fewer than two points").arg(i + 1));
+        if (!same(leg.points.front(), leg.from) || !same(leg.points.back(), leg.to))
+            fail(QStringLiteral("the path of leg %1 does not run from its start to its end").arg(i + 1));
+        if (i + 1 < result.legs.size() && !same(leg.to, result.legs[i + 1].from))
+            fail(QStringLiteral("leg %1 does not end where leg %2 starts").arg(i + 1).arg(i + 2));
+        for (const glint::TracePoint& p : leg.points)
+            if (!onImage(p))
+                fail(QStringLiteral("a point of leg %1 (%2, %3) is not on the image").arg(i + 1).arg(p.x).arg(p.y));
+        if (!std::isfinite(leg.confidence) || leg.confidence < 0.0 || leg.confidence > 1.0)
+            fail(QStringLiteral("leg %1 has a confidence outside [0, 1]").arg(i + 1));
+    }
 }
 
 } // namespace
@@ -125,6 +156,7 @@ std::function<void()> TraceModule::prepareSession(const QJsonObject& state, cons
                 clicks.push_back(leg.to);
             glint::validateTracePoints(clicks, image->width(), image->height()); // UsageError names the point
         }
+        checkTraceGeometry(t.result, image.get(), what);
         return t;
     };
     const std::vector<FinishedTrace> traces =

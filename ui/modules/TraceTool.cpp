@@ -1,5 +1,7 @@
 #include "ui/modules/TraceTool.h"
 
+#include <utility>
+
 #include "ui/modules/TracePanel.h"
 
 #include <QKeyEvent>
@@ -32,7 +34,7 @@ bool TraceTool::keyPress(QKeyEvent* e) {
     switch (e->key()) {
     case Qt::Key_Backspace:
     case Qt::Key_Delete:
-        if (!tracing_) return false;
+        if (!tracing_) return deleteNode && deleteNode();
         emit undoRequested();
         return true;
     case Qt::Key_Escape:
@@ -44,7 +46,39 @@ bool TraceTool::keyPress(QKeyEvent* e) {
     }
 }
 
+bool TraceTool::mousePress(const CanvasMouseEvent& e) {
+    if (!tracing_ && e.button == Qt::LeftButton && grabNode && grabNode(e.image)) {
+        dragging_ = true;
+        dragMoved_ = false;
+        pressWidget_ = e.widget;
+        pressImage_ = e.image;
+        return true;
+    }
+    return ClickTool::mousePress(e);
+}
+
+bool TraceTool::mouseMove(const CanvasMouseEvent& e) {
+    if (!dragging_) return ClickTool::mouseMove(e);
+    if (!dragMoved_ && QLineF(pressWidget_, e.widget).length() < kDragStartPx) return true;
+    dragMoved_ = true;
+    emit nodeDragged(e.image);
+    return true;
+}
+
+bool TraceTool::mouseRelease(const CanvasMouseEvent& e) {
+    if (!dragging_ || e.button != Qt::LeftButton) return ClickTool::mouseRelease(e);
+    dragging_ = false;
+    if (dragMoved_) {
+        emit nodeDropped(e.image);
+    } else {
+        emit nodeDragCancelled();
+        emit clicked(pressImage_, Qt::LeftButton, e.modifiers);
+    }
+    return true;
+}
+
 void TraceTool::deactivated() {
+    if (std::exchange(dragging_, false)) emit nodeDragCancelled();
     ClickTool::deactivated();
     emit toolDeactivated();
 }

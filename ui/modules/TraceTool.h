@@ -9,6 +9,7 @@
 #include <QPointF>
 #include <QPolygonF>
 
+#include <functional>
 #include <optional>
 
 namespace glint::ui {
@@ -37,6 +38,17 @@ public:
     void setTracing(bool tracing) { tracing_ = tracing; }
 
     bool keyPress(QKeyEvent* e) override;
+    bool mousePress(const CanvasMouseEvent& e) override;
+    bool mouseMove(const CanvasMouseEvent& e) override;
+    bool mouseRelease(const CanvasMouseEvent& e) override;
+
+    // While no trace is in progress (the network's editing, TraceModule): a left press where grabNode says there
+    // is a node starts a drag (nodeDragged as it moves, nodeDropped where it is released; a release within
+    // kDragStartPx of the press is a click there instead: nodeDragCancelled, then clicked); Delete or Backspace
+    // calls deleteNode (true: it deleted one).
+    std::function<bool(QPointF)> grabNode;
+    std::function<bool()> deleteNode;
+    static constexpr double kDragStartPx = 3.0;
     void paint(QPainter& painter, const ViewTransform& view) const override;
     void deactivated() override;
 
@@ -49,10 +61,17 @@ public:
 signals:
     void undoRequested();    // Backspace
     void toolDeactivated();  // another tool took the canvas: the trace in progress is dropped
+    void nodeDragged(QPointF imagePoint);
+    void nodeDropped(QPointF imagePoint);
+    void nodeDragCancelled();
 
 private:
     TracePreview preview_;
     bool tracing_ = false;
+    bool dragging_ = false;  // a node is held
+    bool dragMoved_ = false; // ... and has moved beyond kDragStartPx
+    QPointF pressWidget_;
+    QPointF pressImage_;
 };
 
 // A polyline drawn twice, a wide dark halo under the colour, so that it reads on bright and dark images.

@@ -7,6 +7,9 @@
 #include "core/display/Display.h"
 #include "core/export/CsvTable.h"
 #include "core/export/OverlayImage.h"
+#include "core/export/RegionCsv.h"
+#include "core/export/TraceNetwork.h"
+#include "core/io/Georef.h"
 #include "core/util/Errors.h"
 
 #include <chrono>
@@ -31,6 +34,12 @@ public:
           device_(std::move(device)), path_(std::move(path)), width_(width), height_(height),
           extraParams_(std::move(extraParams)), parameters_(std::move(parameters)) {}
     Json parameters() const override { return parameters_; }
+    // --network: the trace as a GIS layer in the image's CRS (core/export/TraceNetwork.h).
+    void setGeoref(std::shared_ptr<const Georef> georef) { georef_ = std::move(georef); }
+    void writeOutput(const std::string& option, const std::string& path) const override {
+        if (option == "--network") writeTraceNetwork(path, {networkTrace(result_, 1)}, georef_.get());
+        else AlgorithmOutcome::writeOutput(option, path);
+    }
     Backend backend() const override { return backend_; }
     std::string device() const override { return device_; }
 
@@ -41,6 +50,16 @@ public:
         doc["params"] = traceParamsJson(params_, field_);
         if (field_.score == TraceScore::Sine) doc["params"]["sine_threshold"] = sineThreshold_;
         doc["params"].update(extraParams_);
+        // On a georeferenced image, the length on the map (RegionCsv's mapLength: metres along geodesics over a
+        // geographic CRS, else the CRS's unit).
+        if (georef_) {
+            std::vector<std::pair<double, double>> points;
+            for (const TracePoint& p : result_.polyline()) points.emplace_back(p.x, p.y);
+            if (const auto length = mapLength(points, *georef_)) {
+                doc["map_length"] = length->value;
+                doc["map_length_unit"] = length->unit;
+            }
+        }
         return doc;
     }
 
@@ -112,6 +131,7 @@ private:
     int width_, height_;
     Json extraParams_; // width_auto, snap, clicks (as given, before snapping)
     Json parameters_;
+    std::shared_ptr<const Georef> georef_;
 };
 
 class TraceAlgorithm final : public Algorithm {
@@ -121,6 +141,11 @@ public:
         return "trace a line between clicked points (best path over guides, exact DP)";
     }
     const ParamSpecBase& spec() const override { return traceSpec(); }
+    std::vector<std::string> outputOptions() const override { return {"--network"}; }
+    std::string outputPlaceholder(const std::string&) const override { return "OUT.gpkg|OUT.shp|OUT.geojson"; }
+    void checkOutput(const std::string& option, const std::string& path) const override {
+        if (option == "--network") networkFormatForPath(path); // a bad extension is a usage error now
+    }
     std::vector<std::string> csvColumns() const override {
         return {"image_width", "image_height", "backend", "score", "legs", "length", "points"};
     }
@@ -146,10 +171,12 @@ public:
         const Backend ran = result.backend;
         std::string device = result.device;
         result.field.reset(); // the outcome keeps the answer, not the field
-        return std::make_unique<TraceOutcome>(std::move(result), resolved.request.params, resolved.request.field, sineThreshold,
-                                              ran, std::move(device), inputs.path, image.width(), image.height(),
-                                              std::move(extra),
-                                              traceSpec().write(resolved.request, full["preset"].get<std::string>()));
+        auto outcome = std::make_unique<TraceOutcome>(std::move(result), resolved.request.params, resolved.request.field,
+                                                      sineThreshold, ran, std::move(device), inputs.path, image.width(),
+                                                      image.height(), std::move(extra),
+                                                      traceSpec().write(resolved.request, full["preset"].get<std::string>()));
+        outcome->setGeoref(image.meta.georef);
+        return outcome;
     }
 
 protected:
