@@ -62,7 +62,6 @@ std::vector<std::string> allValues(DcmDataset& ds, const DcmTagKey& key) {
 std::size_t count(const std::vector<std::string>& values, const std::string& value) {
     return static_cast<std::size_t>(std::count(values.begin(), values.end(), value));
 }
-#endif
 
 void insertText(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr, std::string text) {
     if (text.size() % 2) text += ' ';
@@ -104,6 +103,7 @@ QString writeMammogram() {
     writer.SetFileName(path.toUtf8().constData());
     return writer.Write() ? path : QString();
 }
+#endif
 
 } // namespace
 
