@@ -10,11 +10,13 @@
 #include <gdcmImageReader.h>
 #include <gdcmReader.h>
 #include <gdcmSequenceOfFragments.h>
+#include <gdcmSequenceOfItems.h>
 #include <gdcmStringFilter.h>
 #include <gdcmTrace.h>
 #include <gdcmUIDs.h>
 #include <gdcmWriter.h>
 
+#include <cstring>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -149,6 +151,36 @@ public:
         }
         if (text.empty()) return std::nullopt;
         return text;
+    }
+    std::vector<DicomLutItem> voiLuts() const override {
+        std::vector<DicomLutItem> out;
+        const gdcm::Tag sequence(0x0028, 0x3010);
+        if (!dataSet().FindDataElement(sequence)) return out;
+        try {
+            gdcm::SmartPointer<gdcm::SequenceOfItems> items;
+            if (!guarded([&] { items = dataSet().GetDataElement(sequence).GetValueAsSQ(); }) || !items) return out;
+            for (gdcm::SequenceOfItems::SizeType i = 1; i <= items->GetNumberOfItems(); ++i) {
+                const gdcm::DataSet& item = items->GetItem(i).GetNestedDataSet();
+                DicomLutItem lut;
+                const auto words = [&](const gdcm::Tag& tag, std::size_t* bytes) {
+                    std::vector<std::uint16_t> w;
+                    if (!item.FindDataElement(tag)) return w;
+                    const gdcm::ByteValue* bv = item.GetDataElement(tag).GetByteValue();
+                    if (!bv || !bv->GetPointer()) return w;
+                    if (bytes) *bytes = bv->GetLength();
+                    w.resize(bv->GetLength() / 2);
+                    std::memcpy(w.data(), bv->GetPointer(), w.size() * 2);
+                    return w;
+                };
+                lut.descriptor = words(gdcm::Tag(0x0028, 0x3002), nullptr);
+                lut.data = words(gdcm::Tag(0x0028, 0x3006), &lut.dataBytes);
+                lut.explanation = rawTextOf(item, gdcm::Tag(0x0028, 0x3003));
+                out.push_back(std::move(lut));
+            }
+        } catch (const std::exception&) {
+            return out;
+        }
+        return out;
     }
     std::string tagName(std::uint16_t group, std::uint16_t element) const override {
         const char* name = gdcm::Global::GetInstance().GetDicts().GetDictEntry(gdcm::Tag(group, element)).GetName();

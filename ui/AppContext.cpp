@@ -175,6 +175,7 @@ glint::DisplaySettings AppContext::settingsFor(const glint::Image& image) const 
         s.limits = glint::LimitsMode::Window;
         s.low = imageDefault.low;
         s.high = imageDefault.high;
+        s.voiChoice = imageDefault.voiChoice;
     } else if (s.limits == glint::LimitsMode::Window || s.limits == glint::LimitsMode::Manual) {
         s.limits = glint::LimitsMode::Percentile;
     }
@@ -190,10 +191,12 @@ void AppContext::setPreferredDisplay(const glint::DisplaySettings& settings) {
 void AppContext::setDisplaySettings(const glint::DisplaySettings& settings) {
     display_ = settings;
     if (display_.limits == glint::LimitsMode::Window && hasImage()) {
-        const glint::DisplaySettings d = glint::defaultDisplaySettings(*current_.image);
+        const glint::DisplaySettings d = glint::dicomVoiSettings(*current_.image, settings.voiChoice,
+                                                                  glint::defaultDisplaySettings(*current_.image));
         if (d.limits == glint::LimitsMode::Window) {
             display_.low = d.low;
             display_.high = d.high;
+            display_.voiChoice = d.voiChoice;
         } else {
             display_.limits = glint::LimitsMode::Percentile; // no window in this image
         }

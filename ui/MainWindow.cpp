@@ -12,6 +12,7 @@
 #include "ui/docks/ParametersDock.h"
 #include "ui/docks/ResultsDock.h"
 #include "ui/docks/TimingDock.h"
+#include "ui/export/DicomExportActions.h"
 #include "ui/export/ExportActions.h"
 #include "ui/help/HelpDialog.h"
 #include "ui/jobs/JobRunner.h"
@@ -281,6 +282,7 @@ void MainWindow::createMenus() {
     saveSession->setShortcut(QKeySequence::Save);
     file->addSeparator();
     file->addActions(exports_->actions());
+    file->addActions((new DicomExportActions(*this))->actions()); // CAD SR, presentation state (DCMTK)
     timingDock_->setExportAction(exports_->timingReportAction());
     file->addMenu(samp_->menu());
     file->addSeparator();

@@ -1,5 +1,7 @@
 #include "ui/StatusReadout.h"
 
+#include "core/io/DicomVoi.h"
+
 #include "ui/canvas/ViewTransform.h"
 #include "ui/display/ColourSamples.h"
 #include "core/io/Georef.h"
@@ -45,9 +47,12 @@ QString StatusReadout::formatValue(const glint::Image& image, int x, int y) {
     if (image.isBlank(x, y)) return tr("value blank");
     const double v = image.value(x, y);
     if (std::isnan(v)) return tr("value blank");
+    // CT: the rescaled value in Hounsfield units (DicomVoi's units).
+    const QString units = image.meta.voi && !image.meta.voi->units.empty()
+                              ? QStringLiteral(" ") + QString::fromStdString(image.meta.voi->units) : QString();
     if (image.meta.integerValued && std::abs(v) < 9.007199254740992e15)
-        return tr("value %1").arg(static_cast<qint64>(v));
-    return tr("value %1").arg(v, 0, 'g', 7);
+        return tr("value %1").arg(static_cast<qint64>(v)) + units;
+    return tr("value %1").arg(v, 0, 'g', 7) + units;
 }
 
 QString StatusReadout::formatSky(const glint::Image& image, int x, int y) {

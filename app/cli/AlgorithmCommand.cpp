@@ -3,11 +3,19 @@
 // resolved "parameters", overlay, regions, its own files, text).
 #include "app/cli/Commands.h"
 
+#ifndef GLINT_HAVE_DCMTK
+#define GLINT_HAVE_DCMTK 0
+#endif
+
 #include "core/algo/Algorithm.h"
 #include "core/io/ImageLoader.h"
 #include "core/params/ParamsFile.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
+
+#if GLINT_HAVE_DCMTK
+#include "dicom/export/DicomCadExport.h"
+#endif
 
 #include <climits>
 #include <iostream>
@@ -29,6 +37,8 @@ const SharedOption kSharedOptions[] = {
     {"--json", "FILE|-", "the result as JSON (- : standard output, and nothing else there)"},
     {"--overlay", "OUT.png", "the image with the result drawn over it"},
     {"--regions", "OUT.reg|OUT.geojson|OUT.csv", "the result as DS9 regions, GeoJSON or CSV (repeatable)"},
+    {"--cad-sr", "OUT.dcm", "the regions as a DICOM Mammography CAD SR referencing the (DICOM) image"},
+    {"--gsps", "OUT.dcm", "the regions as a DICOM presentation state (boxes and ranks) on the (DICOM) image"},
     {"--geojson-crs", "auto|image|wgs84|pixel", "GeoJSON coordinates (default auto: the image's map CRS when it has one)"},
     {"--hdu", "N", "the FITS HDU to read (0 = primary; default the first with an image)"},
     {"--plane", "N", "the plane of a FITS cube (0-based)"},
@@ -43,7 +53,7 @@ std::string algorithmUsage(const Algorithm& algorithm) {
                         "\n          [--params FILE.json] [--backend auto|cuda|cpu|reference] [--json FILE|-] [--overlay OUT.png]";
     for (const std::string& o : algorithm.outputOptions()) usage += " [" + o + " " + algorithm.outputPlaceholder(o) + "]";
     usage += "\n          [--hdu N] [--plane N] [--frame N] [--regions OUT.reg|OUT.geojson|OUT.csv]... "
-             "[--geojson-crs auto|image|wgs84|pixel]";
+             "[--geojson-crs auto|image|wgs84|pixel]\n          [--cad-sr OUT.dcm] [--gsps OUT.dcm]";
     return usage;
 }
 
@@ -80,7 +90,7 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     for (const auto& field : algorithm.spec().fields()) // the spec's files read (sources --weight FILE)
         if (!field->info().option.empty() && field->info().valueName.find("FILE") != std::string::npos)
             for (const std::string& v : a.values(field->info().option)) inputFiles.push_back({field->info().option, v});
-    std::vector<std::string> outputOptions{"--json", "--overlay", "--regions"};
+    std::vector<std::string> outputOptions{"--json", "--overlay", "--regions", "--cad-sr", "--gsps"};
     for (const std::string& o : algorithm.outputOptions()) outputOptions.push_back(o);
     for (const std::string& o : outputOptions)
         for (const std::string& v : a.values(o)) outputFiles.push_back({o, v});
@@ -94,6 +104,11 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
             throw OutputError("cannot write '" + pngs.front() + "': this headless build of Glint writes no PNG files");
     }
     for (const auto& out : a.values("--regions")) regionFormatForPath(out); // a bad extension is a usage error
+    const bool dicomOutputs = a.value("--cad-sr") || a.value("--gsps");
+    if (dicomOutputs && !GLINT_HAVE_DCMTK)
+        throw UsageError("--cad-sr and --gsps need DCMTK, which this build of Glint lacks (Debian: libdcmtk-dev)");
+    if (dicomOutputs && algorithm.imageCount() != 1)
+        throw UsageError("--cad-sr and --gsps reference one DICOM image: " + name + " takes two");
     RegionWriteOptions regionOptions;
     if (auto v = a.value("--geojson-crs")) {
         const auto crs = parseGeoJsonCrs(*v);
@@ -113,6 +128,9 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
         inputs.secondPath = a.positionals[1];
         inputs.second = std::make_shared<const Image>(loadImage(inputs.secondPath, load));
     }
+    if (dicomOutputs && image.meta.format != "DICOM") // decided: no secondary capture is made up for it
+        throw UsageError("--cad-sr and --gsps need a DICOM input image (its UIDs are referenced); '" + inputs.path +
+                         "' is " + image.meta.format);
     for (const auto& out : a.values("--regions")) // map coordinates of an image that has none: say so first
         if (regionFormatForPath(out) == RegionFormat::GeoJson)
             resolveGeoJsonCrs(regionOptions.geoJsonCrs, regionDocumentFor(image));
@@ -128,6 +146,18 @@ int runAlgorithmCommand(const Algorithm& algorithm, const std::vector<std::strin
     for (const std::string& o : algorithm.outputOptions())
         if (auto out = a.value(o)) outcome->writeOutput(o, *out);
     for (const auto& out : a.values("--regions")) writeRegionFile(out, outcome->regions(inputs), regionOptions);
+#if GLINT_HAVE_DCMTK
+    if (dicomOutputs) {
+        CadExportInfo info;
+        info.sourcePath = inputs.path;
+        info.frame = load.frame;
+        info.algorithmName = "Glint " + name;
+        info.algorithmVersion = GLINT_VERSION;
+        const std::vector<CadMark> marks = cadMarksFromRegions(outcome->regions(inputs).regions);
+        if (auto out = a.value("--cad-sr")) writeMammographyCadSr(*out, info, marks);
+        if (auto out = a.value("--gsps")) writePresentationState(*out, info, marks);
+    }
+#endif
     for (const std::string& note : outcome->notes()) std::cerr << "glint-cli: " << name << ": " << note << "\n";
     if (!a.value("--json") || *a.value("--json") != "-") outcome->printText(std::cout, inputs, job.timing().total());
     return 0;

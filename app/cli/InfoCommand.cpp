@@ -4,6 +4,7 @@
 #include "app/cli/Commands.h"
 #include "core/export/JsonOutput.h"
 #include "core/io/Georef.h"
+#include "core/io/DicomVoi.h"
 #include "core/io/ImageLoader.h"
 #include "core/io/ImageStats.h"
 #include "core/io/Wcs.h"
@@ -102,6 +103,19 @@ int runInfo(const std::vector<std::string>& args) {
     }
     if (image.meta.windowCenter && image.meta.windowWidth)
         doc["window"] = {{"center", *image.meta.windowCenter}, {"width", *image.meta.windowWidth}};
+    // DICOM's grayscale pipeline: the VOI choices (LUTs, windows, CT presets), function, polarity, units and
+    // what was left out of the header (core/io/DicomVoi.h).
+    if (const DicomVoi* voi = image.meta.voi.get()) {
+        Json v = Json::object();
+        v["function"] = voiFunctionName(voi->function);
+        Json choices = Json::array();
+        for (int i = 0; i < voi->choiceCount(); ++i) choices.push_back(voi->choiceName(i));
+        v["choices"] = choices;
+        v["inverse"] = voi->inverse;
+        if (!voi->units.empty()) v["units"] = voi->units;
+        v["notes"] = voi->notes;
+        doc["voi"] = v;
+    }
     // Georeferencing (GeoTIFF, world file): the CRS as "EPSG:N" or WKT (null when only a world file
     // without .prj gives the geotransform) and GDAL's six numbers; absent when the image has none.
     const Georef* georef = image.meta.georef.get();
@@ -145,6 +159,12 @@ int runInfo(const std::vector<std::string>& args) {
     }
     if (image.meta.windowCenter && image.meta.windowWidth)
         std::cout << "  window centre " << *image.meta.windowCenter << ", width " << *image.meta.windowWidth << "\n";
+    if (const DicomVoi* voi = image.meta.voi.get()) {
+        std::cout << "  VOI " << voiFunctionName(voi->function) << (voi->inverse ? ", inverted" : "")
+                  << (voi->units.empty() ? "" : ", values in " + voi->units) << "\n";
+        for (int i = 0; i < voi->choiceCount(); ++i) std::cout << "    " << voi->choiceName(i) << "\n";
+        for (const std::string& note : voi->notes) std::cout << "    note: " << note << "\n";
+    }
     if (!image.meta.hdus.empty()) {
         std::cout << "  HDUs:";
         for (const auto& h : image.meta.hdus) {

@@ -1,5 +1,6 @@
 #include "core/display/Display.h"
 
+#include "core/io/DicomVoi.h"
 #include "core/io/ImageStats.h"
 #include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
@@ -13,8 +14,18 @@
 
 namespace glint {
 
+DisplaySettings dicomVoiSettings(const Image& image, int choice, DisplaySettings base) {
+    const DicomVoi* voi = image.meta.voi.get();
+    if (!voi || voi->choiceCount() == 0) return base;
+    base.limits = LimitsMode::Window;
+    base.voiChoice = std::clamp(choice, 0, voi->choiceCount() - 1);
+    voi->storedRange(base.voiChoice, base.low, base.high);
+    return base;
+}
+
 DisplaySettings defaultDisplaySettings(const Image& image) {
     DisplaySettings s;
+    if (image.meta.voi && image.meta.voi->choiceCount() > 0) return dicomVoiSettings(image, 0, s);
     if (image.meta.windowCenter && image.meta.windowWidth && *image.meta.windowWidth > 0) {
         s.limits = LimitsMode::Window;
         s.low = *image.meta.windowCenter - *image.meta.windowWidth / 2.0;
@@ -199,6 +210,10 @@ DisplayRenderer::DisplayRenderer(const Image& image, const DisplaySettings& sett
                                  std::uint32_t blankColour)
     : image_(image), limits_(limits), scale_(settings.scale), blank_(blankColour),
       table_(colormapTable(settings.colormap)) {
+    if (settings.limits == LimitsMode::Window && image.meta.voi && image.meta.voi->choiceCount() > 0) {
+        voi_ = image.meta.voi.get();
+        voiChoice_ = std::clamp(settings.voiChoice, 0, voi_->choiceCount() - 1);
+    }
     // Levels change at 255 thresholds of the normalised value; finding them once by bisection lets every
     // pixel skip the logarithm (or asinh, sqrt) of stretch() and still land on exactly its level.
     const DisplayLimits unit{0.0, 1.0};
@@ -235,7 +250,8 @@ DisplayRenderer::DisplayRenderer(const Image& image, const DisplaySettings& sett
 }
 
 int DisplayRenderer::level(double value) const {
-    const double x = unitFraction(value, limits_.low, limits_.high);
+    // The DICOM VOI gives the P-value in [0, 1] itself; the stretch applies to it as to a fraction.
+    const double x = voi_ ? voi_->pValue(voiChoice_, value) : unitFraction(value, limits_.low, limits_.high);
     if (!(x > 0.0)) return static_cast<int>(coarse_[0]);
     if (x >= 1.0) return 255;
     int k = coarse_[static_cast<std::size_t>(x * static_cast<double>(coarse_.size()))];

@@ -24,6 +24,10 @@ struct DisplaySettings {
     double low = 0.0;          // used when limits == Manual
     double high = 1.0;
     Colormap colormap = Colormap::Grey;
+    // limits == Window on a DICOM image with a VOI (core/io/DicomVoi.h): which of its choices (VOI LUTs,
+    // then the header's windows, then CT presets) maps values to grey, through the VOI LUT Function and the
+    // presentation polarity; low/high are then that choice's range, for the histogram.
+    int voiChoice = 0;
 };
 
 struct DisplayLimits {
@@ -33,6 +37,10 @@ struct DisplayLimits {
 
 // The default display of an image: DICOM with a window → its window; otherwise percentile 99.5%.
 DisplaySettings defaultDisplaySettings(const Image& image);
+
+// The display of a DICOM image through choice `choice` of its VOI (limits Window, low/high its range);
+// the plain default when the image has no VOI choices.
+DisplaySettings dicomVoiSettings(const Image& image, int choice, DisplaySettings base);
 
 DisplayLimits computeLimits(const Image& image, const DisplaySettings& settings);
 
@@ -73,6 +81,8 @@ private:
     const Image& image_;
     DisplayLimits limits_;
     DisplayScale scale_;
+    const DicomVoi* voi_ = nullptr; // rendering through the DICOM VOI (settings.limits == Window)
+    int voiChoice_ = 0;
     std::uint32_t blank_;
     std::array<std::uint32_t, 256> table_{};
     std::vector<std::uint32_t> lut_;     // 8- and 16-bit integer samples: one colour per possible value

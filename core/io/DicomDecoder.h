@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace glint {
 
@@ -54,6 +55,15 @@ struct DicomBytes {
     std::size_t length = 0;
 };
 
+// One item of the VOI LUT Sequence (0028,3010) as written: LUT Descriptor's three 16-bit words and LUT
+// Data's 16-bit words, both in host order, and LUT Explanation. Core checks them (DicomLoader).
+struct DicomLutItem {
+    std::vector<std::uint16_t> descriptor;
+    std::vector<std::uint16_t> data;
+    std::size_t dataBytes = 0; // LUT Data's length in bytes (an odd or 8-bit packed length shows here)
+    std::string explanation;
+};
+
 // One DICOM file GDCM's image reader accepted.
 class DicomFile {
 public:
@@ -83,6 +93,8 @@ public:
     // An element's value as GDCM's string filter gives it, trimmed; nothing when absent, empty or when
     // GDCM aborted on it.
     virtual std::optional<std::string> value(std::uint16_t group, std::uint16_t element) const = 0;
+    // The items of the VOI LUT Sequence (0028,3010) at the top level; empty when absent.
+    virtual std::vector<DicomLutItem> voiLuts() const = 0;
     // The element's name in GDCM's dictionary.
     virtual std::string tagName(std::uint16_t group, std::uint16_t element) const = 0;
 
@@ -142,8 +154,8 @@ public:
 
 // The plugin's one entry point (C linkage; the number is the version of this interface: change it with
 // any change to this header). Returns the plugin's one instance, which lives as long as the process.
-#define GLINT_DICOM_FACTORY glint_dicom_factory_v1
-#define GLINT_DICOM_FACTORY_NAME "glint_dicom_factory_v1"
+#define GLINT_DICOM_FACTORY glint_dicom_factory_v2
+#define GLINT_DICOM_FACTORY_NAME "glint_dicom_factory_v2"
 using DicomFactory = const DicomDecoder* (*)(const DicomHost*);
 
 // The DICOM decoder, loaded on first use (thread-safe; the plugin is never unloaded). Null when the plugin

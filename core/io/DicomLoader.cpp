@@ -5,6 +5,7 @@
 // on some malformed files, so the plugin runs every call into it that can abort under
 // runGuardedAgainstAbort.
 #include "core/io/DicomDecoder.h"
+#include "core/io/DicomVoi.h"
 #include "core/io/DicomPixels.h"
 #include "core/io/DicomScan.h"
 #include "core/io/ImageLoader.h"
@@ -54,6 +55,130 @@ std::optional<double> firstNumber(const DicomFile& file, std::uint16_t group, st
     const double v = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || trimmed(end).size() != 0 || !std::isfinite(v)) return std::nullopt;
     return v;
+}
+
+// Every value of a multi-valued DS/IS element ("40\\400" -> 40, 400); a value that is not a number stays
+// nothing in its place, so that centres and widths keep their pairing.
+std::vector<std::optional<double>> allNumbers(const DicomFile& file, std::uint16_t group, std::uint16_t element) {
+    std::vector<std::optional<double>> out;
+    const std::string text = file.rawText(group, element);
+    if (text.empty()) return out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t end = text.find('\\', start);
+        const std::string one = trimmed(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        char* stop = nullptr;
+        const double v = one.empty() ? 0.0 : std::strtod(one.c_str(), &stop);
+        out.push_back(!one.empty() && stop != one.c_str() && trimmed(stop).empty() && std::isfinite(v)
+                          ? std::optional<double>(v) : std::nullopt);
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+std::vector<std::string> allTexts(const DicomFile& file, std::uint16_t group, std::uint16_t element) {
+    std::vector<std::string> out;
+    const std::string text = file.rawText(group, element);
+    std::size_t start = 0;
+    while (!text.empty()) {
+        const std::size_t end = text.find('\\', start);
+        out.push_back(trimmed(text.substr(start, end == std::string::npos ? std::string::npos : end - start)));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+// The VOI and presentation attributes (DicomVoi.h). Inconsistent ones are left out with a note, never
+// guessed at: a window whose width is not a number or too small for its function (LINEAR: >= 1; the
+// others: > 0), a VOI LUT whose descriptor is not three values, whose bits are outside 8..16 or whose
+// data hold another number of entries than the descriptor says; an unknown VOI LUT Function (LINEAR is
+// used) or Presentation LUT Shape (the photometric default is used).
+std::shared_ptr<DicomVoi> readVoi(const DicomFile& file, DicomPhotometric pi, bool isSigned, std::optional<double> mirror,
+                                  bool ct) {
+    auto voi = std::make_shared<DicomVoi>();
+    voi->mirror = mirror;
+    const std::string function = trimmed(file.rawText(0x0028, 0x1056));
+    if (function == "LINEAR_EXACT") voi->function = VoiFunction::LinearExact;
+    else if (function == "SIGMOID") voi->function = VoiFunction::Sigmoid;
+    else if (!function.empty() && function != "LINEAR")
+        voi->notes.push_back("VOI LUT Function '" + function + "' is not a defined term: LINEAR is used");
+
+    const auto centres = allNumbers(file, 0x0028, 0x1050);
+    const auto widths = allNumbers(file, 0x0028, 0x1051);
+    const auto explanations = allTexts(file, 0x0028, 0x1055);
+    if (centres.size() != widths.size() && !centres.empty() && !widths.empty())
+        voi->notes.push_back("Window Center has " + std::to_string(centres.size()) + " values and Window Width " +
+                             std::to_string(widths.size()) + ": the first " +
+                             std::to_string(std::min(centres.size(), widths.size())) + " pairs are used");
+    for (std::size_t i = 0; i < std::min(centres.size(), widths.size()); ++i) {
+        const std::string which = "window " + std::to_string(i + 1);
+        if (!centres[i] || !widths[i]) {
+            voi->notes.push_back(which + " is left out: its centre or width is not a number");
+            continue;
+        }
+        const double minimum = voi->function == VoiFunction::Linear ? 1.0 : 0.0;
+        if (voi->function == VoiFunction::Linear ? *widths[i] < 1.0 : *widths[i] <= 0.0) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%g", *widths[i]);
+            voi->notes.push_back(which + " is left out: its width " + text + " is " +
+                                 (minimum > 0 ? "below 1 (LINEAR)" : "not positive"));
+            continue;
+        }
+        voi->windows.push_back({*centres[i], *widths[i], i < explanations.size() ? explanations[i] : std::string()});
+    }
+    voi->headerWindows = static_cast<int>(voi->windows.size());
+
+    const std::vector<DicomLutItem> items = file.voiLuts();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const DicomLutItem& item = items[i];
+        const std::string which = "VOI LUT " + std::to_string(i + 1);
+        if (item.descriptor.size() != 3) {
+            voi->notes.push_back(which + " is left out: LUT Descriptor has " + std::to_string(item.descriptor.size()) +
+                                 " values, not 3");
+            continue;
+        }
+        const std::size_t entries = item.descriptor[0] == 0 ? 65536 : item.descriptor[0];
+        const int bits = item.descriptor[2];
+        if (bits < 8 || bits > 16) {
+            voi->notes.push_back(which + " is left out: LUT Descriptor gives " + std::to_string(bits) +
+                                 " bits per entry (8 to 16 are defined)");
+            continue;
+        }
+        if (item.data.size() != entries || item.dataBytes != 2 * entries) {
+            voi->notes.push_back(which + " is left out: LUT Data hold " + std::to_string(item.dataBytes / 2) +
+                                 " entries and LUT Descriptor says " + std::to_string(entries));
+            continue;
+        }
+        VoiLut lut;
+        lut.firstMapped = isSigned ? static_cast<long long>(static_cast<std::int16_t>(item.descriptor[1]))
+                                   : static_cast<long long>(item.descriptor[1]);
+        lut.bits = bits;
+        lut.data = item.data;
+        const std::uint16_t top = static_cast<std::uint16_t>((1u << bits) - 1u);
+        if (std::any_of(lut.data.begin(), lut.data.end(), [&](std::uint16_t v) { return v > top; })) {
+            voi->notes.push_back(which + " is left out: LUT Data hold values above 2^" + std::to_string(bits) +
+                                 " - 1 (the descriptor's bits)");
+            continue;
+        }
+        lut.explanation = item.explanation;
+        voi->luts.push_back(std::move(lut));
+    }
+    if (ct) {
+        for (const VoiWindow& w : ctPresetWindows()) voi->windows.push_back(w);
+        const std::string rescaleType = trimmed(file.rawText(0x0028, 0x1054));
+        voi->units = rescaleType.empty() || rescaleType == "US" ? "HU" : rescaleType; // US: unspecified
+    }
+
+    const std::string shape = trimmed(file.rawText(0x2050, 0x0020));
+    voi->inverse = pi == DicomPhotometric::Monochrome1;
+    if (shape == "INVERSE") voi->inverse = true;
+    else if (shape == "IDENTITY") voi->inverse = false;
+    else if (!shape.empty())
+        voi->notes.push_back("Presentation LUT Shape '" + shape + "' is not a defined term: " +
+                             (voi->inverse ? "INVERSE" : "IDENTITY") + " is used");
+    return voi;
 }
 
 // Opens the file through the plugin; the reasons GDCM's readers refuse it become messages.
@@ -363,6 +488,19 @@ Image loadDicom(const std::string& path, const LoadOptions& options) {
     if (center && width && *width > 0) {
         out.meta.windowCenter = center;
         out.meta.windowWidth = width;
+    }
+    if (layout.samplesPerPixel == 1) {
+        const bool ct = trimmed(file.rawText(0x0008, 0x0060)) == "CT";
+        auto voi = readVoi(file, pi, layout.isSigned,
+                           pi == DicomPhotometric::Monochrome1 ? std::optional<double>(static_cast<double>(lo + hi))
+                                                               : std::nullopt,
+                           ct);
+        if (voi->headerWindows == 0) { // none usable: the window is the VOI's or nothing
+            out.meta.windowCenter.reset();
+            out.meta.windowWidth.reset();
+        }
+        if (voi->choiceCount() > 0 || voi->inverse || !voi->notes.empty() || !voi->units.empty())
+            out.meta.voi = std::move(voi);
     }
     out.meta.header = tagsThatMatter(*decoder, file, tsUid);
     return out;

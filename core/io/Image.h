@@ -12,6 +12,7 @@
 
 namespace glint {
 
+struct DicomVoi;
 class Georef;
 class Wcs;
 
@@ -60,6 +61,7 @@ struct ImageMetadata {
     bool displayYUp = false;           // FITS: row 0 is drawn at the bottom, as DS9 does
     std::optional<double> windowCenter; // DICOM default display window
     std::optional<double> windowWidth;
+    std::shared_ptr<const DicomVoi> voi; // DICOM: VOI function, windows, VOI LUTs, polarity (null when none)
 };
 
 class Image {

@@ -1,8 +1,10 @@
 #include "ui/docks/DisplayDock.h"
 
 #include "ui/AppContext.h"
+#include "core/io/DicomVoi.h"
 #include "ui/FormWidgets.h"
 #include "ui/display/HistogramWidget.h"
+#include "ui/display/DicomWindowChooser.h"
 #include "ui/display/ImagePartChooser.h"
 
 #include <QCheckBox>
@@ -62,6 +64,7 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(parts_);
+    layout->addWidget(new DicomWindowChooser(context_)); // VOI windows, LUTs and CT presets of a DICOM image
     layout->addWidget(histogram_, 1);
     // The histogram's own axis and range, under it.
     auto* view = new QHBoxLayout;
@@ -160,7 +163,8 @@ void DisplayDock::syncFromContext() {
     percentile_->setValue(s.percentile);
     percentile_->setEnabled(s.limits == glint::LimitsMode::Percentile);
     // The window entry only makes sense for images that carry one.
-    const bool hasWindow = context_.hasImage() && context_.image()->meta.windowCenter && context_.image()->meta.windowWidth;
+    const bool hasWindow = context_.hasImage() && ((context_.image()->meta.windowCenter && context_.image()->meta.windowWidth) ||
+                                                   (context_.image()->meta.voi && context_.image()->meta.voi->choiceCount() > 0));
     if (auto* model = qobject_cast<QStandardItemModel*>(limits_->model()))
         model->item(limits_->findData(static_cast<int>(glint::LimitsMode::Window)))->setEnabled(hasWindow);
     syncing_ = false;
