@@ -144,6 +144,7 @@ void MainWindow::createDocks() {
     displayDock_ = new DisplayDock(*context_, this);
     parametersDock_ = new ParametersDock(this);
     layerDock_ = new LayerDock(*context_->layers(), this);
+    layerDock_->setUndoStack(context_->undoStack()); // Remove of a results layer is a step of Edit ▸ Undo
     headerDock_ = new HeaderDock(this);
     resultsDock_ = new ResultsDock(canvas_, this);
     timingDock_ = new TimingDock(*context_->timingLog(), this);
@@ -520,6 +521,8 @@ void MainWindow::loadSettings() {
     }
     d.percentile = std::clamp(s.value(QStringLiteral("displayDefault/percentile"), 99.5).toDouble(), 50.0, 100.0);
     context_->setPreferredDisplay(d);
+    if (auto* sexagesimal = findChild<QAction*>(QStringLiteral("SexagesimalAction")))
+        sexagesimal->setData(s.value(QStringLiteral("results/sexagesimal"), false).toBool());
     rebuildRecentMenu();
 }
 
@@ -537,6 +540,8 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("displayDefault/limits"), QString::fromLatin1(glint::limitsModeName(d.limits)));
     s.setValue(QStringLiteral("displayDefault/colormap"), QString::fromLatin1(glint::colormapName(d.colormap)));
     s.setValue(QStringLiteral("displayDefault/percentile"), d.percentile);
+    if (const auto* sexagesimal = findChild<QAction*>(QStringLiteral("SexagesimalAction")))
+        s.setValue(QStringLiteral("results/sexagesimal"), sexagesimal->data().toBool());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -10,6 +10,7 @@
 #include "core/export/RegionCsv.h"
 #include "core/io/Georef.h"
 #include "core/io/Image.h"
+#include "core/jobs/Backend.h"
 #include "core/util/AtomicFile.h"
 #include "core/util/EnumNames.h"
 #include "core/util/Errors.h"
@@ -72,6 +73,12 @@ std::string RegionValue::text() const { return exact ? std::to_string(*exact) : 
 const RegionValue* ExportRegion::value(const std::string& name) const {
     for (const auto& v : values)
         if (v.name == name) return &v;
+    return nullptr;
+}
+
+const std::string* ExportRegion::text(const std::string& name) const {
+    for (const auto& [key, value] : texts)
+        if (key == name) return &value;
     return nullptr;
 }
 
@@ -171,7 +178,7 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
     return out;
 }
 
-ExportRegion regionFromTrace(const TraceResult& result, int traceIndex) {
+ExportRegion regionFromTrace(const TraceResult& result, int traceIndex, const std::string& mode, const std::string& backend) {
     ExportRegion e;
     e.kind = RegionKind::Trace;
     e.rank = traceIndex;
@@ -188,6 +195,14 @@ ExportRegion regionFromTrace(const TraceResult& result, int traceIndex) {
     double lowest = 1.0;
     for (const TraceLeg& leg : result.legs) lowest = std::min(lowest, leg.confidence);
     e.values.push_back({"min_confidence", lowest, std::nullopt});
+    if (!mode.empty()) e.texts.emplace_back("mode", mode);
+    e.texts.emplace_back("backend", backend.empty() ? std::string(backendName(result.backend)) : backend);
+    std::string confidences;
+    for (const TraceLeg& leg : result.legs) {
+        if (!confidences.empty()) confidences += ';';
+        confidences += RegionValue{"", leg.confidence, std::nullopt}.text();
+    }
+    e.texts.emplace_back("leg_confidences", confidences);
     return e;
 }
 

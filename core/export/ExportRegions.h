@@ -53,8 +53,11 @@ struct ExportRegion {
     std::vector<MaskPolygon> outline;              // common: the component's outline on pixel corners
     std::optional<RegionEllipse> ellipse;          // source: its Kron ellipse (points hold it as a polygon)
     std::vector<RegionValue> values;               // in display order
+    // Text columns (name, text): a trace's score mode, backend and every leg's confidence (leg_confidences).
+    std::vector<std::pair<std::string, std::string>> texts;
 
     const RegionValue* value(const std::string& name) const;
+    const std::string* text(const std::string& name) const; // null when the region has no such text
     // Sets x, y, width, height to the pixels the outline covers, or that the trace points fall in.
     void updateBounds();
     // Where a readout or an RA/Dec column refers to: the box centre, or the trace's middle point.
@@ -80,8 +83,11 @@ struct RegionDocument {
 RegionDocument regionDocumentFor(const Image& image);
 
 std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result);
-// One region for the whole chain of legs (a "trace" row), rank = traceIndex.
-ExportRegion regionFromTrace(const TraceResult& result, int traceIndex = 1);
+// One region for the whole chain of legs (a "trace" row), rank = traceIndex. Its texts: mode (the field's score,
+// as the window's table shows it; left out when empty), backend (`backend`, or the result's when empty) and
+// leg_confidences (each leg's confidence with all its digits, ';' between legs).
+ExportRegion regionFromTrace(const TraceResult& result, int traceIndex = 1, const std::string& mode = {},
+                             const std::string& backend = {});
 // No region when nothing was found. tolerance is recorded with the values.
 std::vector<ExportRegion> regionsFromCommon(const CommonComponentResult& result, double tolerance);
 

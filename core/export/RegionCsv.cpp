@@ -20,6 +20,9 @@ const std::vector<std::string> kValueColumns = {"pixels", "sum", "mean", "score"
 const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr",  "peak",     "centroid_x", "centroid_y",
                                                      "mean_background", "flags", "legs", "flux_auto", "mag_auto",
                                                      "a", "b", "theta", "fwhm", "min_confidence", "pivot"};
+// Text columns after those (a trace's score mode, backend and every leg's confidence, as the window's table shows
+// them), filled from ExportRegion::texts by name.
+const std::vector<std::string> kTextColumns = {"mode", "backend", "leg_confidences"};
 // The Earth's mean radius (IUGG), for lengths over a geographic CRS whose ellipsoid is not known.
 constexpr double kEarthRadiusM = 6371008.8;
 } // namespace
@@ -31,6 +34,7 @@ const std::vector<std::string>& regionCsvColumns() {
         c.insert(c.end(), kValueColumns.begin(), kValueColumns.end());
         c.push_back("points");
         c.insert(c.end(), kLaterValueColumns.begin(), kLaterValueColumns.end());
+        c.insert(c.end(), kTextColumns.begin(), kTextColumns.end());
         return c;
     }();
     return columns;
@@ -72,6 +76,10 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
     for (const auto& name : kLaterValueColumns) {
         const RegionValue* v = region.value(name);
         row.push_back(v ? v->text() : "");
+    }
+    for (const auto& name : kTextColumns) {
+        const std::string* text = region.text(name);
+        row.push_back(text ? *text : "");
     }
     if (georef) {
         const MapPoint map = georef->pixelToMap(cx, cy);

@@ -14,7 +14,8 @@ namespace glint {
 // kind, rank, label, x, y, width, height, center_x, center_y, ra, dec, pixels, sum, mean, score, length,
 // dx, dy, tolerance, points ("x y;x y;..." for traces), distinct, then the measurements as the CLI's JSON
 // names them: flux, snr, peak, centroid_x, centroid_y, mean_background, flags, legs, flux_auto, mag_auto, a,
-// b, theta, fwhm, a trace's min_confidence (its weakest leg's) and a brightest region's pivot (the value). ra/dec: J2000 degrees of the measured position (a brightest region's flux-weighted
+// b, theta, fwhm, a trace's min_confidence (its weakest leg's) and a brightest region's pivot (the value), then
+// a trace's text columns: mode, backend and leg_confidences (each leg's, ';' between legs). ra/dec: J2000 degrees of the measured position (a brightest region's flux-weighted
 // centroid, a source's centroid) where there is one, else of the centre, when the image has a WCS. Numbers
 // are written with all their digits (shortest round-trip). Empty where a column does not apply.
 const std::vector<std::string>& regionCsvColumns();

@@ -362,7 +362,7 @@ private slots:
                                                    "score", "length", "dx", "dy", "tolerance", "points", "distinct",
                                                    "flux", "snr", "peak", "centroid_x", "centroid_y", "mean_background",
                                                    "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm",
-                                                   "min_confidence", "pivot"};
+                                                   "min_confidence", "pivot", "mode", "backend", "leg_confidences"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));
@@ -374,6 +374,11 @@ private slots:
         QCOMPARE(rows[1][7], std::string("7.5")); // centre of x 3..12
         QCOMPARE(rows[3][0], std::string("trace"));
         QCOMPARE(rows[3][19], std::string("1.25 2.5;3.3333333333333335 7.125;20.75 11;40.1 3.3"));
+        QVERIFY(!rows[3][38].empty()); // a trace's backend (the result's)
+        QCOMPARE(rows[3][38], std::string(backendName(Backend::Reference)));
+        QCOMPARE(rows[3][39], std::string("1")); // its one leg's confidence
+        QVERIFY(rows[3][37].empty());            // no mode given
+        QVERIFY(rows[1][38].empty() && rows[1][39].empty()); // text columns of a trace only
         QCOMPARE(rows[4][0], std::string("common"));
         QCOMPARE(rows[4][11], std::string("12"));
         QCOMPARE(rows[4][16], std::string("-2"));

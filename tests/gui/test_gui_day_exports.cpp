@@ -342,6 +342,21 @@ private slots:
         QVERIFY(!model->sexagesimal());
         QCOMPARE(model->data(model->index(0, model->raColumn()), Qt::DisplayRole).toString(), degrees);
 
+        // The choice is remembered: the next result set with RA/Dec comes in sexagesimal, and back in degrees
+        // once unticked.
+        action->trigger();
+        QVERIFY(model->sexagesimal());
+        QVERIFY(runNgc1316(window));
+        ResultsModel* next = test::findModule<BrightestModule>(window)->model();
+        QVERIFY(next && next != model && next->hasSkyColumns());
+        QVERIFY(next->sexagesimal());
+        QVERIFY(action->isChecked());
+        QVERIFY(raForm.match(next->data(next->index(0, next->raColumn()), Qt::DisplayRole).toString()).hasMatch());
+        action->trigger();
+        QVERIFY(!next->sexagesimal());
+        QVERIFY(runNgc1316(window));
+        QVERIFY(!test::findModule<BrightestModule>(window)->model()->sexagesimal());
+
         // A set without RA/Dec (a text matrix) leaves the choice disabled.
         QVERIFY(openAndWait(window, brightest::writeMatrix(scene(60, 40, 5), QStringLiteral("no-wcs.csv"))));
         QString message;
@@ -390,6 +405,20 @@ private slots:
         QVERIFY(lowest >= 0);
         QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("min_confidence"))]), model->value(0, lowest).toDouble());
         QCOMPARE(std::stod(row[static_cast<std::size_t>(csv.column("score"))]), model->value(0, 3).toDouble());
+        // The table's text columns: mode, backend and the confidence of each leg (the table's two decimals, the
+        // file's every digit).
+        const auto text = [&](const char* name) { return QString::fromStdString(row[static_cast<std::size_t>(csv.column(name))]); };
+        const auto tableText = [&](const QString& header) {
+            const int c = static_cast<int>(model->columns().indexOf(header));
+            return c >= 0 ? model->value(0, c).toString() : QStringLiteral("<no column %1>").arg(header);
+        };
+        QCOMPARE(text("mode"), tableText(QStringLiteral("mode")));
+        QCOMPARE(text("backend"), tableText(QStringLiteral("backend")));
+        QVERIFY(!text("mode").isEmpty() && !text("backend").isEmpty());
+        QStringList legs;
+        for (const QString& c : text("leg_confidences").split(QLatin1Char(';'))) legs << QString::number(c.toDouble(), 'f', 2);
+        QCOMPARE(legs.join(QStringLiteral(", ")), tableText(QStringLiteral("confidence per leg")));
+        QCOMPARE(legs.size(), model->value(0, 1).toInt());
 
         // The same picture without its world file: lengths in pixels only.
         const QString plain = QDir(dir_).filePath(QStringLiteral("road-plain.png"));

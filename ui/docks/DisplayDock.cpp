@@ -1,5 +1,7 @@
 #include "ui/docks/DisplayDock.h"
 
+#include "ui/undo/UndoCommands.h"
+
 #include "ui/AppContext.h"
 #include "core/io/DicomVoi.h"
 #include "ui/FormWidgets.h"
@@ -10,6 +12,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QUndoStack>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -108,16 +111,25 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
     connect(applyAll_, &QPushButton::clicked, &context_, &AppContext::applyDisplayToAll);
     setWidget(body);
 
-    for (QComboBox* box : {scale_, limits_, colormap_})
-        connect(box, &QComboBox::currentIndexChanged, this, &DisplayDock::applyToContext);
-    connect(percentile_, &QDoubleSpinBox::valueChanged, this, &DisplayDock::applyToContext);
-    const auto manualFromBoxes = [this] {
-        if (!syncing_ && high_->value() > low_->value()) context_.setManualLimits(low_->value(), high_->value());
+    // Each change the user makes is one step of Edit ▸ Undo; a drag or a spin box's run of changes is one.
+    connect(scale_, &QComboBox::currentIndexChanged, this, [this] { applyToContext(tr("Change Scale")); });
+    connect(limits_, &QComboBox::currentIndexChanged, this, [this] { applyToContext(tr("Change Limits")); });
+    connect(colormap_, &QComboBox::currentIndexChanged, this, [this] { applyToContext(tr("Change Colour Map")); });
+    connect(percentile_, &QDoubleSpinBox::valueChanged, this,
+            [this] { applyToContext(tr("Change Percentile"), QStringLiteral("percentile")); });
+    const auto manualFromBoxes = [this](const QString& gesture) {
+        if (syncing_ || high_->value() <= low_->value()) return;
+        const glint::DisplaySettings before = context_.displaySettings();
+        context_.setManualLimits(low_->value(), high_->value());
+        pushDisplayChange(before, tr("Change Limits"), gesture);
     };
-    connect(low_, &QDoubleSpinBox::valueChanged, this, manualFromBoxes);
-    connect(high_, &QDoubleSpinBox::valueChanged, this, manualFromBoxes);
-    connect(histogram_, &HistogramWidget::limitsDragged, this,
-            [this](double low, double high) { context_.setManualLimits(low, high); });
+    connect(low_, &QDoubleSpinBox::valueChanged, this, [manualFromBoxes] { manualFromBoxes(QStringLiteral("low")); });
+    connect(high_, &QDoubleSpinBox::valueChanged, this, [manualFromBoxes] { manualFromBoxes(QStringLiteral("high")); });
+    connect(histogram_, &HistogramWidget::limitsDragged, this, [this](double low, double high) {
+        const glint::DisplaySettings before = context_.displaySettings();
+        context_.setManualLimits(low, high);
+        pushDisplayChange(before, tr("Drag Limits"), QStringLiteral("drag %1").arg(drag_));
+    });
 
     connect(axis_, &QComboBox::currentIndexChanged, this, [this] {
         requestHistogram();
@@ -128,6 +140,7 @@ DisplayDock::DisplayDock(AppContext& context, QWidget* parent)
         emit histogramViewChanged();
     });
     connect(histogram_, &HistogramWidget::limitsDragFinished, this, [this] {
+        ++drag_; // the next drag is a step of its own
         if (zoomedToLimits()) requestHistogram();
     });
 
@@ -243,8 +256,16 @@ void DisplayDock::requestHistogram() {
         });
 }
 
-void DisplayDock::applyToContext() {
+void DisplayDock::pushDisplayChange(const glint::DisplaySettings& before, const QString& what, const QString& gesture) {
+    QUndoStack* stack = context_.undoStack();
+    if (!stack || !context_.hasImage() || sameDisplay(before, context_.displaySettings())) return;
+    const bool timeLimited = !gesture.startsWith(QStringLiteral("drag"));
+    stack->push(new DisplaySettingsCommand(context_, what, before, context_.displaySettings(), gesture, timeLimited));
+}
+
+void DisplayDock::applyToContext(const QString& what, const QString& gesture) {
     if (syncing_) return;
+    const glint::DisplaySettings before = context_.displaySettings();
     glint::DisplaySettings s = context_.displaySettings();
     s.scale = static_cast<glint::DisplayScale>(scale_->currentData().toInt());
     s.colormap = static_cast<glint::Colormap>(colormap_->currentData().toInt());
@@ -257,6 +278,7 @@ void DisplayDock::applyToContext() {
     }
     s.limits = mode;
     context_.setDisplaySettings(s);
+    pushDisplayChange(before, what, gesture);
 }
 
 } // namespace glint::ui

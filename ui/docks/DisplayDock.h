@@ -5,6 +5,7 @@
 // several images.
 #pragma once
 
+#include "core/display/Display.h"
 #include "core/display/Histogram.h"
 #include "ui/jobs/LatestOnly.h"
 
@@ -51,7 +52,11 @@ signals:
 
 private:
     void syncFromContext();  // settings → widgets, without feeding back
-    void applyToContext();   // widgets → settings
+    // widgets → settings: one undoable step (Edit ▸ Undo) named `what`; see pushDisplayChange for `gesture`.
+    void applyToContext(const QString& what, const QString& gesture = {});
+    // Pushes the change from `before` to the context's settings now as a step; changes of one histogram drag
+    // (gesture "drag N") merge, and so do a spin box's changes within a second ("low", "high", "percentile").
+    void pushDisplayChange(const glint::DisplaySettings& before, const QString& what, const QString& gesture);
     void showLimits();
     // Computes the histogram for the current axis and zoom off the UI thread (the newest request wins).
     void requestHistogram();
@@ -70,6 +75,7 @@ private:
     ImagePartChooser* parts_;
     bool syncing_ = false;
     bool pending_ = false;
+    int drag_ = 1; // the histogram drag under way (or next)
     LatestOnly histogramJob_;
     std::optional<glint::LevelGrid> levels_; // of the current image, found with its first histogram
     bool levelsKnown_ = false;

@@ -1,8 +1,11 @@
 #include "ui/docks/LayerDock.h"
 
 #include "ui/overlay/LayerStack.h"
+#include "ui/undo/UndoCommands.h"
 
 #include <QColorDialog>
+#include <QComboBox>
+#include <QLabel>
 #include <QHBoxLayout>
 #include <QListWidget>
 #include <QPainter>
@@ -27,7 +30,8 @@ QIcon swatch(const QColor& colour) {
 
 LayerDock::LayerDock(LayerStack& stack, QWidget* parent)
     : QDockWidget(tr("Layers"), parent), stack_(stack), list_(new QListWidget), colour_(new QPushButton(tr("Colour…"))),
-      up_(new QPushButton(tr("Up"))), down_(new QPushButton(tr("Down"))), remove_(new QPushButton(tr("Remove"))) {
+      up_(new QPushButton(tr("Up"))), down_(new QPushButton(tr("Down"))), remove_(new QPushButton(tr("Remove"))),
+      labelMode_(new QComboBox) {
     setObjectName(QStringLiteral("LayerDock"));
     auto* body = new QWidget;
     auto* layout = new QVBoxLayout(body);
@@ -36,6 +40,13 @@ LayerDock::LayerDock(LayerStack& stack, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {colour_, up_, down_, remove_}) buttons->addWidget(b);
     layout->addLayout(buttons);
+    auto* show = new QHBoxLayout;
+    show->addWidget(new QLabel(tr("Show:")));
+    labelMode_->setObjectName(QStringLiteral("LabelModeBox"));
+    labelMode_->addItems({tr("Boxes and labels"), tr("Boxes only"), tr("Labels only")});
+    labelMode_->setToolTip(tr("What the selected layer draws: its shapes with their labels, the shapes alone or the labels alone"));
+    show->addWidget(labelMode_, 1);
+    layout->addLayout(show);
     setWidget(body);
     list_->setMinimumHeight(40);
     list_->setToolTip(tr("Tick to show a layer; double-click to recolour it"));
@@ -47,6 +58,10 @@ LayerDock::LayerDock(LayerStack& stack, QWidget* parent)
     });
     connect(list_, &QListWidget::itemDoubleClicked, this,
             [this](QListWidgetItem* item) { chooseColour(item->data(kLayerRole).value<OverlayLayer*>()); });
+    connect(list_, &QListWidget::currentItemChanged, this, &LayerDock::showLabelMode);
+    connect(labelMode_, &QComboBox::activated, this, [this](int index) {
+        if (OverlayLayer* l = selectedLayer(); l && l->hasLabels()) l->setLabelMode(static_cast<OverlayLayer::LabelMode>(index));
+    });
     connect(colour_, &QPushButton::clicked, this, [this] { chooseColour(selectedLayer()); });
     // The list shows the top layer first, so "up" moves towards the end of the stack.
     connect(up_, &QPushButton::clicked, this, [this] {
@@ -56,7 +71,7 @@ LayerDock::LayerDock(LayerStack& stack, QWidget* parent)
         if (OverlayLayer* l = selectedLayer()) stack_.move(l, stack_.indexOf(l) - 1);
     });
     connect(remove_, &QPushButton::clicked, this, [this] {
-        if (OverlayLayer* l = selectedLayer()) stack_.remove(l);
+        if (OverlayLayer* l = selectedLayer()) removeLayerUndoably(undo_, stack_, l);
     });
     rebuild();
 }
@@ -70,6 +85,13 @@ void LayerDock::chooseColour(OverlayLayer* layer) {
     if (!layer) return;
     const QColor c = QColorDialog::getColor(layer->colour(), this, tr("Colour of %1").arg(layer->name()));
     if (c.isValid()) layer->setColour(c);
+}
+
+void LayerDock::showLabelMode() {
+    const OverlayLayer* layer = selectedLayer();
+    const bool labelled = layer && layer->hasLabels();
+    labelMode_->setEnabled(labelled);
+    labelMode_->setCurrentIndex(labelled ? static_cast<int>(layer->labelMode()) : 0);
 }
 
 void LayerDock::rebuild() {
@@ -87,6 +109,7 @@ void LayerDock::rebuild() {
     const bool any = !layers.isEmpty();
     for (QPushButton* b : {colour_, up_, down_, remove_}) b->setEnabled(any);
     rebuilding_ = false;
+    showLabelMode();
 }
 
 } // namespace glint::ui

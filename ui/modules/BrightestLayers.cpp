@@ -1,13 +1,16 @@
 #include "ui/modules/BrightestLayers.h"
 
+#include <QCache>
 #include <QFontMetricsF>
 #include <QHash>
+#include <QPaintEngine>
 #include <QPainter>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <vector>
 
 namespace glint::ui {
 
@@ -31,6 +34,43 @@ void drawHaloText(QPainter& painter, QPointF baseline, const QFont& font, const 
     painter.drawText(baseline, text);
 }
 
+// Whether the painter draws whole pixels of a raster device (the canvas, a picture at scale 1): then labels and a
+// crowded view's outlines may be drawn as images. Not for vector output (SVG, PDF) or a scaled painter.
+bool rasterPixels(const QPainter& painter) {
+    return painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster &&
+           OverlayLayer::deviceScale(painter) == 1.0 && painter.transform().type() <= QTransform::TxTranslate;
+}
+
+// drawHaloText through a cache of finished labels (an image each, keyed by text, font, colour and opacity): a label
+// is drawn nine times for its halo, which made the text most of a frame's time with many regions in view. Used
+// where rasterPixels(); elsewhere (vector output, a scaled painter) the text is drawn as text.
+void drawHaloTextCached(QPainter& painter, QPointF baseline, const QFont& font, const QString& text, const QColor& colour,
+                        double opacity) {
+    if (!rasterPixels(painter)) {
+        drawHaloText(painter, baseline, font, text, colour, opacity);
+        return;
+    }
+    thread_local QCache<QString, QImage> cache(4000);
+    const QString key = text + QLatin1Char('|') + font.key() + QLatin1Char('|') + QString::number(colour.rgba(), 16) +
+                        QLatin1Char('|') + QString::number(static_cast<int>(std::lround(opacity * 1000.0)));
+    const QFontMetricsF metrics(font);
+    const QPointF origin(2.0, 2.0 + std::ceil(metrics.ascent()));
+    QImage* sprite = cache.object(key);
+    if (!sprite) {
+        sprite = new QImage(static_cast<int>(std::ceil(metrics.horizontalAdvance(text))) + 6,
+                            static_cast<int>(std::ceil(metrics.height())) + 6, QImage::Format_ARGB32_Premultiplied);
+        sprite->fill(Qt::transparent);
+        {
+            QPainter p(sprite);
+            p.setRenderHints(painter.renderHints());
+            drawHaloText(p, origin, font, text, colour, opacity);
+        }
+        cache.insert(key, sprite);
+    }
+    const QPointF at = baseline - origin;
+    painter.drawImage(QPointF(std::round(at.x()), std::round(at.y())), *sprite);
+}
+
 // Boxes bucketed by screen area, so that a thousand labels are placed in near-linear time rather than
 // each one tested against all the others. Boxes are clipped to `bounds` (a region far off screen at a
 // high zoom would otherwise span millions of cells).
@@ -42,6 +82,7 @@ public:
         if (clipped.isEmpty()) return;
         const int index = static_cast<int>(boxes_.size());
         boxes_.append(clipped);
+        seen_.push_back(0);
         forCells(clipped, [&](quint64 cell) {
             cells_[cell].append(index);
             return false;
@@ -56,26 +97,30 @@ public:
     }
     // How many boxes `box` overlaps (each counted once).
     int countOverlaps(const QRectF& box) const {
-        QVector<int> seen;
+        int count = 0;
+        const unsigned stamp = nextStamp();
         forCells(box.intersected(bounds_), [&](quint64 cell) {
             const auto it = cells_.constFind(cell);
             if (it != cells_.cend())
                 for (int i : *it)
-                    if (boxes_[i].intersects(box) && !seen.contains(i)) seen.append(i);
+                    if (seen_[i] != stamp && boxes_[i].intersects(box)) {
+                        seen_[i] = stamp;
+                        ++count;
+                    }
             return false;
         });
-        return static_cast<int>(seen.size());
+        return count;
     }
     // The summed area of `box` that lies over the boxes (overlapping boxes counted twice).
     double coveredArea(const QRectF& box) const {
         double area = 0.0;
-        QVector<int> seen;
+        const unsigned stamp = nextStamp();
         forCells(box.intersected(bounds_), [&](quint64 cell) {
             const auto it = cells_.constFind(cell);
             if (it == cells_.cend()) return false;
             for (int i : *it) {
-                if (seen.contains(i)) continue;
-                seen.append(i);
+                if (seen_[i] == stamp) continue;
+                seen_[i] = stamp;
                 const QRectF common = boxes_[i].intersected(box);
                 if (!common.isEmpty()) area += common.width() * common.height();
             }
@@ -96,8 +141,18 @@ private:
                 if (f((static_cast<quint64>(static_cast<quint32>(y)) << 32) | static_cast<quint32>(x))) return true;
         return false;
     }
+    // A stamp per box, so that a query counts each box once (a box spans several cells) in constant time.
+    unsigned nextStamp() const {
+        if (++stamp_ == 0) { // wrapped: clear the old stamps
+            std::fill(seen_.begin(), seen_.end(), 0u);
+            stamp_ = 1;
+        }
+        return stamp_;
+    }
     QRectF bounds_;
     QVector<QRectF> boxes_;
+    mutable std::vector<unsigned> seen_;
+    mutable unsigned stamp_ = 0;
     QHash<quint64, QVector<int>> cells_;
 };
 
@@ -117,6 +172,8 @@ QLineF gapBetween(const QRectF& a, const QRectF& b) {
 
 constexpr double kLabelGap = 2.0;                               // between a label and its rectangle
 constexpr double kRings[] = {0.0, 14.0, 30.0, 54.0, 90.0, 140.0}; // how far out labels are tried
+constexpr double kClearance = 6.0;                              // around a label without priority
+constexpr int kDetailedBoxes = 400;  // rectangles in view drawn with halo and antialiasing; more are drawn plain
 
 } // namespace
 
@@ -137,11 +194,15 @@ QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const
     for (const RegionLabel& label : labels)
         if (label.target.intersects(bounds)) regions.add(label.target);
 
+    // The labels without priority stop at this much of the viewport.
+    const double densityLimit = kLabelDensity * viewport.width() * viewport.height();
+    double minorArea = 0.0;
     QVector<PlacedLabel> placed;
     for (int i = 0; i < labels.size(); ++i) {
         const RegionLabel& label = labels[i];
         const QRectF t = label.target;
         if (label.text.isEmpty() || !t.intersects(viewport)) continue;
+        if (!label.priority && !label.mustShow && minorArea >= densityLimit) continue;
         const double width = metrics.horizontalAdvance(label.text) + 4.0;
         const QSizeF size(width, height);
         const double ownArea = std::max(1.0, t.width() * t.height());
@@ -152,12 +213,20 @@ QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const
             int labelsCovered = 0;
         };
         Candidate best, forced; // forced: the best spot when labels may be covered (mustShow labels)
+        const bool priority = label.priority || label.mustShow;
         const auto consider = [&](QPointF topLeft, double ringCost) {
             QRectF box(topLeft, size);
             // Slide into the viewport, so that a region partly off screen keeps its label in view.
             box.moveLeft(std::clamp(box.left(), viewport.left() + 2.0, std::max(viewport.left() + 2.0, viewport.right() - width - 2.0)));
             box.moveTop(std::clamp(box.top(), viewport.top() + 2.0, std::max(viewport.top() + 2.0, viewport.bottom() - height - 2.0)));
             if (!viewport.contains(box)) return;
+            if (!priority) {
+                // Without priority: next to its region (a leader line would add clutter for a minor rank), clear
+                // of the other labels by a few pixels (no wall of labels), and tested cheaply first: on a crowded
+                // frame most spots are taken.
+                if (!gapBetween(box, t).isNull()) return;
+                if (placedBoxes.overlaps(box.adjusted(-kClearance, -kClearance, kClearance, kClearance))) return;
+            }
             // Cost: covering the own region counts double (its label would hide what it names), covering
             // another region once, each relative to the label's size; then the distance out.
             const QRectF own = box.intersected(t);
@@ -167,13 +236,14 @@ QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const
             // Inside a region much larger than the label, covering it matters less (a small corner of it).
             const double ownWeight = ownCovered > 0.0 ? 2.0 * std::min(1.0, 4.0 * area / ownArea) + 1.0 : 0.0;
             const double cost = ownWeight * ownCovered / area + otherCovered / area + ringCost;
-            const int covered = placedBoxes.countOverlaps(box);
+            const int covered = priority ? placedBoxes.countOverlaps(box) : 0;
             if (covered == 0 && cost < best.cost) best = {box, cost, 0};
             if (label.mustShow && (covered < forced.labelsCovered || (covered == forced.labelsCovered && cost < forced.cost)))
                 forced = {box, cost, covered};
         };
         forced.labelsCovered = std::numeric_limits<int>::max();
-        for (std::size_t ring = 0; ring < std::size(kRings); ++ring) {
+        const std::size_t rings = priority ? std::size(kRings) : 1;
+        for (std::size_t ring = 0; ring < rings; ++ring) {
             const QRectF r = t.adjusted(-kRings[ring] - kLabelGap, -kRings[ring] - kLabelGap, kRings[ring] + kLabelGap,
                                         kRings[ring] + kLabelGap);
             const double ringCost = 0.05 * static_cast<double>(ring);
@@ -194,6 +264,7 @@ QVector<PlacedLabel> placeRegionLabels(const QVector<RegionLabel>& labels, const
         if (!chosen && label.mustShow && std::isfinite(forced.cost)) chosen = &forced;
         if (!chosen) continue;
         placedBoxes.add(chosen->box);
+        if (!priority) minorArea += chosen->box.width() * chosen->box.height();
         placed.append({i, chosen->box, gapBetween(chosen->box, t)});
     }
     return placed;
@@ -203,10 +274,9 @@ namespace {
 
 // Labels placed by placeRegionLabels, drawn with a halo (and their leader lines), the selected one last
 // (on top).
-void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, const QVector<QRectF>& taken) {
+void drawPlacedLabels(QPainter& painter, const QVector<RegionLabel>& labels, QVector<PlacedLabel> placed) {
     const QFont font = regionLabelFont(painter.font());
     const QFontMetricsF metrics(font);
-    QVector<PlacedLabel> placed = placeRegionLabels(labels, metrics, viewport, taken);
     std::stable_partition(placed.begin(), placed.end(), [&](const PlacedLabel& p) { return !labels[p.index].selected; });
     for (const PlacedLabel& p : placed) {
         const RegionLabel& label = labels[p.index];
@@ -218,8 +288,13 @@ void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRe
             painter.setPen(QPen(withOpacity(colour, opacity), 1.2));
             painter.drawLine(p.leader);
         }
-        drawHaloText(painter, QPointF(p.box.left() + 2.0, p.box.top() + 1.0 + metrics.ascent()), font, label.text, colour, opacity);
+        drawHaloTextCached(painter, QPointF(p.box.left() + 2.0, p.box.top() + 1.0 + metrics.ascent()), font, label.text, colour, opacity);
     }
+}
+
+void drawLabels(QPainter& painter, const QVector<RegionLabel>& labels, const QRectF& viewport, const QVector<QRectF>& taken) {
+    const QFontMetricsF metrics(regionLabelFont(painter.font()));
+    drawPlacedLabels(painter, labels, placeRegionLabels(labels, metrics, viewport, taken));
 }
 
 } // namespace
@@ -257,8 +332,9 @@ QVector<RegionLabel> BrightestRegionLayer::labels(const ViewTransform& view) con
     out.reserve(regions_.size());
     const auto add = [&](int i) {
         const bool isSelected = i == selected();
-        out.append({view.imageToWidget(itemBounds(i)), regions_[i].label, colour(), opacityForRank(regions_[i].rank),
-                    isSelected, isSelected || regions_[i].rank == 1});
+        const int rank = regions_[i].rank;
+        out.append({view.imageToWidget(itemBounds(i)), regions_[i].label, colour(), opacityForRank(rank), isSelected,
+                    isSelected || rank == 1, isSelected || rank <= kAlwaysLabelledRanks});
     };
     if (selected() >= 0) add(selected());
     for (int i = 0; i < regions_.size(); ++i)
@@ -288,28 +364,96 @@ int BrightestRegionLayer::hitTest(QPointF p, double tolerance) const {
     return best;
 }
 
+QVector<PlacedLabel> BrightestRegionLayer::placedLabels(const ViewTransform& view, const QRectF& viewport, const QFont& font) const {
+    if (!showLabels_ || !showsLabels() || regions_.isEmpty()) return {};
+    return placeRegionLabels(labels(view), QFontMetricsF(regionLabelFont(font)), viewport, {});
+}
+
 void BrightestRegionLayer::paint(QPainter& painter, const ViewTransform& view) const {
     if (regions_.isEmpty()) return;
     painter.save();
-    painter.setRenderHint(QPainter::Antialiasing, true);
     const QRectF viewport = paintArea(painter);
     const QColor colour = this->colour();
     const int selectedItem = selected();
 
-    // Rectangles, worst rank first so that the best ones lie on top.
-    painter.setBrush(Qt::NoBrush);
-    for (int i = static_cast<int>(regions_.size()) - 1; i >= 0; --i) {
-        const QRectF w = view.imageToWidget(itemBounds(i));
-        if (!w.intersects(viewport.adjusted(-4, -4, 4, 4))) continue;
-        const bool isSelected = i == selectedItem;
-        const double opacity = isSelected ? 1.0 : opacityForRank(regions_[i].rank);
-        painter.setPen(QPen(QColor(0, 0, 0, static_cast<int>((isSelected ? 170 : 110) * opacity)), isSelected ? 5.0 : 3.5));
-        painter.drawRect(w);
-        painter.setPen(QPen(withOpacity(isSelected ? colour.lighter(150) : colour, opacity), isSelected ? 2.5 : 1.5));
-        painter.drawRect(w);
+    if (showsShapes()) {
+        // Only the rectangles in view; worst rank first so that the best ones lie on top.
+        const QRectF area = viewport.adjusted(-4, -4, 4, 4);
+        const QRectF visible = view.widgetToImage(area); // tested in image coordinates: 10 000 stay cheap
+        QVector<int> shown;
+        for (int i = static_cast<int>(regions_.size()) - 1; i >= 0; --i)
+            if (i != selectedItem && itemBounds(i).intersects(visible)) shown.append(i);
+        painter.setBrush(Qt::NoBrush);
+        if (shown.size() <= kDetailedBoxes) {
+            painter.setRenderHint(QPainter::Antialiasing, true);
+            for (const int i : shown) {
+                const QRectF w = view.imageToWidget(itemBounds(i));
+                const double opacity = opacityForRank(regions_[i].rank);
+                painter.setPen(QPen(QColor(0, 0, 0, static_cast<int>(110 * opacity)), 3.5));
+                painter.drawRect(w);
+                painter.setPen(QPen(withOpacity(colour, opacity), 1.5));
+                painter.drawRect(w);
+            }
+        } else {
+            // Many rectangles in view (a crowded frame zoomed out): thin, without halo or antialiasing, in a few
+            // steps of opacity, so that panning and zooming over 10 000 stay smooth. On the canvas (whole device
+            // pixels) their outlines are written straight into one transparent image, drawn once: a tenth of the
+            // time of 10 000 stroked rectangles; a scaled painter (an export) strokes them.
+            painter.setRenderHint(QPainter::Antialiasing, false);
+            constexpr int kSteps = 6;
+            const auto stepOf = [&](int i) {
+                const double opacity = opacityForRank(regions_[i].rank);
+                return std::clamp(static_cast<int>(std::lround((1.0 - opacity) / 0.75 * (kSteps - 1))), 0, kSteps - 1);
+            };
+            const auto stepColour = [&](int step) { return withOpacity(colour, 1.0 - 0.75 * step / (kSteps - 1)); };
+            const QRect device = viewport.toAlignedRect();
+            if (rasterPixels(painter) && !device.isEmpty()) {
+                if (boxCache_.size() != device.size()) boxCache_ = QImage(device.size(), QImage::Format_ARGB32_Premultiplied);
+                boxCache_.fill(Qt::transparent);
+                const int w = boxCache_.width(), h = boxCache_.height();
+                auto* bits = reinterpret_cast<QRgb*>(boxCache_.bits());
+                const qsizetype stride = boxCache_.bytesPerLine() / 4;
+                QRgb premultiplied[kSteps];
+                for (int step = 0; step < kSteps; ++step) premultiplied[step] = qPremultiply(stepColour(step).rgba());
+                for (const int i : shown) {
+                    const QRectF r = view.imageToWidget(itemBounds(i)).translated(-device.topLeft());
+                    const int x0 = static_cast<int>(std::lround(r.left())), x1 = std::max(x0, static_cast<int>(std::lround(r.right())) - 1);
+                    const int y0 = static_cast<int>(std::lround(r.top())), y1 = std::max(y0, static_cast<int>(std::lround(r.bottom())) - 1);
+                    if (x1 < 0 || y1 < 0 || x0 >= w || y0 >= h) continue;
+                    const QRgb c = premultiplied[stepOf(i)];
+                    const int cx0 = std::max(x0, 0), cx1 = std::min(x1, w - 1), cy0 = std::max(y0, 0), cy1 = std::min(y1, h - 1);
+                    for (const int y : {y0, y1})
+                        if (y >= 0 && y < h) std::fill(bits + y * stride + cx0, bits + y * stride + cx1 + 1, c);
+                    for (const int x : {x0, x1})
+                        if (x >= 0 && x < w)
+                            for (int y = cy0; y <= cy1; ++y) bits[y * stride + x] = c;
+                }
+                painter.drawImage(device.topLeft(), boxCache_);
+            } else {
+                QVector<QRectF> batch[kSteps];
+                for (const int i : shown) batch[stepOf(i)].append(view.imageToWidget(itemBounds(i)));
+                for (int step = kSteps - 1; step >= 0; --step) {
+                    if (batch[step].isEmpty()) continue;
+                    painter.setPen(QPen(stepColour(step), 0.0));
+                    painter.drawRects(batch[step].constData(), static_cast<int>(batch[step].size()));
+                }
+            }
+        }
+        if (selectedItem >= 0 && selectedItem < regions_.size()) {
+            painter.setRenderHint(QPainter::Antialiasing, true);
+            const QRectF w = view.imageToWidget(itemBounds(selectedItem));
+            painter.setPen(QPen(QColor(0, 0, 0, 170), 5.0));
+            painter.drawRect(w);
+            painter.setPen(QPen(colour.lighter(150), 2.5));
+            painter.drawRect(w);
+        }
     }
 
-    if (showLabels_) drawLabels(painter, labels(view), viewport, {});
+    if (showLabels_ && showsLabels()) {
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        const QVector<RegionLabel> all = labels(view);
+        drawPlacedLabels(painter, all, placeRegionLabels(all, QFontMetricsF(regionLabelFont(painter.font())), viewport, {}));
+    }
     painter.restore();
 }
 
@@ -437,7 +581,7 @@ void BrightestSweepLayer::paint(QPainter& painter, const ViewTransform& view) co
     QVector<RegionLabel> labels;
     QVector<RegionLabel> rest;
     for (const Pivot& p : pivots_) {
-        if (!p.layer || !p.layer->isVisible()) continue;
+        if (!p.layer || !p.layer->isVisible() || !p.layer->showsLabels()) continue;
         for (const RegionLabel& label : p.layer->labels(view)) (label.selected ? labels : rest).append(label);
     }
     labels += rest;

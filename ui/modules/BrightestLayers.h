@@ -6,6 +6,7 @@
 #include "ui/overlay/ShapeLayer.h"
 
 #include <QFont>
+#include <QImage>
 #include <QLineF>
 #include <QPointer>
 #include <QRect>
@@ -31,7 +32,15 @@ struct RegionLabel {
     double opacity = 1.0;
     bool selected = false;
     bool mustShow = false; // the selected region and rank 1: shown even where it has to cover another label
+    bool priority = false; // a top rank (or mustShow): may stand away with a leader line, outside the density limit
 };
+
+// Ranks 1 .. kAlwaysLabelledRanks are labels with priority: they are placed first and may stand away from their
+// region with a leader line. Lower ranks are labelled only where their label fits next to (or inside) its region
+// with a little clearance from the other labels, and while the labels cover less than kLabelDensity of the view:
+// zoomed out on a crowded frame they are left out, zooming in gives them room (the placement runs on every paint).
+inline constexpr int kAlwaysLabelledRanks = 10;
+inline constexpr double kLabelDensity = 0.12;
 
 // Where a label went: its box (widget coordinates) and, when it stands away from its region, the leader
 // line from the box to the region's outline (null when the box touches the region).
@@ -42,8 +51,10 @@ struct PlacedLabel {
 };
 
 // Places region labels in the order given (the order is the priority). Each label takes the free spot
-// nearest its rectangle: beside it (above, below, left or right), then farther out on rings with a leader
-// line, and inside its rectangle only when nothing outside is free. A spot is free when it lies in the
+// nearest its rectangle: beside it (above, below, left or right), then (priority labels only) farther out on
+// rings with a leader line, and inside its rectangle only when nothing outside is free. A label without
+// priority needs a few pixels of clearance from the labels already placed, touches its region (no leader
+// line) and is left out once the labels placed cover kLabelDensity of the viewport. A spot is free when it lies in the
 // viewport and covers no label placed before it nor anything in `taken` (a legend); among free spots the
 // one covering the least of any region's rectangle wins, so labels keep off the regions' pixels (the
 // lesion) where they can. A label with no free spot is left out (zooming in makes room), except a mustShow
@@ -74,6 +85,11 @@ public:
     void setShowLabels(bool show);
     // The labels in the order they claim room: the selected region first, then by rank.
     QVector<RegionLabel> labels(const ViewTransform& view) const;
+    // The labels paint() draws in `viewport` (widget coordinates) with `font` (the painter's): indices into
+    // labels(view). Empty when labels are hidden (setShowLabels(false) or the label mode).
+    QVector<PlacedLabel> placedLabels(const ViewTransform& view, const QRectF& viewport, const QFont& font) const;
+    bool hasLabels() const override { return true; }
+    bool undoableRemoval() const override { return true; }
 
     int itemCount() const override { return static_cast<int>(regions_.size()); }
     QRectF itemBounds(int index) const override;
@@ -82,6 +98,7 @@ public:
 
 private:
     QVector<RegionMark> regions_;
+    mutable QImage boxCache_; // the crowded view's outlines (paint() reuses its memory from frame to frame)
     bool fade_ = false;
     bool showLabels_ = true;
 };

@@ -185,6 +185,7 @@ QWidget* BrightestModule::createPanel() {
     });
     connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
     undoableChoice(context().undoStack(), panel_->backendBox(), tr("Backend")); // the form's fields push their own
+    undoableText(context().undoStack(), panel_->sweepEdit(), tr("Sweep"));
     refreshExclusions();
     refreshRoi();
     applyImageDefaults();

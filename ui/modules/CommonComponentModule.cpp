@@ -118,6 +118,7 @@ QWidget* CommonComponentModule::createPanel() {
     panel->setParameters(params_);
     panel->backendBox()->setCurrentText(QString::fromLatin1(glint::backendName(backend_)));
     undoableChoice(context().undoStack(), panel->backendBox(), tr("Backend"));
+    undoableSlider(context().undoStack(), panel->opacitySlider(), tr("B Opacity"));
     panel->opacitySlider()->setValue(static_cast<int>(std::lround(blendOpacity_ * 100)));
     panel->setSecondImageText(secondDescription());
     const auto readParameters = [this] {

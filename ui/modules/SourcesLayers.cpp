@@ -41,21 +41,25 @@ void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) con
         if (s.points.isEmpty() || !s.bounds().intersects(visible)) continue;
         const QPolygonF w = view.imageToWidget(s.points);
         if (i == selected()) continue; // drawn last, on top
-        painter.setPen(pen);
-        painter.drawPolygon(w);
+        if (showsShapes()) {
+            painter.setPen(pen);
+            painter.drawPolygon(w);
+        }
         if (i < labelledCount_ && !s.label.isEmpty()) labelled.append(i);
     }
     const int sel = selected();
     if (sel >= 0 && sel < all.size() && !all[sel].points.isEmpty()) {
         const QPolygonF w = view.imageToWidget(all[sel].points);
-        QPen halo(QColor(0, 0, 0, 170), 4.0);
-        halo.setCosmetic(true);
-        painter.setPen(halo);
-        painter.drawPolygon(w);
-        QPen bright(colour.lighter(160), 2.0);
-        bright.setCosmetic(true);
-        painter.setPen(bright);
-        painter.drawPolygon(w);
+        if (showsShapes()) {
+            QPen halo(QColor(0, 0, 0, 170), 4.0);
+            halo.setCosmetic(true);
+            painter.setPen(halo);
+            painter.drawPolygon(w);
+            QPen bright(colour.lighter(160), 2.0);
+            bright.setCosmetic(true);
+            painter.setPen(bright);
+            painter.drawPolygon(w);
+        }
         labelled.append(sel);
     }
     // Labels on a dark box, legible on bright and dark pixels: above a small ellipse; beside the centre of a large
@@ -64,6 +68,7 @@ void SourceEllipseLayer::paint(QPainter& painter, const ViewTransform& view) con
     const QFontMetricsF metrics(painter.font());
     painter.setRenderHint(QPainter::Antialiasing, false);
     QVector<QRectF> drawn;
+    if (!showsLabels()) labelled.clear(); // the Layers dock's Show: ellipses only
     if (sel >= 0 && labelled.size() > 1) labelled.prepend(labelled.takeLast()); // the selected one claims its room first
     for (const int i : labelled) {
         const OverlayShape& s = all[i];

@@ -21,6 +21,8 @@ public:
     // Items 0 .. count-1 (the brightest) show their labels; the others only when selected.
     void setLabelledCount(int count);
     int labelledCount() const { return labelledCount_; }
+    bool hasLabels() const override { return true; }
+    bool undoableRemoval() const override { return true; }
     // Shapes outside the painter's area are skipped; labels (with a dark box) only for labelled shapes and
     // the selected one (which shows its number even when it has no label).
     void paint(QPainter& painter, const ViewTransform& view) const override;
@@ -48,6 +50,7 @@ public:
     static QColor colourFor(int number);
 
     void paint(QPainter& painter, const ViewTransform& view) const override;
+    bool undoableRemoval() const override { return true; }
 
 private:
     void rebuild();

@@ -33,10 +33,27 @@ void LayerStack::add(OverlayLayer* layer) {
 }
 
 void LayerStack::remove(OverlayLayer* layer) {
-    if (!layers_.contains(layer)) return;
+    if (!layer) return;
+    if (!layers_.contains(layer)) {
+        if (layer->parent() == this) delete layer; // detached (an undoable removal): its owner drops it for good
+        return;
+    }
     emit aboutToRemove(layer);
     if (!layers_.contains(layer)) return; // a receiver removed it already
     delete layer; // the destroyed() handler takes it off the list
+}
+
+void LayerStack::detach(OverlayLayer* layer) {
+    if (!layers_.removeOne(layer)) return;
+    emit layersChanged();
+    emit repaintNeeded();
+}
+
+void LayerStack::attach(OverlayLayer* layer, int index) {
+    if (!layer || layers_.contains(layer) || layer->parent() != this) return;
+    layers_.insert(std::clamp(index, 0, static_cast<int>(layers_.size())), layer);
+    emit layersChanged();
+    emit repaintNeeded();
 }
 
 void LayerStack::move(OverlayLayer* layer, int newIndex) {

@@ -21,6 +21,10 @@ public:
     // Deletes the layer (aboutToRemove() first; removeImageLayers() and the destructor do not emit it).
     void remove(OverlayLayer* layer);
     void move(OverlayLayer* layer, int newIndex);
+    // Takes the layer off the list without deleting it (an undoable removal keeps it for its undo); the stack
+    // stays its parent. attach() puts a detached layer back at `index`.
+    void detach(OverlayLayer* layer);
+    void attach(OverlayLayer* layer, int index);
     // Deletes every layer marked removedWithImage().
     void removeImageLayers();
 

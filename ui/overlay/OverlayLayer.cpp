@@ -30,6 +30,13 @@ void OverlayLayer::setColour(const QColor& colour) {
     emit changed();
 }
 
+void OverlayLayer::setLabelMode(LabelMode mode) {
+    if (mode == labelMode_) return;
+    labelMode_ = mode;
+    emit propertiesChanged();
+    emit changed();
+}
+
 void OverlayLayer::setSelected(int index) {
     if (index < -1 || index >= itemCount()) index = -1;
     if (index == selected_) return;

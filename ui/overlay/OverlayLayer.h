@@ -24,8 +24,20 @@ public:
     void setVisible(bool visible);
     QColor colour() const { return colour_; }
     void setColour(const QColor& colour);
+    // What a layer with labelled items (regions, sources) draws: both, the shapes alone or the labels alone
+    // (the Layers dock's Show box). Layers without labels ignore it.
+    enum class LabelMode { BoxesAndLabels, BoxesOnly, LabelsOnly };
+    virtual bool hasLabels() const { return false; }
+    LabelMode labelMode() const { return labelMode_; }
+    void setLabelMode(LabelMode mode);
+    bool showsShapes() const { return labelMode_ != LabelMode::LabelsOnly; }
+    bool showsLabels() const { return labelMode_ != LabelMode::BoxesOnly; }
     // Layers that belong to one image (results, drawn shapes) are removed when another image is opened.
     bool removedWithImage() const { return removedWithImage_; }
+    // Whether the Layers dock's Remove can be undone: a layer that only shows results (regions, sources) is kept
+    // while the step is on the undo stack. Layers a module reads its input from (exclusion shapes, a trace in
+    // progress) are deleted at once, as before.
+    virtual bool undoableRemoval() const { return false; }
     void setRemovedWithImage(bool removed) { removedWithImage_ = removed; }
 
     // Items: what selection, hit-testing and "centre on" refer to. A layer without items has count 0.
@@ -57,6 +69,7 @@ private:
     QString name_;
     QColor colour_;
     bool visible_ = true;
+    LabelMode labelMode_ = LabelMode::BoxesAndLabels;
     bool removedWithImage_ = true;
     int selected_ = -1;
 };

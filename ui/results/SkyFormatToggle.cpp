@@ -15,8 +15,11 @@ QAction* installSkyFormatToggle(QTableView* table, QSortFilterProxyModel* proxy)
     action->setStatusTip(QObject::tr("RA in hours to 0.001 s, Dec to 0.01″; unticked: degrees with the decimals the "
                                      "pixel scale needs (the exports always hold every digit)"));
     const auto current = [proxy] { return qobject_cast<ResultsModel*>(proxy->sourceModel()); };
+    action->setData(false); // the user's last choice: every set with RA/Dec shown next follows it
     const auto sync = [action, current] {
-        const ResultsModel* model = current();
+        ResultsModel* model = current();
+        if (model && model->hasSkyColumns() && model->sexagesimal() != action->data().toBool())
+            model->setSexagesimal(action->data().toBool());
         action->setEnabled(model && model->hasSkyColumns());
         action->setChecked(model && model->sexagesimal());
     };
@@ -24,6 +27,7 @@ QAction* installSkyFormatToggle(QTableView* table, QSortFilterProxyModel* proxy)
     QObject::connect(action, &QAction::toggled, action, [current](bool on) {
         if (ResultsModel* model = current()) model->setSexagesimal(on);
     });
+    QObject::connect(action, &QAction::triggered, action, [action](bool on) { action->setData(on); }); // the user's
     for (QWidget* w : {static_cast<QWidget*>(table), static_cast<QWidget*>(table->horizontalHeader())}) {
         w->setContextMenuPolicy(Qt::ActionsContextMenu);
         w->addAction(action);

@@ -11,6 +11,8 @@ class QTableView;
 namespace glint::ui {
 
 // Adds the action to the table (the proxy shows a ResultsModel) and returns it (objectName "SexagesimalAction").
+// The user's choice is remembered (the action's data, a bool; the window keeps it in its settings as
+// results/sexagesimal): every set with RA/Dec shown afterwards, this run's or the next, follows it.
 QAction* installSkyFormatToggle(QTableView* table, QSortFilterProxyModel* proxy);
 
 } // namespace glint::ui

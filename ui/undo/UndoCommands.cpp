@@ -1,11 +1,14 @@
 #include "ui/undo/UndoCommands.h"
 
 #include "ui/AppContext.h"
+#include "ui/overlay/LayerStack.h"
 #include "ui/params/SpecForm.h"
 
+#include <QAbstractSlider>
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
@@ -46,6 +49,35 @@ void ImageEditCommand::redo() {
         return;
     }
     if (check() && redo_) redo_();
+}
+
+bool sameDisplay(const glint::DisplaySettings& a, const glint::DisplaySettings& b) {
+    return a.scale == b.scale && a.limits == b.limits && a.percentile == b.percentile && a.low == b.low &&
+           a.high == b.high && a.colormap == b.colormap;
+}
+
+DisplaySettingsCommand::DisplaySettingsCommand(AppContext& context, const QString& text,
+                                               const glint::DisplaySettings& before, const glint::DisplaySettings& after,
+                                               const QString& gesture, bool timeLimited)
+    : DisplaySettingsCommand(context, text, std::make_shared<State>(State{before, after}), gesture, timeLimited) {}
+
+DisplaySettingsCommand::DisplaySettingsCommand(AppContext& context, const QString& text, std::shared_ptr<State> state,
+                                               const QString& gesture, bool timeLimited)
+    : ImageEditCommand(
+          context, text, [&context, state] { context.setDisplaySettings(state->before); },
+          [&context, state] { context.setDisplaySettings(state->after); }, true),
+      state_(std::move(state)), gesture_(gesture), timeLimited_(timeLimited) {
+    last_.start();
+}
+
+bool DisplaySettingsCommand::mergeWith(const QUndoCommand* other) {
+    const auto* next = dynamic_cast<const DisplaySettingsCommand*>(other);
+    if (!next || next->gesture_ != gesture_ || gesture_.isEmpty() || !onItsImage() || !next->onItsImage()) return false;
+    if (timeLimited_ && last_.elapsed() > kMergeMs) return false;
+    state_->after = next->state_->after;
+    last_.restart();
+    if (sameDisplay(state_->before, state_->after)) setObsolete(true); // dragged back to where it started: no step
+    return true;
 }
 
 namespace {
@@ -109,6 +141,136 @@ void undoableChoice(QUndoStack* stack, QCheckBox* box, const QString& name) {
         stack->push(new ChoiceCommand(QObject::tr("Change %1").arg(name), [widget, checked](bool redo) {
             if (!widget) return false;
             widget->setChecked(redo ? checked : !checked);
+            return true;
+        }));
+    });
+}
+
+namespace {
+
+// A slider's change from one value to another; the keyboard's steps merge within a second.
+class SliderCommand : public QUndoCommand {
+public:
+    SliderCommand(const QString& text, QPointer<QAbstractSlider> slider, int before, int after, bool merges)
+        : QUndoCommand(text), slider_(std::move(slider)), before_(before), after_(after), merges_(merges) {
+        last_.start();
+    }
+    int id() const override { return merges_ ? 0x3402 : -1; }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* next = dynamic_cast<const SliderCommand*>(other);
+        if (!next || !next->merges_ || next->slider_ != slider_ || last_.elapsed() > DisplaySettingsCommand::kMergeMs) return false;
+        after_ = next->after_;
+        last_.restart();
+        if (after_ == before_) setObsolete(true);
+        return true;
+    }
+    void undo() override { set(before_); }
+    void redo() override {
+        if (first_) {
+            first_ = false;
+            return;
+        }
+        set(after_);
+    }
+
+private:
+    void set(int value) {
+        if (!slider_) {
+            setObsolete(true);
+            return;
+        }
+        slider_->setValue(value);
+    }
+    QPointer<QAbstractSlider> slider_;
+    int before_, after_;
+    bool merges_;
+    bool first_ = true;
+    QElapsedTimer last_;
+};
+
+} // namespace
+
+void undoableSlider(QUndoStack* stack, QAbstractSlider* slider, const QString& name) {
+    if (!stack || !slider) return;
+    const QPointer<QAbstractSlider> widget(slider);
+    auto pressedAt = std::make_shared<int>(slider->value());
+    QObject::connect(slider, &QAbstractSlider::sliderPressed, stack, [widget, pressedAt] {
+        if (widget) *pressedAt = widget->value();
+    });
+    QObject::connect(slider, &QAbstractSlider::sliderReleased, stack, [stack, widget, pressedAt, name] {
+        if (!widget || widget->value() == *pressedAt) return;
+        stack->push(new SliderCommand(QObject::tr("Change %1").arg(name), widget, *pressedAt, widget->value(), false));
+    });
+    // Keyboard, wheel, a click on the groove: the position is moved, the value follows just after this signal.
+    QObject::connect(slider, &QAbstractSlider::actionTriggered, stack, [stack, widget, name](int action) {
+        if (!widget || action == QAbstractSlider::SliderMove || widget->isSliderDown()) return;
+        const int before = widget->value(), after = widget->sliderPosition();
+        if (before != after) stack->push(new SliderCommand(QObject::tr("Change %1").arg(name), widget, before, after, true));
+    });
+}
+
+namespace {
+
+class RemoveLayerCommand : public QUndoCommand {
+public:
+    RemoveLayerCommand(LayerStack& layers, OverlayLayer* layer)
+        : QUndoCommand(QObject::tr("Remove Layer “%1”").arg(layer->name())), layers_(&layers), layer_(layer),
+          index_(layers.indexOf(layer)), visible_(layer->isVisible()) {}
+    ~RemoveLayerCommand() override {
+        if (layers_ && layer_ && layers_->indexOf(layer_) < 0) delete layer_.data(); // still removed: for good
+    }
+    void redo() override {
+        if (!layers_ || !layer_) return setObsolete(true);
+        layer_->setSelected(-1);
+        layer_->setVisible(false); // a legend that refers to it shows it hidden
+        layers_->detach(layer_);
+    }
+    void undo() override {
+        if (!layers_ || !layer_) return setObsolete(true); // its module dropped it meanwhile
+        layers_->attach(layer_, index_);
+        layer_->setVisible(visible_);
+    }
+
+private:
+    QPointer<LayerStack> layers_;
+    QPointer<OverlayLayer> layer_;
+    int index_;
+    bool visible_;
+};
+
+} // namespace
+
+void removeLayerUndoably(QUndoStack* stack, LayerStack& layers, OverlayLayer* layer) {
+    if (!layer || layers.indexOf(layer) < 0) return;
+    if (!stack || !layer->undoableRemoval()) {
+        layers.remove(layer);
+        return;
+    }
+    stack->push(new RemoveLayerCommand(layers, layer));
+}
+
+void undoableText(QUndoStack* stack, QLineEdit* edit, const QString& name) {
+    if (!stack || !edit) return;
+    struct State {
+        QString committed;
+        bool edited = false;
+    };
+    auto state = std::make_shared<State>();
+    state->committed = edit->text();
+    const QPointer<QLineEdit> widget(edit);
+    QObject::connect(edit, &QLineEdit::textEdited, stack, [state] { state->edited = true; });
+    QObject::connect(edit, &QLineEdit::textChanged, stack, [state](const QString& text) {
+        if (!state->edited) state->committed = text; // set by the program (a session, undo): no step
+    });
+    QObject::connect(edit, &QLineEdit::editingFinished, stack, [stack, widget, state, name] {
+        if (!widget || !state->edited) return;
+        state->edited = false;
+        const QString before = state->committed, after = widget->text();
+        state->committed = after;
+        if (before == after) return;
+        stack->push(new ChoiceCommand(QObject::tr("Edit %1").arg(name), [widget, before, after](bool redo) {
+            if (!widget) return false;
+            widget->setText(redo ? after : before);
             return true;
         }));
     });
