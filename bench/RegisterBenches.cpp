@@ -12,6 +12,7 @@ void registerKMaxBenches();    // bench/KMaxBench.cpp: kmax1d and kmax
 void registerRobustnessBenches(); // bench/RobustnessBench.cpp: ties and cancel
 void registerSourceBench();       // bench/SourceBench.cpp: sources (star-field evaluation, SExtractor)
 void registerCatalogueBench();    // bench/CatalogueBench.cpp: catalogue (issue 30's truth fields, SExtractor side by side)
+void registerMammogramBench();    // bench/MammogramBench.cpp: mammogram (issue 33's generated films, before/after)
 
 void registerAllBenches() {
     static std::once_flag once;
@@ -24,6 +25,7 @@ void registerAllBenches() {
         registerRobustnessBenches();
         registerSourceBench();
         registerCatalogueBench();
+        registerMammogramBench();
     });
 }
 

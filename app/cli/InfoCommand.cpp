@@ -6,6 +6,7 @@
 #include "core/io/Georef.h"
 #include "core/io/DicomVoi.h"
 #include "core/io/ImageLoader.h"
+#include "core/params/ImageKind.h"
 #include "core/io/ImageStats.h"
 #include "core/io/Wcs.h"
 #include "core/jobs/Backend.h"
@@ -96,6 +97,10 @@ int runInfo(const std::vector<std::string>& args) {
     doc["frame"] = image.meta.frame;
     doc["frames"] = image.meta.frameCount;
     doc["colour"] = image.meta.wasColour;
+    // The kind --preset auto and the window take the image for (its format, metadata or content).
+    const ImageKindGuess kind = classifyImage(image);
+    doc["image_kind"] = imageKindName(kind.kind);
+    doc["image_kind_reason"] = kind.reason;
     doc["wcs"] = image.meta.wcs != nullptr;
     if (image.meta.wcs) {
         doc["wcs_frame"] = image.meta.wcs->nativeFrame();
@@ -144,6 +149,7 @@ int runInfo(const std::vector<std::string>& args) {
         std::cout << ", no WCS";
     }
     std::cout << "\n";
+    std::cout << "  kind: " << imageKindName(kind.kind) << " (" << kind.reason << "; --preset auto uses its defaults)\n";
     if (image.meta.planeCount > 1) std::cout << "  plane " << image.meta.plane << " of " << image.meta.planeCount << "\n";
     if (image.meta.frameCount > 1) std::cout << "  frame " << image.meta.frame << " of " << image.meta.frameCount << "\n";
     if (georef) {

@@ -163,6 +163,7 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
         if (r.measured) { // the measurements, named as in the CLI's JSON; ra/dec are the centroid's
             e.values.push_back({"flux", r.flux, std::nullopt});
             if (!std::isnan(r.snr)) e.values.push_back({"snr", r.snr, std::nullopt});
+            if (!std::isnan(r.contrast)) e.values.push_back({"contrast", r.contrast, std::nullopt});
             e.values.push_back({"peak", r.peak, std::nullopt});
             e.values.push_back({"centroid_x", r.centroidX, std::nullopt});
             e.values.push_back({"centroid_y", r.centroidY, std::nullopt});

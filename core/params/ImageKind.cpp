@@ -1,5 +1,6 @@
 #include "core/params/ImageKind.h"
 
+#include "core/algo/mammogram/FilmKind.h"
 #include "core/io/Image.h"
 #include "core/util/EnumNames.h"
 
@@ -64,6 +65,10 @@ ImageKindGuess classifyImage(const Image& image) {
     if (meta.format == "FITS") return {ImageKind::Sky, "FITS image"};
     if (meta.georef) return {ImageKind::Aerial, "georeferenced raster"};
     if (meta.wasColour) return {ImageKind::Aerial, "colour photograph"};
+    // A film without metadata (mini-MIAS's PGM): by its content.
+    bool otherModality = false; // a DICOM image of another modality (CT, MR, ...) is taken at its word
+    for (const HeaderCard& card : meta.header) otherModality = otherModality || card.key.rfind("(0008,0060)", 0) == 0;
+    if (FilmKindTest film = otherModality ? FilmKindTest{} : mammogramByContent(image); film.mammogram) return {ImageKind::Mammogram, film.reason};
     return {ImageKind::Other, "no sky, mammogram or aerial marks"};
 }
 

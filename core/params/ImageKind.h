@@ -23,7 +23,8 @@ struct ImageKindGuess {
 
 // The kind of `image`: a FITS image is a sky frame; a mammogram by its metadata (DICOM Modality MG, a
 // mammography SOP class or body part, a text tag that says so); a georeferenced raster, or a colour
-// photograph, is aerial; anything else is other.
+// photograph, is aerial; a greyscale film whose content is a breast against one side is a mammogram
+// (core/algo/mammogram/FilmKind.h); anything else is other.
 ImageKindGuess classifyImage(const Image& image);
 
 } // namespace glint

@@ -66,21 +66,24 @@ QString searchNotes(const std::vector<glint::BrightestResult>& results) {
 }
 
 
-// The measurement columns appended after the existing ones (older sessions' regions have none: blank).
-QStringList measurementColumns(bool sky) {
-    QStringList columns{QObject::tr("flux"), QObject::tr("SNR"), QObject::tr("centroid x"), QObject::tr("centroid y")};
+// The measurement columns appended after the existing ones (older sessions' regions have none: blank). A
+// mammogram ranking (--rank contrast) shows its regions' contrast against the surrounding tissue where the sky
+// search shows an SNR.
+QStringList measurementColumns(bool sky, bool contrast) {
+    QStringList columns{QObject::tr("flux"), contrast ? QObject::tr("contrast") : QObject::tr("SNR"), QObject::tr("centroid x"),
+                        QObject::tr("centroid y")};
     if (sky) columns << QObject::tr("RA") << QObject::tr("Dec");
     columns << QObject::tr("flags");
     return columns;
 }
 
-QVariantList measurementValues(const glint::BrightestRegion& r, bool sky) {
+QVariantList measurementValues(const glint::BrightestRegion& r, bool sky, bool contrast) {
     if (!r.measured) {
         QVariantList blank;
         for (int i = 0; i < (sky ? 7 : 5); ++i) blank << QVariant();
         return blank;
     }
-    QVariantList values{r.flux, r.snr, r.centroidX, r.centroidY};
+    QVariantList values{r.flux, contrast ? r.contrast : r.snr, r.centroidX, r.centroidY};
     if (sky) {
         values << (r.hasSky ? QVariant(r.ra) : QVariant()) << (r.hasSky ? QVariant(r.dec) : QVariant());
     }
@@ -94,6 +97,13 @@ void setSkyColumns(ResultsModel* model, int firstMeasurement, bool sky, const Ap
     const auto image = ctx.image();
     model->setSkyColumns(firstMeasurement + 4, firstMeasurement + 5,
                          image ? ResultsModel::pixelScaleDeg(*image) : std::numeric_limits<double>::quiet_NaN());
+}
+
+bool anyContrast(const std::vector<glint::BrightestResult>& results) {
+    for (const glint::BrightestResult& result : results)
+        for (const glint::BrightestRegion& r : result.regions)
+            if (r.measured && !std::isnan(r.contrast)) return true;
+    return false;
 }
 
 bool anySky(const std::vector<glint::BrightestResult>& results) {
@@ -375,12 +385,13 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
                                        .arg(QString::fromLatin1(glint::brightestModeName(result.mode)), pivot);
     QVector<RegionMark> marks;
     const bool sky = anySky({result});
+    const bool contrast = anyContrast({result});
     auto* model = new ResultsModel(QStringList{tr("rank"), tr("x"), tr("y"), tr("width"), tr("height"), tr("sum"), tr("mean")} +
-                                   measurementColumns(sky));
+                                   measurementColumns(sky, contrast));
     setSkyColumns(model, 7, sky, ctx);
     for (const glint::BrightestRegion& r : result.regions) {
         marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(sumText(r))});
-        model->addRow(QVariantList{r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)} + measurementValues(r, sky),
+        model->addRow(QVariantList{r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)} + measurementValues(r, sky, contrast),
                       static_cast<int>(marks.size()) - 1);
     }
     auto* layer = new BrightestRegionLayer(title, kRegionColour);
@@ -430,9 +441,10 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
     const QString title = tr("Brightest #%1: pivot sweep").arg(runCount_);
     auto* legend = new BrightestSweepLayer(tr("%1 (legend, labels)").arg(title));
     const bool sky = anySky(results);
+    const bool contrast = anyContrast(results);
     auto* model = new ResultsModel(QStringList{tr("#"), tr("pivot"), tr("pivot value"), tr("rank"), tr("x"), tr("y"), tr("width"),
                                                tr("height"), tr("sum"), tr("mean")} +
-                                   measurementColumns(sky));
+                                   measurementColumns(sky, contrast));
     setSkyColumns(model, 10, sky, ctx);
     int item = 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -446,7 +458,7 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
             marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), label});
             model->addRow(QVariantList{static_cast<int>(i) + 1, pivot, result.pivot, r.rank, r.x, r.y, r.width, r.height,
                                        sumValue(r), result.regionMean(r)} +
-                              measurementValues(r, sky),
+                              measurementValues(r, sky, contrast),
                           item++);
         }
         auto* layer = new BrightestRegionLayer(tr("%1: pivot %2").arg(title, pivot),

@@ -1,6 +1,7 @@
 #include "core/algo/brightest/Brightest.h"
 
 #include "core/algo/brightest/BrightestSpec.h"
+#include "core/algo/mammogram/LesionRanking.h"
 #include "core/algo/kmax/KMax.h" // the overlap mode's job function: brightest -> kmax, one way
 #include "core/algo/maxsub/MaxSubarray.h"
 #include "core/algo/regions/WorkArray.h"
@@ -220,6 +221,11 @@ ResolvedBrightest resolveBrightest(const Image& image, const BrightestParams& pa
 
 BrightestResult runResolvedBrightest(const Image& image, const ResolvedBrightest& resolved, Backend backend, JobControl& job) {
     const BrightestParams& params = resolved.params;
+    if (params.rank == RegionRank::Contrast && params.mode == BrightestMode::Disjoint) {
+        auto step = job.timing().scope("contrast ranking");
+        job.setDevice("CPU");
+        return rankMammogramLesions(image, params, job);
+    }
     BrightestResult result = searchOnce(image, resolved, params, backend, job);
     for (const std::string& note : job.notes()) appendNote(result, note); // a backend that declined the search
     if (!result.regions.empty()) return result;

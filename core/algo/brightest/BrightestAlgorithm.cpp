@@ -140,6 +140,7 @@ public:
             if (g.measured) {
                 out << std::defaultfloat << std::setprecision(6) << "  flux " << g.flux;
                 if (!std::isnan(g.snr)) out << "  snr " << std::setprecision(4) << g.snr;
+                if (!std::isnan(g.contrast)) out << "  contrast " << std::setprecision(4) << g.contrast;
                 out << "  centroid " << std::setprecision(2) << std::fixed << g.centroidX << "," << g.centroidY;
                 if (g.flags) out << "  flags " << flagsText(g.flags);
                 out << std::fixed;
@@ -237,6 +238,7 @@ Json brightestResultJson(const BrightestResult& r) {
         if (g.measured) {
             region["flux"] = g.flux;
             if (!std::isnan(g.snr)) region["snr"] = finiteOrNull(g.snr); // null: infinite (RMS 0)
+            if (!std::isnan(g.contrast)) region["contrast"] = finiteOrNull(g.contrast); // --rank contrast
             region["peak"] = g.peak;
             region["centroid_x"] = g.centroidX;
             region["centroid_y"] = g.centroidY;
@@ -348,6 +350,7 @@ BrightestResult brightestResultFromJson(const Json& json) {
             if (g.has("snr"))
                 region.snr = g["snr"].is_null() ? (region.flux >= 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity()
                                                 : g.number("snr");
+            if (g.has("contrast") && !g["contrast"].is_null()) region.contrast = g.number("contrast");
             region.peak = g.number("peak");
             region.centroidX = g.number("centroid_x");
             region.centroidY = g.number("centroid_y");

@@ -137,6 +137,14 @@ ParamSpec<P> makeSpec() {
                                        "auto-exclusion"},
           [](P& p) -> AutoExcludeMode& { return p.autoExclude; })
         .preset(ImageKind::Mammogram, "mammogram");
+    s.add({.key = "rank", .option = "--rank", .valueName = "sum|contrast", .label = "Rank by",
+           .help = "sum: the rectangles with the largest sums of (value - pivot); contrast: mammogram findings (masses "
+                   "2-30 mm, calcification clusters) by their contrast against the surrounding tissue, one box each",
+           .group = "Search", .widget = FieldWidget::Choice, .onlyWhenKey = "mode", .onlyWhenValues = {disjoint}},
+          ChoiceCodec<RegionRank>{{{RegionRank::Sum, "sum", "sum"}, {RegionRank::Contrast, "contrast", "contrast (mammogram)"}},
+                                  "rank"},
+          [](P& p) -> RegionRank& { return p.rank; })
+        .preset(ImageKind::Mammogram, "contrast");
 
     // The filters belong to the disjoint search (each round's rectangle is measured and refused); overlap mode
     // lists every rectangle by its sum, so they would be ignored there. The search bound applies to both modes.
@@ -151,6 +159,8 @@ ParamSpec<P> makeSpec() {
                                          "keeps the listed rectangles apart");
         }
         if (p.distinct && p.mode != BrightestMode::Overlap) throw UsageError("option '--distinct' needs --mode overlap");
+        if (p.rank == RegionRank::Contrast && p.mode != BrightestMode::Disjoint)
+            throw UsageError("option '--rank contrast' needs --mode disjoint");
     });
     return s;
 }

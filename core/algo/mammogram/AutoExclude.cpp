@@ -364,7 +364,8 @@ std::vector<int> pectoralEdge(const cv::Mat& small, const cv::Mat& breast, doubl
 } // namespace
 
 constexpr EnumName<AutoExclusionKind> kKindNames[] = {
-    {AutoExclusionKind::OutsideBreast, "outside-breast"}, {AutoExclusionKind::Label, "label"}, {AutoExclusionKind::Pectoral, "pectoral"}};
+    {AutoExclusionKind::OutsideBreast, "outside-breast"}, {AutoExclusionKind::Label, "label"}, {AutoExclusionKind::Pectoral, "pectoral"},
+    {AutoExclusionKind::FilmEdge, "film-edge"}};
 
 const char* autoExclusionKindName(AutoExclusionKind kind) { return enumName(kKindNames, kind); }
 
@@ -524,6 +525,19 @@ MammogramExclusions mammogramAutoExclusions(const Image& image) {
             }
             result.shapes.push_back(std::move(e));
             why = "pectoral muscle found";
+        }
+    }
+
+    // (4) The film's edges.
+    {
+        const int band = std::max(2, static_cast<int>(std::lround(0.005 * std::max(fullW, fullH))));
+        for (const PixelRect& edge : {PixelRect{0, 0, fullW, std::min(band, fullH)}, PixelRect{0, std::max(0, fullH - band), fullW, std::min(band, fullH)},
+                                      PixelRect{0, 0, std::min(band, fullW), fullH}, PixelRect{std::max(0, fullW - band), 0, std::min(band, fullW), fullH}}) {
+            AutoExclusion e;
+            e.kind = AutoExclusionKind::FilmEdge;
+            e.isRect = true;
+            e.rect = edge;
+            result.shapes.push_back(std::move(e));
         }
     }
 

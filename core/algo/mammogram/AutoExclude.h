@@ -14,8 +14,9 @@ namespace glint {
 
 class Image;
 
-enum class AutoExclusionKind { OutsideBreast, Label, Pectoral };
-const char* autoExclusionKindName(AutoExclusionKind kind); // "outside-breast", "label", "pectoral"
+enum class AutoExclusionKind { OutsideBreast, Label, Pectoral, FilmEdge };
+// "outside-breast", "label", "pectoral", "film-edge"
+const char* autoExclusionKindName(AutoExclusionKind kind);
 
 // One exclusion shape: a rectangle (labels and markers) or a polygon (outside of the breast, pectoral
 // muscle), in image pixels (polygons: pixel-centre coordinates, even-odd rule, may reach outside the image).
@@ -48,6 +49,8 @@ struct MammogramExclusions {
 // wall row by row and held within a small allowance of the straight line from its top part to its end;
 // kept only when the wedge is clearly brighter than the tissue beside it at the top (heuristic
 // thresholds, set on synthetic scenes: see the note on real images in the report / NOTES).
+// (4) the film's edges: a band of 0.5 % of the longer side (at least 2 px) along each image side, where
+// scanners leave strips and film edges (mini-MIAS: a 148x1 bright strip on the top row, inside the breast).
 // Blank pixels count as background. Deterministic; an image with no foreground gets no shape.
 MammogramExclusions mammogramAutoExclusions(const Image& image);
 

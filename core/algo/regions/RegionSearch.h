@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,6 +40,11 @@ BrightestMode parseBrightestMode(const std::string& name); // throws UsageError
 // --auto-exclude: mammogram adds the outside of the breast, labels and markers and the pectoral muscle to the
 // exclusions (core/algo/mammogram/AutoExclude.h); resolveBrightest turns them into shapes.
 enum class AutoExcludeMode { None, Mammogram };
+
+// --rank: sum ranks the disjoint search's rectangles by their sum of a (the brightest regions); contrast ranks
+// mammogram findings by their local contrast against the surrounding tissue, one box per finding
+// (core/algo/mammogram/LesionRanking.h; the mammogram preset's).
+enum class RegionRank { Sum, Contrast };
 
 struct BrightestParams {
     PivotSpec pivot;
@@ -79,6 +85,7 @@ struct BrightestParams {
     std::vector<PixelRect> excludeRects;    // clipped to the image
     std::vector<PixelPolygon> excludePolygons;
     AutoExcludeMode autoExclude = AutoExcludeMode::None;
+    RegionRank rank = RegionRank::Sum;
 
     // The search bound as the search runs with it: the value, 0 for none (resolved parameters only).
     int boundOrNone() const { return maxBox.valueOr(0); }
@@ -132,6 +139,9 @@ struct BrightestRegion {
     double dec = 0.0;
     double meanBackground = 0.0;
     int flags = 0;
+    // --rank contrast: (mean inside - mean of the tissue ring around) / the ring's spread (LesionRanking.h);
+    // NaN for the other rankings.
+    double contrast = std::numeric_limits<double>::quiet_NaN();
     std::int64_t pixels() const { return static_cast<std::int64_t>(width) * height; }
     double meanExcess() const { return sum / static_cast<double>(pixels()); } // mean of a = I - pivot
 };

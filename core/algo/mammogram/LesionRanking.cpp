@@ -1,0 +1,336 @@
+// The mammogram ranking by local contrast (LesionRanking.h).
+#include "core/algo/mammogram/LesionRanking.h"
+
+#include "core/algo/regions/WorkArray.h"
+#include "core/io/Image.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+namespace glint {
+
+namespace {
+
+struct Candidate {
+    double contrast = 0.0;
+    double cx = 0.0, cy = 0.0; // reduced pixels
+    cv::Rect box;              // reduced pixels
+    bool cluster = false;
+    double ring = 0.0;         // the ring's mean
+};
+
+// mm per pixel: DICOM Pixel Spacing (or Imager Pixel Spacing), else 0.2 mm at a 1024-px film.
+double pixelMm(const Image& image, bool& fromFile) {
+    for (const HeaderCard& card : image.meta.header) {
+        if (card.key.rfind("(0028,0030)", 0) != 0 && card.key.rfind("(0018,1164)", 0) != 0) continue;
+        const double v = std::strtod(card.value.c_str(), nullptr);
+        if (std::isfinite(v) && v > 0.005 && v < 5.0) {
+            fromFile = true;
+            return v;
+        }
+    }
+    fromFile = false;
+    return 0.2 * 1024.0 / std::max(image.width(), image.height());
+}
+
+// Box sums of a CV_64F image over (2h+1)² windows (border: zero), via the integral image.
+cv::Mat boxSum(const cv::Mat& integral, int rows, int cols, int h) {
+    cv::Mat out(rows, cols, CV_64F);
+    for (int y = 0; y < rows; ++y) {
+        const int y0 = std::max(0, y - h), y1 = std::min(rows, y + h + 1);
+        const double* top = integral.ptr<double>(y0);
+        const double* bottom = integral.ptr<double>(y1);
+        double* o = out.ptr<double>(y);
+        for (int x = 0; x < cols; ++x) {
+            const int x0 = std::max(0, x - h), x1 = std::min(cols, x + h + 1);
+            o[x] = bottom[x1] - bottom[x0] - top[x1] + top[x0];
+        }
+    }
+    return out;
+}
+
+double median(std::vector<float> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& params, JobControl& job) {
+    BrightestResult result;
+    result.pivotSpec = params.pivot;
+    result.mode = BrightestMode::Disjoint;
+    result.imageWidth = image.width();
+    result.imageHeight = image.height();
+    result.backend = Backend::Cpu;
+    result.device = "CPU";
+    const PixelRect roi = searchRoi(image, params);
+    const int W = image.width(), H = image.height();
+    // Included pixels: inside the ROI, not blank, finite, not excluded.
+    std::vector<std::uint8_t> excluded = imageExclusionMask(image, params);
+    cv::Mat full(H, W, CV_32F), inc(H, W, CV_32F);
+    image.visit([&](const auto* s) {
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * W + x;
+                const double v = static_cast<double>(s[i]);
+                const bool in = x >= roi.x && y >= roi.y && x < roi.x + roi.width && y < roi.y + roi.height &&
+                                std::isfinite(v) && (excluded.empty() || !excluded[i]);
+                full.at<float>(y, x) = in ? static_cast<float>(v) : 0.0f;
+                inc.at<float>(y, x) = in ? 1.0f : 0.0f;
+            }
+    });
+    std::size_t included = static_cast<std::size_t>(cv::countNonZero(inc));
+    result.includedPixels = included;
+    bool spacingFromFile = false;
+    double mm = pixelMm(image, spacingFromFile);
+    // Work at about 0.2 mm a pixel at most (finer films are reduced; specks stay >= 1 px).
+    const int factor = std::max(1, static_cast<int>(std::floor(0.2 / mm + 1e-9)));
+    cv::Mat img = full, m = inc;
+    if (factor > 1) {
+        cv::Mat sumI, sumM;
+        cv::resize(full, sumI, cv::Size((W + factor - 1) / factor, (H + factor - 1) / factor), 0, 0, cv::INTER_AREA);
+        cv::resize(inc, sumM, sumI.size(), 0, 0, cv::INTER_AREA);
+        img = sumI / cv::max(sumM, 1e-6f);
+        m = sumM > 0.5f;
+        m.convertTo(m, CV_32F, 1.0 / 255.0);
+        img = img.mul(m);
+    }
+    const double rmm = mm * factor; // mm per working pixel
+    const int rows = img.rows, cols = img.cols;
+    job.throwIfCancelled();
+    if (included == 0) {
+        result.note = "no region: every pixel is blank or excluded";
+        return result;
+    }
+
+    // The film's noise: the robust spread of pixel-to-pixel differences over included pixels.
+    std::vector<float> diffs;
+    for (int y = 0; y < rows; y += 2)
+        for (int x = 0; x + 1 < cols; x += 2)
+            if (m.at<float>(y, x) > 0 && m.at<float>(y, x + 1) > 0) diffs.push_back(std::abs(img.at<float>(y, x + 1) - img.at<float>(y, x)));
+    const double noise = std::max(1e-6, 1.4826 * median(diffs) / std::sqrt(2.0));
+
+    cv::Mat img64, m64, iI, iM;
+    img.convertTo(img64, CV_64F);
+    m.convertTo(m64, CV_64F);
+    cv::integral(img64, iI, CV_64F);
+    cv::integral(m64, iM, CV_64F);
+
+    // The contrast of a disc of half-side h against its ring (h..2h) at every pixel: (mean inside - mean of the
+    // ring) in units of the tissue's own contrast at this size, the robust spread of that difference over the
+    // breast (texture of that size gives about 1; a lesion stands out above it). Pixels whose disc is less than
+    // 90 % included (or ring 40 %) get -1e9.
+    const auto contrastAt = [&](int h, cv::Mat& contrast, cv::Mat& ringMean) {
+        const cv::Mat sI = boxSum(iI, rows, cols, h), sM = boxSum(iM, rows, cols, h);
+        const cv::Mat oI = boxSum(iI, rows, cols, 2 * h), oM = boxSum(iM, rows, cols, 2 * h);
+        contrast = cv::Mat(rows, cols, CV_32F, cv::Scalar(-1e9f));
+        ringMean = cv::Mat::zeros(rows, cols, CV_32F);
+        const double innerArea = (2.0 * h + 1) * (2.0 * h + 1), outerArea = (4.0 * h + 1) * (4.0 * h + 1);
+        std::vector<float> d;
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                const double inM = sM.at<double>(y, x), ringM = oM.at<double>(y, x) - inM;
+                if (inM < 0.9 * innerArea || ringM < 0.4 * (outerArea - innerArea) || m.at<float>(y, x) <= 0) continue;
+                const double rMean = (oI.at<double>(y, x) - sI.at<double>(y, x)) / ringM;
+                const double diff = sI.at<double>(y, x) / inM - rMean;
+                contrast.at<float>(y, x) = static_cast<float>(diff);
+                ringMean.at<float>(y, x) = static_cast<float>(rMean);
+                if (((x | y) & 1) == 0) d.push_back(static_cast<float>(diff));
+            }
+        const double mid = median(d);
+        // The spread: the 95th percentile's distance from the median, over 1.645 (a normal's): the tail that
+        // texture reaches at this size, so that every size gives texture the same rate of high values.
+        std::vector<float> tail = d;
+        const std::size_t q = tail.empty() ? 0 : static_cast<std::size_t>(0.95 * static_cast<double>(tail.size() - 1));
+        if (!tail.empty()) std::nth_element(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(q), tail.end());
+        const double spread = std::max(0.05 * noise, tail.empty() ? 0.0 : (tail[q] - mid) / 1.645);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                float& c = contrast.at<float>(y, x);
+                if (c > -1e8f) c = static_cast<float>((c - mid) / spread);
+            }
+    };
+
+    std::vector<Candidate> candidates;
+    // Masses: radius 1-15 mm at 8 scales.
+    {
+        const double r0 = std::max(2.0, 1.0 / rmm), r1 = std::max(r0 + 1.0, 15.0 / rmm);
+        cv::Mat best(rows, cols, CV_32F, cv::Scalar(-1e9f)), bestH = cv::Mat::zeros(rows, cols, CV_32S),
+                bestRing = cv::Mat::zeros(rows, cols, CV_32F);
+        for (int i = 0; i < 8; ++i) {
+            const int h = std::max(2, static_cast<int>(std::lround(r0 * std::pow(r1 / r0, i / 7.0))));
+            cv::Mat c, ring;
+            contrastAt(h, c, ring);
+            for (int y = 0; y < rows; ++y)
+                for (int x = 0; x < cols; ++x)
+                    if (c.at<float>(y, x) > best.at<float>(y, x)) {
+                        best.at<float>(y, x) = c.at<float>(y, x);
+                        bestH.at<int>(y, x) = h;
+                        bestRing.at<float>(y, x) = ring.at<float>(y, x);
+                    }
+            job.throwIfCancelled();
+        }
+        cv::Mat dil;
+        cv::dilate(best, dil, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(7, 7)));
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                const float v = best.at<float>(y, x);
+                if (v < 2.0f || v < dil.at<float>(y, x)) continue;
+                const int h = bestH.at<int>(y, x);
+                Candidate c;
+                c.contrast = v;
+                c.cx = x;
+                c.cy = y;
+                c.box = cv::Rect(x - h, y - h, 2 * h + 1, 2 * h + 1) & cv::Rect(0, 0, cols, rows);
+                c.ring = bestRing.at<float>(y, x);
+                candidates.push_back(c);
+            }
+    }
+    // Calcification clusters.
+    {
+        const int k = std::max(3, static_cast<int>(std::lround(1.6 / rmm)) | 1);
+        cv::Mat opened, tophat;
+        cv::morphologyEx(img, opened, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(k, k)));
+        tophat = img - opened;
+        std::vector<float> t;
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x)
+                if (m.at<float>(y, x) > 0) t.push_back(tophat.at<float>(y, x));
+        const double med = median(t);
+        for (float& v : t) v = static_cast<float>(std::abs(v - med));
+        const double spread = std::max(noise, 1.4826 * median(t));
+        cv::Mat erodedM;
+        cv::erode(m, erodedM, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(k, k)));
+        cv::Mat specks = (tophat > med + 5.0 * spread) & (erodedM > 0);
+
+        cv::Mat labels, stats, cents;
+        const int n = cv::connectedComponentsWithStats(specks, labels, stats, cents, 8, CV_32S);
+        const int hs = std::max(1, static_cast<int>(std::lround(0.2 / rmm)));
+        cv::Mat sc, ring;
+        contrastAt(hs, sc, ring);
+        const double maxArea = 3.14159 * std::pow(0.75 / rmm, 2.0) + 2.0;
+        struct Speck { double x, y, c; };
+        std::vector<Speck> sp;
+        for (int i = 1; i < n; ++i) {
+            if (stats.at<int>(i, cv::CC_STAT_AREA) > maxArea) continue;
+            double bestC = 0.0;
+            const int bx = stats.at<int>(i, cv::CC_STAT_LEFT), by = stats.at<int>(i, cv::CC_STAT_TOP);
+            for (int y = by; y < by + stats.at<int>(i, cv::CC_STAT_HEIGHT); ++y)
+                for (int x = bx; x < bx + stats.at<int>(i, cv::CC_STAT_WIDTH); ++x)
+                    if (labels.at<int>(y, x) == i) bestC = std::max(bestC, static_cast<double>(sc.at<float>(y, x)));
+            if (bestC >= 2.5) sp.push_back({cents.at<double>(i, 0), cents.at<double>(i, 1), bestC});
+        }
+        // Single linkage within 5 mm; a cluster of >= 3 specks spanning at most ~1.5 cm.
+        const double link = 4.0 / rmm;
+        std::vector<int> group(sp.size(), -1);
+        int groups = 0;
+        for (std::size_t i = 0; i < sp.size(); ++i) {
+            if (group[i] >= 0) continue;
+            std::vector<std::size_t> stack{i};
+            group[i] = groups;
+            while (!stack.empty()) {
+                const std::size_t a = stack.back();
+                stack.pop_back();
+                for (std::size_t b = 0; b < sp.size(); ++b)
+                    if (group[b] < 0 && std::hypot(sp[a].x - sp[b].x, sp[a].y - sp[b].y) <= link) {
+                        group[b] = groups;
+                        stack.push_back(b);
+                    }
+            }
+            ++groups;
+        }
+        for (int g = 0; g < groups; ++g) {
+            std::vector<float> cs;
+            double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300, sx = 0, sy = 0;
+            for (std::size_t i = 0; i < sp.size(); ++i)
+                if (group[i] == g) {
+                    cs.push_back(static_cast<float>(sp[i].c));
+                    x0 = std::min(x0, sp[i].x), y0 = std::min(y0, sp[i].y), x1 = std::max(x1, sp[i].x), y1 = std::max(y1, sp[i].y);
+                    sx += sp[i].x, sy += sp[i].y;
+                }
+            if (cs.size() < 3 || std::max(x1 - x0, y1 - y0) > 15.0 / rmm) continue;
+            Candidate c;
+            c.cluster = true;
+            c.contrast = median(cs);
+            c.cx = sx / cs.size();
+            c.cy = sy / cs.size();
+            const int pad = std::max(2, static_cast<int>(std::lround(1.0 / rmm)));
+            c.box = cv::Rect(static_cast<int>(std::floor(x0)) - pad, static_cast<int>(std::floor(y0)) - pad,
+                             static_cast<int>(std::ceil(x1 - x0)) + 2 * pad + 1, static_cast<int>(std::ceil(y1 - y0)) + 2 * pad + 1) &
+                    cv::Rect(0, 0, cols, rows);
+            const int xi = std::clamp(static_cast<int>(std::lround(c.cx)), 0, cols - 1), yi = std::clamp(static_cast<int>(std::lround(c.cy)), 0, rows - 1);
+            c.ring = ring.at<float>(yi, xi);
+            candidates.push_back(c);
+        }
+    }
+    job.throwIfCancelled();
+
+    // Rank; one box per finding.
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.contrast > b.contrast; });
+    std::vector<Candidate> kept;
+    const auto inside = [](const cv::Rect& r, double x, double y) { return x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height; };
+    for (const Candidate& c : candidates) {
+        if (static_cast<int>(kept.size()) >= params.k) break;
+        bool same = false;
+        for (const Candidate& k : kept)
+            if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) same = true;
+        if (!same) kept.push_back(c);
+    }
+
+    int masses = 0;
+    for (const Candidate& c : kept) {
+        BrightestRegion r;
+        r.rank = static_cast<int>(result.regions.size()) + 1;
+        r.x = c.box.x * factor;
+        r.y = c.box.y * factor;
+        r.width = std::min(W - r.x, c.box.width * factor);
+        r.height = std::min(H - r.y, c.box.height * factor);
+        r.measured = true;
+        r.snr = std::numeric_limits<double>::quiet_NaN();
+        r.contrast = c.contrast;
+        r.meanBackground = c.ring;
+        double flux = 0.0, peak = -std::numeric_limits<double>::infinity(), wsum = 0.0, wx = 0.0, wy = 0.0;
+        for (int y = r.y; y < r.y + r.height; ++y)
+            for (int x = r.x; x < r.x + r.width; ++x) {
+                if (inc.at<float>(y, x) <= 0) continue;
+                const double a = full.at<float>(y, x) - c.ring;
+                flux += a;
+                if (a > peak) {
+                    peak = a;
+                    r.peakX = x;
+                    r.peakY = y;
+                }
+                if (a > 0) {
+                    wsum += a;
+                    wx += a * x;
+                    wy += a * y;
+                }
+            }
+        r.flux = flux;
+        r.sum = flux;
+        r.peak = std::isfinite(peak) ? peak : 0.0;
+        r.centroidX = wsum > 0 ? wx / wsum : r.x + (r.width - 1) / 2.0;
+        r.centroidY = wsum > 0 ? wy / wsum : r.y + (r.height - 1) / 2.0;
+        if (r.x == 0 || r.y == 0 || r.x + r.width == W || r.y + r.height == H) r.flags |= kRegionFlagEdge;
+        if (!c.cluster) ++masses;
+        result.regions.push_back(r);
+    }
+    std::ostringstream note;
+    note << "ranked by contrast against the surrounding tissue (mammogram findings: masses 2-30 mm, calcification clusters); "
+         << masses << " mass and " << (result.regions.size() - static_cast<std::size_t>(masses)) << " cluster box(es) of "
+         << candidates.size() << " candidates; pixel " << mm << " mm" << (spacingFromFile ? " (Pixel Spacing)" : " (assumed: no Pixel Spacing)");
+    if (result.regions.empty()) note << "; no region: no finding stands out from the tissue";
+    result.note = note.str();
+    result.rounds = 1;
+    return result;
+}
+
+} // namespace glint

@@ -1,0 +1,33 @@
+// The mammogram ranking (`--rank contrast`, the mammogram preset's): findings ranked by their local contrast
+// against the surrounding tissue, one box per finding, within the size range of masses and calcification
+// clusters, instead of the largest sums of I - pivot (which on a film favour whole dense regions, and give one
+// calcification cluster five boxes).
+//
+// contrast (the JSON's and the window's "contrast") = (mean inside the finding - mean of the tissue ring around
+// it) / the spread of that ring (its standard deviation, with the film's noise added in quadrature): how far a
+// finding stands out from the tissue around it, in units of that tissue's own variation. Only included pixels
+// count (the exclusions: outside of the breast, labels, film edges, pectoral muscle).
+// - Masses: discs of radius 1-15 mm (diameters 2-30 mm) against the ring from r to 2r (square windows), at
+//   8 scales; the scale of largest contrast is the finding's; the box is the square of side 2r. A disc less than
+//   90 % included (at a shape's edge) is not a candidate.
+// - Calcification clusters: specks of at most ~1 mm that a white top-hat (disc of 1.6 mm) raises 5 robust noise
+//   spreads above the tissue; at least 3 specks within 1 cm make a cluster, whose contrast is the median of its
+//   specks' contrasts at the speck scale (0.4 mm disc against its ring), and whose box holds them all.
+// Candidates are ranked by contrast; one whose centre lies inside a better one's box (or holds a better one's
+// centre) is the same finding and is dropped. The pixel size is the DICOM Pixel Spacing when the image has it,
+// else 0.2 mm at a 1024-px film (mini-MIAS), scaled with the longer side.
+#pragma once
+
+#include "core/algo/regions/RegionSearch.h"
+#include "core/jobs/JobControl.h"
+
+namespace glint {
+
+class Image;
+
+// The K findings of `image` under params' ROI and exclusions (its shapes; blank pixels), ranked by contrast:
+// regions measured (flux = sum of I - ring mean over the box, peak, centroid, mean background = ring mean,
+// contrast; no SNR). The result's note says the pixel size used and how many of each kind were found.
+BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& params, JobControl& job);
+
+} // namespace glint
