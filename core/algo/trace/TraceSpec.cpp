@@ -119,6 +119,9 @@ TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& req
     if (!request.autoWidth || field.score != TraceScore::Ridge) return field;
     if (field.polarity == TracePolarity::Both) field.polarity = estimateTraceLinePolarity(image, {first});
     field.lineWidth = estimateTraceLineWidth(image, {first}, field.polarity);
+    // The clicked line's profile: the field saturates at its strength there, so that a stronger feature met on
+    // the way (a brighter road at a junction) scores no more per pixel than the clicked one.
+    field.saturation = kTraceSaturationFactor * measureTraceLineStrength(image, first, field, kTraceSaturationRadius);
     return field;
 }
 
