@@ -250,6 +250,58 @@ std::vector<BenchRow> liveCase(const BenchOptions& options) {
         if (backend == Backend::Cuda) row.kernelMs = stepOf(row, "segment scores") + stepOf(row, "dp");
         rows.push_back(row);
     }
+    // The window's live preview with its defaults (issue 32): --preset auto resolved at the first click (ridge, width,
+    // polarity and saturation measured there), the live parameters (liveTraceParams: the committed ones at 128
+    // points a guide, adaptive guides and widening included), |ab| = 512.
+    {
+        // Clicks on the road's centre line, 512 px apart (the first one near x = 256).
+        const std::vector<TracePoint>& centre = scene.centre;
+        std::size_t first = 0;
+        while (first + 1 < centre.size() && centre[first].x < 256.0) ++first;
+        std::size_t last = first;
+        while (last + 1 < centre.size() &&
+               std::hypot(centre[last].x - centre[first].x, centre[last].y - centre[first].y) < 512.0)
+            ++last;
+        const TracePoint from = centre[first], to = centre[last];
+        TraceRequest request = traceSpec().read(traceSpec().applyPreset(Json{{"preset", "auto"}}, &scene.image));
+        request.from = from;
+        request.to = to;
+        JobControl resolveJob;
+        const ResolvedTrace resolved = resolveTrace(scene.image, request, resolveJob);
+        const TraceParams live = liveTraceParams(resolved.request.params, 128);
+        const TracePoint a2 = resolved.clicks.front(), b2 = resolved.clicks.back();
+        std::optional<double> liveOracle;
+        for (Backend backend : {Backend::Cpu, Backend::Cuda}) {
+            if (!options.wants(backend) || !BackendRegistry<LineTracer>::has(backend)) continue;
+            if (backend == Backend::Cuda && !cudaDevice().usable) continue;
+            log(options, std::string("  live preset auto case on ") + backendName(backend));
+            auto tracer = BackendRegistry<LineTracer>::create(backend);
+            JobControl setup;
+            tracer->setField(resolved.field, setup);
+            const TraceLeg leg = tracer->trace(a2, b2, live, setup);
+            if (!liveOracle) liveOracle = leg.meanScore;
+            BenchRow row = measure("trace", "live preset auto |ab|=512 d128", backend, std::max(options.repeat, 9),
+                                   [&](JobControl& job) { tracer->trace(a2, b2, live, job); });
+            row.params = {{"preset", "auto"}, {"points", live.points}, {"ab", std::hypot(to.x - from.x, to.y - from.y)},
+                          {"width", resolved.request.field.lineWidth},
+                          {"polarity", tracePolarityName(resolved.request.field.polarity)},
+                          {"saturation", resolved.request.field.saturation}};
+            row.verified = std::fabs(leg.meanScore - *liveOracle) <= 1e-4 * *liveOracle;
+            row.extra["iterations"] = leg.iterations;
+            row.extra["widened"] = leg.widened;
+            row.extra["refined"] = leg.refined;
+            row.extra["guides"] = static_cast<int>(leg.guideIndices.size());
+            row.extra["half_width"] = leg.halfWidth;
+            row.extra["confidence"] = leg.confidence;
+            row.extra["refine_reasons"] = leg.refineReasons;
+            if (backend == Backend::Cpu)
+                row.note = "the window's live update with its defaults; target <= 20 ms median on 2 cores (" +
+                           std::to_string(leg.guideIndices.size()) + " guides, " + std::to_string(leg.refineTries) +
+                           " refinements tried)";
+            if (backend == Backend::Cuda) row.kernelMs = stepOf(row, "segment scores") + stepOf(row, "dp");
+            rows.push_back(row);
+        }
+    }
     return rows;
 }
 

@@ -101,6 +101,10 @@ double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params) {
     return std::max(8.0, 0.25 * std::hypot(b.x - a.x, b.y - a.y));
 }
 
+double traceWidestHalfWidth(TracePoint a, TracePoint b, const TraceParams& params) {
+    return std::max(traceHalfWidth(a, b, params), kTraceWidestFraction * std::hypot(b.x - a.x, b.y - a.y));
+}
+
 std::vector<TracePoint> TraceResult::polyline() const {
     std::vector<TracePoint> out;
     for (const TraceLeg& leg : legs)
@@ -146,7 +150,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
         if (current >= mostGuides) break;
         TraceParams finer = params;
         const bool lowConfidence = std::find(reasons.begin(), reasons.end(), "low confidence") != reasons.end();
-        const double widest = std::max(traceHalfWidth(a, b, params), std::hypot(b.x - a.x, b.y - a.y));
+        const double widest = traceWidestHalfWidth(a, b, params);
         if (lowConfidence && leg.halfWidth < widest) {
             // A weak leg may have missed the feature altogether (a bend beyond the band that the optimum never
             // reached): one widening step, whether or not the optimum touched a guide's end.
@@ -180,7 +184,7 @@ TraceLeg LineTracer::traceLeg(TracePoint a, TracePoint b, const TraceParams& par
 TraceLeg LineTracer::solveWidening(TracePoint a, TracePoint b, const TraceParams& params, JobControl& job) {
     TraceParams current = params;
     current.halfWidth = traceHalfWidth(a, b, params);
-    const double widest = std::max(current.halfWidth, std::hypot(b.x - a.x, b.y - a.y));
+    const double widest = traceWidestHalfWidth(a, b, params);
     std::optional<TraceLeg> leg;
     for (int widened = 0;; ++widened) {
         std::optional<TraceGeometry> geometry;

@@ -38,6 +38,11 @@ struct TraceFieldOptions {
     double lineWidth = 5.0;                      // ridge: width of the line in pixels; sigma = width / (2 sqrt 3)
     TracePolarity polarity = TracePolarity::Both; // ridge: bright lines, dark lines or both
     double sineThresholdFraction = 0.1;          // sine: of the 99th-percentile gradient magnitude
+    // ridge: the strength at which the field saturates (0: none). --width auto (resolvedTraceField) sets it to
+    // the clicked line's own strength at the first click (kTraceSaturationFactor x measureTraceLineStrength), so that a
+    // stronger feature met on the way (a brighter road at a junction) scores no more per pixel than the clicked
+    // one and the path along the clicked feature wins. Every vector longer than this is shortened to it.
+    double saturation = 0.0;
 };
 // Throws UsageError for a non-positive or absurd line width or a threshold fraction outside [0, 1].
 void validateTraceFieldOptions(const TraceFieldOptions& options);
@@ -94,10 +99,20 @@ TracePoint snapTracePoint(const TraceField& field, TracePoint point, double radi
 // image (UsageError otherwise); --width auto measures at the first click alone (core/algo/trace/TraceSpec.h).
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity);
 // --width auto with --polarity both (ridge): which polarity the clicked line has. The width estimate above is run
-// for bright and for dark lines; the polarity whose votes respond more in total wins (bright on a tie). On the
-// real cases (tests/data/trace-real) a "both" field lets a wide strip's neighbour of the other polarity (a bright
-// strip beside a dark one) pull the trace off; measured polarity fixed that (core/algo/trace/NOTES.md).
+// for bright and for dark lines, each point's best pixel looked for within kTracePolaritySearch px (a click lies
+// on the line; 6 px also reached the dark shoulders beside a bright road), and the polarity whose votes respond
+// more in total wins (bright on a tie). On the real cases (tests/data/trace-real) a "both" field lets a wide
+// strip's neighbour of the other polarity (a bright strip beside a dark one) pull the trace off; measured
+// polarity fixed that (core/algo/trace/NOTES.md).
 TracePolarity estimateTraceLinePolarity(const Image& image, const std::vector<TracePoint>& clicks);
+constexpr int kTracePolaritySearch = 3;
+// The clicked line's strength: the largest |G| of the ridge field of `options` (its saturation ignored) within
+// `radius` pixels of `point` (computed on a patch around it; 0 when nothing there is line-like).
+double measureTraceLineStrength(const Image& image, TracePoint point, const TraceFieldOptions& options, double radius);
+// The field's saturation: this multiple of the strength measured within kTraceSaturationRadius px of the first
+// click (real cases: 0.75-1.25 all meet the targets, 1 is best on the tuning features; NOTES.md).
+constexpr double kTraceSaturationFactor = 1.0;
+constexpr double kTraceSaturationRadius = 3.0;
 
 struct TraceParams {
     int guides = 6;            // n
@@ -107,7 +122,7 @@ struct TraceParams {
     TraceObjective objective = TraceObjective::Ratio;
     // When the optimum comes near the end of a guide or has a gap (wantsWiderGuides), the half-width and
     // the number of guides grow by kTraceWidenFactor and the leg is solved again, at most this many times
-    // (0: the guides are fixed), the half-width never beyond max(w, |ab|); the wider optimum is kept only
+    // (0: the guides are fixed), the half-width never beyond traceWidestHalfWidth; the wider optimum is kept only
     // if its objective is higher. A leg reports its final half-width and guides (guideIndices.size()).
     int maxWidenings = 3;
     // --guides auto (the window's default): guides that adapt to the feature. `guides` is the first solve's
@@ -155,6 +170,11 @@ void validateTraceParams(const TraceParams& params);
 void validateTracePoints(const std::vector<TracePoint>& points, int width, int height);
 // The half-width a leg a -> b uses: params.halfWidth, or max(8, |ab| / 4).
 double traceHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
+// The most a leg's half-width may grow to (widening, --guides auto): max(its first half-width,
+// kTraceWidestFraction x |ab|). A bound tied to the click distance: the guides never reach into features half
+// a leg's length away (issue 32: a street's band grew to 230 px and the trace wandered into the next blocks).
+constexpr double kTraceWidestFraction = 0.5;
+double traceWidestHalfWidth(TracePoint a, TracePoint b, const TraceParams& params);
 
 struct TraceLeg;
 // Whether a leg asks for wider guides: a point near a guide's end (traceWidenMargin), or a gap (an interior

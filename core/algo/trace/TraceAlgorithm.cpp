@@ -281,7 +281,8 @@ Json traceParamsJson(const TraceParams& params, const TraceFieldOptions& field) 
             {"guides_auto", params.autoGuides},
             {"score", traceScoreName(field.score)},
             {"width", field.lineWidth},
-            {"polarity", tracePolarityName(field.polarity)}};
+            {"polarity", tracePolarityName(field.polarity)},
+            {"saturation", field.saturation}};
 }
 
 const Algorithm& traceAlgorithm() {

@@ -141,6 +141,64 @@ double chargedSlope(const cv::Mat& gx, const cv::Mat& gy, int x, int y, double n
     return std::max(0.0, magnitude - std::fabs(lambda) * 0.5 * (std::fabs(nx) + std::fabs(ny)));
 }
 
+// The ridge mode's vectors of `values` (the image as doubles) into xy (2 floats a pixel, zeroed by the caller).
+// Returns the filters' radius.
+int ridgeVectors(const cv::Mat& values, const TraceFieldOptions& options, std::vector<float>& xy) {
+    const int width = values.cols;
+    const std::size_t pixels = values.total();
+    // Steger: a line of width W is best seen at sigma = W / (2 sqrt 3); sigma^2 makes the measure
+    // independent of the scale (intensity units).
+    const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
+    const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
+    const GaussianDerivatives d(values, sigma, radius);
+    const cv::Mat &rxx = d.xx, &ryy = d.yy, &rxy = d.xy, &rx = d.x, &ry = d.y;
+    const auto* a = rxx.ptr<double>();
+    const auto* c = ryy.ptr<double>();
+    const auto* bxy = rxy.ptr<double>();
+    const auto* gx = rx.ptr<double>();
+    const auto* gy = ry.ptr<double>();
+    const double norm = sigma * sigma;
+    for (std::size_t i = 0; i < pixels; ++i) {
+        const double mean = 0.5 * (a[i] + c[i]);
+        const double r = std::hypot(0.5 * (a[i] - c[i]), bxy[i]);
+        if (r <= 0.0) continue; // isotropic: no line direction
+        const double lambdaMin = mean - r, lambdaMax = mean + r;
+        double lambda = 0.0, strength = 0.0;
+        switch (options.polarity) {
+        case TracePolarity::Bright: lambda = lambdaMin; strength = std::max(0.0, -lambdaMin); break;
+        case TracePolarity::Dark: lambda = lambdaMax; strength = std::max(0.0, lambdaMax); break;
+        case TracePolarity::Both:
+            lambda = std::fabs(lambdaMin) > std::fabs(lambdaMax) ? lambdaMin : lambdaMax;
+            strength = std::fabs(lambda);
+            break;
+        }
+        if (strength <= 0.0) continue;
+        // Eigenvector of lambda (the line's normal), from whichever form is better conditioned.
+        double nx = bxy[i], ny = lambda - a[i];
+        const double mx = lambda - c[i], my = bxy[i];
+        if (mx * mx + my * my > nx * nx + ny * ny) {
+            nx = mx;
+            ny = my;
+        }
+        const double len = std::hypot(nx, ny);
+        if (len <= 0.0) continue;
+        // Edge suppression: a line's centre has no slope across it, the shoulder of a step edge has.
+        // sigma^2 |lambda| - k sigma |dI/dn| is zero or less on a step's shoulder for k >= 1 (at offset
+        // u sigma from a step, sigma^2 |I''| / sigma |I'| = u), so a strong edge beside a faint line no
+        // longer outscores it; a line's own centre keeps its full strength.
+        const int px = static_cast<int>(i % static_cast<std::size_t>(width));
+        const int py = static_cast<int>(i / static_cast<std::size_t>(width));
+        const double slope =
+            chargedSlope(rx, ry, px, py, nx / len, ny / len, (gx[i] * nx + gy[i] * ny) / len, lambda);
+        const double suppressed = strength * norm - kRidgeEdgeSuppression * sigma * slope;
+        if (suppressed <= 0.0) continue;
+        const double s = suppressed / len;
+        xy[2 * i] = static_cast<float>(nx * s);
+        xy[2 * i + 1] = static_cast<float>(ny * s);
+    }
+    return radius;
+}
+
 } // namespace
 
 constexpr EnumName<TraceScore> kScoreNames[] = {
@@ -158,6 +216,8 @@ void validateTraceFieldOptions(const TraceFieldOptions& options) {
         throw UsageError("the line width must be more than 0 and at most 1000 pixels");
     if (!(options.sineThresholdFraction >= 0.0 && options.sineThresholdFraction <= 1.0))
         throw UsageError("the sine threshold fraction must be between 0 and 1");
+    if (!std::isfinite(options.saturation) || options.saturation < 0.0)
+        throw UsageError("the field's saturation must be 0 (none) or more");
 }
 
 TraceField::TraceField(int width, int height, std::vector<float> xy, const TraceFieldOptions& options)
@@ -205,57 +265,16 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
         }
         clearNearBlanks(xy, blank, 1);
     } else {
-        // Steger: a line of width W is best seen at sigma = W / (2 sqrt 3); sigma^2 makes the measure
-        // independent of the scale (intensity units).
-        const double sigma = options.lineWidth / (2.0 * std::sqrt(3.0));
-        const int radius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
-        const GaussianDerivatives d(values, sigma, radius);
-        const cv::Mat &rxx = d.xx, &ryy = d.yy, &rxy = d.xy, &rx = d.x, &ry = d.y;
-        const auto* a = rxx.ptr<double>();
-        const auto* c = ryy.ptr<double>();
-        const auto* bxy = rxy.ptr<double>();
-        const auto* gx = rx.ptr<double>();
-        const auto* gy = ry.ptr<double>();
-        const double norm = sigma * sigma;
-        for (std::size_t i = 0; i < pixels; ++i) {
-            const double mean = 0.5 * (a[i] + c[i]);
-            const double r = std::hypot(0.5 * (a[i] - c[i]), bxy[i]);
-            if (r <= 0.0) continue; // isotropic: no line direction
-            const double lambdaMin = mean - r, lambdaMax = mean + r;
-            double lambda = 0.0, strength = 0.0;
-            switch (options.polarity) {
-            case TracePolarity::Bright: lambda = lambdaMin; strength = std::max(0.0, -lambdaMin); break;
-            case TracePolarity::Dark: lambda = lambdaMax; strength = std::max(0.0, lambdaMax); break;
-            case TracePolarity::Both:
-                lambda = std::fabs(lambdaMin) > std::fabs(lambdaMax) ? lambdaMin : lambdaMax;
-                strength = std::fabs(lambda);
-                break;
-            }
-            if (strength <= 0.0) continue;
-            // Eigenvector of lambda (the line's normal), from whichever form is better conditioned.
-            double nx = bxy[i], ny = lambda - a[i];
-            const double mx = lambda - c[i], my = bxy[i];
-            if (mx * mx + my * my > nx * nx + ny * ny) {
-                nx = mx;
-                ny = my;
-            }
-            const double len = std::hypot(nx, ny);
-            if (len <= 0.0) continue;
-            // Edge suppression: a line's centre has no slope across it, the shoulder of a step edge has.
-            // sigma^2 |lambda| - k sigma |dI/dn| is zero or less on a step's shoulder for k >= 1 (at offset
-            // u sigma from a step, sigma^2 |I''| / sigma |I'| = u), so a strong edge beside a faint line no
-            // longer outscores it; a line's own centre keeps its full strength.
-            const int px = static_cast<int>(i % static_cast<std::size_t>(image.width()));
-            const int py = static_cast<int>(i / static_cast<std::size_t>(image.width()));
-            const double slope =
-                chargedSlope(rx, ry, px, py, nx / len, ny / len, (gx[i] * nx + gy[i] * ny) / len, lambda);
-            const double suppressed = strength * norm - kRidgeEdgeSuppression * sigma * slope;
-            if (suppressed <= 0.0) continue;
-            const double s = suppressed / len;
-            xy[2 * i] = static_cast<float>(nx * s);
-            xy[2 * i + 1] = static_cast<float>(ny * s);
-        }
+        const int radius = ridgeVectors(values, options, xy);
         clearNearBlanks(xy, blank, radius);
+        if (options.saturation > 0.0)
+            for (std::size_t i = 0; i < pixels; ++i) {
+                const double m = std::hypot(xy[2 * i], xy[2 * i + 1]);
+                if (m > options.saturation) {
+                    xy[2 * i] = static_cast<float>(xy[2 * i] * (options.saturation / m));
+                    xy[2 * i + 1] = static_cast<float>(xy[2 * i + 1] * (options.saturation / m));
+                }
+            }
     }
     auto field = std::shared_ptr<TraceField>(new TraceField(image.width(), image.height(), std::move(xy), options));
     field->sineThreshold_ = threshold;
@@ -264,9 +283,11 @@ std::shared_ptr<const TraceField> TraceField::compute(const Image& image, const 
 
 namespace {
 
+constexpr int kWidthSearch = 6; // pixels around each point where the width estimate looks for the line
+
 // The width estimate's weighted-median width and the total of its votes' responses (0 when nothing scores).
 std::pair<double, double> estimateWidthAndResponse(const Image& image, const std::vector<TracePoint>& clicks,
-                                                   TracePolarity polarity) {
+                                                   TracePolarity polarity, int search) {
     if (image.empty()) throw InputError("trace: the image is empty");
     if (clicks.empty()) throw UsageError("the line width is measured at one click or more");
     for (const TracePoint& p : clicks)
@@ -287,7 +308,6 @@ std::pair<double, double> estimateWidthAndResponse(const Image& image, const std
     }
     std::vector<double> sigmas;
     for (double sigma = 0.8; sigma <= 20.0; sigma *= 1.25) sigmas.push_back(sigma);
-    constexpr int search = 6; // pixels around each point
     std::vector<std::pair<double, double>> votes; // (sigma, weight)
     for (const TracePoint& p : at) {
         const int cx = std::clamp(static_cast<int>(std::lround(p.x)), 0, image.width() - 1);
@@ -354,12 +374,46 @@ std::pair<double, double> estimateWidthAndResponse(const Image& image, const std
 } // namespace
 
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
-    return estimateWidthAndResponse(image, clicks, polarity).first;
+    return estimateWidthAndResponse(image, clicks, polarity, kWidthSearch).first;
+}
+
+double measureTraceLineStrength(const Image& image, TracePoint point, const TraceFieldOptions& options, double radius) {
+    if (image.empty()) throw InputError("trace: the image is empty");
+    validateTraceFieldOptions(options);
+    if (!std::isfinite(point.x) || !std::isfinite(point.y) || point.x < -0.5 || point.y < -0.5 ||
+        point.x > image.width() - 0.5 || point.y > image.height() - 0.5)
+        throw UsageError("the line strength is measured at a point inside the image");
+    if (!(radius >= 0.0 && radius <= 100.0)) throw UsageError("the line strength is measured within 0 to 100 pixels");
+    TraceFieldOptions ridge = options;
+    ridge.score = TraceScore::Ridge;
+    ridge.saturation = 0.0;
+    const double sigma = ridge.lineWidth / (2.0 * std::sqrt(3.0));
+    const int filterRadius = std::max(2, static_cast<int>(std::ceil(4.0 * sigma)));
+    const int cx = std::clamp(static_cast<int>(std::lround(point.x)), 0, image.width() - 1);
+    const int cy = std::clamp(static_cast<int>(std::lround(point.y)), 0, image.height() - 1);
+    // The patch the filters need around the disc (reflected at the image's border as the field is; one pixel
+    // more for the edge suppression's neighbour).
+    const int half = static_cast<int>(std::ceil(radius)) + filterRadius + 1;
+    cv::Mat blank;
+    const cv::Mat values = imageForFiltering(image, blank);
+    const int x0 = std::max(0, cx - half), y0 = std::max(0, cy - half);
+    const cv::Rect rect(x0, y0, std::min(image.width(), cx + half + 1) - x0, std::min(image.height(), cy + half + 1) - y0);
+    const cv::Mat patch = values(rect).clone();
+    std::vector<float> xy(2 * patch.total(), 0.0f);
+    ridgeVectors(patch, ridge, xy);
+    double best = 0.0;
+    for (int y = 0; y < rect.height; ++y)
+        for (int x = 0; x < rect.width; ++x) {
+            if (std::hypot(rect.x + x - point.x, rect.y + y - point.y) > radius) continue;
+            const std::size_t i = static_cast<std::size_t>(y) * rect.width + x;
+            best = std::max(best, std::hypot(static_cast<double>(xy[2 * i]), static_cast<double>(xy[2 * i + 1])));
+        }
+    return best;
 }
 
 TracePolarity estimateTraceLinePolarity(const Image& image, const std::vector<TracePoint>& clicks) {
-    const double bright = estimateWidthAndResponse(image, clicks, TracePolarity::Bright).second;
-    const double dark = estimateWidthAndResponse(image, clicks, TracePolarity::Dark).second;
+    const double bright = estimateWidthAndResponse(image, clicks, TracePolarity::Bright, kTracePolaritySearch).second;
+    const double dark = estimateWidthAndResponse(image, clicks, TracePolarity::Dark, kTracePolaritySearch).second;
     return dark > bright ? TracePolarity::Dark : TracePolarity::Bright;
 }
 

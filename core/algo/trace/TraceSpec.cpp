@@ -63,7 +63,8 @@ ParamSpec<P> makeSpec() {
           NumberCodec{0.0, 1000.0}, [](P& p) -> double& { return p.snap; })
         .presetForEveryKind(4.0);
     s.add({.key = "width", .option = "--width", .valueName = "PX|auto", .label = "Width",
-           .help = "ridge: the line's width in pixels; auto: measured at the first click (with polarity both, the polarity too)", .group = "Ridge line",
+           .help = "ridge: the line's width in pixels; auto: measured at the first click (with polarity both, the polarity too), "
+                   "and no pixel scores above the clicked line's strength there", .group = "Ridge line",
            .widget = FieldWidget::AutoNumber, .minimum = 0.5, .maximum = 1000, .decimals = 1, .suffix = " px",
            .onlyWhenKey = "score", .onlyWhenValues = {ridge}},
           AutoCodec<NumberCodec>{{0.0, 1000.0, true}, false, true},
@@ -119,6 +120,9 @@ TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& req
     if (!request.autoWidth || field.score != TraceScore::Ridge) return field;
     if (field.polarity == TracePolarity::Both) field.polarity = estimateTraceLinePolarity(image, {first});
     field.lineWidth = estimateTraceLineWidth(image, {first}, field.polarity);
+    // The clicked line's profile: the field saturates at its strength there, so that a stronger feature met on
+    // the way (a brighter road at a junction) scores no more per pixel than the clicked one.
+    field.saturation = kTraceSaturationFactor * measureTraceLineStrength(image, first, field, kTraceSaturationRadius);
     return field;
 }
 

@@ -31,7 +31,7 @@ struct TraceRequest {
 const ParamSpec<TraceRequest>& traceSpec();
 
 // A request resolved for an image: --width auto (ridge score) measured at the first click as given (and the polarity
-// when it is both: resolvedTraceField)
+// when it is both, and the ridge field's saturation at the clicked line's strength: resolvedTraceField)
 // (estimateTraceLineWidth at that point), the field computed with the resolved width (step "field"), and each click
 // moved to the strongest field pixel within the snap radius (step "snap"). The window resolves the same way when
 // the first click lands, so that its live preview, its fixed legs and `glint-cli trace` use one field.
@@ -46,7 +46,11 @@ ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobC
 // auto or the score is not ridge).
 double resolvedTraceWidth(const Image& image, const TraceRequest& request, TracePoint first);
 // The field options auto decides for a trace that starts at `first`: with --width auto and the ridge score, the
-// polarity measured at `first` when it is "both" (estimateTraceLinePolarity), then the width for that polarity.
+// polarity measured at `first` when it is "both" (estimateTraceLinePolarity), then the width for that polarity,
+// then the saturation: the field scores no pixel above the clicked line's strength there (kTraceSaturationFactor
+// x measureTraceLineStrength within kTraceSaturationRadius px). Like the width, it assumes the first click lies
+// on the line (a click far beside it saturates the field at the background's level). A width given by hand
+// gets no saturation (and a run replayed from its written parameters, which hold the resolved width, none).
 // The window and resolveTrace both resolve through this, so the live preview and the committed trace share a field.
 TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& request, TracePoint first);
 
