@@ -188,6 +188,10 @@ private slots:
             QTest::newRow("trace, ridge, width auto")
                 << QStringList{"trace", aero, "--preset", "auto", "--score", "ridge", "--from", "4,431", "--via", "150,453", "--to", "300,506"}
                 << "points";
+            // The road-east case of the real trace set, whose path depends on the field's saturation at the clicked
+            // road's strength (a brighter road crosses it): the replay must saturate the same.
+            QTest::newRow("trace, preset auto, saturated field")
+                << QStringList{"trace", aero, "--preset", "auto", "--from", "340.1,449.1", "--to", "408.9,449.3"} << "points";
             QTest::newRow("common") << QStringList{"common", aero, aero, "--preset", "auto", "--max-shift", "3"} << "offset";
         }
         QTest::newRow("kmax1d") << QStringList{"kmax1d", "--random", "500", "--seed", "4", "--k", "7"} << "segments";

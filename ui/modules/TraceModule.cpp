@@ -271,6 +271,7 @@ void TraceModule::startSession(glint::TracePoint first, bool joined) {
             const glint::TraceFieldOptions field = glint::resolvedTraceField(*worker->image(), settings, first);
             outcome->width = field.lineWidth;
             outcome->polarity = field.polarity;
+            outcome->saturation = field.saturation;
             outcome->field = worker->tracer(field, settings.backend).field();
             outcome->snapped = settings.snap > 0.0 && !joined ? glint::snapTracePoint(*outcome->field, first, settings.snap) : first;
         },
@@ -285,6 +286,7 @@ void TraceModule::onFirstClickResolved(quint64 generation, const FirstClick& out
     const bool measured = s.settings.autoWidth && s.settings.field.score == glint::TraceScore::Ridge;
     s.settings.field.lineWidth = outcome.width;
     s.settings.field.polarity = outcome.polarity;
+    s.settings.field.saturation = outcome.saturation;
     s.settings.autoWidth = false;
     s.resolved = true;
     fixing_ = false;

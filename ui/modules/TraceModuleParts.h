@@ -31,6 +31,7 @@ struct TraceModule::LegOutcome {
 struct TraceModule::FirstClick {
     double width = 0.0;
     glint::TracePolarity polarity = glint::TracePolarity::Both; // measured with width auto (resolvedTraceField)
+    double saturation = 0.0; // the clicked line's strength with width auto: every later leg's field saturates there
     std::shared_ptr<const glint::TraceField> field;
     glint::TracePoint snapped;
 };

@@ -15,7 +15,8 @@ bool TraceWorker::sameField(const glint::TraceFieldOptions& a, const glint::Trac
     switch (a.score) {
     case glint::TraceScore::Magnitude: return true;
     case glint::TraceScore::Sine: return a.sineThresholdFraction == b.sineThresholdFraction;
-    case glint::TraceScore::Ridge: return a.lineWidth == b.lineWidth && a.polarity == b.polarity;
+    case glint::TraceScore::Ridge:
+        return a.lineWidth == b.lineWidth && a.polarity == b.polarity && a.saturation == b.saturation;
     }
     return false;
 }

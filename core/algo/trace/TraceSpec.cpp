@@ -74,6 +74,11 @@ ParamSpec<P> makeSpec() {
                      p.field.lineWidth = v.isAuto() ? TraceFieldOptions{}.lineWidth : v.get();
                  }))
         .presetForEveryKind("auto");
+    s.add({.key = "saturation", .option = "--saturation", .valueName = "S",
+           .help = "ridge: no pixel's score above S (0: none); with --width auto, the clicked line's strength, measured "
+                   "(recorded so that --params replays the same field)",
+           .group = "Ridge line", .widget = FieldWidget::Hidden, .onlyWhenKey = "score", .onlyWhenValues = {ridge}},
+          NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.field.saturation; });
     s.add({.key = "polarity", .option = "--polarity", .valueName = "bright|dark|both", .label = "Polarity",
            .help = "ridge: bright lines, dark lines or both", .group = "Ridge line", .widget = FieldWidget::Choice,
            .onlyWhenKey = "score", .onlyWhenValues = {ridge}},
