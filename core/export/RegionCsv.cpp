@@ -23,6 +23,8 @@ const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr", 
 // Text columns after those (a trace's score mode, backend and every leg's confidence, as the window's table shows
 // them), filled from ExportRegion::texts by name.
 const std::vector<std::string> kTextColumns = {"mode", "backend", "leg_confidences"};
+// Then a mammogram finding's local contrast against the surrounding tissue (its ranking; such a region has no snr).
+const std::vector<std::string> kLastValueColumns = {"contrast"};
 // The Earth's mean radius (IUGG), for lengths over a geographic CRS whose ellipsoid is not known.
 constexpr double kEarthRadiusM = 6371008.8;
 } // namespace
@@ -35,6 +37,7 @@ const std::vector<std::string>& regionCsvColumns() {
         c.push_back("points");
         c.insert(c.end(), kLaterValueColumns.begin(), kLaterValueColumns.end());
         c.insert(c.end(), kTextColumns.begin(), kTextColumns.end());
+        c.insert(c.end(), kLastValueColumns.begin(), kLastValueColumns.end());
         return c;
     }();
     return columns;
@@ -80,6 +83,10 @@ std::vector<std::string> regionCsvRow(const ExportRegion& region, const PixelToS
     for (const auto& name : kTextColumns) {
         const std::string* text = region.text(name);
         row.push_back(text ? *text : "");
+    }
+    for (const auto& name : kLastValueColumns) {
+        const RegionValue* v = region.value(name);
+        row.push_back(v ? v->text() : "");
     }
     if (georef) {
         const MapPoint map = georef->pixelToMap(cx, cy);

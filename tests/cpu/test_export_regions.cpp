@@ -362,7 +362,8 @@ private slots:
                                                    "score", "length", "dx", "dy", "tolerance", "points", "distinct",
                                                    "flux", "snr", "peak", "centroid_x", "centroid_y", "mean_background",
                                                    "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm",
-                                                   "min_confidence", "pivot", "mode", "backend", "leg_confidences"};
+                                                   "min_confidence", "pivot", "mode", "backend", "leg_confidences",
+                                                   "contrast"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));
