@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 namespace glint {
@@ -553,9 +554,14 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                         narrower ? split.get() : det.detectionImage.data(),
                         narrower ? splitNoise.get() : det.detectionNoise.data(), width, height, params};
     std::vector<FootprintSources> found(prints.size());
-    // Largest footprints first in the queue would balance better; the order of the results stays the footprints'.
-    parallelFor(0, prints.size(), 1, [&](std::size_t b, std::size_t e) {
-        for (std::size_t f = b; f < e; ++f) {
+    // The largest footprints are taken first (a big one started last would leave the other threads idle); each
+    // footprint's result is its own, kept in the footprints' order, so the order of the work changes no bit.
+    std::vector<std::size_t> order(prints.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prints[a].size() > prints[b].size(); });
+    parallelFor(0, order.size(), 1, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k) {
+            const std::size_t f = order[k];
             if (job) job->throwIfCancelled();
             if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split.get(), splitNoise.get());
             found[f] = footprintSources(in, prints[f]);
