@@ -1,7 +1,8 @@
 // Issue 34, undo beyond the canvas edits: the display dock's changes (scale, limits mode, colour map, low/high typed
 // into their boxes, a drag of the limits on the histogram) are each one step of Edit ▸ Undo (a drag or a run of
 // typing merges into one), the blend's B opacity slider (a drag is one step, key presses in a row are one), and the
-// pivot sweep's text (each finished edit), and the Layers dock's Remove of a results layer.
+// pivot sweep's text (each finished edit), and the Layers dock's Remove of any layer: results layers are kept hidden
+// while the step is on the stack; input layers (exclusions, ROI, traces) go through their module's undoable clear.
 #include "tests/gui/GuiTestSupport.h"
 #include "tests/support/TestSupport.h"
 
@@ -12,6 +13,7 @@
 #include "ui/modules/BrightestLayers.h"
 #include "ui/modules/BrightestModule.h"
 #include "ui/modules/BrightestPanel.h"
+#include "ui/modules/CommonComponentLayers.h"
 #include "ui/modules/CommonComponentModule.h"
 #include "ui/modules/CommonComponentPanel.h"
 #include "ui/overlay/LayerStack.h"
@@ -25,6 +27,7 @@
 #include <QListWidget>
 #include <QPointer>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QUndoStack>
 
@@ -250,6 +253,125 @@ private slots:
         w.window.context().setImage(test::randomIntImage(30, 30, 0, 9, test::Seed{6}), QStringLiteral("second"));
         QTRY_VERIFY(!regions);
         QVERIFY(!w.stack->canUndo());
+    }
+
+    // Layers a module reads its input from: Remove is the module's own undoable clear and the layer's removal, one
+    // step; undo gives back the layer (same place, visibility) and exactly its shapes, and the module uses them.
+    void inputLayerRemovalUndo() {
+        Window w;
+        std::vector<std::int32_t> samples(60 * 40);
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 60; ++x) samples[static_cast<std::size_t>(y * 60 + x)] = (x * 7 + y * 3) % 10;
+        for (int y = 10; y < 15; ++y)
+            for (int x = 10; x < 15; ++x) samples[static_cast<std::size_t>(y * 60 + x)] = 1000; // the brightest block
+        QVERIFY(open(w, test::intImage(60, 40, samples)));
+        auto* module = test::findModule<BrightestModule>(w.window);
+        QVERIFY(module);
+        LayerStack* layers = w.window.context().layers();
+        LayerDock* dock = w.window.layerDock();
+        QPushButton* remove = nullptr;
+        for (QPushButton* b : dock->findChildren<QPushButton*>())
+            if (b->text() == QStringLiteral("Remove")) remove = b;
+        QVERIFY(remove);
+        const auto removeLayer = [&](OverlayLayer* layer) {
+            for (int row = 0; row < dock->list()->count(); ++row)
+                if (dock->list()->item(row)->text() == layer->name()) dock->list()->setCurrentRow(row);
+            remove->click();
+        };
+
+        const QRect excluded(8, 8, 9, 9);
+        module->addExclusionRectangle(excluded);
+        module->addExclusionPolygon(QPolygonF({QPointF(40, 5), QPointF(50, 5), QPointF(45, 15)}));
+        module->setRoi(QRect(2, 2, 50, 30));
+        QPointer<BrightestExclusionLayer> exclusions = module->exclusionLayer();
+        QPointer<ShapeLayer> roi = module->roiLayer();
+        QVERIFY(exclusions && roi);
+        QCOMPARE(exclusions->itemCount(), 2);
+        exclusions->setVisible(false); // hidden before its removal: hidden after its undo
+        const int index = layers->indexOf(exclusions);
+        const QRectF polygonBounds = exclusions->itemBounds(1);
+        const int start = w.stack->count();
+
+        removeLayer(exclusions);
+        QVERIFY(exclusions);
+        QCOMPARE(layers->indexOf(exclusions), -1);
+        QCOMPARE(module->exclusionCount(), 0);
+        QCOMPARE(w.stack->count(), start + 1);
+        QCOMPARE(w.undo->text(), QStringLiteral("Undo Remove Layer “Brightest: exclusions”"));
+        w.undo->trigger();
+        QCOMPARE(layers->indexOf(exclusions), index);
+        QCOMPARE(module->exclusionCount(), 2);
+        QCOMPARE(exclusions->itemCount(), 2);
+        QCOMPARE(exclusions->itemBounds(1), polygonBounds);
+        QVERIFY(!exclusions->isVisible());
+        w.redo->trigger();
+        QCOMPARE(layers->indexOf(exclusions), -1);
+        QCOMPARE(module->exclusionCount(), 0);
+        w.undo->trigger();
+        QCOMPARE(module->exclusionCount(), 2);
+        exclusions->setVisible(true);
+
+        // The ROI layer: undo gives the same rectangle.
+        removeLayer(roi);
+        QVERIFY(roi && layers->indexOf(roi) < 0 && !module->roi());
+        w.undo->trigger();
+        QVERIFY(layers->indexOf(roi) >= 0);
+        QCOMPARE(module->roi().value_or(QRect()), QRect(2, 2, 50, 30));
+
+        // A run after the undo honours the restored exclusions: the bright block is not found.
+        QSignalSpy finished(module, &BrightestModule::runFinished);
+        QVERIFY(module->run(1));
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!module->lastResults().empty() && !module->lastResults().front().regions.empty());
+        for (const BrightestRegion& r : module->lastResults().front().regions)
+            QVERIFY(!QRect(r.x, r.y, r.width, r.height).intersects(QRect(10, 10, 5, 5)));
+
+        // Removed, then a new shape drawn: the layer comes back on top, shown, with the new shape only; undoing
+        // the shape and then the removal gives back the two shapes.
+        removeLayer(exclusions);
+        QCOMPARE(layers->indexOf(exclusions), -1);
+        module->addExclusionRectangle(QRect(30, 20, 4, 4));
+        QVERIFY(module->exclusionLayer() == exclusions.data());
+        QCOMPARE(layers->indexOf(exclusions), static_cast<int>(layers->layers().size()) - 1);
+        QCOMPARE(exclusions->itemCount(), 1);
+        w.undo->trigger();
+        w.undo->trigger();
+        QCOMPARE(module->exclusionCount(), 2);
+        QVERIFY(layers->indexOf(exclusions) >= 0);
+    }
+
+    // Layers that only show results beyond the brightest regions: a sweep's legend and the common components.
+    // Remove hides them while the step is on the stack; undo shows them again.
+    void resultLayerRemovalUndo() {
+        Window w;
+        QVERIFY(open(w, test::randomIntImage(60, 40, 0, 255, test::Seed{8})));
+        LayerStack* layers = w.window.context().layers();
+        QPointer<OverlayLayer> legend = new BrightestSweepLayer(QStringLiteral("legend"));
+        QPointer<OverlayLayer> component = new ComponentLayer(QStringLiteral("component"), QColor(0, 255, 0));
+        QPointer<OverlayLayer> second = new SecondImageLayer(QStringLiteral("B"), QColor(0, 0, 255));
+        for (OverlayLayer* l : {legend.data(), component.data(), second.data()}) layers->add(l);
+        LayerDock* dock = w.window.layerDock();
+        QPushButton* remove = nullptr;
+        for (QPushButton* b : dock->findChildren<QPushButton*>())
+            if (b->text() == QStringLiteral("Remove")) remove = b;
+        QVERIFY(remove);
+        for (const QPointer<OverlayLayer>& layer : {legend, component, second}) {
+            const int index = layers->indexOf(layer);
+            for (int row = 0; row < dock->list()->count(); ++row)
+                if (dock->list()->item(row)->text() == layer->name()) dock->list()->setCurrentRow(row);
+            const int start = w.stack->count();
+            remove->click();
+            QVERIFY(layer);
+            QCOMPARE(layers->indexOf(layer), -1);
+            QVERIFY(!layer->isVisible());
+            QCOMPARE(w.stack->count(), start + 1);
+            w.undo->trigger();
+            QCOMPARE(layers->indexOf(layer), index);
+            QVERIFY(layer->isVisible());
+            w.redo->trigger();
+            QCOMPARE(layers->indexOf(layer), -1);
+            w.undo->trigger();
+        }
     }
 
     void sweepTextUndo() {

@@ -123,6 +123,7 @@ public:
     // inside the viewport (in several columns when one would be taller than the view).
     QRectF legendRect(const QRectF& viewport, const ViewTransform& view) const;
 
+    bool undoableRemoval() const override { return true; } // a legend: kept while its removal can be undone
     int itemCount() const override { return total_; }
     QRectF itemBounds(int index) const override;
     void paint(QPainter& painter, const ViewTransform& view) const override;

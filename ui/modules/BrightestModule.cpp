@@ -469,8 +469,12 @@ void BrightestModule::presentSweep(const std::vector<glint::BrightestResult>& re
         ctx.layers()->add(layer);
         runLayers_.append(layer);
         legend->addPivot(layer, result.regions.empty() ? tr("%1 — no region").arg(pivotText(result)) : pivotText(result));
-        // Without the legend layer (removed in the Layers dock) each pivot labels its own regions again.
+        // Without the legend layer (removed in the Layers dock: detached while its step is on the stack, then
+        // deleted) each pivot labels its own regions again; undo of the removal gives the labels back to the legend.
         connect(legend, &QObject::destroyed, layer, [layer] { layer->setShowLabels(true); });
+        connect(ctx.layers(), &LayerStack::layersChanged, layer, [layer, stack = ctx.layers(), kept = QPointer<OverlayLayer>(legend)] {
+            if (kept) layer->setShowLabels(stack->indexOf(kept) < 0);
+        });
     }
     ctx.layers()->add(legend); // on top of its pivots
     runLayers_.append(legend);

@@ -64,8 +64,13 @@ void BrightestModule::refreshRoi() {
             roi_.reset();
             if (panel_) panel_->setRoiText({});
         });
+        // The Layers dock's Remove clears the ROI as one step of Edit ▸ Undo (undo brings it back).
+        roiLayer_->setRemoval([self = QPointer<BrightestModule>(this)] {
+            if (self) self->clearRoi();
+        });
         context().layers()->add(roiLayer_);
     }
+    if (roi_ && roiLayer_) context().layers()->reattach(roiLayer_); // drawn again after its removal
     if (roiLayer_) {
         if (roi_) roiLayer_->setShapes({OverlayShape::pixelRectangle(*roi_, tr("ROI"))});
         else roiLayer_->clear();
@@ -133,8 +138,13 @@ void BrightestModule::refreshExclusions() {
         connect(exclusionLayer_, &OverlayLayer::selectionChanged, this, [this](int item) {
             if (panel_) panel_->exclusionList()->setCurrentRow(item);
         });
+        // The Layers dock's Remove is the list's Clear All and the layer's removal, one step (undo restores both).
+        exclusionLayer_->setRemoval([self = QPointer<BrightestModule>(this)] {
+            if (self) self->clearExclusions();
+        });
         context().layers()->add(exclusionLayer_);
     }
+    if (!exclusions_.isEmpty() && exclusionLayer_) context().layers()->reattach(exclusionLayer_);
     QVector<OverlayShape> shapes;
     QStringList rows;
     for (int i = 0; i < exclusions_.size(); ++i) {

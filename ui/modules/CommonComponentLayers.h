@@ -24,6 +24,8 @@ class SecondImageLayer : public OverlayLayer {
     Q_OBJECT
 public:
     SecondImageLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+    // The Layers dock's Remove hides it while the step is on the stack (Edit ▸ Undo brings it back).
+    bool undoableRemoval() const override { return true; }
 
     void setFrame(std::shared_ptr<const DisplayFrame> frame);
     std::shared_ptr<const DisplayFrame> frame() const { return frame_; }
@@ -61,6 +63,8 @@ class ComponentLayer : public MaskLayer {
     Q_OBJECT
 public:
     ComponentLayer(const QString& name, const QColor& colour, QObject* parent = nullptr);
+    // The Layers dock's Remove hides it while the step is on the stack (Edit ▸ Undo brings it back).
+    bool undoableRemoval() const override { return true; }
 
     // frameOrigin: the canvas pixel where the mask frame's (0, 0) lies.
     void setComponent(std::shared_ptr<const ComponentShape> shape, QPoint frameOrigin);

@@ -77,8 +77,13 @@ void SourcesModule::refreshShapes() {
             roi_.reset();
             refreshShapes();
         });
+        // The Layers dock's Remove clears the ROI as one step of Edit ▸ Undo (undo brings it back).
+        roiLayer_->setRemoval([self = QPointer<SourcesModule>(this)] {
+            if (self) self->clearRoi();
+        });
         ctx.layers()->add(roiLayer_);
     }
+    if (onImage && roi_ && roiLayer_) ctx.layers()->reattach(roiLayer_); // drawn again after its removal
     if (roiLayer_) {
         if (roi_) roiLayer_->setShapes({OverlayShape::pixelRectangle(*roi_, tr("ROI"))});
         else roiLayer_->clear();
@@ -90,8 +95,13 @@ void SourcesModule::refreshShapes() {
             exclusions_.clear();
             refreshShapes();
         });
+        // The Layers dock's Remove is Clear All and the layer's removal, one step (undo restores both).
+        exclusionLayer_->setRemoval([self = QPointer<SourcesModule>(this)] {
+            if (self) self->clearExclusions();
+        });
         ctx.layers()->add(exclusionLayer_);
     }
+    if (onImage && !exclusions_.isEmpty() && exclusionLayer_) ctx.layers()->reattach(exclusionLayer_);
     QVector<OverlayShape> shapes;
     for (int i = 0; i < exclusions_.size(); ++i) {
         const Exclusion& e = exclusions_[i];

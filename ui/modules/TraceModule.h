@@ -57,6 +57,8 @@ public:
     // when none is).
     bool deleteTrace(int id);
     bool deleteSelectedTrace();
+    // Deletes every finished trace as one step (the Layers dock's Remove of the trace layer); false when none.
+    bool clearTraces();
     QAction* deleteTraceAction() const { return deleteAction_; }
 
     // --- The network: editing finished traces (TraceEditing.cpp). A trace's nodes are its clicks (the ends and

@@ -156,6 +156,21 @@ bool TraceModule::deleteTrace(int id) {
     return true;
 }
 
+bool TraceModule::clearTraces() {
+    if (traces_.empty()) return false;
+    const std::vector<FinishedTrace> before = traces_;
+    const QPointer<TraceModule> self(this);
+    context().undoStack()->push(new ImageEditCommand(
+        context(), tr("Delete all traces"),
+        [self, before] {
+            if (self) self->showTraces(before);
+        },
+        [self] {
+            if (self) self->showTraces({});
+        }));
+    return true;
+}
+
 bool TraceModule::deleteSelectedTrace() {
     const int item = layer_ ? layer_->selected() : -1;
     if (item < 0 || item >= static_cast<int>(traces_.size())) {
@@ -190,7 +205,16 @@ void TraceModule::ensureOutputs() {
     if (!layer_) {
         layer_ = new TraceLayer(name(), TraceTool::traceColour());
         traces_.clear(); // the layer's items are the traces: a new layer starts a new list
+        // The Layers dock's Remove deletes every trace (one step: undo brings them back as they were) with the
+        // half-made one, and hides the layer while the step is on the stack.
+        layer_->setRemoval([self = QPointer<TraceModule>(this)] {
+            if (!self) return;
+            self->dropTrace();
+            self->clearTraces();
+        });
         ctx.layers()->add(layer_);
+    } else {
+        ctx.layers()->reattach(layer_); // a new trace after the layer's removal
     }
     if (!model_ && ctx.results()) {
         QStringList columns{tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),

@@ -56,6 +56,12 @@ void LayerStack::attach(OverlayLayer* layer, int index) {
     emit repaintNeeded();
 }
 
+void LayerStack::reattach(OverlayLayer* layer) {
+    if (!layer || layers_.contains(layer) || layer->parent() != this) return;
+    layer->setVisible(true);
+    attach(layer, static_cast<int>(layers_.size()));
+}
+
 void LayerStack::move(OverlayLayer* layer, int newIndex) {
     const int from = layers_.indexOf(layer);
     if (from < 0) return;

@@ -25,6 +25,9 @@ public:
     // stays its parent. attach() puts a detached layer back at `index`.
     void detach(OverlayLayer* layer);
     void attach(OverlayLayer* layer, int index);
+    // A module's layer that the Layers dock's Remove detached, drawn on again (a new shape, a new trace): put back
+    // on top, shown. Nothing for a layer on the list.
+    void reattach(OverlayLayer* layer);
     // Deletes every layer marked removedWithImage().
     void removeImageLayers();
 

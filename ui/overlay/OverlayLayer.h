@@ -9,6 +9,8 @@
 #include <QRectF>
 #include <QString>
 
+#include <functional>
+
 class QPainter;
 
 namespace glint::ui {
@@ -34,10 +36,15 @@ public:
     bool showsLabels() const { return labelMode_ != LabelMode::BoxesOnly; }
     // Layers that belong to one image (results, drawn shapes) are removed when another image is opened.
     bool removedWithImage() const { return removedWithImage_; }
-    // Whether the Layers dock's Remove can be undone: a layer that only shows results (regions, sources) is kept
-    // while the step is on the undo stack. Layers a module reads its input from (exclusion shapes, a trace in
-    // progress) are deleted at once, as before.
-    virtual bool undoableRemoval() const { return false; }
+    // Whether the Layers dock's Remove can be undone: a layer that only shows results (regions, sources, a sweep's
+    // legend, the common components) is kept while the step is on the undo stack. A layer a module reads its input
+    // from (exclusions, an ROI, traces) gives the module's own undoable clear (setRemoval), so that the removal
+    // empties that input as one step with the layer's. Other layers are deleted at once.
+    virtual bool undoableRemoval() const { return static_cast<bool>(removal_); }
+    // The module's undoable clear of the input this layer shows (BrightestModule::clearExclusions, ...): the Layers
+    // dock's Remove runs it and detaches the layer in one step of Edit ▸ Undo.
+    void setRemoval(std::function<void()> clearInput) { removal_ = std::move(clearInput); }
+    const std::function<void()>& removal() const { return removal_; }
     void setRemovedWithImage(bool removed) { removedWithImage_ = removed; }
 
     // Items: what selection, hit-testing and "centre on" refer to. A layer without items has count 0.
@@ -71,6 +78,7 @@ private:
     bool visible_ = true;
     LabelMode labelMode_ = LabelMode::BoxesAndLabels;
     bool removedWithImage_ = true;
+    std::function<void()> removal_;
     int selected_ = -1;
 };
 

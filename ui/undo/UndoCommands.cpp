@@ -246,7 +246,17 @@ void removeLayerUndoably(QUndoStack* stack, LayerStack& layers, OverlayLayer* la
         layers.remove(layer);
         return;
     }
-    stack->push(new RemoveLayerCommand(layers, layer));
+    if (!layer->removal()) {
+        stack->push(new RemoveLayerCommand(layers, layer));
+        return;
+    }
+    // The module's own clear of the input the layer shows (its shapes, its traces), then the layer's removal: one
+    // step. Undo puts the layer back first, then the module's input (exactly the shapes or traces it had).
+    stack->beginMacro(QObject::tr("Remove Layer “%1”").arg(layer->name()));
+    const QPointer<OverlayLayer> kept(layer);
+    layer->removal()();
+    if (kept && layers.indexOf(kept) >= 0) stack->push(new RemoveLayerCommand(layers, kept));
+    stack->endMacro();
 }
 
 void undoableText(QUndoStack* stack, QLineEdit* edit, const QString& name) {

@@ -81,7 +81,8 @@ bool sameDisplay(const glint::DisplaySettings& a, const glint::DisplaySettings& 
 
 // The Layers dock's Remove of a layer that only shows results (OverlayLayer::undoableRemoval): the layer is hidden
 // and detached, kept while this step is on the stack; undo puts it back where it was, visible as it was. When the
-// step leaves the stack (another image, a new edit after undo) the detached layer is deleted.
+// step leaves the stack (another image, a new edit after undo) the detached layer is deleted. A layer with a
+// removal (OverlayLayer::setRemoval: a module's input) runs it and is detached in the same step (a macro).
 void removeLayerUndoably(QUndoStack* stack, LayerStack& layers, OverlayLayer* layer);
 
 // A panel's own combo box or check box (outside its SpecForm: a backend, "Show guides"): each choice the user
