@@ -17,6 +17,7 @@
 #include "ui/undo/UndoCommands.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QListWidget>
 #include <QMainWindow>
 #include <QPushButton>
@@ -196,8 +197,15 @@ QWidget* BrightestModule::createPanel() {
     connect(context().jobs(), &JobRunner::busyChanged, panel_, [this](bool busy) { panel_->setRunEnabled(!busy); });
     undoableChoice(context().undoStack(), panel_->backendBox(), tr("Backend")); // the form's fields push their own
     undoableText(context().undoStack(), panel_->sweepEdit(), tr("Sweep"));
+    connect(panel_->kindBox(), &QComboBox::currentIndexChanged, this, [this](int index) {
+        const QString name = panel_->kindBox()->itemData(index).toString();
+        if (name.isEmpty()) return;
+        chooseKind(name == QLatin1String("auto") ? std::nullopt
+                                                 : std::optional<glint::ImageKind>(glint::parseImageKind(name.toStdString())));
+    });
     refreshExclusions();
     refreshRoi();
+    refreshKindBox();
     applyImageDefaults();
     return panel_;
 }
@@ -220,7 +228,7 @@ glint::Json BrightestModule::currentRequest(int k) const {
     request["exclude_polygon"] = std::move(polygons);
     // The image's auto-exclusions are already shapes of the list (added when it opened, editable).
     request["auto_exclude"] = "none";
-    if (context().hasImage()) request["preset"] = glint::imageKindName(glint::classifyImage(*context().image()).kind);
+    if (context().hasImage()) request["preset"] = glint::imageKindName(kind()); // found by content, or chosen
     return request;
 }
 

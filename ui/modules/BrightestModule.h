@@ -5,8 +5,10 @@
 
 #include "core/algo/brightest/Brightest.h"
 #include "ui/modules/AnalysisModule.h"
+#include "core/params/ImageKind.h"
 #include "ui/modules/BrightestLayers.h"
 
+#include <QHash>
 #include <QPointer>
 #include <QPolygonF>
 #include <QRect>
@@ -80,6 +82,16 @@ public:
     glint::Json currentRequest(int k) const;
     glint::BrightestParams currentParams(int k) const;
 
+    // The image's kind (issue 33): the one found by content (classifyImage, as --preset auto), or the one the
+    // user chose in the panel's Kind box; the latter is remembered per file for the session (opening another
+    // file starts at auto). Choosing a kind is one undoable step: the form takes that kind's preset (as opening
+    // an image of that kind would: fields the user changed keep their values) and a mammogram's automatic
+    // exclusions come or go with it. nullopt: auto.
+    glint::ImageKind detectedKind() const;
+    std::optional<glint::ImageKind> chosenKind() const { return chosenKind_; }
+    glint::ImageKind kind() const { return chosenKind_ ? *chosenKind_ : detectedKind(); }
+    void chooseKind(std::optional<glint::ImageKind> kind);
+
     // The latest run's outputs (null before the first run, or once removed).
     BrightestRegionLayer* regionLayer() const { return regionLayer_; }
     BrightestSweepLayer* sweepLayer() const { return sweepLayer_; }
@@ -126,6 +138,9 @@ private:
     void onImageChanged();
     void applyImageDefaults();
     void cancelAutoExclusion();
+    void refreshKindBox();
+    // Sets the kind, the form's values and the exclusions without a command (chooseKind's step applies these).
+    void setKindState(std::optional<glint::ImageKind> kind, const glint::Json& values, const QVector<Exclusion>& exclusions);
 
     BrightestPanel* panel_ = nullptr;
     RectangleTool* roiTool_;
@@ -153,6 +168,17 @@ private:
     bool autoExcludePending_ = false;
     int pendingRunK_ = -1; // a run (its k) asked for while the auto-exclusion was running; -1: none
     bool pendingSweep_ = false; // a sweep asked for meanwhile
+    std::optional<glint::ImageKind> chosenKind_;
+    mutable std::optional<glint::ImageKindGuess> detected_; // for detectedFor_
+    mutable const glint::Image* detectedFor_ = nullptr;
+    QHash<QString, glint::ImageKind> kindByPath_; // the session's choices, by file
+    QVector<Exclusion> autoShapes_;               // what the latest auto-exclusion added
+    // The kind step whose auto-exclusion is running: its shapes join that step (not one of their own).
+    struct KindShapes {
+        QVector<Exclusion> list; // the step's exclusions once made
+        bool pending = false;    // its auto-exclusion has not finished
+    };
+    std::shared_ptr<KindShapes> kindStepShapes_;
 };
 
 } // namespace glint::ui

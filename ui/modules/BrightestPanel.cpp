@@ -25,7 +25,7 @@ constexpr int kMaxSweepPivots = 16;
 } // namespace
 
 BrightestPanel::BrightestPanel(QWidget* parent)
-    : QWidget(parent), form_(new SpecForm(glint::brightestSpec())), backend_(new QComboBox),
+    : QWidget(parent), form_(new SpecForm(glint::brightestSpec())), kind_(new QComboBox), backend_(new QComboBox),
       run_(new QPushButton(tr("Find Regions"))), sweep_(new QLineEdit(QStringLiteral("mean, p90, p95, p99"))),
       runSweep_(new QPushButton(tr("Run Sweep"))), roi_(new QLabel), drawRoi_(new QPushButton(tr("Draw ROI"))),
       clearRoi_(new QPushButton(tr("Clear ROI"))), exclusions_(new QListWidget),
@@ -37,6 +37,18 @@ BrightestPanel::BrightestPanel(QWidget* parent)
                                 "pixels stay out."));
     about->setWordWrap(true);
     layout->addWidget(about);
+
+    // The kind the defaults come from, first: a reader sees at once what the image was taken for and changes it
+    // in one click. The items are filled per image (the first one names the kind found by content).
+    auto* kindRow = new QHBoxLayout;
+    auto* kindLabel = new QLabel(tr("Kind:"));
+    kindLabel->setBuddy(kind_);
+    kind_->setObjectName(QStringLiteral("kind"));
+    kind_->setToolTip(tr("The kind of image the defaults are for (as glint-cli --preset KIND); auto: the kind "
+                         "found from the image itself. Choosing one sets its defaults (Edit ▸ Undo takes it back)."));
+    kindRow->addWidget(kindLabel);
+    kindRow->addWidget(kind_, 1);
+    layout->addLayout(kindRow);
 
     // The spec's fields; until an image says otherwise, the values a first answer on any image starts from.
     form_->setValues(glint::brightestSpec().presetValues(glint::ImageKind::Other));

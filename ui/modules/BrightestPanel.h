@@ -63,6 +63,9 @@ public:
     QDoubleSpinBox* distinctBox() const;
     QSpinBox* meshBox() const;
     QComboBox* backendBox() const { return backend_; }
+    // The image's kind (issue 33), at the panel's top: "auto (mammogram)" (the kind found by content, named) or a
+    // kind chosen by hand; its data is "auto" or the kind's name. BrightestModule fills and follows it.
+    QComboBox* kindBox() const { return kind_; }
     QLineEdit* sweepEdit() const { return sweep_; }
     QPushButton* autoExcludeButton() const { return autoExclude_; }
     QPushButton* runButton() const { return run_; }
@@ -83,6 +86,7 @@ signals:
 
 private:
     SpecForm* form_;
+    QComboBox* kind_;
     QComboBox* backend_;
     QPushButton* run_;
     QLineEdit* sweep_;

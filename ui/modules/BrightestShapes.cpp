@@ -14,11 +14,14 @@
 #include "ui/results/ResultsModel.h"
 #include "ui/undo/UndoCommands.h"
 
+#include <QComboBox>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QUndoStack>
 
 #include <algorithm>
+#include <utility>
 
 namespace glint::ui {
 
@@ -175,6 +178,13 @@ void BrightestModule::onImageChanged() {
     lastResults_.clear();
     runs_.clear();
     runCount_ = 0;
+    // The kind: found anew for this image, or the one chosen for this file earlier in the session.
+    detected_.reset();
+    detectedFor_ = nullptr;
+    autoShapes_.clear();
+    chosenKind_.reset();
+    if (context().hasImage() && kindByPath_.contains(context().imagePath())) chosenKind_ = kindByPath_.value(context().imagePath());
+    refreshKindBox();
     if (!panel_) return;
     panel_->setStatus({});
     if (context().hasImage()) panel_->setImageMean(context().loaded().stats.mean);
@@ -186,12 +196,113 @@ void BrightestModule::applyImageDefaults() {
     // --preset auto does), with the mammogram's exclusions found on a worker. Fields the user changed keep the
     // user's values.
     if (!panel_ || !context().hasImage()) return;
-    const glint::Json preset = glint::brightestSpec().presetValues(glint::classifyImage(*context().image()).kind);
+    const glint::Json preset = glint::brightestSpec().presetValues(kind());
     panel_->form()->setDefaults(preset);
     if (preset["auto_exclude"] == "mammogram") autoExclude();
 }
 
+glint::ImageKind BrightestModule::detectedKind() const {
+    const std::shared_ptr<const glint::Image> image = context().image();
+    if (!image) return glint::ImageKind::Other;
+    if (!detected_ || detectedFor_ != image.get()) {
+        detected_ = glint::classifyImage(*image);
+        detectedFor_ = image.get();
+    }
+    return detected_->kind;
+}
+
+void BrightestModule::refreshKindBox() {
+    if (!panel_) return;
+    QComboBox* box = panel_->kindBox();
+    const QSignalBlocker block(box);
+    box->clear();
+    const bool hasImage = context().hasImage();
+    box->addItem(hasImage ? tr("auto (%1)").arg(QString::fromLatin1(glint::imageKindName(detectedKind()))) : tr("auto"),
+                 QStringLiteral("auto"));
+    if (hasImage && detected_ && !detected_->reason.empty())
+        box->setItemData(0, tr("Found from the image: %1").arg(QString::fromStdString(detected_->reason)), Qt::ToolTipRole);
+    for (const glint::ImageKind k : {glint::ImageKind::Sky, glint::ImageKind::Mammogram, glint::ImageKind::Aerial,
+                                     glint::ImageKind::Other}) {
+        const QString name = QString::fromLatin1(glint::imageKindName(k));
+        box->addItem(name, name);
+    }
+    box->setCurrentIndex(chosenKind_ ? box->findData(QString::fromLatin1(glint::imageKindName(*chosenKind_))) : 0);
+    box->setEnabled(hasImage);
+}
+
+void BrightestModule::setKindState(std::optional<glint::ImageKind> kind, const glint::Json& values,
+                                   const QVector<Exclusion>& exclusions) {
+    chosenKind_ = kind;
+    if (context().hasImage()) {
+        if (kind) kindByPath_.insert(context().imagePath(), *kind);
+        else kindByPath_.remove(context().imagePath());
+    }
+    if (panel_) panel_->form()->setValues(values);
+    exclusions_ = exclusions;
+    refreshExclusions();
+    refreshKindBox();
+}
+
+void BrightestModule::chooseKind(std::optional<glint::ImageKind> kind) {
+    if (!panel_ || !context().hasImage() || kind == chosenKind_) {
+        refreshKindBox();
+        return;
+    }
+    const glint::ParamSpec<glint::BrightestParams>& spec = glint::brightestSpec();
+    const glint::ImageKind before = this->kind();
+    const glint::ImageKind after = kind ? *kind : detectedKind();
+    const bool autoBefore = spec.presetValues(before)["auto_exclude"] == "mammogram";
+    const bool autoAfter = spec.presetValues(after)["auto_exclude"] == "mammogram";
+    const std::optional<glint::ImageKind> beforeChoice = chosenKind_;
+    const glint::Json beforeValues = panel_->form()->allValues();
+    const QVector<Exclusion> beforeShapes = exclusions_;
+    cancelAutoExclusion();
+
+    // The form as opening an image of that kind sets it (the fields the user changed keep the user's values).
+    panel_->form()->setDefaults(spec.presetValues(after));
+    const glint::Json afterValues = panel_->form()->allValues();
+    auto shapes = std::make_shared<KindShapes>();
+    shapes->list = exclusions_;
+    if (autoBefore && !autoAfter) { // the mammogram's automatic shapes go with its kind; drawn ones stay
+        const auto same = [](const Exclusion& a, const Exclusion& b) {
+            return a.polygon == b.polygon && (a.polygon ? a.points == b.points : a.rect == b.rect);
+        };
+        shapes->list.removeIf([&](const Exclusion& e) {
+            return std::any_of(autoShapes_.begin(), autoShapes_.end(), [&](const Exclusion& a) { return same(a, e); });
+        });
+    }
+    shapes->pending = !autoBefore && autoAfter;
+    setKindState(kind, afterValues, shapes->list);
+
+    const QPointer<BrightestModule> self(this);
+    const QString name = kind ? QString::fromLatin1(glint::imageKindName(*kind))
+                              : tr("auto (%1)").arg(QString::fromLatin1(glint::imageKindName(after)));
+    context().undoStack()->push(new ImageEditCommand(
+        context(), tr("Kind: %1").arg(name),
+        [self, beforeChoice, beforeValues, beforeShapes] {
+            if (!self) return;
+            self->cancelAutoExclusion();
+            self->setKindState(beforeChoice, beforeValues, beforeShapes);
+        },
+        [self, kind, afterValues, shapes] {
+            if (!self) return;
+            self->cancelAutoExclusion();
+            self->setKindState(kind, afterValues, shapes->list);
+            if (shapes->pending) { // undone before its shapes came: find them again
+                self->kindStepShapes_ = shapes;
+                self->autoExclude();
+            }
+        },
+        true));
+    if (shapes->pending) {
+        kindStepShapes_ = shapes;
+        autoExclude();
+    }
+    panel_->setStatus(tr("Kind %1: its defaults are set (Edit ▸ Undo takes them back).").arg(name));
+}
+
 void BrightestModule::cancelAutoExclusion() {
+    kindStepShapes_.reset();
     autoRunner_->cancelAll();
     autoExcludePending_ = false;
     pendingRunK_ = -1;
@@ -228,7 +339,14 @@ bool BrightestModule::autoExclude() {
                                               : tr("Auto-exclusion: %1 shapes added (edit or delete them in the list). %2")
                                                     .arg(added)
                                                     .arg(note);
-            if (after.size() != exclusions_.size())
+            autoShapes_ = after.mid(exclusions_.size());
+            if (const std::shared_ptr<KindShapes> step = std::exchange(kindStepShapes_, nullptr)) {
+                // Part of the kind's step: undoing the kind takes them away with it.
+                step->list = after;
+                step->pending = false;
+                exclusions_ = std::move(after);
+                refreshExclusions();
+            } else if (after.size() != exclusions_.size())
                 editExclusions(tr("Auto-exclusion (mammogram)"), std::move(after), -1,
                                tr("Auto-exclusion undone: its shapes are removed (Edit ▸ Redo brings them back)."), status);
             if (panel_) panel_->setStatus(status);
