@@ -170,13 +170,16 @@ inline bool waitForAutoExclusion(BrightestModule* module, int timeoutMs = 60000)
     return !module->autoExclusionPending();
 }
 
-// The panel as it was before per-image defaults: no exclusions, mean pivot, no threshold or SNR filter, no
-// search bound (for tests of the plain search on images that get the source finder's defaults).
+// The panel as it was before per-image defaults: no exclusions, mean pivot, ranked by sum, no threshold or SNR
+// filter, no search bound (for tests of the plain search on images that get the source finder's or the
+// mammogram's defaults).
 inline void plainSearch(BrightestModule* module) {
     QVERIFY(waitForAutoExclusion(module));
     module->clearExclusions();
     BrightestPanel* panel = module->panel();
     setPivot(panel, QStringLiteral("mean"));
+    panel->rankBox()->setCurrentIndex(panel->rankBox()->findData(QStringLiteral("sum")));
+    QCOMPARE(panel->rankBox()->currentData().toString(), QStringLiteral("sum"));
     panel->thresholdBox()->setValue(0.0);
     panel->minSnrBox()->setValue(0.0);
     panel->maxBoxBox()->setValue(0);

@@ -48,6 +48,13 @@ BrightestPanel::BrightestPanel(QWidget* parent)
                          "found from the image itself. Choosing one sets its defaults (Edit ▸ Undo takes it back)."));
     kindRow->addWidget(kindLabel);
     kindRow->addWidget(kind_, 1);
+    // The backend beside it, in the same row: the panel keeps its height (it fits at 1280×800 with the search open).
+    for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
+    backend_->setToolTip(tr("Where the search runs (auto: the GPU where it pays)"));
+    auto* backendLabel = new QLabel(tr("Backend:"));
+    backendLabel->setBuddy(backend_);
+    kindRow->addWidget(backendLabel);
+    kindRow->addWidget(backend_);
     layout->addLayout(kindRow);
 
     // The spec's fields; until an image says otherwise, the values a first answer on any image starts from.
@@ -56,9 +63,6 @@ BrightestPanel::BrightestPanel(QWidget* parent)
     connect(form_, &SpecForm::submitted, this, &BrightestPanel::runRequested);
     if (QGroupBox* search = form_->group(tr("Search"))) {
         auto* form = static_cast<QFormLayout*>(search->layout());
-        for (const char* name : {"auto", "cuda", "cpu", "reference"}) backend_->addItem(QString::fromLatin1(name));
-        backend_->setToolTip(tr("Where the search runs (auto: the GPU where it pays)"));
-        form->addRow(tr("Backend"), backend_);
         run_->setToolTip(tr("Find the K brightest regions (Analyze ▸ K Brightest Regions)"));
         form->addRow(run_);
     }
@@ -129,6 +133,7 @@ std::vector<glint::PivotSpec> BrightestPanel::sweepPivots() const {
 QSpinBox* BrightestPanel::kBox() const { return form_->spinBox("k"); }
 QComboBox* BrightestPanel::modeBox() const { return form_->comboBox("mode"); }
 QComboBox* BrightestPanel::pivotBox() const { return form_->comboBox("pivot"); }
+QComboBox* BrightestPanel::rankBox() const { return form_->comboBox("rank"); }
 QDoubleSpinBox* BrightestPanel::percentileBox() const { return form_->pivotPercentile("pivot"); }
 QLineEdit* BrightestPanel::numberEdit() const { return form_->pivotNumber("pivot"); }
 QDoubleSpinBox* BrightestPanel::thresholdBox() const { return form_->doubleSpinBox("threshold"); }

@@ -51,6 +51,7 @@ public:
     QSpinBox* kBox() const;
     QComboBox* modeBox() const;
     QComboBox* pivotBox() const;
+    QComboBox* rankBox() const; // sum, or contrast (the mammogram ranking; disjoint mode only)
     QDoubleSpinBox* percentileBox() const;
     QLineEdit* numberEdit() const;
     QDoubleSpinBox* thresholdBox() const;
