@@ -359,11 +359,13 @@ private slots:
             const int index = layers->indexOf(layer);
             for (int row = 0; row < dock->list()->count(); ++row)
                 if (dock->list()->item(row)->text() == layer->name()) dock->list()->setCurrentRow(row);
-            const int start = w.stack->count();
+            // The index, not the count: the previous layer's step was undone, and this push drops it.
+            const int start = w.stack->index();
             remove->click();
             QVERIFY(layer);
             QCOMPARE(layers->indexOf(layer), -1);
             QVERIFY(!layer->isVisible());
+            QCOMPARE(w.stack->index(), start + 1);
             QCOMPARE(w.stack->count(), start + 1);
             w.undo->trigger();
             QCOMPARE(layers->indexOf(layer), index);
