@@ -22,6 +22,7 @@
 #include <QToolButton>
 #include <QTimer>
 #include <QSet>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -83,7 +84,10 @@ private:
 inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("GlintTests"));
-    QCoreApplication::setApplicationName(QStringLiteral("GlintTests"));
+    // One settings file per test program: ctest runs GUI suites side by side, and one suite's saved choices
+    // (display defaults, the sexagesimal toggle, window state) must not reach another running at the same time.
+    QCoreApplication::setApplicationName(QStringLiteral("GlintTests-") +
+                                         QFileInfo(QCoreApplication::applicationFilePath()).completeBaseName());
 }
 
 // Resizes and shows a window; false when it is not exposed (on screen) in time.
