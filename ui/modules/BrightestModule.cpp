@@ -398,7 +398,9 @@ void BrightestModule::presentSingle(const glint::BrightestResult& result, int k,
                                    measurementColumns(sky, contrast));
     setSkyColumns(model, 7, sky, ctx);
     for (const glint::BrightestRegion& r : result.regions) {
-        marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(sumText(r))});
+        // A mammogram finding is labelled by what ranked it: its contrast against the surrounding tissue.
+        const QString value = std::isnan(r.contrast) ? sumText(r) : tr("contrast %1").arg(r.contrast, 0, 'f', 1);
+        marks.append({r.rank, QRect(r.x, r.y, r.width, r.height), QStringLiteral("#%1  %2").arg(r.rank).arg(value)});
         model->addRow(QVariantList{r.rank, r.x, r.y, r.width, r.height, sumValue(r), result.regionMean(r)} + measurementValues(r, sky, contrast),
                       static_cast<int>(marks.size()) - 1);
     }
