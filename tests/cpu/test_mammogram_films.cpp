@@ -43,15 +43,20 @@ private slots:
     void generatedFilmsAreMammograms() {
         for (int i = 0; i < 8; ++i) {
             const MammoFilm film = makeMammoFilm(i);
+#if GLINT_WITH_IMGCODECS
             const QString path = test::tempDir() + "/" + QString::fromStdString(film.name) + ".pgm";
             writeMammoFilmPgm(film, path.toStdString());
             const Image loaded = loadImage(path.toStdString());
+#else // a build without raster codecs reads no PGM: the film as generated
+            const Image& loaded = film.image;
+#endif
             QCOMPARE(loaded.width(), 1024);
             const ImageKindGuess guess = classifyImage(loaded);
             QVERIFY2(guess.kind == ImageKind::Mammogram, (film.name + ": " + guess.reason).c_str());
         }
     }
 
+#if GLINT_WITH_IMGCODECS // the bundled sample is a PNG
     void bundledSampleIsMammogram() {
         const Image sample = loadImage(test::samplePath("synthetic-mammogram.png").toStdString());
         QCOMPARE(classifyImage(sample).kind, ImageKind::Mammogram);
@@ -59,13 +64,14 @@ private slots:
         const FilmKindTest content = mammogramByContent(sample);
         QVERIFY2(content.mammogram, content.reason.c_str());
     }
+#endif
 
     // Real files that are not mammograms: a sky frame, CT and MR slices, an aerial photograph; neither their
     // kind nor their content says mammogram.
     void realNonMammogramsAreNot_data() {
         QTest::addColumn<QString>("path");
         QTest::newRow("FITS ngc1316o") << test::samplePath("ngc1316o.fit");
-        QTest::newRow("aero.png") << test::samplePath("aero.png");
+        if (GLINT_WITH_IMGCODECS) QTest::newRow("aero.png") << test::samplePath("aero.png");
         QTest::newRow("CT_small") << test::fetchedPath("CT_small.dcm");
         QTest::newRow("MR_small") << test::fetchedPath("MR_small.dcm");
         QTest::newRow("liver") << test::fetchedPath("liver_1frame.dcm");
