@@ -5,6 +5,7 @@
 // presentation state references the source's study, series and instance and holds one graphic and one
 // rank text per region. Also: zero marks (a valid SR "without findings"), a non-DICOM input (exit 2, one
 // line, nothing written). Skipped in a build without DCMTK.
+#include "tests/support/GdcmElements.h"
 #include "tests/support/TestSupport.h"
 
 #include <QFile>
@@ -63,13 +64,7 @@ std::size_t count(const std::vector<std::string>& values, const std::string& val
     return static_cast<std::size_t>(std::count(values.begin(), values.end(), value));
 }
 
-void insertText(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr, std::string text) {
-    if (text.size() % 2) text += ' ';
-    gdcm::DataElement de(gdcm::Tag(group, element));
-    de.SetVR(vr);
-    de.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
-    ds.Replace(de);
-}
+using test::insertText;
 
 // A 64 x 48 digital mammogram for presentation (MG) with two bright spots.
 QString writeMammogram() {

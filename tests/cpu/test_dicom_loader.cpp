@@ -1,6 +1,7 @@
 // The DICOM loader against pydicom (values computed once with pydicom 2.3, `ds.pixel_array` with the
 // modality rescale applied, stored below) on the real files of python3-pydicom, and on files this
 // test writes with GDCM for MONOCHROME1, rescale, stored bits, windows and frames.
+#include "tests/support/GdcmElements.h"
 #include "tests/support/TestSupport.h"
 
 #include "core/io/ImageLoader.h"
@@ -54,13 +55,7 @@ QByteArray readBytes(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-void insertText(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr, std::string text) {
-    if (text.size() % 2) text += ' ';
-    gdcm::DataElement de(gdcm::Tag(group, element));
-    de.SetVR(vr);
-    de.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
-    ds.Replace(de);
-}
+using test::insertText;
 
 struct Synthetic {
     int width = 5, height = 4, frames = 1;

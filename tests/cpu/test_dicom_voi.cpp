@@ -2,6 +2,7 @@
 // checked on numbers worked out by hand, files written here with GDCM (SIGMOID, LINEAR_EXACT, multiple
 // windows, a VOI LUT Sequence, Presentation LUT Shape, MONOCHROME1 unsigned and signed) rendered through
 // core/display, the inconsistent attributes left out with a note, and CT_small.dcm's CT presets.
+#include "tests/support/GdcmElements.h"
 #include "tests/support/TestSupport.h"
 
 #include "core/display/Display.h"
@@ -19,13 +20,7 @@ using namespace glint;
 
 namespace {
 
-void insertText(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr, std::string text) {
-    if (text.size() % 2) text += ' ';
-    gdcm::DataElement de(gdcm::Tag(group, element));
-    de.SetVR(vr);
-    de.SetByteValue(text.data(), static_cast<std::uint32_t>(text.size()));
-    ds.Replace(de);
-}
+using test::insertText;
 
 void insertWords(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr,
                  const std::vector<std::uint16_t>& words) {
