@@ -131,10 +131,6 @@ TraceFieldOptions resolvedTraceField(const Image& image, const TraceRequest& req
     return field;
 }
 
-double resolvedTraceWidth(const Image& image, const TraceRequest& request, TracePoint first) {
-    return resolvedTraceField(image, request, first).lineWidth;
-}
-
 ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobControl& job) {
     traceSpec().validate(request);
     ResolvedTrace r;

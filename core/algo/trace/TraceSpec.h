@@ -42,9 +42,6 @@ struct ResolvedTrace {
 };
 // UsageError for invalid parameters or clicks (fewer than two, outside the image, two consecutive equal ones).
 ResolvedTrace resolveTrace(const Image& image, const TraceRequest& request, JobControl& job);
-// The width auto decides for a trace that starts at `first` (request.field.lineWidth when the width is not
-// auto or the score is not ridge).
-double resolvedTraceWidth(const Image& image, const TraceRequest& request, TracePoint first);
 // The field options auto decides for a trace that starts at `first`: with --width auto and the ridge score, the
 // polarity measured at `first` when it is "both" (estimateTraceLinePolarity), then the width for that polarity,
 // then the saturation: the field scores no pixel above the clicked line's strength there (kTraceSaturationFactor
