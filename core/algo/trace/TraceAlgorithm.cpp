@@ -3,6 +3,7 @@
 
 #include "core/algo/Algorithm.h"
 #include "core/algo/trace/TraceSpec.h"
+#include "core/algo/trace/TraceWidth.h"
 #include "core/algo/ResultJson.h"
 #include "core/display/Display.h"
 #include "core/export/CsvTable.h"
@@ -36,8 +37,10 @@ public:
     Json parameters() const override { return parameters_; }
     // --network: the trace as a GIS layer in the image's CRS (core/export/TraceNetwork.h).
     void setGeoref(std::shared_ptr<const Georef> georef) { georef_ = std::move(georef); }
+    // The feature's width measured along the path (TraceWidth.h): JSON width_px, the network's width attributes.
+    void setWidth(TraceWidth width) { featureWidth_ = std::move(width); }
     void writeOutput(const std::string& option, const std::string& path) const override {
-        if (option == "--network") writeTraceNetwork(path, {networkTrace(result_, 1)}, georef_.get());
+        if (option == "--network") writeTraceNetwork(path, {networkTrace(result_, 1, featureWidth_.meanPx)}, georef_.get());
         else AlgorithmOutcome::writeOutput(option, path);
     }
     Backend backend() const override { return backend_; }
@@ -60,6 +63,7 @@ public:
                 doc["map_length_unit"] = length->unit;
             }
         }
+        addWidthJson(doc);
         return doc;
     }
 
@@ -121,7 +125,41 @@ public:
     }
 
 private:
+    // width_px (mean), width_median_px and width_polarity per trace; per leg width_px (mean), width_median_px,
+    // width_samples and width_found. On a georeferenced image also map_width (and per leg), converted with the
+    // line's own map/pixel length ratio as the --network layer's width is (square pixels), unit map_length_unit.
+    void addWidthJson(Json& doc) const {
+        const auto orNull = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+        const auto mapRatio = [this](const std::vector<TracePoint>& line) -> std::optional<double> {
+            if (!georef_ || line.size() < 2) return std::nullopt;
+            std::vector<std::pair<double, double>> points;
+            double px = 0.0;
+            for (std::size_t i = 0; i < line.size(); ++i) {
+                points.emplace_back(line[i].x, line[i].y);
+                if (i) px += std::hypot(line[i].x - line[i - 1].x, line[i].y - line[i - 1].y);
+            }
+            const auto length = mapLength(points, *georef_);
+            if (!length || !(px > 0.0)) return std::nullopt;
+            return length->value / px;
+        };
+        doc["width_px"] = orNull(featureWidth_.meanPx);
+        doc["width_median_px"] = orNull(featureWidth_.medianPx);
+        doc["width_polarity"] = tracePolarityName(featureWidth_.polarity);
+        if (const auto ratio = mapRatio(result_.polyline()); ratio && featureWidth_.meanPx)
+            doc["map_width"] = *featureWidth_.meanPx * *ratio;
+        for (std::size_t i = 0; i < result_.legs.size() && i < featureWidth_.legs.size() && i < doc["legs"].size(); ++i) {
+            const TraceLegWidth& w = featureWidth_.legs[i];
+            Json& leg = doc["legs"][i];
+            leg["width_px"] = orNull(w.meanPx);
+            leg["width_median_px"] = orNull(w.medianPx);
+            leg["width_samples"] = w.samples;
+            leg["width_found"] = static_cast<int>(w.widths.size());
+            if (const auto ratio = mapRatio(result_.legs[i].points); ratio && w.meanPx) leg["map_width"] = *w.meanPx * *ratio;
+        }
+    }
+
     TraceResult result_;
+    TraceWidth featureWidth_;
     TraceParams params_;
     TraceFieldOptions field_;
     double sineThreshold_;
@@ -158,6 +196,10 @@ public:
         // Width auto, the field and snapping: as the window resolves them when the first click lands.
         ResolvedTrace resolved = resolveTrace(image, request, job);
         TraceResult result = runTrace(resolved.field, resolved.clicks, resolved.request.params, backend, job);
+        // The feature's width along the path, with the field's polarity (measured at the clicks when it is "both").
+        const auto widthStart = std::chrono::steady_clock::now();
+        TraceWidth width = measureTraceWidth(image, result, resolved.request.field.polarity);
+        job.timing().add("width", msSince(widthStart));
         job.timing().setTotal(msSince(start));
         Json extra = Json::object();
         if (request.autoWidth) extra["width_auto"] = true;
@@ -176,6 +218,7 @@ public:
                                                       image.height(), std::move(extra),
                                                       traceSpec().write(resolved.request, full["preset"].get<std::string>()));
         outcome->setGeoref(image.meta.georef);
+        outcome->setWidth(std::move(width));
         return outcome;
     }
 
