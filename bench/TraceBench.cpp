@@ -512,6 +512,48 @@ std::vector<BenchRow> evaluationCases(const BenchOptions& options) {
     return rows;
 }
 
+// The width along the path (TraceWidth.h) on the real cases (scenes/TraceRealCases.h, evaluateTraceRealWidths):
+// one row with the median relative error over cases of the width along the --preset auto trace, the share within
+// 25 % (1 px under 4 px), the worst case, and the same along the hand-placed centre lines.
+BenchRow realWidths(const BenchOptions& options, const TraceRealSet& set, const Image& image, Backend backend) {
+    const TraceRealWidths w = evaluateTraceRealWidths(image, set.cases, backend);
+    Json perCase = Json::array();
+    std::vector<double> ms;
+    for (const TraceRealWidthCase& c : w.cases) {
+        perCase.push_back({{"case", c.name}, {"truth_px", c.truth}, {"trace_px", c.trace}, {"centre_line_px", c.centreLine},
+                           {"found", c.found}, {"samples", c.samples}});
+        ms.push_back(c.ms);
+        char line[200];
+        std::snprintf(line, sizeof line, "    width %-28s truth %5.1f px: along the trace %6.2f px, along the centre line %6.2f px",
+                      c.name.c_str(), c.truth, c.trace, c.centreLine);
+        log(options, line);
+    }
+    BenchRow row;
+    row.algorithm = "trace-real";
+    row.caseName = "width along the path";
+    row.backend = "cpu";
+    row.device = "CPU";
+    row.repeats = 1;
+    std::sort(ms.begin(), ms.end());
+    row.totalMs = ms.empty() ? 0.0 : ms[ms.size() / 2];
+    row.minMs = ms.empty() ? 0.0 : ms.front();
+    row.verified = true;
+    const int n = static_cast<int>(w.cases.size());
+    row.params = {{"method", "width along the path"}, {"cases", n}, {"image", "resources/samples/aero.png"}};
+    row.extra = {{"median_relative_error", w.medianError}, {"within", w.within},
+                 {"centre_line_median_relative_error", w.centreLineMedianError}, {"centre_line_within", w.centreLineWithin},
+                 {"worst_relative_error", w.worstError}, {"worst_case", w.worstCase}, {"cases", perCase}};
+    char text[300];
+    std::snprintf(text, sizeof text,
+                  "width along the path: median error %.0f %%, %d/%d within 25 %% (1 px under 4 px), worst %.0f %% (%s); "
+                  "along the centre lines %.0f %%, %d/%d; median %.2f ms a trace",
+                  100 * w.medianError, w.within, n, 100 * w.worstError, w.worstCase.c_str(), 100 * w.centreLineMedianError,
+                  w.centreLineWithin, n, row.totalMs);
+    row.note = text;
+    log(options, "  " + row.note);
+    return row;
+}
+
 // The real cases of issue 32 (tests/data/trace-real, scenes/TraceRealCases.h): per method one row with the median
 // over cases of the case distance (median distance of the trace's 0.25-px samples to the hand-placed centre line),
 // the share of cases <= 2 px and the worst case; methods: --preset auto (the window's defaults), the CLI's bare
@@ -585,6 +627,7 @@ std::vector<BenchRow> realCases(const BenchOptions& options) {
         log(options, "  " + row.note);
         rows.push_back(row);
     }
+    rows.push_back(realWidths(options, set, image, backend));
     return rows;
 }
 

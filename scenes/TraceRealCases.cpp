@@ -2,9 +2,11 @@
 
 #include "core/export/JsonOutput.h"
 #include "core/jobs/JobControl.h"
+#include "core/algo/trace/TraceWidth.h"
 #include "core/util/Errors.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -52,19 +54,26 @@ TraceRealSet loadTraceRealSet(const std::string& sourceDir) {
     try {
         const Json doc = Json::parse(text.str());
         set.imagePath = sourceDir + "/" + doc.at("image").get<std::string>();
-        std::vector<std::pair<std::string, std::pair<TracePolarity, std::vector<TracePoint>>>> features;
+        struct Feature {
+            std::string name;
+            TracePolarity polarity;
+            std::vector<TracePoint> truth;
+            double width;
+        };
+        std::vector<Feature> features;
         for (const Json& f : doc.at("features"))
-            features.push_back({f.at("name").get<std::string>(),
-                                {parseTracePolarity(f.at("polarity").get<std::string>()), points(f.at("truth"))}});
+            features.push_back({f.at("name").get<std::string>(), parseTracePolarity(f.at("polarity").get<std::string>()),
+                                points(f.at("truth")), f.at("width_px").get<double>()});
         for (const Json& c : doc.at("cases")) {
             TraceRealCase rc;
             rc.name = c.at("name").get<std::string>();
             rc.feature = c.at("feature").get<std::string>();
             rc.clicks = points(c.at("clicks"));
-            const auto it = std::find_if(features.begin(), features.end(), [&](const auto& f) { return f.first == rc.feature; });
+            const auto it = std::find_if(features.begin(), features.end(), [&](const Feature& f) { return f.name == rc.feature; });
             if (it == features.end()) throw InputError(path + ": case '" + rc.name + "' names no feature");
-            rc.polarity = it->second.first;
-            rc.truth = it->second.second;
+            rc.polarity = it->polarity;
+            rc.truth = it->truth;
+            rc.truthWidth = it->width;
             if (rc.clicks.size() < 2 || rc.truth.size() < 2) throw InputError(path + ": case '" + rc.name + "' is incomplete");
             set.cases.push_back(std::move(rc));
         }
@@ -98,12 +107,14 @@ TraceRequest traceRequestPresetAuto(const Image& image) {
 
 TraceRequest traceRequestBare() { return traceSpec().read(Json::object()); }
 
-TraceResult traceRealCase(const Image& image, const TraceRealCase& c, TraceRequest request, Backend backend) {
+TraceResult traceRealCase(const Image& image, const TraceRealCase& c, TraceRequest request, Backend backend,
+                          TracePolarity* resolvedPolarity) {
     request.from = c.clicks.front();
     request.to = c.clicks.back();
     request.via.assign(c.clicks.begin() + 1, c.clicks.end() - 1);
     JobControl job;
     const ResolvedTrace r = resolveTrace(image, request, job);
+    if (resolvedPolarity) *resolvedPolarity = r.request.field.polarity;
     return runTrace(r.field, r.clicks, r.request.params, backend, job);
 }
 
@@ -120,6 +131,52 @@ TraceRealSummary summariseTraceReal(const std::vector<TraceRealCase>& cases, con
     s.shareWithin2 = s.cases ? static_cast<double>(s.within2) / s.cases : 0.0;
     s.median = medianOf(distances);
     return s;
+}
+
+
+bool traceRealWidthWithin(double width, double truth) {
+    return std::abs(width - truth) <= (truth < 4.0 ? 1.0 : 0.25 * truth);
+}
+
+TraceRealWidths evaluateTraceRealWidths(const Image& image, const std::vector<TraceRealCase>& cases, Backend backend) {
+    TraceRealWidths out;
+    std::vector<double> errTrace, errLine;
+    for (const TraceRealCase& c : cases) {
+        TraceRealWidthCase r;
+        r.name = c.name;
+        r.truth = c.truthWidth;
+        TracePolarity polarity = TracePolarity::Both;
+        const TraceResult result = traceRealCase(image, c, traceRequestPresetAuto(image), backend, &polarity);
+        const auto start = std::chrono::steady_clock::now();
+        const TraceWidth along = measureTraceWidth(image, result, polarity);
+        r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        TraceResult line;
+        TraceLeg leg;
+        leg.from = c.truth.front();
+        leg.to = c.truth.back();
+        leg.points = c.truth;
+        line.legs = {leg};
+        const TraceWidth onLine = measureTraceWidth(image, line, c.polarity);
+        r.trace = along.medianPx.value_or(0.0);
+        r.centreLine = onLine.medianPx.value_or(0.0);
+        for (const TraceLegWidth& w : along.legs) {
+            r.samples += w.samples;
+            r.found += static_cast<int>(w.widths.size());
+        }
+        const double e = std::abs(r.trace - r.truth) / r.truth;
+        errTrace.push_back(e);
+        errLine.push_back(std::abs(r.centreLine - r.truth) / r.truth);
+        out.within += traceRealWidthWithin(r.trace, r.truth) ? 1 : 0;
+        out.centreLineWithin += traceRealWidthWithin(r.centreLine, r.truth) ? 1 : 0;
+        if (e >= out.worstError) {
+            out.worstError = e;
+            out.worstCase = c.name;
+        }
+        out.cases.push_back(std::move(r));
+    }
+    out.medianError = errTrace.empty() ? 0.0 : medianOf(errTrace);
+    out.centreLineMedianError = errLine.empty() ? 0.0 : medianOf(errLine);
+    return out;
 }
 
 } // namespace glint

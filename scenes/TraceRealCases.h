@@ -18,6 +18,7 @@ struct TraceRealCase {
     TracePolarity polarity = TracePolarity::Both; // the feature's (for reference; the defaults do not get it)
     std::vector<TracePoint> clicks;
     std::vector<TracePoint> truth;                // the feature's centre line
+    double truthWidth = 0.0;                      // the feature's width, px, read by eye on crops (README.md)
 };
 
 struct TraceRealSet {
@@ -42,8 +43,10 @@ TraceRequest traceRequestPresetAuto(const Image& image);
 TraceRequest traceRequestBare();
 
 // A case traced as glint-cli trace traces it: the request with the case's clicks, resolved (resolveTrace) and
-// traced on `backend`. The result's polyline is the trace.
-TraceResult traceRealCase(const Image& image, const TraceRealCase& c, TraceRequest request, Backend backend);
+// traced on `backend`. The result's polyline is the trace; `resolvedPolarity`, when given, receives the field's
+// polarity as resolved (what glint-cli trace measures the width along the path with).
+TraceResult traceRealCase(const Image& image, const TraceRealCase& c, TraceRequest request, Backend backend,
+                          TracePolarity* resolvedPolarity = nullptr);
 
 // Median over cases of the case distances, the share of cases <= 2 px, the worst case.
 struct TraceRealSummary {
@@ -55,5 +58,28 @@ struct TraceRealSummary {
     std::string worstCase;
 };
 TraceRealSummary summariseTraceReal(const std::vector<TraceRealCase>& cases, const std::vector<double>& distances);
+
+// The width along the path (core/algo/trace/TraceWidth.h) on the real cases: per case the median of the widths
+// measured along the --preset auto trace (as glint-cli trace reports width_px, with the field's resolved polarity)
+// and along the hand-placed centre line (with the feature's polarity), against the feature's width read by eye.
+// A width is "within" when it is within 25 % of the truth, or 1 px for features under 4 px (where the eye's
+// reading is itself +-0.5 px).
+struct TraceRealWidthCase {
+    std::string name;
+    double truth = 0.0;     // px
+    double trace = 0.0;     // px, 0 when no sample found the feature
+    double centreLine = 0.0;
+    int samples = 0, found = 0; // along the trace
+    double ms = 0.0;            // measuring the width along the trace
+};
+struct TraceRealWidths {
+    std::vector<TraceRealWidthCase> cases;
+    double medianError = 0.0, centreLineMedianError = 0.0; // relative
+    int within = 0, centreLineWithin = 0;
+    double worstError = 0.0;
+    std::string worstCase;
+};
+bool traceRealWidthWithin(double width, double truth);
+TraceRealWidths evaluateTraceRealWidths(const Image& image, const std::vector<TraceRealCase>& cases, Backend backend);
 
 } // namespace glint

@@ -23,6 +23,8 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -284,7 +286,17 @@ private slots:
         QCOMPARE(traceThrough(m, f.canvas, {QPointF(scene.from.x, scene.from.y), QPointF(scene.to.x, scene.to.y)}), 1);
         WAIT_IDLE(m);
         QVERIFY(f.window.findChildren<QAction*>().contains(m->exportNetworkAction()));
+        // The road's width along the path (5 px), as glint-cli trace's width_px measures it.
+        const std::optional<double> width = m->traces().front().widthPx;
+        QVERIFY(width);
+        QVERIFY2(std::abs(*width - 5.0) <= 0.5, qPrintable(QString::number(*width)));
         if (!glint::codecs()) QSKIP("this build has no GDAL: no network files");
+        m->exportNetwork(dir.filePath(QStringLiteral("roads.geojson")));
+        QFile geojson(dir.filePath(QStringLiteral("roads.geojson")));
+        QVERIFY(geojson.open(QIODevice::ReadOnly));
+        const QJsonObject props = QJsonDocument::fromJson(geojson.readAll())
+                                      .object()["features"].toArray().at(0).toObject()["properties"].toObject();
+        QCOMPARE(props["width_px"].toDouble(), *width);
         m->exportNetwork(dir.filePath(QStringLiteral("roads.gpkg")));
         QFile gpkg(dir.filePath(QStringLiteral("roads.gpkg")));
         QVERIFY(gpkg.open(QIODevice::ReadOnly));

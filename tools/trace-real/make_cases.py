@@ -31,7 +31,7 @@ for k,sp in spans.items():
             x,y,nx,ny=at(F[k]['truth'],t); o=jit[j%len(jit)]; j+=1
             clicks.append([round(x+nx*o,1),round(y+ny*o,1)])
         cases.append({'name':f'{k} {a:g}-{b:g}','feature':k,'clicks':clicks})
-feats=[{'name':k,'polarity':v['polarity'],'truth':v['truth']} for k,v in F.items()]
+feats=[{'name':k,'polarity':v['polarity'],'width_px':v['width_px'],'truth':v['truth']} for k,v in F.items()]
 out={'image':'resources/samples/aero.png','features':feats,'cases':cases}
 import sys
 txt=json.dumps(out,indent=1)

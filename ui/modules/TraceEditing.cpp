@@ -230,7 +230,7 @@ void TraceModule::replaceTrace(const FinishedTrace& earlier, FinishedTrace after
 void TraceModule::exportNetwork(const QString& path) const {
     if (traces_.empty()) throw glint::UsageError("there are no traces to export: trace a line first");
     std::vector<glint::NetworkTrace> network;
-    for (const FinishedTrace& t : traces_) network.push_back(glint::networkTrace(t.result, t.id));
+    for (const FinishedTrace& t : traces_) network.push_back(glint::networkTrace(t.result, t.id, t.widthPx));
     const auto image = context().image();
     glint::writeTraceNetwork(path.toStdString(), network, image && image->meta.georef ? image->meta.georef.get() : nullptr);
 }

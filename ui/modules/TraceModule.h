@@ -39,6 +39,7 @@ public:
         QString backend;    // the backend that traced it
         QString parameters; // TraceSettings::describe() and the clicks
         glint::Json request; // the trace spec's values with the clicks as given: glint-cli trace --params replays it
+        std::optional<double> widthPx; // the feature's width along the path (median, TraceWidth.h), set when shown
     };
 
     QString name() const override { return tr("Line trace"); }

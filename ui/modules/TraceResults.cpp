@@ -1,6 +1,9 @@
 // TraceModule's finished traces and what the canvas shows of the trace in progress: a finished trace's overlay,
 // results row, timing record and status line, and the preview (clicks, fixed, pending and live legs, guides).
 #include "ui/modules/TraceModule.h"
+
+#include "core/algo/trace/TraceWidth.h"
+#include "core/util/Errors.h"
 #include "ui/modules/TraceModuleParts.h"
 
 #include "core/algo/trace/TraceSpec.h"
@@ -20,6 +23,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -63,6 +67,8 @@ void TraceModule::completeTrace() {
                            s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
                            glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))};
     presentTrace(finished);
+    // The width just measured (NaN when no sample found the feature).
+    const double widthPx = traces_.empty() ? NAN : traces_.back().widthPx.value_or(NAN);
     // Edit ▸ Undo takes the trace away (its overlay and row); Redo brings it back as it was.
     const QPointer<TraceModule> self(this);
     context().undoStack()->push(new ImageEditCommand(
@@ -89,10 +95,11 @@ void TraceModule::completeTrace() {
             weakNote = tr(" — leg %1: %2").arg(i + 1).arg(weakLegText(s->legs[i]));
             break;
         }
-    showMessage(tr("Trace #%1: %2, %3 px, score %4, confidence %5 (%6, %7 ms)%8")
+    showMessage(tr("Trace #%1: %2, %3 px, width %4, score %5, confidence %6 (%7, %8 ms)%9")
                     .arg(id)
                     .arg(s->legs.size() == 1 ? tr("1 leg") : tr("%1 legs").arg(s->legs.size()))
                     .arg(length, 0, 'f', 1)
+                    .arg(std::isfinite(widthPx) ? tr("%1 px").arg(widthPx, 0, 'f', 1) : tr("not found"))
                     .arg(result.score, 0, 'g', 6)
                     .arg(confidencesText(s->legs))
                     .arg(QLatin1String(glint::backendName(s->backend)))
@@ -103,6 +110,17 @@ void TraceModule::completeTrace() {
 
 void TraceModule::presentTrace(FinishedTrace trace) {
     ensureOutputs();
+    // The feature's width along the path, with the polarity the trace was resolved with (as glint-cli trace's
+    // width_px): ~1 ms a trace, so measured here whenever a trace is shown (a new one, an edit, undo, a session).
+    if (const auto image = context().image(); image && !image->empty()) {
+        glint::TracePolarity polarity = glint::TracePolarity::Both;
+        if (const auto it = trace.request.find("polarity"); it != trace.request.end() && it->is_string()) try {
+                polarity = glint::parseTracePolarity(it->get<std::string>());
+            } catch (const glint::UsageError&) {
+                // a session's request is checked when read; measured at the clicks then, as glint-cli does for "both"
+            }
+        trace.widthPx = glint::measureTraceWidth(*image, trace.result, polarity).medianPx;
+    }
     const QPolygonF line = polygon(trace.result.polyline());
     const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(trace.id)));
     QList<QPolygonF> weakLegs;
@@ -124,7 +142,8 @@ void TraceModule::presentTrace(FinishedTrace trace) {
     layer_->setNodes(item, nodes, marks);
     if (model_) {
         QVariantList row{trace.id, static_cast<int>(trace.result.legs.size()), polylineLength(line), trace.result.score,
-                         trace.mode, trace.backend, lowest, confidencesText(trace.result.legs)};
+                         trace.mode, trace.backend, lowest, confidencesText(trace.result.legs),
+                         trace.widthPx ? QVariant(*trace.widthPx) : QVariant()};
         // On a georeferenced image, the length on the map as the region CSV's map_length gives it.
         if (model_->columnCount() > row.size()) {
             std::vector<std::pair<double, double>> points;
@@ -218,7 +237,7 @@ void TraceModule::ensureOutputs() {
     }
     if (!model_ && ctx.results()) {
         QStringList columns{tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
-                            tr("lowest confidence"), tr("confidence per leg")};
+                            tr("lowest confidence"), tr("confidence per leg"), tr("width (px)")};
         // A georeferenced image adds the length on the map, in the CRS's unit (metres over a geographic CRS).
         if (const auto image = ctx.image(); image && image->meta.georef) columns << mapLengthHeader(*image->meta.georef);
         model_ = new ResultsModel(columns);

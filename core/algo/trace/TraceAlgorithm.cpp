@@ -40,7 +40,7 @@ public:
     // The feature's width measured along the path (TraceWidth.h): JSON width_px, the network's width attributes.
     void setWidth(TraceWidth width) { featureWidth_ = std::move(width); }
     void writeOutput(const std::string& option, const std::string& path) const override {
-        if (option == "--network") writeTraceNetwork(path, {networkTrace(result_, 1, featureWidth_.meanPx)}, georef_.get());
+        if (option == "--network") writeTraceNetwork(path, {networkTrace(result_, 1, featureWidth_.medianPx)}, georef_.get());
         else AlgorithmOutcome::writeOutput(option, path);
     }
     Backend backend() const override { return backend_; }
@@ -125,9 +125,11 @@ public:
     }
 
 private:
-    // width_px (mean), width_median_px and width_polarity per trace; per leg width_px (mean), width_median_px,
-    // width_samples and width_found. On a georeferenced image also map_width (and per leg), converted with the
-    // line's own map/pixel length ratio as the --network layer's width is (square pixels), unit map_length_unit.
+    // The feature's width along the path (TraceWidth.h): width_px (the median over the samples that found it),
+    // width_mean_px and width_polarity per trace; per leg the same, width_samples, width_found and width_along
+    // ([arc length px, width px or null] every sample). On a georeferenced image also map_width (and per leg),
+    // converted with the line's own map/pixel length ratio as the --network layer's width is (square pixels),
+    // unit map_length_unit.
     void addWidthJson(Json& doc) const {
         const auto orNull = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
         const auto mapRatio = [this](const std::vector<TracePoint>& line) -> std::optional<double> {
@@ -142,19 +144,22 @@ private:
             if (!length || !(px > 0.0)) return std::nullopt;
             return length->value / px;
         };
-        doc["width_px"] = orNull(featureWidth_.meanPx);
-        doc["width_median_px"] = orNull(featureWidth_.medianPx);
+        doc["width_px"] = orNull(featureWidth_.medianPx);
+        doc["width_mean_px"] = orNull(featureWidth_.meanPx);
         doc["width_polarity"] = tracePolarityName(featureWidth_.polarity);
-        if (const auto ratio = mapRatio(result_.polyline()); ratio && featureWidth_.meanPx)
-            doc["map_width"] = *featureWidth_.meanPx * *ratio;
+        if (const auto ratio = mapRatio(result_.polyline()); ratio && featureWidth_.medianPx)
+            doc["map_width"] = *featureWidth_.medianPx * *ratio;
         for (std::size_t i = 0; i < result_.legs.size() && i < featureWidth_.legs.size() && i < doc["legs"].size(); ++i) {
             const TraceLegWidth& w = featureWidth_.legs[i];
             Json& leg = doc["legs"][i];
-            leg["width_px"] = orNull(w.meanPx);
-            leg["width_median_px"] = orNull(w.medianPx);
+            leg["width_px"] = orNull(w.medianPx);
+            leg["width_mean_px"] = orNull(w.meanPx);
             leg["width_samples"] = w.samples;
             leg["width_found"] = static_cast<int>(w.widths.size());
-            if (const auto ratio = mapRatio(result_.legs[i].points); ratio && w.meanPx) leg["map_width"] = *w.meanPx * *ratio;
+            Json along = Json::array();
+            for (const TraceWidthSample& s : w.along) along.push_back(Json::array({s.arc, orNull(s.width)}));
+            leg["width_along"] = std::move(along);
+            if (const auto ratio = mapRatio(result_.legs[i].points); ratio && w.medianPx) leg["map_width"] = *w.medianPx * *ratio;
         }
     }
 

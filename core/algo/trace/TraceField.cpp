@@ -1,7 +1,6 @@
 // The score fields of the three modes: Sobel gradient (magnitude), thresholded unit gradient (sine), and
 // Steger's Hessian line measure with the line normal (ridge).
 #include "core/algo/trace/LineTrace.h"
-#include "core/algo/trace/TraceWidth.h"
 
 #include "core/io/ImageStats.h"
 #include "core/util/EnumNames.h"
@@ -13,7 +12,6 @@
 #include <atomic>
 #include <cmath>
 #include <numbers>
-#include <optional>
 #include <utility>
 
 namespace glint {
@@ -377,13 +375,6 @@ std::pair<double, double> estimateWidthAndResponse(const Image& image, const std
 
 double estimateTraceLineWidth(const Image& image, const std::vector<TracePoint>& clicks, TracePolarity polarity) {
     return estimateWidthAndResponse(image, clicks, polarity, kWidthSearch).first;
-}
-
-// TraceWidth.h: the estimate at one point, none when nothing of the polarity responds there.
-std::optional<TraceWidthSample> measureTraceLineWidthAt(const Image& image, TracePoint point, TracePolarity polarity, int search) {
-    const auto [width, response] = estimateWidthAndResponse(image, {point}, polarity, search);
-    if (!(response > 0.0)) return std::nullopt;
-    return TraceWidthSample{width, response};
 }
 
 double measureTraceLineStrength(const Image& image, TracePoint point, const TraceFieldOptions& options, double radius) {
