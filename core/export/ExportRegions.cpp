@@ -179,7 +179,8 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
     return out;
 }
 
-ExportRegion regionFromTrace(const TraceResult& result, int traceIndex, const std::string& mode, const std::string& backend) {
+ExportRegion regionFromTrace(const TraceResult& result, int traceIndex, const std::string& mode, const std::string& backend,
+                             std::optional<double> lineWidthPx) {
     ExportRegion e;
     e.kind = RegionKind::Trace;
     e.rank = traceIndex;
@@ -196,6 +197,7 @@ ExportRegion regionFromTrace(const TraceResult& result, int traceIndex, const st
     double lowest = 1.0;
     for (const TraceLeg& leg : result.legs) lowest = std::min(lowest, leg.confidence);
     e.values.push_back({"min_confidence", lowest, std::nullopt});
+    if (lineWidthPx) e.values.push_back({"line_width", *lineWidthPx, std::nullopt});
     if (!mode.empty()) e.texts.emplace_back("mode", mode);
     e.texts.emplace_back("backend", backend.empty() ? std::string(backendName(result.backend)) : backend);
     std::string confidences;

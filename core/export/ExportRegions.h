@@ -85,9 +85,10 @@ RegionDocument regionDocumentFor(const Image& image);
 std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result);
 // One region for the whole chain of legs (a "trace" row), rank = traceIndex. Its texts: mode (the field's score,
 // as the window's table shows it; left out when empty), backend (`backend`, or the result's when empty) and
-// leg_confidences (each leg's confidence with all its digits, ';' between legs).
+// leg_confidences (each leg's confidence with all its digits, ';' between legs). `lineWidthPx`: the feature's
+// width along the path (core/algo/trace/TraceWidth.h, the median), value line_width when known.
 ExportRegion regionFromTrace(const TraceResult& result, int traceIndex = 1, const std::string& mode = {},
-                             const std::string& backend = {});
+                             const std::string& backend = {}, std::optional<double> lineWidthPx = std::nullopt);
 // No region when nothing was found. tolerance is recorded with the values.
 std::vector<ExportRegion> regionsFromCommon(const CommonComponentResult& result, double tolerance);
 

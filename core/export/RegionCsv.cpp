@@ -23,8 +23,9 @@ const std::vector<std::string> kLaterValueColumns = {"distinct", "flux", "snr", 
 // Text columns after those (a trace's score mode, backend and every leg's confidence, as the window's table shows
 // them), filled from ExportRegion::texts by name.
 const std::vector<std::string> kTextColumns = {"mode", "backend", "leg_confidences"};
-// Then a mammogram finding's local contrast against the surrounding tissue (its ranking; such a region has no snr).
-const std::vector<std::string> kLastValueColumns = {"contrast"};
+// Then a mammogram finding's local contrast against the surrounding tissue (its ranking; such a region has no snr),
+// and a trace's feature width along its path (px, the median; "width" is the box's).
+const std::vector<std::string> kLastValueColumns = {"contrast", "line_width"};
 // The Earth's mean radius (IUGG), for lengths over a geographic CRS whose ellipsoid is not known.
 constexpr double kEarthRadiusM = 6371008.8;
 } // namespace

@@ -363,7 +363,7 @@ private slots:
                                                    "flux", "snr", "peak", "centroid_x", "centroid_y", "mean_background",
                                                    "flags", "legs", "flux_auto", "mag_auto", "a", "b", "theta", "fwhm",
                                                    "min_confidence", "pivot", "mode", "backend", "leg_confidences",
-                                                   "contrast"};
+                                                   "contrast", "line_width"};
         QVERIFY(regionCsvColumns() == expected);
         const RegionDocument doc = mixedDocument();
         const auto rows = parseCsv(regionCsvText(doc));

@@ -36,10 +36,11 @@ static_assert(TraceLayer::kWeakConfidence == TraceSettings::kWeakConfidence);
 
 namespace {
 // "length (m)": the unit of mapLength() (metres over a geographic CRS, the CRS's unit else).
-QString mapLengthHeader(const glint::Georef& georef) {
-    if (georef.isGeographic() || georef.unitName() == "metre") return TraceModule::tr("length (m)");
-    if (georef.unitName().empty()) return TraceModule::tr("length (map units)");
-    return TraceModule::tr("length (%1)").arg(QString::fromStdString(georef.unitSymbol()));
+// "length (m)" etc.: `what` is the column's quantity ("length", "width").
+QString mapHeader(const glint::Georef& georef, const QString& what) {
+    if (georef.isGeographic() || georef.unitName() == "metre") return TraceModule::tr("%1 (m)").arg(what);
+    if (georef.unitName().empty()) return TraceModule::tr("%1 (map units)").arg(what);
+    return TraceModule::tr("%1 (%2)").arg(what, QString::fromStdString(georef.unitSymbol()));
 }
 } // namespace
 
@@ -152,6 +153,10 @@ void TraceModule::presentTrace(FinishedTrace trace) {
             const std::optional<glint::MapLength> length =
                 image && image->meta.georef ? glint::mapLength(points, *image->meta.georef) : std::nullopt;
             row << (length ? QVariant(length->value) : QVariant());
+            // The width on the map: the pixel width scaled by the line's own map/pixel length ratio, as the
+            // network layer's width and glint-cli trace's map_width are (square pixels).
+            const double px = polylineLength(line);
+            row << (length && trace.widthPx && px > 0.0 ? QVariant(*trace.widthPx * length->value / px) : QVariant());
         }
         model_->addRow(row, item);
     }
@@ -239,7 +244,8 @@ void TraceModule::ensureOutputs() {
         QStringList columns{tr("#"), tr("legs"), tr("length (px)"), tr("score"), tr("mode"), tr("backend"),
                             tr("lowest confidence"), tr("confidence per leg"), tr("width (px)")};
         // A georeferenced image adds the length on the map, in the CRS's unit (metres over a geographic CRS).
-        if (const auto image = ctx.image(); image && image->meta.georef) columns << mapLengthHeader(*image->meta.georef);
+        if (const auto image = ctx.image(); image && image->meta.georef)
+            columns << mapHeader(*image->meta.georef, tr("length")) << mapHeader(*image->meta.georef, tr("width"));
         model_ = new ResultsModel(columns);
         ctx.results()->addResultSet(name(), model_, layer_);
     }

@@ -104,7 +104,7 @@ QVector<ExportableResults> TraceModule::exportableResults() const {
     set.title = name();
     set.description = "line trace, " + std::to_string(traces_.size()) + " trace(s)";
     for (const FinishedTrace& t : traces_)
-        set.regions.push_back(glint::regionFromTrace(t.result, t.id, t.mode.toStdString(), t.backend.toStdString()));
+        set.regions.push_back(glint::regionFromTrace(t.result, t.id, t.mode.toStdString(), t.backend.toStdString(), t.widthPx));
     set.layers = {layer_.data()};
     return {set};
 }

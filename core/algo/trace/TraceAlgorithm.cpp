@@ -85,14 +85,16 @@ public:
     RegionDocument regions(const AlgorithmInputs& inputs) const override {
         RegionDocument doc = regionDocumentFor(*inputs.image);
         doc.description = "trace, score " + formatNumber(result_.score) + " (" + traceScoreName(field_.score) + ")";
-        doc.regions = {regionFromTrace(result_, 1)};
+        doc.regions = {regionFromTrace(result_, 1, {}, {}, featureWidth_.medianPx)};
         return doc;
     }
 
     void printText(std::ostream& out, const AlgorithmInputs& inputs, double totalMs) const override {
         out << inputs.path << ": trace of " << result_.legs.size() << (result_.legs.size() == 1 ? " leg" : " legs")
             << ", score " << result_.score << " (" << traceScoreName(field_.score) << ", " << backendName(backend_)
-            << ", " << totalMs << " ms)\n";
+            << ", " << totalMs << " ms)";
+        if (featureWidth_.medianPx) out << ", width " << *featureWidth_.medianPx << " px";
+        out << "\n";
         for (const TracePoint& p : result_.polyline()) out << "  " << p.x << "," << p.y << "\n";
     }
 
