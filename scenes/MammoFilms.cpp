@@ -109,6 +109,7 @@ MammoFilm makeMammoFilm(int index, std::uint64_t seed, int side) {
                 const double a = rng.uniform(0.0, 2 * kPi), b = rng.uniform(0.0, 2 * kPi);
                 // Low contrast: 0.10-0.30 of the fat/dense difference, a soft irregular edge.
                 const double amp = rng.uniform(0.10, 0.30);
+                l.strength = amp;
                 for (int y = std::max(0, cvRound(l.y - 2 * radius)); y < std::min(n, cvRound(l.y + 2 * radius)); ++y)
                     for (int x = std::max(0, cvRound(l.x - 2 * radius)); x < std::min(n, cvRound(l.x + 2 * radius)); ++x) {
                         const double dx = x - l.x, dy = y - l.y, r = std::hypot(dx, dy), th = std::atan2(dy, dx);
@@ -128,6 +129,7 @@ MammoFilm makeMammoFilm(int index, std::uint64_t seed, int side) {
                                cv::Scalar(rng.uniform(0.6, 1.0)), cv::FILLED, cv::LINE_AA, 2);
                 }
                 l.radius = reachMax + 3.0 * s;
+                l.strength = count;
             }
             film.lesions.push_back(l);
         }

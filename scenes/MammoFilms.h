@@ -23,6 +23,7 @@ struct MammoLesion {
     MammoLesionKind kind = MammoLesionKind::Mass;
     double x = 0.0, y = 0.0; // centre, pixels
     double radius = 0.0;     // mass: its radius; cluster: the radius holding every speck
+    double strength = 0.0;   // mass: its density over the tissue's (0.10-0.30 of fat to dense); cluster: its specks
 };
 
 struct MammoArtefact { // a label, marker or film-edge strip: its bounding box (what no box may sit on)

@@ -13,12 +13,16 @@ bool holds(const BrightestRegion& r, double x, double y) {
     return x >= r.x - 0.5 && y >= r.y - 0.5 && x < r.x + r.width - 0.5 && y < r.y + r.height - 0.5;
 }
 
+} // namespace
+
 // A box marks a lesion when it holds its centre and is not much larger than it: its longer side at most three
 // times the lesion's diameter, or 60 px (12 mm at 0.2 mm), whichever is larger (a box over the whole breast
 // marks nothing).
-bool marksLesion(const BrightestRegion& r, const MammoLesion& l) {
+bool mammoBoxMarksLesion(const BrightestRegion& r, const MammoLesion& l) {
     return holds(r, l.x, l.y) && std::max(r.width, r.height) <= std::max(6.0 * l.radius, 60.0);
 }
+
+namespace {
 
 bool touches(const BrightestRegion& r, const MammoArtefact& a) {
     return r.x < a.x + a.width && a.x < r.x + r.width && r.y < a.y + a.height && a.y < r.y + r.height;
@@ -46,11 +50,11 @@ MammoScore scoreMammoFilms(const std::vector<MammoFilm>& films, const std::vecto
         boxes += static_cast<int>(rs.size());
         for (const MammoLesion& l : film.lesions) {
             for (std::size_t i = 0; i < rs.size() && i < 10; ++i)
-                if (marksLesion(rs[i], l)) {
+                if (mammoBoxMarksLesion(rs[i], l)) {
                     ++in10;
                     break;
                 }
-            if (!rs.empty() && marksLesion(rs[0], l)) ++in1;
+            if (!rs.empty() && mammoBoxMarksLesion(rs[0], l)) ++in1;
         }
         for (std::size_t i = 0; i < rs.size() && i < 10; ++i)
             for (const MammoArtefact& a : film.artefacts)
@@ -62,7 +66,7 @@ MammoScore scoreMammoFilms(const std::vector<MammoFilm>& films, const std::vecto
         for (const BrightestRegion& r : rs) {
             int hit = -1;
             for (std::size_t j = 0; j < film.lesions.size() && hit < 0; ++j)
-                if (marksLesion(r, film.lesions[j])) hit = lesionBase + static_cast<int>(j);
+                if (mammoBoxMarksLesion(r, film.lesions[j])) hit = lesionBase + static_cast<int>(j);
             marks.push_back({scoreOf(r), static_cast<int>(f), hit});
         }
         lesionBase += static_cast<int>(film.lesions.size());

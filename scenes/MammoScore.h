@@ -25,6 +25,10 @@ struct MammoScore {
     double meanBoxes = 0.0;                   // boxes per film
 };
 
+// Whether box `r` marks lesion `l`: it holds the lesion's centre and its longer side is at most
+// max(6 radii, 60 px) (a box over the whole breast marks nothing).
+bool mammoBoxMarksLesion(const BrightestRegion& r, const MammoLesion& l);
+
 // `regions[i]`: film i's boxes in rank order. A box's score for the FROC pooling: its contrast where it has
 // one, else its SNR where measured, else its sum.
 MammoScore scoreMammoFilms(const std::vector<MammoFilm>& films, const std::vector<std::vector<BrightestRegion>>& regions);

@@ -23,6 +23,7 @@ struct Candidate {
     cv::Rect box;              // reduced pixels
     bool cluster = false;
     double ring = 0.0;         // the ring's mean
+    bool extended = false;     // took the box of a larger candidate holding it (the same mass at its own scale)
 };
 
 // mm per pixel: DICOM Pixel Spacing (or Imager Pixel Spacing), else 0.2 mm at a 1024-px film.
@@ -277,11 +278,28 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.contrast > b.contrast; });
     std::vector<Candidate> kept;
     const auto inside = [](const cv::Rect& r, double x, double y) { return x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height; };
+    // A mass answers at its own scale at its centre, and often a little more strongly at a small scale on its
+    // rim (where the ring of a small disc reaches out of the mass: the rim's step adds to the texture). The
+    // small box then lies off the mass's centre, and the mass's own box, which holds it, was dropped as the
+    // same finding. A lower candidate at a larger scale whose box holds a kept mass's centre (its own centre outside the kept box) is that
+    // finding's extent when its contrast is as large within the contrast's own uncertainty (one unit: the
+    // tissue's spread): the kept finding takes its centre and box, and keeps its rank and contrast.
     for (const Candidate& c : candidates) {
         if (static_cast<int>(kept.size()) >= params.k) break;
         bool same = false;
-        for (const Candidate& k : kept)
-            if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) same = true;
+        for (Candidate& k : kept) {
+            if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) {
+                if (!same && !c.cluster && !k.cluster && !k.extended && c.box.area() > k.box.area() && !inside(k.box, c.cx, c.cy) &&
+                    c.contrast >= k.contrast - 1.0) {
+                    k.box = c.box;
+                    k.cx = c.cx;
+                    k.cy = c.cy;
+                    k.ring = c.ring;
+                    k.extended = true;
+                }
+                same = true;
+            }
+        }
         if (!same) kept.push_back(c);
     }
 
