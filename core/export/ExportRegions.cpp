@@ -154,8 +154,15 @@ std::vector<ExportRegion> regionsFromBrightest(const BrightestResult& result) {
         e.colour = overlayPaletteColour(static_cast<std::size_t>(std::max(0, r.rank - 1)));
         const RegionValue sum = r.exactInteger ? exactValue("sum", r.sumInt) : RegionValue{"sum", r.sum, std::nullopt};
         std::string label(1, '#');
-        label.append(std::to_string(r.rank)).append(" sum=");
-        label.append(r.exactInteger ? std::to_string(r.sumInt) : compactNumber(r.sum));
+        // A region ranked by its contrast (a mammogram's finding) is labelled by it, as the window does.
+        if (r.measured && !std::isnan(r.contrast)) {
+            char text[48];
+            std::snprintf(text, sizeof text, " contrast=%.1f", r.contrast); // the window's one decimal
+            label.append(std::to_string(r.rank)).append(text);
+        } else {
+            label.append(std::to_string(r.rank)).append(" sum=");
+            label.append(r.exactInteger ? std::to_string(r.sumInt) : compactNumber(r.sum));
+        }
         e.label = std::move(label);
         e.values = {exactValue("rank", r.rank), sum, {"mean", result.regionMean(r), std::nullopt},
                     exactValue("pixels", r.pixels()), {"pivot", result.pivot, std::nullopt}};

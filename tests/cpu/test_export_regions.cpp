@@ -215,6 +215,26 @@ private slots:
         }
     }
 
+    // A region ranked by its contrast (a mammogram's finding, --rank contrast) is labelled by its contrast, as the
+    // window and the CLI's overlay label it; a trace carries its width along the path as line_width.
+    void contrastLabelAndLineWidth() {
+        BrightestResult b;
+        b.regions = {{1, 3, 4, 10, 7, 1234.5, 0, false}};
+        b.regions[0].measured = true;
+        b.regions[0].contrast = 7.25;
+        const std::vector<ExportRegion> regions = regionsFromBrightest(b);
+        QCOMPARE(regions.at(0).label, std::string("#1 contrast=7.2")); // one decimal, as the window shows it
+        b.regions[0].contrast = NAN;
+        QCOMPARE(regionsFromBrightest(b).at(0).label, std::string("#1 sum=1234.5"));
+        TraceResult t;
+        TraceLeg leg;
+        leg.points = {{1, 2}, {10, 2}};
+        t.legs = {leg};
+        QVERIFY(!regionFromTrace(t, 1).value("line_width"));
+        const ExportRegion withWidth = regionFromTrace(t, 1, {}, {}, 4.5);
+        QVERIFY(withWidth.value("line_width") && withWidth.value("line_width")->value == 4.5);
+    }
+
     void ds9RoundTrip() {
         const RegionDocument doc = mixedDocument();
         const std::string text = ds9RegionText(doc, false);

@@ -160,7 +160,9 @@ public:
             overlay.drawRectangle(r.x, r.y, r.width, r.height, colour);
             std::ostringstream label;
             label << "#" << r.rank << "  ";
-            if (r.exactInteger) label << r.sumInt;
+            // A region ranked by its contrast (a mammogram's finding) is labelled by it, as the window does.
+            if (r.measured && !std::isnan(r.contrast)) label << "contrast " << std::fixed << std::setprecision(1) << r.contrast;
+            else if (r.exactInteger) label << r.sumInt;
             else label << std::setprecision(6) << r.sum;
             overlay.drawRectangleLabel(r.x, r.y, r.width, r.height, label.str(), colour);
         }
