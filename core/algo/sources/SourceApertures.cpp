@@ -90,6 +90,16 @@ double FieldAccess::rawSlow(std::size_t i) const { return field_.image->value(i)
 
 namespace {
 
+// std::round (half away from zero) for |v| < 2^52, without a call into libm: a call inside the aperture loops made
+// the compiler keep the loops' sums in memory. The same integer as std::round for every such v.
+inline long long roundHalfAway(double v) {
+    long long i = static_cast<long long>(v); // toward zero
+    const double f = v - static_cast<double>(i); // exact: |v| < 2^52
+    if (f >= 0.5) ++i;
+    else if (f <= -0.5) --i;
+    return i;
+}
+
 // maskedPixel, inlined into the aperture loops.
 inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& access, int number, int x, int y,
                                                          double cx, double cy) {
@@ -103,8 +113,12 @@ inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& acce
         m.counted = true;
         return m;
     }
-    const double mx = std::round(2.0 * cx - x), my = std::round(2.0 * cy - y);
-    if (!(mx >= 0.0 && my >= 0.0 && mx < access.width() && my < access.height())) return m;
+    // The mirror image through the centre; a centre far outside the image (|2c - x| >= 2^52 or not finite) has no
+    // mirror pixel in it.
+    const double vx = 2.0 * cx - x, vy = 2.0 * cy - y;
+    if (!(std::abs(vx) < 4.0e15 && std::abs(vy) < 4.0e15)) return m;
+    const long long mx = roundHalfAway(vx), my = roundHalfAway(vy);
+    if (!(mx >= 0 && my >= 0 && mx < access.width() && my < access.height())) return m;
     const int sx = static_cast<int>(mx), sy = static_cast<int>(my);
     if (access.state(sx, sy, number) != PixelState::Free) return m;
     const std::size_t j = access.index(sx, sy);
@@ -224,37 +238,86 @@ double halfLightRadius(const FieldAccess& access, int number, double cx, double 
     return r0;
 }
 
+namespace {
+
+// One pass of the windowed centroid: sums of w v, w v dx, w v dy over the pixel centres within rmax of (x, y),
+// each pixel's value as masked() gives it (MASK_TYPE CORRECT), read through getI (FieldAccess::withRaw) and the
+// maps directly: the same values and the same order of sums as the loop over masked().
+struct WindowSums {
+    double sw = 0.0, sx = 0.0, sy = 0.0;
+};
+template <class GetI>
+WindowSums windowPass(const FieldAccess& access, GetI getI, int number, double x, double y, double rmax, int xa, int xb,
+                      int ya, int yb, const double* wx, const double* wy) {
+    const std::uint8_t* usable = access.usableMap();
+    const std::int32_t* labels = access.labels();
+    const float* background = access.backgroundMap();
+    const int width = access.width(), height = access.height();
+    const auto valueAt = [&](std::size_t i) { return getI(i) - (background ? static_cast<double>(background[i]) : 0.0); };
+    const auto free = [&](std::size_t i) { return usable[i] != 0 && (labels[i] == 0 || labels[i] == number); };
+    double sw = 0.0, sx = 0.0, sy = 0.0; // locals, not the struct's members: they stay in registers
+    for (int py = ya; py <= yb; ++py) {
+        const double rowWeight = wy[py - ya], dy = py - y;
+        const double vy = 2.0 * y - py;
+        const bool rowMirror = std::abs(vy) < 4.0e15;
+        const long long my = rowMirror ? roundHalfAway(vy) : -1;
+        const std::size_t row = static_cast<std::size_t>(py) * static_cast<std::size_t>(width);
+        for (int px = xa; px <= xb; ++px) {
+            const double dx = px - x, r2 = dx * dx + dy * dy;
+            if (r2 > rmax * rmax) continue;
+            const std::size_t i = row + static_cast<std::size_t>(px);
+            double v;
+            if (free(i)) {
+                v = valueAt(i);
+            } else {
+                const double vx = 2.0 * x - px;
+                if (!rowMirror || !(std::abs(vx) < 4.0e15)) continue;
+                const long long mx = roundHalfAway(vx);
+                if (!(mx >= 0 && my >= 0 && mx < width && my < height)) continue;
+                const std::size_t j = static_cast<std::size_t>(my) * static_cast<std::size_t>(width) + static_cast<std::size_t>(mx);
+                if (!free(j)) continue;
+                v = valueAt(j);
+            }
+            const double wv = rowWeight * wx[px - xa] * v;
+            sw += wv;
+            sx += wv * dx;
+            sy += wv * dy;
+        }
+    }
+    return {sw, sx, sy};
+}
+
+} // namespace
+
 std::optional<std::pair<double, double>> windowedCentroid(const FieldAccess& access, int number, double x0,
                                                           double y0, double sigma) {
     if (!std::isfinite(x0) || !std::isfinite(y0) || !(sigma > 0.0) || !std::isfinite(sigma)) return std::nullopt;
     const double rmax = kWindowSigmas * sigma, inv2s2 = 1.0 / (2.0 * sigma * sigma);
     double x = x0, y = y0;
-    for (int step = 0; step < kWindowSteps; ++step) {
-        const auto [xa, xb] = pixelRange(x, rmax, access.width());
-        const auto [ya, yb] = pixelRange(y, rmax, access.height());
-        double sw = 0.0, sx = 0.0, sy = 0.0;
-        for (int py = ya; py <= yb; ++py) {
-            for (int px = xa; px <= xb; ++px) {
-                const double dx = px - x, dy = py - y, r2 = dx * dx + dy * dy;
-                if (r2 > rmax * rmax) continue;
-                const MaskedPixel m = masked(access, number, px, py, x, y);
-                if (!m.counted) continue;
-                const double wv = std::exp(-r2 * inv2s2) * m.value;
-                sw += wv;
-                sx += wv * dx;
-                sy += wv * dy;
-            }
+    // The Gaussian weight is separable, exp(-(dx^2 + dy^2) k) = exp(-dx^2 k) exp(-dy^2 k): one exp per column and
+    // per row of the window and a product per pixel (the same weights to rounding; a window on a large galaxy's
+    // halo holds thousands of pixels and is iterated up to 16 times).
+    std::vector<double> wx, wy;
+    return access.withRaw([&](auto getI) -> std::optional<std::pair<double, double>> {
+        for (int step = 0; step < kWindowSteps; ++step) {
+            const auto [xa, xb] = pixelRange(x, rmax, access.width());
+            const auto [ya, yb] = pixelRange(y, rmax, access.height());
+            wx.resize(static_cast<std::size_t>(std::max(0, xb - xa + 1)));
+            wy.resize(static_cast<std::size_t>(std::max(0, yb - ya + 1)));
+            for (int px = xa; px <= xb; ++px) wx[static_cast<std::size_t>(px - xa)] = std::exp(-(px - x) * (px - x) * inv2s2);
+            for (int py = ya; py <= yb; ++py) wy[static_cast<std::size_t>(py - ya)] = std::exp(-(py - y) * (py - y) * inv2s2);
+            const WindowSums s = windowPass(access, getI, number, x, y, rmax, xa, xb, ya, yb, wx.data(), wy.data());
+            if (!(s.sw > 0.0)) return std::nullopt;
+            const double ddx = 2.0 * s.sx / s.sw, ddy = 2.0 * s.sy / s.sw;
+            x += ddx;
+            y += ddy;
+            if (!(x >= -0.5 && y >= -0.5 && x <= access.width() - 0.5 && y <= access.height() - 0.5) ||
+                std::hypot(x - x0, y - y0) > rmax)
+                return std::nullopt;
+            if (ddx * ddx + ddy * ddy < kWindowStep * kWindowStep) break;
         }
-        if (!(sw > 0.0)) return std::nullopt;
-        const double ddx = 2.0 * sx / sw, ddy = 2.0 * sy / sw;
-        x += ddx;
-        y += ddy;
-        if (!(x >= -0.5 && y >= -0.5 && x <= access.width() - 0.5 && y <= access.height() - 0.5) ||
-            std::hypot(x - x0, y - y0) > rmax)
-            return std::nullopt;
-        if (ddx * ddx + ddy * ddy < kWindowStep * kWindowStep) break;
-    }
-    return std::make_pair(x, y);
+        return std::make_pair(x, y);
+    });
 }
 
 } // namespace glint::measure

@@ -57,6 +57,23 @@ public:
         return lab != 0 && lab != number ? PixelState::Neighbour : PixelState::Free;
     }
     const SourceField& field() const { return field_; }
+    // For loops that read every pixel of a window (the windowed centroid): f(getI), getI(i) = I at index i, typed
+    // for the common sample types (the same values as raw(i)); and the maps behind state() and background().
+    template <class F>
+    decltype(auto) withRaw(F&& f) const {
+        switch (rawType_) {
+        case RawType::Float: return f([p = static_cast<const float*>(raw_)](std::size_t i) { return static_cast<double>(p[i]); });
+        case RawType::Int16: return f([p = static_cast<const std::int16_t*>(raw_)](std::size_t i) { return static_cast<double>(p[i]); });
+        case RawType::UInt16: return f([p = static_cast<const std::uint16_t*>(raw_)](std::size_t i) { return static_cast<double>(p[i]); });
+        case RawType::Int32: return f([p = static_cast<const std::int32_t*>(raw_)](std::size_t i) { return static_cast<double>(p[i]); });
+        case RawType::Double: return f([p = static_cast<const double*>(raw_)](std::size_t i) { return p[i]; });
+        case RawType::Other: break;
+        }
+        return f([this](std::size_t i) { return rawSlow(i); });
+    }
+    const std::uint8_t* usableMap() const { return usable_.data(); }
+    const std::int32_t* labels() const { return field_.segmentation->data(); }
+    const float* backgroundMap() const { return background_; } // null: B = 0
 
 private:
     double rawSlow(std::size_t i) const; // I of any sample type
