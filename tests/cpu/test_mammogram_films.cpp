@@ -164,6 +164,32 @@ private slots:
         QVERIFY(first.width > 15); // the mass's scale, not the rim's
     }
 
+    // The first K boxes do not depend on K: a candidate ranked after the K-th kept finding may still give a kept
+    // mass its own scale's box (film 42 of the development set: a 22-px mass whose box #3 is its rim's until a
+    // lower candidate at its own scale gives it its box). Before, the ranking stopped at K kept findings, so the
+    // mass was marked among 200 boxes and not among 10.
+    void topBoxesDoNotDependOnK() {
+        const MammoFilm film = makeMammoFilm(42);
+        QCOMPARE(film.lesions.size(), std::size_t{1});
+        Json ten = presetRequest("auto"), many = presetRequest("auto");
+        ten["k"] = 10;
+        many["k"] = 200;
+        JobControl j1, j2;
+        const std::vector<BrightestRegion> a = runBrightestRequest(film.image, ten, Backend::Cpu, j1).result.regions;
+        const std::vector<BrightestRegion> b = runBrightestRequest(film.image, many, Backend::Cpu, j2).result.regions;
+        QCOMPARE(a.size(), std::size_t{10});
+        QVERIFY(b.size() > a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].x, b[i].x);
+            QCOMPARE(a[i].y, b[i].y);
+            QCOMPARE(a[i].width, b[i].width);
+            QCOMPARE(a[i].height, b[i].height);
+        }
+        bool marked = false;
+        for (const BrightestRegion& r : a) marked = marked || mammoBoxMarksLesion(r, film.lesions[0]);
+        QVERIFY(marked);
+    }
+
     // The gate: 24 films (13 lesions), after against before (the former --preset auto on the first 8).
     void regressionGate() {
         const std::vector<MammoFilm> films = makeMammoFilmSet(24);

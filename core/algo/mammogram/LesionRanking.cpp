@@ -284,8 +284,9 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     // same finding. A lower candidate at a larger scale whose box holds a kept mass's centre (its own centre outside the kept box) is that
     // finding's extent when its contrast is as large within the contrast's own uncertainty (one unit: the
     // tissue's spread): the kept finding takes its centre and box, and keeps its rank and contrast.
+    // Every candidate is taken in turn (not only until K are kept): a lower candidate may still give a kept
+    // finding its own scale's box, and the first K boxes are then the same whatever K is.
     for (const Candidate& c : candidates) {
-        if (static_cast<int>(kept.size()) >= params.k) break;
         bool same = false;
         for (Candidate& k : kept) {
             if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) {
@@ -303,6 +304,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         if (!same) kept.push_back(c);
     }
 
+    if (static_cast<int>(kept.size()) > params.k) kept.resize(static_cast<std::size_t>(std::max(0, params.k)));
     int masses = 0;
     for (const Candidate& c : kept) {
         BrightestRegion r;
