@@ -126,8 +126,8 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     cv::integral(m64, iM, CV_64F);
 
     // The contrast of a disc of half-side h against its ring (h..2h) at every pixel: (mean inside - mean of the
-    // ring) in units of the tissue's own contrast at this size, the robust spread of that difference over the
-    // breast (texture of that size gives about 1; a lesion stands out above it). Pixels whose disc is less than
+    // ring) in units of the tissue's own contrast at this size around it, the spread of that difference in a
+    // window of the tissue nearby (texture of that size gives about 1; a lesion stands out above it). Pixels whose disc is less than
     // 90 % included (or ring 40 %) get -1e9.
     const auto contrastAt = [&](int h, cv::Mat& contrast, cv::Mat& ringMean) {
         const cv::Mat sI = boxSum(iI, rows, cols, h), sM = boxSum(iM, rows, cols, h);
@@ -153,10 +153,42 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         const std::size_t q = tail.empty() ? 0 : static_cast<std::size_t>(0.95 * static_cast<double>(tail.size() - 1));
         if (!tail.empty()) std::nth_element(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(q), tail.end());
         const double spread = std::max(0.05 * noise, tail.empty() ? 0.0 : (tail[q] - mid) / 1.645);
+        // Each pixel's difference is judged against the tissue around it: (diff - local mean) / local standard
+        // deviation over the valid pixels of a window of half-side 8h (at least 10 mm), the differences clipped to
+        // 3 global spreads around the median so that a finding does not raise its own yardstick. One global figure
+        // per scale judged a mass by the whole breast's texture: the thinning breast along the skin line answers
+        // strongly all along it (which inflates the global spread, so that a mass near the skin line fell below
+        // the candidates), and dense tissue's texture outranked masses in fatty tissue. Windows with fewer than
+        // 50 valid pixels keep the global figures; the local deviation is held at a quarter of the global spread
+        // at least (a flat patch would otherwise make any speck a finding).
+        const int half = std::max(static_cast<int>(std::lround(8.0 * h)), static_cast<int>(std::lround(10.0 / rmm)));
+        cv::Mat v(rows, cols, CV_64F), s1(rows, cols, CV_64F), s2(rows, cols, CV_64F);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                const float c = contrast.at<float>(y, x);
+                const bool ok = c > -1e8f;
+                const double dc = ok ? std::clamp(static_cast<double>(c), mid - 3.0 * spread, mid + 3.0 * spread) : 0.0;
+                v.at<double>(y, x) = ok ? 1.0 : 0.0;
+                s1.at<double>(y, x) = dc;
+                s2.at<double>(y, x) = dc * dc;
+            }
+        cv::Mat iv, i1, i2;
+        cv::integral(v, iv, CV_64F);
+        cv::integral(s1, i1, CV_64F);
+        cv::integral(s2, i2, CV_64F);
+        const cv::Mat bv = boxSum(iv, rows, cols, half), b1 = boxSum(i1, rows, cols, half), b2 = boxSum(i2, rows, cols, half);
         for (int y = 0; y < rows; ++y)
             for (int x = 0; x < cols; ++x) {
                 float& c = contrast.at<float>(y, x);
-                if (c > -1e8f) c = static_cast<float>((c - mid) / spread);
+                if (c <= -1e8f) continue;
+                const double n = bv.at<double>(y, x);
+                if (n < 50.0) {
+                    c = static_cast<float>((c - mid) / spread);
+                    continue;
+                }
+                const double mu = b1.at<double>(y, x) / n;
+                const double sd = std::sqrt(std::max(0.0, b2.at<double>(y, x) / n - mu * mu));
+                c = static_cast<float>((c - mu) / std::max({sd, 0.05 * noise, 0.25 * spread}));
             }
     };
 
