@@ -162,34 +162,39 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         // 50 valid pixels keep the global figures; the local deviation is held at a quarter of the global spread
         // at least (a flat patch would otherwise make any speck a finding).
         const int half = std::max(static_cast<int>(std::lround(8.0 * h)), static_cast<int>(std::lround(10.0 / rmm)));
-        cv::Mat v(rows, cols, CV_64F), s1(rows, cols, CV_64F), s2(rows, cols, CV_64F);
-        for (int y = 0; y < rows; ++y)
+        cv::Mat v(rows, cols, CV_32F), s1(rows, cols, CV_32F), s2(rows, cols, CV_32F);
+        for (int y = 0; y < rows; ++y) {
+            const float* c = contrast.ptr<float>(y);
+            float *pv = v.ptr<float>(y), *p1 = s1.ptr<float>(y), *p2 = s2.ptr<float>(y);
             for (int x = 0; x < cols; ++x) {
-                const float c = contrast.at<float>(y, x);
-                const bool ok = c > -1e8f;
-                const double dc = ok ? std::clamp(static_cast<double>(c), mid - 3.0 * spread, mid + 3.0 * spread) : 0.0;
-                v.at<double>(y, x) = ok ? 1.0 : 0.0;
-                s1.at<double>(y, x) = dc;
-                s2.at<double>(y, x) = dc * dc;
+                const bool ok = c[x] > -1e8f;
+                const double dc = ok ? std::clamp(static_cast<double>(c[x]), mid - 3.0 * spread, mid + 3.0 * spread) - mid : 0.0;
+                pv[x] = ok ? 1.0f : 0.0f;
+                p1[x] = static_cast<float>(dc);
+                p2[x] = static_cast<float>(dc * dc);
             }
-        cv::Mat iv, i1, i2;
-        cv::integral(v, iv, CV_64F);
-        cv::integral(s1, i1, CV_64F);
-        cv::integral(s2, i2, CV_64F);
-        const cv::Mat bv = boxSum(iv, rows, cols, half), b1 = boxSum(i1, rows, cols, half), b2 = boxSum(i2, rows, cols, half);
-        for (int y = 0; y < rows; ++y)
+        }
+        // Window sums (zero outside the image), as box sums of the three maps.
+        cv::Mat bv, b1, b2;
+        const cv::Size win(2 * half + 1, 2 * half + 1);
+        cv::boxFilter(v, bv, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(s1, b1, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(s2, b2, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        for (int y = 0; y < rows; ++y) {
+            float* c = contrast.ptr<float>(y);
+            const double *pv = bv.ptr<double>(y), *p1 = b1.ptr<double>(y), *p2 = b2.ptr<double>(y);
             for (int x = 0; x < cols; ++x) {
-                float& c = contrast.at<float>(y, x);
-                if (c <= -1e8f) continue;
-                const double n = bv.at<double>(y, x);
+                if (c[x] <= -1e8f) continue;
+                const double n = pv[x];
                 if (n < 50.0) {
-                    c = static_cast<float>((c - mid) / spread);
+                    c[x] = static_cast<float>((c[x] - mid) / spread);
                     continue;
                 }
-                const double mu = b1.at<double>(y, x) / n;
-                const double sd = std::sqrt(std::max(0.0, b2.at<double>(y, x) / n - mu * mu));
-                c = static_cast<float>((c - mu) / std::max({sd, 0.05 * noise, 0.25 * spread}));
+                const double mu = p1[x] / n; // relative to the median
+                const double sd = std::sqrt(std::max(0.0, p2[x] / n - mu * mu));
+                c[x] = static_cast<float>((c[x] - mid - mu) / std::max({sd, 0.05 * noise, 0.25 * spread}));
             }
+        }
     };
 
     std::vector<Candidate> candidates;
