@@ -2,8 +2,8 @@
 // without metadata is recognised as a mammogram by its content (every view, written as PGM and read back) and
 // real non-mammograms are not; --preset auto then ranks findings by their contrast against the surrounding
 // tissue, named "contrast" in the JSON (no "snr"), one box per finding; and the regression gate on a small set:
-// a lesion centre inside one of the top-10 boxes for >= 65 % of lesions (the target is 70 %; this set
-// reaches 69 %), inside box #1 for >= 30 %, no label,
+// a lesion centre inside one of the top-10 boxes for >= 75 % of lesions (the target is 70 %; this set
+// reaches 77 %), inside box #1 for >= 60 %, no label,
 // marker or film edge in any film's top 10, where the former --preset auto (the film taken as "other") misses;
 // and the automatic exclusions cover every label, marker and film edge whatever its brightness.
 #include "tests/support/TestSupport.h"
@@ -164,6 +164,46 @@ private slots:
         QVERIFY(first.width > 15); // the mass's scale, not the rim's
     }
 
+    // A mass near the skin line is judged against the tissue around it (film 22 of the development set: an
+    // 18-px mass 49 px inside the breast's edge): it is box #1. Before, each scale's contrast was normalised by
+    // one spread over the whole breast, which the thinning breast's strong answers all along the skin line
+    // inflate, and dense tissue's texture elsewhere outranked it: its box was #17.
+    void massNearSkinLineIsJudgedLocally() {
+        const MammoFilm film = makeMammoFilm(22);
+        QCOMPARE(film.lesions.size(), std::size_t{1});
+        QVERIFY(film.lesions[0].kind == MammoLesionKind::Mass);
+        JobControl job;
+        const BrightestRun run = runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job);
+        QVERIFY(!run.result.regions.empty());
+        QVERIFY(mammoBoxMarksLesion(run.result.regions.front(), film.lesions[0]));
+    }
+
+    // The first K boxes do not depend on K: a candidate ranked after the K-th kept finding may still give a kept
+    // mass its own scale's box (film 42 of the development set: a 22-px mass whose box #3 is its rim's until a
+    // lower candidate at its own scale gives it its box). Before, the ranking stopped at K kept findings, so the
+    // mass was marked among 200 boxes and not among 10.
+    void topBoxesDoNotDependOnK() {
+        const MammoFilm film = makeMammoFilm(42);
+        QCOMPARE(film.lesions.size(), std::size_t{1});
+        Json ten = presetRequest("auto"), many = presetRequest("auto");
+        ten["k"] = 10;
+        many["k"] = 200;
+        JobControl j1, j2;
+        const std::vector<BrightestRegion> a = runBrightestRequest(film.image, ten, Backend::Cpu, j1).result.regions;
+        const std::vector<BrightestRegion> b = runBrightestRequest(film.image, many, Backend::Cpu, j2).result.regions;
+        QCOMPARE(a.size(), std::size_t{10});
+        QVERIFY(b.size() > a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].x, b[i].x);
+            QCOMPARE(a[i].y, b[i].y);
+            QCOMPARE(a[i].width, b[i].width);
+            QCOMPARE(a[i].height, b[i].height);
+        }
+        bool marked = false;
+        for (const BrightestRegion& r : a) marked = marked || mammoBoxMarksLesion(r, film.lesions[0]);
+        QVERIFY(marked);
+    }
+
     // The gate: 24 films (13 lesions), after against before (the former --preset auto on the first 8).
     void regressionGate() {
         const std::vector<MammoFilm> films = makeMammoFilmSet(24);
@@ -181,10 +221,11 @@ private slots:
               a.artefactBoxes);
         for (const std::string& n : a.artefactNotes) qInfo("after: %s", n.c_str());
         QVERIFY(a.lesions >= 8);
-        // The target is 70 %; this set reaches 9 of 13 (69 %): the gate holds what is reached, and a
-        // drop below it fails.
-        QVERIFY(a.top10 >= 0.65);
-        QVERIFY(a.top1 >= 0.30);
+        // The target is 70 %; this set reaches 10 of 13 (77 %) and 9 in box #1 (69 %; the held-out set of
+        // bench mammogram: 62 % and 44 %): the gate holds what is reached, less one lesion in box #1, and a drop
+        // below it fails.
+        QVERIFY(a.top10 >= 0.75);
+        QVERIFY(a.top1 >= 0.60);
         QCOMPARE(a.artefactBoxes, 0);
         QVERIFY(a.top1 > b.top1);
     }

@@ -126,8 +126,8 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     cv::integral(m64, iM, CV_64F);
 
     // The contrast of a disc of half-side h against its ring (h..2h) at every pixel: (mean inside - mean of the
-    // ring) in units of the tissue's own contrast at this size, the robust spread of that difference over the
-    // breast (texture of that size gives about 1; a lesion stands out above it). Pixels whose disc is less than
+    // ring) in units of the tissue's own contrast at this size around it, the spread of that difference in a
+    // window of the tissue nearby (texture of that size gives about 1; a lesion stands out above it). Pixels whose disc is less than
     // 90 % included (or ring 40 %) get -1e9.
     const auto contrastAt = [&](int h, cv::Mat& contrast, cv::Mat& ringMean) {
         const cv::Mat sI = boxSum(iI, rows, cols, h), sM = boxSum(iM, rows, cols, h);
@@ -153,11 +153,48 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         const std::size_t q = tail.empty() ? 0 : static_cast<std::size_t>(0.95 * static_cast<double>(tail.size() - 1));
         if (!tail.empty()) std::nth_element(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(q), tail.end());
         const double spread = std::max(0.05 * noise, tail.empty() ? 0.0 : (tail[q] - mid) / 1.645);
-        for (int y = 0; y < rows; ++y)
+        // Each pixel's difference is judged against the tissue around it: (diff - local mean) / local standard
+        // deviation over the valid pixels of a window of half-side 8h (at least 10 mm), the differences clipped to
+        // 3 global spreads around the median so that a finding does not raise its own yardstick. One global figure
+        // per scale judged a mass by the whole breast's texture: the thinning breast along the skin line answers
+        // strongly all along it (which inflates the global spread, so that a mass near the skin line fell below
+        // the candidates), and dense tissue's texture outranked masses in fatty tissue. Windows with fewer than
+        // 50 valid pixels keep the global figures; the local deviation is held at a quarter of the global spread
+        // at least (a flat patch would otherwise make any speck a finding).
+        const int half = std::max(static_cast<int>(std::lround(8.0 * h)), static_cast<int>(std::lround(10.0 / rmm)));
+        cv::Mat v(rows, cols, CV_32F), s1(rows, cols, CV_32F), s2(rows, cols, CV_32F);
+        for (int y = 0; y < rows; ++y) {
+            const float* c = contrast.ptr<float>(y);
+            float *pv = v.ptr<float>(y), *p1 = s1.ptr<float>(y), *p2 = s2.ptr<float>(y);
             for (int x = 0; x < cols; ++x) {
-                float& c = contrast.at<float>(y, x);
-                if (c > -1e8f) c = static_cast<float>((c - mid) / spread);
+                const bool ok = c[x] > -1e8f;
+                const double dc = ok ? std::clamp(static_cast<double>(c[x]), mid - 3.0 * spread, mid + 3.0 * spread) - mid : 0.0;
+                pv[x] = ok ? 1.0f : 0.0f;
+                p1[x] = static_cast<float>(dc);
+                p2[x] = static_cast<float>(dc * dc);
             }
+        }
+        // Window sums (zero outside the image), as box sums of the three maps.
+        cv::Mat bv, b1, b2;
+        const cv::Size win(2 * half + 1, 2 * half + 1);
+        cv::boxFilter(v, bv, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(s1, b1, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        cv::boxFilter(s2, b2, CV_64F, win, cv::Point(-1, -1), false, cv::BORDER_CONSTANT);
+        for (int y = 0; y < rows; ++y) {
+            float* c = contrast.ptr<float>(y);
+            const double *pv = bv.ptr<double>(y), *p1 = b1.ptr<double>(y), *p2 = b2.ptr<double>(y);
+            for (int x = 0; x < cols; ++x) {
+                if (c[x] <= -1e8f) continue;
+                const double n = pv[x];
+                if (n < 50.0) {
+                    c[x] = static_cast<float>((c[x] - mid) / spread);
+                    continue;
+                }
+                const double mu = p1[x] / n; // relative to the median
+                const double sd = std::sqrt(std::max(0.0, p2[x] / n - mu * mu));
+                c[x] = static_cast<float>((c[x] - mid - mu) / std::max({sd, 0.05 * noise, 0.25 * spread}));
+            }
+        }
     };
 
     std::vector<Candidate> candidates;
@@ -284,8 +321,9 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     // same finding. A lower candidate at a larger scale whose box holds a kept mass's centre (its own centre outside the kept box) is that
     // finding's extent when its contrast is as large within the contrast's own uncertainty (one unit: the
     // tissue's spread): the kept finding takes its centre and box, and keeps its rank and contrast.
+    // Every candidate is taken in turn (not only until K are kept): a lower candidate may still give a kept
+    // finding its own scale's box, and the first K boxes are then the same whatever K is.
     for (const Candidate& c : candidates) {
-        if (static_cast<int>(kept.size()) >= params.k) break;
         bool same = false;
         for (Candidate& k : kept) {
             if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) {
@@ -303,6 +341,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         if (!same) kept.push_back(c);
     }
 
+    if (static_cast<int>(kept.size()) > params.k) kept.resize(static_cast<std::size_t>(std::max(0, params.k)));
     int masses = 0;
     for (const Candidate& c : kept) {
         BrightestRegion r;
