@@ -94,6 +94,46 @@ inline std::size_t sampleBytes(const WorkArray& w) {
     return static_cast<std::size_t>(w.roi.width) * w.roi.height * w.image->visit([](const auto* p) { return sizeof(*p); });
 }
 
+// An image's samples on their way to the device, per thread: a copy from pageable memory is staged by the driver
+// and holds the thread until it ends, serialised with the other threads' copies; from page-locked memory it is
+// one DMA on the thread's stream, in order before the kernels that read it. The previous copy out of the buffer
+// must have ended before the buffer is written again (its event). Destroyed at the thread's end (the main
+// thread's before the CUDA runtime's exit handlers run).
+struct UploadStaging {
+    PinnedBuffer<unsigned char> buffer;
+    cudaEvent_t done = nullptr;
+    int device = -1;
+    UploadStaging() = default;
+    UploadStaging(const UploadStaging&) = delete;
+    UploadStaging& operator=(const UploadStaging&) = delete;
+    ~UploadStaging() {
+        if (done) cudaEventDestroy(done); // unchecked, as in any destructor
+    }
+};
+constexpr std::size_t kStagedUploadBytes = std::size_t{1} << 20; // smaller copies go as they are
+
+// bytes from host src to device dst on the calling thread's stream, staged when large (see UploadStaging).
+inline void uploadBytes(void* dst, const void* src, std::size_t bytes) {
+    if (bytes < kStagedUploadBytes) {
+        GLINT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+        return;
+    }
+    thread_local UploadStaging staging;
+    int device = 0;
+    GLINT_CUDA_CHECK(cudaGetDevice(&device));
+    if (staging.done) GLINT_CUDA_CHECK(cudaEventSynchronize(staging.done));
+    if (staging.device != device) {
+        if (staging.done) cudaEventDestroy(staging.done);
+        staging.done = nullptr;
+        GLINT_CUDA_CHECK(cudaEventCreateWithFlags(&staging.done, cudaEventDisableTiming));
+        staging.device = device;
+    }
+    staging.buffer.ensure(bytes);
+    std::memcpy(staging.buffer.get(), src, bytes);
+    GLINT_CUDA_CHECK(cudaMemcpyAsync(dst, staging.buffer.get(), bytes, cudaMemcpyHostToDevice, cudaStreamPerThread));
+    GLINT_CUDA_CHECK(cudaEventRecord(staging.done, cudaStreamPerThread));
+}
+
 // Copies the ROI's samples to dst (sampleBytes(w) bytes, roi.width a row).
 inline void uploadSamples(const WorkArray& w, void* dst) {
     const Image& img = *w.image;
@@ -101,7 +141,7 @@ inline void uploadSamples(const WorkArray& w, void* dst) {
     const auto* base = static_cast<const unsigned char*>(img.visit([](const auto* p) { return static_cast<const void*>(p); }));
     const unsigned char* src = base + (static_cast<std::size_t>(w.roi.y) * img.width() + w.roi.x) * elem;
     if (w.roi.width == img.width()) {
-        GLINT_CUDA_CHECK(cudaMemcpy(dst, src, sampleBytes(w), cudaMemcpyHostToDevice));
+        uploadBytes(dst, src, sampleBytes(w));
     } else {
         GLINT_CUDA_CHECK(cudaMemcpy2D(dst, w.roi.width * elem, src, img.width() * elem, w.roi.width * elem,
                                       w.roi.height, cudaMemcpyHostToDevice));
