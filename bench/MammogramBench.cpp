@@ -5,7 +5,8 @@
 // ranked by sum); "after" is --preset auto today (the film recognised by its content, exclusions, ranked by
 // contrast). Scored by scenes/MammoScore.h. --sizes N: the number of films per set (default 48); --fields
 // development,held-out: which sets (seed 33, on which the constants were chosen; seed 34, held out; default both).
-// GLINT_MAMMO_DETAIL=FILE.csv: one line per lesion saying where it lies and which box, if any, marks it.
+// GLINT_MAMMO_DETAIL=FILE.csv: one line per lesion saying where it lies, which box, if any, marks it, and every
+// top-10 box on it (two or more: one finding took several slots).
 #include "bench/Bench.h"
 #include "core/algo/brightest/Brightest.h"
 #include "core/algo/mammogram/AutoExclude.h"
@@ -64,13 +65,19 @@ std::string lesionDetail(const std::string& set, const MammoFilm& film, const st
                 holder = "#" + std::to_string(i + 1) + " " + std::to_string(top[i].width) + "x" + std::to_string(top[i].height);
                 break;
             }
+        std::string on; // every top-10 box on the lesion (marking it, or its centre within the lesion's extent)
+        for (std::size_t i = 0; i < top.size() && i < 10; ++i) {
+            const double bx = top[i].x + (top[i].width - 1) / 2.0, by = top[i].y + (top[i].height - 1) / 2.0;
+            if (mammoBoxMarksLesion(top[i], l) || std::hypot(bx - l.x, by - l.y) <= l.radius)
+                on += (on.empty() ? "#" : " #") + std::to_string(i + 1) + " " + std::to_string(top[i].width) + "x" + std::to_string(top[i].height);
+        }
         const int r200 = rankIn(deep);
         std::ostringstream line;
         line << set << "," << film.name << "," << (l.kind == MammoLesionKind::Mass ? "mass" : "calcifications") << ","
              << std::lround(l.x) << "," << std::lround(l.y) << "," << std::setprecision(3) << l.radius << "," << l.strength << ","
              << depth.at<float>(yi, xi) << "," << (mask[static_cast<std::size_t>(yi) * w + xi] ? 1 : 0) << "," << rankIn(top) << ","
              << r200 << "," << (r200 > 0 ? deep[static_cast<std::size_t>(r200 - 1)].contrast : 0.0) << ","
-             << (deep.size() >= 10 ? deep[9].contrast : 0.0) << "," << holder << "\n";
+             << (deep.size() >= 10 ? deep[9].contrast : 0.0) << "," << holder << "," << on << "\n";
         out += line.str();
     }
     return out;
@@ -90,7 +97,7 @@ std::vector<BenchRow> runMammogramBench(const BenchOptions& options) {
         else throw UsageError("bench mammogram: unknown film set '" + f + "' (development, held-out)");
     }
     const char* detailPath = std::getenv("GLINT_MAMMO_DETAIL");
-    std::string detail = "set,film,kind,x,y,radius,strength,depth,excluded,rank_top10,rank_of_200,contrast,contrast_of_10th,holder\n";
+    std::string detail = "set,film,kind,x,y,radius,strength,depth,excluded,rank_top10,rank_of_200,contrast,contrast_of_10th,holder,boxes_on_it\n";
     struct Variant { std::string name; Json request; bool baseline; };
     const std::vector<Variant> variants = {
         {"before: --preset auto (film taken as other)", {{"preset", "other"}}, true},
@@ -101,8 +108,8 @@ std::vector<BenchRow> runMammogramBench(const BenchOptions& options) {
     std::vector<BenchRow> rows;
     std::string section = "## glint-cli bench mammogram: " + std::to_string(count) +
                           " GENERATED films per set (scenes/MammoFilms.h; synthetic, not patient images)\n\n"
-                          "| set | ranking | films as mammogram | top-10 | box #1 | FROC 0.5 | 1 | 2 | 4 FP/image | boxes on artefacts |\n"
-                          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+                          "| set | ranking | films as mammogram | top-10 | box #1 | FROC 0.5 | 1 | 2 | 4 FP/image | boxes on artefacts | second boxes on a lesion |\n"
+                          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const FilmSet& set : sets) {
         const std::vector<MammoFilm> films = makeMammoFilmSet(count, set.seed);
         if (const char* dir = std::getenv("GLINT_MAMMO_FILMS_DIR")) { // the films and their truth, to look at
@@ -147,16 +154,16 @@ std::vector<BenchRow> runMammogramBench(const BenchOptions& options) {
             r.minMs = r.totalMs;
             r.params = {{"films", count}, {"seed", set.seed}, {"set", set.name}, {"request", v.request}};
             r.extra = {{"lesions", s.lesions}, {"top10", s.top10}, {"top1", s.top1}, {"froc_fp_per_image", {0.5, 1, 2, 4}},
-                       {"froc_sensitivity", s.froc}, {"artefact_boxes", s.artefactBoxes}, {"artefacts", s.artefactNotes},
+                       {"froc_sensitivity", s.froc}, {"artefact_boxes", s.artefactBoxes}, {"duplicate_boxes", s.duplicateBoxes}, {"artefacts", s.artefactNotes},
                        {"recognised", recognised}, {"mean_boxes", s.meanBoxes}};
             std::ostringstream note;
             note << "top-10 " << pct(s.top10) << ", box #1 " << pct(s.top1) << ", FROC " << pct(s.froc[0]) << "/" << pct(s.froc[1])
                  << "/" << pct(s.froc[2]) << "/" << pct(s.froc[3]) << " at 0.5/1/2/4 FP per image, " << s.artefactBoxes
-                 << " top-10 box(es) on labels, markers or edges (" << s.lesions << " lesions); ms per film";
+                 << " top-10 box(es) on labels, markers or edges, " << s.duplicateBoxes << " second box(es) on one lesion (" << s.lesions << " lesions); ms per film";
             r.note = note.str();
             section += "| " + set.name + " | " + v.name + " | " + std::to_string(recognised) + "/" + std::to_string(count) + " | " +
                        pct(s.top10) + " | " + pct(s.top1) + " | " + pct(s.froc[0]) + " | " + pct(s.froc[1]) + " | " + pct(s.froc[2]) +
-                       " | " + pct(s.froc[3]) + " | " + std::to_string(s.artefactBoxes) + " |\n";
+                       " | " + pct(s.froc[3]) + " | " + std::to_string(s.artefactBoxes) + " | " + std::to_string(s.duplicateBoxes) + " |\n";
             if (options.log) *options.log << r.caseName << ": " << r.note << "\n";
             rows.push_back(r);
         }

@@ -56,6 +56,19 @@ MammoScore scoreMammoFilms(const std::vector<MammoFilm>& films, const std::vecto
                 }
             if (!rs.empty() && mammoBoxMarksLesion(rs[0], l)) ++in1;
         }
+        // Second boxes on one lesion: a box is on a lesion when it marks it or its centre lies within its extent.
+        std::vector<char> taken(film.lesions.size(), 0);
+        for (std::size_t i = 0; i < rs.size() && i < 10; ++i) {
+            const double bx = rs[i].x + (rs[i].width - 1) / 2.0, by = rs[i].y + (rs[i].height - 1) / 2.0;
+            bool duplicate = false;
+            for (std::size_t j = 0; j < film.lesions.size(); ++j) {
+                const MammoLesion& l = film.lesions[j];
+                if (!mammoBoxMarksLesion(rs[i], l) && std::hypot(bx - l.x, by - l.y) > l.radius) continue;
+                if (taken[j]) duplicate = true;
+                taken[j] = 1;
+            }
+            if (duplicate) ++s.duplicateBoxes;
+        }
         for (std::size_t i = 0; i < rs.size() && i < 10; ++i)
             for (const MammoArtefact& a : film.artefacts)
                 if (touches(rs[i], a)) {

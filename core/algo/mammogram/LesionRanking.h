@@ -11,10 +11,12 @@
 //   8 scales; the scale of largest contrast is the finding's; the box is the square of side 2r. A disc less than
 //   90 % included (at a shape's edge) is not a candidate.
 // - Calcification clusters: specks of at most ~1 mm that a white top-hat (disc of 1.6 mm) raises 5 robust noise
-//   spreads above the tissue; at least 3 specks within 1 cm make a cluster, whose contrast is the median of its
-//   specks' contrasts at the speck scale (0.4 mm disc against its ring), and whose box holds them all.
+//   spreads above the tissue; at least 3 specks within 4 mm of one another make a cluster's core, whose contrast
+//   is the median of its specks' contrasts at the speck scale (0.4 mm disc against its ring); lone specks and
+//   pairs within 6 mm of its specks are the same cluster's (while it stays within 1 cm), and its box holds them all.
 // Candidates are ranked by contrast; one whose centre lies inside a better one's box (or holds a better one's
-// centre) is the same finding and is dropped. The pixel size is the DICOM Pixel Spacing when the image has it,
+// centre) is the same finding and is dropped, also when the better one's box grows to its own scale later; a
+// speck-sized mass box on one of a cluster's specks is that cluster (one finding, one box). The pixel size is the DICOM Pixel Spacing when the image has it,
 // else 0.2 mm at a 1024-px film (mini-MIAS), scaled with the longer side.
 #pragma once
 
