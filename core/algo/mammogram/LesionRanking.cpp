@@ -418,15 +418,44 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     }
     kept.erase(std::remove_if(kept.begin(), kept.end(), [](const Candidate& k) { return k.merged; }), kept.end());
 
-    if (static_cast<int>(kept.size()) > params.k) kept.resize(static_cast<std::size_t>(std::max(0, params.k)));
+    // Excluded and blank pixels stay out of a cluster's box, as out of any brightest region: the box of specks
+    // (by the skin line, it can reach over the exclusion outside the breast) loses, one side at a time, the edge
+    // row or column holding the most of them, never the cluster's centre; a cluster whose centre pixel is itself
+    // left out has no box. (A mass box is a candidate's own square, taken only when >= 90 % of it is included.
+    // Trimming those too cost the gate's films a lesion: a mass by the pectoral edge lost the side holding its
+    // centre.)
+    const auto trimToIncluded = [&](int& x, int& y, int& w, int& h, int cx, int cy) {
+        const auto outOf = [&](int x0, int y0, int x1, int y1) { // excluded pixels in [x0, x1] x [y0, y1]
+            int n = 0;
+            for (int yy = y0; yy <= y1; ++yy)
+                for (int xx = x0; xx <= x1; ++xx) n += inc.at<float>(yy, xx) <= 0 ? 1 : 0;
+            return n;
+        };
+        if (inc.at<float>(cy, cx) <= 0) return false;
+        while (w > 0 && h > 0 && outOf(x, y, x + w - 1, y + h - 1) > 0) {
+            const int left = x < cx ? outOf(x, y, x, y + h - 1) : -1, right = x + w - 1 > cx ? outOf(x + w - 1, y, x + w - 1, y + h - 1) : -1;
+            const int top = y < cy ? outOf(x, y, x + w - 1, y) : -1, bottom = y + h - 1 > cy ? outOf(x, y + h - 1, x + w - 1, y + h - 1) : -1;
+            const int most = std::max({left, right, top, bottom});
+            if (most < 0) return false; // only the centre's own row and column are left, and they hold excluded pixels
+            if (most == left) ++x, --w;
+            else if (most == right) --w;
+            else if (most == top) ++y, --h;
+            else --h;
+        }
+        return w > 0 && h > 0;
+    };
     int masses = 0;
     for (const Candidate& c : kept) {
+        if (static_cast<int>(result.regions.size()) >= params.k) break;
         BrightestRegion r;
         r.rank = static_cast<int>(result.regions.size()) + 1;
         r.x = c.box.x * factor;
         r.y = c.box.y * factor;
         r.width = std::min(W - r.x, c.box.width * factor);
         r.height = std::min(H - r.y, c.box.height * factor);
+        const int centreX = std::clamp(static_cast<int>(std::lround(c.cx * factor)), r.x, r.x + r.width - 1);
+        const int centreY = std::clamp(static_cast<int>(std::lround(c.cy * factor)), r.y, r.y + r.height - 1);
+        if (c.cluster && !trimToIncluded(r.x, r.y, r.width, r.height, centreX, centreY)) continue;
         r.measured = true;
         r.snr = std::numeric_limits<double>::quiet_NaN();
         r.contrast = c.contrast;
