@@ -7,6 +7,7 @@
 #include "ui/overlay/LayerStack.h"
 #include "ui/results/TimingLog.h"
 
+#include <QUndoCommand>
 #include <QUndoStack>
 
 #include <QFileInfo>
@@ -206,9 +207,39 @@ void AppContext::setDisplaySettings(const glint::DisplaySettings& settings) {
 }
 
 void AppContext::applyDisplayToAll() {
+    // One step of the undo stack (not bound to an image: the default is every image's): undo sets back the
+    // default and the displays the other images were left with.
+    struct Defaults {
+        glint::DisplaySettings preferred;
+        QHash<QString, glint::DisplaySettings> images;
+    };
+    const Defaults before{preferred_, imageDisplays_};
     setPreferredDisplay(display_); // manual limits and a DICOM window belong to their image: percentile
     imageDisplays_.clear();
+    const Defaults after{preferred_, imageDisplays_};
     emit defaultDisplayChanged();
+    class ApplyToAll : public QUndoCommand {
+    public:
+        ApplyToAll(AppContext& context, Defaults before, Defaults after)
+            : QUndoCommand(AppContext::tr("Apply Display to All Images")), context_(context), before_(std::move(before)),
+              after_(std::move(after)) {}
+        void undo() override { set(before_); }
+        void redo() override {
+            if (first_) first_ = false; // applied already
+            else set(after_);
+        }
+
+    private:
+        void set(const Defaults& d) {
+            context_.preferred_ = d.preferred;
+            context_.imageDisplays_ = d.images;
+            emit context_.defaultDisplayChanged();
+        }
+        AppContext& context_;
+        Defaults before_, after_;
+        bool first_ = true;
+    };
+    if (undo_) undo_->push(new ApplyToAll(*this, before, after));
 }
 
 void AppContext::setManualLimits(double low, double high) {

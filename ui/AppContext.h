@@ -85,7 +85,8 @@ public:
     // DICOM window where there is one, over preferredDisplay()), an image shown before in this session
     // from its own last settings. Nothing carries over from one image to the next unless asked:
     // applyDisplayToAll() makes the current settings the default of every image (those other images
-    // remembered are dropped) and emits defaultDisplayChanged() (the window keeps it in its settings).
+    // remembered are dropped) and emits defaultDisplayChanged() (the window keeps it in its settings); one undo
+    // step, whose undo sets the former default and remembered displays back (defaultDisplayChanged() again).
     const glint::DisplaySettings& preferredDisplay() const { return preferred_; }
     void setPreferredDisplay(const glint::DisplaySettings& settings);
     void applyDisplayToAll();

@@ -358,7 +358,11 @@ void MainWindow::connectContext() {
     // "display" ones held whatever the last image was shown with, and are not read).
     connect(&ctx, &AppContext::defaultDisplayChanged, this, [this] {
         if (options_.persistSettings) saveSettings();
-        statusBar()->showMessage(tr("These display settings are now the default of every image"), 5000);
+        // Said as what it is now (Apply to All, or its undo setting the former default back).
+        const glint::DisplaySettings& d = context().preferredDisplay();
+        statusBar()->showMessage(tr("Default display of every image: %1 scale, %2 limits")
+                                     .arg(QLatin1String(glint::displayScaleName(d.scale)), QLatin1String(glint::limitsModeName(d.limits))),
+                                 5000);
     });
     connect(displayDock_, &DisplayDock::histogramViewChanged, this, [this] {
         if (options_.persistSettings) saveSettings();

@@ -12,12 +12,14 @@
 #include "core/io/Wcs.h"
 #include "core/jobs/Backend.h"
 
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QElapsedTimer>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QUndoStack>
 
 using namespace glint;
 using glint::ui::MainWindow;
@@ -302,6 +304,51 @@ private slots:
         // Generous bound (a shared, busy machine: machines and loads differ 10x); typical figures are printed
         // above. Painting the whole 4096² image unscaled on every paint would take seconds.
         QVERIFY(std::max({fitMs, oneMs, zoomedMs, panMs}) < 1500.0);
+    }
+
+    // Apply to All is one undo step: undo sets back the former default (what a new image is shown with) and the
+    // display another image was left with; redo applies it again.
+    void applyToAllUndoes() {
+        MainWindow window(quiet());
+        window.show();
+        ui::AppContext& ctx = window.context();
+        QUndoStack* stack = ctx.undoStack();
+        QVERIFY(stack);
+        const DisplaySettings formerDefault = ctx.preferredDisplay();
+        // Two files (a display is remembered per file): the FITS sample and a copy of it under another name.
+        const QString first = test::samplePath(QStringLiteral("ngc1316o.fit"));
+        const QString second = test::tempDir() + QStringLiteral("/apply-all-copy.fits");
+        QFile::remove(second);
+        QVERIFY(QFile::copy(first, second));
+        window.openFile(first);
+        GLINT_WAIT_FOR_IMAGE(window);
+        DisplaySettings a = ctx.displaySettings();
+        a.scale = DisplayScale::Log;
+        ctx.setDisplaySettings(a); // image a is left with a log scale
+        window.openFile(second);
+        GLINT_WAIT_FOR_IMAGE(window);
+        DisplaySettings b = ctx.displaySettings();
+        QVERIFY(b.scale != DisplayScale::Log); // a's choice is a's
+        b.scale = DisplayScale::Sqrt;
+        b.colormap = Colormap::Viridis;
+        ctx.setDisplaySettings(b);
+        const int before = stack->index();
+        ctx.applyDisplayToAll();
+        QCOMPARE(stack->index(), before + 1);
+        QCOMPARE(ctx.preferredDisplay().scale, DisplayScale::Sqrt);
+        stack->undo();
+        QCOMPARE(ctx.preferredDisplay().scale, formerDefault.scale);
+        QCOMPARE(ctx.preferredDisplay().colormap, formerDefault.colormap);
+        stack->redo();
+        QCOMPARE(ctx.preferredDisplay().scale, DisplayScale::Sqrt);
+        QCOMPARE(ctx.preferredDisplay().colormap, Colormap::Viridis);
+        // Undone (opening a file clears the stack: an edit belongs to one image), the first file shows its own
+        // display again (log), not the default that was applied.
+        stack->undo();
+        QCOMPARE(ctx.preferredDisplay().scale, formerDefault.scale);
+        window.openFile(first);
+        GLINT_WAIT_FOR_IMAGE(window);
+        QCOMPARE(ctx.displaySettings().scale, DisplayScale::Log);
     }
 
     void displaySettingsRerender() {
