@@ -200,6 +200,8 @@ void TraceModule::replaceTrace(const FinishedTrace& earlier, FinishedTrace after
     const QString clicks = QStringLiteral(" clicks=");
     const qsizetype at = after.parameters.indexOf(clicks);
     after.parameters = (at >= 0 ? after.parameters.left(at) : after.parameters) + clicks + clicksText(nodes);
+    after.widthMeasured = false; // a new path: its width is measured once, here, for every later showing
+    measureWidth(after);
     const auto replaced = [this](const FinishedTrace& t) {
         std::vector<FinishedTrace> list = traces_;
         for (FinishedTrace& x : list)

@@ -39,7 +39,8 @@ public:
         QString backend;    // the backend that traced it
         QString parameters; // TraceSettings::describe() and the clicks
         glint::Json request; // the trace spec's values with the clicks as given: glint-cli trace --params replays it
-        std::optional<double> widthPx; // the feature's width along the path (median, TraceWidth.h), set when shown
+        std::optional<double> widthPx; // the feature's width along the path (median, TraceWidth.h): measureWidth()
+        bool widthMeasured = false;    // widthPx is the width of this result (none may have been found)
     };
 
     QString name() const override { return tr("Line trace"); }
@@ -153,6 +154,8 @@ private:
     void withoutTrace(int id);
     // The overlay polyline and the results row of a finished trace (traced now, or read from a session).
     void presentTrace(FinishedTrace trace);
+    // Measures trace.widthPx on the current image for the trace's result (once: a result's width does not change).
+    void measureWidth(FinishedTrace& trace) const;
     void showMessage(const QString& message);
     bool insideImage(QPointF p) const;
     double imagePixelsPerScreenPixel() const;

@@ -67,9 +67,9 @@ void TraceModule::completeTrace() {
                            QLatin1String(glint::backendName(s->backend)),
                            s->settings.describe() + QStringLiteral(" clicks=") + clicksText(s->clicks),
                            glint::traceSpec().write(request, glint::imageKindName(glint::classifyImage(*s->image).kind))};
+    measureWidth(finished); // before the undo step keeps its copy
     presentTrace(finished);
-    // The width just measured (NaN when no sample found the feature).
-    const double widthPx = traces_.empty() ? NAN : traces_.back().widthPx.value_or(NAN);
+    const double widthPx = finished.widthPx.value_or(NAN); // NaN when no sample found the feature
     // Edit ▸ Undo takes the trace away (its overlay and row); Redo brings it back as it was.
     const QPointer<TraceModule> self(this);
     context().undoStack()->push(new ImageEditCommand(
@@ -109,19 +109,26 @@ void TraceModule::completeTrace() {
     emit traceFinished(id);
 }
 
+void TraceModule::measureWidth(FinishedTrace& trace) const {
+    // The feature's width along the path, with the polarity the trace was resolved with (as glint-cli trace's
+    // width_px); ~1 ms a trace, taken once per result (a new trace, an edited one, one read from a session), not
+    // each time the traces are shown again.
+    if (trace.widthMeasured) return;
+    const auto image = context().image();
+    if (!image || image->empty()) return;
+    glint::TracePolarity polarity = glint::TracePolarity::Both;
+    if (const auto it = trace.request.find("polarity"); it != trace.request.end() && it->is_string()) try {
+            polarity = glint::parseTracePolarity(it->get<std::string>());
+        } catch (const glint::UsageError&) {
+            // a session's request is checked when read; measured at the clicks then, as glint-cli does for "both"
+        }
+    trace.widthPx = glint::measureTraceWidth(*image, trace.result, polarity).medianPx;
+    trace.widthMeasured = true;
+}
+
 void TraceModule::presentTrace(FinishedTrace trace) {
     ensureOutputs();
-    // The feature's width along the path, with the polarity the trace was resolved with (as glint-cli trace's
-    // width_px): ~1 ms a trace, so measured here whenever a trace is shown (a new one, an edit, undo, a session).
-    if (const auto image = context().image(); image && !image->empty()) {
-        glint::TracePolarity polarity = glint::TracePolarity::Both;
-        if (const auto it = trace.request.find("polarity"); it != trace.request.end() && it->is_string()) try {
-                polarity = glint::parseTracePolarity(it->get<std::string>());
-            } catch (const glint::UsageError&) {
-                // a session's request is checked when read; measured at the clicks then, as glint-cli does for "both"
-            }
-        trace.widthPx = glint::measureTraceWidth(*image, trace.result, polarity).medianPx;
-    }
+    measureWidth(trace);
     const QPolygonF line = polygon(trace.result.polyline());
     const int item = layer_->add(OverlayShape::polyline(line, QStringLiteral("#%1").arg(trace.id)));
     QList<QPolygonF> weakLegs;
