@@ -100,6 +100,14 @@ inline long long roundHalfAway(double v) {
     return i;
 }
 
+// MASK_TYPE CORRECT's mirror pixel along one axis: the coordinate 2c - x rounded, or -1 when it falls outside
+// [0, n) (or |2c - x| >= 4e15: a centre far outside the image, or not finite).
+inline int mirrorCoordinate(double v, int n) {
+    if (!(std::abs(v) < 4.0e15)) return -1;
+    const long long m = roundHalfAway(v);
+    return m >= 0 && m < n ? static_cast<int>(m) : -1;
+}
+
 // maskedPixel, inlined into the aperture loops.
 inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& access, int number, int x, int y,
                                                          double cx, double cy) {
@@ -113,13 +121,9 @@ inline __attribute__((always_inline)) MaskedPixel masked(const FieldAccess& acce
         m.counted = true;
         return m;
     }
-    // The mirror image through the centre; a centre far outside the image (|2c - x| >= 2^52 or not finite) has no
-    // mirror pixel in it.
-    const double vx = 2.0 * cx - x, vy = 2.0 * cy - y;
-    if (!(std::abs(vx) < 4.0e15 && std::abs(vy) < 4.0e15)) return m;
-    const long long mx = roundHalfAway(vx), my = roundHalfAway(vy);
-    if (!(mx >= 0 && my >= 0 && mx < access.width() && my < access.height())) return m;
-    const int sx = static_cast<int>(mx), sy = static_cast<int>(my);
+    // The mirror image through the centre.
+    const int sx = mirrorCoordinate(2.0 * cx - x, access.width()), sy = mirrorCoordinate(2.0 * cy - y, access.height());
+    if (sx < 0 || sy < 0) return m;
     if (access.state(sx, sy, number) != PixelState::Free) return m;
     const std::size_t j = access.index(sx, sy);
     m.value = access.value(j);
@@ -271,9 +275,7 @@ WindowSums windowPass(const FieldAccess& access, GetI getI, int number, double x
     double sw = 0.0, sx = 0.0, sy = 0.0; // locals, not the struct's members: they stay in registers
     for (int py = ya; py <= yb; ++py) {
         const double rowWeight = wy[py - ya], dy = py - y;
-        const double vy = 2.0 * y - py;
-        const bool rowMirror = std::abs(vy) < 4.0e15;
-        const long long my = rowMirror ? roundHalfAway(vy) : -1;
+        const int my = mirrorCoordinate(2.0 * y - py, height); // the row's mirror row (masked()'s rule)
         const std::size_t row = static_cast<std::size_t>(py) * static_cast<std::size_t>(width);
         for (int px = xa; px <= xb; ++px) {
             const double dx = px - x, r2 = dx * dx + dy * dy;
@@ -283,10 +285,8 @@ WindowSums windowPass(const FieldAccess& access, GetI getI, int number, double x
             if (free(i)) {
                 v = valueAt(i);
             } else {
-                const double vx = 2.0 * x - px;
-                if (!rowMirror || !(std::abs(vx) < 4.0e15)) continue;
-                const long long mx = roundHalfAway(vx);
-                if (!(mx >= 0 && my >= 0 && mx < width && my < height)) continue;
+                const int mx = mirrorCoordinate(2.0 * x - px, width);
+                if (mx < 0 || my < 0) continue;
                 const std::size_t j = static_cast<std::size_t>(my) * static_cast<std::size_t>(width) + static_cast<std::size_t>(mx);
                 if (!free(j)) continue;
                 v = valueAt(j);
