@@ -22,6 +22,9 @@
 
 #include <QtTest>
 
+#include <stdexcept>
+#include <string>
+
 using namespace glint;
 
 namespace {
@@ -30,6 +33,20 @@ Json presetRequest(const char* name) {
     Json j = Json::object();
     j["preset"] = name;
     return j;
+}
+
+// The boxes --preset auto gives on a generated film.
+std::vector<BrightestRegion> presetAutoRegions(const MammoFilm& film) {
+    JobControl job;
+    return runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job).result.regions;
+}
+
+// Generated film `index`, checked to hold one lesion, a mass.
+MammoFilm oneMassFilm(int index) {
+    MammoFilm film = makeMammoFilm(index);
+    if (film.lesions.size() != 1 || film.lesions[0].kind != MammoLesionKind::Mass)
+        throw std::logic_error("film " + std::to_string(index) + " is not a one-mass film");
+    return film;
 }
 } // namespace
 
@@ -151,13 +168,10 @@ private slots:
     // the mass, its own scale's, not by the rim's box beside its centre (before: the mass's box was dropped as
     // the same finding as the rim's, and no top-10 box marked the mass).
     void massTakesItsOwnScaleOverItsRim() {
-        const MammoFilm film = makeMammoFilm(46);
-        QCOMPARE(film.lesions.size(), std::size_t{1});
-        QVERIFY(film.lesions[0].kind == MammoLesionKind::Mass);
-        JobControl job;
-        const BrightestRun run = runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job);
-        QVERIFY(!run.result.regions.empty());
-        const BrightestRegion& first = run.result.regions.front();
+        const MammoFilm film = oneMassFilm(46);
+        const std::vector<BrightestRegion> regions = presetAutoRegions(film);
+        QVERIFY(!regions.empty());
+        const BrightestRegion& first = regions.front();
         qInfo("box #1 %d,%d %dx%d; mass at %.0f,%.0f r %.0f", first.x, first.y, first.width, first.height, film.lesions[0].x,
               film.lesions[0].y, film.lesions[0].radius);
         QVERIFY(mammoBoxMarksLesion(first, film.lesions[0]));
@@ -169,13 +183,10 @@ private slots:
     // one spread over the whole breast, which the thinning breast's strong answers all along the skin line
     // inflate, and dense tissue's texture elsewhere outranked it: its box was #17.
     void massNearSkinLineIsJudgedLocally() {
-        const MammoFilm film = makeMammoFilm(22);
-        QCOMPARE(film.lesions.size(), std::size_t{1});
-        QVERIFY(film.lesions[0].kind == MammoLesionKind::Mass);
-        JobControl job;
-        const BrightestRun run = runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job);
-        QVERIFY(!run.result.regions.empty());
-        QVERIFY(mammoBoxMarksLesion(run.result.regions.front(), film.lesions[0]));
+        const MammoFilm film = oneMassFilm(22);
+        const std::vector<BrightestRegion> regions = presetAutoRegions(film);
+        QVERIFY(!regions.empty());
+        QVERIFY(mammoBoxMarksLesion(regions.front(), film.lesions[0]));
     }
 
     // The first K boxes do not depend on K: a candidate ranked after the K-th kept finding may still give a kept
@@ -232,13 +243,8 @@ private slots:
     // own scale's box, which a lower candidate gave it) and again by box #9 (23 px on its rim), kept while #8 was
     // still a small box beside it. A kept box whose centre the finding's extended box holds is now dropped.
     void massTakesOneBox() {
-        const MammoFilm film = makeMammoFilm(26);
-        QCOMPARE(film.lesions.size(), std::size_t{1});
-        QVERIFY(film.lesions[0].kind == MammoLesionKind::Mass);
-        JobControl job;
-        const std::vector<std::vector<BrightestRegion>> regions{
-            runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job).result.regions};
-        const MammoScore s = scoreMammoFilms({film}, regions);
+        const MammoFilm film = oneMassFilm(26);
+        const MammoScore s = scoreMammoFilms({film}, {presetAutoRegions(film)});
         QCOMPARE(s.top10, 1.0);
         QCOMPARE(s.duplicateBoxes, 0);
     }
