@@ -214,26 +214,31 @@ double kronRadius(const FieldAccess& access, int number, const Ellipse& e) {
     return sumRv / sumV;
 }
 
-double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax) {
-    if (!std::isfinite(cx) || !std::isfinite(cy) || !(rmax > 0.0) || !std::isfinite(rmax)) return kNaN;
+double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax, double halfFlux) {
+    if (!std::isfinite(cx) || !std::isfinite(cy) || !(rmax > 0.0) || !std::isfinite(rmax) || !(halfFlux > 0.0) ||
+        !std::isfinite(halfFlux))
+        return kNaN;
     const auto [x0, x1] = pixelRange(cx, rmax, access.width());
     const auto [y0, y1] = pixelRange(cy, rmax, access.height());
     std::vector<std::pair<double, double>> profile; // (r, v)
-    double total = 0.0;
+    const double rmax2 = rmax * rmax;
     for (int y = y0; y <= y1; ++y) {
+        const double dy = y - cy;
         for (int x = x0; x <= x1; ++x) {
-            const double r = std::hypot(x - cx, y - cy);
+            const double dx = x - cx;
+            // hypot only near the rim, where dx^2 + dy^2 and the radius could round to different sides of rmax.
+            const double d2 = dx * dx + dy * dy;
+            if (d2 > rmax2 * (1.0 + 1e-12)) continue;
+            const double r = std::hypot(dx, dy);
             if (r > rmax) continue;
             const MaskedPixel m = masked(access, number, x, y, cx, cy);
             if (!m.counted) continue;
             profile.emplace_back(r, m.value);
-            total += m.value;
         }
     }
-    if (!(total > 0.0)) return kNaN;
-    // The walk over the pixels in order of (r, v) stops where half the flux is reached, usually well inside rmax:
-    // the profile is ordered a block at a time (nth_element, then a sort of the block), which walks the same
-    // pixels in the same order as one full sort and stops sorting there.
+    // The walk over the pixels in order of (r, v) stops where halfFlux is reached, usually well inside rmax: the
+    // profile is ordered a block at a time (nth_element, then a sort of the block), which walks the same pixels in
+    // the same order as one full sort and stops sorting there.
     double r0 = 0.0, c0 = 0.0;
     const std::size_t n = profile.size();
     std::size_t begin = 0, block = std::max<std::size_t>(256, n / 8);
@@ -245,14 +250,14 @@ double halfLightRadius(const FieldAccess& access, int number, double cx, double 
         for (std::size_t i = begin; i < end; ++i) {
             const auto [r, v] = profile[i];
             const double c1 = c0 + v;
-            if (c1 >= 0.5 * total) return c1 > c0 ? r0 + (r - r0) * (0.5 * total - c0) / (c1 - c0) : r;
+            if (c1 >= halfFlux) return c1 > c0 ? r0 + (r - r0) * (halfFlux - c0) / (c1 - c0) : r;
             r0 = r;
             c0 = c1;
         }
         begin = end;
         block *= 2;
     }
-    return r0;
+    return rmax; // the growth curve stays below half the flux within rmax (a source on a pedestal): SExtractor's cap
 }
 
 namespace {

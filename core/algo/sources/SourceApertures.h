@@ -123,10 +123,11 @@ ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e,
 // axes), masked as above; NaN when sum v <= 0 or sum r v <= 0 or no pixel counts.
 double kronRadius(const FieldAccess& access, int number, const Ellipse& e);
 
-// The radius of the circle about (cx, cy) that holds half the flux of the pixel centres within rmax (masked as
-// above): the cumulative sum over the pixels sorted by radius, interpolated linearly from (0, 0). NaN when that
-// flux is <= 0.
-double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax);
+// The half-light radius as SExtractor's growth curve gives it (growth.c): the radius of the circle about (cx, cy)
+// whose pixel centres (masked as above) hold halfFlux (half of FLUX_AUTO): the cumulative sum over the pixels
+// within rmax sorted by radius, interpolated linearly from (0, 0); rmax when the sum stays below halfFlux there.
+// NaN when halfFlux is not > 0.
+double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax, double halfFlux);
 
 // SExtractor's windowed centroid: from (x0, y0), x += 2 sum w v dx / sum w v with w = exp(-r^2 / (2 sigma^2)) over
 // the pixel centres within 4 sigma (masked as above), until the step is below 2e-4 px or after 16 steps. None when

@@ -29,9 +29,9 @@
 //   files write 99). snr = FLUX_AUTO / FLUXERR_AUTO, NaN when the error is not > 0.
 // * XWIN/YWIN: SExtractor's iteration x += 2 sum w v dx / sum w v, w = exp(-r^2 / 2 sigma_win^2), over the pixel
 //   centres within 4 sigma_win, from the barycentre, until a step is < 2e-4 px or 16 steps; sigma_win =
-//   2 r_half / 2.3548 (SExtractor's FWHM_hl / sqrt(8 ln 2)), at least 0.5 px, with r_half the half-light radius of
-//   the pixel centres within the AUTO aperture's semi-major axis about the barycentre (cumulative sum over the
-//   pixels by radius, interpolated). When the iteration fails (sum w v <= 0, the centre leaves the image or moves
+//   2 r_half / 2.3548 (SExtractor's FWHM_hl / sqrt(8 ln 2)), at least 0.5 px, with r_half SExtractor's half-light
+//   radius (growth.c): the radius about the barycentre holding half of FLUX_AUTO (cumulative sum over the pixel
+//   centres by radius, interpolated), searched within 6 A and capped there. When the iteration fails (sum w v <= 0, the centre leaves the image or moves
 //   more than 4 sigma_win, or leaves the segment's bounding box) XWIN/YWIN are the barycentre.
 // * FWHM_IMAGE (Glint's rule; SExtractor's "assuming a Gaussian core"): over the segment's usable pixels with
 //   v >= FLUX_MAX / 2, a least-squares line ln v = c - rho^2 / (2 s^2), rho^2 = CXX dx^2 + CYY dy^2 + CXY dx dy about
