@@ -10,6 +10,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -201,6 +203,9 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
         bool anyStale = false;
     };
     std::vector<TopBest> topBest(rows);
+    // Per top and cache block: the largest value over its groups and lanes (exact sums, stale ones, bounds of
+    // unscanned blocks): the parallel rounds' first, coarse look at a candidate's neighbours.
+    std::vector<V> topBlockMax(static_cast<std::size_t>(rows) * nb, V(0));
     // Per lane first the largest sum over its blocks (all, and the exact ones), vectorisable; then, in the
     // order of the bottoms, the first block reaching it (smallest last).
     auto bestOfTop = [&](int top) {
@@ -218,12 +223,17 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
                 return st[k] == kUnscanned ? -1 : blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l];
             };
             std::fill(lanes.begin(), lanes.end(), V(0));
+            V* const tbm = topBlockMax.data() + static_cast<std::size_t>(top) * nb;
             for (int k = 0; k < nb; ++k) {
                 if (st[k] == kUnscanned) {
                     for (int l = 0; l < W; ++l) maxAll[l] = bound[k] > maxAll[l] ? bound[k] : maxAll[l];
+                    if (gi == 0 || bound[k] > tbm[k]) tbm[k] = bound[k];
                     continue;
                 }
                 const V* row = sums + static_cast<std::size_t>(k) * W;
+                V rm = row[0];
+                for (int l = 1; l < W; ++l) rm = row[l] > rm ? row[l] : rm;
+                if (gi == 0 || rm > tbm[k]) tbm[k] = rm;
                 V* m = st[k] == kStale ? maxAll : maxExact; // stale blocks count only in maxAll
                 for (int l = 0; l < W; ++l) m[l] = row[l] > m[l] ? row[l] : m[l];
             }
@@ -354,6 +364,99 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
     std::vector<std::int32_t> need;
     // The winner's first column: boundedFirst over its S, formed as the kernel forms it.
     std::vector<V> S(static_cast<std::size_t>(cols) + 1);
+    auto rectOf = [&](int top, const Best& b) {
+        S[0] = V(0);
+        for (int c = 0; c <= b.last; ++c) {
+            const V* col = q + static_cast<std::size_t>(c) * qs;
+            S[c + 1] = S[c] + (col[b.bottom + 1] - col[top]);
+        }
+        int lo = std::max(0, b.last - L + 1);
+        if (exclusions.any())
+            for (int c = b.last; c >= lo; --c)
+                if (exclusions.blocked(top, b.bottom, c)) {
+                    lo = c + 1;
+                    break;
+                }
+        const int first = boundedFirst(S.data(), lo, b.last, b.sum);
+        if (lo > b.last || !(S[b.last + 1] - S[first] == b.sum))
+            throw std::logic_error("brightest (cpu): the bounded search's kept maximum disagrees with its strip");
+        return makeWorkRect(top, b.bottom, first, b.last, b.sum);
+    };
+    // A rectangle's place in the search's order (the largest sum, then the smallest top, bottom, last; two
+    // rectangles of one strip and last that both hold a sum are never both left, so the first column never
+    // decides between a kept and a pending one).
+    struct Key {
+        V sum;
+        int top, bottom, last;
+    };
+    auto before = [](const Key& a, const Key& b) {
+        if (a.sum != b.sum) return a.sum > b.sum;
+        if (a.top != b.top) return a.top < b.top;
+        if (a.bottom != b.bottom) return a.bottom < b.bottom;
+        return a.last < b.last;
+    };
+    // Parallel rounds (core/algo/maxsub/NOTES.md): rectangles certified to be taken by the greedy search
+    // whatever happens elsewhere, already excluded from the kept blocks (so every rescan of one look serves
+    // them all), reported when their turn comes; `pending` in increasing order, the next one at the back.
+    // Opt-in, GLINT_BOUNDED_ROUNDS=parallel: on 2 cores they were measured no faster (NOTES.md, Figures), so the
+    // sequential look stays the default; the tests compare the two.
+    const bool parallelRounds = keep && [] {
+        const char* env = std::getenv("GLINT_BOUNDED_ROUNDS");
+        return env && std::string(env) == "parallel";
+    }();
+    struct Pending {
+        Key key;
+        WorkRect rect;
+    };
+    std::vector<Pending> pending;
+    bool fromPending = false; // the rectangle search returned last is already excluded
+    // The rectangle b of `top` (its exact best) is certified when it comes before, in the search's order, every
+    // rectangle still left that meets it: those have a top in top - H + 1..b.bottom, a bottom >= top and a last
+    // in b.last - L + 1..b.last + L - 1, so they lie in these tops' blocks kLo..kHi, whose kept values (exact
+    // sums, or upper bounds: stale sums, bounds of unscanned blocks) are compared with b's: a larger value, or
+    // an equal one that might come first, refuses b (conservative: the value may belong to a rectangle that
+    // does not meet b).
+    auto certified = [&](int top, const Best& b) {
+        const int eBlock = b.last / cb;
+        const int kLo = std::max(0, b.last - L + 1) / cb, kHi = std::min(nb - 1, (b.last + L - 1) / cb);
+        for (int u = std::max(0, top - H + 1); u <= b.bottom; ++u)
+            for (int k = kLo; k <= kHi; ++k) {
+                const V mx = topBlockMax[static_cast<std::size_t>(u) * nb + k];
+                if (mx < b.sum || (u > top && !(b.sum < mx))) continue; // all smaller, or equal ones after b
+                for (int gi = 0; gi < G; ++gi) {
+                    const std::size_t gid = static_cast<std::size_t>(u) * G + gi;
+                    const std::uint8_t st = stale[gid * nb + k];
+                    for (int l = 0; l < W; ++l) {
+                        const int d = gi * W + l, bottom = u + d;
+                        if (d >= H || bottom >= rows) break;
+                        if (bottom < top) continue; // misses b's rows
+                        const V v = st == kUnscanned ? bounds[gid * nb + k]
+                                                     : blockSum[gid * perGroup + static_cast<std::size_t>(k) * W + l];
+                        if (v < b.sum) continue;
+                        if (b.sum < v) return false;
+                        // An equal value: after b only in a later top, a later bottom of b's top, or a later
+                        // block of b's strip; in b's own block the exact kept best must be b.
+                        if (u != top) {
+                            if (u < top) return false;
+                            continue;
+                        }
+                        if (bottom != b.bottom) {
+                            if (bottom < b.bottom) return false;
+                            continue;
+                        }
+                        if (k != eBlock) {
+                            if (k < eBlock) return false;
+                            continue;
+                        }
+                        if (st != kExact || blockLast[gid * perGroup + static_cast<std::size_t>(k) * W + l] != b.last) return false;
+                    }
+                }
+            }
+        return true;
+    };
+    // Marks the kept blocks a removed rectangle can change (defined below).
+    std::function<void(const WorkRect&)> excludeKept;
+    int passes = 0; // looks that scanned or certified: the sequential search's rounds, the parallel search's passes
     auto search = [&](const DisjointOutcome& soFar) -> std::optional<WorkRect> {
         const bool firstRound = soFar.rounds == 0;
         auto step = job.timing().scope(steps + (firstRound ? "search" : "update"));
@@ -361,27 +464,36 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
         const double to = firstRound ? firstShare
                                      : firstShare + (1.0 - firstShare) * roundsFraction(rule, soFar.found.size() + 1, soFar.rounds + 1);
         if (firstRound || !keep) loadBounds();
-        // The best exact block over the tops (strict: the smallest top); then the tops whose bound could beat
-        // it (a larger sum, or an equal one earlier in the order) have their stale blocks that could scanned,
-        // the largest bounds first, until none is left.
+        fromPending = false;
+        // The best exact block over the tops (strict: the smallest top) or the next pending rectangle, whichever
+        // comes first; then the tops whose bound could beat it (a larger sum, or an equal one earlier in the
+        // order) have their stale blocks that could scanned, the largest bounds first, until none is left.
         int bestTop = -1;
+        bool scanned = false;
         for (;;) {
             bestTop = -1;
             for (int t = 0; t < rows; ++t)
                 if (topBest[t].exact.bottom >= 0 && (bestTop < 0 || topBest[t].exact.sum > topBest[bestTop].exact.sum)) bestTop = t;
+            std::optional<Key> lead;
+            if (bestTop >= 0) lead = Key{topBest[bestTop].exact.sum, bestTop, topBest[bestTop].exact.bottom, topBest[bestTop].exact.last};
+            if (!pending.empty() && (!lead || before(pending.back().key, *lead))) lead = pending.back().key;
             need.clear();
             for (int t = 0; t < rows; ++t) {
                 const TopBest& tb = topBest[t];
                 if (!tb.anyStale) continue;
-                bool beats = bestTop < 0 || tb.any.sum > topBest[bestTop].exact.sum;
-                if (!beats && tb.any.sum == topBest[bestTop].exact.sum) {
-                    const Best& e = topBest[bestTop].exact;
-                    beats = t < bestTop ||
-                            (t == bestTop && (tb.any.bottom < e.bottom || (tb.any.bottom == e.bottom && tb.any.last < e.last)));
-                }
-                if (beats) need.push_back(t);
+                if (!lead || before(Key{tb.any.sum, t, tb.any.bottom, tb.any.last}, *lead)) need.push_back(t);
             }
             if (need.empty()) break;
+            if (parallelRounds && !pending.empty()) {
+                // Every stale block that could hide a rectangle before one of the pending ones, in one call.
+                const V floor = pending.front().key.sum;
+                need.clear();
+                for (int t = 0; t < rows; ++t)
+                    if (topBest[t].anyStale && topBest[t].any.sum >= floor) need.push_back(t);
+                rescan(need, std::optional<V>(floor), from, to);
+                scanned = true;
+                continue;
+            }
             if (need.size() > batch) {
                 auto larger = [&](std::int32_t a, std::int32_t b) {
                     return topBest[a].any.sum > topBest[b].any.sum || (topBest[a].any.sum == topBest[b].any.sum && a < b);
@@ -389,29 +501,55 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
                 std::nth_element(need.begin(), need.begin() + static_cast<std::ptrdiff_t>(batch), need.end(), larger);
                 need.resize(batch);
             }
-            rescan(need, bestTop >= 0 ? std::optional<V>(topBest[bestTop].exact.sum) : std::nullopt, from, to);
+            rescan(need, lead ? std::optional<V>(lead->sum) : std::nullopt, from, to);
+            scanned = true;
         }
-        if (bestTop < 0) return std::nullopt;
-        const Best& b = topBest[bestTop].exact;
-        S[0] = V(0);
-        for (int c = 0; c <= b.last; ++c) {
-            const V* col = q + static_cast<std::size_t>(c) * qs;
-            S[c + 1] = S[c] + (col[b.bottom + 1] - col[bestTop]);
+        if (bestTop < 0 && pending.empty()) return std::nullopt;
+        const Key exactKey = bestTop >= 0 ? Key{topBest[bestTop].exact.sum, bestTop, topBest[bestTop].exact.bottom, topBest[bestTop].exact.last}
+                                          : Key{};
+        if (!pending.empty() && (bestTop < 0 || before(pending.back().key, exactKey))) {
+            if (scanned) ++passes;
+            const WorkRect rect = pending.back().rect;
+            pending.pop_back();
+            fromPending = true;
+            return rect;
         }
-        int lo = std::max(0, b.last - L + 1);
-        if (exclusions.any())
-            for (int c = b.last; c >= lo; --c)
-                if (exclusions.blocked(bestTop, b.bottom, c)) {
-                    lo = c + 1;
-                    break;
-                }
-        const int first = boundedFirst(S.data(), lo, b.last, b.sum);
-        if (lo > b.last || !(S[b.last + 1] - S[first] == b.sum))
-            throw std::logic_error("brightest (cpu): the bounded search's kept maximum disagrees with its strip");
-        return makeWorkRect(bestTop, b.bottom, first, b.last, b.sum);
+        ++passes;
+        const int left = std::min(rule.k - static_cast<int>(soFar.found.size()), rule.rounds() - soFar.rounds);
+        if (!parallelRounds || left <= 1) return rectOf(bestTop, topBest[bestTop].exact);
+        // A new pass: every block whose bound reaches half the best is scanned (one parallel call), then each
+        // top's exact best that passes `certified` is excluded and kept for its turn (the best among them).
+        const V theta = exactKey.sum / V(2);
+        need.clear();
+        for (int t = 0; t < rows; ++t)
+            if (topBest[t].anyStale && topBest[t].any.sum >= theta && topBest[t].any.sum > V(0)) need.push_back(t);
+        if (!need.empty()) rescan(need, std::optional<V>(theta), from, to);
+        std::vector<Pending> batchFound;
+        for (int t = 0; t < rows; ++t) {
+            const Best& b = topBest[t].exact;
+            if (b.bottom >= 0 && certified(t, b)) batchFound.push_back({Key{b.sum, t, b.bottom, b.last}, WorkRect{}});
+        }
+        std::sort(batchFound.begin(), batchFound.end(), [&](const Pending& a, const Pending& b) { return before(a.key, b.key); });
+        for (Pending& p : batchFound) {
+            p.rect = rectOf(p.key.top, Best{p.key.sum, p.key.bottom, p.key.last});
+            const int r1 = p.rect.row0 + p.rect.rows - 1;
+            for (int c = p.rect.col0; c < p.rect.col0 + p.rect.cols; ++c)
+                if (exclusions.blocked(p.rect.row0, r1, c))
+                    throw std::logic_error("brightest (cpu): two certified rectangles of a parallel round meet");
+            excludeKept(p.rect);
+        }
+        if (batchFound.empty() || before(exactKey, batchFound.front().key) || before(batchFound.front().key, exactKey))
+            throw std::logic_error("brightest (cpu): the parallel round did not certify the round's best");
+        pending.insert(pending.end(), batchFound.begin(), batchFound.end());
+        std::sort(pending.begin(), pending.end(), [&](const Pending& a, const Pending& b) { return before(b.key, a.key); });
+        if (before(pending.back().key, exactKey) || before(exactKey, pending.back().key))
+            throw std::logic_error("brightest (cpu): a pending rectangle comes before the round's best");
+        const WorkRect rect = pending.back().rect;
+        pending.pop_back();
+        fromPending = true;
+        return rect;
     };
-    auto exclude = [&](const WorkRect& rect) {
-        auto step = job.timing().scope(steps + "exclude");
+    excludeKept = [&](const WorkRect& rect) {
         exclusions.exclude(rect);
         if (!keep) return;
         const int r0 = rect.row0, r1 = rect.row0 + rect.rows - 1, c0 = rect.col0, c1 = rect.col0 + rect.cols - 1;
@@ -448,7 +586,14 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
             if (exactLost) bestOfTop(t);
         }
     };
-    return runCpuRounds(rule, search, exclude, job, span);
+    auto exclude = [&](const WorkRect& rect) {
+        auto step = job.timing().scope(steps + "exclude");
+        if (!fromPending) excludeKept(rect); // a pending rectangle was excluded when it was certified
+    };
+    DisjointOutcome out = runCpuRounds(rule, search, exclude, job, span);
+    out.passes = passes;
+    return out;
+
 }
 
 } // namespace

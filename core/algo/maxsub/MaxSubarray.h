@@ -35,6 +35,9 @@ struct DisjointOutcome {
     int rounds = 0;              // rectangles found (reported and rejected)
     int rejected = 0;
     bool capped = false;         // stopped at maxRounds with fewer than k reported
+    // The CPU bounded search's looks that scanned or chose: one a round, fewer with GLINT_BOUNDED_ROUNDS=parallel
+    // (core/algo/maxsub/NOTES.md); 0 where not counted.
+    int passes = 0;
 };
 
 // The shared loop of every backend: `search(round)` gives the best rectangle of what is left (nullopt when
