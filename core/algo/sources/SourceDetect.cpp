@@ -530,11 +530,23 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job) {
     Detection det;
-    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
-                         params.threads);
+    // Sub-steps of the caller's "detect" in the timing report (without a job: none); one at a time.
+    std::optional<Timing::Scope> step;
+    auto next = [&](const char* name) {
+        step.reset();
+        if (job) step.emplace(job->timing(), name);
+    };
+    {
+        next("detect: filter");
+        filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
+                             params.threads);
+    }
     if (job) job->throwIfCancelled();
-    det.footprintPixels =
-        footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea));
+    {
+        next("detect: footprints");
+        det.footprintPixels =
+            footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea));
+    }
     const std::vector<std::vector<std::int64_t>>& prints = det.footprintPixels;
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
@@ -559,6 +571,7 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     std::vector<std::size_t> order(prints.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prints[a].size() > prints[b].size(); });
+    next("detect: deblend");
     parallelFor(0, order.size(), 1, [&](std::size_t b, std::size_t e) {
         for (std::size_t k = b; k < e; ++k) {
             const std::size_t f = order[k];
@@ -567,6 +580,7 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             found[f] = footprintSources(in, prints[f]);
         }
     }, params.threads);
+    next("detect: segments");
     det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
     for (std::size_t f = 0; f < found.size(); ++f) {
         FootprintSources& fs = found[f];
