@@ -1,7 +1,7 @@
 // Parallel rounds of the CPU bounded search (issue 31; proof in core/algo/maxsub/NOTES.md): each look of the
 // search certifies every top's exact best that comes before, in the search's order, all that is left around
 // it, excludes them together and reports them in their turn. The greedy's answer must not change: the parallel
-// search (GLINT_BOUNDED_ROUNDS=parallel) against the sequential one (the default), region for region, bit
+// search (GLINT_BOUNDED_ROUNDS=parallel) against the sequential one (=sequential), region for region, bit
 // for bit (rectangles, order, sums, rounds, rejections, cap), on random frames (integer and double work arrays,
 // ties, blanks, exclusions, P from 1 to beyond the frame, K up to 200, filters and round caps), small ones also
 // against the reference, and on real frames (HST 47 Tuc, NGC 1316) through the source finder with

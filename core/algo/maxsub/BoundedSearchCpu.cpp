@@ -398,11 +398,14 @@ DisjointOutcome solveBounded(const WorkArray& work, const DisjointRule& rule, Jo
     // Parallel rounds (core/algo/maxsub/NOTES.md): rectangles certified to be taken by the greedy search
     // whatever happens elsewhere, already excluded from the kept blocks (so every rescan of one look serves
     // them all), reported when their turn comes; `pending` in increasing order, the next one at the back.
-    // Opt-in, GLINT_BOUNDED_ROUNDS=parallel: on 2 cores they were measured no faster (NOTES.md, Figures), so the
-    // sequential look stays the default; the tests compare the two.
+    // Used with 8 threads or more: on the 16-core H100 host 47 Tuc's K = 1000 took 108-128 ms against 148-158 ms
+    // sequentially (update + exclude 71-79 -> 55-63 ms: a look's rescans spread over more tops), on 2 cores they
+    // were no faster (NOTES.md, Figures). GLINT_BOUNDED_ROUNDS=parallel|sequential chooses; the tests compare both.
     const bool parallelRounds = keep && [] {
         const char* env = std::getenv("GLINT_BOUNDED_ROUNDS");
-        return env && std::string(env) == "parallel";
+        if (env && std::string(env) == "parallel") return true;
+        if (env && std::string(env) == "sequential") return false;
+        return cpuThreadCount() >= 8;
     }();
     struct Pending {
         Key key;
