@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <queue>
 #include <random>
 #include <set>
@@ -187,6 +188,56 @@ private slots:
             QVERIFY(got == expected);
             QCOMPARE(det.footprints, static_cast<int>(expected.size()));
             for (const SourceSegment& s : det.segments) QVERIFY(!(s.flags & kSourceBlended));
+        }
+    }
+
+    // footprints() (runs joined by a union-find) against the flood fill on random masks of every density, with
+    // shapes that join late (U shapes, spirals of noise at 55 %), one-row and one-column images, NaN and zero noise:
+    // the same sets, each in increasing order, the list in the order of the first pixels, minArea applied, on
+    // 1, 2 and 3 threads.
+    void footprintsAsRunsEqualFloodFill() {
+        std::mt19937 rng(12);
+        std::uniform_real_distribution<double> u01(0, 1);
+        const int sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {7, 5}, {40, 30}, {64, 64}, {3, 90}};
+        for (const auto& size : sizes)
+            for (double density : {0.0, 0.1, 0.35, 0.55, 0.8, 1.0}) {
+                const int w = size[0], h = size[1];
+                const std::size_t n = static_cast<std::size_t>(w) * h;
+                std::vector<float> d(n), s(n, 1.0f);
+                for (std::size_t i = 0; i < n; ++i) {
+                    d[i] = u01(rng) < density ? 3.0f : 1.0f;
+                    const double r = u01(rng);
+                    if (r < 0.03) s[i] = 0.0f;
+                    else if (r < 0.05) s[i] = std::numeric_limits<float>::quiet_NaN();
+                }
+                std::set<std::int64_t> above;
+                for (std::size_t i = 0; i < n; ++i)
+                    if (s[i] > 0.0f && d[i] > 2.0 * s[i]) above.insert(static_cast<std::int64_t>(i));
+                for (int minArea : {1, 3}) {
+                    std::vector<std::vector<std::int64_t>> expected;
+                    for (const auto& c : components(above, w))
+                        if (static_cast<int>(c.size()) >= minArea) expected.emplace_back(c.begin(), c.end());
+                    std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+                    for (int threads : {1, 2, 3}) {
+                        const auto got = footprints(d, s, w, h, 2.0, minArea, threads);
+                        QVERIFY2(got == expected, qPrintable(QString("%1x%2 density %3 minArea %4 threads %5: %6 vs %7 footprints")
+                                                                 .arg(w).arg(h).arg(density).arg(minArea).arg(threads)
+                                                                 .arg(got.size()).arg(expected.size())));
+                    }
+                }
+            }
+        // A U whose arms meet only at the bottom row, and a comb joined by its last row: one footprint each.
+        {
+            const int w = 9, h = 6;
+            std::vector<float> d(static_cast<std::size_t>(w) * h, 0.0f), s(d.size(), 1.0f);
+            for (int y = 0; y < h; ++y) {
+                for (int x : {0, 2, 4, 6, 8}) d[static_cast<std::size_t>(y) * w + x] = 5.0f;
+            }
+            for (int x = 0; x < w; ++x) d[static_cast<std::size_t>(h - 1) * w + x] = 5.0f;
+            const auto got = footprints(d, s, w, h, 2.0, 1, 2);
+            QCOMPARE(got.size(), std::size_t{1});
+            QCOMPARE(got[0].size(), std::size_t{5 * (h - 1) + w});
+            QVERIFY(std::is_sorted(got[0].begin(), got[0].end()));
         }
     }
 

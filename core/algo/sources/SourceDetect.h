@@ -70,6 +70,12 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
                           const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
                           std::vector<float>& detection, std::vector<float>& noise, int threads = 0);
 
+// Step 2: the 8-connected components of the pixels with noise > 0 and detection > threshold x noise, each as
+// increasing pixel indices, in the order of their first pixel; those under minArea pixels left out. threads: 0,
+// every core.
+std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& detection, const std::vector<float>& noise,
+                                                  int width, int height, double threshold, int minArea, int threads = 0);
+
 // Steps 1-4. Throws Cancelled through `job` (may be null).
 Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
