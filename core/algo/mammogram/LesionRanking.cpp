@@ -203,6 +203,9 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     };
 
     std::vector<Candidate> candidates;
+    // Every mass scale's contrast map, kept for judging whether two mass candidates are one finding (below).
+    std::vector<cv::Mat> scaleContrast;
+    std::vector<int> scaleHalf;
     // Masses: radius 1-15 mm at 8 scales.
     {
         const double r0 = std::max(2.0, 1.0 / rmm), r1 = std::max(r0 + 1.0, 15.0 / rmm);
@@ -219,6 +222,10 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                         bestH.at<int>(y, x) = h;
                         bestRing.at<float>(y, x) = ring.at<float>(y, x);
                     }
+            if (scaleHalf.empty() || scaleHalf.back() != h) {
+                scaleContrast.push_back(c);
+                scaleHalf.push_back(h);
+            }
             job.throwIfCancelled();
         }
         cv::Mat dil;
@@ -377,6 +384,51 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
             if (inside(mass.box, p.x, p.y)) return true;
         return false;
     };
+    // The ring's mean around (x, y) for a disc of half-side h (included pixels only).
+    const auto ringMeanAt = [&](int x, int y, int h) {
+        const auto sum = [&](const cv::Mat& ii, int hh) {
+            const int x0 = std::max(0, x - hh), x1 = std::min(cols, x + hh + 1), y0 = std::max(0, y - hh), y1 = std::min(rows, y + hh + 1);
+            return ii.at<double>(y1, x1) - ii.at<double>(y0, x1) - ii.at<double>(y1, x0) + ii.at<double>(y0, x0);
+        };
+        const double n = sum(iM, 2 * h) - sum(iM, h);
+        return n > 0 ? (sum(iI, 2 * h) - sum(iI, h)) / n : 0.0;
+    };
+    // Two mass candidates are one finding when the disc that holds them both stands out as one: a large mass
+    // answers more strongly at smaller scales on parts of it (its rim, a denser lobe) than at its own scale, whose
+    // ring reaches far into the tissue, so it could take two or three boxes of a smaller scale side by side, none
+    // holding another's centre (held-out: masses of radius 37-75 px marked twice). The disc is looked for from the
+    // scale whose box holds both centres and is no smaller than either box, up to the one of both boxes together,
+    // around their midpoint (within a quarter of its half-side, its box still holding both centres); the smallest
+    // disc reaching the wanted contrast is taken (a box that fits the finding). When that disc stands out at least
+    // as strongly as the weaker candidate (and 2, a candidate's least), the weaker is part of the better one's
+    // finding and is dropped; when it stands out as strongly as the better one within the contrast's own
+    // uncertainty (one unit, as for a larger candidate holding a kept centre above), the better one takes that
+    // disc's box, keeping its rank and contrast. (Moving the box on the weaker test alone moved boxes off masses
+    // onto the midpoint with a texture answer beside them.)
+    struct Disc { double contrast = -1e9; int x = 0, y = 0, h = 0; };
+    const auto discHolding = [&](const Candidate& a, const Candidate& b, double enough) {
+        Disc d;
+        const double need = std::max({std::abs(a.cx - b.cx) / 2.0, std::abs(a.cy - b.cy) / 2.0, (std::max({a.box.width, a.box.height, b.box.width, b.box.height}) - 1) / 2.0});
+        const cv::Rect both = a.box | b.box;
+        const double top = std::max(both.width, both.height) / 2.0;
+        if (scaleHalf.empty() || need > scaleHalf.back()) return d;
+        const double mx = (a.cx + b.cx) / 2.0, my = (a.cy + b.cy) / 2.0;
+        for (std::size_t i = 0; i < scaleHalf.size(); ++i) {
+            const int h = scaleHalf[i];
+            if (h < need || (i > 0 && scaleHalf[i - 1] >= top)) continue;
+            const int reach = std::max(1, h / 4);
+            const cv::Mat& cm = scaleContrast[i];
+            for (int y = std::max(0, static_cast<int>(std::lround(my)) - reach); y <= std::min(rows - 1, static_cast<int>(std::lround(my)) + reach); ++y)
+                for (int x = std::max(0, static_cast<int>(std::lround(mx)) - reach); x <= std::min(cols - 1, static_cast<int>(std::lround(mx)) + reach); ++x) {
+                    const float v = cm.at<float>(y, x);
+                    if (v <= d.contrast) continue;
+                    if (std::max({std::abs(x - a.cx), std::abs(x - b.cx), std::abs(y - a.cy), std::abs(y - b.cy)}) > h) continue;
+                    d = {v, x, y, h};
+                }
+            if (d.contrast >= enough) break; // the smallest such disc: the box fits the finding
+        }
+        return d;
+    };
     for (const Candidate& c : candidates) {
         bool same = false, tookOver = false;
         for (std::size_t ki = 0; ki < kept.size(); ++ki) {
@@ -412,6 +464,22 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                         if (!kept[j].cluster && (inside(k.box, kept[j].cx, kept[j].cy) || inside(kept[j].box, k.cx, k.cy))) kept[j].merged = true;
                 }
                 same = true;
+            } else if (!same && !c.cluster && !k.cluster) {
+                const double enough = std::max(2.0, std::min(k.contrast, c.contrast));
+                if (discHolding(k, c, enough).contrast >= enough) {
+                    same = true;
+                    const double strong = std::max(2.0, k.contrast - 1.0);
+                    const Disc d = discHolding(k, c, strong);
+                    if (d.contrast >= strong) {
+                        k.box = cv::Rect(d.x - d.h, d.y - d.h, 2 * d.h + 1, 2 * d.h + 1) & cv::Rect(0, 0, cols, rows);
+                        k.cx = d.x;
+                        k.cy = d.y;
+                        k.ring = ringMeanAt(d.x, d.y, d.h);
+                        k.extended = true;
+                        for (std::size_t j = ki + 1; j < kept.size(); ++j)
+                            if (!kept[j].cluster && (inside(k.box, kept[j].cx, kept[j].cy) || inside(kept[j].box, k.cx, k.cy))) kept[j].merged = true;
+                    }
+                }
             }
         }
         if (!same) kept.push_back(c);

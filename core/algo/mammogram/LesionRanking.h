@@ -16,7 +16,10 @@
 //   pairs within 6 mm of its specks are the same cluster's (while it stays within 1 cm), and its box holds them all.
 // Candidates are ranked by contrast; one whose centre lies inside a better one's box (or holds a better one's
 // centre) is the same finding and is dropped, also when the better one's box grows to its own scale later; a
-// speck-sized mass box on one of a cluster's specks is that cluster (one finding, one box). The pixel size is the DICOM Pixel Spacing when the image has it,
+// speck-sized mass box on one of a cluster's specks is that cluster (one finding, one box).
+// Two mass candidates side by side (a large mass's parts) are one finding when the smallest disc holding both stands
+// out at least as strongly as the weaker; that disc is the finding's box when it stands out as strongly as the
+// better one, within one unit. The pixel size is the DICOM Pixel Spacing when the image has it,
 // else 0.2 mm at a 1024-px film (mini-MIAS), scaled with the longer side.
 #pragma once
 
