@@ -21,6 +21,13 @@ namespace glint {
 
 namespace {
 
+// Gives a vector's memory back (clear() and `= {}` keep its capacity).
+template <class T>
+void releaseMemory(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
+
+
 // gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
 constexpr double kFallbackFilterFwhm = 3.0;
 // deblend_filter gauss:auto: this times the detection filter's FWHM.
@@ -212,9 +219,11 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         det = detectSources(first.residual, first.rms, first.bad, w, h, dp, &job);
     }
     // Read by the detection alone: their memory goes back before the measurements.
-    first.residual = {};
-    det.detectionImage = {};
-    det.detectionNoise = {};
+    // (Swapped with empty vectors: `v = {}` assigns an empty initializer list and keeps the memory, 48 MB at
+    // 2048^2 that stayed held through the measurements.)
+    releaseMemory(first.residual);
+    releaseMemory(det.detectionImage);
+    releaseMemory(det.detectionNoise);
 
     // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
     // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
@@ -233,7 +242,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
             secondModel = true;
         }
     }
-    det.footprintPixels = {};
+    releaseMemory(det.footprintPixels);
     result.background = std::move(first.background); // the catalogue's model (its files, BACKGROUND)
     result.rms = std::move(first.rms);
     result.globalBackground = model.globalBackground();
