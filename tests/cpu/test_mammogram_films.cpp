@@ -41,6 +41,16 @@ std::vector<BrightestRegion> presetAutoRegions(const MammoFilm& film) {
     return runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job).result.regions;
 }
 
+// PNG's CRC-32 (ISO 3309, as zlib's crc32) of a chunk's type and data.
+quint32 pngCrc(const QByteArray& bytes) {
+    quint32 c = 0xFFFFFFFFu;
+    for (const char ch : bytes) {
+        c ^= static_cast<unsigned char>(ch);
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
 // Generated film `index`, checked to hold one lesion, a mass.
 MammoFilm oneMassFilm(int index) {
     MammoFilm film = makeMammoFilm(index);
@@ -236,6 +246,46 @@ private slots:
         QCOMPARE(on, 1);
         qInfo("cluster box %d,%d %dx%d", box->x, box->y, box->width, box->height);
         QVERIFY(box->x <= 585 && box->x + box->width > 585 && box->y <= 655 && box->y + box->height > 655);
+    }
+
+    // The pixel size comes from the file where it gives one: the bundled sample's pHYs chunk (6667 pixels per
+    // metre, 0.15 mm); a pHYs of a screen's 72 dots per inch (software writes it whatever the image) is not
+    // taken, nor is one that would make the film 30 mm or 3 m long; then 0.2 mm at 1024 px is assumed.
+    void pixelSizeFromTheFile() {
+        // (pngCrc: the chunk's CRC, recomputed after its data change.)
+        const QString samplePath = test::samplePath("synthetic-mammogram.png");
+        const Image sample = loadImage(samplePath.toStdString());
+        bool found = false;
+        for (const HeaderCard& card : sample.meta.header) found = found || (card.key == "PNG pHYs" && card.value == "6667 6667");
+        QVERIFY(found);
+        JobControl job;
+        const std::string note = runBrightestRequest(sample, presetRequest("auto"), Backend::Cpu, job).result.note;
+        QVERIFY2(note.find("pixel 0.149993 mm (PNG pHYs)") != std::string::npos, note.c_str());
+
+        QFile in(samplePath);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray bytes = in.readAll();
+        const int at = bytes.indexOf("pHYs");
+        QVERIFY(at == 37); // after IHDR: its length field starts at 33
+        QTemporaryDir dir;
+        for (const quint32 perMetre : {2835u, 200000u, 300u}) { // 72 dpi; 5 um (5 mm film); 3.3 mm (3.4 m film)
+            QByteArray changed = bytes;
+            QByteArray body(9, '\0');
+            for (int k = 0; k < 2; ++k)
+                for (int b = 0; b < 4; ++b) body[4 * k + b] = static_cast<char>((perMetre >> (24 - 8 * b)) & 0xFF);
+            body[8] = 1;
+            changed.replace(at + 4, 9, body);
+            const QString path = dir.filePath(QString("phys-%1.png").arg(perMetre));
+            QFile out(path);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            const quint32 crc32 = pngCrc(changed.mid(at, 13));
+            for (int b = 0; b < 4; ++b) changed[at + 13 + b] = static_cast<char>((crc32 >> (24 - 8 * b)) & 0xFF);
+            out.write(changed);
+            out.close();
+            const Image film = loadImage(path.toStdString());
+            const std::string n = runBrightestRequest(film, presetRequest("auto"), Backend::Cpu, job).result.note;
+            QVERIFY2(n.find("pixel 0.2 mm (assumed: the file gives no pixel size)") != std::string::npos, n.c_str());
+        }
     }
 #endif
 

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <string>
 
 namespace glint {
 
@@ -28,17 +30,50 @@ struct Candidate {
     std::vector<cv::Point2d> specks; // a cluster's specks (reduced pixels)
 };
 
-// mm per pixel: DICOM Pixel Spacing (or Imager Pixel Spacing), else 0.2 mm at a 1024-px film.
-double pixelMm(const Image& image, bool& fromFile) {
+// A resolution tag's pixel size in mm when it is plausible for a film: 0.02-1 mm, the longer side 100-400 mm, and
+// not a screen's default of 72 or 96 dots per inch (which software writes whatever the image).
+std::optional<double> filmPixelMm(double mm, const Image& image) {
+    if (!(mm >= 0.02 && mm <= 1.0)) return std::nullopt;
+    const double side = mm * std::max(image.width(), image.height());
+    const double dpi = 25.4 / mm;
+    if (side < 100.0 || side > 400.0 || std::abs(dpi - 72.0) < 0.5 || std::abs(dpi - 96.0) < 0.5) return std::nullopt;
+    return mm;
+}
+
+// mm per pixel and where it came from: DICOM Pixel Spacing (or Imager Pixel Spacing); a PNG's pHYs chunk; a TIFF's
+// XResolution in pixels per inch or per cm (as GDAL reports them); else 0.2 mm at a 1024-px film (source empty).
+double pixelMm(const Image& image, std::string& source) {
     for (const HeaderCard& card : image.meta.header) {
         if (card.key.rfind("(0028,0030)", 0) != 0 && card.key.rfind("(0018,1164)", 0) != 0) continue;
         const double v = std::strtod(card.value.c_str(), nullptr);
         if (std::isfinite(v) && v > 0.005 && v < 5.0) {
-            fromFile = true;
+            source = "Pixel Spacing";
             return v;
         }
     }
-    fromFile = false;
+    std::optional<double> tiffResolution;
+    int tiffUnit = 2; // TIFF's default: inches
+    for (const HeaderCard& card : image.meta.header) {
+        if (card.key == "PNG pHYs") {
+            const double perMetre = std::strtod(card.value.c_str(), nullptr);
+            if (std::isfinite(perMetre) && perMetre > 0.0)
+                if (const auto mm = filmPixelMm(1000.0 / perMetre, image)) {
+                    source = "PNG pHYs";
+                    return *mm;
+                }
+        } else if (card.key == "TIFFTAG_XRESOLUTION") {
+            const double v = std::strtod(card.value.c_str(), nullptr);
+            if (std::isfinite(v) && v > 0.0) tiffResolution = v;
+        } else if (card.key == "TIFFTAG_RESOLUTIONUNIT") {
+            tiffUnit = std::atoi(card.value.c_str());
+        }
+    }
+    if (tiffResolution && (tiffUnit == 2 || tiffUnit == 3))
+        if (const auto mm = filmPixelMm((tiffUnit == 2 ? 25.4 : 10.0) / *tiffResolution, image)) {
+            source = "TIFF resolution";
+            return *mm;
+        }
+    source.clear();
     return 0.2 * 1024.0 / std::max(image.width(), image.height());
 }
 
@@ -95,8 +130,8 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     });
     std::size_t included = static_cast<std::size_t>(cv::countNonZero(inc));
     result.includedPixels = included;
-    bool spacingFromFile = false;
-    double mm = pixelMm(image, spacingFromFile);
+    std::string spacingSource;
+    double mm = pixelMm(image, spacingSource);
     // Work at about 0.2 mm a pixel at most (finer films are reduced; specks stay >= 1 px).
     const int factor = std::max(1, static_cast<int>(std::floor(0.2 / mm + 1e-9)));
     cv::Mat img = full, m = inc;
@@ -557,7 +592,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     std::ostringstream note;
     note << "ranked by contrast against the surrounding tissue (mammogram findings: masses 2-30 mm, calcification clusters); "
          << masses << " mass and " << (result.regions.size() - static_cast<std::size_t>(masses)) << " cluster box(es) of "
-         << candidates.size() << " candidates; pixel " << mm << " mm" << (spacingFromFile ? " (Pixel Spacing)" : " (assumed: no Pixel Spacing)");
+         << candidates.size() << " candidates; pixel " << mm << " mm" << (spacingSource.empty() ? " (assumed: the file gives no pixel size)" : " (" + spacingSource + ")");
     if (result.regions.empty()) note << "; no region: no finding stands out from the tissue";
     result.note = note.str();
     result.rounds = 1;

@@ -19,8 +19,9 @@
 // speck-sized mass box on one of a cluster's specks is that cluster (one finding, one box).
 // Two mass candidates side by side (a large mass's parts) are one finding when the smallest disc holding both stands
 // out at least as strongly as the weaker; that disc is the finding's box when it stands out as strongly as the
-// better one, within one unit. The pixel size is the DICOM Pixel Spacing when the image has it,
-// else 0.2 mm at a 1024-px film (mini-MIAS), scaled with the longer side.
+// better one, within one unit. The pixel size is the DICOM Pixel Spacing when the image has it, else a PNG's
+// pHYs or a TIFF's resolution when plausible for a film (0.02-1 mm, the longer side 100-400 mm, not a screen's
+// 72 or 96 dpi), else 0.2 mm at a 1024-px film (mini-MIAS), scaled with the longer side.
 #pragma once
 
 #include "core/algo/regions/RegionSearch.h"
