@@ -260,7 +260,7 @@ private slots:
         QVERIFY(found);
         JobControl job;
         const std::string note = runBrightestRequest(sample, presetRequest("auto"), Backend::Cpu, job).result.note;
-        QVERIFY2(note.find("pixel 0.149993 mm (PNG pHYs)") != std::string::npos, note.c_str());
+        QVERIFY2(note.find("pixel 0.15 mm (PNG pHYs)") != std::string::npos, note.c_str());
 
         QFile in(samplePath);
         QVERIFY(in.open(QIODevice::ReadOnly));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -592,7 +593,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     std::ostringstream note;
     note << "ranked by contrast against the surrounding tissue (mammogram findings: masses 2-30 mm, calcification clusters); "
          << masses << " mass and " << (result.regions.size() - static_cast<std::size_t>(masses)) << " cluster box(es) of "
-         << candidates.size() << " candidates; pixel " << mm << " mm" << (spacingSource.empty() ? " (assumed: the file gives no pixel size)" : " (" + spacingSource + ")");
+         << candidates.size() << " candidates; pixel " << std::setprecision(3) << mm << std::setprecision(6) << " mm" << (spacingSource.empty() ? " (assumed: the file gives no pixel size)" : " (" + spacingSource + ")");
     if (result.regions.empty()) note << "; no region: no finding stands out from the tissue";
     result.note = note.str();
     result.rounds = 1;
