@@ -1,11 +1,10 @@
-// Step 3 of detection (SourceDetect.h): SExtractor's multi-threshold deblending of one footprint, and the watershed
-// that gives every footprint pixel to one marker.
+// Step 3 of detection (SourceDetect.h): SExtractor's multi-threshold deblending of one footprint, and the
+// assignment of every footprint pixel to one marker by the markers' Gaussian models.
 #include "core/algo/sources/SourceDetect.h"
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
-#include <tuple>
+#include <vector>
 
 namespace glint {
 
@@ -121,8 +120,11 @@ struct Deblender {
         return sigma > 0.0 && detection[static_cast<std::size_t>(peak)] - level >= params.deblendProminence * sigma;
     }
 
-    // The leaves under a node that exists above level index `from` (-1: the footprint itself).
-    void split(std::vector<std::int64_t> node, int from, std::vector<std::vector<std::int64_t>>& leaves) {
+    // The leaves under a node that exists above level index `from` (-1: the footprint itself), each with its
+    // branch (the node as it came in).
+    void split(std::vector<std::int64_t> node, int from, std::vector<std::vector<std::int64_t>>& leaves,
+               std::vector<std::vector<std::int64_t>>& leafBranches) {
+        const std::vector<std::int64_t> branch = node;
         for (int j = from + 1; j < static_cast<int>(levels.size()); ++j) {
             std::vector<std::int64_t> above;
             above.reserve(node.size());
@@ -144,10 +146,11 @@ struct Deblender {
                 break;
             }
             markers += significant.size() - 1;
-            for (auto& b : significant) split(std::move(b), j, leaves);
+            for (auto& b : significant) split(std::move(b), j, leaves, leafBranches);
             return;
         }
         leaves.push_back(std::move(node));
+        leafBranches.push_back(branch);
     }
 };
 
@@ -170,6 +173,7 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const fl
     lo = std::max(lo, std::isfinite(floor) ? floor : lo);
     if (n <= 1 || !(lo > 0.0) || !(hi > lo) || static_cast<int>(pixels.size()) < 2 * params.minArea) {
         result.markers.push_back(pixels);
+        result.branches.push_back(pixels);
         return result;
     }
     SubsetComponents grid(pixels, width);
@@ -177,70 +181,84 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const fl
     d.markers = 1;
     // Exponentially spaced: the branches of faint and bright sources alike are seen over several levels.
     for (int i = 1; i < n; ++i) d.levels.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / n));
-    d.split(pixels, -1, result.markers);
+    d.split(pixels, -1, result.markers, result.branches);
     result.overflow = d.overflow;
     return result;
 }
 
-std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
-                                             const std::vector<std::vector<std::int64_t>>& markers,
-                                             const float* detection, int width) {
+} // namespace glint
+
+namespace glint {
+
+std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
+                                               const std::vector<std::vector<std::int64_t>>& branches,
+                                               const float* detection, int width) {
     const std::size_t n = pixels.size();
     std::vector<std::int32_t> labels(n, 0);
-    if (markers.size() == 1) {
+    if (branches.size() == 1) {
         std::fill(labels.begin(), labels.end(), 1);
         return labels;
     }
-    // Positions by pixel: a grid over the footprint's bounding box (-1: not in the footprint).
-    int bx0 = width, by0 = INT32_MAX, bx1 = -1, by1 = -1;
-    for (const std::int64_t p : pixels) {
-        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
-        bx0 = std::min(bx0, x);
-        bx1 = std::max(bx1, x);
-        by0 = std::min(by0, y);
-        by1 = std::max(by1, y);
+    struct Model {
+        double flux = 0.0, cx = 0.0, cy = 0.0, ixx = 0.0, iyy = 0.0, ixy = 0.0, logNorm = 0.0;
+    };
+    std::vector<Model> models(branches.size());
+    for (std::size_t m = 0; m < branches.size(); ++m) {
+        Model& g = models[m];
+        double sx = 0.0, sy = 0.0;
+        for (const std::int64_t p : branches[m]) {
+            const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+            g.flux += v;
+            sx += v * static_cast<double>(p % width);
+            sy += v * static_cast<double>(p / width);
+        }
+        if (!(g.flux > 0.0)) continue; // no model: its own branch only
+        g.cx = sx / g.flux;
+        g.cy = sy / g.flux;
+        double xx = 0.0, yy = 0.0, xy = 0.0;
+        for (const std::int64_t p : branches[m]) {
+            const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+            const double dx = static_cast<double>(p % width) - g.cx, dy = static_cast<double>(p / width) - g.cy;
+            xx += v * dx * dx;
+            yy += v * dy * dy;
+            xy += v * dx * dy;
+        }
+        const double x2 = xx / g.flux + 1.0 / 12.0, y2 = yy / g.flux + 1.0 / 12.0, c = xy / g.flux;
+        const double det = std::max(x2 * y2 - c * c, 1e-6);
+        g.ixx = y2 / det;
+        g.iyy = x2 / det;
+        g.ixy = -c / det;
+        g.logNorm = std::log(g.flux / (2.0 * M_PI * std::sqrt(det)));
     }
-    const std::size_t gw = static_cast<std::size_t>(bx1 - bx0 + 1), gh = static_cast<std::size_t>(by1 - by0 + 1);
-    std::vector<std::int32_t> grid(gw * gh, -1);
-    for (std::size_t i = 0; i < n; ++i)
-        grid[static_cast<std::size_t>(pixels[i] / width - by0) * gw + static_cast<std::size_t>(pixels[i] % width - bx0)] =
-            static_cast<std::int32_t>(i);
-    auto position = [&](std::int64_t p) -> std::int64_t {
-        return grid[static_cast<std::size_t>(p / width - by0) * gw + static_cast<std::size_t>(p % width - bx0)];
+    // The branches' pixels, by position in `pixels` (both increasing: one merge a branch).
+    for (std::size_t m = 0; m < branches.size(); ++m) {
+        std::size_t i = 0;
+        for (const std::int64_t p : branches[m]) {
+            while (i < n && pixels[i] < p) ++i;
+            if (i < n && pixels[i] == p) labels[i] = static_cast<std::int32_t>(m + 1);
+        }
+    }
+    auto modelAt = [&](std::size_t m, double x, double y) -> double {
+        const Model& g = models[m];
+        if (!(g.flux > 0.0)) return -INFINITY;
+        const double dx = x - g.cx, dy = y - g.cy;
+        return g.logNorm - 0.5 * (g.ixx * dx * dx + g.iyy * dy * dy + 2.0 * g.ixy * dx * dy);
     };
-    // Highest D first, then the lower pixel index, then the lower label: one order on every machine.
-    using Entry = std::tuple<float, std::int64_t, std::int32_t>; // D, -index, -label
-    std::priority_queue<Entry> queue;
-    std::vector<std::int32_t> queued(n, INT32_MAX); // the lowest label queued for each pixel
-    auto pushNeighbours = [&](std::int64_t p, std::int32_t label) {
-        const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-                if (dx == 0 && dy == 0) continue;
-                const int nx = x + dx, ny = y + dy;
-                if (nx < bx0 || nx > bx1 || ny < by0 || ny > by1) continue; // outside the footprint's box
-                const std::int32_t i = grid[static_cast<std::size_t>(ny - by0) * gw + static_cast<std::size_t>(nx - bx0)];
-                const std::int64_t q = static_cast<std::int64_t>(ny) * width + nx;
-                // A pixel's entries share its D and index, so the first one out carries the lowest label queued
-                // for it: an entry whose label is no lower than one already queued changes nothing.
-                if (i >= 0 && labels[static_cast<std::size_t>(i)] == 0 && label < queued[static_cast<std::size_t>(i)]) {
-                    queued[static_cast<std::size_t>(i)] = label;
-                    queue.emplace(detection[static_cast<std::size_t>(q)], -q, -label);
-                }
-            }
-    };
-    for (std::size_t m = 0; m < markers.size(); ++m)
-        for (const std::int64_t p : markers[m]) labels[static_cast<std::size_t>(position(p))] = static_cast<std::int32_t>(m + 1);
-    for (std::size_t m = 0; m < markers.size(); ++m)
-        for (const std::int64_t p : markers[m]) pushNeighbours(p, static_cast<std::int32_t>(m + 1));
-    while (!queue.empty()) {
-        const auto [value, negIndex, negLabel] = queue.top();
-        queue.pop();
-        const std::int64_t p = -negIndex;
-        const std::size_t i = static_cast<std::size_t>(position(p));
+    // Every other pixel to the marker whose model is largest there (ties: the lower label), as SExtractor's
+    // deblending gives the pixels below the branches (a segment may so hold pixels apart from its branch). A
+    // faint source on a galaxy's halo keeps its own branch; the halo goes to the galaxy, whose model is the wider
+    // (a watershed gave it to whatever lay uphill of it: stars on NGC 1316's halo had segments of 2000 px).
+    for (std::size_t i = 0; i < n; ++i) {
         if (labels[i] != 0) continue;
-        labels[i] = -negLabel;
-        pushNeighbours(p, -negLabel);
+        const double x = static_cast<double>(pixels[i] % width), y = static_cast<double>(pixels[i] / width);
+        double best = -INFINITY;
+        std::int32_t label = 1;
+        for (std::size_t m = 0; m < models.size(); ++m)
+            if (const double v = modelAt(m, x, y); v > best) {
+                best = v;
+                label = static_cast<std::int32_t>(m + 1);
+            }
+        labels[i] = label;
     }
     return labels;
 }

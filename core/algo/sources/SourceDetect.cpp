@@ -10,11 +10,13 @@
 #include <immintrin.h>
 #endif
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <string>
 
 namespace glint {
 
@@ -489,17 +491,19 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
     DeblendResult deblend = deblendFootprint(pixels, in.split, in.splitNoise, in.width, in.params);
     out.overflow = deblend.overflow;
     std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
+    std::vector<std::vector<std::int64_t>> branches = std::move(deblend.branches);
     for (;;) {
-        const std::vector<std::int32_t> labels = watershedFootprint(pixels, markers, in.split, in.width);
+        const std::vector<std::int32_t> labels = modelAssignFootprint(pixels, branches, in.split, in.width);
         std::vector<std::vector<std::int64_t>> segments(markers.size());
         for (std::size_t i = 0; i < pixels.size(); ++i) segments[static_cast<std::size_t>(labels[i] - 1)].push_back(pixels[i]);
         std::vector<SourceCore> cores;
-        std::vector<std::vector<std::int64_t>> kept;
+        std::vector<std::vector<std::int64_t>> kept, keptBranches;
         for (std::size_t m = 0; m < markers.size(); ++m) {
             const SourceCore core = segmentCore(in, segments[m]);
             if (in.params.minSnr > 0.0 && !(core.snr >= in.params.minSnr)) continue;
             cores.push_back(core);
             kept.push_back(std::move(markers[m]));
+            keptBranches.push_back(std::move(branches[m]));
         }
         out.rejectedMarkers += static_cast<int>(markers.size() - kept.size());
         if (kept.size() == markers.size() || kept.empty()) {
@@ -509,7 +513,8 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
             }
             return out;
         }
-        markers = std::move(kept); // the pixels of the rejected markers go to their neighbours
+        markers = std::move(kept); // the pixels of the rejected markers go to the others
+        branches = std::move(keptBranches);
     }
 }
 

@@ -8,14 +8,16 @@
 //      footprint's lowest and highest D; a node splits where at least two of its branches above a level each
 //      hold more than `contrast` of the footprint's flux (sum of D), or rise `prominence` sigma_D above the level, and
 //      minArea pixels; the leaves are the
-//      sources' markers, and every pixel of the footprint goes to a marker by a watershed on D (highest first,
-//      ties by pixel index), so the segments tile the footprint;
+//      sources' markers, each with its branch (the node where it parted from its siblings); a branch's pixels go
+//      to its marker and every other pixel of the footprint to the marker whose Gaussian model (the branch's flux,
+//      barycentre and second moments) is largest there, as SExtractor does, so the segments tile the footprint
+//      (a segment may hold pixels apart from its branch);
 //   4. every source's core: the exact brightest rectangle of a = D - threshold x sigma_D over its segment's
 //      pixels (the brightest-region search of the local pivot with a threshold, confined to the segment and to
 //      a window of coreRadius around its peak), and the core's SNR = sum (v - p) / sqrt(sum sigma^2) over it, p the local pedestal (the median
 //      of v, at least 0, on a ring 2-5 px around the core among the pixels below the threshold: a bump on a galaxy's
 //      faint wing stands on the wing's light). A marker
-//      whose core has SNR < minSnr is no source: the watershed runs again without it, and a footprint left
+//      whose core has SNR < minSnr is no source: the assignment runs again without it, and a footprint left
 //      with no marker is dropped.
 // The result does not depend on the thread count.
 #pragma once
@@ -90,14 +92,20 @@ std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>
 // (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.
 struct DeblendResult {
     std::vector<std::vector<std::int64_t>> markers;
+    // Per marker, its branch: the node of the tree where it parted from its siblings (the marker is that node
+    // climbed to the last level where it stays one piece); disjoint, each holding its marker. The whole footprint
+    // for a footprint of one marker.
+    std::vector<std::vector<std::int64_t>> branches;
     bool overflow = false;
 };
 // detection and noise: image-sized, read at the footprint's pixels only.
 DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
                                int width, const DetectParams& params);
-// The watershed of step 3: labels[i] in 1..markers.size() for every footprint pixel, in `pixels`' order.
-std::vector<std::int32_t> watershedFootprint(const std::vector<std::int64_t>& pixels,
-                                             const std::vector<std::vector<std::int64_t>>& markers,
-                                             const float* detection, int width);
+// Step 3's assignment as SExtractor's: each branch's pixels go to its marker; every other pixel of the footprint
+// to the marker whose Gaussian (its branch's flux, barycentre and second moments of D > 0, plus 1/12 px^2) is
+// largest there (ties: the lower label). labels[i] in 1..branches.size(), in `pixels`' order.
+std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
+                                               const std::vector<std::vector<std::int64_t>>& branches,
+                                               const float* detection, int width);
 
 } // namespace glint
