@@ -41,6 +41,7 @@ std::vector<BrightestRegion> presetAutoRegions(const MammoFilm& film) {
     return runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job).result.regions;
 }
 
+#if GLINT_WITH_IMGCODECS // (read by the PNG tests alone)
 // PNG's CRC-32 (ISO 3309, as zlib's crc32) of a chunk's type and data.
 quint32 pngCrc(const QByteArray& bytes) {
     quint32 c = 0xFFFFFFFFu;
@@ -50,6 +51,7 @@ quint32 pngCrc(const QByteArray& bytes) {
     }
     return c ^ 0xFFFFFFFFu;
 }
+#endif
 
 // Generated film `index`, checked to hold one lesion, a mass.
 MammoFilm oneMassFilm(int index) {
