@@ -170,19 +170,32 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     // withResidual: keep v = I - B (detection reads it; the measurements read I and B).
     auto mapsOf = [&](const BackgroundMap& m, bool withResidual) {
         PixelMaps out{std::vector<float>(n), std::vector<float>(n), std::vector<float>(withResidual ? n : 0), badBefore};
-        parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
-            std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
-            for (std::size_t y = y0; y < y1; ++y) {
-                m.row(static_cast<int>(y), 0, w, back.data(), noise.data());
-                for (int x = 0; x < w; ++x) {
-                    const std::size_t i = y * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
-                    out.background[i] = static_cast<float>(back[static_cast<std::size_t>(x)]);
-                    out.rms[i] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                    const float v = static_cast<float>(image.value(i) - back[static_cast<std::size_t>(x)]);
-                    if (withResidual) out.residual[i] = v;
-                    if (!std::isfinite(v)) out.bad[i] = 1;
+        // The samples through their own type (image.visit), not Image::value's dispatch per pixel: the same values.
+        image.visit([&](const auto* samples) {
+            parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
+                std::vector<double> back(static_cast<std::size_t>(w)), noise(static_cast<std::size_t>(w));
+                for (std::size_t y = y0; y < y1; ++y) {
+                    m.row(static_cast<int>(y), 0, w, back.data(), noise.data());
+                    const std::size_t row = y * static_cast<std::size_t>(w);
+                    float* bg = out.background.data() + row;
+                    float* sd = out.rms.data() + row;
+                    std::uint8_t* bd = out.bad.data() + row;
+                    const auto* in = samples + row;
+                    for (int x = 0; x < w; ++x) {
+                        bg[x] = static_cast<float>(back[static_cast<std::size_t>(x)]);
+                        sd[x] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
+                    }
+                    if (withResidual) {
+                        float* r = out.residual.data() + row;
+                        for (int x = 0; x < w; ++x) r[x] = static_cast<float>(static_cast<double>(in[x]) - back[static_cast<std::size_t>(x)]);
+                        for (int x = 0; x < w; ++x)
+                            if (!std::isfinite(r[x])) bd[x] = 1;
+                    } else {
+                        for (int x = 0; x < w; ++x)
+                            if (!std::isfinite(static_cast<float>(static_cast<double>(in[x]) - back[static_cast<std::size_t>(x)]))) bd[x] = 1;
+                    }
                 }
-            }
+            });
         });
         if (weight) applyWeightMap(params, *weight, m.globalRms(), out.rms, out.bad);
         for (std::size_t i = 0; i < n; ++i)
