@@ -277,6 +277,91 @@ private slots:
         for (std::int32_t l : one) QCOMPARE(l, 1);
     }
 
+    // modelAssignFootprint's pruned search (cells, bounds, the last winner first) against trying every model at
+    // every pixel, on random fields of 2-300 branches (discs at random places; some with no flux).
+    void modelAssignmentEqualsBruteForce() {
+        std::mt19937 rng(17);
+        std::uniform_real_distribution<double> u(0, 1);
+        for (int round = 0; round < 12; ++round) {
+            const int w = 40 + static_cast<int>(u(rng) * 160), h = 30 + static_cast<int>(u(rng) * 120);
+            const int count = 2 + static_cast<int>(u(rng) * (round < 6 ? 20 : 300));
+            std::vector<float> d(static_cast<std::size_t>(w) * h);
+            for (auto& v : d) v = static_cast<float>(1.0 + u(rng));
+            std::vector<int> owner(d.size(), 0);
+            std::vector<std::vector<std::int64_t>> branches;
+            for (int k = 0; k < count; ++k) {
+                const double cx = u(rng) * w, cy = u(rng) * h, r = 0.5 + 4 * u(rng), amp = u(rng) < 0.1 ? -1.0 : 5 + 500 * u(rng);
+                std::vector<std::int64_t> disc;
+                for (int y = std::max(0, static_cast<int>(cy - r)); y <= std::min(h - 1, static_cast<int>(cy + r)); ++y)
+                    for (int x = std::max(0, static_cast<int>(cx - r)); x <= std::min(w - 1, static_cast<int>(cx + r)); ++x) {
+                        const std::size_t i = static_cast<std::size_t>(y) * w + x;
+                        if (owner[i] || (x - cx) * (x - cx) + (y - cy) * (y - cy) > r * r) continue;
+                        owner[i] = k + 1;
+                        d[i] = static_cast<float>(amp * std::exp(-((x - cx) * (x - cx) + (y - cy) * (y - cy)) / (r * r)));
+                        disc.push_back(static_cast<std::int64_t>(i));
+                    }
+                if (!disc.empty()) branches.push_back(std::move(disc));
+            }
+            if (branches.size() < 2) continue;
+            std::vector<std::int64_t> pixels(d.size());
+            for (std::size_t i = 0; i < d.size(); ++i) pixels[i] = static_cast<std::int64_t>(i);
+            const std::vector<std::int32_t> got = modelAssignFootprint(pixels, branches, d.data(), w);
+            // The oracle: the same models, every one tried at every pixel.
+            struct G {
+                double flux = 0, cx = 0, cy = 0, ixx = 0, iyy = 0, ixy = 0, logNorm = 0;
+            };
+            std::vector<G> g(branches.size());
+            for (std::size_t m = 0; m < branches.size(); ++m) {
+                double sx = 0, sy = 0;
+                for (std::int64_t p : branches[m]) {
+                    const double v = std::max(0.0, static_cast<double>(d[static_cast<std::size_t>(p)]));
+                    g[m].flux += v;
+                    sx += v * static_cast<double>(p % w);
+                    sy += v * static_cast<double>(p / w);
+                }
+                if (!(g[m].flux > 0)) continue;
+                g[m].cx = sx / g[m].flux;
+                g[m].cy = sy / g[m].flux;
+                double xx = 0, yy = 0, xy = 0;
+                for (std::int64_t p : branches[m]) {
+                    const double v = std::max(0.0, static_cast<double>(d[static_cast<std::size_t>(p)]));
+                    const double dx = static_cast<double>(p % w) - g[m].cx, dy = static_cast<double>(p / w) - g[m].cy;
+                    xx += v * dx * dx;
+                    yy += v * dy * dy;
+                    xy += v * dx * dy;
+                }
+                const double x2 = xx / g[m].flux + 1.0 / 12.0, y2 = yy / g[m].flux + 1.0 / 12.0, c = xy / g[m].flux;
+                const double det = std::max(x2 * y2 - c * c, 1e-6);
+                g[m].ixx = y2 / det;
+                g[m].iyy = x2 / det;
+                g[m].ixy = -c / det;
+                g[m].logNorm = std::log(g[m].flux / (2.0 * M_PI * std::sqrt(det)));
+            }
+            std::vector<std::int32_t> inBranch(d.size(), 0);
+            for (std::size_t m = 0; m < branches.size(); ++m)
+                for (std::int64_t p : branches[m]) inBranch[static_cast<std::size_t>(p)] = static_cast<std::int32_t>(m + 1);
+            int mismatches = 0;
+            for (std::size_t i = 0; i < d.size(); ++i) {
+                std::int32_t want = inBranch[i];
+                if (!want) {
+                    double best = -INFINITY;
+                    want = 1;
+                    for (std::size_t m = 0; m < g.size(); ++m) {
+                        if (!(g[m].flux > 0)) continue;
+                        const double dx = static_cast<double>(i % w) - g[m].cx, dy = static_cast<double>(i / w) - g[m].cy;
+                        const double v = g[m].logNorm - 0.5 * (g[m].ixx * dx * dx + g[m].iyy * dy * dy + 2.0 * g[m].ixy * dx * dy);
+                        if (v > best) {
+                            best = v;
+                            want = static_cast<std::int32_t>(m + 1);
+                        }
+                    }
+                }
+                if (got[i] != want) ++mismatches;
+            }
+            QVERIFY2(mismatches == 0, qPrintable(QString("round %1 (%2 branches): %3 pixels differ").arg(round).arg(branches.size()).arg(mismatches)));
+        }
+    }
+
     // With deblending and the SNR test: the segments tile the footprints they came from, each is 8-connected, and
     // each core is the brute-force brightest rectangle of its segment's window.
     void segmentsTileAndCoresAreExact() {

@@ -248,17 +248,72 @@ std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& 
     // deblending gives the pixels below the branches (a segment may so hold pixels apart from its branch). A
     // faint source on a galaxy's halo keeps its own branch; the halo goes to the galaxy, whose model is the wider
     // (a watershed gave it to whatever lay uphill of it: stars on NGC 1316's halo had segments of 2000 px).
+    // A model's value at distance d from its centre is at most logNorm - d^2 / (2 lambda), lambda the larger
+    // eigenvalue of its covariance. Per cell of 16 x 16 px over the footprint's box, the models in decreasing order
+    // of that bound over the cell (d its nearest point to the centre); a pixel tries them in that order, the last
+    // pixel's winner first, and stops at the first whose bound is below the best value found: the same winner as
+    // trying them all (a crowded cluster's footprint holds hundreds of markers).
+    std::vector<double> lambdaMax(models.size(), 0.0);
+    for (std::size_t m = 0; m < models.size(); ++m) {
+        const Model& g = models[m];
+        if (!(g.flux > 0.0)) continue;
+        // The covariance's larger eigenvalue is 1 / (the inverse's smaller one).
+        const double tr = g.ixx + g.iyy, det = g.ixx * g.iyy - g.ixy * g.ixy;
+        const double small = 0.5 * tr - std::sqrt(std::max(0.0, 0.25 * tr * tr - det));
+        lambdaMax[m] = small > 0.0 ? 1.0 / small : INFINITY;
+    }
+    int bx0 = width, by0 = INT32_MAX, bx1 = -1, by1 = -1;
+    for (const std::int64_t p : pixels) {
+        bx0 = std::min(bx0, static_cast<int>(p % width));
+        bx1 = std::max(bx1, static_cast<int>(p % width));
+        by0 = std::min(by0, static_cast<int>(p / width));
+        by1 = std::max(by1, static_cast<int>(p / width));
+    }
+    constexpr int kCell = 16;
+    const int cw = (bx1 - bx0) / kCell + 1, ch = (by1 - by0) / kCell + 1;
+    std::vector<std::vector<std::pair<double, std::size_t>>> candidates(static_cast<std::size_t>(cw) * ch);
+    std::vector<std::uint8_t> built(candidates.size(), 0);
+    auto cellModels = [&](int cx, int cy) -> const std::vector<std::pair<double, std::size_t>>& {
+        const std::size_t c = static_cast<std::size_t>(cy) * cw + cx;
+        if (built[c]) return candidates[c];
+        built[c] = 1;
+        const double x0 = bx0 + cx * kCell, y0 = by0 + cy * kCell, x1 = x0 + kCell - 1, y1 = y0 + kCell - 1;
+        std::vector<std::pair<double, std::size_t>>& list = candidates[c];
+        for (std::size_t m = 0; m < models.size(); ++m) {
+            const Model& g = models[m];
+            if (!(g.flux > 0.0)) continue;
+            const double dx = std::max({0.0, x0 - g.cx, g.cx - x1}), dy = std::max({0.0, y0 - g.cy, g.cy - y1});
+            const double bound = std::isfinite(lambdaMax[m]) ? g.logNorm - 0.5 * (dx * dx + dy * dy) / lambdaMax[m] : g.logNorm;
+            list.emplace_back(bound, m);
+        }
+        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        return list;
+    };
+    std::size_t previous = 0;
+    bool havePrevious = false;
     for (std::size_t i = 0; i < n; ++i) {
         if (labels[i] != 0) continue;
-        const double x = static_cast<double>(pixels[i] % width), y = static_cast<double>(pixels[i] / width);
+        const int px = static_cast<int>(pixels[i] % width), py = static_cast<int>(pixels[i] / width);
+        const double x = px, y = py;
+        const auto& list = cellModels((px - bx0) / kCell, (py - by0) / kCell);
         double best = -INFINITY;
-        std::int32_t label = 1;
-        for (std::size_t m = 0; m < models.size(); ++m)
-            if (const double v = modelAt(m, x, y); v > best) {
+        std::size_t winner = list.empty() ? 0 : list.front().second;
+        if (havePrevious) {
+            best = modelAt(previous, x, y);
+            winner = previous;
+        }
+        for (const auto& [bound, m] : list) {
+            if (bound < best) break;
+            const double v = modelAt(m, x, y);
+            if (v > best || (v == best && m < winner)) {
                 best = v;
-                label = static_cast<std::int32_t>(m + 1);
+                winner = m;
             }
-        labels[i] = label;
+        }
+        if (!(best > -INFINITY)) winner = 0; // no model at all: the first marker
+        labels[i] = static_cast<std::int32_t>(winner + 1);
+        previous = winner;
+        havePrevious = best > -INFINITY;
     }
     return labels;
 }
