@@ -295,12 +295,33 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
         if (secondModel) {
-            // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model.
+            // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model --
+            // unless another source's segment covers more of that ellipse than its own does: a star on a large
+            // galaxy's halo, whose ellipse the halo's pedestal widened. The masked model takes the galaxy's light out
+            // of the sky under it, which is right for the galaxy and wrong for the star on it (its Kron radius grew
+            // from SExtractor's ~4-5 to 8-10 on NGC 1316).
+            auto embedded = [&](const SourceRecord& r, int number) {
+                const double reach = r.kronRadius * r.a;
+                if (!(reach > 0.0) || !std::isfinite(reach)) return false;
+                const int x0 = std::max(0, static_cast<int>(std::floor(r.x - reach))), x1 = std::min(w - 1, static_cast<int>(std::ceil(r.x + reach)));
+                const int y0 = std::max(0, static_cast<int>(std::floor(r.y - reach))), y1 = std::min(h - 1, static_cast<int>(std::ceil(r.y + reach)));
+                const double r2 = r.kronRadius * r.kronRadius;
+                std::int64_t own = 0, other = 0;
+                for (int y = y0; y <= y1; ++y)
+                    for (int x = x0; x <= x1; ++x) {
+                        const double dx = x - r.x, dy = y - r.y;
+                        if (r.cxx * dx * dx + r.cyy * dy * dy + r.cxy * dx * dy > r2) continue;
+                        const std::int32_t label = det.segmentation[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
+                        if (label == number) ++own;
+                        else if (label > 0) ++other;
+                    }
+                return other > own;
+            };
             std::vector<std::size_t> extended;
             std::vector<SourceSegment> segments;
             const double limit = kExtendedFwhm * std::max(result.filterFwhm, 1.0);
             for (std::size_t i = 0; i < records.size(); ++i)
-                if (records[i].kronRadius * records[i].a > limit) {
+                if (records[i].kronRadius * records[i].a > limit && !embedded(records[i], det.segments[i].number)) {
                     extended.push_back(i);
                     segments.push_back(det.segments[i]);
                 }
