@@ -186,10 +186,6 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const fl
     return result;
 }
 
-} // namespace glint
-
-namespace glint {
-
 std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
                                                const std::vector<std::vector<std::int64_t>>& branches,
                                                const float* detection, int width) {
