@@ -22,6 +22,11 @@
 
 #include <QtTest>
 
+#if GLINT_WITH_IMGCODECS && GLINT_WITH_GDAL
+#include <gdal.h>
+#endif
+#include <tuple>
+
 #include <stdexcept>
 #include <string>
 
@@ -288,6 +293,30 @@ private slots:
             const std::string n = runBrightestRequest(film, presetRequest("auto"), Backend::Cpu, job).result.note;
             QVERIFY2(n.find("pixel 0.2 mm (assumed: the file gives no pixel size)") != std::string::npos, n.c_str());
         }
+#if GLINT_WITH_GDAL
+        // A TIFF's resolution as GDAL reports it: 66.667 pixels per cm is 0.15 mm; 72 pixels per inch is not taken.
+        std::vector<std::uint16_t> samples(static_cast<std::size_t>(sample.width()) * sample.height());
+        for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<std::uint16_t>(sample.value(i));
+        GDALAllRegister();
+        for (const auto& [resolution, unit, expected] :
+             {std::tuple<const char*, const char*, const char*>{"66.6667", "3", "pixel 0.15 mm (TIFF resolution)"},
+              {"72", "2", "pixel 0.2 mm (assumed: the file gives no pixel size)"}}) {
+            const QString path = dir.filePath(QString("film-%1.tif").arg(resolution));
+            GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GTiff"), path.toUtf8().constData(), sample.width(), sample.height(), 1,
+                                         GDT_UInt16, nullptr);
+            QVERIFY(ds);
+            GDALSetMetadataItem(ds, "TIFFTAG_XRESOLUTION", resolution, nullptr);
+            GDALSetMetadataItem(ds, "TIFFTAG_YRESOLUTION", resolution, nullptr);
+            GDALSetMetadataItem(ds, "TIFFTAG_RESOLUTIONUNIT", unit, nullptr);
+            QCOMPARE(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Write, 0, 0, sample.width(), sample.height(), samples.data(),
+                                  sample.width(), sample.height(), GDT_UInt16, 0, 0),
+                     CE_None);
+            GDALClose(ds);
+            const Image film = loadImage(path.toStdString());
+            const std::string n = runBrightestRequest(film, presetRequest("auto"), Backend::Cpu, job).result.note;
+            QVERIFY2(n.find(expected) != std::string::npos, n.c_str());
+        }
+#endif
     }
 #endif
 
