@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace glint {
@@ -37,6 +38,30 @@ std::optional<DecodedSize> png(const InputFile& file) {
     }
     return s;
 }
+
+} // namespace
+
+std::optional<HeaderCard> pngPhysicalPixelSize(const InputFile& file) {
+    std::uint64_t at = 8; // past the signature
+    for (int chunk = 0; chunk < 64; ++chunk) {
+        const std::string head = file.read(8, at);
+        if (head.size() < 8) return std::nullopt;
+        const std::uint32_t length = be32(head, 0);
+        const std::string type = head.substr(4, 4);
+        if (type == "IDAT" || type == "IEND" || length > (1u << 24)) return std::nullopt;
+        if (type == "pHYs" && length == 9) {
+            const std::string body = file.read(9, at + 8);
+            if (body.size() < 9) return std::nullopt;
+            const std::uint32_t x = be32(body, 0), y = be32(body, 4);
+            if (static_cast<unsigned char>(body[8]) != 1 || x == 0 || y == 0) return std::nullopt;
+            return HeaderCard{"PNG pHYs", std::to_string(x) + " " + std::to_string(y), "pixels per metre (x, y)"};
+        }
+        at += 8 + static_cast<std::uint64_t>(length) + 4; // the head, the data and the CRC
+    }
+    return std::nullopt;
+}
+
+namespace {
 
 // Reads a file a byte at a time through 64 KiB blocks (the walks below jump around the file).
 class FileBytes {

@@ -2,6 +2,7 @@
 // memory it would need is checked before a decoder allocates anything.
 #pragma once
 
+#include "core/io/Image.h"
 #include "core/io/ImageLoader.h"
 #include "core/util/ImageBudget.h"
 
@@ -19,6 +20,12 @@ class InputFile;
 // PNM, nothing when the header cannot be read: the decoder then has the last word (with OpenCV's own
 // caps as a backstop).
 std::optional<DecodedSize> rasterDecodedSize(const InputFile& file, FileFormat format, const std::string& where);
+
+// A PNG's physical pixel size (its pHYs chunk, in pixels per metre), which GDAL's PNG driver does not report: the
+// header card "PNG pHYs" = "X Y" (pixels per metre), for what reads a pixel's size (a mammogram's ranking). Only the
+// chunks before the image data are read (at most 64); a pHYs in other units (an aspect ratio only), a zero, or a
+// damaged chunk list gives none.
+std::optional<HeaderCard> pngPhysicalPixelSize(const InputFile& file);
 
 // A PGM/PPM's samples checked against its largest value (maxval): libnetpbm refuses a sample above it,
 // OpenCV clamps it silently, so the file is refused here: InputError "<where>: the PGM file has a value

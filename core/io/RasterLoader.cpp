@@ -37,37 +37,6 @@ Image imageFromMat(const cv::Mat& mat) {
 }
 
 #if GLINT_WITH_IMGCODECS
-// A PNG's physical pixel size (its pHYs chunk, in pixels per metre; GDAL's PNG driver does not report it): the
-// header card "PNG pHYs" = "X Y" pixels per metre, for what reads a pixel's size (a mammogram's ranking). Only
-// the chunks before the image data are read (at most 64 of them); a pHYs in other units (aspect ratio only), a
-// zero, or a damaged chunk list gives none.
-std::optional<HeaderCard> pngPhysicalPixelSize(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char signature[8];
-    if (!in.read(reinterpret_cast<char*>(signature), 8)) return std::nullopt;
-    const auto be32 = [](const unsigned char* p) {
-        return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
-               static_cast<std::uint32_t>(p[2]) << 8 | static_cast<std::uint32_t>(p[3]);
-    };
-    for (int chunk = 0; chunk < 64; ++chunk) {
-        unsigned char head[8];
-        if (!in.read(reinterpret_cast<char*>(head), 8)) return std::nullopt;
-        const std::uint32_t length = be32(head);
-        const std::string type(reinterpret_cast<const char*>(head + 4), 4);
-        if (type == "IDAT" || type == "IEND" || length > (1u << 24)) return std::nullopt;
-        if (type == "pHYs" && length == 9) {
-            unsigned char body[9];
-            if (!in.read(reinterpret_cast<char*>(body), 9)) return std::nullopt;
-            const std::uint32_t x = be32(body), y = be32(body + 4);
-            if (body[8] != 1 || x == 0 || y == 0) return std::nullopt;
-            return HeaderCard{"PNG pHYs", std::to_string(x) + " " + std::to_string(y), "pixels per metre (x, y)"};
-        }
-        in.seekg(static_cast<std::streamoff>(length) + 4, std::ios::cur); // the data and the CRC
-        if (!in) return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 // Entropy-coded data cannot hold the end-of-image marker, so a whole file has one after its first scan;
 // a file cut short has none. (A cut file given a fake end-of-image marker is caught by the codecs'
 // jpegDamage, which reads every scan.) The scan is found as libjpeg finds it (JpegMarkers.h).
@@ -102,9 +71,11 @@ Image loadRaster(const std::string& path, FileFormat format) {
 #if !GLINT_WITH_IMGCODECS
     throw InputError("cannot open '" + path + "': this headless build of Glint reads FITS, DICOM and CSV, not " + std::string(fileFormatName(format)));
 #else
+    std::optional<HeaderCard> physicalPixelSize; // a PNG's pHYs, which GDAL does not report
     {
         // The size the header declares, checked before the decoder allocates for it.
         const InputFile file(path);
+        if (format == FileFormat::Png) physicalPixelSize = pngPhysicalPixelSize(file);
         if (const auto size = rasterDecodedSize(file, format, "cannot open '" + path + "'")) {
             checkImageDimensions(size->width, size->height, "'" + path + "'");
             checkImageBudget(*size, "cannot open '" + path + "'");
@@ -179,8 +150,7 @@ Image loadRaster(const std::string& path, FileFormat format) {
     // cannot read, or side files it cannot use, simply give none.
     RasterGeoInfo geo = readRasterGeoInfo(path);
     image.meta.header = std::move(geo.metadata);
-    if (format == FileFormat::Png)
-        if (std::optional<HeaderCard> card = pngPhysicalPixelSize(path)) image.meta.header.push_back(std::move(*card));
+    if (physicalPixelSize) image.meta.header.push_back(std::move(*physicalPixelSize));
     if (geo.georef) {
         for (HeaderCard& card : geo.georef->headerCards()) image.meta.header.push_back(std::move(card));
         image.meta.georef = std::move(geo.georef);
