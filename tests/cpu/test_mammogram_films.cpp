@@ -27,6 +27,8 @@
 #endif
 #include <tuple>
 
+#include <zlib.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -45,18 +47,6 @@ std::vector<BrightestRegion> presetAutoRegions(const MammoFilm& film) {
     JobControl job;
     return runBrightestRequest(film.image, presetRequest("auto"), Backend::Cpu, job).result.regions;
 }
-
-#if GLINT_WITH_IMGCODECS // (read by the PNG tests alone)
-// PNG's CRC-32 (ISO 3309, as zlib's crc32) of a chunk's type and data.
-quint32 pngCrc(const QByteArray& bytes) {
-    quint32 c = 0xFFFFFFFFu;
-    for (const char ch : bytes) {
-        c ^= static_cast<unsigned char>(ch);
-        for (int k = 0; k < 8; ++k) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-    }
-    return c ^ 0xFFFFFFFFu;
-}
-#endif
 
 // Generated film `index`, checked to hold one lesion, a mass.
 MammoFilm oneMassFilm(int index) {
@@ -259,7 +249,7 @@ private slots:
     // metre, 0.15 mm); a pHYs of a screen's 72 dots per inch (software writes it whatever the image) is not
     // taken, nor is one that would make the film 30 mm or 3 m long; then 0.2 mm at 1024 px is assumed.
     void pixelSizeFromTheFile() {
-        // (pngCrc: the chunk's CRC, recomputed after its data change.)
+        // (The chunk's CRC, zlib's crc32 as PNG's, recomputed after its data change.)
         const QString samplePath = test::samplePath("synthetic-mammogram.png");
         const Image sample = loadImage(samplePath.toStdString());
         bool found = false;
@@ -285,8 +275,8 @@ private slots:
             const QString path = dir.filePath(QString("phys-%1.png").arg(perMetre));
             QFile out(path);
             QVERIFY(out.open(QIODevice::WriteOnly));
-            const quint32 crc32 = pngCrc(changed.mid(at, 13));
-            for (int b = 0; b < 4; ++b) changed[at + 13 + b] = static_cast<char>((crc32 >> (24 - 8 * b)) & 0xFF);
+            const quint32 crc = static_cast<quint32>(::crc32(0L, reinterpret_cast<const Bytef*>(changed.constData() + at), 13));
+            for (int b = 0; b < 4; ++b) changed[at + 13 + b] = static_cast<char>((crc >> (24 - 8 * b)) & 0xFF);
             out.write(changed);
             out.close();
             const Image film = loadImage(path.toStdString());
