@@ -10,13 +10,11 @@
 #include <immintrin.h>
 #endif
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
-#include <string>
 
 namespace glint {
 
@@ -490,31 +488,29 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
     FootprintSources out;
     DeblendResult deblend = deblendFootprint(pixels, in.split, in.splitNoise, in.width, in.params);
     out.overflow = deblend.overflow;
-    std::vector<std::vector<std::int64_t>> markers = std::move(deblend.markers);
+    // The pixels go to the markers by their branches (modelAssignFootprint): a marker's own pixels are in its branch.
     std::vector<std::vector<std::int64_t>> branches = std::move(deblend.branches);
     for (;;) {
         const std::vector<std::int32_t> labels = modelAssignFootprint(pixels, branches, in.split, in.width);
-        std::vector<std::vector<std::int64_t>> segments(markers.size());
+        std::vector<std::vector<std::int64_t>> segments(branches.size());
         for (std::size_t i = 0; i < pixels.size(); ++i) segments[static_cast<std::size_t>(labels[i] - 1)].push_back(pixels[i]);
         std::vector<SourceCore> cores;
-        std::vector<std::vector<std::int64_t>> kept, keptBranches;
-        for (std::size_t m = 0; m < markers.size(); ++m) {
+        std::vector<std::vector<std::int64_t>> kept;
+        for (std::size_t m = 0; m < branches.size(); ++m) {
             const SourceCore core = segmentCore(in, segments[m]);
             if (in.params.minSnr > 0.0 && !(core.snr >= in.params.minSnr)) continue;
             cores.push_back(core);
-            kept.push_back(std::move(markers[m]));
-            keptBranches.push_back(std::move(branches[m]));
+            kept.push_back(std::move(branches[m]));
         }
-        out.rejectedMarkers += static_cast<int>(markers.size() - kept.size());
-        if (kept.size() == markers.size() || kept.empty()) {
+        out.rejectedMarkers += static_cast<int>(branches.size() - kept.size());
+        if (kept.size() == branches.size() || kept.empty()) {
             if (!kept.empty()) {
                 out.segments = std::move(segments);
                 out.cores = std::move(cores);
             }
             return out;
         }
-        markers = std::move(kept); // the pixels of the rejected markers go to the others
-        branches = std::move(keptBranches);
+        branches = std::move(kept); // the pixels of the rejected markers go to the others
     }
 }
 
@@ -563,18 +559,14 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
         step.reset();
         if (job) step.emplace(job->timing(), name);
     };
-    {
-        next("detect: filter");
-        filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
-                             params.threads);
-    }
+    next("detect: filter");
+    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
+                         params.threads);
     if (job) job->throwIfCancelled();
-    {
-        next("detect: footprints");
-        det.footprintPixels =
-            footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea),
-                       params.threads);
-    }
+    next("detect: footprints");
+    det.footprintPixels =
+        footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea),
+                   params.threads);
     const std::vector<std::vector<std::int64_t>>& prints = det.footprintPixels;
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
