@@ -191,6 +191,24 @@ ApertureSum sumAperture(const FieldAccess& access, int number, const Ellipse& e,
     return s;
 }
 
+std::pair<std::int64_t, std::int64_t> segmentShares(const Ellipse& e, const std::vector<std::int32_t>& segmentation, int width,
+                                                    int height, int number) {
+    if (!e.valid()) return {0, 0};
+    const auto [hx, hy] = halfExtents(e);
+    const auto [x0, x1] = pixelRange(e.cx, hx, width);
+    const auto [y0, y1] = pixelRange(e.cy, hy, height);
+    const double r2 = e.r * e.r;
+    std::int64_t own = 0, other = 0;
+    for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x) {
+            if (quadratic(e, x - e.cx, y - e.cy) > r2) continue;
+            const std::int32_t label = segmentation[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)];
+            if (label == number) ++own;
+            else if (label > 0) ++other;
+        }
+    return {own, other};
+}
+
 double kronRadius(const FieldAccess& access, int number, const Ellipse& e) {
     if (!e.valid()) return kNaN;
     const auto [hx, hy] = halfExtents(e);

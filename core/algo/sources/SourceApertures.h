@@ -129,6 +129,11 @@ double kronRadius(const FieldAccess& access, int number, const Ellipse& e);
 // NaN when halfFlux is not > 0.
 double halfLightRadius(const FieldAccess& access, int number, double cx, double cy, double rmax, double halfFlux);
 
+// The pixel centres inside ellipse e (within a width x height image) that the segmentation gives to source `number`
+// (first) and to other sources (second); sky pixels count in neither.
+std::pair<std::int64_t, std::int64_t> segmentShares(const Ellipse& e, const std::vector<std::int32_t>& segmentation, int width,
+                                                    int height, int number);
+
 // SExtractor's windowed centroid: from (x0, y0), x += 2 sum w v dx / sum w v with w = exp(-r^2 / (2 sigma^2)) over
 // the pixel centres within 4 sigma (masked as above), until the step is below 2e-4 px or after 16 steps. None when
 // sum w v <= 0 or the centre leaves the image or moves farther than 4 sigma from (x0, y0).

@@ -4,6 +4,7 @@
 #include "core/algo/sources/Background.h"
 #include "core/algo/sources/PsfWidth.h"
 #include "core/algo/sources/RegionMeasure.h"
+#include "core/algo/sources/SourceApertures.h"
 #include "core/algo/sources/SourceMeasure.h"
 #include "core/io/Image.h"
 #include "core/io/ImageLoader.h"
@@ -181,18 +182,14 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     float* sd = out.rms.data() + row;
                     std::uint8_t* bd = out.bad.data() + row;
                     const auto* in = samples + row;
+                    float* residual = withResidual ? out.residual.data() + row : nullptr;
                     for (int x = 0; x < w; ++x) {
-                        bg[x] = static_cast<float>(back[static_cast<std::size_t>(x)]);
+                        const double b = back[static_cast<std::size_t>(x)];
+                        bg[x] = static_cast<float>(b);
                         sd[x] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                    }
-                    if (withResidual) {
-                        float* r = out.residual.data() + row;
-                        for (int x = 0; x < w; ++x) r[x] = static_cast<float>(static_cast<double>(in[x]) - back[static_cast<std::size_t>(x)]);
-                        for (int x = 0; x < w; ++x)
-                            if (!std::isfinite(r[x])) bd[x] = 1;
-                    } else {
-                        for (int x = 0; x < w; ++x)
-                            if (!std::isfinite(static_cast<float>(static_cast<double>(in[x]) - back[static_cast<std::size_t>(x)]))) bd[x] = 1;
+                        const float v = static_cast<float>(static_cast<double>(in[x]) - b);
+                        if (residual) residual[x] = v;
+                        if (!std::isfinite(v)) bd[x] = 1;
                     }
                 }
             });
@@ -301,20 +298,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
             // of the sky under it, which is right for the galaxy and wrong for the star on it (its Kron radius grew
             // from SExtractor's ~4-5 to 8-10 on NGC 1316).
             auto embedded = [&](const SourceRecord& r, int number) {
-                const double reach = r.kronRadius * r.a;
-                if (!(reach > 0.0) || !std::isfinite(reach)) return false;
-                const int x0 = std::max(0, static_cast<int>(std::floor(r.x - reach))), x1 = std::min(w - 1, static_cast<int>(std::ceil(r.x + reach)));
-                const int y0 = std::max(0, static_cast<int>(std::floor(r.y - reach))), y1 = std::min(h - 1, static_cast<int>(std::ceil(r.y + reach)));
-                const double r2 = r.kronRadius * r.kronRadius;
-                std::int64_t own = 0, other = 0;
-                for (int y = y0; y <= y1; ++y)
-                    for (int x = x0; x <= x1; ++x) {
-                        const double dx = x - r.x, dy = y - r.y;
-                        if (r.cxx * dx * dx + r.cyy * dy * dy + r.cxy * dx * dy > r2) continue;
-                        const std::int32_t label = det.segmentation[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
-                        if (label == number) ++own;
-                        else if (label > 0) ++other;
-                    }
+                const measure::Ellipse e{r.x, r.y, r.cxx, r.cyy, r.cxy, r.kronRadius};
+                const auto [own, other] = measure::segmentShares(e, det.segmentation, w, h, number);
                 return other > own;
             };
             std::vector<std::size_t> extended;
