@@ -465,6 +465,19 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
         }
         return d;
     };
+    // Kept finding ki takes a larger box (its own scale's, or a disc holding it and a neighbour); a lower kept mass
+    // whose centre that box holds (or whose box holds the new centre) is the same finding: kept while the finding's
+    // box was still the small one.
+    const auto extendKept = [&](std::size_t ki, const cv::Rect& box, double cx, double cy, double ringMean) {
+        Candidate& k = kept[ki];
+        k.box = box;
+        k.cx = cx;
+        k.cy = cy;
+        k.ring = ringMean;
+        k.extended = true;
+        for (std::size_t j = ki + 1; j < kept.size(); ++j)
+            if (!kept[j].cluster && (inside(k.box, kept[j].cx, kept[j].cy) || inside(kept[j].box, k.cx, k.cy))) kept[j].merged = true;
+    };
     for (const Candidate& c : candidates) {
         bool same = false, tookOver = false;
         for (std::size_t ki = 0; ki < kept.size(); ++ki) {
@@ -489,15 +502,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
             if (inside(k.box, c.cx, c.cy) || inside(c.box, k.cx, k.cy)) {
                 if (!same && !c.cluster && !k.cluster && !k.extended && c.box.area() > k.box.area() && !inside(k.box, c.cx, c.cy) &&
                     c.contrast >= k.contrast - 1.0) {
-                    k.box = c.box;
-                    k.cx = c.cx;
-                    k.cy = c.cy;
-                    k.ring = c.ring;
-                    k.extended = true;
-                    // A lower kept mass whose centre the extended box holds (or whose box holds its new centre)
-                    // is the same finding: kept while the finding's box was still the small one.
-                    for (std::size_t j = ki + 1; j < kept.size(); ++j)
-                        if (!kept[j].cluster && (inside(k.box, kept[j].cx, kept[j].cy) || inside(kept[j].box, k.cx, k.cy))) kept[j].merged = true;
+                    extendKept(ki, c.box, c.cx, c.cy, c.ring);
                 }
                 same = true;
             } else if (!same && !c.cluster && !k.cluster) {
@@ -507,13 +512,8 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                     const double strong = std::max(2.0, k.contrast - 1.0);
                     const Disc d = discHolding(k, c, strong);
                     if (d.contrast >= strong) {
-                        k.box = cv::Rect(d.x - d.h, d.y - d.h, 2 * d.h + 1, 2 * d.h + 1) & cv::Rect(0, 0, cols, rows);
-                        k.cx = d.x;
-                        k.cy = d.y;
-                        k.ring = ringMeanAt(d.x, d.y, d.h);
-                        k.extended = true;
-                        for (std::size_t j = ki + 1; j < kept.size(); ++j)
-                            if (!kept[j].cluster && (inside(k.box, kept[j].cx, kept[j].cy) || inside(kept[j].box, k.cx, k.cy))) kept[j].merged = true;
+                        extendKept(ki, cv::Rect(d.x - d.h, d.y - d.h, 2 * d.h + 1, 2 * d.h + 1) & cv::Rect(0, 0, cols, rows), d.x, d.y,
+                                   ringMeanAt(d.x, d.y, d.h));
                     }
                 }
             }
