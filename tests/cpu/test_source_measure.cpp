@@ -10,8 +10,11 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -212,6 +215,99 @@ private slots:
             }
         }
         QVERIFY2(worstFlat < 0.01, qPrintable(QString("worst ellipse area error %1").arg(worstFlat)));
+    }
+
+    // The windowed centroid (its rows' column ranges, gathered values and sums in lanes) against the definition
+    // computed pixel by pixel: every pixel of the image tested against the circle, its value from maskedPixel, its
+    // weight exp(-r^2 / 2 sigma^2), on random fields with neighbours' segments, bad pixels (non-finite I or sigma,
+    // the bad map), centres near the edges and windows from 0.3 to 40 px, float and double samples.
+    void windowedCentroidAgainstBruteForce() {
+        std::mt19937 rng(57);
+        std::uniform_real_distribution<double> u(0, 1);
+        int compared = 0, none = 0;
+        for (int k = 0; k < 200; ++k) {
+            const int W = 20 + static_cast<int>(60 * u(rng)), H = 20 + static_cast<int>(60 * u(rng));
+            Scene s(W, H, 10.0 * u(rng), 0.5 + u(rng));
+            const double cx = W * u(rng), cy = H * u(rng); // the source measured (most centres start near it)
+            s.add(test::gaussianProfile(3000, cx, cy, 1 + 5 * u(rng), 1 + 5 * u(rng), 180 * u(rng)), 4);
+            s.add(test::gaussianProfile(1000, W * u(rng), H * u(rng), 1 + 3 * u(rng), 1 + 3 * u(rng), 180 * u(rng)), 4);
+            s.makeImage(2.0, static_cast<unsigned>(k));
+            for (int r = 0; r < 4; ++r) { // segments: own (1) and neighbours (2, 3)
+                const int label = 1 + r % 3, bw = 2 + static_cast<int>(12 * u(rng)), bh = 2 + static_cast<int>(12 * u(rng));
+                const int bx = static_cast<int>((W - bw) * u(rng)), by = static_cast<int>((H - bh) * u(rng));
+                for (int y = by; y < by + bh; ++y)
+                    for (int x = bx; x < bx + bw; ++x) s.segmentation[s.at(x, y)] = label;
+            }
+            if (k % 3 == 0) {
+                s.bad.assign(s.v.size(), 0);
+                for (int i = 0; i < 15; ++i) s.bad[s.at(static_cast<int>(W * u(rng)), static_cast<int>(H * u(rng)))] = 1;
+                s.rms[s.at(static_cast<int>(W * u(rng)), static_cast<int>(H * u(rng)))] = std::numeric_limits<float>::quiet_NaN();
+            }
+            if (k % 2 == 1) { // float samples, one of them not finite
+                std::vector<float> f(s.v.size());
+                for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(s.image.value(i));
+                f[s.at(static_cast<int>(W * u(rng)), static_cast<int>(H * u(rng)))] = std::numeric_limits<float>::infinity();
+                s.image = Image::fromSamples(W, H, std::move(f));
+            }
+            const measure::FieldAccess access(s.field());
+            for (int c = 0; c < 5; ++c) {
+                const bool near = c < 4;
+                const double x0 = near ? std::clamp(cx + 6 * u(rng) - 3, -0.4, W - 0.6) : -0.4 + (W - 0.2) * u(rng);
+                const double y0 = near ? std::clamp(cy + 6 * u(rng) - 3, -0.4, H - 0.6) : -0.4 + (H - 0.2) * u(rng);
+                const double sigma = 0.5 + 12 * u(rng) * u(rng);
+                const auto fast = measure::windowedCentroid(access, 1, x0, y0, sigma);
+                // The definition, pixel by pixel.
+                std::optional<std::pair<double, double>> brute;
+                const double rmax = 4 * sigma;
+                double x = x0, y = y0;
+                bool failed = false, settled = false; // settled: the last step well below the stopping step
+                for (int step = 0; step < 16; ++step) {
+                    double sw = 0, sx = 0, sy = 0;
+                    for (int py = 0; py < H; ++py)
+                        for (int px = 0; px < W; ++px) {
+                            const double dx = px - x, dy = py - y, r2 = dx * dx + dy * dy;
+                            if (r2 > rmax * rmax) continue;
+                            const measure::MaskedPixel m = measure::maskedPixel(access, 1, px, py, x, y);
+                            if (!m.counted) continue;
+                            const double wv = std::exp(-r2 / (2 * sigma * sigma)) * m.value;
+                            sw += wv;
+                            sx += wv * dx;
+                            sy += wv * dy;
+                        }
+                    if (!(sw > 0)) {
+                        failed = true;
+                        break;
+                    }
+                    const double ddx = 2 * sx / sw, ddy = 2 * sy / sw;
+                    x += ddx;
+                    y += ddy;
+                    if (!(x >= -0.5 && y >= -0.5 && x <= W - 0.5 && y <= H - 0.5) || std::hypot(x - x0, y - y0) > rmax) {
+                        failed = true;
+                        break;
+                    }
+                    if (ddx * ddx + ddy * ddy < 4e-8) {
+                        settled = ddx * ddx + ddy * ddy < 0.8 * 4e-8;
+                        break;
+                    }
+                }
+                if (!failed) brute = std::make_pair(x, y);
+                QVERIFY2(fast.has_value() == brute.has_value(),
+                         qPrintable(QString("case %1.%2: fast %3, brute %4").arg(k).arg(c).arg(fast.has_value()).arg(brute.has_value())));
+                if (!fast) {
+                    ++none;
+                    continue;
+                }
+                // Where the iteration stops near the 2e-4 px step or runs all 16 steps (it can oscillate), rounding
+                // may take one step more or less: within a step of each other.
+                const double tolerance = settled ? 1e-7 : 1e-3;
+                compared += settled ? 1 : 0;
+                QVERIFY2(std::abs(fast->first - brute->first) < tolerance && std::abs(fast->second - brute->second) < tolerance,
+                         qPrintable(QString("case %1.%2: (%3, %4) vs (%5, %6)")
+                                        .arg(k).arg(c).arg(fast->first, 0, 'g', 17).arg(fast->second, 0, 'g', 17)
+                                        .arg(brute->first, 0, 'g', 17).arg(brute->second, 0, 'g', 17)));
+            }
+        }
+        QVERIFY2(compared > 200 && none > 10, qPrintable(QString("%1 settled, %2 none").arg(compared).arg(none))); // both outcomes are exercised
     }
 
     // The half-light radius behind the windowed centroid's window (SExtractor's growth curve): a round Gaussian of
