@@ -277,6 +277,44 @@ private slots:
         for (std::int32_t l : one) QCOMPARE(l, 1);
     }
 
+    // A galaxy with faint knots on it that only the prominence rule separates (too faint for the contrast rule): one
+    // near the core, parting at a high level, and one far out on the halo. The galaxy keeps the branch it had before
+    // the knots parted (less theirs), so the halo beyond the far knot is the galaxy's; its branch had shrunk to the
+    // core above the near knot's level, and its model gave that halo to the far knot.
+    void knotsLeaveTheGalaxyItsHalo() {
+        const int w = 100, h = 90;
+        const double gx = 40, gy = 40;
+        std::vector<float> d(static_cast<std::size_t>(w) * h), noise(d.size(), 1.0f);
+        auto knot = [](double x, double y, double kx, double ky, double amp) {
+            return amp * std::exp(-((x - kx) * (x - kx) + (y - ky) * (y - ky)) / (2 * 1.4 * 1.4));
+        };
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                d[static_cast<std::size_t>(y) * w + x] =
+                    static_cast<float>(200.0 * std::exp(-((x - gx) * (x - gx) + (y - gy) * (y - gy)) / (2 * 15.0 * 15.0)) +
+                                       knot(x, y, gx + 14, gy, 70.0) + knot(x, y, gx, gy + 25, 60.0));
+        std::vector<std::int64_t> pixels;
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(d.size()); ++i)
+            if (d[static_cast<std::size_t>(i)] > 3.0f) pixels.push_back(i);
+        DetectParams p;
+        p.deblendProminence = 5.0;
+        const DeblendResult r = deblendFootprint(pixels, d.data(), noise.data(), w, p);
+        QVERIFY2(r.markers.size() == 3, qPrintable(QString("%1 markers").arg(r.markers.size()))); // the galaxy and both knots
+        const std::vector<std::int32_t> labels = modelAssignFootprint(pixels, r.branches, d.data(), w);
+        auto labelAt = [&](int x, int y) {
+            const std::int64_t i = static_cast<std::int64_t>(y) * w + x;
+            return labels[static_cast<std::size_t>(std::lower_bound(pixels.begin(), pixels.end(), i) - pixels.begin())];
+        };
+        const std::int32_t galaxy = labelAt(40, 40), nearKnot = labelAt(54, 40), farKnot = labelAt(40, 65);
+        QVERIFY(galaxy != nearKnot && galaxy != farKnot && nearKnot != farKnot);
+        QCOMPARE(labelAt(40, 72), galaxy); // the halo beyond the far knot
+        QCOMPARE(labelAt(47, 65), galaxy); // and beside it
+        QCOMPARE(labelAt(40, 20), galaxy);
+        std::size_t farArea = 0;
+        for (std::int32_t l : labels) farArea += l == farKnot ? 1 : 0;
+        QVERIFY2(farArea < 60, qPrintable(QString("the far knot's segment: %1 px").arg(farArea)));
+    }
+
     // modelAssignFootprint's pruned search (cells, bounds, the last winner first) against trying every model at
     // every pixel, on random fields of 2-300 branches (discs at random places; some with no flux).
     void modelAssignmentEqualsBruteForce() {

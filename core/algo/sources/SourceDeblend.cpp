@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace glint {
@@ -121,10 +122,15 @@ struct Deblender {
     }
 
     // The leaves under a node that exists above level index `from` (-1: the footprint itself), each with its
-    // branch (the node as it came in).
+    // branch (the node as it came in). A node that parts at some level from siblings significant by prominence
+    // alone -- faint compact sources on it, like knots on a galaxy's halo -- and from no sibling significant by its
+    // flux keeps the branch it came in with, less those siblings' own (`inherited`): its Gaussian model, which
+    // shares out the footprint's pixels below the branches, stays the galaxy's extent, as SExtractor has it (for
+    // which those knots are not sources), instead of shrinking to its core, which gave the halo around each knot to
+    // the knot (NGC 1316: Kron ellipses of 100 px on stars of the halo).
     void split(std::vector<std::int64_t> node, int from, std::vector<std::vector<std::int64_t>>& leaves,
-               std::vector<std::vector<std::int64_t>>& leafBranches) {
-        const std::vector<std::int64_t> branch = node;
+               std::vector<std::vector<std::int64_t>>& leafBranches, std::vector<std::int64_t> inherited = {}) {
+        const std::vector<std::int64_t> branch = inherited.empty() ? node : std::move(inherited);
         for (int j = from + 1; j < static_cast<int>(levels.size()); ++j) {
             std::vector<std::int64_t> above;
             above.reserve(node.size());
@@ -133,9 +139,14 @@ struct Deblender {
             if (above.empty()) break;
             std::vector<std::vector<std::int64_t>> branches = grid.components(above);
             std::vector<std::vector<std::int64_t>> significant;
-            for (auto& b : branches)
-                if (static_cast<int>(b.size()) >= params.minArea && (flux(b) > minFlux || prominent(b, levels[j])))
-                    significant.push_back(std::move(b));
+            std::vector<bool> byFlux;
+            for (auto& b : branches) {
+                if (static_cast<int>(b.size()) < params.minArea) continue;
+                const bool bright = flux(b) > minFlux;
+                if (!bright && !prominent(b, levels[j])) continue;
+                significant.push_back(std::move(b));
+                byFlux.push_back(bright);
+            }
             if (significant.empty()) break;
             if (significant.size() == 1) {
                 node = std::move(significant.front());
@@ -146,7 +157,17 @@ struct Deblender {
                 break;
             }
             markers += significant.size() - 1;
-            for (auto& b : significant) split(std::move(b), j, leaves, leafBranches);
+            const std::size_t bright = static_cast<std::size_t>(std::count(byFlux.begin(), byFlux.end(), true));
+            std::vector<std::int64_t> kept; // the one bright node's branch: this one less the faint siblings'
+            if (bright == 1) {
+                std::vector<std::int64_t> faint;
+                for (std::size_t k = 0; k < significant.size(); ++k)
+                    if (!byFlux[k]) faint.insert(faint.end(), significant[k].begin(), significant[k].end());
+                std::sort(faint.begin(), faint.end());
+                std::set_difference(branch.begin(), branch.end(), faint.begin(), faint.end(), std::back_inserter(kept));
+            }
+            for (std::size_t k = 0; k < significant.size(); ++k)
+                split(std::move(significant[k]), j, leaves, leafBranches, byFlux[k] && bright == 1 ? std::move(kept) : std::vector<std::int64_t>{});
             return;
         }
         leaves.push_back(std::move(node));
