@@ -126,8 +126,8 @@ struct Deblender {
     // alone -- faint compact sources on it, like knots on a galaxy's halo -- and from no sibling significant by its
     // flux keeps the branch it came in with, less those siblings' own (`inherited`): its Gaussian model, which
     // shares out the footprint's pixels below the branches, stays the galaxy's extent, as SExtractor has it (for
-    // which those knots are not sources), instead of shrinking to its core, which gave the halo around each knot to
-    // the knot (NGC 1316: Kron ellipses of 100 px on stars of the halo).
+    // which those knots are not sources), instead of shrinking to its core above the highest knot, which gave the
+    // halo around the knots farther out to them (test_source_detect knotsLeaveTheGalaxyItsHalo).
     void split(std::vector<std::int64_t> node, int from, std::vector<std::vector<std::int64_t>>& leaves,
                std::vector<std::vector<std::int64_t>>& leafBranches, std::vector<std::int64_t> inherited = {}) {
         const std::vector<std::int64_t> branch = inherited.empty() ? node : std::move(inherited);
