@@ -239,8 +239,9 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     };
 
     std::vector<Candidate> candidates;
-    // Every mass scale's contrast map, kept for judging whether two mass candidates are one finding (below).
-    std::vector<cv::Mat> scaleContrast;
+    // Every mass scale's contrast and ring-mean maps, kept for judging whether two mass candidates are one finding
+    // (below).
+    std::vector<cv::Mat> scaleContrast, scaleRing;
     std::vector<int> scaleHalf;
     // Masses: radius 1-15 mm at 8 scales.
     {
@@ -260,6 +261,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                     }
             if (scaleHalf.empty() || scaleHalf.back() != h) {
                 scaleContrast.push_back(c);
+                scaleRing.push_back(ring);
                 scaleHalf.push_back(h);
             }
             job.throwIfCancelled();
@@ -420,15 +422,6 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
             if (inside(mass.box, p.x, p.y)) return true;
         return false;
     };
-    // The ring's mean around (x, y) for a disc of half-side h (included pixels only).
-    const auto ringMeanAt = [&](int x, int y, int h) {
-        const auto sum = [&](const cv::Mat& ii, int hh) {
-            const int x0 = std::max(0, x - hh), x1 = std::min(cols, x + hh + 1), y0 = std::max(0, y - hh), y1 = std::min(rows, y + hh + 1);
-            return ii.at<double>(y1, x1) - ii.at<double>(y0, x1) - ii.at<double>(y1, x0) + ii.at<double>(y0, x0);
-        };
-        const double n = sum(iM, 2 * h) - sum(iM, h);
-        return n > 0 ? (sum(iI, 2 * h) - sum(iI, h)) / n : 0.0;
-    };
     // Two mass candidates are one finding when the disc that holds them both stands out as one: a large mass
     // answers more strongly at smaller scales on parts of it (its rim, a denser lobe) than at its own scale, whose
     // ring reaches far into the tissue, so it could take two or three boxes of a smaller scale side by side, none
@@ -441,7 +434,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
     // uncertainty (one unit, as for a larger candidate holding a kept centre above), the better one takes that
     // disc's box, keeping its rank and contrast. (Moving the box on the weaker test alone moved boxes off masses
     // onto the midpoint with a texture answer beside them.)
-    struct Disc { double contrast = -1e9; int x = 0, y = 0, h = 0; };
+    struct Disc { double contrast = -1e9; int x = 0, y = 0, h = 0; double ring = 0.0; };
     const auto discHolding = [&](const Candidate& a, const Candidate& b, double enough) {
         Disc d;
         const double need = std::max({std::abs(a.cx - b.cx) / 2.0, std::abs(a.cy - b.cy) / 2.0, (std::max({a.box.width, a.box.height, b.box.width, b.box.height}) - 1) / 2.0});
@@ -459,7 +452,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                     const float v = cm.at<float>(y, x);
                     if (v <= d.contrast) continue;
                     if (std::max({std::abs(x - a.cx), std::abs(x - b.cx), std::abs(y - a.cy), std::abs(y - b.cy)}) > h) continue;
-                    d = {v, x, y, h};
+                    d = {v, x, y, h, scaleRing[i].at<float>(y, x)};
                 }
             if (d.contrast >= enough) break; // the smallest such disc: the box fits the finding
         }
@@ -513,7 +506,7 @@ BrightestResult rankMammogramLesions(const Image& image, const BrightestParams& 
                     const Disc d = discHolding(k, c, strong);
                     if (d.contrast >= strong) {
                         extendKept(ki, cv::Rect(d.x - d.h, d.y - d.h, 2 * d.h + 1, 2 * d.h + 1) & cv::Rect(0, 0, cols, rows), d.x, d.y,
-                                   ringMeanAt(d.x, d.y, d.h));
+                                   d.ring);
                     }
                 }
             }
