@@ -249,10 +249,12 @@ std::uint32_t crc32(const std::string& bytes) {
     return crc ^ 0xFFFFFFFFu;
 }
 
+// v as 4 bytes, most significant first (PNG's byte order).
+std::string be32(std::uint32_t v) {
+    return std::string{char(v >> 24), char((v >> 16) & 0xFF), char((v >> 8) & 0xFF), char(v & 0xFF)};
+}
+
 std::string pngChunk(const std::string& type, const std::string& data) {
-    const auto be32 = [](std::uint32_t v) {
-        return std::string{char(v >> 24), char((v >> 16) & 0xFF), char((v >> 8) & 0xFF), char(v & 0xFF)};
-    };
     return be32(static_cast<std::uint32_t>(data.size())) + type + data + be32(crc32(type + data));
 }
 
@@ -260,9 +262,6 @@ std::string pngChunk(const std::string& type, const std::string& data) {
 // the mammogram ranking) and tEXt chunks after IHDR (signature 8 bytes + IHDR 25 bytes).
 std::string withTextChunks(const std::vector<unsigned char>& png) {
     const std::string bytes(png.begin(), png.end());
-    const auto be32 = [](std::uint32_t v) {
-        return std::string{char(v >> 24), char((v >> 16) & 0xFF), char((v >> 8) & 0xFF), char(v & 0xFF)};
-    };
     const std::uint32_t perMetre = 6667; // 1000 mm / 0.15 mm
     std::string text = pngChunk("pHYs", be32(perMetre) + be32(perMetre) + std::string(1, '\x01'));
     const auto add = [&](const std::string& key, const std::string& value) { text += pngChunk("tEXt", key + '\0' + value); };
