@@ -20,6 +20,7 @@
 #include "scenes/MammoFilms.h"
 #include "scenes/MammoScore.h"
 
+#include <QtEndian>
 #include <QtTest>
 
 #if GLINT_WITH_IMGCODECS && GLINT_WITH_GDAL
@@ -268,15 +269,15 @@ private slots:
         for (const quint32 perMetre : {2835u, 200000u, 300u}) { // 72 dpi; 5 um (5 mm film); 3.3 mm (3.4 m film)
             QByteArray changed = bytes;
             QByteArray body(9, '\0');
-            for (int k = 0; k < 2; ++k)
-                for (int b = 0; b < 4; ++b) body[4 * k + b] = static_cast<char>((perMetre >> (24 - 8 * b)) & 0xFF);
+            qToBigEndian(perMetre, body.data());
+            qToBigEndian(perMetre, body.data() + 4);
             body[8] = 1;
             changed.replace(at + 4, 9, body);
             const QString path = dir.filePath(QString("phys-%1.png").arg(perMetre));
             QFile out(path);
             QVERIFY(out.open(QIODevice::WriteOnly));
             const quint32 crc = static_cast<quint32>(::crc32(0L, reinterpret_cast<const Bytef*>(changed.constData() + at), 13));
-            for (int b = 0; b < 4; ++b) changed[at + 13 + b] = static_cast<char>((crc >> (24 - 8 * b)) & 0xFF);
+            qToBigEndian(crc, changed.data() + at + 13);
             out.write(changed);
             out.close();
             const Image film = loadImage(path.toStdString());
