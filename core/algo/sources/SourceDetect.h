@@ -93,8 +93,9 @@ std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>
 struct DeblendResult {
     std::vector<std::vector<std::int64_t>> markers;
     // Per marker, its branch: the node of the tree where it parted from its siblings (the marker is that node
-    // climbed to the last level where it stays one piece); disjoint, each holding its marker. The whole footprint
-    // for a footprint of one marker.
+    // climbed to the last level where it stays one piece) -- or, for a node that parted only from siblings significant
+    // by prominence alone, the branch it came in with less theirs; disjoint, each holding its marker. The whole
+    // footprint for a footprint of one marker.
     std::vector<std::vector<std::int64_t>> branches;
     bool overflow = false;
 };
