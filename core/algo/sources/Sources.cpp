@@ -28,7 +28,6 @@ void releaseMemory(std::vector<T>& v) {
     std::vector<T>().swap(v);
 }
 
-
 // gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
 constexpr double kFallbackFilterFwhm = 3.0;
 // deblend_filter gauss:auto: this times the detection filter's FWHM.
