@@ -1,0 +1,127 @@
+// The program's operator new (core/util/LargePages.cpp): image-sized blocks are advised as transparent huge pages
+// (the kernel's VmFlags "hg" on their mapping), whether glibc maps them or takes them from the heap; and the allocation functions keep the
+// standard's contract (bad_alloc, nothrow's null, distinct pointers for size 0, every form freed by its delete).
+#include <QtTest>
+
+#include <malloc.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+// The VmFlags of the mapping of /proc/self/smaps that holds address a ("" when none does).
+std::string vmFlagsAt(std::uintptr_t a) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    while (std::getline(smaps, line)) {
+        std::uintptr_t begin = 0, end = 0;
+        char dash = 0;
+        std::istringstream head(line);
+        if (head >> std::hex >> begin >> dash >> end && dash == '-' && line.find(':') > line.find(' ')) {
+            inside = begin <= a && a < end;
+            continue;
+        }
+        if (inside && line.rfind("VmFlags:", 0) == 0) return line.substr(8);
+    }
+    return {};
+}
+
+bool hasFlag(const std::string& flags, const std::string& flag) {
+    std::istringstream words(flags);
+    for (std::string w; words >> w;)
+        if (w == flag) return true;
+    return false;
+}
+
+} // namespace
+
+class TestLargePages : public QObject {
+    Q_OBJECT
+
+private slots:
+    void imageSizedBlocksAreAdvised() {
+        if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+            QSKIP("this kernel has no transparent huge pages: the advice is ignored");
+        for (int round = 0; round < 2; ++round) {
+            // Round 0: glibc's own thresholds (each block mapped by itself); round 1: glint-cli's (blocks up to
+            // 32 MiB from the heap).
+            if (round == 1) {
+                mallopt(M_MMAP_THRESHOLD, 32 << 20);
+                mallopt(M_TRIM_THRESHOLD, 1 << 30);
+            }
+            for (std::size_t megabytes : {4, 16, 48}) {
+                std::vector<float> map(megabytes << 18); // megabytes MiB of floats
+                const auto begin = reinterpret_cast<std::uintptr_t>(map.data());
+                const std::uintptr_t interior = (begin + kHugePage - 1) & ~(kHugePage - 1);
+                QVERIFY(interior + kHugePage <= begin + map.size() * sizeof(float));
+                const std::string flags = vmFlagsAt(interior);
+                QVERIFY2(!flags.empty(), "the block's mapping is not in /proc/self/smaps");
+                QVERIFY2(hasFlag(flags, "hg"),
+                         qPrintable(QString("round %1, %2 MiB block, VmFlags:%3").arg(round).arg(megabytes).arg(flags.c_str())));
+                map[map.size() / 2] = 1.0f;
+                QCOMPARE(map[map.size() / 2], 1.0f);
+            }
+        }
+    }
+
+    void theStandardsContract() {
+        // Size 0: a distinct, freeable pointer each time.
+        void* a = ::operator new(0);
+        void* b = ::operator new(0);
+        QVERIFY(a != nullptr && b != nullptr && a != b);
+        ::operator delete(a);
+        ::operator delete(b, std::size_t{0});
+        // More than any machine has: bad_alloc, and null from the nothrow forms.
+        const std::size_t absurd = std::size_t{1} << 62;
+        bool threw = false;
+        try {
+            void* p = ::operator new(absurd);
+            ::operator delete(p);
+        } catch (const std::bad_alloc&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        QCOMPARE(::operator new(absurd, std::nothrow), static_cast<void*>(nullptr));
+        QCOMPARE(::operator new[](absurd, std::nothrow), static_cast<void*>(nullptr));
+        // A new_handler that frees something lets the allocation be retried; it runs once per failure.
+        static int calls = 0;
+        calls = 0;
+        std::set_new_handler([] {
+            ++calls;
+            std::set_new_handler(nullptr); // the next failure throws
+        });
+        threw = false;
+        try {
+            void* p = ::operator new(absurd);
+            ::operator delete(p);
+        } catch (const std::bad_alloc&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        QCOMPARE(calls, 1);
+        // Every form with its own delete, large and small; the memory is usable to its last byte.
+        for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{5} << 20}) {
+            char* p = static_cast<char*>(::operator new(n));
+            char* q = new char[n];
+            char* r = static_cast<char*>(::operator new(n, std::nothrow));
+            QVERIFY(r != nullptr);
+            p[0] = p[n - 1] = q[0] = q[n - 1] = r[0] = r[n - 1] = 'x';
+            ::operator delete(p, n);
+            delete[] q;
+            ::operator delete(r, std::nothrow);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLargePages)
+#include "test_large_pages.moc"
