@@ -443,14 +443,14 @@ private:
                                                                   group, sizeX, sizeY, planes);
             GLINT_CUDA_CHECK_LAUNCH();
             // Planes past the last bin are all 0: they add nothing.
-            if (cufftExecD2Z(rt_.fftPlans.forward(), planes, reinterpret_cast<cufftDoubleComplex*>(spectra)) != CUFFT_SUCCESS)
+            if (!rt_.fftPlans.forward(planes, reinterpret_cast<cufftDoubleComplex*>(spectra)))
                 throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
             fftAccumulateKernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream_>>>(spectra, g, half, acc, first == 0);
             GLINT_CUDA_CHECK_LAUNCH();
         }
         // The inverse overwrites its input: the sum is not needed after it.
         double* counts = planes;
-        if (cufftExecZ2D(rt_.fftPlans.inverse(), reinterpret_cast<cufftDoubleComplex*>(acc), counts) != CUFFT_SUCCESS)
+        if (!rt_.fftPlans.inverse(reinterpret_cast<cufftDoubleComplex*>(acc), counts))
             throw BackendUnavailable("common component: cuFFT failed in the FFT bound; use --backend cpu");
         // The host's margin: far above the rounding error of a double-precision FFT correlation.
         const double margin = 1.0 + 1e-6 * std::sqrt(static_cast<double>(validA) * static_cast<double>(totalB));

@@ -200,11 +200,11 @@ bool registerOnDevice(const Image& a, const Image& b, const OffsetRange& range, 
     for (const auto& side : sides) {
         windowKernel<<<grid, block, 0, stream>>>(side.samples, side.mean, side.w, side.h, sizeX, sizeY, plane);
         GLINT_CUDA_CHECK_LAUNCH();
-        if (cufftExecR2C(rt.plans.forward(), plane, side.spectrum) != CUFFT_SUCCESS) return false;
+        if (!rt.plans.forward(plane, side.spectrum)) return false;
     }
     crossPowerKernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream>>>(fa, fb, half, fa);
     GLINT_CUDA_CHECK_LAUNCH();
-    if (cufftExecC2R(rt.plans.inverse(), fa, plane) != CUFFT_SUCCESS) return false;
+    if (!rt.plans.inverse(fa, plane)) return false;
     scaleKernel<<<static_cast<unsigned>((real + 255) / 256), 256, 0, stream>>>(plane, real, 1.0f / static_cast<float>(real));
     GLINT_CUDA_CHECK_LAUNCH();
     GLINT_CUDA_CHECK(cudaMemsetAsync(dCount, 0, sizeof(std::uint32_t), stream));
