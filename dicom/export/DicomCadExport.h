@@ -7,7 +7,8 @@
 // The source must be a DICOM image (its UIDs are referenced): anything else is a UsageError ("needs a
 // DICOM input image"). Zero marks give a valid SR whose summary says "without findings", and a GSPS with an
 // empty layer. New instances get UIDs from dcmGenerateUniqueIdentifier. Bytes are written through
-// writeFileAtomically (temporary beside the target, then renamed).
+// writeFileAtomically (temporary beside the target, then renamed). DCMTK itself is in a plugin opened on the first
+// write (DicomCadWriter.h); without it the writers throw OutputError saying where it was looked for.
 // Built only where DCMTK is found (GLINT_HAVE_DCMTK); elsewhere the options say DCMTK is missing.
 #pragma once
 

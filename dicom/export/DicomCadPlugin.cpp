@@ -1,7 +1,7 @@
-#include "dicom/export/DicomCadExport.h"
+// The DICOM CAD writer plugin (dicom/export/DicomCadWriter.h): a Mammography CAD SR and a Grayscale Softcopy
+// Presentation State built with DCMTK, returned as bytes.
+#include "dicom/export/DicomCadWriter.h"
 
-#include "core/export/ExportRegions.h"
-#include "core/util/AtomicFile.h"
 #include "core/util/Errors.h"
 
 #include <dcmtk/dcmdata/dcdeftag.h>
@@ -15,41 +15,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <vector>
 
 namespace glint {
-
-bool dicomExportAvailable() { return true; }
-
-std::vector<CadMark> cadMarksFromRegions(const std::vector<ExportRegion>& regions) {
-    std::vector<CadMark> marks;
-    for (const ExportRegion& r : regions) {
-        CadMark m;
-        m.rank = r.rank;
-        m.label = r.label;
-        for (const RegionValue& v : r.values) // the first figure that is not the rank itself
-            if (v.name != "rank") {
-                m.significance = v.value;
-                m.significanceName = v.name;
-                break;
-            }
-        if (!r.outline.empty() && !r.outline.front().outer.empty()) {
-            for (const GridCorner& c : r.outline.front().outer)
-                m.outline.emplace_back(static_cast<double>(c.x), static_cast<double>(c.y));
-            m.outline.push_back(m.outline.front());
-        } else if (!r.points.empty()) {
-            for (const auto& [x, y] : r.points) m.outline.emplace_back(x + 0.5, y + 0.5);
-            if (r.ellipse) m.outline.push_back(m.outline.front());
-        } else if (r.width == 1 && r.height == 1) {
-            m.outline.emplace_back(r.x + 0.5, r.y + 0.5);
-        } else {
-            const double x0 = r.x, y0 = r.y, x1 = r.x + r.width, y1 = r.y + r.height;
-            m.outline = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
-        }
-        marks.push_back(std::move(m));
-    }
-    return marks;
-}
 
 namespace {
 
@@ -113,9 +82,7 @@ void check(const OFCondition& status, const std::string& target, const char* wha
     if (status.bad()) throw OutputError("cannot build '" + target + "' (" + what + "): " + status.text());
 }
 
-} // namespace
-
-void writeMammographyCadSr(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
+std::string mammographyCadSrBytes(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
     Source source;
     readSource(info, source);
     DcmDataset& ds = *source.file.getDataset();
@@ -203,10 +170,10 @@ void writeMammographyCadSr(const std::string& target, const CadExportInfo& info,
     }
     DcmFileFormat out;
     check(doc.write(*out.getDataset()), target, "document");
-    writeFileAtomically(target, fileBytes(out, target));
+    return fileBytes(out, target);
 }
 
-void writePresentationState(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
+std::string presentationStateBytes(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
     Source source;
     readSource(info, source);
     DVPresentationState ps;
@@ -246,7 +213,44 @@ void writePresentationState(const std::string& target, const CadExportInfo& info
     // General Series' Laterality (Type 2C), which DCMTK leaves out: the image's, empty when it has none.
     check(out.getDataset()->putAndInsertString(DCM_Laterality, text(*source.file.getDataset(), DCM_Laterality).c_str()),
           target, "laterality");
-    writeFileAtomically(target, fileBytes(out, target));
+    return fileBytes(out, target);
 }
 
+// The builders' exceptions as the interface's failures (the program throws its own types for them).
+template <typename Build>
+DicomCadBytes caught(Build build) {
+    DicomCadBytes out;
+    try {
+        out.bytes = build();
+    } catch (const UsageError& e) {
+        out = {{}, DicomCadFailure::Usage, e.what()};
+    } catch (const InputError& e) {
+        out = {{}, DicomCadFailure::Input, e.what()};
+    } catch (const std::bad_alloc&) {
+        out = {{}, DicomCadFailure::OutOfMemory, "out of memory"};
+    } catch (const std::exception& e) {
+        out = {{}, DicomCadFailure::Output, e.what()};
+    }
+    return out;
+}
+
+class Writer final : public DicomCadWriter {
+public:
+    DicomCadBytes mammographyCadSr(const std::string& target, const CadExportInfo& info,
+                                   const std::vector<CadMark>& marks) const override {
+        return caught([&] { return mammographyCadSrBytes(target, info, marks); });
+    }
+    DicomCadBytes presentationState(const std::string& target, const CadExportInfo& info,
+                                    const std::vector<CadMark>& marks) const override {
+        return caught([&] { return presentationStateBytes(target, info, marks); });
+    }
+};
+
+} // namespace
+
 } // namespace glint
+
+extern "C" __attribute__((visibility("default"))) const glint::DicomCadWriter* GLINT_DICOM_CAD_FACTORY() {
+    static const glint::Writer writer;
+    return &writer;
+}

@@ -4,8 +4,11 @@
 // SELECTED FROM, the evidence) names the source's SOP Class and Instance, one SCOORD per region; the
 // presentation state references the source's study, series and instance and holds one graphic and one
 // rank text per region. Also: zero marks (a valid SR "without findings"), a non-DICOM input (exit 2, one
-// line, nothing written). Skipped in a build without DCMTK.
+// line, nothing written); DCMTK is a plugin (glint_dicom_cad) mapped only by a run that writes one of these files,
+// and a writer plugin that does not load refuses the output with one line and exit 3. Skipped in a build without
+// DCMTK.
 #include "tests/support/GdcmElements.h"
+#include "tests/support/PluginChecks.h"
 #include "tests/support/TestSupport.h"
 
 #include <QFile>
@@ -210,6 +213,51 @@ private slots:
         const QString mg = writeMammogram();
         const test::CliResult same = test::runCli({"brightest", mg, "--gsps", mg});
         QCOMPARE(same.exitCode, 2);
+#endif
+    }
+
+    // Reading DICOM and finding regions map none of DCMTK (the dynamic linker's own list); the first CAD SR does.
+    void dcmtkLoadedOnlyToWriteDicom() {
+#if !GLINT_HAVE_DCMTK
+        QSKIP("this build has no DCMTK");
+#else
+        const QString mg = writeMammogram();
+        QVERIFY(!mg.isEmpty());
+        const test::CliResult read = test::runCliWithEnv({"brightest", mg, "--k", "2"}, "LD_DEBUG", "files");
+        QVERIFY2(read.exitCode == 0, read.err.right(2000).constData());
+        QVERIFY2(!read.err.contains("glint_dicom_cad") && !read.err.contains("libdcm"), "a run without DICOM outputs loaded DCMTK");
+        const QString sr = test::tempDir() + "/mapped-sr.dcm";
+        const test::CliResult write = test::runCliWithEnv({"brightest", mg, "--k", "2", "--cad-sr", sr}, "LD_DEBUG", "files");
+        QVERIFY2(write.exitCode == 0, write.err.right(2000).constData());
+        QVERIFY(write.err.contains("glint_dicom_cad") && write.err.contains("libdcmsr"));
+        QVERIFY(QFile::exists(sr));
+#endif
+    }
+
+    void missingWriterPlugin_data() { test::addBrokenPluginRows("glint_dicom_cad"); }
+
+    // A writer plugin that does not load: the DICOM outputs are refused with one line and exit 3, nothing is
+    // written; the same search without them runs.
+    void missingWriterPlugin() {
+#if !GLINT_HAVE_DCMTK
+        QSKIP("this build has no DCMTK");
+#else
+        QFETCH(QString, plugin);
+        QFETCH(QString, why);
+        const QString mg = writeMammogram();
+        QVERIFY(!mg.isEmpty());
+        const QString sr = test::tempDir() + "/unwritten-sr.dcm", ps = test::tempDir() + "/unwritten-ps.dcm";
+        for (const QStringList& output : {QStringList{"--cad-sr", sr}, QStringList{"--gsps", ps}}) {
+            const test::CliResult r = test::runCliWithEnv(QStringList{"brightest", mg, "--k", "2"} + output, "GLINT_DICOM_CAD_PLUGIN", plugin);
+            QCOMPARE(r.exitCode, 3);
+            QVERIFY2(test::oneErrorLine(r.err), r.err.constData());
+            QVERIFY2(r.err.startsWith("glint-cli: cannot write '" + output[1].toUtf8() + "': "), r.err.constData());
+            QVERIFY2(r.err.contains(why.toUtf8()), r.err.constData());
+            QVERIFY(!QFile::exists(output[1]));
+        }
+        const test::CliResult plain = test::runCliWithEnv({"brightest", mg, "--k", "2"}, "GLINT_DICOM_CAD_PLUGIN", plugin);
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY2(!plain.err.contains("plugin"), plain.err.constData());
 #endif
     }
 };

@@ -180,6 +180,17 @@ private slots:
         QVERIFY(csv.find("\npath,image_width,image_height,number,x,y,flux_auto") != std::string::npos);
         QVERIFY(std::count(csv.begin(), csv.end(), '\n') > 50);
     }
+
+    // A FITS catalogue's process maps only what it uses (the dynamic linker's own list): not the libraries of the
+    // DICOM outputs (DCMTK), the GPU's FFT (cuFFT), DICOM reading (GDCM) or the raster codecs (GDAL), each of which
+    // costs every process its loading time (~55 ms at start-up with DCMTK and cuFFT linked, ~30 ms without).
+    void aCatalogueLoadsOnlyWhatItUses() {
+        const test::CliResult r = test::runCliWithEnv({"sources", test::samplePath("ngc1316o.fit"), "--backend", "cpu"}, "LD_DEBUG", "files");
+        QVERIFY2(r.exitCode == 0, r.err.right(2000).constData());
+        QVERIFY(r.err.contains("libcfitsio")); // the list is there
+        for (const char* unused : {"libdcm", "glint_dicom", "libcufft", "libgdcm", "libgdal", "glint_codecs"})
+            QVERIFY2(!r.err.contains(unused), unused);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSourcesCli)

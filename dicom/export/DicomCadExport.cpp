@@ -1,0 +1,94 @@
+// CAD marks from regions, and the DICOM writers: the DCMTK plugin (DicomCadWriter.h) opened on first use, its bytes
+// written here.
+#include "dicom/export/DicomCadExport.h"
+
+#include "core/export/ExportRegions.h"
+#include "core/io/Plugin.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Errors.h"
+#include "core/util/Printable.h"
+#include "dicom/export/DicomCadWriter.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+namespace glint {
+
+namespace {
+
+struct Loaded {
+    const DicomCadWriter* writer = nullptr;
+    std::string error;
+};
+
+Loaded load() {
+    const OpenedPlugin plugin =
+        openPlugin({"DICOM CAD writer", "GLINT_DICOM_CAD_PLUGIN", GLINT_DICOM_CAD_FILE_NAME, GLINT_DICOM_CAD_FACTORY_NAME});
+    if (!plugin.factory) return {nullptr, plugin.error};
+    Loaded out;
+    out.writer = reinterpret_cast<DicomCadFactory>(plugin.factory)();
+    if (!out.writer) out.error = "cannot load the DICOM CAD writer plugin '" + printableMessage(plugin.path) + "': it gave no writer";
+    return out;
+}
+
+const DicomCadWriter& writer(const std::string& target) {
+    const Loaded& loaded = loadedOnce<&load>();
+    if (!loaded.writer) throw OutputError("cannot write '" + printableMessage(target) + "': " + loaded.error);
+    return *loaded.writer;
+}
+
+void write(const std::string& target, const DicomCadBytes& made) {
+    switch (made.failure) {
+    case DicomCadFailure::None: writeFileAtomically(target, made.bytes); return;
+    case DicomCadFailure::Usage: throw UsageError(made.message);
+    case DicomCadFailure::Input: throw InputError(made.message);
+    case DicomCadFailure::OutOfMemory: throw std::bad_alloc();
+    case DicomCadFailure::Output: break;
+    }
+    throw OutputError(made.message);
+}
+
+} // namespace
+
+bool dicomExportAvailable() { return true; }
+
+std::vector<CadMark> cadMarksFromRegions(const std::vector<ExportRegion>& regions) {
+    std::vector<CadMark> marks;
+    for (const ExportRegion& r : regions) {
+        CadMark m;
+        m.rank = r.rank;
+        m.label = r.label;
+        for (const RegionValue& v : r.values) // the first figure that is not the rank itself
+            if (v.name != "rank") {
+                m.significance = v.value;
+                m.significanceName = v.name;
+                break;
+            }
+        if (!r.outline.empty() && !r.outline.front().outer.empty()) {
+            for (const GridCorner& c : r.outline.front().outer)
+                m.outline.emplace_back(static_cast<double>(c.x), static_cast<double>(c.y));
+            m.outline.push_back(m.outline.front());
+        } else if (!r.points.empty()) {
+            for (const auto& [x, y] : r.points) m.outline.emplace_back(x + 0.5, y + 0.5);
+            if (r.ellipse) m.outline.push_back(m.outline.front());
+        } else if (r.width == 1 && r.height == 1) {
+            m.outline.emplace_back(r.x + 0.5, r.y + 0.5);
+        } else {
+            const double x0 = r.x, y0 = r.y, x1 = r.x + r.width, y1 = r.y + r.height;
+            m.outline = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
+        }
+        marks.push_back(std::move(m));
+    }
+    return marks;
+}
+
+void writeMammographyCadSr(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
+    write(target, writer(target).mammographyCadSr(target, info, marks));
+}
+
+void writePresentationState(const std::string& target, const CadExportInfo& info, const std::vector<CadMark>& marks) {
+    write(target, writer(target).presentationState(target, info, marks));
+}
+
+} // namespace glint
