@@ -600,6 +600,10 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             found[f] = footprintSources(in, prints[f]);
         }
     }, params.threads);
+    // The narrower filter's images are read by the deblending alone: their memory goes back before the
+    // segmentation map takes as much (it reuses those pages rather than faulting fresh ones in).
+    split.reset();
+    splitNoise.reset();
     next("detect: segments");
     det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
     for (std::size_t f = 0; f < found.size(); ++f) {
