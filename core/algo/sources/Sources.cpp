@@ -194,8 +194,10 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
             });
         });
         if (weight) applyWeightMap(params, *weight, m.globalRms(), out.rms, out.bad);
-        for (std::size_t i = 0; i < n; ++i)
-            if (!(out.rms[i] > 0.0f)) out.bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+        parallelFor(0, n, std::size_t{1} << 16, [&](std::size_t i0, std::size_t i1) {
+            for (std::size_t i = i0; i < i1; ++i)
+                if (!(out.rms[i] > 0.0f)) out.bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+        }, threadsForPixels(static_cast<double>(n)));
         return out;
     };
     // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
@@ -242,7 +244,9 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     if (params.backgroundMask) {
         auto step = job.timing().scope("background without sources");
         std::vector<std::uint8_t> excluded = sourceMask(det.footprintPixels, w, h);
-        for (std::size_t i = 0; i < n; ++i) excluded[i] = excluded[i] | badBefore[i];
+        parallelFor(0, n, std::size_t{1} << 16, [&](std::size_t i0, std::size_t i1) {
+            for (std::size_t i = i0; i < i1; ++i) excluded[i] = excluded[i] | badBefore[i];
+        }, threadsForPixels(static_cast<double>(n)));
         BackgroundParams bp;
         bp.mesh = params.mesh;
         BackgroundMap masked = estimateBackground(image, excluded, bp);
