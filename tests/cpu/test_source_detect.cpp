@@ -161,7 +161,7 @@ private slots:
         }
     }
 
-    // Without deblending and without the SNR test, the segments are exactly the brute-force footprints.
+    // Without deblending, CLEAN and the SNR test, the segments are exactly the brute-force footprints.
     void footprintsEqualBruteForce() {
         std::mt19937 rng(11);
         for (int round = 0; round < 8; ++round) {
@@ -172,6 +172,7 @@ private slots:
             p.minArea = 1 + round % 4;
             p.deblendLevels = 1;
             p.minSnr = 0;
+            p.clean = false;
             const Detection det = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
             std::set<std::int64_t> above;
             for (std::size_t i = 0; i < det.detectionImage.size(); ++i)
@@ -524,6 +525,53 @@ private slots:
         QVERIFY(a.detectionImage == b.detectionImage);
         QCOMPARE(a.segments.size(), b.segments.size());
         QVERIFY(a.segments.size() > 20);
+    }
+
+    // SExtractor's CLEAN (step 5): a faint detection just off a bright star, which the star's Moffat profile (its flux
+    // and moments) explains, is merged into the star -- its pixels join the star's segment; with clean off it is a
+    // source of its own; a real star as far off, brighter than that profile there, stays a source with clean on.
+    void cleanMergesWhatABrighterProfileExplains() {
+        const int w = 120, h = 120;
+        constexpr double kDist = 14.0; // the companion's distance from the star
+        auto scene = [&](double amp2) {
+            Field f{w, h, std::vector<float>(static_cast<std::size_t>(w) * h), std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f), {}};
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const double r1 = (x - 60.0) * (x - 60.0) + (y - 60.0) * (y - 60.0);
+                    const double r2 = (x - 60.0 - kDist) * (x - 60.0 - kDist) + (y - 60.0) * (y - 60.0);
+                    f.v[static_cast<std::size_t>(y) * w + x] =
+                        static_cast<float>(5000.0 * std::exp(-r1 / (2 * 2.0 * 2.0)) + amp2 * std::exp(-r2 / (2 * 1.5 * 1.5)));
+                }
+            return f;
+        };
+        DetectParams p;
+        p.filterFwhm = 2.0;
+        p.minSnr = 0.0;
+        p.deblendProminence = 5.0;
+        const std::size_t star = 60 * static_cast<std::size_t>(w) + 60, bump = 60 * static_cast<std::size_t>(w) + 60 + static_cast<std::size_t>(kDist);
+        {
+            // Amplitude 2 (its brightest pixels barely above the threshold, where the star's Moffat stands higher).
+            const Field f = scene(2.0);
+            p.clean = false;
+            const Detection off = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            QCOMPARE(off.segments.size(), std::size_t(2));
+            QVERIFY(off.segmentation[bump] != 0 && off.segmentation[bump] != off.segmentation[star]);
+            QCOMPARE(off.cleaned, 0);
+            p.clean = true;
+            const Detection on = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            QCOMPARE(on.segments.size(), std::size_t(1));
+            QCOMPARE(on.cleaned, 1);
+            QCOMPARE(on.segmentation[bump], on.segmentation[star]); // its pixels joined the star's segment
+            QCOMPARE(on.segments[0].area, off.segments[0].area + off.segments[1].area);
+            QVERIFY(on.segments[0].flags & kSourceBlended);
+            QCOMPARE(on.rejectedFootprints, 0); // a footprint cleaned away is not one rejected
+        }
+        for (double amp2 : {10.0, 30.0}) { // a star of its own
+            const Field f = scene(amp2);
+            const Detection on = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            QCOMPARE(on.segments.size(), std::size_t(2));
+            QCOMPARE(on.cleaned, 0);
+        }
     }
 
     void emptyAndAllBadFields() {

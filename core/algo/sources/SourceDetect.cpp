@@ -11,6 +11,8 @@
 #endif
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -482,6 +484,7 @@ struct FootprintSources {
     std::vector<SourceCore> cores;
     bool overflow = false;
     int rejectedMarkers = 0;
+    bool mergedInto = false, mergedAway = false; // CLEAN merged another segment into one of these / one of these away
 };
 
 FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
@@ -512,6 +515,137 @@ FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::i
         }
         branches = std::move(kept); // the pixels of the rejected markers go to the others
     }
+}
+
+// What SExtractor's CLEAN reads of a segment (its clean.c, with abcor = 1): the flux of D over the segment, the
+// barycentre and second moments of D > 0, a Moffat profile of that flux that falls to the detection threshold at the
+// segment's area (amp (1 + alpha r^2)^-beta, r in units of the moments' ellipse), and mthresh, how far the segment's
+// minArea-th brightest pixel stands above the threshold (0 under minArea pixels).
+struct CleanShape {
+    double flux = 0.0, x = 0.0, y = 0.0, cxx = 0.0, cyy = 0.0, cxy = 0.0, a = 0.0, amp = 0.0, alpha = 0.0, mthresh = 0.0;
+    bool model = false; // amp and alpha defined (a positive flux above a positive threshold)
+};
+
+CleanShape cleanShape(const std::vector<std::int64_t>& segment, const float* detection, const float* noise, int width,
+                      const DetectParams& params, double beta) {
+    CleanShape c;
+    double sx = 0.0, sy = 0.0;
+    std::int64_t peak = segment.front();
+    for (const std::int64_t p : segment) {
+        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+        c.flux += v;
+        sx += v * static_cast<double>(p % width);
+        sy += v * static_cast<double>(p / width);
+        if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
+    }
+    std::vector<double> above;
+    above.reserve(segment.size());
+    for (const std::int64_t p : segment)
+        above.push_back(static_cast<double>(detection[static_cast<std::size_t>(p)]) -
+                        params.threshold * static_cast<double>(noise[static_cast<std::size_t>(p)]));
+    const std::size_t k = static_cast<std::size_t>(std::max(1, params.minArea));
+    if (above.size() >= k) {
+        std::nth_element(above.begin(), above.begin() + static_cast<std::ptrdiff_t>(k - 1), above.end(), std::greater<>());
+        c.mthresh = above[k - 1];
+    }
+    if (!(c.flux > 0.0)) return c;
+    c.x = sx / c.flux;
+    c.y = sy / c.flux;
+    double xx = 0.0, yy = 0.0, xy = 0.0;
+    for (const std::int64_t p : segment) {
+        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+        const double dx = static_cast<double>(p % width) - c.x, dy = static_cast<double>(p / width) - c.y;
+        xx += v * dx * dx;
+        yy += v * dy * dy;
+        xy += v * dx * dy;
+    }
+    double x2 = xx / c.flux, y2 = yy / c.flux;
+    const double c2 = xy / c.flux;
+    if (x2 * y2 - c2 * c2 < 1.0 / 144.0) { // SExtractor's guard against a singular (one-pixel-wide) profile
+        x2 += 1.0 / 12.0;
+        y2 += 1.0 / 12.0;
+    }
+    const double det = x2 * y2 - c2 * c2;
+    const double half = 0.5 * (x2 + y2), root = std::sqrt(0.25 * (x2 - y2) * (x2 - y2) + c2 * c2);
+    const double a = std::sqrt(half + root), b = std::sqrt(std::max(half - root, 1e-12));
+    c.a = a;
+    c.cxx = y2 / det;
+    c.cyy = x2 / det;
+    c.cxy = -2.0 * c2 / det;
+    const double unitArea = M_PI * a * b;
+    const double threshold = params.threshold * static_cast<double>(noise[static_cast<std::size_t>(peak)]);
+    c.amp = c.flux / (2.0 * unitArea);
+    if (threshold > 0.0 && c.amp > threshold) {
+        c.alpha = (std::pow(c.amp / threshold, 1.0 / beta) - 1.0) * unitArea / static_cast<double>(segment.size());
+        c.model = true;
+    }
+    return c;
+}
+
+// SExtractor's CLEAN over all segments: a segment is merged into a brighter one (larger flux of D) within 10 (a + a')
+// whose Moffat profile at its barycentre exceeds its mthresh -- a bump on a bright object's wing, which that object's
+// own light explains. Brightest first; a segment goes to the first (brightest) survivor that explains it. Returns,
+// per segment, the index of the segment it went to, or -1.
+std::vector<std::ptrdiff_t> cleanSegments(const std::vector<CleanShape>& shapes, double beta) {
+    const std::size_t n = shapes.size();
+    std::vector<std::ptrdiff_t> eatenBy(n, -1);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return shapes[i].flux > shapes[j].flux; });
+    std::vector<std::size_t> rankOf(n);
+    for (std::size_t k = 0; k < n; ++k) rankOf[order[k]] = k;
+    // Survivors on a grid of 64 px cells, visited within 10 (a + the largest survivor's a) of the candidate.
+    constexpr double kZone = 10.0, kCell = 64.0;
+    double maxA = 0.0;
+    std::vector<std::vector<std::size_t>> cells;
+    int gw = 0, gh = 0;
+    double gx0 = 0.0, gy0 = 0.0;
+    {
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (const CleanShape& c : shapes) {
+            x0 = std::min(x0, c.x);
+            y0 = std::min(y0, c.y);
+            x1 = std::max(x1, c.x);
+            y1 = std::max(y1, c.y);
+        }
+        if (n == 0) return eatenBy;
+        gx0 = x0;
+        gy0 = y0;
+        gw = static_cast<int>((x1 - x0) / kCell) + 1;
+        gh = static_cast<int>((y1 - y0) / kCell) + 1;
+        cells.resize(static_cast<std::size_t>(gw) * gh);
+    }
+    auto cellOf = [&](double v, double origin, int count) { return std::clamp(static_cast<int>((v - origin) / kCell), 0, count - 1); };
+    for (const std::size_t j : order) {
+        const CleanShape& victim = shapes[j];
+        const double reach = kZone * (victim.a + maxA);
+        const int cx0 = cellOf(victim.x - reach, gx0, gw), cx1 = cellOf(victim.x + reach, gx0, gw);
+        const int cy0 = cellOf(victim.y - reach, gy0, gh), cy1 = cellOf(victim.y + reach, gy0, gh);
+        std::ptrdiff_t eater = -1;
+        std::size_t eaterRank = n;
+        for (int cy = cy0; cy <= cy1; ++cy)
+            for (int cx = cx0; cx <= cx1; ++cx)
+                for (const std::size_t i : cells[static_cast<std::size_t>(cy) * gw + cx]) {
+                    const CleanShape& big = shapes[i];
+                    if (!big.model || !(big.flux > victim.flux)) continue;
+                    const double dx = victim.x - big.x, dy = victim.y - big.y, zone = kZone * (big.a + victim.a);
+                    if (dx * dx + dy * dy >= zone * zone) continue;
+                    const double val = 1.0 + big.alpha * (big.cxx * dx * dx + big.cyy * dy * dy + big.cxy * dx * dy);
+                    if (!(val > 1.0) || !(big.amp * std::pow(val, -beta) > victim.mthresh)) continue;
+                    // The brightest that explains it (the order of the sort: the rank is the survivor's position).
+                    if (rankOf[i] < eaterRank) {
+                        eaterRank = rankOf[i];
+                        eater = static_cast<std::ptrdiff_t>(i);
+                    }
+                }
+        if (eater >= 0) {
+            eatenBy[j] = eater;
+            continue;
+        }
+        cells[static_cast<std::size_t>(cellOf(victim.y, gy0, gh)) * gw + cellOf(victim.x, gx0, gw)].push_back(j);
+        maxA = std::max(maxA, victim.a);
+    }
+    return eatenBy;
 }
 
 } // namespace
@@ -604,13 +738,63 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     // segmentation map takes as much (it reuses those pages rather than faulting fresh ones in).
     split.reset();
     splitNoise.reset();
+    if (params.clean) {
+        next("detect: clean");
+        struct Ref {
+            std::size_t footprint, segment;
+        };
+        std::vector<Ref> refs;
+        for (std::size_t f = 0; f < found.size(); ++f)
+            for (std::size_t k = 0; k < found[f].segments.size(); ++k) refs.push_back({f, k});
+        std::vector<CleanShape> shapes(refs.size());
+        parallelFor(0, refs.size(), 16, [&](std::size_t b, std::size_t e) {
+            for (std::size_t r = b; r < e; ++r)
+                shapes[r] = cleanShape(found[refs[r].footprint].segments[refs[r].segment], det.detectionImage.data(),
+                                       det.detectionNoise.data(), width, params, params.cleanBeta);
+        }, params.threads);
+        const std::vector<std::ptrdiff_t> eatenBy = cleanSegments(shapes, params.cleanBeta);
+        // Each merged segment's pixels go to the segment that explains it (following the chain to a survivor); the
+        // survivor's footprint is then blended.
+        std::vector<std::uint8_t> gone(refs.size(), 0);
+        for (std::size_t r = 0; r < refs.size(); ++r) {
+            if (eatenBy[r] < 0) continue;
+            std::size_t to = static_cast<std::size_t>(eatenBy[r]);
+            while (eatenBy[to] >= 0) to = static_cast<std::size_t>(eatenBy[to]);
+            std::vector<std::int64_t>& from = found[refs[r].footprint].segments[refs[r].segment];
+            std::vector<std::int64_t>& into = found[refs[to].footprint].segments[refs[to].segment];
+            std::vector<std::int64_t> merged;
+            merged.reserve(from.size() + into.size());
+            std::merge(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
+            into = std::move(merged);
+            from.clear();
+            gone[r] = 1;
+            found[refs[to].footprint].mergedInto = true;
+            ++det.cleaned;
+        }
+        // The merged segments leave their footprints' lists (with their cores).
+        std::size_t r = 0;
+        for (FootprintSources& fs : found) {
+            std::vector<std::vector<std::int64_t>> segments;
+            std::vector<SourceCore> cores;
+            for (std::size_t k = 0; k < fs.segments.size(); ++k, ++r) {
+                if (gone[r]) {
+                    fs.mergedAway = true;
+                    continue;
+                }
+                segments.push_back(std::move(fs.segments[k]));
+                cores.push_back(fs.cores[k]);
+            }
+            fs.segments = std::move(segments);
+            fs.cores = std::move(cores);
+        }
+    }
     next("detect: segments");
     det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
     for (std::size_t f = 0; f < found.size(); ++f) {
         FootprintSources& fs = found[f];
         det.rejectedMarkers += fs.rejectedMarkers;
         if (fs.segments.empty()) {
-            ++det.rejectedFootprints;
+            if (!fs.mergedAway) ++det.rejectedFootprints; // (a footprint whose sources were all cleaned is not)
             continue;
         }
         for (std::size_t s = 0; s < fs.segments.size(); ++s) {
@@ -631,7 +815,7 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             }
             seg.area = static_cast<std::int64_t>(fs.segments[s].size());
             seg.threshold = params.threshold * det.detectionNoise[static_cast<std::size_t>(peak)];
-            if (fs.segments.size() > 1) seg.flags |= kSourceBlended;
+            if (fs.segments.size() > 1 || fs.mergedInto || fs.mergedAway) seg.flags |= kSourceBlended;
             if (fs.overflow) seg.flags |= kSourceDeblendOverflow;
             det.segments.push_back(seg);
             det.cores.push_back(fs.cores[s]);

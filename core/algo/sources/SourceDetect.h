@@ -18,7 +18,12 @@
 //      of v, at least 0, on a ring 2-5 px around the core among the pixels below the threshold: a bump on a galaxy's
 //      faint wing stands on the wing's light). A marker
 //      whose core has SNR < minSnr is no source: the assignment runs again without it, and a footprint left
-//      with no marker is dropped.
+//      with no marker is dropped;
+//   5. SExtractor's CLEAN (clean.c; with `clean`): over all segments, brightest flux of D first, a segment within
+//      10 (a + a') of a brighter one is merged into it (its pixels join that segment) when the brighter one's Moffat
+//      profile -- its flux of D, its moments' ellipse, index cleanBeta, falling to the detection threshold at its
+//      area -- stands above the fainter one's mthresh there (how far its minArea-th brightest pixel rises above the
+//      threshold): a bump on a bright object's wing, which that object's light explains.
 // The result does not depend on the thread count.
 #pragma once
 
@@ -42,6 +47,8 @@ struct DetectParams {
     double minSnr = 5.0;          // of the core; 0: none
     int coreRadius = 8;           // the core's window around the peak: (2 r + 1)^2 px
     int maxMarkers = 4096;        // deblending bound per footprint (beyond: kSourceDeblendOverflow)
+    bool clean = true;            // step 5, SExtractor's CLEAN
+    double cleanBeta = 1.0;       // the Moffat index of CLEAN's profiles (SExtractor's CLEAN_PARAM)
     int threads = 0;              // 0: every core
 };
 
@@ -62,6 +69,7 @@ struct Detection {
     std::vector<std::vector<std::int64_t>> footprintPixels; // their pixels (increasing indices), for sourceMask
     int rejectedFootprints = 0; // footprints whose every marker failed minSnr
     int rejectedMarkers = 0;   // markers that failed minSnr
+    int cleaned = 0;           // segments merged into a brighter one by CLEAN
 };
 
 // The Gaussian kernel's taps (odd length, sums to 1) of a FWHM in px: radius ceil(3 sigma), at least 1.

@@ -217,6 +217,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     dp.deblendLevels = params.deblendLevels;
     dp.deblendContrast = params.deblendContrast;
     dp.deblendProminence = params.deblendProminence;
+    dp.clean = params.clean;
+    dp.cleanBeta = params.cleanParam;
     // gauss:auto: half the detection filter's FWHM (close pairs that the matched filter blurs together stay apart).
     if (params.deblendFilter.isAuto())
         params.deblendFilter = dp.filterFwhm > 0.0 ? AutoValue<double>::value(std::max(0.5, kDeblendFilterFactor * dp.filterFwhm))
@@ -263,6 +265,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     result.footprints = det.footprints;
     result.rejectedFootprints = det.rejectedFootprints;
     result.rejectedMarkers = det.rejectedMarkers;
+    result.cleaned = det.cleaned;
     job.setProgress(0.7);
     job.throwIfCancelled();
 

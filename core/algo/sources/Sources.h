@@ -33,6 +33,7 @@ struct SourcesResult {
     bool filterFromPsf = false;              // gauss:auto measured it on the image's stars
     int psfStars = 0;
     int footprints = 0, rejectedFootprints = 0, rejectedMarkers = 0;
+    int cleaned = 0; // sources merged into a brighter one by CLEAN
     std::string note;                        // why the catalogue is empty, or what was decided
 };
 

@@ -271,7 +271,7 @@ Json sourcesResultJson(const SourcesResult& r) {
     doc["filter"] = {{"fwhm", r.filterFwhm}, {"from_psf", r.filterFromPsf}};
     if (r.psfStars > 0) doc["psf"] = {{"fwhm", r.filterFwhm}, {"stars", r.psfStars}};
     doc["footprints"] = r.footprints;
-    doc["rejected"] = {{"footprints", r.rejectedFootprints}, {"markers", r.rejectedMarkers}};
+    doc["rejected"] = {{"footprints", r.rejectedFootprints}, {"markers", r.rejectedMarkers}, {"cleaned", r.cleaned}};
     if (!r.catalog.apertures.empty()) doc["apertures"] = r.catalog.apertures;
     doc["mag_zeropoint"] = r.catalog.magZeropoint;
     if (!r.note.empty()) doc["note"] = r.note;

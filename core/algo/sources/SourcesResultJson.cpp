@@ -47,6 +47,7 @@ SourcesResult sourcesResultFromJson(const Json& json) {
     const resultjson::Object rejected = in.object("rejected");
     r.rejectedFootprints = rejected.smallInteger("footprints");
     r.rejectedMarkers = rejected.smallInteger("markers");
+    if (rejected.has("cleaned")) r.cleaned = rejected.smallInteger("cleaned"); // (documents before CLEAN have none)
     if (in.has("apertures")) r.catalog.apertures = numbersOrNaN(in.array("apertures"), in.path("apertures"));
     r.catalog.magZeropoint = in.number("mag_zeropoint");
     if (in.has("note")) r.note = in.string("note");

@@ -157,6 +157,15 @@ ParamSpec<P> makeSpec() {
                    "however faint beside its footprint: stars in a cluster's core (0: the contrast alone, as SExtractor)",
            .group = "Detection", .widget = FieldWidget::Number, .maximum = 1000, .decimals = 1, .specialText = "off"},
           NumberCodec{0.0, NumberCodec::kNoLimit}, [](P& p) -> double& { return p.deblendProminence; });
+    s.add({.key = "clean", .option = "--clean", .valueName = "on|off", .label = "Clean",
+           .help = "SExtractor's CLEAN: a source whose light a brighter neighbour's profile (a Moffat of that neighbour's "
+                   "flux and shape) explains is merged into it -- bumps on a galaxy's or a bright star's wing",
+           .group = "Detection", .widget = FieldWidget::Flag},
+          SwitchCodec{}, [](P& p) -> bool& { return p.clean; });
+    s.add({.key = "clean_param", .option = "--clean-param", .valueName = "B", .label = "Clean parameter",
+           .help = "the Moffat index of CLEAN's profiles (SExtractor's CLEAN_PARAM): smaller, wider wings, more merged",
+           .group = "Detection", .widget = FieldWidget::Number, .maximum = 10, .decimals = 2, .step = 0.1},
+          NumberCodec{0.1, 10.0}, [](P& p) -> double& { return p.cleanParam; });
     s.add({.key = "mesh", .option = "--mesh", .valueName = "N", .label = "Mesh",
            .help = "the background map's cell side in pixels", .group = "Detection", .widget = FieldWidget::Integer,
            .maximum = 4096, .suffix = " px"},

@@ -25,6 +25,8 @@ struct SourcesParams {
     double deblendContrast = 0.005;
     AutoValue<double> deblendFilter = AutoValue<double>::automatic(); // the deblending's image: gauss FWHM, auto, none (D)
     double deblendProminence = 5.0;  // sigma of the filtered image; 0: contrast only (SExtractor's rule)
+    bool clean = true;               // SExtractor's CLEAN: bumps a brighter source's profile explains are merged into it
+    double cleanParam = 1.0;         // CLEAN's Moffat index (SExtractor's CLEAN_PARAM)
     double minSnr = 5.0;             // of each source's core (its brightest rectangle)
     std::vector<double> apertures;   // FLUX_APER diameters (px)
     double kronFactor = 2.5, kronMinRadius = 3.5;
