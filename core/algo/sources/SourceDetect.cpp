@@ -594,56 +594,50 @@ std::vector<std::ptrdiff_t> cleanSegments(const std::vector<CleanShape>& shapes,
     std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return shapes[i].flux > shapes[j].flux; });
     std::vector<std::size_t> rankOf(n);
     for (std::size_t k = 0; k < n; ++k) rankOf[order[k]] = k;
-    // Survivors on a grid of 64 px cells, visited within 10 (a + the largest survivor's a) of the candidate.
-    constexpr double kZone = 10.0, kCell = 64.0;
-    double maxA = 0.0;
-    std::vector<std::vector<std::size_t>> cells;
-    int gw = 0, gh = 0;
-    double gx0 = 0.0, gy0 = 0.0;
-    {
-        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
-        for (const CleanShape& c : shapes) {
-            x0 = std::min(x0, c.x);
-            y0 = std::min(y0, c.y);
-            x1 = std::max(x1, c.x);
-            y1 = std::max(y1, c.y);
-        }
-        if (n == 0) return eatenBy;
-        gx0 = x0;
-        gy0 = y0;
-        gw = static_cast<int>((x1 - x0) / kCell) + 1;
-        gh = static_cast<int>((y1 - y0) / kCell) + 1;
-        cells.resize(static_cast<std::size_t>(gw) * gh);
+    // Survivors of a < kWide on a grid of 64 px cells, visited within 10 (a + kWide) of the candidate; the few wider
+    // ones (galaxies, saturated stars), whose zone reaches far, in a list every candidate visits.
+    constexpr double kZone = 10.0, kCell = 64.0, kWide = 4.0;
+    if (n == 0) return eatenBy;
+    double gx0 = INFINITY, gy0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (const CleanShape& c : shapes) {
+        gx0 = std::min(gx0, c.x);
+        gy0 = std::min(gy0, c.y);
+        x1 = std::max(x1, c.x);
+        y1 = std::max(y1, c.y);
     }
+    const int gw = static_cast<int>((x1 - gx0) / kCell) + 1, gh = static_cast<int>((y1 - gy0) / kCell) + 1;
+    std::vector<std::vector<std::size_t>> cells(static_cast<std::size_t>(gw) * gh);
+    std::vector<std::size_t> wide;
     auto cellOf = [&](double v, double origin, int count) { return std::clamp(static_cast<int>((v - origin) / kCell), 0, count - 1); };
     for (const std::size_t j : order) {
         const CleanShape& victim = shapes[j];
-        const double reach = kZone * (victim.a + maxA);
-        const int cx0 = cellOf(victim.x - reach, gx0, gw), cx1 = cellOf(victim.x + reach, gx0, gw);
-        const int cy0 = cellOf(victim.y - reach, gy0, gh), cy1 = cellOf(victim.y + reach, gy0, gh);
         std::ptrdiff_t eater = -1;
         std::size_t eaterRank = n;
+        auto consider = [&](std::size_t i) {
+            const CleanShape& big = shapes[i];
+            if (!big.model || !(big.flux > victim.flux)) return;
+            const double dx = victim.x - big.x, dy = victim.y - big.y, zone = kZone * (big.a + victim.a);
+            if (dx * dx + dy * dy >= zone * zone) return;
+            const double val = 1.0 + big.alpha * (big.cxx * dx * dx + big.cyy * dy * dy + big.cxy * dx * dy);
+            if (!(val > 1.0) || !(big.amp * std::pow(val, -beta) > victim.mthresh)) return;
+            if (rankOf[i] < eaterRank) { // the brightest that explains it
+                eaterRank = rankOf[i];
+                eater = static_cast<std::ptrdiff_t>(i);
+            }
+        };
+        for (const std::size_t i : wide) consider(i);
+        const double reach = kZone * (victim.a + kWide);
+        const int cx0 = cellOf(victim.x - reach, gx0, gw), cx1 = cellOf(victim.x + reach, gx0, gw);
+        const int cy0 = cellOf(victim.y - reach, gy0, gh), cy1 = cellOf(victim.y + reach, gy0, gh);
         for (int cy = cy0; cy <= cy1; ++cy)
             for (int cx = cx0; cx <= cx1; ++cx)
-                for (const std::size_t i : cells[static_cast<std::size_t>(cy) * gw + cx]) {
-                    const CleanShape& big = shapes[i];
-                    if (!big.model || !(big.flux > victim.flux)) continue;
-                    const double dx = victim.x - big.x, dy = victim.y - big.y, zone = kZone * (big.a + victim.a);
-                    if (dx * dx + dy * dy >= zone * zone) continue;
-                    const double val = 1.0 + big.alpha * (big.cxx * dx * dx + big.cyy * dy * dy + big.cxy * dx * dy);
-                    if (!(val > 1.0) || !(big.amp * std::pow(val, -beta) > victim.mthresh)) continue;
-                    // The brightest that explains it (the order of the sort: the rank is the survivor's position).
-                    if (rankOf[i] < eaterRank) {
-                        eaterRank = rankOf[i];
-                        eater = static_cast<std::ptrdiff_t>(i);
-                    }
-                }
+                for (const std::size_t i : cells[static_cast<std::size_t>(cy) * gw + cx]) consider(i);
         if (eater >= 0) {
             eatenBy[j] = eater;
             continue;
         }
-        cells[static_cast<std::size_t>(cellOf(victim.y, gy0, gh)) * gw + cellOf(victim.x, gx0, gw)].push_back(j);
-        maxA = std::max(maxA, victim.a);
+        if (victim.a >= kWide) wide.push_back(j);
+        else cells[static_cast<std::size_t>(cellOf(victim.y, gy0, gh)) * gw + cellOf(victim.x, gx0, gw)].push_back(j);
     }
     return eatenBy;
 }
