@@ -111,14 +111,16 @@ private slots:
         ::operator delete(b, std::size_t{0});
         // More than any machine has: bad_alloc, and null from the nothrow forms.
         const std::size_t absurd = std::size_t{1} << 62;
-        bool threw = false;
-        try {
-            void* p = ::operator new(absurd);
-            ::operator delete(p);
-        } catch (const std::bad_alloc&) {
-            threw = true;
-        }
-        QVERIFY(threw);
+        auto throwsBadAlloc = [&] {
+            try {
+                void* p = ::operator new(absurd);
+                ::operator delete(p);
+            } catch (const std::bad_alloc&) {
+                return true;
+            }
+            return false;
+        };
+        QVERIFY(throwsBadAlloc());
         QCOMPARE(::operator new(absurd, std::nothrow), static_cast<void*>(nullptr));
         QCOMPARE(::operator new[](absurd, std::nothrow), static_cast<void*>(nullptr));
         // A new_handler that frees something lets the allocation be retried; it runs once per failure.
@@ -128,14 +130,7 @@ private slots:
             ++calls;
             std::set_new_handler(nullptr); // the next failure throws
         });
-        threw = false;
-        try {
-            void* p = ::operator new(absurd);
-            ::operator delete(p);
-        } catch (const std::bad_alloc&) {
-            threw = true;
-        }
-        QVERIFY(threw);
+        QVERIFY(throwsBadAlloc());
         QCOMPARE(calls, 1);
         // Every form with its own delete, large and small; the memory is usable to its last byte.
         for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{5} << 20}) {
