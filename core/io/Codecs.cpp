@@ -3,7 +3,6 @@
 
 #include "core/io/Image.h"
 #include "core/util/ImageBudget.h"
-#include "core/util/Printable.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,10 +16,7 @@ namespace glint {
 
 namespace {
 
-struct Loaded {
-    const Codecs* codecs = nullptr;
-    std::string error;
-};
+using Loaded = LoadedPlugin<Codecs>;
 
 #if GLINT_WITH_IMGCODECS
 
@@ -39,13 +35,7 @@ void setOpenCvCaps() {
 
 Loaded load() {
     setOpenCvCaps();
-    const OpenedPlugin plugin =
-        openPlugin({"codecs", "GLINT_CODECS_PLUGIN", GLINT_CODECS_FILE_NAME, GLINT_CODECS_FACTORY_NAME});
-    if (!plugin.factory) return {nullptr, plugin.error};
-    Loaded out;
-    out.codecs = reinterpret_cast<CodecsFactory>(plugin.factory)();
-    if (!out.codecs) out.error = "cannot load the codecs plugin '" + printableMessage(plugin.path) + "': it gave no codecs";
-    return out;
+    return loadPlugin<Codecs>({"codecs", "GLINT_CODECS_PLUGIN", GLINT_CODECS_FILE_NAME, GLINT_CODECS_FACTORY_NAME}, "codecs");
 }
 
 #else
@@ -58,7 +48,7 @@ const Loaded& loaded() { return loadedOnce<&load>(); }
 
 } // namespace
 
-const Codecs* codecs() { return loaded().codecs; }
+const Codecs* codecs() { return loaded().instance; }
 
 std::string codecsError() { return loaded().error; }
 

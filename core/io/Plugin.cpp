@@ -61,6 +61,10 @@ OpenedPlugin open(const PluginSpec& spec, const std::string& path) {
 
 } // namespace
 
+std::string pluginGaveNothing(const PluginSpec& spec, const std::string& path, const char* noun) {
+    return std::string("cannot load the ") + spec.what + " plugin '" + printableMessage(path) + "': it gave no " + noun;
+}
+
 OpenedPlugin openPlugin(const PluginSpec& spec) {
     if (const char* forced = std::getenv(spec.variable); forced && *forced) return open(spec, forced);
     const std::vector<std::string> paths = candidates(spec.fileName);

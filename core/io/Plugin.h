@@ -27,8 +27,30 @@ struct OpenedPlugin {
 // not safe) but is not used.
 OpenedPlugin openPlugin(const PluginSpec& spec);
 
-// What `Load` (a plugin's loader: its decoder or codecs and an error) gives, computed once per process, on first
-// use (a function-local static: thread-safe), for the plugin's accessors.
+// The message of a factory that gave nothing: "cannot load the <what> plugin '<path>': it gave no <noun>".
+std::string pluginGaveNothing(const PluginSpec& spec, const std::string& path, const char* noun);
+
+// A plugin's one instance (null when the plugin could not be had) and why not (one printable line; "" when loaded).
+template <class T>
+struct LoadedPlugin {
+    const T* instance = nullptr;
+    std::string error;
+};
+
+// Opens the plugin and calls its factory, `const T* factory(Args...)`, with `args`; `noun` names what the factory
+// gives, for the message when it gives nothing ("codecs", "decoder").
+template <class T, class... Args>
+LoadedPlugin<T> loadPlugin(const PluginSpec& spec, const char* noun, Args... args) {
+    const OpenedPlugin plugin = openPlugin(spec);
+    if (!plugin.factory) return {nullptr, plugin.error};
+    using Factory = const T* (*)(Args...);
+    LoadedPlugin<T> out{reinterpret_cast<Factory>(plugin.factory)(args...), {}};
+    if (!out.instance) out.error = pluginGaveNothing(spec, plugin.path, noun);
+    return out;
+}
+
+// What `Load` (a plugin's loader: its LoadedPlugin) gives, computed once per process, on first use (a
+// function-local static: thread-safe), for the plugin's accessors.
 template <auto Load>
 const auto& loadedOnce() {
     static const auto result = Load();

@@ -17,25 +17,15 @@ namespace glint {
 
 namespace {
 
-struct Loaded {
-    const DicomCadWriter* writer = nullptr;
-    std::string error;
-};
-
-Loaded load() {
-    const OpenedPlugin plugin =
-        openPlugin({"DICOM CAD writer", "GLINT_DICOM_CAD_PLUGIN", GLINT_DICOM_CAD_FILE_NAME, GLINT_DICOM_CAD_FACTORY_NAME});
-    if (!plugin.factory) return {nullptr, plugin.error};
-    Loaded out;
-    out.writer = reinterpret_cast<DicomCadFactory>(plugin.factory)();
-    if (!out.writer) out.error = "cannot load the DICOM CAD writer plugin '" + printableMessage(plugin.path) + "': it gave no writer";
-    return out;
+LoadedPlugin<DicomCadWriter> load() {
+    return loadPlugin<DicomCadWriter>(
+        {"DICOM CAD writer", "GLINT_DICOM_CAD_PLUGIN", GLINT_DICOM_CAD_FILE_NAME, GLINT_DICOM_CAD_FACTORY_NAME}, "writer");
 }
 
 const DicomCadWriter& writer(const std::string& target) {
-    const Loaded& loaded = loadedOnce<&load>();
-    if (!loaded.writer) throw OutputError("cannot write '" + printableMessage(target) + "': " + loaded.error);
-    return *loaded.writer;
+    const LoadedPlugin<DicomCadWriter>& loaded = loadedOnce<&load>();
+    if (!loaded.instance) throw OutputError("cannot write '" + printableMessage(target) + "': " + loaded.error);
+    return *loaded.instance;
 }
 
 void write(const std::string& target, const DicomCadBytes& made) {
