@@ -207,6 +207,32 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const fl
     return result;
 }
 
+DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, const float* detection, int width) {
+    DetectionMoments m;
+    double sx = 0.0, sy = 0.0;
+    for (const std::int64_t p : pixels) {
+        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+        m.flux += v;
+        sx += v * static_cast<double>(p % width);
+        sy += v * static_cast<double>(p / width);
+    }
+    if (!(m.flux > 0.0)) return m;
+    m.cx = sx / m.flux;
+    m.cy = sy / m.flux;
+    double xx = 0.0, yy = 0.0, xy = 0.0;
+    for (const std::int64_t p : pixels) {
+        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
+        const double dx = static_cast<double>(p % width) - m.cx, dy = static_cast<double>(p / width) - m.cy;
+        xx += v * dx * dx;
+        yy += v * dy * dy;
+        xy += v * dx * dy;
+    }
+    m.x2 = xx / m.flux;
+    m.y2 = yy / m.flux;
+    m.xy = xy / m.flux;
+    return m;
+}
+
 std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
                                                const std::vector<std::vector<std::int64_t>>& branches,
                                                const float* detection, int width) {
@@ -222,25 +248,12 @@ std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& 
     std::vector<Model> models(branches.size());
     for (std::size_t m = 0; m < branches.size(); ++m) {
         Model& g = models[m];
-        double sx = 0.0, sy = 0.0;
-        for (const std::int64_t p : branches[m]) {
-            const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
-            g.flux += v;
-            sx += v * static_cast<double>(p % width);
-            sy += v * static_cast<double>(p / width);
-        }
-        if (!(g.flux > 0.0)) continue; // no model: its own branch only
-        g.cx = sx / g.flux;
-        g.cy = sy / g.flux;
-        double xx = 0.0, yy = 0.0, xy = 0.0;
-        for (const std::int64_t p : branches[m]) {
-            const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
-            const double dx = static_cast<double>(p % width) - g.cx, dy = static_cast<double>(p / width) - g.cy;
-            xx += v * dx * dx;
-            yy += v * dy * dy;
-            xy += v * dx * dy;
-        }
-        const double x2 = xx / g.flux + 1.0 / 12.0, y2 = yy / g.flux + 1.0 / 12.0, c = xy / g.flux;
+        const DetectionMoments d = detectionMoments(branches[m], detection, width);
+        if (!(d.flux > 0.0)) continue; // no model: its own branch only
+        g.flux = d.flux;
+        g.cx = d.cx;
+        g.cy = d.cy;
+        const double x2 = d.x2 + 1.0 / 12.0, y2 = d.y2 + 1.0 / 12.0, c = d.xy;
         const double det = std::max(x2 * y2 - c * c, 1e-6);
         g.ixx = y2 / det;
         g.iyy = x2 / det;

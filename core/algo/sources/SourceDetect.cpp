@@ -529,15 +529,9 @@ struct CleanShape {
 CleanShape cleanShape(const std::vector<std::int64_t>& segment, const float* detection, const float* noise, int width,
                       const DetectParams& params, double beta) {
     CleanShape c;
-    double sx = 0.0, sy = 0.0;
     std::int64_t peak = segment.front();
-    for (const std::int64_t p : segment) {
-        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
-        c.flux += v;
-        sx += v * static_cast<double>(p % width);
-        sy += v * static_cast<double>(p / width);
+    for (const std::int64_t p : segment)
         if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
-    }
     std::vector<double> above;
     above.reserve(segment.size());
     for (const std::int64_t p : segment)
@@ -548,19 +542,13 @@ CleanShape cleanShape(const std::vector<std::int64_t>& segment, const float* det
         std::nth_element(above.begin(), above.begin() + static_cast<std::ptrdiff_t>(k - 1), above.end(), std::greater<>());
         c.mthresh = above[k - 1];
     }
+    const DetectionMoments d = detectionMoments(segment, detection, width);
+    c.flux = d.flux;
     if (!(c.flux > 0.0)) return c;
-    c.x = sx / c.flux;
-    c.y = sy / c.flux;
-    double xx = 0.0, yy = 0.0, xy = 0.0;
-    for (const std::int64_t p : segment) {
-        const double v = std::max(0.0, static_cast<double>(detection[static_cast<std::size_t>(p)]));
-        const double dx = static_cast<double>(p % width) - c.x, dy = static_cast<double>(p / width) - c.y;
-        xx += v * dx * dx;
-        yy += v * dy * dy;
-        xy += v * dx * dy;
-    }
-    double x2 = xx / c.flux, y2 = yy / c.flux;
-    const double c2 = xy / c.flux;
+    c.x = d.cx;
+    c.y = d.cy;
+    double x2 = d.x2, y2 = d.y2;
+    const double c2 = d.xy;
     if (x2 * y2 - c2 * c2 < 1.0 / 144.0) { // SExtractor's guard against a singular (one-pixel-wide) profile
         x2 += 1.0 / 12.0;
         y2 += 1.0 / 12.0;
@@ -585,7 +573,7 @@ CleanShape cleanShape(const std::vector<std::int64_t>& segment, const float* det
 // SExtractor's CLEAN over all segments: a segment is merged into a brighter one (larger flux of D) within 10 (a + a')
 // whose Moffat profile at its barycentre exceeds its mthresh -- a bump on a bright object's wing, which that object's
 // own light explains. Brightest first; a segment goes to the first (brightest) survivor that explains it. Returns,
-// per segment, the index of the segment it went to, or -1.
+// per segment, the index of the survivor it went to (never itself merged), or -1.
 std::vector<std::ptrdiff_t> cleanSegments(const std::vector<CleanShape>& shapes, double beta) {
     const std::size_t n = shapes.size();
     std::vector<std::ptrdiff_t> eatenBy(n, -1);
@@ -747,13 +735,10 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                                        det.detectionNoise.data(), width, params, params.cleanBeta);
         }, params.threads);
         const std::vector<std::ptrdiff_t> eatenBy = cleanSegments(shapes, params.cleanBeta);
-        // Each merged segment's pixels go to the segment that explains it (following the chain to a survivor); the
-        // survivor's footprint is then blended.
-        std::vector<std::uint8_t> gone(refs.size(), 0);
+        // Each merged segment's pixels go to the survivor that explains it, whose footprint is then blended.
         for (std::size_t r = 0; r < refs.size(); ++r) {
             if (eatenBy[r] < 0) continue;
-            std::size_t to = static_cast<std::size_t>(eatenBy[r]);
-            while (eatenBy[to] >= 0) to = static_cast<std::size_t>(eatenBy[to]);
+            const std::size_t to = static_cast<std::size_t>(eatenBy[r]);
             std::vector<std::int64_t>& from = found[refs[r].footprint].segments[refs[r].segment];
             std::vector<std::int64_t>& into = found[refs[to].footprint].segments[refs[to].segment];
             std::vector<std::int64_t> merged;
@@ -761,7 +746,6 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             std::merge(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
             into = std::move(merged);
             from.clear();
-            gone[r] = 1;
             found[refs[to].footprint].mergedInto = true;
             ++det.cleaned;
         }
@@ -771,7 +755,7 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             std::vector<std::vector<std::int64_t>> segments;
             std::vector<SourceCore> cores;
             for (std::size_t k = 0; k < fs.segments.size(); ++k, ++r) {
-                if (gone[r]) {
+                if (eatenBy[r] >= 0) {
                     fs.mergedAway = true;
                     continue;
                 }

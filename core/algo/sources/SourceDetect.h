@@ -110,6 +110,13 @@ struct DeblendResult {
 // detection and noise: image-sized, read at the footprint's pixels only.
 DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
                                int width, const DetectParams& params);
+// The flux of D > 0 over `pixels` (image indices), its barycentre and central second moments (x2, y2, xy, each
+// divided by the flux; zero when the flux is not positive): the deblending's Gaussian models and CLEAN's profiles.
+struct DetectionMoments {
+    double flux = 0.0, cx = 0.0, cy = 0.0, x2 = 0.0, y2 = 0.0, xy = 0.0;
+};
+DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, const float* detection, int width);
+
 // Step 3's assignment as SExtractor's: each branch's pixels go to its marker; every other pixel of the footprint
 // to the marker whose Gaussian (its branch's flux, barycentre and second moments of D > 0, plus 1/12 px^2) is
 // largest there (ties: the lower label). labels[i] in 1..branches.size(), in `pixels`' order.
