@@ -512,6 +512,55 @@ private slots:
         QCOMPARE(detectSources(pair.v, pair.rms, pair.bad, w, h, p).segments.size(), std::size_t{1});
     }
 
+    // The deblending reads its narrower filter's image footprint by footprint, from a band of the footprint's rows
+    // (PixelValues with an origin): the same markers, branches and model assignment as from the whole image; and a
+    // detection that gives D and sigma_D back before the segmentation map (keepMaps off) finds the same sources.
+    void deblendingFromBandsEqualsWholeImage() {
+        std::mt19937 rng(11);
+        for (int round = 0; round < 4; ++round) {
+            const Field f = randomField(160, 120, 90, rng, 0.01);
+            DetectParams p;
+            p.filterFwhm = 3.0;
+            p.deblendFilterFwhm = 1.5;
+            p.deblendProminence = round % 2 ? 3.0 : 0.0;
+            std::vector<float> d, s, dn, sn;
+            filterDetectionImage(f.v, f.rms, f.bad, f.w, f.h, p.filterFwhm, d, s, 1);
+            filterDetectionImage(f.v, f.rms, f.bad, f.w, f.h, p.deblendFilterFwhm, dn, sn, 1);
+            const auto prints = footprints(d, s, f.w, f.h, p.threshold, p.minArea, 1);
+            QVERIFY(prints.size() > 10);
+            int split = 0;
+            for (const auto& pixels : prints) {
+                const std::int64_t origin = pixels.front() / f.w * f.w, end = pixels.back() / f.w * f.w + f.w;
+                // The band holds the footprint's rows alone; outside the footprint it is NaN (never to be read).
+                std::vector<float> bd(static_cast<std::size_t>(end - origin), NAN), bs(bd.size(), NAN);
+                for (const std::int64_t q : pixels) {
+                    bd[static_cast<std::size_t>(q - origin)] = dn[static_cast<std::size_t>(q)];
+                    bs[static_cast<std::size_t>(q - origin)] = sn[static_cast<std::size_t>(q)];
+                }
+                const DeblendResult whole = deblendFootprint(pixels, dn.data(), sn.data(), f.w, p);
+                const DeblendResult band = deblendFootprint(pixels, PixelValues(bd.data(), origin), PixelValues(bs.data(), origin), f.w, p);
+                QVERIFY(whole.markers == band.markers);
+                QVERIFY(whole.branches == band.branches);
+                QCOMPARE(band.overflow, whole.overflow);
+                QVERIFY(modelAssignFootprint(pixels, whole.branches, dn.data(), f.w) ==
+                        modelAssignFootprint(pixels, band.branches, PixelValues(bd.data(), origin), f.w));
+                if (whole.markers.size() > 1) ++split;
+            }
+            QVERIFY(split > 0);
+            const Detection kept = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            p.keepMaps = false;
+            const Detection given = detectSources(f.v, f.rms, f.bad, f.w, f.h, p);
+            QVERIFY(given.detectionImage.empty() && given.detectionNoise.empty());
+            QVERIFY(given.segmentation == kept.segmentation);
+            QCOMPARE(given.segments.size(), kept.segments.size());
+            for (std::size_t k = 0; k < kept.segments.size(); ++k) {
+                QCOMPARE(given.segments[k].area, kept.segments[k].area);
+                QCOMPARE(given.segments[k].threshold, kept.segments[k].threshold);
+                QCOMPARE(given.cores[k].sum, kept.cores[k].sum);
+            }
+        }
+    }
+
     void threadCountDoesNotMatter() {
         std::mt19937 rng(3);
         const Field f = randomField(200, 150, 120, rng, 0.01);

@@ -95,8 +95,8 @@ private:
 };
 
 struct Deblender {
-    const float* detection;
-    const float* noise;
+    PixelValues detection;
+    PixelValues noise;
     const DetectParams& params;
     SubsetComponents& grid;
     std::vector<double> levels; // t_1 .. t_{N-1}
@@ -177,7 +177,7 @@ struct Deblender {
 
 } // namespace
 
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, PixelValues detection, PixelValues noise,
                                int width, const DetectParams& params) {
     DeblendResult result;
     if (pixels.empty()) return result;
@@ -207,7 +207,7 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const fl
     return result;
 }
 
-DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, const float* detection, int width) {
+DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, PixelValues detection, int width) {
     DetectionMoments m;
     double sx = 0.0, sy = 0.0;
     for (const std::int64_t p : pixels) {
@@ -235,7 +235,7 @@ DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, const
 
 std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
                                                const std::vector<std::vector<std::int64_t>>& branches,
-                                               const float* detection, int width) {
+                                               PixelValues detection, int width) {
     const std::size_t n = pixels.size();
     std::vector<std::int32_t> labels(n, 0);
     if (branches.size() == 1) {

@@ -181,12 +181,12 @@ public:
 
     // D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g at a good pixel.
     // (A pixel that is not good, or has b <= 0, gets 0, as the whole image's zero-filled D and sigma_D have there.)
-    void emit(std::size_t i, double a, double b, double c, float* detection, float* noise) const {
+    void emit(std::size_t i, double a, double b, double c, float& detection, float& noise) const {
         if (goodPixel(residual_, rms_, bad_, i) && b > 0.0) {
-            detection[i] = static_cast<float>(a / b);
-            noise[i] = static_cast<float>(std::sqrt(c) / b);
+            detection = static_cast<float>(a / b);
+            noise = static_cast<float>(std::sqrt(c) / b);
         } else {
-            detection[i] = noise[i] = 0.0f;
+            detection = noise = 0.0f;
         }
     }
 
@@ -268,9 +268,10 @@ private:
 };
 
 // The filter at a footprint's pixels alone (increasing indices), over its bounding box: the values
-// filterDetectionImage gives there.
+// filterDetectionImage gives there, into bands of whole rows from the footprint's first row (pixel p at
+// p - origin, origin the index of that row's first pixel; the other pixels of the band are not written).
 void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& pixels, int width, float* detection,
-                     float* noise) {
+                     float* noise, std::int64_t origin) {
     if (pixels.empty()) return;
     int x0 = width, x1 = -1;
     for (const std::int64_t p : pixels) {
@@ -282,7 +283,8 @@ void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& p
     filter.run(x0, x1, y0, y1, [&](int y, const double* a, const double* b, const double* c) {
         for (; next < pixels.size() && pixels[next] / width == y; ++next) {
             const std::size_t j = static_cast<std::size_t>(pixels[next] % width - x0);
-            filter.emit(static_cast<std::size_t>(pixels[next]), a[j], b[j], c[j], detection, noise);
+            const std::size_t at = static_cast<std::size_t>(pixels[next] - origin);
+            filter.emit(static_cast<std::size_t>(pixels[next]), a[j], b[j], c[j], detection[at], noise[at]);
         }
     });
 }
@@ -399,8 +401,8 @@ struct CoreInputs {
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
-    const float* split;      // the image the deblending reads (D, or D under a narrower filter), at footprints
-    const float* splitNoise;
+    PixelValues split;       // the image the deblending reads (D, or D under a narrower filter), at footprints
+    PixelValues splitNoise;
     int width, height;
     const DetectParams& params;
 };
@@ -688,19 +690,14 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     if (job) job->throwIfCancelled();
 
     // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
-    // It is read at the footprints' pixels alone: each footprint's are filtered with it, below.
-    // Left uninitialised: only the footprints' pixels are written and read (and only their pages are touched).
-    std::unique_ptr<float[]> split, splitNoise;
+    // It is read at the footprints' pixels alone: each footprint's are filtered with it into a band of its rows
+    // (a thread's, reused footprint after footprint; left uninitialised: only those pixels are written and read),
+    // not into two more image-sized maps.
     const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
     std::optional<BoxFilter> splitFilter;
-    if (narrower) {
-        split.reset(new float[residual.size()]);
-        splitNoise.reset(new float[residual.size()]);
-        splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
-    }
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise,
-                        narrower ? split.get() : det.detectionImage.data(),
-                        narrower ? splitNoise.get() : det.detectionNoise.data(), width, height, params};
+    if (narrower) splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
+    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, det.detectionImage.data(),
+                        det.detectionNoise.data(), width, height, params};
     std::vector<FootprintSources> found(prints.size());
     // The largest footprints are taken first (a big one started last would leave the other threads idle); each
     // footprint's result is its own, kept in the footprints' order, so the order of the work changes no bit.
@@ -709,17 +706,28 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prints[a].size() > prints[b].size(); });
     next("detect: deblend");
     parallelFor(0, order.size(), 1, [&](std::size_t b, std::size_t e) {
+        std::unique_ptr<float[]> band; // D and sigma_D under the narrower filter, one after the other
+        std::size_t bandSize = 0;
         for (std::size_t k = b; k < e; ++k) {
             const std::size_t f = order[k];
             if (job) job->throwIfCancelled();
-            if (splitFilter) filterFootprint(*splitFilter, prints[f], width, split.get(), splitNoise.get());
-            found[f] = footprintSources(in, prints[f]);
+            if (!splitFilter) {
+                found[f] = footprintSources(in, prints[f]);
+                continue;
+            }
+            const std::int64_t origin = prints[f].front() / width * width;
+            const std::size_t size = static_cast<std::size_t>(prints[f].back() / width * width + width - origin);
+            if (size > bandSize) {
+                band.reset(new float[2 * size]);
+                bandSize = size;
+            }
+            filterFootprint(*splitFilter, prints[f], width, band.get(), band.get() + size, origin);
+            CoreInputs local = in;
+            local.split = PixelValues(band.get(), origin);
+            local.splitNoise = PixelValues(band.get() + size, origin);
+            found[f] = footprintSources(local, prints[f]);
         }
     }, params.threads);
-    // The narrower filter's images are read by the deblending alone: their memory goes back before the
-    // segmentation map takes as much (it reuses those pages rather than faulting fresh ones in).
-    split.reset();
-    splitNoise.reset();
     if (params.clean) {
         next("detect: clean");
         struct Ref {
@@ -767,7 +775,6 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
         }
     }
     next("detect: segments");
-    det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
     for (std::size_t f = 0; f < found.size(); ++f) {
         FootprintSources& fs = found[f];
         det.rejectedMarkers += fs.rejectedMarkers;
@@ -788,7 +795,6 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
                 seg.xmax = std::max(seg.xmax, x);
                 seg.ymin = std::min(seg.ymin, y);
                 seg.ymax = std::max(seg.ymax, y);
-                det.segmentation[static_cast<std::size_t>(p)] = seg.number;
                 if (det.detectionImage[static_cast<std::size_t>(p)] > det.detectionImage[static_cast<std::size_t>(peak)]) peak = p;
             }
             seg.area = static_cast<std::int64_t>(fs.segments[s].size());
@@ -799,6 +805,17 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
             det.cores.push_back(fs.cores[s]);
         }
     }
+    if (!params.keepMaps) { // their pages go to the segmentation map rather than fresh ones
+        std::vector<float>().swap(det.detectionImage);
+        std::vector<float>().swap(det.detectionNoise);
+    }
+    det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
+    std::int32_t number = 0;
+    for (const FootprintSources& fs : found)
+        for (const std::vector<std::int64_t>& segment : fs.segments) {
+            ++number;
+            for (const std::int64_t p : segment) det.segmentation[static_cast<std::size_t>(p)] = number;
+        }
     return det;
 }
 

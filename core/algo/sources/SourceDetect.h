@@ -50,6 +50,7 @@ struct DetectParams {
     bool clean = true;            // step 5, SExtractor's CLEAN
     double cleanBeta = 1.0;       // the Moffat index of CLEAN's profiles (SExtractor's CLEAN_PARAM)
     int threads = 0;              // 0: every core
+    bool keepMaps = true;         // off: D and sigma_D are given back before the segmentation map is made (empty in the result)
 };
 
 // The brightest rectangle of a source's segment.
@@ -63,8 +64,8 @@ struct Detection {
     std::vector<std::int32_t> segmentation; // width*height; 0 sky, n = segments[n - 1]
     std::vector<SourceSegment> segments;
     std::vector<SourceCore> cores;           // one per segment
-    std::vector<float> detectionImage;       // D
-    std::vector<float> detectionNoise;       // sigma_D
+    std::vector<float> detectionImage;       // D (empty without DetectParams::keepMaps)
+    std::vector<float> detectionNoise;       // sigma_D (the same)
     int footprints = 0;        // footprints of at least minArea pixels
     std::vector<std::vector<std::int64_t>> footprintPixels; // their pixels (increasing indices), for sourceMask
     int rejectedFootprints = 0; // footprints whose every marker failed minSnr
@@ -96,6 +97,15 @@ Detection detectSources(const std::vector<float>& residual, const std::vector<fl
 // so that a large galaxy's wings are not taken for sky. width*height bytes, 1 = masked.
 std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>>& footprints, int width, int height);
 
+// Image values read at pixel indices: base[p - origin] -- a whole image (origin 0) or a band of its rows that
+// starts at pixel index origin (the deblending's narrower filter, made footprint by footprint).
+struct PixelValues {
+    const float* base = nullptr;
+    std::int64_t origin = 0;
+    PixelValues(const float* values, std::int64_t first = 0) : base(values), origin(first) {} // NOLINT: implicit
+    float operator[](std::size_t p) const { return base[static_cast<std::int64_t>(p) - origin]; }
+};
+
 // Step 3 alone, for one footprint (its pixel indices in the image, increasing): the markers' pixel lists
 // (each a subset of the footprint) and whether the bound stopped it. Exposed for the tests.
 struct DeblendResult {
@@ -107,21 +117,21 @@ struct DeblendResult {
     std::vector<std::vector<std::int64_t>> branches;
     bool overflow = false;
 };
-// detection and noise: image-sized, read at the footprint's pixels only.
-DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, const float* detection, const float* noise,
+// detection and noise: read at the footprint's pixels only.
+DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, PixelValues detection, PixelValues noise,
                                int width, const DetectParams& params);
 // The flux of D > 0 over `pixels` (image indices), its barycentre and central second moments (x2, y2, xy, each
 // divided by the flux; zero when the flux is not positive): the deblending's Gaussian models and CLEAN's profiles.
 struct DetectionMoments {
     double flux = 0.0, cx = 0.0, cy = 0.0, x2 = 0.0, y2 = 0.0, xy = 0.0;
 };
-DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, const float* detection, int width);
+DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, PixelValues detection, int width);
 
 // Step 3's assignment as SExtractor's: each branch's pixels go to its marker; every other pixel of the footprint
 // to the marker whose Gaussian (its branch's flux, barycentre and second moments of D > 0, plus 1/12 px^2) is
 // largest there (ties: the lower label). labels[i] in 1..branches.size(), in `pixels`' order.
 std::vector<std::int32_t> modelAssignFootprint(const std::vector<std::int64_t>& pixels,
                                                const std::vector<std::vector<std::int64_t>>& branches,
-                                               const float* detection, int width);
+                                               PixelValues detection, int width);
 
 } // namespace glint

@@ -160,16 +160,19 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     }
 
     // A model at every pixel: the background, the noise, the background-subtracted image and the pixels left out.
-    const std::vector<std::uint8_t> badBefore = bad;
+    const std::vector<std::uint8_t> badBefore = std::move(bad);
     std::optional<Image> weight;
     if (params.weight) weight = loadWeightMap(params, image);
     struct PixelMaps {
         std::vector<float> background, rms, residual;
         std::vector<std::uint8_t> bad;
     };
-    // withResidual: keep v = I - B (detection reads it; the measurements read I and B).
-    auto mapsOf = [&](const BackgroundMap& m, bool withResidual) {
-        PixelMaps out{std::vector<float>(n), std::vector<float>(n), std::vector<float>(withResidual ? n : 0), badBefore};
+    // Model m at every pixel, into maps of n values (residual: null, or v = I - B, which the detection reads; the
+    // measurements read I and B): the background, the noise, and the pixels left out (badBefore, a non-finite v, no
+    // RMS). Maps given again are written over in place (their pages reused, none faulted in fresh).
+    auto fillMaps = [&](const BackgroundMap& m, std::vector<float>& background, std::vector<float>& rms,
+                        std::vector<float>* residual, std::vector<std::uint8_t>& bad) {
+        bad = badBefore;
         // The samples through their own type (image.visit), not Image::value's dispatch per pixel: the same values.
         image.visit([&](const auto* samples) {
             parallelFor(0, static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
@@ -177,35 +180,34 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                 for (std::size_t y = y0; y < y1; ++y) {
                     m.row(static_cast<int>(y), 0, w, back.data(), noise.data());
                     const std::size_t row = y * static_cast<std::size_t>(w);
-                    float* bg = out.background.data() + row;
-                    float* sd = out.rms.data() + row;
-                    std::uint8_t* bd = out.bad.data() + row;
+                    float* bg = background.data() + row;
+                    float* sd = rms.data() + row;
+                    std::uint8_t* bd = bad.data() + row;
                     const auto* in = samples + row;
-                    float* residual = withResidual ? out.residual.data() + row : nullptr;
+                    float* v = residual ? residual->data() + row : nullptr;
                     for (int x = 0; x < w; ++x) {
                         const double b = back[static_cast<std::size_t>(x)];
                         bg[x] = static_cast<float>(b);
                         sd[x] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                        const float v = static_cast<float>(static_cast<double>(in[x]) - b);
-                        if (residual) residual[x] = v;
-                        if (!std::isfinite(v)) bd[x] = 1;
+                        const float value = static_cast<float>(static_cast<double>(in[x]) - b);
+                        if (v) v[x] = value;
+                        if (!std::isfinite(value)) bd[x] = 1;
                     }
                 }
             });
         });
-        if (weight) applyWeightMap(params, *weight, m.globalRms(), out.rms, out.bad);
+        if (weight) applyWeightMap(params, *weight, m.globalRms(), rms, bad);
         parallelFor(0, n, std::size_t{1} << 16, [&](std::size_t i0, std::size_t i1) {
             for (std::size_t i = i0; i < i1; ++i)
-                if (!(out.rms[i] > 0.0f)) out.bad[i] = 1; // a zero or NaN RMS: no significance can be had there
+                if (!(rms[i] > 0.0f)) bad[i] = 1; // a zero or NaN RMS: no significance can be had there
         }, threadsForPixels(static_cast<double>(n)));
-        return out;
     };
     // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
     // over a second one made without the sources' pixels (background_mask), below.
-    PixelMaps first;
+    PixelMaps first{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), {}};
     {
         auto step = job.timing().scope("background map");
-        first = mapsOf(model, true);
+        fillMaps(model, first.background, first.rms, &first.residual, first.bad);
     }
     job.setProgress(0.2);
     job.throwIfCancelled();
@@ -225,24 +227,22 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                                                    : AutoValue<double>::none();
     dp.deblendFilterFwhm = params.deblendFilter.isValue() ? params.deblendFilter.get() : 0.0;
     dp.minSnr = params.minSnr;
+    dp.keepMaps = false;
     dp.coreRadius = std::max(4, static_cast<int>(std::ceil(2.0 * (result.filterFwhm > 0 ? result.filterFwhm : kFallbackFilterFwhm))));
     Detection det;
     {
         auto step = job.timing().scope("detect");
         det = detectSources(first.residual, first.rms, first.bad, w, h, dp, &job);
     }
-    // Read by the detection alone: their memory goes back before the measurements.
-    // (Swapped with empty vectors: `v = {}` assigns an empty initializer list and keeps the memory, 48 MB at
-    // 2048^2 that stayed held through the measurements.)
+    // Read by the detection alone (which gave D and sigma_D back itself: keepMaps): its memory goes back before
+    // the measurements. (Swapped with an empty vector: `v = {}` assigns an empty initializer list and keeps it.)
     releaseMemory(first.residual);
-    releaseMemory(det.detectionImage);
-    releaseMemory(det.detectionNoise);
 
     // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
     // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
     // the mesh's model is the local sky their positions and fluxes need.)
-    // Its pixel maps are made only when some source is extended (below): most frames have none.
-    bool secondModel = false;
+    // Its pixel maps are written only when some source is extended (below): most frames have none.
+    std::optional<BackgroundMap> masked;
     if (params.backgroundMask) {
         auto step = job.timing().scope("background without sources");
         std::vector<std::uint8_t> excluded = sourceMask(det.footprintPixels, w, h);
@@ -251,17 +251,14 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }, threadsForPixels(static_cast<double>(n)));
         BackgroundParams bp;
         bp.mesh = params.mesh;
-        BackgroundMap masked = estimateBackground(image, excluded, bp);
-        if (!masked.empty()) {
-            model = std::move(masked);
-            secondModel = true;
-        }
+        masked = estimateBackground(image, excluded, bp);
+        if (masked->empty()) masked.reset();
     }
     releaseMemory(det.footprintPixels);
     result.background = std::move(first.background); // the catalogue's model (its files, BACKGROUND)
     result.rms = std::move(first.rms);
-    result.globalBackground = model.globalBackground();
-    result.globalRms = model.globalRms();
+    result.globalBackground = (masked ? *masked : model).globalBackground();
+    result.globalRms = (masked ? *masked : model).globalRms();
     result.footprints = det.footprints;
     result.rejectedFootprints = det.rejectedFootprints;
     result.rejectedMarkers = det.rejectedMarkers;
@@ -297,7 +294,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         }
         mp.gain = params.gain.get();
         records = measureSources(field, det.segments, mp);
-        if (secondModel) {
+        if (masked) {
             // Extended: an AUTO ellipse wider than kExtendedFwhm filter FWHMs; measured over the masked model --
             // unless another source's segment covers more of that ellipse than its own does: a star on a large
             // galaxy's halo, whose ellipse the halo's pedestal widened. The masked model takes the galaxy's light out
@@ -317,12 +314,12 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     segments.push_back(det.segments[i]);
                 }
             if (!extended.empty()) {
-                const PixelMaps second = mapsOf(model, false); // the model without the sources
-                SourceField masked = field;
-                masked.background = &second.background;
-                masked.rms = &second.rms;
-                masked.bad = &second.bad;
-                std::vector<SourceRecord> again = measureSources(masked, segments, mp);
+                // The field's maps become the model without the sources for these, then the first model's again
+                // (the catalogue's files and BACKGROUND read it), written over in place: two more image-sized
+                // maps would have made the run's peak.
+                fillMaps(*masked, result.background, result.rms, nullptr, first.bad);
+                std::vector<SourceRecord> again = measureSources(field, segments, mp);
+                fillMaps(model, result.background, result.rms, nullptr, first.bad);
                 // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
                 // a barycentre to the segment's middle).
                 for (std::size_t k = 0; k < extended.size(); ++k) {
