@@ -4,6 +4,7 @@
 #include "tests/support/TestSupport.h"
 
 #include "core/algo/sources/SourceDetect.h"
+#include "core/io/Image.h"
 
 #include <QtTest>
 
@@ -557,6 +558,50 @@ private slots:
                 QCOMPARE(given.segments[k].area, kept.segments[k].area);
                 QCOMPARE(given.segments[k].threshold, kept.segments[k].threshold);
                 QCOMPARE(given.cores[k].sum, kept.cores[k].sum);
+            }
+        }
+    }
+
+    // The pipeline's detection reads v = I - B from the image (of any sample type) and the background map, made
+    // where it is read: the same detection as from the map of float(I - B), on random fields with a sloped sky.
+    void residualFromImageAndBackground() {
+        std::mt19937 rng(17);
+        for (int round = 0; round < 4; ++round) {
+            const Field f = randomField(150, 110, 60, rng, 0.01);
+            const std::size_t n = f.v.size();
+            std::vector<float> background(n);
+            std::vector<double> real(n);
+            std::vector<std::int16_t> counts(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                background[i] = static_cast<float>(1000.0 + 0.37 * static_cast<double>(i % f.w) + 0.011 * static_cast<double>(i / f.w));
+                real[i] = static_cast<double>(f.v[i]) * 10.0 + background[i];
+                counts[i] = static_cast<std::int16_t>(std::lround(real[i]));
+            }
+            const Image doubles = Image::fromSamples(f.w, f.h, real);
+            const Image shorts = Image::fromSamples(f.w, f.h, counts);
+            DetectParams p;
+            p.filterFwhm = round % 2 ? 0.0 : 2.5; // the unfiltered path too
+            p.deblendFilterFwhm = round % 2 ? 0.0 : 1.2;
+            const std::vector<float> rms(n, 10.0f);
+            for (const Image* image : {&doubles, &shorts}) {
+                std::vector<float> v(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    v[i] = static_cast<float>((image == &doubles ? real[i] : static_cast<double>(counts[i])) - static_cast<double>(background[i]));
+                const ResidualView view(*image, background);
+                QCOMPARE(view.size(), n);
+                float scratch[7];
+                for (std::size_t i = 0; i < n; i += 97) {
+                    QCOMPARE(view.at(i), v[i]);
+                    if (i + 7 <= n) QCOMPARE(view.row(i, 7, scratch)[3], v[i + 3]);
+                }
+                const Detection fromMap = detectSources(v, rms, f.bad, f.w, f.h, p);
+                const Detection fromImage = detectSources(view, rms, f.bad, f.w, f.h, p);
+                QVERIFY(fromMap.segments.size() > 10);
+                QVERIFY(fromImage.segmentation == fromMap.segmentation);
+                QVERIFY(fromImage.detectionImage == fromMap.detectionImage);
+                QVERIFY(fromImage.detectionNoise == fromMap.detectionNoise);
+                QCOMPARE(fromImage.cores.size(), fromMap.cores.size());
+                for (std::size_t k = 0; k < fromMap.cores.size(); ++k) QCOMPARE(fromImage.cores[k].snr, fromMap.cores[k].snr);
             }
         }
     }

@@ -1,6 +1,7 @@
 // Steps 1, 2 and 4 of detection (SourceDetect.h): the matched filter, the footprints and the cores.
 #include "core/algo/sources/SourceDetect.h"
 
+#include "core/io/Image.h"
 #include "core/jobs/JobControl.h"
 #include "core/util/CpuFeatures.h"
 #include "core/util/Parallel.h"
@@ -19,6 +20,25 @@
 #include <optional>
 
 namespace glint {
+
+std::size_t ResidualView::size() const { return residual_ ? residual_->size() : image_->pixelCount(); }
+
+const float* ResidualView::row(std::size_t first, std::size_t count, float* scratch) const {
+    if (residual_) return residual_->data() + first;
+    const float* b = background_->data() + first;
+    image_->visit([&](const auto* samples) {
+        const auto* in = samples + first;
+        for (std::size_t k = 0; k < count; ++k) scratch[k] = static_cast<float>(static_cast<double>(in[k]) - static_cast<double>(b[k]));
+    });
+    return scratch;
+}
+
+float ResidualView::at(std::size_t i) const {
+    if (residual_) return (*residual_)[i];
+    return image_->visit([&](const auto* samples) {
+        return static_cast<float>(static_cast<double>(samples[i]) - static_cast<double>((*background_)[i]));
+    });
+}
 
 std::vector<double> gaussianTaps(double fwhm) {
     const double sigma = fwhm / (2.0 * std::sqrt(2.0 * std::log(2.0)));
@@ -107,8 +127,8 @@ void tapRows(const double* k, std::size_t taps, const T* const* u, const T* cons
     tapRowsPlain(k, taps, u, g, s, a, b, c, n);
 }
 
-bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad, std::size_t i) {
-    return (bad.empty() || bad[i] == 0) && std::isfinite(v[i]) && rms[i] > 0.0f && std::isfinite(rms[i]);
+bool goodPixel(float v, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad, std::size_t i) {
+    return (bad.empty() || bad[i] == 0) && std::isfinite(v) && rms[i] > 0.0f && std::isfinite(rms[i]);
 }
 
 // The matched filter over a box of the image, the same sums pixel by pixel as over the whole image. Both passes
@@ -117,7 +137,7 @@ bool goodPixel(const std::vector<float>& v, const std::vector<float>& rms, const
 // adds w x 0 = +0 (the rows are padded with zeros), which leaves a sum as it was; a row outside is skipped.
 class BoxFilter {
 public:
-    BoxFilter(const std::vector<float>& residual, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad,
+    BoxFilter(const ResidualView& residual, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad,
               int width, int height, double fwhm)
         : residual_(residual), rms_(rms), bad_(bad), width_(width), height_(height), k_(gaussianTaps(fwhm)),
           r_(static_cast<int>(k_.size() / 2)) {}
@@ -133,6 +153,7 @@ public:
         const int ya = std::max(0, y0 - r_), yb = std::min(height_ - 1, y1 + r_); // the horizontal rows it needs
         std::vector<float> hv(ring * bw), hg(ring * bw), hs(ring * bw);
         std::vector<double> v(bw + 2 * r), g(bw + 2 * r), s(bw + 2 * r), a(bw), b(bw), c(bw);
+        std::vector<float> scratch(bw + 2 * r); // a row of v where the view makes it
         std::vector<const double*> pv(taps), pg(taps), ps(taps);
         std::vector<const float*> qv(taps), qg(taps), qs(taps);
         for (std::size_t t = 0; t < taps; ++t) {
@@ -151,7 +172,7 @@ public:
             if (jhi > jlo) {
                 const std::size_t first = row + static_cast<std::size_t>(x0 - r_ + jlo); // the image index of j = jlo
                 const std::size_t count = static_cast<std::size_t>(jhi - jlo), at = static_cast<std::size_t>(jlo);
-                prepareRow(residual_.data() + first, rms_.data() + first, bad_.empty() ? nullptr : bad_.data() + first,
+                prepareRow(residual_.row(first, count, scratch.data()), rms_.data() + first, bad_.empty() ? nullptr : bad_.data() + first,
                            count, v.data() + at, g.data() + at, s.data() + at);
             }
             tapRows(k_.data(), taps, pv.data(), pg.data(), ps.data(), a.data(), b.data(), c.data(), bw);
@@ -182,7 +203,7 @@ public:
     // D = sum k v g / sum k g and sigma_D = sqrt(sum k^2 sigma^2 g) / sum k g at a good pixel.
     // (A pixel that is not good, or has b <= 0, gets 0, as the whole image's zero-filled D and sigma_D have there.)
     void emit(std::size_t i, double a, double b, double c, float& detection, float& noise) const {
-        if (goodPixel(residual_, rms_, bad_, i) && b > 0.0) {
+        if (goodPixel(residual_.at(i), rms_, bad_, i) && b > 0.0) {
             detection = static_cast<float>(a / b);
             noise = static_cast<float>(std::sqrt(c) / b);
         } else {
@@ -191,10 +212,10 @@ public:
     }
 
     // emit over a whole row from image index `row` (D and sigma_D there start at 0), as one branch-free loop: a
-    // pixel that is not good, or has b <= 0, gets the 0 it had.
+    // pixel that is not good, or has b <= 0, gets the 0 it had. scratch: `count` floats for the row of v.
     void emitRow(std::size_t row, std::size_t count, const double* a, const double* b, const double* c, float* d,
-                 float* sd) const {
-        const float* pv = residual_.data() + row;
+                 float* sd, float* scratch) const {
+        const float* pv = residual_.row(row, count, scratch);
         const float* ps = rms_.data() + row;
         const std::uint8_t* pb = bad_.empty() ? nullptr : bad_.data() + row;
         std::size_t x = 0;
@@ -259,7 +280,7 @@ private:
         }
     }
 
-    const std::vector<float>& residual_;
+    const ResidualView& residual_;
     const std::vector<float>& rms_;
     const std::vector<std::uint8_t>& bad_;
     int width_, height_;
@@ -291,7 +312,7 @@ void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& p
 
 } // namespace
 
-void filterDetectionImage(const std::vector<float>& residual, const std::vector<float>& rms,
+void filterDetectionImage(const ResidualView& residual, const std::vector<float>& rms,
                           const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
                           std::vector<float>& detection, std::vector<float>& noise, int threads) {
     const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
@@ -299,8 +320,8 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
     noise.assign(n, 0.0f);
     if (!(filterFwhm > 0.0)) {
         for (std::size_t i = 0; i < n; ++i)
-            if (goodPixel(residual, rms, bad, i)) {
-                detection[i] = residual[i];
+            if (const float v = residual.at(i); goodPixel(v, rms, bad, i)) {
+                detection[i] = v;
                 noise[i] = rms[i];
             }
         return;
@@ -311,10 +332,12 @@ void filterDetectionImage(const std::vector<float>& residual, const std::vector<
     const std::size_t workers = static_cast<std::size_t>(threads > 0 ? threads : cpuThreadCount());
     const std::size_t band = std::max<std::size_t>(64, (static_cast<std::size_t>(height) + 4 * workers - 1) / (4 * workers));
     parallelFor(0, static_cast<std::size_t>(height), band, [&](std::size_t y0, std::size_t y1) {
+        std::vector<float> scratch(static_cast<std::size_t>(width));
         filter.run(0, width - 1, static_cast<int>(y0), static_cast<int>(y1) - 1,
                    [&](int y, const double* a, const double* b, const double* c) {
                        const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
-                       filter.emitRow(row, static_cast<std::size_t>(width), a, b, c, detection.data() + row, noise.data() + row);
+                       filter.emitRow(row, static_cast<std::size_t>(width), a, b, c, detection.data() + row, noise.data() + row,
+                                      scratch.data());
                    });
     }, threads);
 }
@@ -397,7 +420,7 @@ std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& dete
 namespace {
 
 struct CoreInputs {
-    const std::vector<float>& residual;
+    const ResidualView& residual;
     const std::vector<float>& rms;
     const std::vector<float>& detection;
     const std::vector<float>& noise;
@@ -455,7 +478,7 @@ SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& se
     for (int y = best.y; y < best.y + best.height; ++y)
         for (int x = best.x; x < best.x + best.width; ++x) {
             const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
-            flux += in.residual[i];
+            flux += in.residual.at(i);
             variance += static_cast<double>(in.rms[i]) * in.rms[i];
         }
     // Above the local pedestal: the median of v over a ring 2-5 px around the rectangle, among the pixels below the
@@ -468,7 +491,7 @@ SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& se
         for (int x = rx0; x <= rx1; ++x) {
             if (x >= best.x - 1 && x <= best.x + best.width && y >= best.y - 1 && y <= best.y + best.height) continue;
             const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
-            if (in.noise[i] > 0.0f && !(in.detection[i] > in.params.threshold * in.noise[i])) ring.push_back(in.residual[i]);
+            if (in.noise[i] > 0.0f && !(in.detection[i] > in.params.threshold * in.noise[i])) ring.push_back(in.residual.at(i));
         }
     double pedestal = 0.0;
     if (ring.size() >= 8) {
@@ -667,7 +690,7 @@ std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>
     return mask;
 }
 
-Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
+Detection detectSources(const ResidualView& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job) {
     Detection det;

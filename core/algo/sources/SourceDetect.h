@@ -34,7 +34,25 @@
 
 namespace glint {
 
+class Image;
 class JobControl;
+
+// v = I - B, the background-subtracted image the detection reads: a map of v, or the image and its background map,
+// v = float(I - B) made where it is read (no image-sized map of its own; the values the measurements take as I - B).
+class ResidualView {
+public:
+    ResidualView(const std::vector<float>& residual) : residual_(&residual) {} // NOLINT: implicit
+    ResidualView(const Image& image, const std::vector<float>& background) : image_(&image), background_(&background) {}
+    std::size_t size() const;
+    // v at pixels first .. first + count - 1: a pointer into the map, or `scratch` (count values) filled.
+    const float* row(std::size_t first, std::size_t count, float* scratch) const;
+    float at(std::size_t i) const;
+
+private:
+    const std::vector<float>* residual_ = nullptr;
+    const Image* image_ = nullptr;
+    const std::vector<float>* background_ = nullptr;
+};
 
 struct DetectParams {
     double threshold = 3.0;       // in units of sigma_D (the detection image's own noise)
@@ -77,7 +95,7 @@ struct Detection {
 std::vector<double> gaussianTaps(double fwhm);
 
 // D and sigma_D of v (good where bad[i] == 0 and sigma > 0). Empty `bad`: every pixel good.
-void filterDetectionImage(const std::vector<float>& residual, const std::vector<float>& rms,
+void filterDetectionImage(const ResidualView& residual, const std::vector<float>& rms,
                           const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
                           std::vector<float>& detection, std::vector<float>& noise, int threads = 0);
 
@@ -88,7 +106,7 @@ std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& dete
                                                   int width, int height, double threshold, int minArea, int threads = 0);
 
 // Steps 1-4. Throws Cancelled through `job` (may be null).
-Detection detectSources(const std::vector<float>& residual, const std::vector<float>& rms,
+Detection detectSources(const ResidualView& residual, const std::vector<float>& rms,
                         const std::vector<std::uint8_t>& bad, int width, int height, const DetectParams& params,
                         JobControl* job = nullptr);
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace glint {
@@ -164,14 +165,14 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     std::optional<Image> weight;
     if (params.weight) weight = loadWeightMap(params, image);
     struct PixelMaps {
-        std::vector<float> background, rms, residual;
+        std::vector<float> background, rms;
         std::vector<std::uint8_t> bad;
     };
-    // Model m at every pixel, into maps of n values (residual: null, or v = I - B, which the detection reads; the
-    // measurements read I and B): the background, the noise, and the pixels left out (badBefore, a non-finite v, no
-    // RMS). Maps given again are written over in place (their pages reused, none faulted in fresh).
+    // Model m at every pixel, into maps of n values: the background B, the noise, and the pixels left out (badBefore,
+    // a non-finite I - B, no RMS). The detection and the measurements read v = I - B from I and this B. Maps given
+    // again are written over in place (their pages reused, none faulted in fresh).
     auto fillMaps = [&](const BackgroundMap& m, std::vector<float>& background, std::vector<float>& rms,
-                        std::vector<float>* residual, std::vector<std::uint8_t>& bad) {
+                        std::vector<std::uint8_t>& bad) {
         bad = badBefore;
         // The samples through their own type (image.visit), not Image::value's dispatch per pixel: the same values.
         image.visit([&](const auto* samples) {
@@ -184,14 +185,13 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                     float* sd = rms.data() + row;
                     std::uint8_t* bd = bad.data() + row;
                     const auto* in = samples + row;
-                    float* v = residual ? residual->data() + row : nullptr;
+                    // Branch-free (it vectorises): |v| <= FLT_MAX is a finite v (NaN compares false).
                     for (int x = 0; x < w; ++x) {
-                        const double b = back[static_cast<std::size_t>(x)];
-                        bg[x] = static_cast<float>(b);
+                        const float b = static_cast<float>(back[static_cast<std::size_t>(x)]);
+                        bg[x] = b;
                         sd[x] = static_cast<float>(noise[static_cast<std::size_t>(x)]);
-                        const float value = static_cast<float>(static_cast<double>(in[x]) - b);
-                        if (v) v[x] = value;
-                        if (!std::isfinite(value)) bd[x] = 1;
+                        const float value = static_cast<float>(static_cast<double>(in[x]) - static_cast<double>(b));
+                        bd[x] = static_cast<std::uint8_t>(bd[x] | !(std::fabs(value) <= std::numeric_limits<float>::max()));
                     }
                 }
             });
@@ -204,10 +204,10 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     };
     // The detection and the measurements read this first model (SExtractor's); extended sources are measured again
     // over a second one made without the sources' pixels (background_mask), below.
-    PixelMaps first{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), {}};
+    PixelMaps first{std::vector<float>(n), std::vector<float>(n), {}};
     {
         auto step = job.timing().scope("background map");
-        fillMaps(model, first.background, first.rms, &first.residual, first.bad);
+        fillMaps(model, first.background, first.rms, first.bad);
     }
     job.setProgress(0.2);
     job.throwIfCancelled();
@@ -232,11 +232,8 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
     Detection det;
     {
         auto step = job.timing().scope("detect");
-        det = detectSources(first.residual, first.rms, first.bad, w, h, dp, &job);
+        det = detectSources(ResidualView(image, first.background), first.rms, first.bad, w, h, dp, &job);
     }
-    // Read by the detection alone (which gave D and sigma_D back itself: keepMaps): its memory goes back before
-    // the measurements. (Swapped with an empty vector: `v = {}` assigns an empty initializer list and keeps it.)
-    releaseMemory(first.residual);
 
     // The second model: without the detection's footprints, each grown by half its radius, so that a large galaxy's
     // wings are not taken for sky and subtracted from its flux. (Small sources keep the first: on a galaxy's halo
@@ -317,9 +314,9 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
                 // The field's maps become the model without the sources for these, then the first model's again
                 // (the catalogue's files and BACKGROUND read it), written over in place: two more image-sized
                 // maps would have made the run's peak.
-                fillMaps(*masked, result.background, result.rms, nullptr, first.bad);
+                fillMaps(*masked, result.background, result.rms, first.bad);
                 std::vector<SourceRecord> again = measureSources(field, segments, mp);
-                fillMaps(model, result.background, result.rms, nullptr, first.bad);
+                fillMaps(model, result.background, result.rms, first.bad);
                 // Their photometry and ellipse; the positions stay the first model's (a halo's pedestal would draw
                 // a barycentre to the segment's middle).
                 for (std::size_t k = 0; k < extended.size(); ++k) {
