@@ -407,6 +407,59 @@ private slots:
         QVERIFY(std::count(m.cellGood().begin(), m.cellGood().end(), 0) > 0);
     }
 
+    // A second call given the first's cells and exclusions recomputes exactly the cells whose exclusions changed
+    // (the others keep the given cells: marked ones come back marked) and gives the cells of a call without them.
+    void cellsReusedWhereTheExclusionsAreTheSame() {
+        std::mt19937 rng(21);
+        for (int trial = 0; trial < 8; ++trial) {
+            const int W = std::uniform_int_distribution<int>(60, 220)(rng), H = std::uniform_int_distribution<int>(60, 220)(rng);
+            const Image im = skyImage(W, H, 4.0, rng, [](int x, int y) { return 80 + 0.2 * x + 0.1 * y; }, 12);
+            BackgroundParams p;
+            p.mesh = std::uniform_int_distribution<int>(12, 40)(rng);
+            const std::size_t n = static_cast<std::size_t>(W) * H;
+            auto addBlocks = [&](std::vector<std::uint8_t>& m, int count) {
+                if (m.empty()) m.assign(n, 0);
+                for (int b = 0; b < count; ++b) {
+                    const int x0 = std::uniform_int_distribution<int>(0, W - 1)(rng), y0 = std::uniform_int_distribution<int>(0, H - 1)(rng);
+                    for (int y = y0; y < std::min(H, y0 + 7); ++y)
+                        for (int x = x0; x < std::min(W, x0 + 7); ++x) m[static_cast<std::size_t>(y) * W + x] = 1;
+                }
+            };
+            std::vector<std::uint8_t> first;
+            if (trial % 2) addBlocks(first, 3);
+            std::vector<std::uint8_t> second = first;
+            addBlocks(second, 4);
+            const std::vector<BackgroundCell> cells1 = backgroundCells(im, first, p);
+            const std::vector<BackgroundCell> fresh = backgroundCells(im, second, p);
+            const std::vector<BackgroundCell> again = backgroundCells(im, second, p, &cells1, &first);
+            std::vector<BackgroundCell> marked = cells1;
+            for (BackgroundCell& c : marked) c.back = -12345.0;
+            const std::vector<BackgroundCell> probe = backgroundCells(im, second, p, &marked, &first);
+            QCOMPARE(again.size(), fresh.size());
+            const int nx = (W + p.mesh - 1) / p.mesh;
+            std::size_t kept = 0, redone = 0;
+            for (std::size_t c = 0; c < fresh.size(); ++c) {
+                QCOMPARE(again[c].back, fresh[c].back);
+                QCOMPARE(again[c].rms, fresh[c].rms);
+                QCOMPARE(again[c].good, fresh[c].good);
+                QCOMPARE(again[c].area, fresh[c].area);
+                bool changed = false;
+                const int x0 = static_cast<int>(c % nx) * p.mesh, y0 = static_cast<int>(c / nx) * p.mesh;
+                for (int y = y0; y < std::min(H, y0 + p.mesh); ++y)
+                    for (int x = x0; x < std::min(W, x0 + p.mesh); ++x) {
+                        const std::size_t i = static_cast<std::size_t>(y) * W + x;
+                        changed |= (first.empty() ? 0 : first[i]) != second[i];
+                    }
+                // Without exclusions the first time, every cell is recomputed (conservative).
+                const bool reused = !changed && !first.empty();
+                QCOMPARE(probe[c].back == -12345.0, reused);
+                (reused ? kept : redone) += 1;
+            }
+            QVERIFY(redone > 0);
+            if (!first.empty()) QVERIFY(kept > 0);
+        }
+    }
+
     void badInputs() {
         const Image small = intImage(40, 30, std::vector<std::int32_t>(1200, 5));
         BackgroundParams p;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -99,7 +100,8 @@ void checkBackgroundParams(int W, int H, const BackgroundParams& params) {
 }
 
 std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vector<std::uint8_t>& excluded,
-                                            const BackgroundParams& params) {
+                                            const BackgroundParams& params, const std::vector<BackgroundCell>* previous,
+                                            const std::vector<std::uint8_t>* previousExcluded) {
     const int W = image.width(), H = image.height();
     checkBackgroundParams(W, H, params);
     const int mesh = params.mesh;
@@ -108,6 +110,18 @@ std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vecto
     std::vector<BackgroundCell> out(cells);
     const std::uint8_t* blank = image.hasBlanks() ? image.blankMask().data() : nullptr;
     const std::uint8_t* mask = excluded.empty() ? nullptr : excluded.data();
+    if (previous && previous->size() != cells) previous = nullptr;
+    const std::uint8_t* before = previous && previousExcluded && !previousExcluded->empty() ? previousExcluded->data() : nullptr;
+    // The cell's exclusions as in the earlier call: none then and none now, or the same bytes.
+    auto sameExclusions = [&](int x0, int x1, int y0, int y1) {
+        if (!previous) return false;
+        if (!mask || !before) return !mask && (!before || previousExcluded->empty());
+        for (int y = y0; y < y1; ++y) {
+            const std::size_t base = static_cast<std::size_t>(y) * W;
+            if (std::memcmp(mask + base + x0, before + base + x0, static_cast<std::size_t>(x1 - x0)) != 0) return false;
+        }
+        return true;
+    };
 
     // Every cell's clipped statistics, cells handed out to every core.
     image.visit([&](const auto* p) {
@@ -119,6 +133,10 @@ std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vecto
             for (std::size_t c = c0; c < c1; ++c) {
                 const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
                 const int x0 = i * mesh, x1 = std::min(W, x0 + mesh), y0 = j * mesh, y1 = std::min(H, y0 + mesh);
+                if (sameExclusions(x0, x1, y0, y1)) {
+                    out[c] = (*previous)[c];
+                    continue;
+                }
                 std::size_t m = 0; // the cell's good values so far, in row order
                 for (int y = y0; y < y1; ++y) {
                     const std::size_t base = static_cast<std::size_t>(y) * W;

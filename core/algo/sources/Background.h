@@ -124,8 +124,13 @@ BackgroundMap estimateBackground(const Image& image, const std::vector<std::uint
 // device computes too), then the model from them (filling, median filter, global values, spline knots).
 // Both throw UsageError as estimateBackground does.
 void checkBackgroundParams(int width, int height, const BackgroundParams& params);
+// previous (optional): the cells of an earlier call on the same image with the same parameters and the exclusions
+// previousExcluded; a cell whose exclusions are the same bytes keeps its earlier statistics (they would come out the
+// same) -- a second model that leaves out only the sources recomputes only the cells that hold some.
 std::vector<BackgroundCell> backgroundCells(const Image& image, const std::vector<std::uint8_t>& excluded,
-                                            const BackgroundParams& params);
+                                            const BackgroundParams& params,
+                                            const std::vector<BackgroundCell>* previous = nullptr,
+                                            const std::vector<std::uint8_t>* previousExcluded = nullptr);
 BackgroundMap backgroundFromCells(int width, int height, const BackgroundParams& params,
                                   const std::vector<BackgroundCell>& cells);
 

@@ -130,11 +130,13 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         bad = badPixels(image, params, roi);
     }
     BackgroundMap model;
+    BackgroundParams bp;
+    bp.mesh = params.mesh;
+    std::vector<BackgroundCell> cells; // the first model's, which the second reuses where it excludes nothing more
     {
         auto step = job.timing().scope("background model");
-        BackgroundParams bp;
-        bp.mesh = params.mesh;
-        model = estimateBackground(image, bad, bp);
+        cells = backgroundCells(image, bad, bp);
+        model = backgroundFromCells(w, h, bp, cells);
     }
     job.throwIfCancelled();
     const std::optional<double> saturation = saturationLevel(image);
@@ -246,9 +248,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         parallelFor(0, n, std::size_t{1} << 16, [&](std::size_t i0, std::size_t i1) {
             for (std::size_t i = i0; i < i1; ++i) excluded[i] = excluded[i] | badBefore[i];
         }, threadsForPixels(static_cast<double>(n)));
-        BackgroundParams bp;
-        bp.mesh = params.mesh;
-        masked = estimateBackground(image, excluded, bp);
+        masked = backgroundFromCells(w, h, bp, backgroundCells(image, excluded, bp, &cells, &badBefore));
         if (masked->empty()) masked.reset();
     }
     releaseMemory(det.footprintPixels);
