@@ -20,6 +20,11 @@ class TestParallel : public QObject {
 private slots:
     void initTestCase() { QCOMPARE(cpuThreadCount(), 8); } // GLINT_THREADS, set in main
 
+private:
+    std::thread::id mainThread_ = std::this_thread::get_id();
+
+private slots:
+
     void everyIndexOnce() {
         for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(100003)})
             for (std::size_t grain : {std::size_t(1), std::size_t(16), std::size_t(5000)}) {
@@ -86,6 +91,38 @@ private slots:
         std::atomic<int> n{0};
         parallelFor(0, 100, 1, [&](std::size_t, std::size_t) { n.fetch_add(1); });
         QCOMPARE(n.load(), 100);
+    }
+
+    // The extra threads are the process's pool's, parked between calls, not started anew for each: a thread that
+    // helped one call is found helping a later one (its thread_local mark survives), and calls from several threads
+    // at once (one gets the pool, the others threads of their own) still give every index once.
+    void poolThreadsAreReused() {
+        static thread_local int helpedBefore = 0;
+        bool reused = false;
+        for (int call = 0; call < 20 && !reused; ++call) {
+            std::atomic<int> arrived{0};
+            std::atomic<bool> seen{false};
+            parallelFor(0, 4, 1, [&](std::size_t, std::size_t) {
+                if (std::this_thread::get_id() != mainThread_) {
+                    if (helpedBefore > 0) seen = true;
+                    ++helpedBefore;
+                }
+                arrived.fetch_add(1);
+                for (int spin = 0; arrived.load() < 4 && spin < 2000; ++spin)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            });
+            reused = seen;
+        }
+        QVERIFY2(reused, "every call started threads of its own");
+        std::vector<std::thread> callers;
+        std::atomic<long long> total{0};
+        for (int t = 0; t < 4; ++t)
+            callers.emplace_back([&] {
+                for (int round = 0; round < 50; ++round)
+                    parallelFor(0, 1000, 10, [&](std::size_t b, std::size_t e) { total.fetch_add(static_cast<long long>(e - b)); });
+            });
+        for (auto& c : callers) c.join();
+        QCOMPARE(total.load(), 4LL * 50 * 1000);
     }
 
     void explicitThreadCount() {
