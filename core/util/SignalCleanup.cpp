@@ -16,14 +16,17 @@ constexpr std::size_t kPathBytes = 4096;
 
 enum SlotState : int { Free = 0, Writing = 1, Live = 2 };
 
+// Constant-initialised, all zero (the path too): the slots sit in .bss, untouched until used. (With the path left
+// uninitialised the slots needed a dynamic initialiser that wrote each state at start-up, faulting in 1 MB: ~3.5 ms
+// of every process's start.)
 struct Slot {
     std::atomic<int> state{Free};
-    char path[kPathBytes];
+    char path[kPathBytes] = {};
 };
 
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the slots' states");
 
-Slot gSlots[kSlots];
+constinit Slot gSlots[kSlots];
 std::atomic<int> gCleaning{0};
 
 constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
