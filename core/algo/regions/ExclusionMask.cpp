@@ -53,7 +53,8 @@ std::vector<std::uint8_t> roiExclusionMask(const Image& image, const PixelRect& 
                     for (std::size_t y = y0; y < y1 && !found; ++y) {
                         const T* row = p + (roi.y + y) * static_cast<std::size_t>(image.width()) + roi.x;
                         // x - x is NaN for NaN and inf. An OR of comparisons (it vectorises), not a sum of the
-                        // differences: a floating-point sum is one chain of dependent adds, ~5 ms at 2048^2.
+                        // differences: a floating-point sum is one chain of dependent adds (2048^2 floats on one
+                        // core of the development machine: 2.3 ms summed, 0.7 ms or-ed).
                         unsigned any = 0;
                         for (int x = 0; x < roi.width; ++x) any |= static_cast<unsigned>(!(row[x] - row[x] == T(0)));
                         found = any != 0;
