@@ -162,7 +162,7 @@ SourcesResult runSources(const Image& image, SourcesParams& params, JobControl& 
         return result;
     }
 
-    // A model at every pixel: the background, the noise, the background-subtracted image and the pixels left out.
+    // A model at every pixel: the background, the noise and the pixels left out.
     const std::vector<std::uint8_t> badBefore = std::move(bad);
     std::optional<Image> weight;
     if (params.weight) weight = loadWeightMap(params, image);
