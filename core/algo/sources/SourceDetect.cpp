@@ -319,11 +319,19 @@ void filterDetectionImage(const ResidualView& residual, const std::vector<float>
     detection.assign(n, 0.0f);
     noise.assign(n, 0.0f);
     if (!(filterFwhm > 0.0)) {
-        for (std::size_t i = 0; i < n; ++i)
-            if (const float v = residual.at(i); goodPixel(v, rms, bad, i)) {
-                detection[i] = v;
-                noise[i] = rms[i];
+        // v a row at a time (the view's row(), not a sample-type dispatch per pixel), rows on every core.
+        const std::size_t w = static_cast<std::size_t>(width);
+        parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
+            std::vector<float> scratch(w);
+            for (std::size_t y = y0; y < y1; ++y) {
+                const float* v = residual.row(y * w, w, scratch.data());
+                for (std::size_t x = 0, i = y * w; x < w; ++x, ++i)
+                    if (goodPixel(v[x], rms, bad, i)) {
+                        detection[i] = v[x];
+                        noise[i] = rms[i];
+                    }
             }
+        }, threads);
         return;
     }
     const BoxFilter filter(residual, rms, bad, width, height, filterFwhm);
