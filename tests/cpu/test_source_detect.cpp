@@ -452,6 +452,29 @@ private slots:
                 QVERIFY2(std::abs(core.sum - best) <= 1e-9 * std::max(1.0, std::abs(best)),
                          qPrintable(QString("core %1 vs brute force %2").arg(core.sum).arg(best)));
                 if (p.minSnr > 0) QVERIFY(core.snr >= p.minSnr);
+                QCOMPARE(seg.threshold, p.threshold * det.detectionNoise[static_cast<std::size_t>(peak)]);
+                // The core's SNR: its v above the pedestal, the median v of the ring 2-5 px around it over the
+                // pixels with sigma_D > 0 and D not above the threshold (none under 8 such pixels).
+                double flux = 0.0, variance = 0.0;
+                std::vector<float> ring;
+                for (int y = std::max(0, core.y - 5); y <= std::min(f.h - 1, core.y + core.height + 4); ++y)
+                    for (int x = std::max(0, core.x - 5); x <= std::min(f.w - 1, core.x + core.width + 4); ++x) {
+                        const std::size_t i = static_cast<std::size_t>(y) * f.w + x;
+                        if (x >= core.x && x < core.x + core.width && y >= core.y && y < core.y + core.height) {
+                            flux += f.v[i];
+                            variance += static_cast<double>(f.rms[i]) * f.rms[i];
+                        } else if ((x < core.x - 1 || x > core.x + core.width || y < core.y - 1 || y > core.y + core.height) &&
+                                   det.detectionNoise[i] > 0.0f && !(det.detectionImage[i] > p.threshold * det.detectionNoise[i])) {
+                            ring.push_back(f.v[i]);
+                        }
+                    }
+                double pedestal = 0.0;
+                if (ring.size() >= 8) {
+                    std::nth_element(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(ring.size() / 2), ring.end());
+                    pedestal = std::max(0.0, static_cast<double>(ring[ring.size() / 2]));
+                }
+                flux -= pedestal * core.width * core.height;
+                QCOMPARE(core.snr, flux / std::sqrt(variance));
             }
         }
     }

@@ -310,71 +310,78 @@ void filterFootprint(const BoxFilter& filter, const std::vector<std::int64_t>& p
     });
 }
 
-} // namespace
-
-void filterDetectionImage(const ResidualView& residual, const std::vector<float>& rms,
-                          const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
-                          std::vector<float>& detection, std::vector<float>& noise, int threads) {
-    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-    detection.assign(n, 0.0f);
-    noise.assign(n, 0.0f);
+// D and sigma_D a row at a time, bands of rows on every core: sink(y, d, sd) once for each row y (from any of the
+// threads), its values written into the rows of mapD and mapS when they are given (whole images), else into a
+// scratch row of the thread. Every pixel of a row is written: 0 and 0 where it is not good (goodPixel, or the
+// filter's sum of weights b <= 0).
+template <class Sink>
+void detectionRows(const ResidualView& residual, const std::vector<float>& rms, const std::vector<std::uint8_t>& bad,
+                   int width, int height, double filterFwhm, float* mapD, float* mapS, int threads, Sink&& sink) {
+    const std::size_t w = static_cast<std::size_t>(width);
     if (!(filterFwhm > 0.0)) {
         // v a row at a time (the view's row(), not a sample-type dispatch per pixel), rows on every core.
-        const std::size_t w = static_cast<std::size_t>(width);
         parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-            std::vector<float> scratch(w);
+            std::vector<float> scratch(w), rowD(mapD ? 0 : w), rowS(mapD ? 0 : w);
             for (std::size_t y = y0; y < y1; ++y) {
                 const float* v = residual.row(y * w, w, scratch.data());
-                for (std::size_t x = 0, i = y * w; x < w; ++x, ++i)
-                    if (goodPixel(v[x], rms, bad, i)) {
-                        detection[i] = v[x];
-                        noise[i] = rms[i];
-                    }
+                float* d = mapD ? mapD + y * w : rowD.data();
+                float* sd = mapD ? mapS + y * w : rowS.data();
+                for (std::size_t x = 0, i = y * w; x < w; ++x, ++i) {
+                    const bool good = goodPixel(v[x], rms, bad, i);
+                    d[x] = good ? v[x] : 0.0f;
+                    sd[x] = good ? rms[i] : 0.0f;
+                }
+                sink(static_cast<int>(y), d, sd);
             }
         }, threads);
         return;
     }
     const BoxFilter filter(residual, rms, bad, width, height, filterFwhm);
-    // Bands of rows, each with its own horizontal rows (r more above and below, made again): nothing of the image's
-    // size but D and sigma_D. About four bands a thread, of at least 64 rows.
+    // Bands of rows, each with its own horizontal rows (r more above and below, made again). About four bands a
+    // thread, of at least 64 rows.
     const std::size_t workers = static_cast<std::size_t>(threads > 0 ? threads : cpuThreadCount());
     const std::size_t band = std::max<std::size_t>(64, (static_cast<std::size_t>(height) + 4 * workers - 1) / (4 * workers));
     parallelFor(0, static_cast<std::size_t>(height), band, [&](std::size_t y0, std::size_t y1) {
-        std::vector<float> scratch(static_cast<std::size_t>(width));
+        std::vector<float> scratch(w), rowD(mapD ? 0 : w), rowS(mapD ? 0 : w);
         filter.run(0, width - 1, static_cast<int>(y0), static_cast<int>(y1) - 1,
                    [&](int y, const double* a, const double* b, const double* c) {
-                       const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
-                       filter.emitRow(row, static_cast<std::size_t>(width), a, b, c, detection.data() + row, noise.data() + row,
-                                      scratch.data());
+                       const std::size_t row = static_cast<std::size_t>(y) * w;
+                       float* d = mapD ? mapD + row : rowD.data();
+                       float* sd = mapD ? mapS + row : rowS.data();
+                       filter.emitRow(row, w, a, b, c, d, sd, scratch.data());
+                       sink(y, d, sd);
                    });
     }, threads);
 }
 
-// Footprints as runs: each row's runs of pixels above the threshold, found on every core; the runs joined by a
-// union-find over the runs (not the pixels: a crowded 2048^2 frame has ~50 000 runs for 4 M pixels), the lower run
-// index the root, so a component's root is the run holding its first pixel in raster order; then each component's
-// pixels gathered run by run in raster order (increasing indices).
-std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& detection, const std::vector<float>& noise,
-                                                  int width, int height, double threshold, int minArea, int threads) {
-    struct Run {
-        std::int32_t x0, x1; // inclusive
-    };
-    std::vector<std::vector<Run>> rowRuns(static_cast<std::size_t>(height));
-    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
-        for (std::size_t y = y0; y < y1; ++y) {
-            const float* d = detection.data() + y * static_cast<std::size_t>(width);
-            const float* s = noise.data() + y * static_cast<std::size_t>(width);
-            std::vector<Run>& runs = rowRuns[y];
-            int x = 0;
-            while (x < width) {
-                while (x < width && !(s[x] > 0.0f && d[x] > threshold * s[x])) ++x;
-                if (x == width) break;
-                const int x0 = x;
-                while (x < width && s[x] > 0.0f && d[x] > threshold * s[x]) ++x;
-                runs.push_back({x0, x - 1});
-            }
-        }
-    }, threads > 0 ? threads : threadsForPixels(static_cast<double>(width) * height));
+struct Run {
+    std::int32_t x0, x1; // inclusive
+    std::uint32_t at;    // the pixels of the row's runs before this one
+};
+
+bool aboveThreshold(float d, float s, double threshold) { return s > 0.0f && d > threshold * s; }
+
+// A row's runs of pixels above the threshold, appended to runs (an empty vector).
+void rowRuns(const float* d, const float* s, int width, double threshold, std::vector<Run>& runs) {
+    int x = 0;
+    std::uint32_t at = 0;
+    while (x < width) {
+        while (x < width && !aboveThreshold(d[x], s[x], threshold)) ++x;
+        if (x == width) break;
+        const int x0 = x;
+        while (x < width && aboveThreshold(d[x], s[x], threshold)) ++x;
+        runs.push_back({x0, x - 1, at});
+        at += static_cast<std::uint32_t>(x - x0);
+    }
+}
+
+// The 8-connected components of the rows' runs, each as increasing pixel indices, in the order of their first
+// pixel, those under minArea pixels left out: the runs joined by a union-find over the runs (not the pixels: a
+// crowded 2048^2 frame has ~50 000 runs for 4 M pixels), the lower run index the root, so a component's root is
+// the run holding its first pixel in raster order; then each component's pixels gathered run by run in raster
+// order.
+std::vector<std::vector<std::int64_t>> joinRuns(const std::vector<std::vector<Run>>& rowRuns, int width, int height,
+                                                int minArea) {
     std::vector<std::size_t> rowStart(static_cast<std::size_t>(height) + 1, 0);
     for (int y = 0; y < height; ++y) rowStart[static_cast<std::size_t>(y) + 1] = rowStart[static_cast<std::size_t>(y)] + rowRuns[static_cast<std::size_t>(y)].size();
     const std::size_t runCount = rowStart.back();
@@ -425,14 +432,39 @@ std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& dete
     return out;
 }
 
+} // namespace
+
+void filterDetectionImage(const ResidualView& residual, const std::vector<float>& rms,
+                          const std::vector<std::uint8_t>& bad, int width, int height, double filterFwhm,
+                          std::vector<float>& detection, std::vector<float>& noise, int threads) {
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    detection.resize(n);
+    noise.resize(n);
+    detectionRows(residual, rms, bad, width, height, filterFwhm, detection.data(), noise.data(), threads,
+                  [](int, const float*, const float*) {});
+}
+
+std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& detection, const std::vector<float>& noise,
+                                                  int width, int height, double threshold, int minArea, int threads) {
+    std::vector<std::vector<Run>> runs(static_cast<std::size_t>(height));
+    parallelFor(0, static_cast<std::size_t>(height), 16, [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y) {
+            const std::size_t row = y * static_cast<std::size_t>(width);
+            rowRuns(detection.data() + row, noise.data() + row, width, threshold, runs[y]);
+        }
+    }, threads > 0 ? threads : threadsForPixels(static_cast<double>(width) * height));
+    return joinRuns(runs, width, height, minArea);
+}
+
 namespace {
 
 struct CoreInputs {
     const ResidualView& residual;
     const std::vector<float>& rms;
-    const std::vector<float>& detection;
-    const std::vector<float>& noise;
-    PixelValues split;       // the image the deblending reads (D, or D under a narrower filter), at footprints
+    PixelValues detection;   // D and sigma_D, at the footprint's pixels
+    PixelValues noise;
+    const std::int32_t* sky; // a pixel: 1 where sigma_D > 0 and D is not above the threshold, else 0
+    PixelValues split;       // the image the deblending reads (D, or D under a narrower filter), at the footprint's pixels
     PixelValues splitNoise;
     int width, height;
     const DetectParams& params;
@@ -499,7 +531,7 @@ SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& se
         for (int x = rx0; x <= rx1; ++x) {
             if (x >= best.x - 1 && x <= best.x + best.width && y >= best.y - 1 && y <= best.y + best.height) continue;
             const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
-            if (in.noise[i] > 0.0f && !(in.detection[i] > in.params.threshold * in.noise[i])) ring.push_back(in.residual.at(i));
+            if (in.sky[i]) ring.push_back(in.residual.at(i));
         }
     double pedestal = 0.0;
     if (ring.size() >= 8) {
@@ -518,6 +550,11 @@ struct FootprintSources {
     bool overflow = false;
     int rejectedMarkers = 0;
     bool mergedInto = false, mergedAway = false; // CLEAN merged another segment into one of these / one of these away
+    struct Peak {
+        std::int64_t pixel = 0;               // the first of the segment's pixels (increasing) where D is largest
+        float detection = 0.0f, noise = 0.0f; // D and sigma_D there
+    };
+    std::vector<Peak> peaks; // one per segment
 };
 
 FootprintSources footprintSources(const CoreInputs& in, const std::vector<std::int64_t>& pixels) {
@@ -559,7 +596,7 @@ struct CleanShape {
     bool model = false; // amp and alpha defined (a positive flux above a positive threshold)
 };
 
-CleanShape cleanShape(const std::vector<std::int64_t>& segment, const float* detection, const float* noise, int width,
+CleanShape cleanShape(const std::vector<std::int64_t>& segment, PixelValues detection, PixelValues noise, int width,
                       const DetectParams& params, double beta) {
     CleanShape c;
     std::int64_t peak = segment.front();
@@ -709,27 +746,52 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
         if (job) step.emplace(job->timing(), name);
     };
     next("detect: filter");
-    filterDetectionImage(residual, rms, bad, width, height, params.filterFwhm, det.detectionImage, det.detectionNoise,
-                         params.threads);
+    // D and sigma_D are made a row at a time and kept only where the footprints need them: each row's runs of
+    // pixels above the threshold with their values, and a flag a pixel for the cores' rings (sky: in the memory of
+    // the segmentation map, which is made after it is read); the whole maps only when asked for (keepMaps).
+    const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    if (params.keepMaps) {
+        det.detectionImage.resize(n);
+        det.detectionNoise.resize(n);
+    }
+    std::vector<std::vector<Run>> runs(static_cast<std::size_t>(height));
+    std::vector<std::vector<float>> runValues(static_cast<std::size_t>(height)); // D, sigma_D of the runs' pixels
+    std::vector<std::int32_t>& sky = det.segmentation;
+    sky.resize(n);
+    detectionRows(residual, rms, bad, width, height, params.filterFwhm, params.keepMaps ? det.detectionImage.data() : nullptr,
+                  params.keepMaps ? det.detectionNoise.data() : nullptr, params.threads,
+                  [&](int y, const float* d, const float* sd) {
+                      const std::size_t row = static_cast<std::size_t>(y);
+                      rowRuns(d, sd, width, params.threshold, runs[row]);
+                      std::vector<float>& values = runValues[row];
+                      if (!runs[row].empty()) values.resize(2 * (runs[row].back().at + static_cast<std::size_t>(runs[row].back().x1 - runs[row].back().x0 + 1)));
+                      float* value = values.data();
+                      for (const Run& r : runs[row])
+                          for (int x = r.x0; x <= r.x1; ++x) {
+                              *value++ = d[x];
+                              *value++ = sd[x];
+                          }
+                      // sigma_D > 0 (a branch-free loop), less the runs' pixels above the threshold.
+                      std::int32_t* out = sky.data() + row * static_cast<std::size_t>(width);
+                      for (int x = 0; x < width; ++x) out[x] = sd[x] > 0.0f;
+                      for (const Run& r : runs[row]) std::fill(out + r.x0, out + r.x1 + 1, 0);
+                  });
     if (job) job->throwIfCancelled();
     next("detect: footprints");
-    det.footprintPixels =
-        footprints(det.detectionImage, det.detectionNoise, width, height, params.threshold, std::max(1, params.minArea),
-                   params.threads);
+    det.footprintPixels = joinRuns(runs, width, height, std::max(1, params.minArea));
     const std::vector<std::vector<std::int64_t>>& prints = det.footprintPixels;
     det.footprints = static_cast<int>(prints.size());
     if (job) job->throwIfCancelled();
 
-    // The deblending reads the image under a narrower filter when one is asked: close pairs stay apart there.
-    // It is read at the footprints' pixels alone: each footprint's are filtered with it into a band of its rows
-    // (a thread's, reused footprint after footprint; left uninitialised: only those pixels are written and read),
-    // not into two more image-sized maps.
+    // Each footprint's D and sigma_D go into a band of its rows (a thread's, reused footprint after footprint; left
+    // uninitialised: only the footprint's pixels are written and read). The deblending reads the image under a
+    // narrower filter when one is asked (close pairs stay apart there): the footprint's pixels filtered with it into
+    // two more such bands, not into image-sized maps.
     const bool narrower = params.deblendFilterFwhm > 0.0 && params.deblendFilterFwhm != params.filterFwhm;
     std::optional<BoxFilter> splitFilter;
     if (narrower) splitFilter.emplace(residual, rms, bad, width, height, params.deblendFilterFwhm);
-    const CoreInputs in{residual, rms, det.detectionImage, det.detectionNoise, det.detectionImage.data(),
-                        det.detectionNoise.data(), width, height, params};
     std::vector<FootprintSources> found(prints.size());
+    std::vector<std::vector<CleanShape>> shapes(params.clean ? prints.size() : 0); // each segment's, for CLEAN
     // The largest footprints are taken first (a big one started last would leave the other threads idle); each
     // footprint's result is its own, kept in the footprints' order, so the order of the work changes no bit.
     std::vector<std::size_t> order(prints.size());
@@ -737,43 +799,70 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prints[a].size() > prints[b].size(); });
     next("detect: deblend");
     parallelFor(0, order.size(), 1, [&](std::size_t b, std::size_t e) {
-        std::unique_ptr<float[]> band; // D and sigma_D under the narrower filter, one after the other
+        std::unique_ptr<float[]> band; // D, sigma_D (and the narrower filter's two) one after the other
         std::size_t bandSize = 0;
+        const std::size_t maps = narrower ? 4 : 2;
         for (std::size_t k = b; k < e; ++k) {
             const std::size_t f = order[k];
             if (job) job->throwIfCancelled();
-            if (!splitFilter) {
-                found[f] = footprintSources(in, prints[f]);
-                continue;
-            }
-            const std::int64_t origin = prints[f].front() / width * width;
-            const std::size_t size = static_cast<std::size_t>(prints[f].back() / width * width + width - origin);
+            const std::vector<std::int64_t>& pixels = prints[f];
+            const std::int64_t origin = pixels.front() / width * width;
+            const std::size_t size = static_cast<std::size_t>(pixels.back() / width * width + width - origin);
             if (size > bandSize) {
-                band.reset(new float[2 * size]);
+                band.reset(new float[maps * size]);
                 bandSize = size;
             }
-            filterFootprint(*splitFilter, prints[f], width, band.get(), band.get() + size, origin);
-            CoreInputs local = in;
-            local.split = PixelValues(band.get(), origin);
-            local.splitNoise = PixelValues(band.get() + size, origin);
-            found[f] = footprintSources(local, prints[f]);
+            float* d = band.get();
+            float* sd = d + size;
+            // A footprint is whole runs: its pixels, in order, run after run; each run's values from its row's.
+            for (std::size_t i = 0; i < pixels.size();) {
+                const std::size_t y = static_cast<std::size_t>(pixels[i] / width);
+                const int x = static_cast<int>(pixels[i] % width);
+                const std::vector<Run>& row = runs[y];
+                const Run& run = *std::prev(std::upper_bound(row.begin(), row.end(), x, [](int v, const Run& r) { return v < r.x0; }));
+                const float* values = runValues[y].data() + 2 * static_cast<std::size_t>(run.at);
+                const std::size_t at = static_cast<std::size_t>(pixels[i] - origin);
+                for (int k = 0; k <= run.x1 - run.x0; ++k) {
+                    d[at + static_cast<std::size_t>(k)] = values[2 * k];
+                    sd[at + static_cast<std::size_t>(k)] = values[2 * k + 1];
+                }
+                i += static_cast<std::size_t>(run.x1 - run.x0 + 1);
+            }
+            const PixelValues detection(d, origin), noise(sd, origin);
+            CoreInputs in{residual, rms, detection, noise, sky.data(), detection, noise, width, height, params};
+            if (splitFilter) {
+                filterFootprint(*splitFilter, pixels, width, sd + size, sd + 2 * size, origin);
+                in.split = PixelValues(sd + size, origin);
+                in.splitNoise = PixelValues(sd + 2 * size, origin);
+            }
+            FootprintSources& fs = found[f];
+            fs = footprintSources(in, pixels);
+            for (const std::vector<std::int64_t>& segment : fs.segments) {
+                FootprintSources::Peak peak{segment.front(), detection[static_cast<std::size_t>(segment.front())], 0.0f};
+                for (const std::int64_t p : segment)
+                    if (detection[static_cast<std::size_t>(p)] > peak.detection) peak = {p, detection[static_cast<std::size_t>(p)], 0.0f};
+                peak.noise = noise[static_cast<std::size_t>(peak.pixel)];
+                fs.peaks.push_back(peak);
+                if (params.clean) shapes[f].push_back(cleanShape(segment, detection, noise, width, params, params.cleanBeta));
+            }
         }
     }, params.threads);
+    releaseMemory(runs);
+    releaseMemory(runValues);
     if (params.clean) {
         next("detect: clean");
         struct Ref {
             std::size_t footprint, segment;
         };
         std::vector<Ref> refs;
+        std::vector<CleanShape> all;
         for (std::size_t f = 0; f < found.size(); ++f)
-            for (std::size_t k = 0; k < found[f].segments.size(); ++k) refs.push_back({f, k});
-        std::vector<CleanShape> shapes(refs.size());
-        parallelFor(0, refs.size(), 16, [&](std::size_t b, std::size_t e) {
-            for (std::size_t r = b; r < e; ++r)
-                shapes[r] = cleanShape(found[refs[r].footprint].segments[refs[r].segment], det.detectionImage.data(),
-                                       det.detectionNoise.data(), width, params, params.cleanBeta);
-        }, params.threads);
-        const std::vector<std::ptrdiff_t> eatenBy = cleanSegments(shapes, params.cleanBeta);
+            for (std::size_t k = 0; k < found[f].segments.size(); ++k) {
+                refs.push_back({f, k});
+                all.push_back(shapes[f][k]);
+            }
+        releaseMemory(shapes);
+        const std::vector<std::ptrdiff_t> eatenBy = cleanSegments(all, params.cleanBeta);
         // Each merged segment's pixels go to the survivor that explains it, whose footprint is then blended.
         for (std::size_t r = 0; r < refs.size(); ++r) {
             if (eatenBy[r] < 0) continue;
@@ -785,6 +874,10 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
             std::merge(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
             into = std::move(merged);
             from.clear();
+            // The merged segment's peak: the larger D, the first pixel among equals (as a scan of its pixels finds).
+            FootprintSources::Peak& kept = found[refs[to].footprint].peaks[refs[to].segment];
+            const FootprintSources::Peak& gone = found[refs[r].footprint].peaks[refs[r].segment];
+            if (gone.detection > kept.detection || (gone.detection == kept.detection && gone.pixel < kept.pixel)) kept = gone;
             found[refs[to].footprint].mergedInto = true;
             ++det.cleaned;
         }
@@ -793,6 +886,7 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
         for (FootprintSources& fs : found) {
             std::vector<std::vector<std::int64_t>> segments;
             std::vector<SourceCore> cores;
+            std::vector<FootprintSources::Peak> peaks;
             for (std::size_t k = 0; k < fs.segments.size(); ++k, ++r) {
                 if (eatenBy[r] >= 0) {
                     fs.mergedAway = true;
@@ -800,9 +894,11 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
                 }
                 segments.push_back(std::move(fs.segments[k]));
                 cores.push_back(fs.cores[k]);
+                peaks.push_back(fs.peaks[k]);
             }
             fs.segments = std::move(segments);
             fs.cores = std::move(cores);
+            fs.peaks = std::move(peaks);
         }
     }
     next("detect: segments");
@@ -819,28 +915,22 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
             seg.xmin = width;
             seg.ymin = height;
             seg.xmax = seg.ymax = -1;
-            std::int64_t peak = fs.segments[s].front();
             for (const std::int64_t p : fs.segments[s]) {
                 const int x = static_cast<int>(p % width), y = static_cast<int>(p / width);
                 seg.xmin = std::min(seg.xmin, x);
                 seg.xmax = std::max(seg.xmax, x);
                 seg.ymin = std::min(seg.ymin, y);
                 seg.ymax = std::max(seg.ymax, y);
-                if (det.detectionImage[static_cast<std::size_t>(p)] > det.detectionImage[static_cast<std::size_t>(peak)]) peak = p;
             }
             seg.area = static_cast<std::int64_t>(fs.segments[s].size());
-            seg.threshold = params.threshold * det.detectionNoise[static_cast<std::size_t>(peak)];
+            seg.threshold = params.threshold * fs.peaks[s].noise;
             if (fs.segments.size() > 1 || fs.mergedInto || fs.mergedAway) seg.flags |= kSourceBlended;
             if (fs.overflow) seg.flags |= kSourceDeblendOverflow;
             det.segments.push_back(seg);
             det.cores.push_back(fs.cores[s]);
         }
     }
-    if (!params.keepMaps) { // their pages go to the segmentation map rather than fresh ones
-        std::vector<float>().swap(det.detectionImage);
-        std::vector<float>().swap(det.detectionNoise);
-    }
-    det.segmentation.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0);
+    std::fill(det.segmentation.begin(), det.segmentation.end(), 0); // (the sky flags were there)
     std::int32_t number = 0;
     for (const FootprintSources& fs : found)
         for (const std::vector<std::int64_t>& segment : fs.segments) {

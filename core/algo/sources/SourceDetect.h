@@ -68,7 +68,7 @@ struct DetectParams {
     bool clean = true;            // step 5, SExtractor's CLEAN
     double cleanBeta = 1.0;       // the Moffat index of CLEAN's profiles (SExtractor's CLEAN_PARAM)
     int threads = 0;              // 0: every core
-    bool keepMaps = true;         // off: D and sigma_D are given back before the segmentation map is made (empty in the result)
+    bool keepMaps = true;         // off: no image-sized maps of D and sigma_D (empty in the result): they are kept only at the footprints
 };
 
 // The brightest rectangle of a source's segment.
@@ -114,6 +114,12 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
 // radius sqrt(area / pi) (at least 2 px, at most 64): what the background model leaves out on its second pass,
 // so that a large galaxy's wings are not taken for sky. width*height bytes, 1 = masked.
 std::vector<std::uint8_t> sourceMask(const std::vector<std::vector<std::int64_t>>& footprints, int width, int height);
+
+// Gives a vector's memory back (clear() and `= {}` keep its capacity).
+template <class T>
+void releaseMemory(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
 
 // Image values read at pixel indices: base[p - origin] -- a whole image (origin 0) or a band of its rows that
 // starts at pixel index origin (the deblending's narrower filter, made footprint by footprint).

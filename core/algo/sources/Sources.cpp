@@ -23,12 +23,6 @@ namespace glint {
 
 namespace {
 
-// Gives a vector's memory back (clear() and `= {}` keep its capacity).
-template <class T>
-void releaseMemory(std::vector<T>& v) {
-    std::vector<T>().swap(v);
-}
-
 // gauss:auto's FWHM when the image has too few clean stars to measure its PSF on.
 constexpr double kFallbackFilterFwhm = 3.0;
 // deblend_filter gauss:auto: this times the detection filter's FWHM.
