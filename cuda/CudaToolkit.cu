@@ -13,6 +13,48 @@ namespace glint::cuda {
 
 // ---- EventTimer ---------------------------------------------------------------------------------------
 
+namespace {
+
+// The thread's page-locked area for Readback (freed at the thread's end, the main thread's before the CUDA
+// runtime's exit handlers run).
+struct ReadbackArea {
+    PinnedBuffer<unsigned char> buffer;
+    bool inUse = false;
+};
+thread_local ReadbackArea readbackArea;
+
+} // namespace
+
+Readback::Readback(std::size_t bytes) {
+    if (readbackArea.inUse) throw std::logic_error("Readback: a second one on the same thread");
+    readbackArea.buffer.ensure(std::max<std::size_t>(bytes, 256));
+    readbackArea.inUse = true;
+    area_ = readbackArea.buffer.get();
+    capacity_ = bytes;
+}
+
+Readback::~Readback() {
+    if (pending_) cudaStreamSynchronize(cudaStreamPerThread); // unchecked, as in any destructor
+    readbackArea.inUse = false;
+}
+
+const void* Readback::fetchBytes(const void* device, std::size_t bytes) {
+    const std::size_t at = used_;
+    if (at + rounded(bytes) > capacity_) throw std::logic_error("Readback: more read than its room");
+    used_ += rounded(bytes);
+    if (bytes > 0) {
+        GLINT_CUDA_CHECK(cudaMemcpyAsync(area_ + at, device, bytes, cudaMemcpyDeviceToHost, cudaStreamPerThread));
+        pending_ = true;
+    }
+    return area_ + at;
+}
+
+void Readback::wait() {
+    if (!pending_) return;
+    pending_ = false;
+    GLINT_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+}
+
 EventTimer::EventTimer(cudaStream_t stream, int events) : stream_(stream) {
     try {
         for (int i = 0; i < events; ++i) {

@@ -120,6 +120,45 @@ private:
     cudaStream_t s_ = nullptr;
 };
 
+// ---- small reads back --------------------------------------------------------------------------------
+
+// Small device-to-host reads on the calling thread's stream, into page-locked memory of that thread. A cudaMemcpy
+// into pageable memory is staged by the driver and serialised with every other thread's copies (a batch's workers
+// each read tens of scalars and rows a frame, the search's dependent steps); into page-locked memory it is one DMA
+// on the thread's own stream. fetch() queues a copy and returns where it lands; wait() synchronises the stream once
+// for every read queued since. One Readback at a time on a thread (the area is the thread's; a second throws).
+class Readback {
+public:
+    // Room for reads of `bytes` in all (each rounded up to 16 bytes: give the sum of the rounded sizes).
+    explicit Readback(std::size_t bytes);
+    Readback(const Readback&) = delete;
+    Readback& operator=(const Readback&) = delete;
+    ~Readback(); // waits, unchecked, for reads still queued (an exception between fetch and wait)
+
+    template <class T>
+    const T* fetch(const T* device, std::size_t count = 1) {
+        return static_cast<const T*>(fetchBytes(device, count * sizeof(T)));
+    }
+    void wait();
+
+    static constexpr std::size_t rounded(std::size_t bytes) { return (bytes + 15) & ~std::size_t{15}; }
+
+private:
+    const void* fetchBytes(const void* device, std::size_t bytes);
+    unsigned char* area_ = nullptr;
+    std::size_t capacity_ = 0, used_ = 0;
+    bool pending_ = false;
+};
+
+// One value read back (Readback).
+template <class T>
+T readBack(const T* device) {
+    Readback r(Readback::rounded(sizeof(T)));
+    const T* p = r.fetch(device);
+    r.wait();
+    return *p;
+}
+
 // ---- event timer -------------------------------------------------------------------------------------
 
 // Named timing steps measured by CUDA events on one stream (the calling thread's default stream unless given).

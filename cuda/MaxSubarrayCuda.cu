@@ -44,8 +44,8 @@ namespace maxsub {
 
 namespace {
 
-// Device buffers kept between runs (cudaMalloc and cudaFree cost more than a small image's search); one
-// run at a time.
+// Device buffers kept between runs (cudaMalloc and cudaFree cost more than a small image's search); each run
+// leases its own workspace, so runs on several threads (batch workers) go on at once.
 WorkspacePool& workspace() { return Workspace::shared("brightest"); }
 
 // ---- the solver ------------------------------------------------------------------------------------
@@ -172,8 +172,7 @@ private:
         }
 
         void prefixSums() {
-            EventTimer timer;
-            timer.begin();
+            timer_.begin();
             PrefixArgs a = prefixArgsOf(w_, samples_, mask_, pitch_);
             P_ = ws_.get<V>("P", cells(rows_ + 1));
             if constexpr (kScreen) {
@@ -189,8 +188,9 @@ private:
             }
             launchPrefix<Exact>(w_, a);
             if (w_.hasExclusions() || k_ > 1) buildBlocking();
-            timer.stop(job_, "prefix sums");
+            timer_.mark("prefix sums");
             if constexpr (kScreen) pmax_ = readPmax(reinterpret_cast<const unsigned*>(scalars_ + 3));
+            timer_.report(job_);
         }
 
         // The blocking index, for all columns and rows, or for the columns and rows a region changed.
@@ -234,14 +234,16 @@ private:
                         .stripBest = stripBest_, .next = blocking() ? next_ : nullptr,
                         .nextMin = blocking() ? nextMin_ : nullptr, .stripSpan = track_ ? stripSpan_ : nullptr};
             const int perLaunch = tilesPerLaunch(kernel_, pitch_);
-            EventTimer timer;
+            // The host waits between launches (Cancel acts there) but not after the last: select() goes on from
+            // it in the stream and reports the kernel's time with its own.
+            timer_.begin();
             for (std::size_t begin = 0; begin < count; begin += perLaunch) {
                 job_.throwIfCancelled();
                 const int n = static_cast<int>(std::min<std::size_t>(perLaunch, count - begin));
                 a.tileBegin = static_cast<int>(begin);
-                timer.begin();
                 launchStrips(kernel_, blocking(), n, a);
-                timer.stop(job_, "kernel");
+                timer_.mark("kernel");
+                if (begin + n < count) timer_.report(job_);
                 const double f = 0.95 * static_cast<double>(begin + n) / static_cast<double>(count);
                 setProgress(roundSpan.begin + (roundSpan.end - roundSpan.begin) * f);
             }
@@ -249,15 +251,12 @@ private:
 
         // The best strip of this round; false when no strip has a positive maximum.
         bool select(int& top, int& bottom, Exact& value) {
-            EventTimer timer;
-            timer.begin();
             GLINT_CUDA_CHECK(cudaMemset(scalars_, 0, sizeof(unsigned long long)));
             reduceStripsKernel<<<rows_, 256>>>(stripBest_, rows_, 0, scalars_, !kScreen);
             GLINT_CUDA_CHECK_LAUNCH();
-            unsigned long long key = 0;
-            GLINT_CUDA_CHECK(cudaMemcpy(&key, scalars_, sizeof(key), cudaMemcpyDeviceToHost));
+            const unsigned long long key = readBack(scalars_);
             if constexpr (!kScreen) {
-                timer.stop(job_, "select");
+                timer_.stop(job_, "select");
                 if (key == 0) return false;
                 const std::size_t idx = 0xffffffffull - (key & 0xffffffffull);
                 top = static_cast<int>(idx / rows_);
@@ -266,7 +265,7 @@ private:
                 return true;
             } else {
                 const bool found = key != 0 && screen(static_cast<unsigned>(key), top, bottom, value);
-                timer.stop(job_, "recheck");
+                timer_.stop(job_, "recheck");
                 return found;
             }
         }
@@ -301,8 +300,7 @@ private:
                 GLINT_CUDA_CHECK(cudaMemset(c.count, 0, sizeof(unsigned)));
                 candidatesKernel<<<tEnd - tBegin, 256>>>(c);
                 GLINT_CUDA_CHECK_LAUNCH();
-                unsigned n = 0;
-                GLINT_CUDA_CHECK(cudaMemcpy(&n, c.count, sizeof(n), cudaMemcpyDeviceToHost));
+                const unsigned n = readBack(c.count);
                 if (n > kCapacity) throw std::runtime_error("brightest: candidate list overflow");
                 if (n > 0) {
                     if (keepExact_)
@@ -320,11 +318,12 @@ private:
                     GLINT_CUDA_CHECK_LAUNCH();
                     bestCandidateKernel<Exact><<<1, kBestThreads>>>(partStrips, partValues, blocks, partStrips + 128, partValues + 128);
                     GLINT_CUDA_CHECK_LAUNCH();
-                    int2 strip{};
-                    Exact v{};
-                    GLINT_CUDA_CHECK(cudaMemcpy(&strip, partStrips + 128, sizeof(strip), cudaMemcpyDeviceToHost));
-                    GLINT_CUDA_CHECK(cudaMemcpy(&v, partValues + 128, sizeof(v), cudaMemcpyDeviceToHost));
-                    const int t = strip.x, b = strip.y;
+                    Readback best(Readback::rounded(sizeof(int2)) + Readback::rounded(sizeof(Exact)));
+                    const int2* strip = best.fetch(partStrips + 128);
+                    const Exact* bestValue = best.fetch(partValues + 128);
+                    best.wait();
+                    const int t = strip->x, b = strip->y;
+                    const Exact v = *bestValue;
                     if (t >= 0 && v > Exact(0) && (!any || v > value || (v == value && (t < top || (t == top && b < bottom))))) {
                         any = true;
                         value = v;
@@ -340,24 +339,17 @@ private:
         // The winning strip's columns, by the reference's scan over its two prefix rows.
         WorkRect recover(int top, int bottom, Exact value) {
             auto step = job_.timing().scope("download");
-            std::vector<Exact> pt(pitch_), pb(pitch_);
-            if constexpr (kScreen) {
-                GLINT_CUDA_CHECK(cudaMemcpy(pt.data(), exact_ + cells(top), pitch_ * sizeof(Exact), cudaMemcpyDeviceToHost));
-                GLINT_CUDA_CHECK(
-                    cudaMemcpy(pb.data(), exact_ + cells(bottom + 1), pitch_ * sizeof(Exact), cudaMemcpyDeviceToHost));
-            } else {
-                std::vector<int> t32(pitch_), b32(pitch_);
-                GLINT_CUDA_CHECK(cudaMemcpy(t32.data(), P_ + cells(top), pitch_ * sizeof(int), cudaMemcpyDeviceToHost));
-                GLINT_CUDA_CHECK(cudaMemcpy(b32.data(), P_ + cells(bottom + 1), pitch_ * sizeof(int), cudaMemcpyDeviceToHost));
-                std::copy(t32.begin(), t32.end(), pt.begin());
-                std::copy(b32.begin(), b32.end(), pb.begin());
-            }
-            std::vector<std::int32_t> nextRow;
-            if (blocking()) {
-                nextRow.resize(pitch_);
-                GLINT_CUDA_CHECK(cudaMemcpy(nextRow.data(), next_ + cells(top), pitch_ * sizeof(int), cudaMemcpyDeviceToHost));
-            }
-            const StripBest<Exact> s = scanStrip(pt.data(), pb.data(), 1, cols_, bottom, blocking() ? nextRow.data() : nullptr);
+            // The two prefix rows (and the blocking row) in one wait.
+            using Row = std::conditional_t<kScreen, Exact, int>;
+            const std::size_t rowBytes = Readback::rounded(static_cast<std::size_t>(pitch_) * sizeof(Row));
+            Readback rows(2 * rowBytes + (blocking() ? Readback::rounded(static_cast<std::size_t>(pitch_) * sizeof(int)) : 0));
+            const Row* base = kScreen ? reinterpret_cast<const Row*>(exact_) : reinterpret_cast<const Row*>(P_);
+            const Row* t = rows.fetch(base + cells(top), pitch_);
+            const Row* b = rows.fetch(base + cells(bottom + 1), pitch_);
+            const int* nextRow = blocking() ? rows.fetch(next_ + cells(top), pitch_) : nullptr;
+            rows.wait();
+            std::vector<Exact> pt(t, t + pitch_), pb(b, b + pitch_);
+            const StripBest<Exact> s = scanStrip(pt.data(), pb.data(), 1, cols_, bottom, nextRow);
             if (!(s.sum == value))
                 throw std::runtime_error("brightest (CUDA): the winning strip's scan disagrees with its maximum");
             return stripRect(top, bottom, s);
@@ -365,8 +357,7 @@ private:
 
         // Blocks the region's cells and returns the tiles whose strips cross its rows.
         std::vector<int> exclude(const WorkRect& r) {
-            EventTimer timer;
-            timer.begin();
+            timer_.begin();
             const int n = r.rows * r.cols;
             markRectKernel<<<(n + 255) / 256, 256>>>(mask_, cols_, r.row0, r.rows, r.col0, r.cols);
             GLINT_CUDA_CHECK_LAUNCH();
@@ -398,13 +389,11 @@ private:
                 GLINT_CUDA_CHECK(cudaMemset(d.count, 0, sizeof(unsigned)));
                 dirtyTilesKernel<<<static_cast<unsigned>(tiles_.size()), 128>>>(d);
                 GLINT_CUDA_CHECK_LAUNCH();
-                unsigned flagged = 0;
-                GLINT_CUDA_CHECK(cudaMemcpy(&flagged, d.count, sizeof(flagged), cudaMemcpyDeviceToHost));
-                dirtyCount_ = flagged;
-                timer.stop(job_, "exclude");
+                dirtyCount_ = readBack(d.count);
+                timer_.stop(job_, "exclude");
                 return dirty;
             }
-            timer.stop(job_, "exclude");
+            timer_.stop(job_, "exclude");
             const int last = r.row0 + r.rows - 1;
             for (std::size_t i = 0; i < tiles_.size(); ++i) {
                 const int t0 = tiles_[i].x * kernel_.tops, b1 = (tiles_[i].y + 1) * kernel_.bottoms - 1;
@@ -423,6 +412,7 @@ private:
         ProgressSpan span_;
         int rows_, cols_, pitch_;
         StripKernel kernel_{};
+        EventTimer timer_{nullptr, 4}; // every step's (one set of events for the run)
         bool track_ = false;      // fast K: spans kept, dirty tiles found on the device
         double progress_ = -1.0;
         int2* allTiles_ = nullptr;

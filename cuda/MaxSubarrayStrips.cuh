@@ -198,8 +198,7 @@ inline void launchBlocking(const std::uint8_t* mask, int rows, int cols, int pit
 
 // The screen path's max |P| (float bits, as prefixKernel leaves them at pmaxBits).
 inline float readPmax(const unsigned* pmaxBits) {
-    unsigned bits = 0;
-    GLINT_CUDA_CHECK(cudaMemcpy(&bits, pmaxBits, sizeof(bits), cudaMemcpyDeviceToHost));
+    const unsigned bits = readBack(pmaxBits);
     float pmax;
     std::memcpy(&pmax, &bits, sizeof(pmax));
     return pmax;
