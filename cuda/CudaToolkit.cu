@@ -27,7 +27,9 @@ thread_local ReadbackArea readbackArea;
 
 Readback::Readback(std::size_t bytes) {
     if (readbackArea.inUse) throw std::logic_error("Readback: a second one on the same thread");
-    readbackArea.buffer.ensure(std::max<std::size_t>(bytes, 256));
+    // At least 128 KiB from the first use: the search's prefix rows of images up to ~5000 columns fit, so the
+    // area is not made again (cudaFreeHost and cudaMallocHost cost milliseconds).
+    readbackArea.buffer.ensure(std::max<std::size_t>(bytes, std::size_t{128} << 10));
     readbackArea.inUse = true;
     area_ = readbackArea.buffer.get();
     capacity_ = bytes;
