@@ -114,9 +114,7 @@ struct Deblender {
     // source of its own however faint beside the footprint's total (a star in a globular cluster's core).
     bool prominent(const std::vector<std::int64_t>& branch, double level) const {
         if (!(params.deblendProminence > 0.0)) return false;
-        std::int64_t peak = branch.front();
-        for (const std::int64_t p : branch)
-            if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
+        const std::int64_t peak = peakPixel(branch, detection);
         const double sigma = noise[static_cast<std::size_t>(peak)];
         return sigma > 0.0 && detection[static_cast<std::size_t>(peak)] - level >= params.deblendProminence * sigma;
     }
@@ -205,6 +203,13 @@ DeblendResult deblendFootprint(const std::vector<std::int64_t>& pixels, PixelVal
     d.split(pixels, -1, result.markers, result.branches);
     result.overflow = d.overflow;
     return result;
+}
+
+std::int64_t peakPixel(const std::vector<std::int64_t>& pixels, PixelValues detection) {
+    std::int64_t peak = pixels.front();
+    for (const std::int64_t p : pixels)
+        if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
+    return peak;
 }
 
 DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, PixelValues detection, int width) {

@@ -473,9 +473,7 @@ struct CoreInputs {
 // The exact brightest rectangle of a = D - threshold sigma_D over the segment's pixels within the window around
 // its peak (pixels outside the segment may belong to no rectangle): O(w^2 h) over the window.
 SourceCore segmentCore(const CoreInputs& in, const std::vector<std::int64_t>& segment) {
-    std::int64_t peak = segment.front();
-    for (const std::int64_t p : segment)
-        if (in.detection[static_cast<std::size_t>(p)] > in.detection[static_cast<std::size_t>(peak)]) peak = p;
+    const std::int64_t peak = peakPixel(segment, in.detection);
     const int px = static_cast<int>(peak % in.width), py = static_cast<int>(peak / in.width);
     const int r = std::max(1, in.params.coreRadius);
     const int x0 = std::max(0, px - r), x1 = std::min(in.width - 1, px + r);
@@ -599,9 +597,7 @@ struct CleanShape {
 CleanShape cleanShape(const std::vector<std::int64_t>& segment, PixelValues detection, PixelValues noise, int width,
                       const DetectParams& params, double beta) {
     CleanShape c;
-    std::int64_t peak = segment.front();
-    for (const std::int64_t p : segment)
-        if (detection[static_cast<std::size_t>(p)] > detection[static_cast<std::size_t>(peak)]) peak = p;
+    const std::int64_t peak = peakPixel(segment, detection);
     std::vector<double> above;
     above.reserve(segment.size());
     for (const std::int64_t p : segment)
@@ -838,11 +834,8 @@ Detection detectSources(const ResidualView& residual, const std::vector<float>& 
             FootprintSources& fs = found[f];
             fs = footprintSources(in, pixels);
             for (const std::vector<std::int64_t>& segment : fs.segments) {
-                FootprintSources::Peak peak{segment.front(), detection[static_cast<std::size_t>(segment.front())], 0.0f};
-                for (const std::int64_t p : segment)
-                    if (detection[static_cast<std::size_t>(p)] > peak.detection) peak = {p, detection[static_cast<std::size_t>(p)], 0.0f};
-                peak.noise = noise[static_cast<std::size_t>(peak.pixel)];
-                fs.peaks.push_back(peak);
+                const std::size_t peak = static_cast<std::size_t>(peakPixel(segment, detection));
+                fs.peaks.push_back({static_cast<std::int64_t>(peak), detection[peak], noise[peak]});
                 if (params.clean) shapes[f].push_back(cleanShape(segment, detection, noise, width, params, params.cleanBeta));
             }
         }

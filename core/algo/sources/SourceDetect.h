@@ -101,7 +101,7 @@ void filterDetectionImage(const ResidualView& residual, const std::vector<float>
 
 // Step 2: the 8-connected components of the pixels with noise > 0 and detection > threshold x noise, each as
 // increasing pixel indices, in the order of their first pixel; those under minArea pixels left out. threads: 0,
-// every core.
+// every core. (detectSources finds the same runs as the filter makes its rows, without these maps.)
 std::vector<std::vector<std::int64_t>> footprints(const std::vector<float>& detection, const std::vector<float>& noise,
                                                   int width, int height, double threshold, int minArea, int threads = 0);
 
@@ -150,6 +150,9 @@ struct DetectionMoments {
     double flux = 0.0, cx = 0.0, cy = 0.0, x2 = 0.0, y2 = 0.0, xy = 0.0;
 };
 DetectionMoments detectionMoments(const std::vector<std::int64_t>& pixels, PixelValues detection, int width);
+
+// The first of `pixels` (non-empty) where D is largest.
+std::int64_t peakPixel(const std::vector<std::int64_t>& pixels, PixelValues detection);
 
 // Step 3's assignment as SExtractor's: each branch's pixels go to its marker; every other pixel of the footprint
 // to the marker whose Gaussian (its branch's flux, barycentre and second moments of D > 0, plus 1/12 px^2) is
